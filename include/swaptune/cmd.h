@@ -1,0 +1,85 @@
+/*
+ * cmd.h - the command table. One file per command (src/cmd-<name>.c)
+ * exports one struct cmd_entry; src/cmd.c lists them. Dispatch, --help and
+ * the man page SYNOPSIS come from this table (tests/t0001 checks the man page).
+ */
+#ifndef SWAPTUNE_CMD_H
+#define SWAPTUNE_CMD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "swaptune/err.h"
+#include "swaptune/host.h"
+#include "swaptune/store.h"
+
+struct cmd_ctx {
+	struct host host;
+	struct store store;
+	bool json;		/* --json */
+	const char *sysroot;	/* as given */
+	char db_path[PATH_MAX];
+	struct st_err err;	/* set by exec on failure */
+	FILE *out;
+};
+
+struct cmd_option {
+	const char *spelling;	/* "--count N" */
+	const char *help;
+};
+
+enum {
+	CMD_NEEDS_ROOT = 1 << 0,	/* refused with exit 3 unless root (on a live host) */
+};
+
+struct cmd_entry {
+	const char *name;
+	const char *summary;		/* one line */
+	const char *usage;		/* after "swaptune NAME" */
+	const struct cmd_option *options;	/* terminated by { NULL } */
+	unsigned flags;
+	/* Returns an exit status >= 0, or a negative error with ctx->err set. */
+	int (*exec)(struct cmd_ctx *ctx, int argc, char **argv);
+};
+
+size_t cmd_count(void);
+const struct cmd_entry *cmd_at(size_t i);
+const struct cmd_entry *cmd_find(const char *name);
+
+/* The options every command takes. */
+extern const struct cmd_option cmd_common_options[];
+
+void cmd_print_help(FILE *f, const struct cmd_entry *c);
+void cmd_print_overview(FILE *f);
+
+/*
+ * Usage error for command c: sets ctx->err with exit status 2, e.g.
+ * "status: unknown option --foo (see swaptune status --help)".
+ */
+int cmd_usage_error(struct cmd_ctx *ctx, const struct cmd_entry *c,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * getopt_long wrapper behaviour shared by commands: parse argv with the
+ * given long options; unknown options and missing arguments become usage
+ * errors. Returns the option, -1 at the end, or -2 after a usage error.
+ */
+struct option;
+int cmd_getopt(struct cmd_ctx *ctx, const struct cmd_entry *c, int argc,
+	       char **argv, const char *shortopts, const struct option *longopts);
+
+/* Print a cJSON document to ctx->out (pretty) and free it. */
+struct cJSON;
+int cmd_print_json(struct cmd_ctx *ctx, struct cJSON *doc);
+
+/* Parse "200ms", "2s", "1m", "1h" (bare number = seconds) into ns. */
+int cmd_parse_duration(const char *s, long long *ns);
+/* Parse "512M", "1G", "4096" (bytes) with binary units. */
+int cmd_parse_size(const char *s, unsigned long long *bytes);
+/* "1.5 GiB" */
+const char *cmd_fmt_bytes(unsigned long long b, char *buf, size_t len);
+
+extern const struct cmd_entry cmd_status_entry;
+extern const struct cmd_entry cmd_doctor_entry;
+
+#endif

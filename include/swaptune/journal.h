@@ -1,0 +1,73 @@
+/*
+ * journal.h - every change swaptune makes to the host is recorded in the
+ * store *before* it is made, so that it can be undone after a crash.
+ *
+ * A change is a setting from the registry (kind "setting") or a resource a
+ * probe created (kind "swapfile", "cgroup", "loopdev", ...: undone by a
+ * handler its module registers). Temporary changes (a probe's arms) stay
+ * "pending" until their session restores them; permanent ones (apply) become
+ * "committed" once written. Any pending row whose owning process is gone is
+ * undone by journal_repair(), which every command runs first.
+ */
+#ifndef SWAPTUNE_JOURNAL_H
+#define SWAPTUNE_JOURNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "swaptune/err.h"
+#include "swaptune/host.h"
+#include "swaptune/store.h"
+
+struct journal {
+	struct store *st;
+	const struct host *h;
+	int64_t run_id;		/* 0 when not tied to a run */
+	pid_t pid;
+	uint64_t pid_start;
+	char session[48];
+};
+
+/* Start a session owned by this process. */
+int journal_begin(struct journal *j, struct store *st, const struct host *h,
+		  int64_t run_id, struct st_err *e);
+
+/*
+ * Journal, then write setting name = value (validated and normalised first).
+ * No row and no write when the setting already has that value. temporary:
+ * restored by journal_restore(); otherwise committed once written.
+ * *old_out (may be NULL) receives the previous value.
+ */
+int journal_set(struct journal *j, const char *name, const char *value,
+		bool temporary, char *old_out, size_t old_len, struct st_err *e);
+
+/* Record a resource before creating it; mark it undone after removing it. */
+int journal_note_resource(struct journal *j, const char *kind, const char *ident,
+			  const char *detail, struct st_err *e);
+int journal_resource_done(struct journal *j, const char *kind, const char *ident,
+			  struct st_err *e);
+
+/*
+ * Undo this session's pending changes, newest first. Goes on past failures
+ * and returns the first; *restored counts what was undone.
+ */
+int journal_restore(struct journal *j, int *restored, struct st_err *e);
+
+/* Undo handler for a resource kind: remove ident (detail as noted). */
+typedef int (*journal_undo_fn)(const struct host *h, const char *ident,
+			       const char *detail, struct st_err *e);
+int journal_register_undo(const char *kind, journal_undo_fn fn);
+
+/* Called with one line per repaired change ("restored page-cluster to 3 ..."). */
+typedef void (*journal_report_fn)(const char *line, void *arg);
+
+/*
+ * Undo every pending change under this sysroot whose owner process is gone.
+ * A setting someone changed since is left alone and reported. Returns the
+ * number of changes undone, or a negative error.
+ */
+int journal_repair(struct store *st, const struct host *h,
+		   journal_report_fn report, void *arg, struct st_err *e);
+
+#endif

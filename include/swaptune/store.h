@@ -1,0 +1,69 @@
+/*
+ * store.h - the SQLite store: one file holding hosts, runs, snapshots, the
+ * change journal, probe results and samples.
+ *
+ * Default path: /var/lib/swaptune/swaptune.db as root, else
+ * $XDG_STATE_HOME/swaptune/swaptune.db (~/.local/state/...). WAL mode, a busy
+ * timeout, schema version in PRAGMA user_version with forward migrations
+ * (migrations.c). Prepared statements only. Timestamps are UTC ISO 8601 text.
+ */
+#ifndef SWAPTUNE_STORE_H
+#define SWAPTUNE_STORE_H
+
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "swaptune/err.h"
+#include "swaptune/settings.h"
+
+struct store {
+	sqlite3 *db;
+	char path[PATH_MAX];
+	int64_t host_id;	/* row of this host, set by store_register_host() */
+};
+
+/* The default database path for this user. */
+int store_default_path(char *out, size_t len, struct st_err *e);
+
+/*
+ * Open (creating the file and its directory if needed) and migrate.
+ * -EACCES / -EROFS when the path is not writable.
+ */
+int store_open(struct store *st, const char *path, struct st_err *e);
+void store_close(struct store *st);
+
+/* Schema version after migrations, and the newest this build knows. */
+int store_schema_version(struct store *st);
+int migrations_latest(void);
+/* Apply every migration above the file's user_version (used by store_open). */
+int migrations_apply(sqlite3 *db, struct st_err *e);
+
+/* Insert or refresh this host's row (machine id, hostname, kernel). */
+int store_register_host(struct store *st, const char *machine_id,
+			const char *hostname, const char *kernel, struct st_err *e);
+
+/* Runs: kind is "probe", "sample", "apply", "rollback", "verify", ... */
+int store_run_begin(struct store *st, const char *kind, const char *params_json,
+		    int64_t *run_id, struct st_err *e);
+/* status: "ok", "failed", "interrupted"; summary_json may be NULL. */
+int store_run_end(struct store *st, int64_t run_id, const char *status,
+		  const char *summary_json, struct st_err *e);
+
+/* Settings snapshots (JSON object name -> value or null). */
+int store_snapshot_save(struct store *st, int64_t run_id, const char *reason,
+			const struct settings_snapshot *s, int64_t *snap_id,
+			struct st_err *e);
+int store_snapshot_load(struct store *st, int64_t snap_id,
+			struct settings_snapshot *s, struct st_err *e);
+
+/* Run a statement without results (BEGIN, COMMIT, ...). */
+int store_exec(struct store *st, const char *sql, struct st_err *e);
+/* Prepare with an error message naming the store. */
+int store_prepare(struct store *st, const char *sql, sqlite3_stmt **stmt,
+		  struct st_err *e);
+/* sqlite3_step() to SQLITE_DONE with an error message on failure. */
+int store_step_done(struct store *st, sqlite3_stmt *stmt, struct st_err *e);
+
+#endif

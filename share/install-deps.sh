@@ -1,0 +1,18 @@
+#!/bin/sh
+# Installs the Debian packages swaptune needs to build and test, if missing.
+# Idempotent and silent when everything is present.
+set -e
+pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcmocka-dev sqlite3"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing packages:$missing (run as root: apt-get install$missing)" >&2
+	exit 3
+fi
+echo "install-deps: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq $missing >/dev/null

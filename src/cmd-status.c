@@ -1,0 +1,160 @@
+/*
+ * cmd-status.c - `swaptune status`: the host's swap, readahead, zswap,
+ * cgroup, PSI and CPU-counter state in one screen or one JSON document.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "swaptune/cmd.h"
+#include "swaptune/facts.h"
+
+#define LABEL "%-18s"
+#define SUBLABEL "%-16s"
+
+static void print_swaps(FILE *o, const struct host_facts *f)
+{
+	char b1[32], b2[32];
+
+	if (f->nswaps == 0) {
+		fprintf(o, LABEL "none active\n", "Swap");
+		return;
+	}
+	fprintf(o, LABEL "%d device%s, %s total, %s used\n", "Swap", f->nswaps,
+		f->nswaps == 1 ? "" : "s", cmd_fmt_bytes(f->swap_total_bytes, b1, sizeof(b1)),
+		cmd_fmt_bytes(f->swap_total_bytes - f->swap_free_bytes, b2, sizeof(b2)));
+	fprintf(o, "  %-24s %-9s %10s %10s %5s  %s\n", "path", "type", "size", "used",
+		"prio", "device");
+	for (int i = 0; i < f->nswaps; i++) {
+		const struct st_swap *s = &f->swaps[i];
+		char dev[96];
+
+		snprintf(dev, sizeof(dev), "%s%s%s", s->blockdev[0] ? s->blockdev : "?",
+			 s->rotational == 1 ? ", rotational" :
+			 s->rotational == 0 ? ", non-rotational" : ", rotational unknown",
+			 s->zram ? ", zram" : "");
+		fprintf(o, "  %-24s %-9s %10s %10s %5d  %s\n", s->path, s->type,
+			cmd_fmt_bytes(s->size_bytes, b1, sizeof(b1)),
+			cmd_fmt_bytes(s->used_bytes, b2, sizeof(b2)), s->priority, dev);
+	}
+}
+
+static void print_zswap(FILE *o, const struct host_facts *f)
+{
+	const struct setting_value *v;
+	char b1[32], b2[32];
+
+	if (!f->zswap_present) {
+		fprintf(o, LABEL "not in this kernel\n", "zswap");
+		return;
+	}
+	fprintf(o, LABEL "%s, compressor %s", "zswap", f->zswap_enabled ? "on" : "off",
+		f->zswap_compressor[0] ? f->zswap_compressor : "?");
+	if ((v = settings_snapshot_get(&f->settings, "zswap.max_pool_percent")) && v->present)
+		fprintf(o, ", max pool %s %%", v->value);
+	if ((v = settings_snapshot_get(&f->settings, "zswap.accept_threshold_percent")) && v->present)
+		fprintf(o, ", accept %s %%", v->value);
+	if ((v = settings_snapshot_get(&f->settings, "zswap.shrinker_enabled")) && v->present)
+		fprintf(o, ", shrinker %s", !strcmp(v->value, "Y") ? "on" : "off");
+	fprintf(o, "\n");
+	if (f->zswap_stats_available) {
+		fprintf(o, "  " SUBLABEL "%llu pages stored in %s", "pool", 
+			(unsigned long long)f->zswap_stored_pages,
+			cmd_fmt_bytes(f->zswap_pool_bytes, b1, sizeof(b1)));
+		if (f->zswap_ratio > 0)
+			fprintf(o, ", compression %.2f:1", f->zswap_ratio);
+		fprintf(o, "\n");
+	} else {
+		fprintf(o, "  " SUBLABEL "no debugfs counters: %s\n", "pool", f->zswap_stats_reason);
+		if (f->zswap_meminfo)
+			fprintf(o, "  " SUBLABEL "%s compressed holding %s (meminfo)\n", "",
+				cmd_fmt_bytes(f->zswap_meminfo_bytes, b1, sizeof(b1)),
+				cmd_fmt_bytes(f->zswapped_meminfo_bytes, b2, sizeof(b2)));
+	}
+}
+
+static void print_human(FILE *o, const struct host_facts *f)
+{
+	char b1[32], b2[32];
+
+	fprintf(o, LABEL "%s (%s)\n", "Kernel", f->kernel, f->hostname);
+	fprintf(o, LABEL "%s total, %s available\n", "Memory",
+		cmd_fmt_bytes(f->mem_total_bytes, b1, sizeof(b1)),
+		cmd_fmt_bytes(f->mem_available_bytes, b2, sizeof(b2)));
+	print_swaps(o, f);
+	fprintf(o, LABEL "%s: %s\n", "Readahead", f->ra_algo == RA_VMA ? "VMA" : "cluster",
+		f->ra_reason);
+	if (f->have_page_cluster)
+		fprintf(o, "  " SUBLABEL "%d (up to %d pages per swap-in)\n", "page-cluster",
+			f->page_cluster, 1 << (f->page_cluster > 30 ? 30 : f->page_cluster));
+	else
+		fprintf(o, "  " SUBLABEL "not available\n", "page-cluster");
+	fprintf(o, "  " SUBLABEL "%s\n", "vma_ra_enabled",
+		f->have_vma_ra ? (f->vma_ra_enabled ? "true" : "false") : "not available");
+	if (f->have_swap_ra && f->swap_ra)
+		fprintf(o, "  " SUBLABEL "%.1f %% of %llu readahead pages used since boot (%llu wasted)\n",
+			"hit ratio", f->ra_hit_pct, (unsigned long long)f->swap_ra,
+			(unsigned long long)(f->swap_ra - f->swap_ra_hit));
+	else
+		fprintf(o, "  " SUBLABEL "%s\n", "hit ratio",
+			f->have_swap_ra ? "no swap readahead since boot" : "not counted by this kernel");
+	print_zswap(o, f);
+	fprintf(o, LABEL "%s", "Cgroups", cgroup_mode_name(f->cgroup.mode));
+	if (f->cgroup.memory_v1 || f->cgroup.memory_v2)
+		fprintf(o, ", memory controller %s at /%s\n", f->cgroup.memory_v1 ? "v1" : "v2",
+			f->cgroup.memory_root);
+	else
+		fprintf(o, ", no memory controller\n");
+	if (f->psi_available)
+		fprintf(o, LABEL "memory some %.2f %%, full %.2f %% (avg10)\n", "PSI",
+			f->psi.some.avg10, f->psi.full.avg10);
+	else
+		fprintf(o, LABEL "not available (kernel without CONFIG_PSI or booted psi=0)\n", "PSI");
+	if (f->pmu.hw_available)
+		fprintf(o, LABEL "hardware (%s)\n", "CPU counters",
+			f->pmu.hw_pmu_name[0] ? f->pmu.hw_pmu_name : "cpu");
+	else if (f->pmu.sw_available)
+		fprintf(o, LABEL "software events only: %s\n", "CPU counters", f->pmu.hw_reason);
+	else
+		fprintf(o, LABEL "none: %s\n", "CPU counters", f->pmu.sw_reason);
+}
+
+static const struct option status_longopts[] = {
+	{ 0, 0, 0, 0 },
+};
+
+static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct host_facts f;
+	int r;
+
+	while ((r = cmd_getopt(ctx, &cmd_status_entry, argc, argv, "", status_longopts)) != -1)
+		if (r == -2)
+			return -EINVAL;
+	if (optind < argc)
+		return cmd_usage_error(ctx, &cmd_status_entry, "unexpected argument \"%s\"",
+				       argv[optind]);
+	r = facts_collect(&ctx->host, &f, &ctx->err);
+	if (r < 0) {
+		facts_free(&f);
+		return r;
+	}
+	if (ctx->json)
+		r = cmd_print_json(ctx, facts_to_json(&f));
+	else
+		print_human(ctx->out, &f);
+	facts_free(&f);
+	return r < 0 ? r : 0;
+}
+
+static const struct cmd_option status_options[] = {
+	{ NULL, NULL },
+};
+
+const struct cmd_entry cmd_status_entry = {
+	.name = "status",
+	.summary = "show swap devices, readahead, zswap, cgroup mode, PSI and CPU counters",
+	.usage = "[--json]",
+	.options = status_options,
+	.exec = status_exec,
+};

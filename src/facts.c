@@ -1,0 +1,299 @@
+/*
+ * facts.c - gathers the host's swap, zswap, readahead, cgroup, PSI and PMU
+ * facts through the host layer, and renders them as the status document.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "swaptune/facts.h"
+
+static int collect_zswap(const struct host *h, struct host_facts *f, struct st_err *e)
+{
+	const struct setting_value *v;
+	struct st_err e1 = {0};
+	int r;
+
+	v = settings_snapshot_get(&f->settings, "zswap.enabled");
+	f->zswap_present = v && v->present;
+	if (f->zswap_present)
+		f->zswap_enabled = !strcmp(v->value, "Y") || !strcmp(v->value, "1");
+	v = settings_snapshot_get(&f->settings, "zswap.compressor");
+	if (v && v->present)
+		snprintf(f->zswap_compressor, sizeof(f->zswap_compressor), "%s", v->value);
+
+	r = host_read_zswap_stats(h, &f->zswap_stats, &e1);
+	if (r == 0) {
+		f->zswap_stats_available = true;
+		kv_get(&f->zswap_stats, "stored_pages", &f->zswap_stored_pages);
+		kv_get(&f->zswap_stats, "pool_total_size", &f->zswap_pool_bytes);
+	} else if (r == -ENOENT) {
+		snprintf(f->zswap_stats_reason, sizeof(f->zswap_stats_reason), "%s",
+			 !f->zswap_present ? "zswap is not in this kernel" :
+			 host_exists(h, HOST_DEBUGFS "/zswap") || getuid() == 0 ?
+			 "debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)" :
+			 "debugfs is readable by root only");
+	} else if (r == -EACCES || r == -EPERM) {
+		snprintf(f->zswap_stats_reason, sizeof(f->zswap_stats_reason),
+			 "debugfs is readable by root only");
+	} else {
+		return err_set(e, r, "%s", e1.msg);
+	}
+	if (f->zswap_stats_available && f->zswap_pool_bytes)
+		f->zswap_ratio = (double)f->zswap_stored_pages * (double)sysconf(_SC_PAGESIZE) /
+				 (double)f->zswap_pool_bytes;
+	else if (f->zswap_meminfo && f->zswap_meminfo_bytes)
+		f->zswap_ratio = (double)f->zswapped_meminfo_bytes / (double)f->zswap_meminfo_bytes;
+	return 0;
+}
+
+static void decide_readahead(struct host_facts *f)
+{
+	const char *rot = NULL;
+
+	for (int i = 0; i < f->nswaps; i++)
+		if (f->swaps[i].rotational == 1) {
+			rot = f->swaps[i].path;
+			break;
+		}
+	if (!f->have_vma_ra) {
+		f->ra_algo = RA_CLUSTER;
+		snprintf(f->ra_reason, sizeof(f->ra_reason),
+			 "this kernel has no vma_ra_enabled switch");
+	} else if (!f->vma_ra_enabled) {
+		f->ra_algo = RA_CLUSTER;
+		snprintf(f->ra_reason, sizeof(f->ra_reason), "vma_ra_enabled is false");
+	} else if (rot) {
+		f->ra_algo = RA_CLUSTER;
+		snprintf(f->ra_reason, sizeof(f->ra_reason),
+			 "swap device %s is rotational, which switches the whole host to cluster readahead",
+			 rot);
+	} else {
+		f->ra_algo = RA_VMA;
+		snprintf(f->ra_reason, sizeof(f->ra_reason), "%s",
+			 f->nswaps ? "vma_ra_enabled is true and no active swap device is rotational" :
+			 "vma_ra_enabled is true (no swap active now)");
+	}
+}
+
+int facts_collect(const struct host *h, struct host_facts *f, struct st_err *e)
+{
+	struct st_kvtab mi;
+	const struct setting_value *v;
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	kv_init(&f->zswap_stats);
+	kv_init(&f->vmstat);
+	kv_init(&mi);
+
+	if ((r = host_kernel_release(h, f->kernel, sizeof(f->kernel), e)) < 0)
+		return r;
+	if (host_read_line(h, HOST_HOSTNAME, f->hostname, sizeof(f->hostname), NULL) < 0)
+		gethostname(f->hostname, sizeof(f->hostname));
+
+	if ((r = host_read_meminfo(h, &mi, e)) < 0)
+		goto out;
+	kv_get(&mi, "MemTotal", &f->mem_total_bytes);
+	kv_get(&mi, "MemAvailable", &f->mem_available_bytes);
+	kv_get(&mi, "SwapTotal", &f->swap_total_bytes);
+	kv_get(&mi, "SwapFree", &f->swap_free_bytes);
+	kv_get(&mi, "SwapCached", &f->swap_cached_bytes);
+	f->zswap_meminfo = kv_get(&mi, "Zswap", &f->zswap_meminfo_bytes);
+	kv_get(&mi, "Zswapped", &f->zswapped_meminfo_bytes);
+
+	if ((r = host_read_swaps(h, f->swaps, HOST_MAX_SWAPS, &f->nswaps, e)) < 0)
+		goto out;
+	if ((r = settings_snapshot(h, &f->settings, e)) < 0)
+		goto out;
+	v = settings_snapshot_get(&f->settings, "page-cluster");
+	if ((f->have_page_cluster = v && v->present))
+		f->page_cluster = atoi(v->value);
+	v = settings_snapshot_get(&f->settings, "vma_ra_enabled");
+	if ((f->have_vma_ra = v && v->present))
+		f->vma_ra_enabled = !strcmp(v->value, "true");
+	decide_readahead(f);
+
+	if ((r = collect_zswap(h, f, e)) < 0)
+		goto out;
+
+	if ((r = host_read_vmstat(h, &f->vmstat, e)) < 0)
+		goto out;
+	f->have_swap_ra = kv_get(&f->vmstat, "swap_ra", &f->swap_ra) &&
+			  kv_get(&f->vmstat, "swap_ra_hit", &f->swap_ra_hit);
+	f->ra_hit_pct = f->have_swap_ra && f->swap_ra ?
+			100.0 * (double)f->swap_ra_hit / (double)f->swap_ra : -1;
+
+	if ((r = host_cgroup_info(h, &f->cgroup, e)) < 0)
+		goto out;
+	r = host_read_psi(h, HOST_PSI_MEMORY, &f->psi, e);
+	if (r == 0)
+		f->psi_available = true;
+	else if (r == -ENOENT || r == -EOPNOTSUPP)
+		err_reset(e);	/* kernel without CONFIG_PSI, or psi=0 */
+	else
+		goto out;
+	if (host_compressors(h, f->compressors, sizeof(f->compressors), NULL) < 0)
+		f->compressors[0] = '\0';
+	r = pmu_probe(h, &f->pmu, e);
+out:
+	kv_free(&mi);
+	return r;
+}
+
+void facts_free(struct host_facts *f)
+{
+	kv_free(&f->zswap_stats);
+	kv_free(&f->vmstat);
+}
+
+static void add_u64(cJSON *o, const char *k, uint64_t v)
+{
+	cJSON_AddNumberToObject(o, k, (double)v);
+}
+
+static void add_vmstat(cJSON *o, const struct st_kvtab *vm, const char *key)
+{
+	uint64_t v;
+
+	if (kv_get(vm, key, &v))
+		add_u64(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+cJSON *facts_to_json(const struct host_facts *f)
+{
+	cJSON *root = cJSON_CreateObject(), *o, *a, *s;
+	static const char *const vm_keys[] = {
+		"pswpin", "pswpout", "zswpin", "zswpout", "zswpwb", "swap_ra",
+		"swap_ra_hit", "pgmajfault", NULL,
+	};
+
+	cJSON_AddStringToObject(root, "schema", STATUS_SCHEMA);
+	cJSON_AddStringToObject(root, "kernel", f->kernel);
+	cJSON_AddStringToObject(root, "hostname", f->hostname);
+
+	o = cJSON_AddObjectToObject(root, "memory");
+	add_u64(o, "total_bytes", f->mem_total_bytes);
+	add_u64(o, "available_bytes", f->mem_available_bytes);
+	add_u64(o, "swap_total_bytes", f->swap_total_bytes);
+	add_u64(o, "swap_free_bytes", f->swap_free_bytes);
+	add_u64(o, "swap_cached_bytes", f->swap_cached_bytes);
+
+	a = cJSON_AddArrayToObject(root, "swaps");
+	for (int i = 0; i < f->nswaps; i++) {
+		const struct st_swap *sw = &f->swaps[i];
+
+		s = cJSON_CreateObject();
+		cJSON_AddStringToObject(s, "path", sw->path);
+		cJSON_AddStringToObject(s, "type", sw->type);
+		add_u64(s, "size_bytes", sw->size_bytes);
+		add_u64(s, "used_bytes", sw->used_bytes);
+		cJSON_AddNumberToObject(s, "priority", sw->priority);
+		if (sw->rotational < 0)
+			cJSON_AddNullToObject(s, "rotational");
+		else
+			cJSON_AddBoolToObject(s, "rotational", sw->rotational == 1);
+		if (sw->blockdev[0])
+			cJSON_AddStringToObject(s, "device", sw->blockdev);
+		else
+			cJSON_AddNullToObject(s, "device");
+		cJSON_AddBoolToObject(s, "zram", sw->zram);
+		cJSON_AddItemToArray(a, s);
+	}
+
+	o = cJSON_AddObjectToObject(root, "readahead");
+	if (f->have_page_cluster)
+		cJSON_AddNumberToObject(o, "page_cluster", f->page_cluster);
+	else
+		cJSON_AddNullToObject(o, "page_cluster");
+	if (f->have_vma_ra)
+		cJSON_AddBoolToObject(o, "vma_ra_enabled", f->vma_ra_enabled);
+	else
+		cJSON_AddNullToObject(o, "vma_ra_enabled");
+	cJSON_AddStringToObject(o, "algorithm", f->ra_algo == RA_VMA ? "vma" : "cluster");
+	cJSON_AddStringToObject(o, "reason", f->ra_reason);
+	if (f->have_swap_ra) {
+		add_u64(o, "swap_ra", f->swap_ra);
+		add_u64(o, "swap_ra_hit", f->swap_ra_hit);
+	} else {
+		cJSON_AddNullToObject(o, "swap_ra");
+		cJSON_AddNullToObject(o, "swap_ra_hit");
+	}
+	if (f->ra_hit_pct >= 0)
+		cJSON_AddNumberToObject(o, "hit_pct", f->ra_hit_pct);
+	else
+		cJSON_AddNullToObject(o, "hit_pct");
+
+	o = cJSON_AddObjectToObject(root, "zswap");
+	cJSON_AddBoolToObject(o, "present", f->zswap_present);
+	cJSON_AddBoolToObject(o, "enabled", f->zswap_enabled);
+	s = cJSON_AddObjectToObject(o, "params");
+	for (int i = 0; i < f->settings.n; i++) {
+		const struct setting_value *v = &f->settings.items[i];
+
+		if (strncmp(v->name, "zswap.", 6) || !v->present)
+			continue;
+		cJSON_AddStringToObject(s, v->name + 6, v->value);
+	}
+	s = cJSON_AddObjectToObject(o, "pool");
+	cJSON_AddBoolToObject(s, "debugfs", f->zswap_stats_available);
+	if (!f->zswap_stats_available)
+		cJSON_AddStringToObject(s, "debugfs_reason", f->zswap_stats_reason);
+	if (f->zswap_stats_available) {
+		add_u64(s, "stored_pages", f->zswap_stored_pages);
+		add_u64(s, "pool_bytes", f->zswap_pool_bytes);
+		cJSON *c = cJSON_AddObjectToObject(s, "counters");
+		for (size_t i = 0; i < f->zswap_stats.n; i++)
+			add_u64(c, f->zswap_stats.items[i].key, f->zswap_stats.items[i].val);
+	} else {
+		cJSON_AddNullToObject(s, "stored_pages");
+		cJSON_AddNullToObject(s, "pool_bytes");
+	}
+	if (f->zswap_meminfo) {
+		add_u64(s, "meminfo_zswap_bytes", f->zswap_meminfo_bytes);
+		add_u64(s, "meminfo_zswapped_bytes", f->zswapped_meminfo_bytes);
+	}
+	if (f->zswap_ratio > 0)
+		cJSON_AddNumberToObject(s, "compression_ratio", f->zswap_ratio);
+	else
+		cJSON_AddNullToObject(s, "compression_ratio");
+
+	o = cJSON_AddObjectToObject(root, "vmstat");
+	for (int i = 0; vm_keys[i]; i++)
+		add_vmstat(o, &f->vmstat, vm_keys[i]);
+
+	o = cJSON_AddObjectToObject(root, "cgroup");
+	cJSON_AddStringToObject(o, "mode", cgroup_mode_name(f->cgroup.mode));
+	cJSON_AddStringToObject(o, "memory_controller",
+				f->cgroup.memory_v1 ? "v1" : f->cgroup.memory_v2 ? "v2" : "none");
+	if (f->cgroup.memory_root[0])
+		cJSON_AddStringToObject(o, "memory_root", f->cgroup.memory_root);
+	else
+		cJSON_AddNullToObject(o, "memory_root");
+
+	o = cJSON_AddObjectToObject(root, "psi");
+	cJSON_AddBoolToObject(o, "available", f->psi_available);
+	if (f->psi_available) {
+		cJSON_AddNumberToObject(o, "some_avg10", f->psi.some.avg10);
+		cJSON_AddNumberToObject(o, "full_avg10", f->psi.full.avg10);
+		add_u64(o, "some_total_us", f->psi.some.total_us);
+		add_u64(o, "full_total_us", f->psi.full.total_us);
+	}
+
+	o = cJSON_AddObjectToObject(root, "pmu");
+	cJSON_AddBoolToObject(o, "hardware", f->pmu.hw_available);
+	cJSON_AddBoolToObject(o, "software", f->pmu.sw_available);
+	cJSON_AddStringToObject(o, "counters", f->pmu.hw_available ? "hardware" :
+				f->pmu.sw_available ? "software" : "none");
+	cJSON_AddBoolToObject(o, "probed_live", f->pmu.probed_live);
+	if (f->pmu.hw_reason[0])
+		cJSON_AddStringToObject(o, "hardware_reason", f->pmu.hw_reason);
+	if (f->pmu.sw_reason[0])
+		cJSON_AddStringToObject(o, "software_reason", f->pmu.sw_reason);
+	if (f->pmu.paranoid != -99)
+		cJSON_AddNumberToObject(o, "perf_event_paranoid", f->pmu.paranoid);
+	return root;
+}

@@ -1,0 +1,685 @@
+/*
+ * host.c - the host-access layer: reads and writes kernel files under the
+ * sysroot, and parses the formats swaptune needs (see host.h).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "swaptune/host.h"
+
+int host_open(struct host *h, const char *sysroot, struct st_err *e)
+{
+	struct stat st;
+	char real[PATH_MAX];
+
+	memset(h, 0, sizeof(*h));
+	h->rootfd = -1;
+	if (!sysroot || !*sysroot)
+		sysroot = "/";
+	if (stat(sysroot, &st) < 0)
+		return err_set(e, -errno, "sysroot %s: %s", sysroot, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return err_set(e, -ENOTDIR, "sysroot %s is not a directory", sysroot);
+	if (!realpath(sysroot, real))
+		return err_set(e, -errno, "sysroot %s: %s", sysroot, strerror(errno));
+	h->rootfd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (h->rootfd < 0)
+		return err_set(e, -errno, "cannot open sysroot %s: %s", real, strerror(errno));
+	h->live = strcmp(real, "/") == 0;
+	snprintf(h->root, sizeof(h->root), "%s", h->live ? "" : real);
+	return 0;
+}
+
+void host_close(struct host *h)
+{
+	if (h->rootfd >= 0)
+		close(h->rootfd);
+	h->rootfd = -1;
+}
+
+int host_path(const struct host *h, const char *rel, char *out, size_t len)
+{
+	while (*rel == '/')
+		rel++;
+	if ((size_t)snprintf(out, len, "%s/%s", h->root, rel) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static const char *relname(const char *rel)
+{
+	while (*rel == '/')
+		rel++;
+	return rel;
+}
+
+bool host_exists(const struct host *h, const char *rel)
+{
+	return faccessat(h->rootfd, relname(rel), F_OK, 0) == 0;
+}
+
+ssize_t host_read(const struct host *h, const char *rel, char *buf, size_t len,
+		  struct st_err *e)
+{
+	size_t off = 0;
+	ssize_t r;
+	int fd;
+
+	rel = relname(rel);
+	if (len == 0)
+		return err_set(e, -EINVAL, "host_read: empty buffer");
+	fd = openat(h->rootfd, rel, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return err_set(e, -ENOENT, "/%s: not available on this kernel", rel);
+		return err_set(e, -errno, "cannot open /%s: %s", rel, strerror(errno));
+	}
+	for (;;) {
+		if (off + 1 >= len) {
+			close(fd);
+			return err_set(e, -EFBIG, "/%s: larger than %zu bytes", rel, len - 1);
+		}
+		r = read(fd, buf + off, len - 1 - off);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int saved = errno;
+			close(fd);
+			return err_set(e, -saved, "cannot read /%s: %s", rel, strerror(saved));
+		}
+		if (r == 0)
+			break;
+		off += (size_t)r;
+	}
+	close(fd);
+	buf[off] = '\0';
+	return (ssize_t)off;
+}
+
+static void rstrip(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+}
+
+int host_read_line(const struct host *h, const char *rel, char *buf, size_t len,
+		   struct st_err *e)
+{
+	ssize_t r = host_read(h, rel, buf, len, e);
+
+	if (r < 0)
+		return (int)r;
+	rstrip(buf);
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return -EBADMSG;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EBADMSG;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return -EBADMSG;
+	*out = v;
+	return 0;
+}
+
+int host_read_u64(const struct host *h, const char *rel, uint64_t *out,
+		  struct st_err *e)
+{
+	char buf[128];
+	int r = host_read_line(h, rel, buf, sizeof(buf), e);
+
+	if (r < 0)
+		return r;
+	if (parse_u64(buf, out) < 0)
+		return err_set(e, -EBADMSG, "/%s: line 1: expected a number, found \"%.40s\"",
+			       relname(rel), buf);
+	return 0;
+}
+
+int host_write(const struct host *h, const char *rel, const char *val,
+	       struct st_err *e)
+{
+	size_t n = strlen(val);
+	ssize_t w;
+	int fd;
+
+	rel = relname(rel);
+	fd = openat(h->rootfd, rel, O_WRONLY | O_CLOEXEC | (h->live ? 0 : O_TRUNC));
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return err_set(e, -ENOENT, "/%s: not available on this kernel", rel);
+		return err_set(e, -errno, "cannot open /%s for writing: %s", rel, strerror(errno));
+	}
+	w = write(fd, val, n);
+	if (w < 0 || (size_t)w != n) {
+		int saved = w < 0 ? errno : EIO;
+		close(fd);
+		return err_set(e, -saved, "cannot write \"%s\" to /%s: %s", val, rel,
+			       strerror(saved));
+	}
+	if (close(fd) < 0)
+		return err_set(e, -errno, "cannot write \"%s\" to /%s: %s", val, rel,
+			       strerror(errno));
+	return 0;
+}
+
+/* ---- key/value tables ---- */
+
+void kv_init(struct st_kvtab *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void kv_free(struct st_kvtab *t)
+{
+	free(t->items);
+	kv_init(t);
+}
+
+void kv_clear(struct st_kvtab *t)
+{
+	t->n = 0;
+}
+
+int kv_put(struct st_kvtab *t, const char *key, uint64_t val)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->items[i].key, key)) {
+			t->items[i].val = val;
+			return 0;
+		}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct st_kv *p = realloc(t->items, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		t->items = p;
+		t->cap = cap;
+	}
+	snprintf(t->items[t->n].key, sizeof(t->items[t->n].key), "%s", key);
+	t->items[t->n].val = val;
+	t->n++;
+	return 0;
+}
+
+bool kv_get(const struct st_kvtab *t, const char *key, uint64_t *out)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->items[i].key, key)) {
+			if (out)
+				*out = t->items[i].val;
+			return true;
+		}
+	return false;
+}
+
+int kv_parse(struct st_kvtab *t, const char *text, const char *name,
+	     bool kb_units, struct st_err *e)
+{
+	const char *p = text;
+	int line = 0;
+
+	kv_clear(t);
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char l[256], key[64], unit[16];
+		unsigned long long v;
+		int fields;
+
+		line++;
+		if (n >= sizeof(l))
+			return err_set(e, -EBADMSG, "%s: line %d: too long", name, line);
+		memcpy(l, p, n);
+		l[n] = '\0';
+		p = nl ? nl + 1 : p + n;
+		if (!l[0])
+			continue;
+		unit[0] = '\0';
+		fields = sscanf(l, "%63s %llu %15s", key, &v, unit);
+		if (fields < 2)
+			return err_set(e, -EBADMSG, "%s: line %d: expected \"key value\", found \"%.60s\"",
+				       name, line, l);
+		if (kb_units) {
+			size_t kl = strlen(key);
+
+			if (kl && key[kl - 1] == ':')
+				key[kl - 1] = '\0';
+			if (fields == 3 && !strcmp(unit, "kB"))
+				v *= 1024;
+		}
+		if (kv_put(t, key, v) < 0)
+			return err_set(e, -ENOMEM, "out of memory");
+	}
+	if (line == 0)
+		return err_set(e, -EBADMSG, "%s: empty", name);
+	return 0;
+}
+
+/* Large enough for /proc/vmstat (about 8 KiB) and memory.stat. */
+#define KV_BUF 65536
+
+int host_read_kv(const struct host *h, const char *rel, struct st_kvtab *t,
+		 bool kb_units, struct st_err *e)
+{
+	char *buf = malloc(KV_BUF), name[PATH_MAX];
+	ssize_t r;
+
+	if (!buf)
+		return err_set(e, -ENOMEM, "out of memory");
+	r = host_read(h, rel, buf, KV_BUF, e);
+	if (r >= 0) {
+		snprintf(name, sizeof(name), "/%s", relname(rel));
+		r = kv_parse(t, buf, name, kb_units, e);
+	}
+	free(buf);
+	return (int)r;
+}
+
+int host_read_vmstat(const struct host *h, struct st_kvtab *t, struct st_err *e)
+{
+	int r = host_read_kv(h, HOST_VMSTAT, t, false, e);
+
+	/* a truncated vmstat still parses; insist on the counters every kernel has */
+	if (r == 0 && !kv_get(t, "pgpgin", NULL))
+		return err_set(e, -EBADMSG, "/%s: truncated (no pgpgin line)", HOST_VMSTAT);
+	return r;
+}
+
+int host_read_meminfo(const struct host *h, struct st_kvtab *t, struct st_err *e)
+{
+	int r = host_read_kv(h, HOST_MEMINFO, t, true, e);
+
+	if (r == 0 && !kv_get(t, "MemTotal", NULL))
+		return err_set(e, -EBADMSG, "/%s: truncated (no MemTotal line)", HOST_MEMINFO);
+	return r;
+}
+
+int host_read_zswap_stats(const struct host *h, struct st_kvtab *t,
+			  struct st_err *e)
+{
+	char names[4096], rel[PATH_MAX], *save = NULL, *tok;
+	int r;
+
+	kv_clear(t);
+	r = host_list_dir(h, HOST_ZSWAP_DEBUGFS, names, sizeof(names), e);
+	if (r < 0)
+		return r;
+	for (tok = strtok_r(names, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		uint64_t v;
+
+		snprintf(rel, sizeof(rel), "%s/%s", HOST_ZSWAP_DEBUGFS, tok);
+		r = host_read_u64(h, rel, &v, e);
+		if (r == -EISDIR || r == -EINVAL) {	/* not a counter file */
+			err_reset(e);
+			continue;
+		}
+		if (r < 0)
+			return r;
+		if (kv_put(t, tok, v) < 0)
+			return err_set(e, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* ---- /proc/swaps ---- */
+
+static int read_rotational(const struct host *h, const char *sysdir, int *rot)
+{
+	char rel[PATH_MAX];
+	uint64_t v;
+	struct st_err e = {0};
+
+	snprintf(rel, sizeof(rel), "%s/queue/rotational", sysdir);
+	if (host_read_u64(h, rel, &v, &e) < 0) {
+		/* a partition: the queue belongs to the parent disk */
+		err_reset(&e);
+		snprintf(rel, sizeof(rel), "%s/../queue/rotational", sysdir);
+		if (host_read_u64(h, rel, &v, &e) < 0)
+			return -ENOENT;
+	}
+	*rot = v ? 1 : 0;
+	return 0;
+}
+
+/* The block device name and rotational flag for a swap area. */
+static void swap_backing(const struct host *h, struct st_swap *s)
+{
+	char rel[PATH_MAX], path[PATH_MAX], target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	s->rotational = -1;
+	s->blockdev[0] = '\0';
+	if (!strcmp(s->type, "partition")) {
+		const char *base = strrchr(s->path, '/');
+
+		base = base ? base + 1 : s->path;
+		snprintf(s->blockdev, sizeof(s->blockdev), "%s", base);
+		snprintf(rel, sizeof(rel), "sys/class/block/%s", base);
+		read_rotational(h, rel, &s->rotational);
+	} else {
+		/* a swap file: the device of the filesystem under it */
+		host_path(h, s->path, path, sizeof(path));
+		if (stat(path, &st) < 0 || major(st.st_dev) == 0)
+			goto out;
+		snprintf(rel, sizeof(rel), "sys/dev/block/%u:%u",
+			 major(st.st_dev), minor(st.st_dev));
+		if (read_rotational(h, rel, &s->rotational) < 0)
+			goto out;
+		n = readlinkat(h->rootfd, rel, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = '\0';
+			const char *base = strrchr(target, '/');
+			snprintf(s->blockdev, sizeof(s->blockdev), "%s", base ? base + 1 : target);
+		}
+	}
+out:
+	s->zram = !strncmp(s->blockdev, "zram", 4);
+}
+
+int host_read_swaps(const struct host *h, struct st_swap *out, int max, int *n,
+		    struct st_err *e)
+{
+	char buf[16384];
+	char *p, *nl;
+	int line = 0;
+	ssize_t r = host_read(h, HOST_SWAPS, buf, sizeof(buf), e);
+
+	*n = 0;
+	if (r < 0)
+		return (int)r;
+	for (p = buf; *p; p = nl ? nl + 1 : p + strlen(p)) {
+		unsigned long long size_kb, used_kb;
+		struct st_swap s;
+		int prio;
+
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		line++;
+		if (line == 1) {
+			if (strncmp(p, "Filename", 8))
+				return err_set(e, -EBADMSG, "/%s: line 1: missing header", HOST_SWAPS);
+			continue;
+		}
+		if (!*p)
+			continue;
+		memset(&s, 0, sizeof(s));
+		if (sscanf(p, "%255s %15s %llu %llu %d", s.path, s.type, &size_kb,
+			   &used_kb, &prio) != 5)
+			return err_set(e, -EBADMSG, "/%s: line %d: cannot parse \"%.60s\"",
+				       HOST_SWAPS, line, p);
+		s.size_bytes = size_kb * 1024;
+		s.used_bytes = used_kb * 1024;
+		s.priority = prio;
+		/* the kernel escapes spaces in paths as \040 */
+		swap_backing(h, &s);
+		if (*n < max)
+			out[(*n)++] = s;
+		if (!nl)
+			break;
+	}
+	return 0;
+}
+
+/* ---- PSI ---- */
+
+int psi_parse(struct st_psi *p, const char *text, const char *name,
+	      struct st_err *e)
+{
+	const char *l = text;
+	int line = 0;
+
+	memset(p, 0, sizeof(*p));
+	while (*l) {
+		struct st_psi_line pl = { .present = true };
+		char kind[8];
+		unsigned long long total;
+
+		line++;
+		if (sscanf(l, "%7s avg10=%lf avg60=%lf avg300=%lf total=%llu", kind,
+			   &pl.avg10, &pl.avg60, &pl.avg300, &total) != 5)
+			return err_set(e, -EBADMSG, "%s: line %d: unexpected format", name, line);
+		pl.total_us = total;
+		if (!strcmp(kind, "some"))
+			p->some = pl;
+		else if (!strcmp(kind, "full"))
+			p->full = pl;
+		l = strchr(l, '\n');
+		if (!l)
+			break;
+		l++;
+	}
+	if (!p->some.present)
+		return err_set(e, -EBADMSG, "%s: no \"some\" line", name);
+	return 0;
+}
+
+int host_read_psi(const struct host *h, const char *rel, struct st_psi *p,
+		  struct st_err *e)
+{
+	char buf[512], name[PATH_MAX];
+	ssize_t r = host_read(h, rel, buf, sizeof(buf), e);
+
+	if (r < 0)
+		return (int)r;
+	snprintf(name, sizeof(name), "/%s", relname(rel));
+	return psi_parse(p, buf, name, e);
+}
+
+/* ---- cgroups ---- */
+
+const char *cgroup_mode_name(enum cgroup_mode m)
+{
+	switch (m) {
+	case CGROUP_V1: return "v1";
+	case CGROUP_HYBRID: return "hybrid";
+	case CGROUP_V2: return "v2";
+	default: return "none";
+	}
+}
+
+static bool has_opt(const char *opts, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	for (const char *p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, opt, n) && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+int host_cgroup_info(const struct host *h, struct st_cgroup_info *ci,
+		     struct st_err *e)
+{
+	static char buf[65536];
+	char *p, *nl, rel[PATH_MAX + 32], ctrl[512];
+	bool any_v1 = false;
+	ssize_t r;
+
+	memset(ci, 0, sizeof(*ci));
+	r = host_read(h, HOST_MOUNTS, buf, sizeof(buf), e);
+	if (r < 0)
+		return (int)r;
+	for (p = buf; p && *p; p = nl ? nl + 1 : NULL) {
+		char dev[256], mnt[PATH_MAX], type[64], opts[1024];
+
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		if (sscanf(p, "%255s %4095s %63s %1023s", dev, mnt, type, opts) != 4)
+			continue;
+		if (!strcmp(type, "cgroup")) {
+			any_v1 = true;
+			if (has_opt(opts, "memory")) {
+				ci->memory_v1 = true;
+				snprintf(ci->memory_root, sizeof(ci->memory_root), "%s", mnt + 1);
+			}
+		} else if (!strcmp(type, "cgroup2") && !ci->unified_root[0]) {
+			snprintf(ci->unified_root, sizeof(ci->unified_root), "%s", mnt + 1);
+		}
+	}
+	if (ci->unified_root[0] && !ci->memory_v1) {
+		snprintf(rel, sizeof(rel), "%s/cgroup.controllers", ci->unified_root);
+		if (host_read_line(h, rel, ctrl, sizeof(ctrl), NULL) == 0) {
+			for (char *t = strtok(ctrl, " "); t; t = strtok(NULL, " "))
+				if (!strcmp(t, "memory"))
+					ci->memory_v2 = true;
+		}
+		if (ci->memory_v2)
+			snprintf(ci->memory_root, sizeof(ci->memory_root), "%s", ci->unified_root);
+	}
+	if (any_v1 && ci->unified_root[0])
+		ci->mode = CGROUP_HYBRID;
+	else if (any_v1)
+		ci->mode = CGROUP_V1;
+	else if (ci->unified_root[0])
+		ci->mode = CGROUP_V2;
+	else
+		ci->mode = CGROUP_NONE;
+	return 0;
+}
+
+/* ---- misc ---- */
+
+int host_kernel_release(const struct host *h, char *buf, size_t len,
+			struct st_err *e)
+{
+	return host_read_line(h, HOST_OSRELEASE, buf, len, e);
+}
+
+int host_compressors(const struct host *h, char *buf, size_t len,
+		     struct st_err *e)
+{
+	static char text[262144];
+	char name[128] = "";
+	size_t used = 0;
+	char *p, *nl;
+	ssize_t r = host_read(h, HOST_CRYPTO, text, sizeof(text), e);
+
+	if (r < 0)
+		return (int)r;
+	buf[0] = '\0';
+	for (p = text; p && *p; p = nl ? nl + 1 : NULL) {
+		char key[64], val[128];
+
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		if (sscanf(p, "%63s : %127s", key, val) != 2)
+			continue;
+		if (!strcmp(key, "name"))
+			snprintf(name, sizeof(name), "%s", val);
+		else if (!strcmp(key, "type") && name[0] &&
+			 (!strcmp(val, "compression") || !strcmp(val, "scomp") ||
+			  !strcmp(val, "acomp"))) {
+			/* list each algorithm once */
+			char pat[132];
+
+			snprintf(pat, sizeof(pat), " %s ", name);
+			char padded[2048];
+			snprintf(padded, sizeof(padded), " %s ", buf);
+			if (!strstr(padded, pat) && used + strlen(name) + 2 < len) {
+				used += (size_t)snprintf(buf + used, len - used, "%s%s",
+							 used ? " " : "", name);
+			}
+			name[0] = '\0';
+		}
+	}
+	return 0;
+}
+
+int host_list_dir(const struct host *h, const char *rel, char *buf, size_t len,
+		  struct st_err *e)
+{
+	struct dirent *d;
+	size_t used = 0;
+	DIR *dir;
+	int fd;
+
+	rel = relname(rel);
+	buf[0] = '\0';
+	fd = openat(h->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return err_set(e, -ENOENT, "/%s: not available", rel);
+		return err_set(e, -errno, "cannot open /%s: %s", rel, strerror(errno));
+	}
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return err_set(e, -errno, "cannot list /%s", rel);
+	}
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		if (used + strlen(d->d_name) + 2 >= len)
+			break;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "",
+					 d->d_name);
+	}
+	closedir(dir);
+	return 0;
+}
+
+uint64_t host_pid_start_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return 0;
+	}
+	fclose(f);
+	/* the command name may hold spaces and parentheses: skip to the last ')' */
+	p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	/* fields after ')' start at field 3; starttime is field 22 */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   &start) != 1)
+		return 0;
+	return start;
+}
+
+bool host_pid_alive(pid_t pid, uint64_t start_ticks)
+{
+	uint64_t now;
+
+	if (pid <= 0)
+		return false;
+	now = host_pid_start_ticks(pid);
+	if (!now)
+		return false;
+	return start_ticks == 0 || now == start_ticks;
+}

@@ -1,0 +1,176 @@
+/*
+ * main.c - parses the common options, opens the sysroot and the store,
+ * repairs what an interrupted run left changed, and runs one command.
+ * The only place that prints an error and picks the exit status.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "swaptune/cmd.h"
+#include "swaptune/journal.h"
+#include "swaptune/undo.h"
+
+static void report_repair(const char *line, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "swaptune: %s\n", line);
+}
+
+static int fail(struct cmd_ctx *ctx)
+{
+	fprintf(stderr, "swaptune: %s\n", ctx->err.msg[0] ? ctx->err.msg : "unknown error");
+	return err_exit_status(&ctx->err);
+}
+
+/* Take a common option out of argv; returns how many args it used (0 = not one). */
+static int common_option(struct cmd_ctx *ctx, int argc, char **argv, int i,
+			 const char **db, bool *help, bool *version)
+{
+	const char *a = argv[i];
+	const char **dst = NULL;
+	const char *name = NULL;
+
+	if (!strcmp(a, "--json")) {
+		ctx->json = true;
+		return 1;
+	}
+	if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		*help = true;
+		return 1;
+	}
+	if (!strcmp(a, "--version")) {
+		*version = true;
+		return 1;
+	}
+	if (!strncmp(a, "--db", 4) && (a[4] == '\0' || a[4] == '=')) {
+		dst = db;
+		name = "--db";
+	} else if (!strncmp(a, "--sysroot", 9) && (a[9] == '\0' || a[9] == '=')) {
+		dst = &ctx->sysroot;
+		name = "--sysroot";
+	} else {
+		return 0;
+	}
+	if (a[strlen(name)] == '=') {
+		*dst = a + strlen(name) + 1;
+		if (!**dst)
+			goto missing;
+		return 1;
+	}
+	if (i + 1 >= argc || !argv[i + 1][0])
+		goto missing;
+	*dst = argv[i + 1];
+	return 2;
+missing:
+	err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE, "option %s needs a value", name);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct cmd_ctx ctx = { .out = stdout };
+	const struct cmd_entry *c = NULL;
+	const char *db = NULL;
+	bool help = false, version = false;
+	char **args = calloc((size_t)argc + 1, sizeof(char *));
+	int nargs = 0, i, r, status;
+
+	if (!args)
+		return ST_EXIT_RUNTIME;
+	args[nargs++] = argv[0];
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {	/* the rest belongs to the command */
+			for (; i < argc; i++)
+				args[nargs++] = argv[i];
+			break;
+		}
+		r = common_option(&ctx, argc, argv, i, &db, &help, &version);
+		if (r < 0)
+			return free(args), fail(&ctx);
+		if (r == 0)
+			args[nargs++] = argv[i];
+		i += r > 0 ? r - 1 : 0;
+	}
+	args[nargs] = NULL;
+
+	if (version) {
+		printf("swaptune %s\n", SWAPTUNE_VERSION);
+		return free(args), 0;
+	}
+	if (nargs < 2) {
+		cmd_print_overview(help ? stdout : stderr);
+		return free(args), help ? 0 : ST_EXIT_USAGE;
+	}
+	if (!strcmp(args[1], "help")) {
+		if (nargs < 3) {
+			cmd_print_overview(stdout);
+			return free(args), 0;
+		}
+		help = true;
+		args[1] = args[2];
+		nargs = 2;
+	}
+	c = cmd_find(args[1]);
+	if (!c) {
+		err_set_exit(&ctx.err, -EINVAL, ST_EXIT_USAGE,
+			     "unknown command \"%s\" (see swaptune --help)", args[1]);
+		return free(args), fail(&ctx);
+	}
+	if (help) {
+		cmd_print_help(stdout, c);
+		return free(args), 0;
+	}
+
+	if (!ctx.sysroot)
+		ctx.sysroot = getenv("SWAPTUNE_SYSROOT");
+	if (host_open(&ctx.host, ctx.sysroot, &ctx.err) < 0) {
+		ctx.err.exit = ST_EXIT_USAGE;
+		return free(args), fail(&ctx);
+	}
+	if (!host_exists(&ctx.host, HOST_OSRELEASE)) {
+		err_set_exit(&ctx.err, -ENOENT, ST_EXIT_USAGE,
+			     "sysroot %s does not look like a host tree (no /%s)",
+			     ctx.sysroot, HOST_OSRELEASE);
+		return free(args), fail(&ctx);
+	}
+	if (c->flags & CMD_NEEDS_ROOT && ctx.host.live && geteuid() != 0) {
+		err_set_exit(&ctx.err, -EPERM, ST_EXIT_DENIED,
+			     "%s changes kernel settings and needs root (try sudo swaptune %s)",
+			     c->name, c->name);
+		return free(args), fail(&ctx);
+	}
+
+	if (!db)
+		db = getenv("SWAPTUNE_DB");
+	if (db)
+		snprintf(ctx.db_path, sizeof(ctx.db_path), "%s", db);
+	else if (store_default_path(ctx.db_path, sizeof(ctx.db_path), &ctx.err) < 0)
+		return free(args), fail(&ctx);
+	if (store_open(&ctx.store, ctx.db_path, &ctx.err) < 0) {
+		host_close(&ctx.host);
+		return free(args), fail(&ctx);
+	}
+
+	undo_register_all();
+	r = journal_repair(&ctx.store, &ctx.host, report_repair, NULL, &ctx.err);
+	if (r < 0) {
+		/* a change could not be undone: say so, but let the command run */
+		fprintf(stderr, "swaptune: warning: repair incomplete: %s\n", ctx.err.msg);
+		err_reset(&ctx.err);
+	}
+
+	optind = 1;
+	status = c->exec(&ctx, nargs - 1, args + 1);
+	if (status < 0)
+		status = fail(&ctx);
+	if (fflush(stdout) != 0 && status == 0) {
+		fprintf(stderr, "swaptune: cannot write output\n");
+		status = ST_EXIT_RUNTIME;
+	}
+	store_close(&ctx.store);
+	host_close(&ctx.host);
+	free(args);
+	return status;
+}

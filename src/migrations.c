@@ -1,0 +1,131 @@
+/*
+ * migrations.c - the store's schema, as an ordered list of forward
+ * migrations. Never edit a released step: append a new one.
+ */
+#include <stdio.h>
+
+#include "swaptune/store.h"
+
+static const char *const migrations[] = {
+	/* 1: foundation */
+	"CREATE TABLE hosts ("
+	"  id INTEGER PRIMARY KEY,"
+	"  machine_id TEXT NOT NULL,"
+	"  hostname TEXT NOT NULL,"
+	"  kernel TEXT,"
+	"  first_seen TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+	"  last_seen TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+	"  UNIQUE (machine_id, hostname));"
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  host_id INTEGER REFERENCES hosts(id),"
+	"  kind TEXT NOT NULL,"
+	"  started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+	"  ended_at TEXT,"
+	"  status TEXT NOT NULL DEFAULT 'running',"
+	"  pid INTEGER,"
+	"  params TEXT,"
+	"  summary TEXT);"
+	"CREATE INDEX runs_kind ON runs(kind, id);"
+	"CREATE TABLE snapshots ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER REFERENCES runs(id),"
+	"  taken_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+	"  reason TEXT NOT NULL,"
+	"  settings TEXT NOT NULL);"
+	/* the journal: a row is written before the kernel file is */
+	"CREATE TABLE changes ("
+	"  id INTEGER PRIMARY KEY,"
+	"  session TEXT NOT NULL,"
+	"  run_id INTEGER REFERENCES runs(id),"
+	"  pid INTEGER NOT NULL,"
+	"  pid_start INTEGER NOT NULL,"
+	"  sysroot TEXT NOT NULL,"
+	"  kind TEXT NOT NULL DEFAULT 'setting',"
+	"  name TEXT NOT NULL,"
+	"  old_value TEXT,"
+	"  new_value TEXT,"
+	"  temporary INTEGER NOT NULL,"
+	"  state TEXT NOT NULL,"
+	"  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+	"  finished_at TEXT,"
+	"  note TEXT);"
+	"CREATE INDEX changes_pending ON changes(state, sysroot);"
+	/* probe results */
+	"CREATE TABLE arms ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),"
+	"  name TEXT NOT NULL,"
+	"  settings TEXT NOT NULL,"
+	"  emulated INTEGER NOT NULL DEFAULT 0,"
+	"  note TEXT,"
+	"  UNIQUE (run_id, name));"
+	"CREATE TABLE trials ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),"
+	"  arm_id INTEGER NOT NULL REFERENCES arms(id),"
+	"  round INTEGER NOT NULL,"
+	"  seq INTEGER NOT NULL,"
+	"  warmup INTEGER NOT NULL DEFAULT 0,"
+	"  status TEXT NOT NULL,"
+	"  started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+	"  primary_value REAL,"
+	"  note TEXT);"
+	"CREATE INDEX trials_run ON trials(run_id, arm_id);"
+	"CREATE TABLE metrics ("
+	"  trial_id INTEGER NOT NULL REFERENCES trials(id),"
+	"  key TEXT NOT NULL,"
+	"  value REAL NOT NULL,"
+	"  PRIMARY KEY (trial_id, key)) WITHOUT ROWID;"
+	/* sampling: one row per tick */
+	"CREATE TABLE samples ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),"
+	"  seq INTEGER NOT NULL,"
+	"  t_ns INTEGER NOT NULL,"
+	"  data TEXT NOT NULL,"
+	"  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;",
+};
+
+int migrations_latest(void)
+{
+	return (int)(sizeof(migrations) / sizeof(migrations[0]));
+}
+
+int migrations_apply(sqlite3 *db, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int version = 0;
+	char *msg = NULL;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, NULL) != SQLITE_OK)
+		return err_set(e, -EIO, "cannot read schema version: %s", sqlite3_errmsg(db));
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		version = sqlite3_column_int(stmt, 0);
+	sqlite3_finalize(stmt);
+	if (version > migrations_latest())
+		return err_set_exit(e, -EPROTO, ST_EXIT_DENIED,
+				    "database schema %d is newer than this swaptune understands (%d): upgrade swaptune",
+				    version, migrations_latest());
+	for (int v = version; v < migrations_latest(); v++) {
+		char sql[64];
+
+		/* each step and its version bump commit together */
+		if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK)
+			goto fail;
+		if (sqlite3_exec(db, migrations[v], NULL, NULL, &msg) != SQLITE_OK) {
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			goto fail;
+		}
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
+		if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK ||
+		    sqlite3_exec(db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	err_set(e, -EIO, "database migration failed: %s", msg ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
+	return -EIO;
+}

@@ -1,0 +1,279 @@
+/*
+ * store.c - opening the SQLite store, hosts, runs and settings snapshots.
+ */
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "swaptune/store.h"
+
+int store_default_path(char *out, size_t len, struct st_err *e)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+	if (geteuid() == 0)
+		snprintf(out, len, "/var/lib/swaptune/swaptune.db");
+	else if (xdg && *xdg == '/')
+		snprintf(out, len, "%s/swaptune/swaptune.db", xdg);
+	else if (home && *home)
+		snprintf(out, len, "%s/.local/state/swaptune/swaptune.db", home);
+	else
+		return err_set_exit(e, -ENOENT, ST_EXIT_USAGE,
+				    "no HOME or XDG_STATE_HOME for the database: use --db PATH");
+	return 0;
+}
+
+static int mkdir_parents(const char *file, struct st_err *e)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", file);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	for (char *p = dir + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+				return err_set_exit(e, -errno, ST_EXIT_DENIED,
+						    "cannot create database directory %s: %s (use --db PATH)",
+						    dir, strerror(errno));
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	return 0;
+}
+
+int store_open(struct store *st, const char *path, struct st_err *e)
+{
+	int fd, r;
+
+	memset(st, 0, sizeof(*st));
+	snprintf(st->path, sizeof(st->path), "%s", path);
+	r = mkdir_parents(path, e);
+	if (r < 0)
+		return r;
+	/* find out with a real errno whether the file is usable */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return err_set_exit(e, -errno, ST_EXIT_DENIED,
+				    "cannot open database %s: %s (use --db PATH)",
+				    path, strerror(errno));
+	close(fd);
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+		err_set_exit(e, -EIO, ST_EXIT_DENIED, "cannot open database %s: %s", path,
+			     st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		store_close(st);
+		return -EIO;
+	}
+	sqlite3_busy_timeout(st->db, 5000);
+	/* WAL needs the directory writable for its -wal and -shm files */
+	if (store_exec(st, "PRAGMA journal_mode=WAL", e) < 0 ||
+	    store_exec(st, "PRAGMA foreign_keys=ON", e) < 0 ||
+	    store_exec(st, "PRAGMA synchronous=NORMAL", e) < 0 ||
+	    migrations_apply(st->db, e) < 0) {
+		if (e && e->code == -EIO && !e->exit)
+			e->exit = ST_EXIT_DENIED;
+		store_close(st);
+		return e ? e->code : -EIO;
+	}
+	return 0;
+}
+
+void store_close(struct store *st)
+{
+	if (st->db)
+		sqlite3_close_v2(st->db);
+	st->db = NULL;
+}
+
+int store_exec(struct store *st, const char *sql, struct st_err *e)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		err_set(e, -EIO, "database %s: %s", st->path, msg ? msg : "error");
+		sqlite3_free(msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+int store_prepare(struct store *st, const char *sql, sqlite3_stmt **stmt,
+		  struct st_err *e)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK)
+		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+	return 0;
+}
+
+int store_step_done(struct store *st, sqlite3_stmt *stmt, struct st_err *e)
+{
+	int rc = sqlite3_step(stmt);
+
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+	return 0;
+}
+
+int store_schema_version(struct store *st)
+{
+	sqlite3_stmt *stmt;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &stmt, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		v = sqlite3_column_int(stmt, 0);
+	sqlite3_finalize(stmt);
+	return v;
+}
+
+int store_register_host(struct store *st, const char *machine_id,
+			const char *hostname, const char *kernel, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	r = store_prepare(st,
+		"INSERT INTO hosts (machine_id, hostname, kernel) VALUES (?1, ?2, ?3) "
+		"ON CONFLICT (machine_id, hostname) DO UPDATE SET kernel = ?3, "
+		"last_seen = strftime('%Y-%m-%dT%H:%M:%fZ','now') RETURNING id", &stmt, e);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, hostname, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, kernel, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		st->host_id = sqlite3_column_int64(stmt, 0);
+	else
+		r = err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int store_run_begin(struct store *st, const char *kind, const char *params_json,
+		    int64_t *run_id, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"INSERT INTO runs (host_id, kind, pid, params) VALUES (?1, ?2, ?3, ?4)",
+		&stmt, e);
+
+	if (r < 0)
+		return r;
+	if (st->host_id)
+		sqlite3_bind_int64(stmt, 1, st->host_id);
+	sqlite3_bind_text(stmt, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int(stmt, 3, (int)getpid());
+	if (params_json)
+		sqlite3_bind_text(stmt, 4, params_json, -1, SQLITE_STATIC);
+	r = store_step_done(st, stmt, e);
+	sqlite3_finalize(stmt);
+	if (r == 0)
+		*run_id = sqlite3_last_insert_rowid(st->db);
+	return r;
+}
+
+int store_run_end(struct store *st, int64_t run_id, const char *status,
+		  const char *summary_json, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"UPDATE runs SET status = ?2, summary = coalesce(?3, summary), "
+		"ended_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1", &stmt, e);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	sqlite3_bind_text(stmt, 2, status, -1, SQLITE_STATIC);
+	if (summary_json)
+		sqlite3_bind_text(stmt, 3, summary_json, -1, SQLITE_STATIC);
+	r = store_step_done(st, stmt, e);
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int store_snapshot_save(struct store *st, int64_t run_id, const char *reason,
+			const struct settings_snapshot *s, int64_t *snap_id,
+			struct st_err *e)
+{
+	cJSON *o = cJSON_CreateObject();
+	sqlite3_stmt *stmt;
+	char *text;
+	int r;
+
+	if (!o)
+		return err_set(e, -ENOMEM, "out of memory");
+	for (int i = 0; i < s->n; i++) {
+		if (s->items[i].present)
+			cJSON_AddStringToObject(o, s->items[i].name, s->items[i].value);
+		else
+			cJSON_AddNullToObject(o, s->items[i].name);
+	}
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!text)
+		return err_set(e, -ENOMEM, "out of memory");
+	r = store_prepare(st, "INSERT INTO snapshots (run_id, reason, settings) VALUES (?1, ?2, ?3)",
+			  &stmt, e);
+	if (r == 0) {
+		if (run_id > 0)
+			sqlite3_bind_int64(stmt, 1, run_id);
+		sqlite3_bind_text(stmt, 2, reason, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 3, text, -1, SQLITE_STATIC);
+		r = store_step_done(st, stmt, e);
+		sqlite3_finalize(stmt);
+		if (r == 0 && snap_id)
+			*snap_id = sqlite3_last_insert_rowid(st->db);
+	}
+	cJSON_free(text);
+	return r;
+}
+
+int store_snapshot_load(struct store *st, int64_t snap_id,
+			struct settings_snapshot *s, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	cJSON *o = NULL, *it;
+	int r = store_prepare(st, "SELECT settings FROM snapshots WHERE id = ?1", &stmt, e);
+
+	if (r < 0)
+		return r;
+	memset(s, 0, sizeof(*s));
+	sqlite3_bind_int64(stmt, 1, snap_id);
+	if (sqlite3_step(stmt) != SQLITE_ROW) {
+		sqlite3_finalize(stmt);
+		return err_set(e, -ENOENT, "no snapshot %lld in %s", (long long)snap_id, st->path);
+	}
+	o = cJSON_Parse((const char *)sqlite3_column_text(stmt, 0));
+	sqlite3_finalize(stmt);
+	if (!o)
+		return err_set(e, -EBADMSG, "snapshot %lld in %s is not valid JSON",
+			       (long long)snap_id, st->path);
+	cJSON_ArrayForEach(it, o) {
+		struct setting_value *v;
+
+		if (s->n >= SETTINGS_MAX)
+			break;
+		v = &s->items[s->n++];
+		snprintf(v->name, sizeof(v->name), "%s", it->string);
+		if (cJSON_IsString(it)) {
+			v->present = true;
+			snprintf(v->value, sizeof(v->value), "%s", it->valuestring);
+		}
+	}
+	cJSON_Delete(o);
+	return 0;
+}

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Runs the unit tests (cmocka binaries under $BUILD/tests) and the command
+# tests (tests/t[0-9]*.sh driving ./swaptune), then prints one summary line:
+# "N passed, N failed, N skipped". ONLY=unit or ONLY=cmd runs one half.
+# A command test exits 0 (pass), 77 (skip, with the reason on its last line)
+# or anything else (fail).
+BUILD=${BUILD:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+pass=0 fail=0 skip=0 failed=""
+log=$(mktemp -d /tmp/swaptune-tests.XXXXXX)
+
+if [ "${ONLY:-unit}" = unit ] || [ -z "$ONLY" ]; then
+	for t in "$BUILD"/tests/test-*; do
+		[ -x "$t" ] || continue
+		name=$(basename "$t")
+		if "$t" >"$log/$name.out" 2>&1; then
+			n=$(grep -c '^\[       OK \]' "$log/$name.out")
+			s=$(grep -c '^\[  SKIPPED \]' "$log/$name.out")
+			pass=$((pass + n)); skip=$((skip + s))
+			echo "ok    $name ($n tests${s:+, $s skipped})" | sed 's/, 0 skipped//'
+		else
+			n=$(grep -c '^\[       OK \]' "$log/$name.out")
+			f=$(grep -c '^\[  FAILED  \] [a-z_]' "$log/$name.out")
+			[ "$f" -gt 0 ] || f=1
+			pass=$((pass + n)); fail=$((fail + f)); failed="$failed $name"
+			echo "FAIL  $name"; sed 's/^/      /' "$log/$name.out" | tail -40
+		fi
+	done
+fi
+if [ "${ONLY:-cmd}" = cmd ] || [ -z "$ONLY" ]; then
+	for t in tests/t[0-9]*.sh; do
+		[ -f "$t" ] || continue
+		name=$(basename "$t" .sh)
+		start=$(date +%s)
+		SWAPTUNE="$top/swaptune" BUILD="$BUILD" TOP="$top" sh "$t" >"$log/$name.out" 2>&1
+		rc=$?
+		secs=$(( $(date +%s) - start ))
+		case $rc in
+		0) pass=$((pass + 1)); echo "ok    $name (${secs}s)" ;;
+		77) skip=$((skip + 1)); echo "skip  $name: $(tail -n 1 "$log/$name.out")" ;;
+		*) fail=$((fail + 1)); failed="$failed $name"; echo "FAIL  $name (exit $rc)"
+		   sed 's/^/      /' "$log/$name.out" | tail -40 ;;
+		esac
+	done
+fi
+rm -rf "$log"
+[ -z "$failed" ] || echo "failed:$failed"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
