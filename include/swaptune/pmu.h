@@ -10,6 +10,7 @@
 #define SWAPTUNE_PMU_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "swaptune/err.h"
 #include "swaptune/host.h"
@@ -28,3 +29,40 @@ struct pmu_info {
 int pmu_probe(const struct host *h, struct pmu_info *pi, struct st_err *e);
 
 #endif
+
+/* ---- counting (implemented in pmu.c by the sampler work) ---- */
+
+enum pmu_target {
+	PMU_TARGET_SYSTEM,	/* every CPU (needs root or paranoid <= 0) */
+	PMU_TARGET_PID,		/* one process and its future children */
+	PMU_TARGET_CGROUP,	/* a cgroup (perf_event cgroup fd; v2, or v1 perf_event) */
+};
+
+#define PMU_MAX_EVENTS 8
+
+struct pmu_event_value {
+	char name[64];		/* "cycles", "instructions", "dtlb_load_misses", "task_clock_ns", ... */
+	bool hardware;
+	uint64_t value;		/* scaled for multiplexing */
+};
+
+struct pmu_counters {
+	int nevents;
+	struct pmu_event_value ev[PMU_MAX_EVENTS];
+	int fds[PMU_MAX_EVENTS * 512];	/* per event x per CPU for system-wide */
+	int ncpus;
+	bool using_hardware;	/* false: software fallback */
+	char note[256];		/* what was used and why the others were not */
+};
+
+/*
+ * Open hardware events (cycles, instructions, dTLB load misses) where the
+ * PMU allows, else software events (task-clock, major/minor faults, context
+ * switches), for target (pid or cgroup fd as id; ignored for SYSTEM).
+ * Fails only when not even software events can be opened.
+ */
+int pmu_counters_open(struct pmu_counters *c, enum pmu_target target, int id,
+		      struct st_err *e);
+/* Read current totals into c->ev[].value. */
+int pmu_counters_read(struct pmu_counters *c, struct st_err *e);
+void pmu_counters_close(struct pmu_counters *c);
