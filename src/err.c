@@ -52,7 +52,7 @@ int err_prefix(struct st_err *e, const char *fmt, ...)
 	vsnprintf(pre, sizeof(pre), fmt, ap);
 	va_end(ap);
 	memcpy(old, e->msg, sizeof(old));
-	snprintf(e->msg, sizeof(e->msg), "%s: %s", pre, old);
+	snprintf(e->msg, sizeof(e->msg), "%.200s: %.300s", pre, old);
 	return e->code;
 }
 

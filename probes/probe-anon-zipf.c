@@ -1,0 +1,34 @@
+/*
+ * probe-anon-zipf.c - Zipf(theta)-distributed anonymous pages, hot pages
+ * scattered by a seeded permutation: a skewed heap, where a small hot set
+ * stays resident and the cold tail is what swaps.
+ */
+#include <stdio.h>
+
+#include "swaptune/workload.h"
+
+static bool anon_zipf_supported(const struct workload_params *p, char *reason, size_t len)
+{
+	double theta = p->zipf_theta ? p->zipf_theta : WORKLOAD_DEFAULT_ZIPF_THETA;
+
+	if (!(theta > 0) || theta > 100) {
+		snprintf(reason, len, "zipf theta %g is outside (0, 100]", theta);
+		return false;
+	}
+	return workload_check_anon(p, reason, len);
+}
+
+static int anon_zipf_run(const struct workload_params *p, struct workload_result *r,
+			 struct st_err *e)
+{
+	return workload_run_anon(&probe_anon_zipf_info, p, r, e);
+}
+
+const struct workload_info probe_anon_zipf_info = {
+	.name = "anon-zipf",
+	.summary = "zipf-distributed anonymous pages, hot pages scattered",
+	.pattern = WORKLOAD_PAT_ZIPF,
+	.supported = anon_zipf_supported,
+	.run = anon_zipf_run,
+	.fill_anon = workload_fill_compressible,
+};
