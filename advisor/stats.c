@@ -1,0 +1,410 @@
+/*
+ * stats.c - the statistics behind the verdict: mean and standard deviation,
+ * the Student-t distribution for non-integer degrees of freedom, Welch's
+ * t-test with its confidence interval, and a seeded permutation test.
+ * Contracts are in include/swaptune/advisor.h.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "swaptune/advisor.h"
+
+#define BETA_EPS	1e-15
+#define BETA_TINY	1e-300
+#define BETA_MAXIT	10000
+
+static bool all_finite(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return false;
+	return true;
+}
+
+double stats_mean(const double *x, size_t n)
+{
+	double sum = 0.0;
+
+	if (n == 0 || !x || !all_finite(x, n))
+		return NAN;
+	/* Summing offsets from x[0] keeps identical samples exactly constant,
+	 * which is what lets stats_welch() recognise zero variance. */
+	for (size_t i = 1; i < n; i++)
+		sum += x[i] - x[0];
+	return x[0] + sum / (double)n;
+}
+
+double stats_stddev(const double *x, size_t n)
+{
+	double mean, ss = 0.0;
+
+	if (n < 2 || !x)
+		return NAN;
+	mean = stats_mean(x, n);
+	if (isnan(mean))
+		return NAN;
+	for (size_t i = 0; i < n; i++) {
+		double d = x[i] - mean;
+
+		ss += d * d;
+	}
+	return sqrt(ss / (double)(n - 1));
+}
+
+/* Continued fraction for I_x(a, b), Numerical Recipes' betacf with the
+ * modified Lentz method; NAN if it does not converge. */
+static double beta_cf(double a, double b, double x)
+{
+	double qab = a + b, qap = a + 1.0, qam = a - 1.0;
+	double c = 1.0, d = 1.0 - qab * x / qap, h;
+
+	if (fabs(d) < BETA_TINY)
+		d = BETA_TINY;
+	d = 1.0 / d;
+	h = d;
+	for (int m = 1; m <= BETA_MAXIT; m++) {
+		double m2 = 2.0 * m, aa, del;
+
+		aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+		d = 1.0 + aa * d;
+		if (fabs(d) < BETA_TINY)
+			d = BETA_TINY;
+		c = 1.0 + aa / c;
+		if (fabs(c) < BETA_TINY)
+			c = BETA_TINY;
+		d = 1.0 / d;
+		h *= d * c;
+
+		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+		d = 1.0 + aa * d;
+		if (fabs(d) < BETA_TINY)
+			d = BETA_TINY;
+		c = 1.0 + aa / c;
+		if (fabs(c) < BETA_TINY)
+			c = BETA_TINY;
+		d = 1.0 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1.0) < BETA_EPS)
+			return h;
+	}
+	return NAN;
+}
+
+/* I_x(a, b) given both x and y = 1 - x, so callers that know y more
+ * precisely than 1 - x (the t tail for large t) do not lose it. */
+static double beta_inc_xy(double a, double b, double x, double y)
+{
+	double lbeta, front, cf;
+	int sign;
+
+	if (!(a > 0.0) || !(b > 0.0) || !isfinite(a) || !isfinite(b) ||
+	    !(x >= 0.0) || !(x <= 1.0) || !(y >= 0.0) || !(y <= 1.0))
+		return NAN;
+	if (x == 0.0)
+		return 0.0;
+	if (y == 0.0)
+		return 1.0;
+	/* lgamma_r: plain lgamma() writes the global signgam. */
+	lbeta = lgamma_r(a + b, &sign) - lgamma_r(a, &sign) - lgamma_r(b, &sign);
+	front = exp(lbeta + a * log(x) + b * log(y));
+	/* The fraction converges fast only on this side of the mean; use the
+	 * symmetry I_x(a, b) = 1 - I_y(b, a) on the other. */
+	if (x < (a + 1.0) / (a + b + 2.0)) {
+		cf = beta_cf(a, b, x);
+		return front * cf / a;
+	}
+	cf = beta_cf(b, a, y);
+	return 1.0 - front * cf / b;
+}
+
+double stats_beta_inc_reg(double a, double b, double x)
+{
+	return beta_inc_xy(a, b, x, 1.0 - x);
+}
+
+/* P(T > |t|) for the Student-t. */
+static double t_upper_tail(double t, double df)
+{
+	double t2 = t * t;
+
+	if (isinf(t))
+		return 0.0;
+	return 0.5 * beta_inc_xy(df / 2.0, 0.5, df / (df + t2), t2 / (df + t2));
+}
+
+static bool df_valid(double df)
+{
+	return isfinite(df) && df > 0.0;
+}
+
+double stats_t_cdf(double t, double df)
+{
+	double tail;
+
+	if (!df_valid(df) || isnan(t))
+		return NAN;
+	tail = t_upper_tail(t, df);
+	return t > 0.0 ? 1.0 - tail : tail;
+}
+
+double stats_t_p_two_sided(double t, double df)
+{
+	double p;
+
+	if (!df_valid(df) || isnan(t))
+		return NAN;
+	p = 2.0 * t_upper_tail(t, df);
+	return p > 1.0 ? 1.0 : p;
+}
+
+double stats_t_quantile(double p, double df)
+{
+	double target, lo = 0.0, hi = 1.0;
+
+	if (!df_valid(df) || !(p > 0.0) || !(p < 1.0))
+		return NAN;
+	if (p == 0.5)
+		return 0.0;
+	if (p < 0.5)
+		return -stats_t_quantile(1.0 - p, df);
+	/* Solve on the upper tail rather than the CDF: the tail keeps its
+	 * precision where 1 - CDF would cancel. */
+	target = 1.0 - p;
+	while (t_upper_tail(hi, df) > target) {
+		lo = hi;
+		hi *= 2.0;
+		if (!isfinite(hi))
+			return NAN;
+	}
+	for (int i = 0; i < 2000 && hi - lo > 1e-15 * hi; i++) {
+		/* Geometric steps while the bracket spans orders of magnitude
+		 * (tiny df puts quantiles near 1e30), then halving. */
+		double mid = (lo > 0.0 && hi > 4.0 * lo) ? sqrt(lo * hi)
+							  : 0.5 * (lo + hi);
+		double tail = t_upper_tail(mid, df);
+
+		if (isnan(tail))
+			return NAN;
+		if (tail > target)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
+static int check_sample(const char *what, const double *x, size_t n,
+			size_t n_min, struct st_err *e)
+{
+	if (!x && n > 0)
+		return err_set(e, -EINVAL, "%s: no values", what);
+	if (n < n_min)
+		return err_set(e, -EINVAL, "%s: %zu value%s, need at least %zu",
+			       what, n, n == 1 ? "" : "s", n_min);
+	if (n > STATS_SAMPLES_MAX)
+		return err_set(e, -EINVAL, "%s: %zu values, at most %d supported",
+			       what, n, STATS_SAMPLES_MAX);
+	if (!all_finite(x, n))
+		return err_set(e, -EINVAL, "%s: value is not a finite number", what);
+	return 0;
+}
+
+int stats_welch(const double *a, size_t n_a, const double *b, size_t n_b,
+		double level, struct stats_welch *out, struct st_err *e)
+{
+	double va, vb, tq;
+	int rc;
+
+	if (!out)
+		return err_set(e, -EINVAL, "welch test: no result struct");
+	if ((rc = check_sample("welch test, first sample", a, n_a, 2, e)) ||
+	    (rc = check_sample("welch test, second sample", b, n_b, 2, e)))
+		return rc;
+	if (!(level > 0.0) || !(level < 1.0))
+		return err_set(e, -EINVAL, "welch test: confidence level %g not in (0, 1)",
+			       level);
+
+	memset(out, 0, sizeof(*out));
+	out->n_a = n_a;
+	out->n_b = n_b;
+	out->level = level;
+	out->mean_a = stats_mean(a, n_a);
+	out->mean_b = stats_mean(b, n_b);
+	out->sd_a = stats_stddev(a, n_a);
+	out->sd_b = stats_stddev(b, n_b);
+	out->diff = out->mean_a - out->mean_b;
+	va = out->sd_a * out->sd_a / (double)n_a;
+	vb = out->sd_b * out->sd_b / (double)n_b;
+	out->se = sqrt(va + vb);
+
+	if (out->se == 0.0) {
+		/* Both arms constant: any t-based p-value would be invented. */
+		out->flag = out->diff == 0.0 ? STATS_WELCH_IDENTICAL
+					     : STATS_WELCH_CONSTANT;
+		out->t = out->diff == 0.0 ? NAN : copysign(INFINITY, out->diff);
+		out->df = NAN;
+		out->p = NAN;
+		out->ci_low = out->ci_high = out->diff;
+	} else {
+		out->flag = STATS_WELCH_OK;
+		out->t = out->diff / out->se;
+		out->df = (va + vb) * (va + vb) /
+			  (va * va / (double)(n_a - 1) + vb * vb / (double)(n_b - 1));
+		out->p = stats_t_p_two_sided(out->t, out->df);
+		tq = stats_t_quantile(1.0 - (1.0 - level) / 2.0, out->df);
+		out->ci_low = out->diff - tq * out->se;
+		out->ci_high = out->diff + tq * out->se;
+	}
+
+	if (out->mean_b != 0.0) {
+		double base = fabs(out->mean_b);
+
+		out->diff_pct = 100.0 * out->diff / base;
+		out->ci_low_pct = 100.0 * out->ci_low / base;
+		out->ci_high_pct = 100.0 * out->ci_high / base;
+	} else {
+		out->diff_pct = out->ci_low_pct = out->ci_high_pct = NAN;
+	}
+	return 0;
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014): tiny, seedable from any value, good
+ * enough to draw permutations. */
+static uint64_t splitmix64_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n) without modulo bias. */
+static uint64_t rand_below(uint64_t *state, uint64_t n)
+{
+	uint64_t threshold = (0 - n) % n, r;
+
+	do
+		r = splitmix64_next(state);
+	while (r < threshold);
+	return r % n;
+}
+
+/* C(n, k) as a double; exact while it stays below 2^53. */
+static double binomial(size_t n, size_t k)
+{
+	double c = 1.0;
+
+	if (k > n - k)
+		k = n - k;
+	for (size_t i = 1; i <= k; i++)
+		c = c * (double)(n - k + i) / (double)i;
+	return round(c);
+}
+
+/* Difference of group means when group a sums to s and all values to total. */
+static double mean_diff(double s, double total, size_t n_a, size_t n_b)
+{
+	return s / (double)n_a - (total - s) / (double)n_b;
+}
+
+int stats_permutation(const double *a, size_t n_a, const double *b, size_t n_b,
+		      uint64_t seed, uint64_t rounds, struct stats_perm *out,
+		      struct st_err *e)
+{
+	double x[2 * STATS_SAMPLES_MAX];
+	size_t idx[2 * STATS_SAMPLES_MAX];
+	size_t n = n_a + n_b;
+	double total = 0.0, sum_a = 0.0, center, scale = 0.0, obs, tol;
+	uint64_t hits = 0;
+	int rc;
+
+	if (!out)
+		return err_set(e, -EINVAL, "permutation test: no result struct");
+	if ((rc = check_sample("permutation test, first sample", a, n_a, 1, e)) ||
+	    (rc = check_sample("permutation test, second sample", b, n_b, 1, e)))
+		return rc;
+
+	memcpy(x, a, n_a * sizeof(*x));
+	memcpy(x + n_a, b, n_b * sizeof(*x));
+	/* Centring keeps sums of large values (ns wall times) precise enough
+	 * for the tie tolerance below to be meaningful. */
+	center = stats_mean(x, n);
+	for (size_t i = 0; i < n; i++) {
+		x[i] -= center;
+		total += x[i];
+		if (fabs(x[i]) > scale)
+			scale = fabs(x[i]);
+	}
+	for (size_t i = 0; i < n_a; i++)
+		sum_a += x[i];
+	obs = fabs(mean_diff(sum_a, total, n_a, n_b));
+	/* Splits with the same difference as observed must count as "at least
+	 * as extreme" even when summed in another order. */
+	tol = 1e-9 * scale;
+
+	memset(out, 0, sizeof(*out));
+	out->n_splits = binomial(n, n_a);
+	if (out->n_splits <= STATS_PERM_EXACT_MAX) {
+		size_t k = n_a;
+
+		for (size_t i = 0; i < k; i++)
+			idx[i] = i;
+		for (;;) {
+			double s = 0.0;
+			size_t i;
+
+			for (i = 0; i < k; i++)
+				s += x[idx[i]];
+			if (fabs(mean_diff(s, total, n_a, n_b)) >= obs - tol)
+				hits++;
+			out->n_evaluated++;
+			/* next k-combination of 0..n-1 in lexicographic order */
+			i = k;
+			while (i > 0 && idx[i - 1] == n - k + i - 1)
+				i--;
+			if (i == 0)
+				break;
+			idx[i - 1]++;
+			for (size_t j = i; j < k; j++)
+				idx[j] = idx[j - 1] + 1;
+		}
+		out->exact = true;
+		out->p = (double)hits / (double)out->n_evaluated;
+		out->p_floor = (n_a == n_b ? 2.0 : 1.0) / out->n_splits;
+	} else {
+		uint64_t state = seed;
+
+		if (rounds == 0)
+			rounds = STATS_PERM_ROUNDS_DEFAULT;
+		for (size_t i = 0; i < n; i++)
+			idx[i] = i;
+		for (uint64_t r = 0; r < rounds; r++) {
+			double s = 0.0;
+
+			/* partial Fisher-Yates: the first n_a slots are a
+			 * uniform random subset */
+			for (size_t i = 0; i < n_a; i++) {
+				size_t j = i + (size_t)rand_below(&state, n - i);
+				size_t tmp = idx[i];
+
+				idx[i] = idx[j];
+				idx[j] = tmp;
+				s += x[idx[i]];
+			}
+			if (fabs(mean_diff(s, total, n_a, n_b)) >= obs - tol)
+				hits++;
+		}
+		out->exact = false;
+		out->n_evaluated = rounds;
+		/* Counting the observed split keeps the estimate a valid
+		 * p-value (Phipson & Smyth 2010). */
+		out->p = (double)(hits + 1) / (double)(rounds + 1);
+		out->p_floor = 1.0 / (double)(rounds + 1);
+	}
+	if (out->p > 1.0)
+		out->p = 1.0;
+	return 0;
+}

@@ -1,0 +1,501 @@
+/*
+ * advisor.h - the pure advisor: statistics, the probe verdict, and rules that
+ * judge a host from its state alone.
+ *
+ * Everything here takes plain structs and returns plain structs: no I/O, no
+ * globals, no allocation. Sizes are bounded by the *_MAX constants below;
+ * inputs beyond them are rejected with -EINVAL. Functions that can fail
+ * return 0 or a negative errno-style code with the detail in a struct st_err
+ * (which may be NULL). Results that exist but are statistically meaningless
+ * are flagged and carry NAN rather than an invented number.
+ */
+#ifndef SWAPTUNE_ADVISOR_H
+#define SWAPTUNE_ADVISOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "swaptune/err.h"
+
+/* ======================================================================
+ * Statistics (advisor/stats.c)
+ * ====================================================================== */
+
+/* Largest sample per arm accepted by the two-sample tests. */
+#define STATS_SAMPLES_MAX 64
+
+/* Exact permutation enumeration is used up to this many splits. */
+#define STATS_PERM_EXACT_MAX 20000
+/* Monte-Carlo rounds when stats_permutation() is given rounds == 0. */
+#define STATS_PERM_ROUNDS_DEFAULT 10000
+
+/*
+ * Mean of x[0..n). NAN when n == 0 or any value is not finite. Computed
+ * around x[0] so that n identical values give exactly that value.
+ */
+double stats_mean(const double *x, size_t n);
+
+/*
+ * Sample standard deviation (n - 1 denominator). NAN when n < 2 or any value
+ * is not finite; exactly 0 when all values are identical.
+ */
+double stats_stddev(const double *x, size_t n);
+
+/*
+ * Regularized incomplete beta function I_x(a, b) for a > 0, b > 0,
+ * 0 <= x <= 1 (continued fraction, modified Lentz). NAN on invalid arguments
+ * or if the fraction fails to converge.
+ */
+double stats_beta_inc_reg(double a, double b, double x);
+
+/*
+ * Student-t distribution with df > 0 degrees of freedom (df need not be an
+ * integer): P(T <= t). NAN for df <= 0 or non-finite df, NAN t.
+ */
+double stats_t_cdf(double t, double df);
+
+/* Two-sided tail probability P(|T| >= |t|), accurate for tiny values. */
+double stats_t_p_two_sided(double t, double df);
+
+/*
+ * Quantile: the t with P(T <= t) = p, for 0 < p < 1 and df > 0 (bisection on
+ * the tail, relative accuracy ~1e-13). NAN on invalid arguments.
+ */
+double stats_t_quantile(double p, double df);
+
+enum stats_welch_flag {
+	STATS_WELCH_OK = 0,
+	/* Both arms are constant and equal: no difference, t and p undefined. */
+	STATS_WELCH_IDENTICAL,
+	/* Both arms are constant but differ: t is infinite, p undefined. */
+	STATS_WELCH_CONSTANT,
+};
+
+/*
+ * Welch's unequal-variance comparison of arm a (candidate) against arm b
+ * (baseline). diff = mean_a - mean_b; the confidence interval is for that
+ * difference at the given level (e.g. 0.95). The *_pct fields express diff
+ * and its interval as percent of |mean_b| (the baseline mean is taken as
+ * exact, as is usual for a relative effect); they are NAN when mean_b == 0.
+ * With flag != STATS_WELCH_OK, t and df are NAN or infinite, p is NAN and the
+ * interval collapses to the observed difference.
+ */
+struct stats_welch {
+	size_t n_a, n_b;
+	double mean_a, mean_b;
+	double sd_a, sd_b;
+	double diff, diff_pct;
+	double se;			/* standard error of diff */
+	double t, df;			/* Welch-Satterthwaite df */
+	double p;			/* two-sided */
+	double level;			/* confidence level of the interval */
+	double ci_low, ci_high;		/* interval of diff */
+	double ci_low_pct, ci_high_pct;	/* the same, percent of |mean_b| */
+	enum stats_welch_flag flag;
+};
+
+/*
+ * Returns -EINVAL if either arm has fewer than 2 or more than
+ * STATS_SAMPLES_MAX values, a value is not finite, or level is not in (0, 1).
+ */
+int stats_welch(const double *a, size_t n_a, const double *b, size_t n_b,
+		double level, struct stats_welch *out, struct st_err *e);
+
+/*
+ * Two-sided permutation test of the difference of means: the fraction of
+ * ways to split the pooled values into groups of n_a and n_b whose
+ * |mean difference| is at least the observed one. Exact enumeration when the
+ * number of splits C(n_a + n_b, n_a) <= STATS_PERM_EXACT_MAX, else `rounds`
+ * random splits (STATS_PERM_ROUNDS_DEFAULT when 0) from a splitmix64 stream
+ * seeded with `seed`, with p = (hits + 1) / (rounds + 1). Deterministic for a
+ * given seed.
+ */
+struct stats_perm {
+	double p;
+	double p_floor;		/* smallest p these sample sizes can produce */
+	double n_splits;	/* C(n_a + n_b, n_a), may be huge */
+	uint64_t n_evaluated;	/* splits enumerated or drawn */
+	bool exact;
+};
+
+/* -EINVAL if an arm is empty or above STATS_SAMPLES_MAX, or a value is not finite. */
+int stats_permutation(const double *a, size_t n_a, const double *b, size_t n_b,
+		      uint64_t seed, uint64_t rounds, struct stats_perm *out,
+		      struct st_err *e);
+
+/* ======================================================================
+ * Verdict on a probe run (advisor/verdict.c)
+ * ====================================================================== */
+
+#define VERDICT_ARMS_MAX	16
+#define VERDICT_TRIALS_MAX	STATS_SAMPLES_MAX
+#define VERDICT_NAME_MAX	32
+#define VERDICT_REASONS_MAX	16
+#define VERDICT_REASON_LEN	200
+
+/* Direction and wording of the primary metric. */
+enum verdict_metric {
+	VERDICT_METRIC_THROUGHPUT = 0,	/* higher is better; "faster"/"slower" */
+	VERDICT_METRIC_WALL_TIME,	/* lower is better; "faster"/"slower" */
+	VERDICT_METRIC_HIGHER_BETTER,	/* any score; "better"/"worse" */
+	VERDICT_METRIC_LOWER_BETTER,
+};
+
+/* Secondary costs, all lower-is-better, one value per completed trial. */
+enum verdict_secondary {
+	VERDICT_SEC_ZSWPIN_PAGES = 0,
+	VERDICT_SEC_ZSWPOUT_PAGES,
+	VERDICT_SEC_WASTED_RA_PAGES,	/* swap_ra - swap_ra_hit */
+	VERDICT_SEC_CPU_NS_PER_OP,
+	VERDICT_SEC_MAJOR_FAULTS,
+	VERDICT_SEC_PSI_SOME_US,	/* PSI memory "some" stall time */
+	VERDICT_SEC_COUNT
+};
+
+#define VERDICT_SEC_BIT(s) (1u << (s))
+
+/*
+ * One arm of a probe. primary[] and secondary[][] hold the n_trials trials
+ * that completed; trials whose workload was OOM-killed in its memory cgroup
+ * are only counted in n_oom_killed (they have no valid measurement and are
+ * never averaged). A secondary metric is used only when has_secondary[] is
+ * set, and then all n_trials values must be finite.
+ */
+struct verdict_arm {
+	char name[VERDICT_NAME_MAX];		/* "pc3", "bypass", ... */
+	bool is_baseline;			/* the current setting: exactly one arm */
+	size_t n_trials;
+	double primary[VERDICT_TRIALS_MAX];
+	unsigned n_oom_killed;
+	bool has_secondary[VERDICT_SEC_COUNT];
+	double secondary[VERDICT_SEC_COUNT][VERDICT_TRIALS_MAX];
+};
+
+/* About 57 KiB: keep it static or on the heap rather than deep on a stack. */
+struct verdict_input {
+	enum verdict_metric metric;
+	char metric_name[VERDICT_NAME_MAX];	/* "throughput", "wall time"; "" = "the primary metric" */
+	size_t n_arms;
+	struct verdict_arm arms[VERDICT_ARMS_MAX];
+};
+
+/*
+ * Knobs; verdict_opts_init() sets the defaults shown.
+ *
+ * A winner is vetoed when one of the secondary costs in veto_mask is more
+ * than veto_pct percent higher than the baseline's with Welch p < alpha.
+ * Default 25 %: large enough that run-to-run noise in counters such as
+ * zswpout does not veto a real win, small enough that a win bought with a
+ * quarter more CPU per operation or memory stall is not recommended. The
+ * default mask holds CPU per op, PSI stall and zswpout. Major faults and
+ * wasted readahead are left out on purpose: dropping readahead *raises*
+ * major faults by design (hits were minor faults), so vetoing on them would
+ * veto every page-cluster win; zswpin likewise moves with the setting.
+ * Secondaries whose baseline mean is 0 are reported but never veto.
+ */
+struct verdict_opts {
+	double min_effect_pct;		/* 2.0: smallest improvement worth a change */
+	double alpha;			/* 0.05: significance level, CI = 1 - alpha */
+	double veto_pct;		/* 25.0 */
+	unsigned veto_mask;		/* VERDICT_SEC_BIT()s, see above */
+	size_t min_trials;		/* 3: fewer completed trials = too few samples */
+	uint64_t perm_seed;		/* fixed default, so verdicts are reproducible */
+	uint64_t perm_rounds;		/* 10000 Monte-Carlo splits when not exact */
+};
+
+void verdict_opts_init(struct verdict_opts *o);
+
+enum verdict_kind {
+	VERDICT_KEEP = 0,		/* keep the baseline (current) setting */
+	VERDICT_CHANGE,			/* change to arms[chosen] */
+	VERDICT_INCONCLUSIVE,		/* not enough evidence either way */
+};
+
+/*
+ * Confidence of the verdict:
+ *   CHANGE (baseline completed):
+ *     high   - Welch p < alpha / 5, the whole CI of the effect is at or above
+ *              min_effect_pct, and the permutation test agrees (p < alpha);
+ *     medium - Welch p < alpha and either the CI clears min_effect_pct or
+ *              the permutation test agrees;
+ *     low    - Welch p < alpha only.
+ *   CHANGE (baseline OOM-killed):
+ *     high   - the baseline was killed in every trial, the chosen arm
+ *              completed at least min_trials trials, and it is the only arm
+ *              that completed or is significantly better than the runner-up;
+ *     medium - otherwise.
+ *   KEEP:
+ *     high   - every candidate that completed is decisive (see
+ *              verdict_comparison_decisive()) or failed by OOM kill;
+ *     medium - otherwise (e.g. a small significant gain whose CI still
+ *              reaches the minimum effect, or a vetoed winner).
+ *   INCONCLUSIVE: always low.
+ */
+enum verdict_confidence {
+	VERDICT_CONF_LOW = 0,
+	VERDICT_CONF_MEDIUM,
+	VERDICT_CONF_HIGH,
+};
+
+/* How a candidate arm compares with the baseline. */
+enum verdict_arm_status {
+	VERDICT_ARM_BASELINE = 0,
+	VERDICT_ARM_BETTER,		/* significant and effect >= min effect */
+	VERDICT_ARM_VETOED,		/* better, but a secondary cost vetoed it */
+	VERDICT_ARM_BELOW_MIN,		/* significant gain smaller than min effect */
+	VERDICT_ARM_EQUIVALENT,		/* CI entirely inside +-min effect */
+	VERDICT_ARM_NO_GAIN,		/* not significant, CI rules out a min-effect gain */
+	VERDICT_ARM_WORSE,		/* significantly worse: regression risk */
+	VERDICT_ARM_NOISY,		/* not significant, CI reaches the min effect */
+	VERDICT_ARM_TOO_FEW,		/* it or the baseline below min_trials, or baseline mean 0 */
+	VERDICT_ARM_OOM_FAILED,		/* OOM-killed in at least one trial */
+	VERDICT_ARM_COMPLETED,		/* completed while the baseline was OOM-killed */
+};
+
+struct verdict_secondary_result {
+	bool compared;			/* both arms have it, n >= 2 each */
+	double mean;			/* this arm */
+	double change_pct;		/* vs baseline, + = costs more; NAN if baseline mean 0 */
+	double p;			/* Welch, NAN if undefined */
+	bool significant;
+	bool vetoes;
+};
+
+/*
+ * Per arm. Statistics of the primary metric are over completed trials.
+ * Fields from "compared" on describe the comparison with the baseline and
+ * are NAN / false when compared is false (an arm or the baseline has fewer
+ * than 2 completed trials, and always for the baseline itself).
+ * effect_pct is signed so that positive = better than the baseline, whatever
+ * the metric's direction; the CI is of that effect.
+ */
+struct verdict_arm_result {
+	enum verdict_arm_status status;
+	size_t n;			/* completed trials used */
+	unsigned n_oom_killed;
+	double mean, stddev;		/* stddev NAN when n < 2 */
+	bool compared;
+	double effect_pct;
+	double ci_low_pct, ci_high_pct;	/* (1 - alpha) CI of effect_pct */
+	double p_welch;			/* NAN when undefined (constant arms) */
+	double p_perm;
+	bool perm_exact;
+	bool significant;		/* p_welch < alpha (or p_perm when Welch is undefined) */
+	bool decisive;
+	struct verdict_secondary_result sec[VERDICT_SEC_COUNT];
+};
+
+struct verdict_result {
+	enum verdict_kind kind;
+	int chosen;			/* CHANGE: new arm; KEEP: baseline; INCONCLUSIVE: -1 */
+	int baseline;
+	enum verdict_confidence confidence;
+	bool decisive;			/* adaptive stopping may stop now */
+	size_t n_arms;
+	struct verdict_arm_result arms[VERDICT_ARMS_MAX];
+	size_t n_reasons;
+	size_t n_reasons_dropped;	/* reasons that did not fit */
+	char reasons[VERDICT_REASONS_MAX][VERDICT_REASON_LEN];	/* first = headline */
+};
+
+/*
+ * Judge a probe run. opts NULL = defaults. The verdict:
+ *   - an arm with any OOM-killed trial has failed and loses to every arm
+ *     that completed; if the baseline failed, the best arm that completed
+ *     all its trials is recommended (INCONCLUSIVE if none did), with no
+ *     secondary veto: the baseline has no valid costs to compare with;
+ *   - otherwise CHANGE to the candidate with the largest effect among those
+ *     that are significantly better by at least min_effect_pct and not
+ *     vetoed; else INCONCLUSIVE if some candidate has too few trials or is
+ *     noisy with a CI reaching min_effect_pct; else KEEP, with the reason.
+ * -EINVAL for no or several baselines, sizes beyond the maxima, non-finite
+ * values, or invalid options.
+ */
+int verdict_compute(const struct verdict_input *in,
+		    const struct verdict_opts *opts,
+		    struct verdict_result *out, struct st_err *e);
+
+/*
+ * Whether one comparison is settled, for adaptive stopping: with the
+ * effect CI [lo, hi] and m = min_effect_pct, decisive when
+ *   significant and (lo >= m or hi < m)   - a real gain of at least m, or a
+ *                                           real difference that cannot be a
+ *                                           gain of m (small gain or loss);
+ *   or -m < lo and hi < m                  - equivalent within +-m.
+ * False when the arm was not compared.
+ */
+bool verdict_comparison_decisive(const struct verdict_arm_result *r,
+				 double min_effect_pct);
+
+/*
+ * After each round of a probe: *decisive = whether more rounds could still
+ * change the verdict (see verdict_result.decisive: every completed candidate
+ * decisive and at min_trials, or the OOM outcome settled). Same errors as
+ * verdict_compute().
+ */
+int verdict_is_decisive(const struct verdict_input *in,
+			const struct verdict_opts *opts, bool *decisive,
+			struct st_err *e);
+
+/* Stable lowercase names for JSON: "keep", "high", "better", "zswpout_pages"... */
+const char *verdict_kind_name(enum verdict_kind k);
+const char *verdict_confidence_name(enum verdict_confidence c);
+const char *verdict_arm_status_name(enum verdict_arm_status s);
+const char *verdict_secondary_name(enum verdict_secondary s);
+
+/* ======================================================================
+ * Rules from host state alone (advisor/rules.c, advisor/rule-<area>.c)
+ * ====================================================================== */
+
+#define ADVISOR_SWAPS_MAX	32
+#define ADVISOR_RULES_MAX	32	/* room for every rule's result */
+#define ADVISOR_MSG_LEN		256
+
+/* A fact the kernel may or may not expose: read `v` only when `known`. */
+struct advisor_u64 {
+	bool known;
+	uint64_t v;
+};
+
+struct advisor_bool {
+	bool known;
+	bool v;
+};
+
+enum advisor_swap_type {
+	ADVISOR_SWAP_UNKNOWN = 0,
+	ADVISOR_SWAP_PARTITION,
+	ADVISOR_SWAP_FILE,
+	ADVISOR_SWAP_ZRAM,		/* partition on a zram device */
+};
+
+/* An active swap area (a line of /proc/swaps). */
+struct advisor_swap {
+	char name[64];
+	enum advisor_swap_type type;
+	struct advisor_bool rotational;	/* of the device, or of the device under a file */
+	struct advisor_u64 size_bytes;
+	struct advisor_u64 used_bytes;
+};
+
+/* Monotonic counters (/proc/vmstat and zswap debugfs). */
+struct advisor_counters {
+	struct advisor_u64 swap_ra, swap_ra_hit;
+	struct advisor_u64 zswpin, zswpout, pswpin;
+	struct advisor_u64 zswap_pool_limit_hit;
+	struct advisor_u64 zswap_reject_compress_poor;
+	struct advisor_u64 zswap_reject_compress_fail;
+	struct advisor_u64 zswap_reject_alloc_fail;
+	struct advisor_u64 zswap_reject_kmemcache_fail;
+	struct advisor_u64 zswap_reject_reclaim_fail;
+	struct advisor_u64 zswap_written_back_pages;
+};
+
+/*
+ * What is known about a host. since_boot holds the counters as read; when
+ * the caller sampled twice, window holds the deltas over window_s seconds
+ * and has_window is set: rules then judge the recent past ("rising") and
+ * fall back to since-boot totals otherwise.
+ */
+struct advisor_host_facts {
+	bool swaps_known;			/* /proc/swaps was read */
+	size_t n_swaps;
+	struct advisor_swap swaps[ADVISOR_SWAPS_MAX];
+
+	struct advisor_bool zswap_present;	/* the kernel has zswap */
+	struct advisor_bool zswap_enabled;
+	char zswap_compressor[32];		/* "" = unknown */
+	struct advisor_u64 zswap_max_pool_pct;
+	struct advisor_bool zswap_shrinker_enabled;	/* unknown before ~6.8 */
+	struct advisor_u64 zswap_stored_pages;		/* gauge */
+	struct advisor_u64 zswap_pool_total_bytes;	/* gauge */
+
+	struct advisor_u64 page_cluster;
+	struct advisor_bool vma_ra_enabled;
+	struct advisor_u64 mem_total_bytes;
+
+	struct advisor_counters since_boot;
+	bool has_window;
+	double window_s;
+	struct advisor_counters window;
+};
+
+enum advisor_rule_status {
+	ADVISOR_RULE_OK = 0,
+	ADVISOR_RULE_SKIPPED,		/* a needed fact is unknown, or it does not apply */
+	ADVISOR_RULE_FINDING,
+};
+
+enum advisor_severity {
+	ADVISOR_SEV_INFO = 0,
+	ADVISOR_SEV_WARN,
+};
+
+/*
+ * One rule's outcome. message is always set (what was seen, or why the rule
+ * was skipped); fix and probe only for findings, probe being a suggested
+ * command such as "swaptune probe --arms pc3,pc1,pc0" ("" if none).
+ */
+struct advisor_rule_result {
+	const char *rule;		/* the rule's name, static storage */
+	enum advisor_rule_status status;
+	enum advisor_severity severity;
+	char message[ADVISOR_MSG_LEN];
+	char fix[ADVISOR_MSG_LEN];
+	char probe[128];
+};
+
+/* A named rule: check() fills r (status, message, ...) from the facts. */
+struct advisor_rule {
+	const char *name;		/* "readahead-hit-ratio" */
+	const char *area;		/* "readahead", "zswap", "swap" */
+	const char *summary;		/* one line for --help and docs */
+	void (*check)(const struct advisor_host_facts *f,
+		      struct advisor_rule_result *r);
+};
+
+/* The rule table, in the order rules run. */
+extern const struct advisor_rule *const advisor_rules[];
+extern const size_t advisor_rules_count;
+
+/* The rule called name, or NULL. */
+const struct advisor_rule *advisor_rule_find(const char *name);
+
+/*
+ * Run one rule: r is cleared, r->rule set, then the rule fills it.
+ * -EINVAL if the facts are malformed (n_swaps beyond ADVISOR_SWAPS_MAX).
+ */
+int advisor_rule_run(const struct advisor_rule *rule,
+		     const struct advisor_host_facts *f,
+		     struct advisor_rule_result *r, struct st_err *e);
+
+/*
+ * Run every rule in table order into out[0..*n_out). -ENOSPC if out_max is
+ * smaller than advisor_rules_count (ADVISOR_RULES_MAX always fits), -EINVAL
+ * for malformed facts.
+ */
+int advisor_rules_run(const struct advisor_host_facts *f,
+		      struct advisor_rule_result *out, size_t out_max,
+		      size_t *n_out, struct st_err *e);
+
+/*
+ * For rule implementations. The counters rules should judge: the sampled
+ * window when there is one, else the totals since boot.
+ */
+const struct advisor_counters *advisor_facts_recent(const struct advisor_host_facts *f);
+/* Set status (and severity) and the printf-style message. */
+void advisor_rule_ok(struct advisor_rule_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void advisor_rule_skip(struct advisor_rule_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void advisor_rule_finding(struct advisor_rule_result *r, enum advisor_severity sev,
+			  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The fix text of a finding, and the suggested probe command (NULL = none). */
+void advisor_rule_fix(struct advisor_rule_result *r, const char *probe,
+		      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+const char *advisor_rule_status_name(enum advisor_rule_status s);
+const char *advisor_severity_name(enum advisor_severity s);
+
+#endif
