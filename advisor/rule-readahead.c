@@ -91,7 +91,7 @@ static void check_readahead_hit_ratio(const struct advisor_host_facts *f,
 		return;
 	}
 	if (!c->swap_ra.known || !c->swap_ra_hit.known) {
-		advisor_rule_skip(r, "swap_ra and swap_ra_hit are not in /proc/vmstat (kernel older than 4.14?)");
+		advisor_rule_skip(r, "swap_ra and swap_ra_hit are not in vmstat (kernel older than 4.14?)");
 		return;
 	}
 	ra = c->swap_ra.v;

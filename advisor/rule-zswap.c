@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "swaptune/advisor.h"
+#include "swaptune/host.h"
 
 /*
  * 90 % of max_pool_percent: the pool refills to accept_threshold_percent
@@ -21,7 +22,8 @@
 #define POOR_MIN_PAGES		1024
 #define POOR_HIGH_PCT		10.0
 
-#define ZSWAP_PARAMS		"/sys/module/zswap/parameters"
+/* for fix texts only: the advisor reads no file */
+#define ZSWAP_PARAMS		"/" HOST_ZSWAP_PARAMS
 
 static double mib(double bytes)
 {

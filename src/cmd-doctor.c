@@ -1,16 +1,136 @@
 /*
- * cmd-doctor.c - `swaptune doctor`: placeholder until the checks land.
+ * cmd-doctor.c - `swaptune doctor`: runs the prerequisite checks of
+ * doctor.c and prints them as an aligned table or one JSON document. Exit
+ * 0 when probing can work, 3 when a required check failed.
  */
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "swaptune/cmd.h"
+#include "swaptune/doctor.h"
+
+static void count(const struct doctor_result *res, int n[4])
+{
+	memset(n, 0, 4 * sizeof(int));
+	for (size_t i = 0; i < doctor_count(); i++)
+		n[res[i].status]++;
+}
+
+static void print_human(FILE *o, const struct doctor_result *res, bool ready)
+{
+	int n[4], width = 5;
+
+	for (size_t i = 0; i < doctor_count(); i++)
+		if ((int)strlen(doctor_at(i)->name) > width)
+			width = (int)strlen(doctor_at(i)->name);
+	fprintf(o, "%-*s  %-7s  %s\n", width, "CHECK", "STATUS", "RESULT");
+	for (size_t i = 0; i < doctor_count(); i++) {
+		const struct doctor_check *c = doctor_at(i);
+
+		fprintf(o, "%-*s  %-7s  %s\n", width, c->name,
+			doctor_status_name(res[i].status), res[i].message);
+		if (res[i].fix[0])
+			fprintf(o, "%-*s  %-7s  fix: %s\n", width, "", "", res[i].fix);
+	}
+	count(res, n);
+	fprintf(o, "\n%s: %d ok, %d warning%s, %d failed, %d skipped\n",
+		ready ? "probing can work" : "probing cannot work", n[DOCTOR_OK],
+		n[DOCTOR_WARN], n[DOCTOR_WARN] == 1 ? "" : "s", n[DOCTOR_FAIL],
+		n[DOCTOR_SKIPPED]);
+	if (!ready) {
+		fprintf(o, "required checks failed:");
+		for (size_t i = 0; i < doctor_count(); i++)
+			if (doctor_at(i)->required && res[i].status == DOCTOR_FAIL)
+				fprintf(o, " %s", doctor_at(i)->name);
+		fprintf(o, "\n");
+	}
+}
+
+static cJSON *to_json(const struct host_facts *f, const struct host *h,
+		      const struct doctor_result *res, bool ready)
+{
+	cJSON *root = cJSON_CreateObject(), *a, *o;
+	int n[4];
+
+	cJSON_AddStringToObject(root, "schema", DOCTOR_SCHEMA);
+	cJSON_AddStringToObject(root, "kernel", f->kernel);
+	cJSON_AddBoolToObject(root, "live", h->live);
+	cJSON_AddBoolToObject(root, "probe_ready", ready);
+	count(res, n);
+	o = cJSON_AddObjectToObject(root, "summary");
+	cJSON_AddNumberToObject(o, "ok", n[DOCTOR_OK]);
+	cJSON_AddNumberToObject(o, "warn", n[DOCTOR_WARN]);
+	cJSON_AddNumberToObject(o, "fail", n[DOCTOR_FAIL]);
+	cJSON_AddNumberToObject(o, "skipped", n[DOCTOR_SKIPPED]);
+	a = cJSON_AddArrayToObject(root, "checks");
+	for (size_t i = 0; i < doctor_count(); i++) {
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", doctor_at(i)->name);
+		cJSON_AddStringToObject(o, "status", doctor_status_name(res[i].status));
+		cJSON_AddBoolToObject(o, "required", doctor_at(i)->required);
+		cJSON_AddStringToObject(o, "message", res[i].message);
+		if (res[i].fix[0])
+			cJSON_AddStringToObject(o, "fix", res[i].fix);
+		else
+			cJSON_AddNullToObject(o, "fix");
+		cJSON_AddItemToArray(a, o);
+	}
+	return root;
+}
+
+static const struct option doctor_longopts[] = {
+	{ 0, 0, 0, 0 },
+};
 
 static int doctor_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	return err_set_exit(&ctx->err, -ENOSYS, ST_EXIT_RUNTIME, "doctor: not implemented yet");
+	struct doctor_result *res;
+	struct doctor_env env;
+	struct host_facts f;
+	bool ready;
+	int r;
+
+	while ((r = cmd_getopt(ctx, &cmd_doctor_entry, argc, argv, "", doctor_longopts)) != -1)
+		if (r == -2)
+			return -EINVAL;
+	if (optind < argc)
+		return cmd_usage_error(ctx, &cmd_doctor_entry, "unexpected argument \"%s\"",
+				       argv[optind]);
+	r = facts_collect(&ctx->host, &f, &ctx->err);
+	if (r < 0) {
+		facts_free(&f);
+		return r;
+	}
+	res = calloc(doctor_count(), sizeof(*res));
+	if (!res) {
+		facts_free(&f);
+		return err_set(&ctx->err, -ENOMEM, "out of memory");
+	}
+	env = (struct doctor_env){ .h = &ctx->host, .f = &f, .root = geteuid() == 0 };
+	ready = doctor_run_all(&env, res);
+	if (ctx->json)
+		r = cmd_print_json(ctx, to_json(&f, &ctx->host, res, ready));
+	else
+		print_human(ctx->out, res, ready);
+	free(res);
+	facts_free(&f);
+	if (r < 0)
+		return r;
+	return ready ? ST_EXIT_OK : ST_EXIT_DENIED;
 }
+
+static const struct cmd_option doctor_options[] = {
+	{ NULL, NULL },
+};
 
 const struct cmd_entry cmd_doctor_entry = {
 	.name = "doctor",
 	.summary = "check every prerequisite for probing, each with a fix hint",
 	.usage = "[--json]",
+	.options = doctor_options,
 	.exec = doctor_exec,
 };

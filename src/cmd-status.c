@@ -85,8 +85,9 @@ static void print_human(FILE *o, const struct host_facts *f)
 	fprintf(o, LABEL "%s: %s\n", "Readahead", f->ra_algo == RA_VMA ? "VMA" : "cluster",
 		f->ra_reason);
 	if (f->have_page_cluster)
-		fprintf(o, "  " SUBLABEL "%d (up to %d pages per swap-in)\n", "page-cluster",
-			f->page_cluster, 1 << (f->page_cluster > 30 ? 30 : f->page_cluster));
+		fprintf(o, "  " SUBLABEL "%d (%d page%s per swap-in%s)\n", "page-cluster",
+			f->page_cluster, 1 << (f->page_cluster > 30 ? 30 : f->page_cluster),
+			f->page_cluster ? "s" : "", f->page_cluster ? " at most" : ": no readahead");
 	else
 		fprintf(o, "  " SUBLABEL "not available\n", "page-cluster");
 	fprintf(o, "  " SUBLABEL "%s\n", "vma_ra_enabled",

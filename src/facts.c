@@ -31,8 +31,8 @@ static int collect_zswap(const struct host *h, struct host_facts *f, struct st_e
 	} else if (r == -ENOENT) {
 		snprintf(f->zswap_stats_reason, sizeof(f->zswap_stats_reason), "%s",
 			 !f->zswap_present ? "zswap is not in this kernel" :
-			 host_exists(h, HOST_DEBUGFS "/zswap") || getuid() == 0 ?
-			 "debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)" :
+			 !h->live || getuid() == 0 || host_exists(h, HOST_DEBUGFS "/zswap") ?
+			 "debugfs is not mounted (mount -t debugfs none /" HOST_DEBUGFS ")" :
 			 "debugfs is readable by root only");
 	} else if (r == -EACCES || r == -EPERM) {
 		snprintf(f->zswap_stats_reason, sizeof(f->zswap_stats_reason),
@@ -74,6 +74,17 @@ static void decide_readahead(struct host_facts *f)
 		snprintf(f->ra_reason, sizeof(f->ra_reason), "%s",
 			 f->nswaps ? "vma_ra_enabled is true and no active swap device is rotational" :
 			 "vma_ra_enabled is true (no swap active now)");
+	}
+	if (f->nswaps) {
+		int zram = 0;
+		size_t n = strlen(f->ra_reason);
+
+		for (int i = 0; i < f->nswaps; i++)
+			zram += f->swaps[i].zram;
+		/* SWP_SYNCHRONOUS_IO devices skip the swap cache and readahead */
+		if (zram == f->nswaps)
+			snprintf(f->ra_reason + n, sizeof(f->ra_reason) - n,
+				 "; but all swap is zram, for which the kernel skips readahead");
 	}
 }
 

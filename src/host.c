@@ -66,6 +66,11 @@ bool host_exists(const struct host *h, const char *rel)
 	return faccessat(h->rootfd, relname(rel), F_OK, 0) == 0;
 }
 
+bool host_writable(const struct host *h, const char *rel)
+{
+	return faccessat(h->rootfd, relname(rel), W_OK, AT_EACCESS) == 0;
+}
+
 ssize_t host_read(const struct host *h, const char *rel, char *buf, size_t len,
 		  struct st_err *e)
 {
@@ -365,6 +370,16 @@ static int read_rotational(const struct host *h, const char *sysdir, int *rot)
 	return 0;
 }
 
+int host_blockdev_rotational(const struct host *h, const char *name, int *rot)
+{
+	char rel[PATH_MAX];
+
+	if (!*name || strchr(name, '/'))
+		return -ENOENT;
+	snprintf(rel, sizeof(rel), HOST_CLASS_BLOCK "/%s", name);
+	return read_rotational(h, rel, rot);
+}
+
 /* The block device name and rotational flag for a swap area. */
 static void swap_backing(const struct host *h, struct st_swap *s)
 {
@@ -379,8 +394,7 @@ static void swap_backing(const struct host *h, struct st_swap *s)
 
 		base = base ? base + 1 : s->path;
 		snprintf(s->blockdev, sizeof(s->blockdev), "%s", base);
-		snprintf(rel, sizeof(rel), "sys/class/block/%s", base);
-		read_rotational(h, rel, &s->rotational);
+		host_blockdev_rotational(h, base, &s->rotational);
 	} else {
 		/* a swap file: the device of the filesystem under it */
 		host_path(h, s->path, path, sizeof(path));
@@ -399,6 +413,23 @@ static void swap_backing(const struct host *h, struct st_swap *s)
 	}
 out:
 	s->zram = !strncmp(s->blockdev, "zram", 4);
+}
+
+/* The kernel writes space, tab, newline and backslash in paths as \ooo. */
+static void unescape_octal(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
 }
 
 int host_read_swaps(const struct host *h, struct st_swap *out, int max, int *n,
@@ -436,7 +467,7 @@ int host_read_swaps(const struct host *h, struct st_swap *out, int max, int *n,
 		s.size_bytes = size_kb * 1024;
 		s.used_bytes = used_kb * 1024;
 		s.priority = prio;
-		/* the kernel escapes spaces in paths as \040 */
+		unescape_octal(s.path);
 		swap_backing(h, &s);
 		if (*n < max)
 			out[(*n)++] = s;
@@ -646,7 +677,8 @@ int host_list_dir(const struct host *h, const char *rel, char *buf, size_t len,
 	return 0;
 }
 
-uint64_t host_pid_start_ticks(pid_t pid)
+/* Start time (field 22 of /proc/PID/stat) and state (field 3); 0 if unknown. */
+static uint64_t pid_stat(pid_t pid, char *state)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long start = 0;
@@ -666,20 +698,39 @@ uint64_t host_pid_start_ticks(pid_t pid)
 	if (!p)
 		return 0;
 	/* fields after ')' start at field 3; starttime is field 22 */
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-		   &start) != 1)
+	if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   state, &start) != 2)
 		return 0;
 	return start;
+}
+
+uint64_t host_pid_start_ticks(pid_t pid)
+{
+	char state;
+
+	return pid_stat(pid, &state);
 }
 
 bool host_pid_alive(pid_t pid, uint64_t start_ticks)
 {
 	uint64_t now;
+	char state = '?';
 
 	if (pid <= 0)
 		return false;
-	now = host_pid_start_ticks(pid);
-	if (!now)
+	now = pid_stat(pid, &state);
+	/* a zombie (killed, not yet reaped) will never restore its changes */
+	if (!now || state == 'Z' || state == 'X')
 		return false;
 	return start_ticks == 0 || now == start_ticks;
+}
+
+int host_self_exe(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
 }

@@ -10,7 +10,7 @@
 #include "swaptune/journal.h"
 #include "swaptune/settings.h"
 
-#define MAX_UNDO 8
+#define MAX_UNDO 16
 
 static struct {
 	const char *kind;
@@ -177,14 +177,17 @@ struct pending {
 	int64_t id;
 	char kind[32];
 	char name[256];
-	char old_value[256];
+	char old_value[4096];	/* a resource's detail, e.g. a persisted file's old content */
 	char new_value[SETTING_VALUE_MAX];
 	bool has_old;
 	int pid;
 	uint64_t pid_start;
 };
 
-/* Undo one pending change; *msg says what happened. */
+/*
+ * Undo one pending change; *msg says what happened. Returns 1 when something
+ * was written or removed, 0 when nothing needed undoing, or a negative error.
+ */
 static int undo_one(struct store *st, const struct host *h, const struct pending *p,
 		    char *msg, size_t len, struct st_err *e)
 {
@@ -205,12 +208,14 @@ static int undo_one(struct store *st, const struct host *h, const struct pending
 			return r;
 		}
 		snprintf(msg, len, "removed %s %s", p->kind, p->name);
-		return set_state(st, p->id, "restored", NULL, e);
+		r = set_state(st, p->id, "restored", NULL, e);
+		return r < 0 ? r : 1;
 	}
 	d = settings_find(p->name);
 	if (!d || !p->has_old) {
 		snprintf(msg, len, "cannot restore unknown setting %s", p->name);
-		return set_state(st, p->id, "failed", msg, e);
+		r = set_state(st, p->id, "failed", msg, e);
+		return r < 0 ? r : 0;
 	}
 	r = settings_read(h, d, cur, sizeof(cur), e);
 	if (r < 0) {
@@ -219,13 +224,15 @@ static int undo_one(struct store *st, const struct host *h, const struct pending
 	}
 	if (settings_equal(d, cur, p->old_value)) {
 		snprintf(msg, len, "%s is %s as before", p->name, cur);
-		return set_state(st, p->id, "restored", NULL, e);
+		r = set_state(st, p->id, "restored", NULL, e);
+		return r < 0 ? r : 0;
 	}
 	if (!settings_equal(d, cur, p->new_value)) {
 		/* someone else changed it since: theirs wins */
 		snprintf(msg, len, "left %s at %s: changed by someone else since swaptune set %s (was %s)",
 			 p->name, cur, p->new_value, p->old_value);
-		return set_state(st, p->id, "superseded", msg, e);
+		r = set_state(st, p->id, "superseded", msg, e);
+		return r < 0 ? r : 0;
 	}
 	r = settings_write_raw(h, d, p->old_value, e);
 	if (r < 0) {
@@ -234,7 +241,8 @@ static int undo_one(struct store *st, const struct host *h, const struct pending
 		return r;
 	}
 	snprintf(msg, len, "restored %s %s -> %s", p->name, p->new_value, p->old_value);
-	return set_state(st, p->id, "restored", NULL, e);
+	r = set_state(st, p->id, "restored", NULL, e);
+	return r < 0 ? r : 1;
 }
 
 static int load_pending(struct store *st, const char *where_sql, const char *arg,
@@ -308,7 +316,7 @@ int journal_restore(struct journal *j, int *restored, struct st_err *e)
 		if (r < 0 && !first) {
 			first = r;
 			err_set(e, r, "%s", e1.msg);
-		} else if (r == 0 && restored) {
+		} else if (r > 0 && restored) {
 			(*restored)++;
 		}
 	}
@@ -345,7 +353,7 @@ int journal_repair(struct store *st, const struct host *h,
 		if (r < 0 && !first) {
 			first = r;
 			err_set(e, r, "%s", e1.msg);
-		} else if (r == 0) {
+		} else if (r > 0) {
 			done++;
 		}
 	}
@@ -353,4 +361,43 @@ int journal_repair(struct store *st, const struct host *h,
 	if (store_exec(st, "COMMIT", first ? NULL : e) < 0 && !first)
 		return -EIO;
 	return first ? first : done;
+}
+
+int journal_transfer(struct journal *j, pid_t pid, uint64_t pid_start,
+		     int *moved, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(j->st,
+		"UPDATE changes SET pid = ?2, pid_start = ?3"
+		" WHERE session = ?1 AND state = 'pending'", &stmt, e);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, j->session, -1, SQLITE_STATIC);
+	sqlite3_bind_int(stmt, 2, (int)pid);
+	sqlite3_bind_int64(stmt, 3, (sqlite3_int64)pid_start);
+	r = store_step_done(j->st, stmt, e);
+	sqlite3_finalize(stmt);
+	if (r == 0 && moved)
+		*moved = sqlite3_changes(j->st->db);
+	return r;
+}
+
+int journal_commit_session(struct store *st, const char *session,
+			   int *committed, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"UPDATE changes SET state = 'committed', temporary = 0,"
+		" finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+		" WHERE session = ?1 AND state = 'pending'", &stmt, e);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, session, -1, SQLITE_STATIC);
+	r = store_step_done(st, stmt, e);
+	sqlite3_finalize(stmt);
+	if (r == 0 && committed)
+		*committed = sqlite3_changes(st->db);
+	return r;
 }

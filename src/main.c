@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 	struct cmd_ctx ctx = { .out = stdout };
 	const struct cmd_entry *c = NULL;
 	const char *db = NULL;
-	bool help = false, version = false;
+	bool help = false, version = false, db_new;
 	char **args = calloc((size_t)argc + 1, sizeof(char *));
 	int nargs = 0, i, r, status;
 
@@ -148,6 +148,7 @@ int main(int argc, char **argv)
 		snprintf(ctx.db_path, sizeof(ctx.db_path), "%s", db);
 	else if (store_default_path(ctx.db_path, sizeof(ctx.db_path), &ctx.err) < 0)
 		return free(args), fail(&ctx);
+	db_new = access(ctx.db_path, F_OK) != 0;
 	if (store_open(&ctx.store, ctx.db_path, &ctx.err) < 0) {
 		host_close(&ctx.host);
 		return free(args), fail(&ctx);
@@ -170,6 +171,9 @@ int main(int argc, char **argv)
 		status = ST_EXIT_RUNTIME;
 	}
 	store_close(&ctx.store);
+	/* bad input changes nothing: not even a store this run had to create */
+	if (status == ST_EXIT_USAGE && db_new)
+		unlink(ctx.db_path);
 	host_close(&ctx.host);
 	free(args);
 	return status;

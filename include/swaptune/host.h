@@ -37,6 +37,12 @@
 #define HOST_DEBUGFS		"sys/kernel/debug"
 #define HOST_EVENT_SOURCES	"sys/bus/event_source/devices"
 #define HOST_CGROUP_ROOT	"sys/fs/cgroup"
+#define HOST_CLASS_BLOCK	"sys/class/block"
+#define HOST_LOOP_CONTROL	"sys/class/misc/loop-control"
+#define HOST_ZRAM_CONTROL	"sys/class/zram-control"
+#define HOST_CMDLINE		"proc/cmdline"
+/* present only when zswap is a loadable module (built in: just parameters/) */
+#define HOST_ZSWAP_INITSTATE	"sys/module/zswap/initstate"
 
 struct host {
 	int rootfd;		/* O_PATH directory fd of the sysroot */
@@ -51,6 +57,8 @@ void host_close(struct host *h);
 /* Absolute path of rel under the sysroot (for libraries that take paths). */
 int host_path(const struct host *h, const char *rel, char *out, size_t len);
 bool host_exists(const struct host *h, const char *rel);
+/* Whether this process may write (create entries in) rel: faccessat W_OK. */
+bool host_writable(const struct host *h, const char *rel);
 
 /*
  * Read a whole file into buf (NUL-terminated, trailing newline kept).
@@ -122,6 +130,12 @@ struct st_swap {
 int host_read_swaps(const struct host *h, struct st_swap *out, int max, int *n,
 		    struct st_err *e);
 
+/*
+ * Rotational flag of block device name ("vda", "nvme0n1p3": a partition is
+ * looked up on its parent disk) under sys/class/block. -ENOENT if unknown.
+ */
+int host_blockdev_rotational(const struct host *h, const char *name, int *rot);
+
 /* ---- PSI (/proc/pressure/memory, a cgroup's memory.pressure) ---- */
 
 struct st_psi_line {
@@ -172,12 +186,14 @@ int host_list_dir(const struct host *h, const char *rel, char *buf, size_t len,
 		  struct st_err *e);
 
 /*
- * Whether process pid is alive and started at start_ticks (field 22 of
- * /proc/PID/stat). Always reads the live /proc, whatever the sysroot: it asks
+ * Whether process pid is alive (not a zombie) and started at start_ticks
+ * (field 22 of /proc/PID/stat). Always reads the live /proc, whatever the sysroot: it asks
  * about this machine's processes, not about the kernel under test.
  */
 bool host_pid_alive(pid_t pid, uint64_t start_ticks);
 /* Start time of pid in clock ticks since boot; 0 if unknown. */
 uint64_t host_pid_start_ticks(pid_t pid);
+/* Absolute path of this program (the live /proc/self/exe), to re-run itself. */
+int host_self_exe(char *buf, size_t len);
 
 #endif

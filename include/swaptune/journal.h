@@ -70,4 +70,23 @@ typedef void (*journal_report_fn)(const char *line, void *arg);
 int journal_repair(struct store *st, const struct host *h,
 		   journal_report_fn report, void *arg, struct st_err *e);
 
+/*
+ * Hand this session's pending rows to process pid (started at pid_start
+ * clock ticks), e.g. apply's confirm-within watchdog: repair leaves them
+ * alone while that process lives and undoes them once it is gone. The
+ * session itself (j->session) does not change, so journal_restore() from
+ * the new owner still finds them. *moved (may be NULL) counts the rows.
+ */
+int journal_transfer(struct journal *j, pid_t pid, uint64_t pid_start,
+		     int *moved, struct st_err *e);
+
+/*
+ * Make every pending row of session permanent: state "committed",
+ * temporary = 0, so neither restore nor repair undoes them (apply
+ * --confirm, or a resource that is meant to stay). *committed (may be NULL)
+ * counts the rows.
+ */
+int journal_commit_session(struct store *st, const char *session,
+			   int *committed, struct st_err *e);
+
 #endif

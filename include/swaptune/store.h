@@ -51,6 +51,20 @@ int store_run_begin(struct store *st, const char *kind, const char *params_json,
 int store_run_end(struct store *st, int64_t run_id, const char *status,
 		  const char *summary_json, struct st_err *e);
 
+/* One row of the runs table, newest first (for history views). */
+struct store_run_row {
+	int64_t id;
+	char kind[16];
+	char status[16];
+	char started_at[32];
+	char ended_at[32];	/* "" while running */
+	char summary[512];	/* the run's summary JSON, truncated, "" if none */
+};
+
+/* Up to max newest runs (kind NULL = every kind) into rows; *n = how many. */
+int store_runs_recent(struct store *st, const char *kind, struct store_run_row *rows,
+		      int max, int *n, struct st_err *e);
+
 /* Settings snapshots (JSON object name -> value or null). */
 int store_snapshot_save(struct store *st, int64_t run_id, const char *reason,
 			const struct settings_snapshot *s, int64_t *snap_id,

@@ -231,7 +231,7 @@ static const struct rule_case cases[] = {
 	{ "readahead-hit-ratio", "quiet, too little readahead", t_ra_few, QUIET,
 	  "only 1000 pages read ahead since boot: too few to judge", NULL, NULL },
 	{ "readahead-hit-ratio", "skipped", t_ra_unknown, SKIPPED,
-	  "swap_ra and swap_ra_hit are not in /proc/vmstat (kernel older than 4.14?)", NULL, NULL },
+	  "swap_ra and swap_ra_hit are not in vmstat (kernel older than 4.14?)", NULL, NULL },
 	{ "readahead-hit-ratio", "skipped, zswap off", t_zswap_off, SKIPPED,
 	  "zswap is disabled: this rule judges readahead from zswap", NULL, NULL },
 

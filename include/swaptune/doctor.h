@@ -1,0 +1,62 @@
+/*
+ * doctor.h - the table of prerequisite checks behind `swaptune doctor`.
+ *
+ * Each check looks at the host facts (facts.h) and a few extra kernel files
+ * through the host layer and returns ok / warn / fail / skipped with a
+ * one-line message and, unless ok, a one-line fix hint. A check marked
+ * required is one the probe engine cannot do without: a fail there means
+ * probing cannot work on this host. Checks never change the host.
+ */
+#ifndef SWAPTUNE_DOCTOR_H
+#define SWAPTUNE_DOCTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "swaptune/facts.h"
+#include "swaptune/host.h"
+
+enum doctor_status {
+	DOCTOR_OK,
+	DOCTOR_WARN,		/* probing works, but results or coverage suffer */
+	DOCTOR_FAIL,		/* this prerequisite is missing */
+	DOCTOR_SKIPPED,		/* could not be checked here; message says why */
+};
+
+#define DOCTOR_TEXT_MAX 240
+
+struct doctor_result {
+	enum doctor_status status;
+	char message[DOCTOR_TEXT_MAX];	/* one line, lowercase, no full stop */
+	char fix[DOCTOR_TEXT_MAX];	/* one line, "" when there is nothing to do */
+};
+
+/* What a check may look at. */
+struct doctor_env {
+	const struct host *h;
+	const struct host_facts *f;
+	bool root;		/* effective uid 0 (set by the caller, so tests can vary it) */
+};
+
+struct doctor_check {
+	const char *name;	/* short, stable: "root", "zswap", "debugfs", ... */
+	bool required;		/* a fail here means probing cannot work */
+	void (*run)(const struct doctor_env *env, struct doctor_result *r);
+};
+
+size_t doctor_count(void);
+const struct doctor_check *doctor_at(size_t i);
+const struct doctor_check *doctor_find(const char *name);
+
+/*
+ * Run every check in table order; out must hold doctor_count() results.
+ * Returns true when probing can work (no required check failed).
+ */
+bool doctor_run_all(const struct doctor_env *env, struct doctor_result *out);
+
+/* "ok", "warn", "fail", "skipped" */
+const char *doctor_status_name(enum doctor_status s);
+
+#define DOCTOR_SCHEMA "swaptune.doctor/1"
+
+#endif

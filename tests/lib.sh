@@ -1,0 +1,63 @@
+# lib.sh - sourced by the command tests (tests/tNNNN-*.sh): a private scratch
+# dir removed on exit, the binary under test, the fixtures, and helpers.
+# Needs SWAPTUNE (the binary) and TOP (the repo root); BUILD for helpers.
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+SWAPTUNE=${SWAPTUNE:-$TOP/swaptune}
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+FIXTURES=$TOP/tests/fixtures
+EXPECTED=$TOP/tests/expected
+SCHEMAS=$TOP/share/schema
+
+scratch=$(mktemp -d /tmp/swaptune-test.XXXXXX)
+cleanup_hooks=""
+cleanup() {
+	rc=$?
+	for h in $cleanup_hooks; do "$h"; done
+	rm -rf "$scratch"
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP PIPE
+# a private HOME and no inherited store or sysroot
+HOME=$scratch/home
+mkdir -p "$HOME"
+unset SWAPTUNE_DB SWAPTUNE_SYSROOT XDG_STATE_HOME
+export HOME
+
+failures=0
+# fail MESSAGE: record a failure and go on (the test exits 1 at the end)
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+# skip REASON: the reason is the last output line
+skip() {
+	echo "$*"
+	exit 77
+}
+# done_testing: exit with the verdict
+done_testing() {
+	if [ "$failures" -gt 0 ]; then
+		echo "$failures failure(s)"
+		exit 1
+	fi
+	exit 0
+}
+# the fixtures a command should accept (the broken-* and truncated-* ones are bad input)
+good_fixtures() {
+	for d in "$FIXTURES"/*/; do
+		n=$(basename "$d")
+		case $n in broken-*|truncated-*) continue ;; esac
+		[ -f "$d/proc/sys/kernel/osrelease" ] && echo "$n"
+	done
+}
+# compare FILE EXPECTED: show a diff on mismatch
+same() {
+	if ! diff -u "$2" "$1" >"$scratch/diff.out" 2>&1; then
+		fail "$1 differs from $2"
+		head -40 "$scratch/diff.out"
+		return 1
+	fi
+	return 0
+}

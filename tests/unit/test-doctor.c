@@ -1,0 +1,132 @@
+/*
+ * test-doctor.c - the doctor checks table (src/doctor.c): the table itself,
+ * the root check on a live host as root and not, and which required checks
+ * decide whether probing can work, on facts collected from fixtures.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fixture-util.h"
+#include "swaptune/doctor.h"
+
+static const struct doctor_result *result(const struct doctor_result *res, const char *name)
+{
+	for (size_t i = 0; i < doctor_count(); i++)
+		if (!strcmp(doctor_at(i)->name, name))
+			return &res[i];
+	fail_msg("no check %s", name);
+	return NULL;
+}
+
+static void test_table(void **state)
+{
+	(void)state;
+	assert_true(doctor_count() >= 14);
+	for (size_t i = 0; i < doctor_count(); i++) {
+		const struct doctor_check *c = doctor_at(i);
+
+		assert_non_null(c->run);
+		assert_ptr_equal(doctor_find(c->name), c);
+		for (size_t k = i + 1; k < doctor_count(); k++)
+			assert_string_not_equal(c->name, doctor_at(k)->name);
+	}
+	assert_null(doctor_at(doctor_count()));
+	assert_null(doctor_find("nonexistent"));
+	assert_true(doctor_find("root")->required);
+	assert_true(doctor_find("swap")->required);
+	assert_true(doctor_find("zswap")->required);
+	assert_true(doctor_find("memory-cgroup")->required);
+	assert_false(doctor_find("psi")->required);
+	assert_false(doctor_find("native-bypass")->required);
+	assert_string_equal(doctor_status_name(DOCTOR_OK), "ok");
+	assert_string_equal(doctor_status_name(DOCTOR_WARN), "warn");
+	assert_string_equal(doctor_status_name(DOCTOR_FAIL), "fail");
+	assert_string_equal(doctor_status_name(DOCTOR_SKIPPED), "skipped");
+}
+
+static void test_root_and_readiness(void **state)
+{
+	struct doctor_result res[64];
+	struct host_facts f;
+	struct st_err e = {0};
+	struct host fx, live;
+	struct doctor_env env;
+
+	(void)state;
+	assert_true(doctor_count() <= 64);
+	fx_host(&fx, "vm-v1");
+	assert_int_equal(facts_collect(&fx, &f, &e), 0);
+
+	/* a captured tree: root is not this host's business */
+	env = (struct doctor_env){ .h = &fx, .f = &f, .root = false };
+	assert_true(doctor_run_all(&env, res));
+	assert_int_equal(result(res, "root")->status, DOCTOR_SKIPPED);
+	assert_int_equal(result(res, "rotational-swap")->status, DOCTOR_WARN);
+	assert_string_equal(result(res, "rotational-swap")->fix,
+			    "swapoff /dev/vdb for the probe, or move swap to a non-rotational device");
+	assert_int_equal(result(res, "native-bypass")->status, DOCTOR_SKIPPED);
+	assert_string_equal(result(res, "native-bypass")->message,
+			    "needs the probe engine: run swaptune probe --arms bypass");
+	for (size_t i = 0; i < doctor_count(); i++) {
+		assert_true(res[i].message[0] != '\0');
+		/* a fix hint exactly when there is something to fix */
+		if (res[i].status == DOCTOR_OK || res[i].status == DOCTOR_SKIPPED)
+			assert_string_equal(res[i].fix, "");
+		else
+			assert_true(res[i].fix[0] != '\0');
+	}
+
+	/* the live host, not root: probing cannot work */
+	assert_int_equal(host_open(&live, "/", &e), 0);
+	env = (struct doctor_env){ .h = &live, .f = &f, .root = false };
+	assert_false(doctor_run_all(&env, res));
+	assert_int_equal(result(res, "root")->status, DOCTOR_FAIL);
+	assert_string_equal(result(res, "root")->fix, "run it as root: sudo swaptune doctor");
+	env.root = true;
+	assert_true(doctor_run_all(&env, res));
+	assert_int_equal(result(res, "root")->status, DOCTOR_OK);
+	host_close(&live);
+	facts_free(&f);
+	host_close(&fx);
+
+	/* no zswap: the zswap check fails and the checks that need it skip */
+	fx_host(&fx, "no-zswap");
+	assert_int_equal(facts_collect(&fx, &f, &e), 0);
+	env = (struct doctor_env){ .h = &fx, .f = &f, .root = true };
+	assert_false(doctor_run_all(&env, res));
+	assert_int_equal(result(res, "zswap")->status, DOCTOR_FAIL);
+	assert_int_equal(result(res, "zswap-enabled")->status, DOCTOR_SKIPPED);
+	assert_int_equal(result(res, "zswap-debugfs")->status, DOCTOR_SKIPPED);
+	assert_int_equal(result(res, "psi")->status, DOCTOR_WARN);
+	assert_int_equal(result(res, "vmstat-counters")->status, DOCTOR_WARN);
+	assert_int_equal(result(res, "perf-paranoid")->status, DOCTOR_OK);
+	facts_free(&f);
+	host_close(&fx);
+
+	/* hardware PMU, zswap on, debugfs missing */
+	fx_host(&fx, "missing-debugfs");
+	assert_int_equal(facts_collect(&fx, &f, &e), 0);
+	env = (struct doctor_env){ .h = &fx, .f = &f, .root = true };
+	assert_true(doctor_run_all(&env, res));
+	assert_int_equal(result(res, "cpu-counters")->status, DOCTOR_OK);
+	assert_string_equal(result(res, "cpu-counters")->message, "hardware counters (cpu)");
+	assert_int_equal(result(res, "zswap-enabled")->status, DOCTOR_OK);
+	assert_int_equal(result(res, "zswap-debugfs")->status, DOCTOR_WARN);
+	assert_string_equal(result(res, "zswap-debugfs")->fix, "mount -t debugfs none /sys/kernel/debug");
+	assert_int_equal(result(res, "perf-paranoid")->status, DOCTOR_WARN);
+	facts_free(&f);
+	host_close(&fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_root_and_readiness),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
