@@ -1,0 +1,663 @@
+/*
+ * cmd-sample.c - `swaptune sample`: periodic sampling of the swap path as a
+ * live table, JSON lines, Prometheus text, and/or a recorded run in the
+ * store. The numbers come from the sampler (sampler.h); this file only
+ * schedules ticks and renders them.
+ */
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "swaptune/cmd.h"
+#include "swaptune/sampler.h"
+
+#define MIN_INTERVAL_NS 10000000LL		/* 10 ms */
+#define MAX_INTERVAL_NS (24LL * 3600 * 1000000000LL)
+#define HEADER_EVERY 20
+#define OUT_BUF 65536
+
+enum out_mode { OUT_TABLE, OUT_JSON, OUT_PROM };
+
+struct sample_args {
+	long long interval_ns;
+	long long duration_ns;		/* 0 = unlimited */
+	unsigned long long count;	/* 0 = unlimited */
+	enum out_mode mode;
+	const char *prom_file;
+	bool record;
+	struct sampler_opts so;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* ---- the live table ---- */
+
+struct column {
+	const char *head;
+	enum sample_metric m;
+	double scale;		/* value x scale is shown */
+};
+
+/* 8 + 12 x 6 = 80 columns */
+static const struct column table_cols[] = {
+	{ "zsin", SM_ZSWPIN, 1 }, { "zsout", SM_ZSWPOUT, 1 }, { "wb", SM_ZSWPWB, 1 },
+	{ "ra", SM_SWAP_RA, 1 }, { "hit%", SM_RA_HIT_PCT, 1 }, { "waste", SM_RA_WASTED, 1 },
+	{ "majf", SM_PGMAJFAULT, 1 }, { "some%", SM_PSI_SOME_PCT, 1 },
+	{ "full%", SM_PSI_FULL_PCT, 1 }, { "zsMiB", SM_ZSWAP_BYTES, 1.0 / 1048576 },
+	{ "ratio", SM_ZSWAP_RATIO, 1 }, { "cpu%", SM_CPU_BUSY_PCT, 1 },
+};
+#define NCOLS (sizeof(table_cols) / sizeof(table_cols[0]))
+
+/* A value in at most 5 characters: 0, 1.23, 45.6, 789, 12345, 123k, 12.3M. */
+static const char *fmt5(char *b, size_t len, bool ok, double v)
+{
+	if (!ok)
+		return "n/a";
+	if (v < 0)
+		v = 0;
+	if (v == 0)
+		snprintf(b, len, "0");
+	else if (v < 9.995)
+		snprintf(b, len, "%.2f", v);
+	else if (v < 99.95)
+		snprintf(b, len, "%.1f", v);
+	else if (v < 99999.5)
+		snprintf(b, len, "%.0f", v);
+	else if (v < 999.5e3)
+		snprintf(b, len, "%.0fk", v / 1e3);
+	else if (v < 99.95e6)
+		snprintf(b, len, "%.1fM", v / 1e6);
+	else if (v < 999.5e6)
+		snprintf(b, len, "%.0fM", v / 1e6);
+	else
+		snprintf(b, len, "%.1fG", v / 1e9);
+	return b;
+}
+
+static void column_for(const struct sampler *s, size_t i, struct column *c)
+{
+	*c = table_cols[i];
+	/* with --cgroup, two columns show the cgroup instead */
+	if (sampler_has_cgroup(s) && c->m == SM_ZSWPWB)
+		*c = (struct column){ "cgmaj", SM_CG_PGMAJFAULT, 1 };
+	else if (sampler_has_cgroup(s) && c->m == SM_ZSWAP_RATIO)
+		*c = (struct column){ "cgMiB", SM_CG_ANON_BYTES, 1.0 / 1048576 };
+	else if (c->m == SM_CPU_BUSY_PCT && !strcmp(sampler_cpu_source(s), "hardware"))
+		*c = (struct column){ "ipc", SM_IPC, 1 };
+	else if (c->m == SM_CPU_BUSY_PCT && strcmp(sampler_cpu_target(s), "pid") &&
+		 strcmp(sampler_cpu_target(s), "cgroup"))
+		*c = (struct column){ "scan", SM_PGSCAN, 1 };	/* no task-clock system-wide */
+}
+
+static void table_header(FILE *o, const struct sampler *s)
+{
+	struct column c;
+
+	fprintf(o, "%-8s", "time");
+	for (size_t i = 0; i < NCOLS; i++) {
+		column_for(s, i, &c);
+		fprintf(o, "%6s", c.head);
+	}
+	fputc('\n', o);
+}
+
+static void table_row(FILE *o, const struct sampler *s, uint64_t wall_ns)
+{
+	time_t secs = (time_t)(wall_ns / 1000000000ULL);
+	struct tm tm;
+	char t[16], b[16];
+	struct column c;
+	double v = 0;
+
+	localtime_r(&secs, &tm);
+	strftime(t, sizeof(t), "%H:%M:%S", &tm);
+	fprintf(o, "%-8s", t);
+	for (size_t i = 0; i < NCOLS; i++) {
+		bool ok;
+
+		column_for(s, i, &c);
+		ok = sampler_value(s, c.m, &v);
+		fprintf(o, "%6s", fmt5(b, sizeof(b), ok, v * c.scale));
+	}
+	fputc('\n', o);
+}
+
+/* text folded at spaces to 79 columns; continuation lines start with cont */
+static void fold_print(FILE *o, const char *first, const char *cont, const char *text)
+{
+	char line[80];
+	size_t n;
+	const char *p = text;
+
+	n = (size_t)snprintf(line, sizeof(line), "%s", first);
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		size_t w = sp ? (size_t)(sp - p) : strlen(p);
+
+		if (n + w > 79 && n > 4) {
+			while (n && line[n - 1] == ' ')
+				n--;
+			fprintf(o, "%.*s\n", (int)n, line);
+			n = (size_t)snprintf(line, sizeof(line), "%s", cont);
+		}
+		if (w > 79 - n)
+			w = 79 - n;
+		memcpy(line + n, p, w);
+		n += w;
+		p += w;
+		while (*p == ' ')
+			p++;
+		if (*p && n < 79)
+			line[n++] = ' ';
+	}
+	fprintf(o, "%.*s\n", (int)n, line);
+}
+
+/* A note, "# " in front of each line. */
+static void table_note(FILE *o, const char *what, const char *text)
+{
+	char first[64];
+
+	snprintf(first, sizeof(first), "# %s: ", what);
+	fold_print(o, first, "#   ", text);
+}
+
+static void table_note_raw(FILE *o, const char *text)
+{
+	fold_print(o, "", "  ", text);
+}
+
+static void table_notes(FILE *o, const struct sampler *s)
+{
+	for (int g = 0; g < SG_COUNT; g++) {
+		const char *why = g == SG_CPU ? sampler_cpu_note(s) :
+				  sampler_unavailable(s, (enum sample_group)g);
+
+		if (why)
+			table_note(o, sampler_group_name((enum sample_group)g), why);
+	}
+	fprintf(o, "# rates per second; zsin/zsout/wb/ra/waste in pages, majf in faults,\n"
+		"# some%%/full%% memory PSI from the totals, zsMiB = meminfo Zswap,\n"
+		"# scan = reclaim scan pages, cpu%% = task-clock of --pid/--cgroup\n");
+}
+
+/* ---- Prometheus text exposition ---- */
+
+struct obuf {
+	char *p;
+	size_t len, used;
+	bool overflow;
+};
+
+static void oput(struct obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void oput(struct obuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->overflow)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->p + b->used, b->len - b->used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= b->len - b->used)
+		b->overflow = true;
+	else
+		b->used += (size_t)n;
+}
+
+/* label values escape backslash, double quote and newline */
+static void olabel(struct obuf *b, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			oput(b, "\\%c", *v);
+		else if (*v == '\n')
+			oput(b, "\\n");
+		else
+			oput(b, "%c", *v);
+	}
+}
+
+static int prom_format(const struct sampler *s, char *buf, size_t len)
+{
+	struct obuf b = { buf, len, 0, false };
+	const char *cg = sampler_cgroup_path(s);
+
+	oput(&b, "# HELP swaptune_sample_info swaptune sampler configuration (value is always 1)\n"
+	     "# TYPE swaptune_sample_info gauge\n"
+	     "swaptune_sample_info{schema=\"%s\",cpu_source=\"%s\",cpu_target=\"%s\"} 1\n",
+	     SAMPLE_SCHEMA, sampler_cpu_source(s), sampler_cpu_target(s));
+	oput(&b, "# HELP swaptune_sample_interval_seconds length of the tick the rates cover\n"
+	     "# TYPE swaptune_sample_interval_seconds gauge\n"
+	     "swaptune_sample_interval_seconds %.6f\n", sampler_interval_s(s));
+	oput(&b, "# HELP swaptune_sample_ticks ticks taken since sampling started\n"
+	     "# TYPE swaptune_sample_ticks gauge\n"
+	     "swaptune_sample_ticks %" PRIu64 "\n", sampler_seq(s));
+	for (int m = 0; m < SM_COUNT; m++) {
+		const struct sample_metric_def *d = sampler_metric((enum sample_metric)m);
+		double v;
+
+		/* n/a: no sample at all (the format has no null) */
+		if (!sampler_value(s, (enum sample_metric)m, &v))
+			continue;
+		oput(&b, "# HELP %s %s\n# TYPE %s gauge\n%s", d->prom, d->help, d->prom, d->prom);
+		if (d->group == SG_CGROUP && cg) {
+			oput(&b, "{cgroup=\"");
+			olabel(&b, cg);
+			oput(&b, "\"}");
+		}
+		if (d->integral)
+			oput(&b, " %.0f\n", v);
+		else
+			oput(&b, " %.10g\n", v);
+	}
+	return b.overflow ? -ENOSPC : (int)b.used;
+}
+
+/* tmp file next to path, then rename(): readers never see half a file */
+static int write_atomic(const char *path, const char *data, size_t n, struct st_err *e)
+{
+	char tmp[PATH_MAX];
+	int fd;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= sizeof(tmp))
+		return err_set(e, -ENAMETOOLONG, "--prom-file %s: path too long", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return err_set(e, -errno, "cannot create %s: %s (check --prom-file)", tmp,
+			       strerror(errno));
+	while (n > 0) {
+		ssize_t w = write(fd, data, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int saved = w < 0 ? errno : EIO;
+
+			close(fd);
+			unlink(tmp);
+			return err_set(e, -saved, "cannot write %s: %s", tmp, strerror(saved));
+		}
+		data += w;
+		n -= (size_t)w;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		int saved = errno;
+
+		unlink(tmp);
+		return err_set(e, -saved, "cannot replace %s: %s", path, strerror(saved));
+	}
+	return 0;
+}
+
+/* ---- options ---- */
+
+static const struct option sample_longopts[] = {
+	{ "interval", required_argument, NULL, 'i' },
+	{ "count", required_argument, NULL, 'n' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "cgroup", required_argument, NULL, 'c' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "no-cpu", no_argument, NULL, 'C' },
+	{ "prom", no_argument, NULL, 'P' },
+	{ "prom-file", required_argument, NULL, 'F' },
+	{ "record", no_argument, NULL, 'r' },
+	{ 0, 0, 0, 0 },
+};
+
+static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct sample_args *a)
+{
+	const struct cmd_entry *c = &cmd_sample_entry;
+	char *end;
+	int opt;
+
+	memset(a, 0, sizeof(*a));
+	a->interval_ns = 1000000000LL;
+	a->mode = ctx->json ? OUT_JSON : OUT_TABLE;
+	a->so.cpu_counters = true;
+	a->so.zswap_pool = true;
+	while ((opt = cmd_getopt(ctx, c, argc, argv, "i:n:d:", sample_longopts)) != -1) {
+		switch (opt) {
+		case -2:
+			return -EINVAL;
+		case 'i':
+			if (cmd_parse_duration(optarg, &a->interval_ns) < 0 ||
+			    a->interval_ns < MIN_INTERVAL_NS || a->interval_ns > MAX_INTERVAL_NS)
+				return cmd_usage_error(ctx, c, "--interval %s: give 10ms to 24h (e.g. 200ms, 5s, 1m)",
+						       optarg);
+			break;
+		case 'd':
+			if (cmd_parse_duration(optarg, &a->duration_ns) < 0 || a->duration_ns <= 0)
+				return cmd_usage_error(ctx, c, "--duration %s: give a duration such as 30s or 5m",
+						       optarg);
+			break;
+		case 'n':
+			errno = 0;
+			a->count = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' || a->count == 0)
+				return cmd_usage_error(ctx, c, "--count %s: give a number of ticks >= 1", optarg);
+			break;
+		case 'c':
+			a->so.cgroup = optarg;
+			break;
+		case 'p': {
+			long pid;
+
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			if (errno || *end || pid <= 0 || pid > 4194304)
+				return cmd_usage_error(ctx, c, "--pid %s: give a process id", optarg);
+			if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+				return cmd_usage_error(ctx, c, "--pid %s: no such process", optarg);
+			a->so.pid = (pid_t)pid;
+			break;
+		}
+		case 'C':
+			a->so.cpu_counters = false;
+			break;
+		case 'P':
+			if (a->mode == OUT_JSON)
+				return cmd_usage_error(ctx, c, "--prom and --json exclude each other");
+			a->mode = OUT_PROM;
+			break;
+		case 'F':
+			a->prom_file = optarg;
+			break;
+		case 'r':
+			a->record = true;
+			break;
+		default:
+			return cmd_usage_error(ctx, c, "unexpected option");
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error(ctx, c, "unexpected argument \"%s\"", argv[optind]);
+	if (a->prom_file && a->mode != OUT_PROM)
+		return cmd_usage_error(ctx, c, "--prom-file needs --prom");
+	return 0;
+}
+
+/* ---- the loop ---- */
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static char *params_json(const struct sample_args *a)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text;
+
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "interval_s", (double)a->interval_ns / 1e9);
+	if (a->count)
+		cJSON_AddNumberToObject(o, "count", (double)a->count);
+	if (a->duration_ns)
+		cJSON_AddNumberToObject(o, "duration_s", (double)a->duration_ns / 1e9);
+	if (a->so.cgroup)
+		cJSON_AddStringToObject(o, "cgroup", a->so.cgroup);
+	if (a->so.pid)
+		cJSON_AddNumberToObject(o, "pid", a->so.pid);
+	cJSON_AddBoolToObject(o, "cpu_counters", a->so.cpu_counters);
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return text;
+}
+
+/* the rates the summary line and the run's summary name */
+static const enum sample_metric summary_metrics[] = {
+	SM_ZSWPOUT, SM_ZSWPIN, SM_ZSWPWB, SM_SWAP_RA, SM_SWAP_RA_HIT, SM_RA_WASTED,
+	SM_PGMAJFAULT, SM_PSI_SOME_PCT, SM_PSI_FULL_PCT, SM_CPU_BUSY_PCT, SM_IPC,
+};
+
+static void print_summary(FILE *o, const struct sampler *s, const char *how, bool fold)
+{
+	static const char *const label[] = {
+		"zswpout", "zswpin", "zswpwb", "swap_ra", "swap_ra_hit", "wasted ra",
+		"majflt", "psi some", "psi full", "cpu", "ipc",
+	};
+	static const char *const unit[] = {
+		"/s", "/s", "/s", "/s", "/s", "/s", "/s", " %", " %", " %", "",
+	};
+	char line[1024];
+	size_t n;
+	bool any = false;
+	double v;
+
+	n = (size_t)snprintf(line, sizeof(line), "sample: %s after %" PRIu64 " tick%s in %.1f s",
+			     how, sampler_seq(s), sampler_seq(s) == 1 ? "" : "s",
+			     sampler_elapsed_s(s));
+	for (size_t i = 0; i < sizeof(summary_metrics) / sizeof(summary_metrics[0]); i++)
+		if (sampler_mean(s, summary_metrics[i], &v) && n < sizeof(line)) {
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %s %.4g%s",
+					      any ? "," : "; means:", label[i], v, unit[i]);
+			any = true;
+		}
+	if (fold)
+		table_note_raw(o, line);
+	else
+		fprintf(o, "%s\n", line);
+}
+
+static char *summary_json(const struct sampler *s)
+{
+	cJSON *o = cJSON_CreateObject(), *means;
+	char *text;
+	double v;
+
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "ticks", (double)sampler_seq(s));
+	cJSON_AddNumberToObject(o, "elapsed_s", sampler_elapsed_s(s));
+	means = cJSON_AddObjectToObject(o, "means");
+	for (int m = 0; m < SM_COUNT; m++)
+		if (means && sampler_mean(s, (enum sample_metric)m, &v)) {
+			const struct sample_metric_def *d = sampler_metric((enum sample_metric)m);
+			char key[96];
+
+			snprintf(key, sizeof(key), "%s.%s", sampler_group_name(d->group), d->key);
+			cJSON_AddNumberToObject(means, key, v);
+		}
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return text;
+}
+
+static void register_host(struct cmd_ctx *ctx)
+{
+	char mid[128] = "", name[128] = "", kernel[128] = "";
+
+	/* best effort: a run without a host row is still a run */
+	if (host_read_line(&ctx->host, "etc/machine-id", mid, sizeof(mid), NULL) < 0)
+		snprintf(mid, sizeof(mid), "unknown");
+	if (host_read_line(&ctx->host, HOST_HOSTNAME, name, sizeof(name), NULL) < 0)
+		gethostname(name, sizeof(name));
+	host_kernel_release(&ctx->host, kernel, sizeof(kernel), NULL);
+	store_register_host(&ctx->store, mid, name, kernel, NULL);
+}
+
+static int emit(struct cmd_ctx *ctx, const struct sample_args *a, struct sampler *s,
+		char *buf, uint64_t wall_ns, uint64_t *rows)
+{
+	int n;
+
+	switch (a->mode) {
+	case OUT_TABLE:
+		if (*rows % HEADER_EVERY == 0)
+			table_header(ctx->out, s);
+		table_row(ctx->out, s, wall_ns);
+		break;
+	case OUT_JSON:
+		n = sampler_format_json(s, buf, OUT_BUF);
+		if (n < 0)
+			return err_set(&ctx->err, n, "sample: tick too large to format");
+		fwrite(buf, 1, (size_t)n, ctx->out);
+		fputc('\n', ctx->out);
+		break;
+	case OUT_PROM:
+		n = prom_format(s, buf, OUT_BUF);
+		if (n < 0)
+			return err_set(&ctx->err, n, "sample: tick too large to format");
+		if (a->prom_file)
+			return write_atomic(a->prom_file, buf, (size_t)n, &ctx->err);
+		if (*rows)
+			fputc('\n', ctx->out);
+		fwrite(buf, 1, (size_t)n, ctx->out);
+		break;
+	}
+	(*rows)++;
+	if (fflush(ctx->out) != 0 || ferror(ctx->out))
+		return err_set(&ctx->err, -EPIPE, "sample: cannot write output");
+	return 0;
+}
+
+static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct sample_args a;
+	struct sampler *s = NULL;
+	struct sample_recorder rec = { 0 };
+	struct sigaction sa, old_int, old_term, old_pipe;
+	static char buf[OUT_BUF], jbuf[OUT_BUF];
+	uint64_t start, next, rows = 0;
+	const char *how = "done";
+	int r;
+
+	r = parse_args(ctx, argc, argv, &a);
+	if (r < 0)
+		return r;
+	r = sampler_open(&s, &ctx->host, &a.so, &ctx->err);
+	if (r < 0)
+		return r;
+	if (a.record) {
+		char *params = params_json(&a);
+
+		register_host(ctx);
+		r = sample_record_begin(&rec, &ctx->store, params, &ctx->err);
+		cJSON_free(params);
+		if (r < 0) {
+			sampler_close(s);
+			return r;
+		}
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: the sleep must end */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sa.sa_handler = SIG_IGN;	/* a closed pipe ends the run, not the process */
+	sigaction(SIGPIPE, &sa, &old_pipe);
+	stop_signal = 0;
+
+	start = clock_ns(CLOCK_MONOTONIC);
+	r = sampler_tick(s, start, clock_ns(CLOCK_REALTIME), &ctx->err);
+	if (r == 0 && a.mode == OUT_TABLE)
+		table_notes(ctx->out, s);
+	next = start + (uint64_t)a.interval_ns;
+	while (r == 0 && !stop_signal) {
+		struct timespec ts = { (time_t)(next / 1000000000ULL), (long)(next % 1000000000ULL) };
+		uint64_t now, wall;
+
+		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0 && stop_signal)
+			break;
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (now < next)
+			continue;	/* woken early by a signal we ignore */
+		wall = clock_ns(CLOCK_REALTIME);
+		r = sampler_tick(s, now, wall, &ctx->err);
+		if (r < 0)
+			break;
+		r = emit(ctx, &a, s, buf, wall, &rows);
+		if (r < 0) {
+			if (r == -EPIPE) {	/* reader went away: end as interrupted */
+				err_reset(&ctx->err);
+				r = 0;
+				how = "output closed";
+				stop_signal = SIGPIPE;
+			}
+			break;
+		}
+		if (a.record) {
+			int n = sampler_format_json(s, jbuf, sizeof(jbuf));
+
+			r = n < 0 ? err_set(&ctx->err, n, "sample: tick too large to record") :
+			    sample_record_tick(&rec, sampler_seq(s), now - start, jbuf, &ctx->err);
+			if (r < 0)
+				break;
+		}
+		if (a.count && sampler_seq(s) >= a.count)
+			break;
+		if (a.duration_ns && now - start + (uint64_t)a.interval_ns / 2 >= (uint64_t)a.duration_ns)
+			break;
+		next += (uint64_t)a.interval_ns;
+		if (next <= now)	/* fell behind (stopped, slow disk): skip, do not burst */
+			next = now + (uint64_t)a.interval_ns;
+	}
+	if (stop_signal && stop_signal != SIGPIPE)
+		how = stop_signal == SIGINT ? "interrupted (SIGINT)" : "interrupted (SIGTERM)";
+
+	if (r == 0 || stop_signal) {
+		FILE *o = a.mode == OUT_TABLE && stop_signal != SIGPIPE ? ctx->out : stderr;
+
+		print_summary(o, s, how, o == ctx->out);
+		fflush(o);
+	}
+	if (a.record) {
+		char *sum = summary_json(s);
+		struct st_err e2 = { 0 };
+		int r2 = sample_record_end(&rec, r < 0 ? "failed" : stop_signal ? "interrupted" : "ok",
+					   sum, r < 0 ? &e2 : &ctx->err);
+
+		cJSON_free(sum);
+		if (r == 0 && r2 < 0)
+			r = r2;
+		if (r == 0 && a.mode == OUT_TABLE)
+			fprintf(ctx->out, "sample: recorded run %lld (%" PRIu64 " ticks) in %s\n",
+				(long long)rec.run_id, rec.rows, ctx->db_path);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	sampler_close(s);
+	return r < 0 ? r : 0;
+}
+
+static const struct cmd_option sample_options[] = {
+	{ "--interval DUR", "time between ticks, 10ms to 24h (default 1s)" },
+	{ "--count N", "stop after N ticks" },
+	{ "--duration DUR", "stop after DUR (e.g. 30s, 5m); default: until Ctrl-C" },
+	{ "--cgroup PATH", "also sample this memory cgroup (path under the memory controller)" },
+	{ "--pid PID", "count CPU events of this process (and its children)" },
+	{ "--no-cpu", "do not open CPU counters" },
+	{ "--prom", "Prometheus text format (node_exporter textfile collector)" },
+	{ "--prom-file PATH", "with --prom: replace PATH atomically each tick instead of printing" },
+	{ "--record", "store the ticks as a sample run in the database" },
+	{ NULL, NULL },
+};
+
+const struct cmd_entry cmd_sample_entry = {
+	.name = "sample",
+	.summary = "sample swap, zswap, readahead, PSI and CPU counters periodically",
+	.usage = "[--interval DUR] [--count N] [--duration DUR] [--cgroup PATH] [--pid PID] [--no-cpu] [--json | --prom [--prom-file PATH]] [--record]",
+	.options = sample_options,
+	.exec = sample_exec,
+};

@@ -1,0 +1,663 @@
+/*
+ * test-sampler.c - the sampling engine against a scripted fake host: a copy
+ * of tests/fixtures/sample-basic whose counters each test rewrites between
+ * ticks, with explicit timestamps so every rate is exact.
+ *
+ * Step 0 (the fixture) -> step 1 (2 s later), expected:
+ *   zswpin 1000 -> 1200 = 100/s, zswpout 5000 -> 6000 = 500/s, zswpwb 10 -> 14
+ *   = 2/s, swap_ra 400 -> 800 = 200/s, swap_ra_hit 300 -> 500 = 100/s (hit
+ *   50 %, wasted 100/s), pgmajfault 2000 -> 2100 = 50/s, pgscan_anon+file
+ *   10000 -> 10800 = 400/s, pgsteal_anon+file 8000 -> 8200 = 100/s, PSI some
+ *   total +500000 us = 25 %, full +100000 us = 5 %, zswap written_back 10 ->
+ *   30 = 10/s, rejects 8 -> 18 = 5/s, compression 49152 pages x 4096 /
+ *   64 MiB = 3.0; meminfo swap used 1 GiB - 768 MiB = 256 MiB; cgroup
+ *   total_pgmajfault 300 -> 340 = 20/s.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "swaptune/sampler.h"
+#include "swaptune/store.h"
+
+#define S 1000000000ULL	/* one second in ns */
+#define WALL0 1767225600000000000ULL	/* 2026-01-01T00:00:00Z */
+
+struct fx {
+	char root[PATH_MAX];
+	struct host h;
+	struct sampler *s;
+};
+
+static void copy_fixture(const char *dst)
+{
+	const char *top = getenv("TOP");
+	char cmd[PATH_MAX * 3];
+
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/tests/fixtures/sample-basic/.' '%s'",
+		 top && *top ? top : ".", dst);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void path_of(const struct fx *f, const char *rel, char *out, size_t len)
+{
+	snprintf(out, len, "%s/%s", f->root, rel);
+}
+
+static void write_file(const struct fx *f, const char *rel, const char *text)
+{
+	char p[PATH_MAX];
+	FILE *o;
+
+	path_of(f, rel, p, sizeof(p));
+	/* rewrite in place, as the kernel's files change under an open fd */
+	o = fopen(p, "w");
+	assert_non_null(o);
+	fputs(text, o);
+	fclose(o);
+}
+
+/* Replace the value of "key value" / "Key:  value kB" line key in rel. */
+static void set_key(const struct fx *f, const char *rel, const char *key,
+		    unsigned long long val)
+{
+	char p[PATH_MAX], *text, *out, *line, *save = NULL;
+	size_t kl = strlen(key), used = 0;
+	bool found = false;
+	FILE *in;
+	long n;
+
+	path_of(f, rel, p, sizeof(p));
+	in = fopen(p, "r");
+	assert_non_null(in);
+	fseek(in, 0, SEEK_END);
+	n = ftell(in);
+	rewind(in);
+	text = calloc(1, (size_t)n + 1);
+	out = calloc(1, (size_t)n + 256);
+	assert_true(fread(text, 1, (size_t)n, in) == (size_t)n);
+	fclose(in);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, key, kl) && (line[kl] == ' ' || line[kl] == ':')) {
+			if (line[kl] == ':')
+				used += (size_t)sprintf(out + used, "%s: %llu kB\n", key, val);
+			else
+				used += (size_t)sprintf(out + used, "%s %llu\n", key, val);
+			found = true;
+		} else {
+			used += (size_t)sprintf(out + used, "%s\n", line);
+		}
+	}
+	if (!found)
+		fail_msg("%s: no key %s", rel, key);
+	write_file(f, rel, out);
+	free(text);
+	free(out);
+}
+
+static void set_u64(const struct fx *f, const char *rel, unsigned long long v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%llu\n", v);
+	write_file(f, rel, b);
+}
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct st_err e = { 0 };
+
+	snprintf(f->root, sizeof(f->root), "/tmp/swaptune-test-sampler.XXXXXX");
+	assert_non_null(mkdtemp(f->root));
+	copy_fixture(f->root);
+	assert_int_equal(host_open(&f->h, f->root, &e), 0);
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+	char cmd[PATH_MAX + 16];
+
+	sampler_close(f->s);
+	host_close(&f->h);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
+	if (system(cmd) != 0)
+		return -1;
+	free(f);
+	return 0;
+}
+
+static void open_sampler(struct fx *f, const char *cgroup)
+{
+	struct sampler_opts o = { .cgroup = cgroup, .zswap_pool = true, .cpu_counters = true };
+	struct st_err e = { 0 };
+
+	assert_int_equal(sampler_open(&f->s, &f->h, &o, &e), 0);
+}
+
+static void tick(struct fx *f, uint64_t t_ns)
+{
+	struct st_err e = { 0 };
+
+	assert_int_equal(sampler_tick(f->s, t_ns, WALL0 + t_ns, &e), 0);
+}
+
+static double val(struct fx *f, enum sample_metric m)
+{
+	double v = -1;
+
+	if (!sampler_value(f->s, m, &v))
+		fail_msg("%s.%s is n/a", sampler_group_name(sampler_metric(m)->group),
+			 sampler_metric(m)->key);
+	return v;
+}
+
+static void assert_na(struct fx *f, enum sample_metric m)
+{
+	double v;
+
+	if (sampler_value(f->s, m, &v))
+		fail_msg("%s should be n/a, is %g", sampler_metric(m)->key, v);
+}
+
+#define assert_val(f, m, want) assert_float_equal(val(f, m), (want), 1e-9)
+
+/* step 0 -> step 1 as in the header comment */
+static void step1(struct fx *f)
+{
+	set_key(f, "proc/vmstat", "zswpin", 1200);
+	set_key(f, "proc/vmstat", "zswpout", 6000);
+	set_key(f, "proc/vmstat", "zswpwb", 14);
+	set_key(f, "proc/vmstat", "swap_ra", 800);
+	set_key(f, "proc/vmstat", "swap_ra_hit", 500);
+	set_key(f, "proc/vmstat", "pgmajfault", 2100);
+	set_key(f, "proc/vmstat", "pgscan_anon", 6500);
+	set_key(f, "proc/vmstat", "pgscan_file", 4300);
+	set_key(f, "proc/vmstat", "pgsteal_anon", 5100);
+	set_key(f, "proc/vmstat", "pgsteal_file", 3100);
+	write_file(f, "proc/pressure/memory",
+		   "some avg10=2.25 avg60=0.80 avg300=0.20 total=1500000\n"
+		   "full avg10=0.75 avg60=0.30 avg300=0.10 total=500000\n");
+	set_u64(f, "sys/kernel/debug/zswap/written_back_pages", 30);
+	set_u64(f, "sys/kernel/debug/zswap/reject_compress_poor", 14);
+	set_key(f, "sys/fs/cgroup/memory/swaptune-x/memory.stat", "total_pgmajfault", 340);
+}
+
+static void test_first_tick_levels_only(void **state)
+{
+	struct fx *f = *state;
+
+	open_sampler(f, NULL);
+	tick(f, 5 * S);
+	assert_int_equal(sampler_seq(f->s), 0);
+	assert_na(f, SM_ZSWPOUT);
+	assert_na(f, SM_PSI_SOME_PCT);
+	assert_na(f, SM_RA_HIT_PCT);
+	assert_val(f, SM_ZP_STORED_PAGES, 49152);
+	assert_val(f, SM_ZP_POOL_BYTES, 67108864);
+	assert_val(f, SM_ZP_INCOMPRESSIBLE_PAGES, 12);
+	assert_val(f, SM_SWAP_USED_BYTES, 268435456.0);
+	assert_val(f, SM_SWAP_CACHED_BYTES, 2097152.0);
+	assert_val(f, SM_ZSWAP_BYTES, 67108864.0);
+	assert_val(f, SM_ZSWAPPED_BYTES, 201326592.0);
+	assert_val(f, SM_PSI_SOME_AVG10, 1.5);
+	assert_val(f, SM_PSI_FULL_AVG10, 0.5);
+	assert_val(f, SM_ZSWAP_RATIO, 3.0);
+	/* no cgroup asked for, no CPU counters on a sysroot */
+	assert_false(sampler_has_cgroup(f->s));
+	assert_na(f, SM_CG_ANON_BYTES);
+	assert_string_equal(sampler_cpu_source(f->s), "none");
+}
+
+static void test_rates_exact(void **state)
+{
+	struct fx *f = *state;
+
+	open_sampler(f, "swaptune-x");
+	tick(f, 10 * S);
+	step1(f);
+	tick(f, 12 * S);
+	assert_int_equal(sampler_seq(f->s), 1);
+	assert_float_equal(sampler_interval_s(f->s), 2.0, 1e-12);
+	assert_val(f, SM_ZSWPIN, 100);
+	assert_val(f, SM_ZSWPOUT, 500);
+	assert_val(f, SM_ZSWPWB, 2);
+	assert_val(f, SM_PSWPIN, 0);
+	assert_val(f, SM_SWAP_RA, 200);
+	assert_val(f, SM_SWAP_RA_HIT, 100);
+	assert_val(f, SM_RA_HIT_PCT, 50);
+	assert_val(f, SM_RA_WASTED, 100);
+	assert_val(f, SM_PGMAJFAULT, 50);
+	assert_val(f, SM_PGSCAN, 400);
+	assert_val(f, SM_PGSTEAL, 100);
+	assert_val(f, SM_REFAULT_ANON, 0);
+	assert_val(f, SM_PSI_SOME_PCT, 25);
+	assert_val(f, SM_PSI_FULL_PCT, 5);
+	assert_val(f, SM_PSI_SOME_AVG10, 2.25);
+	assert_val(f, SM_ZP_WRITTEN_BACK, 10);
+	assert_val(f, SM_ZP_REJECTS, 5);
+	assert_val(f, SM_ZP_POOL_LIMIT_HITS, 0);
+	assert_val(f, SM_ZSWAP_RATIO, 3.0);
+	/* cgroup v1: hierarchical total_* keys */
+	assert_string_equal(sampler_cgroup_version(f->s), "v1");
+	assert_val(f, SM_CG_PGMAJFAULT, 20);
+	assert_val(f, SM_CG_ANON_BYTES, 104857600);
+	assert_val(f, SM_CG_FILE_BYTES, 8388608);
+	assert_val(f, SM_CG_SWAP_BYTES, 209715200);
+	assert_val(f, SM_CG_SWAPCACHED_BYTES, 4194304);
+	assert_na(f, SM_CG_ZSWPOUT);		/* v1 memory.stat has no zswpout */
+	assert_na(f, SM_CG_PSI_SOME_PCT);	/* no memory.pressure in v1 */
+	assert_non_null(sampler_unavailable(f->s, SG_CGROUP));
+	assert_na(f, SM_IPC);
+
+	/* means over two ticks: 500 then (7000 - 6000) / 4 = 250 */
+	set_key(f, "proc/vmstat", "zswpout", 7000);
+	tick(f, 16 * S);
+	assert_val(f, SM_ZSWPOUT, 250);
+	{
+		double m;
+
+		assert_true(sampler_mean(f->s, SM_ZSWPOUT, &m));
+		assert_float_equal(m, 375, 1e-9);
+	}
+	assert_float_equal(sampler_elapsed_s(f->s), 6.0, 1e-12);
+}
+
+static void test_counter_reset(void **state)
+{
+	struct fx *f = *state;
+
+	open_sampler(f, NULL);
+	tick(f, 1 * S);
+	set_key(f, "proc/vmstat", "zswpout", 100);	/* went backwards */
+	set_key(f, "proc/vmstat", "zswpin", 1100);
+	tick(f, 2 * S);
+	assert_na(f, SM_ZSWPOUT);
+	assert_val(f, SM_ZSWPIN, 100);			/* the others go on */
+	set_key(f, "proc/vmstat", "zswpout", 400);
+	tick(f, 3 * S);
+	assert_val(f, SM_ZSWPOUT, 300);			/* new baseline */
+}
+
+static void test_vanishing_and_late_files(void **state)
+{
+	struct fx *f = *state;
+	char cmd[PATH_MAX * 3];
+	const char *why;
+
+	open_sampler(f, "swaptune-x");
+	tick(f, 1 * S);
+	/* debugfs unmounted, cgroup removed */
+	snprintf(cmd, sizeof(cmd), "mv '%s/sys/kernel/debug/zswap' '%s/zswap.away' && "
+		 "mv '%s/sys/fs/cgroup/memory/swaptune-x' '%s/cg.away'",
+		 f->root, f->root, f->root, f->root);
+	assert_int_equal(system(cmd), 0);
+	tick(f, 2 * S);
+	assert_na(f, SM_ZP_STORED_PAGES);
+	assert_na(f, SM_ZP_WRITTEN_BACK);
+	assert_na(f, SM_CG_ANON_BYTES);
+	assert_na(f, SM_CG_PGMAJFAULT);
+	why = sampler_unavailable(f->s, SG_ZSWAP);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "not mounted"));
+	assert_non_null(strstr(sampler_unavailable(f->s, SG_CGROUP), "memory.stat"));
+	/* compression ratio falls back to meminfo Zswapped / Zswap */
+	assert_val(f, SM_ZSWAP_RATIO, 3.0);
+	assert_val(f, SM_ZSWPOUT, 0);
+	{
+		char json[16384];
+
+		assert_true(sampler_format_json(f->s, json, sizeof(json)) > 0);
+		assert_non_null(strstr(json, "\"stored_pages\":null"));
+		assert_non_null(strstr(json, "\"anon_bytes\":null"));
+	}
+	/* back, and found again (looked for at most once a second) */
+	snprintf(cmd, sizeof(cmd), "mv '%s/zswap.away' '%s/sys/kernel/debug/zswap' && "
+		 "mv '%s/cg.away' '%s/sys/fs/cgroup/memory/swaptune-x'",
+		 f->root, f->root, f->root, f->root);
+	assert_int_equal(system(cmd), 0);
+	tick(f, 2 * S + S / 2);
+	assert_na(f, SM_ZP_STORED_PAGES);		/* retried only after 1 s */
+	tick(f, 3 * S + S / 2);
+	assert_val(f, SM_ZP_STORED_PAGES, 49152);
+	assert_val(f, SM_CG_ANON_BYTES, 104857600);
+	assert_na(f, SM_CG_PGMAJFAULT);			/* no baseline yet */
+	assert_na(f, SM_ZP_WRITTEN_BACK);
+	assert_null(sampler_unavailable(f->s, SG_ZSWAP));
+	tick(f, 4 * S + S / 2);
+	assert_val(f, SM_CG_PGMAJFAULT, 0);
+	assert_val(f, SM_ZP_WRITTEN_BACK, 0);
+}
+
+static void test_missing_keys_and_layout_change(void **state)
+{
+	struct fx *f = *state;
+	char p[PATH_MAX];
+	FILE *o;
+
+	open_sampler(f, NULL);
+	tick(f, 1 * S);
+	/* an older kernel's vmstat: no zswpwb, no pgscan_anon/file; new line on top */
+	path_of(f, "proc/vmstat", p, sizeof(p));
+	o = fopen(p, "w");
+	assert_non_null(o);
+	fprintf(o, "nr_new_counter 5\npgpgin 1\npswpin 0\npswpout 0\nzswpin 1300\n"
+		"zswpout 5000\nswap_ra 400\nswap_ra_hit 300\npgmajfault 2000\n"
+		"pgscan_kswapd 7100\npgscan_direct 3100\n");
+	fclose(o);
+	tick(f, 2 * S);
+	assert_val(f, SM_ZSWPIN, 300);
+	assert_na(f, SM_ZSWPWB);
+	assert_na(f, SM_REFAULT_ANON);
+	assert_val(f, SM_PGSCAN, 200);	/* kswapd + direct fallback, 10000 -> 10200 */
+	assert_val(f, SM_RA_WASTED, 0);
+	assert_na(f, SM_RA_HIT_PCT);	/* nothing read ahead */
+}
+
+static void test_cgroup_v2(void **state)
+{
+	struct fx *f = *state;
+	char p[PATH_MAX];
+
+	write_file(f, "proc/mounts",
+		   "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec,relatime 0 0\n");
+	path_of(f, "sys/fs/cgroup/system.slice/foo.service", p, sizeof(p));
+	{
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", p);
+		assert_int_equal(system(cmd), 0);
+	}
+	write_file(f, "sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n");
+	write_file(f, "sys/fs/cgroup/system.slice/foo.service/memory.stat",
+		   "anon 1000\nfile 2000\nswapcached 30\nzswap 400\nzswapped 1200\n"
+		   "pgmajfault 10\nzswpin 100\nzswpout 1000\nzswpwb 0\n"
+		   "workingset_refault_anon 7\n");
+	write_file(f, "sys/fs/cgroup/system.slice/foo.service/memory.pressure",
+		   "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+		   "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+	open_sampler(f, "/system.slice/foo.service");
+	assert_string_equal(sampler_cgroup_version(f->s), "v2");
+	assert_string_equal(sampler_cgroup_path(f->s), "system.slice/foo.service");
+	tick(f, 1 * S);
+	set_key(f, "sys/fs/cgroup/system.slice/foo.service/memory.stat", "zswpout", 1500);
+	set_key(f, "sys/fs/cgroup/system.slice/foo.service/memory.stat", "zswpin", 150);
+	write_file(f, "sys/fs/cgroup/system.slice/foo.service/memory.pressure",
+		   "some avg10=0.00 avg60=0.00 avg300=0.00 total=100000\n"
+		   "full avg10=0.00 avg60=0.00 avg300=0.00 total=50000\n");
+	tick(f, 1 * S + S / 2);
+	assert_val(f, SM_CG_ZSWPOUT, 1000);
+	assert_val(f, SM_CG_ZSWPIN, 100);
+	assert_val(f, SM_CG_ZSWAP_BYTES, 400);
+	assert_val(f, SM_CG_ZSWAPPED_BYTES, 1200);
+	assert_val(f, SM_CG_ANON_BYTES, 1000);
+	assert_na(f, SM_CG_SWAP_BYTES);
+	assert_val(f, SM_CG_PSI_SOME_PCT, 20);	/* 100000 us in 0.5 s */
+	assert_val(f, SM_CG_PSI_FULL_PCT, 10);
+	assert_null(sampler_unavailable(f->s, SG_CGROUP));
+}
+
+static void test_open_errors(void **state)
+{
+	struct fx *f = *state;
+	struct sampler_opts o = { .cgroup = "nope" };
+	struct sampler *s = NULL;
+	struct st_err e = { 0 };
+
+	assert_int_equal(sampler_open(&s, &f->h, &o, &e), -ENOENT);
+	assert_int_equal(err_exit_status(&e), ST_EXIT_USAGE);
+	assert_non_null(strstr(e.msg, "no such cgroup"));
+	err_reset(&e);
+	o.cgroup = "swaptune-x/../..";
+	assert_int_equal(sampler_open(&s, &f->h, &o, &e), -EINVAL);
+	err_reset(&e);
+	write_file(f, "proc/mounts", "proc /proc proc rw 0 0\n");
+	o.cgroup = "swaptune-x";
+	assert_int_equal(sampler_open(&s, &f->h, &o, &e), -EOPNOTSUPP);
+	assert_int_equal(err_exit_status(&e), ST_EXIT_DENIED);
+	assert_null(s);
+	/* time must advance */
+	open_sampler(f, NULL);
+	tick(f, 2 * S);
+	err_reset(&e);
+	assert_int_equal(sampler_tick(f->s, 2 * S, WALL0, &e), -EINVAL);
+}
+
+static void test_json(void **state)
+{
+	struct fx *f = *state;
+	char json[16384];
+	cJSON *d, *g;
+	int n;
+
+	open_sampler(f, "swaptune-x");
+	tick(f, 10 * S);
+	step1(f);
+	tick(f, 12 * S);
+	n = sampler_format_json(f->s, json, sizeof(json));
+	assert_true(n > 0);
+	assert_int_equal((size_t)n, strlen(json));
+	assert_null(strchr(json, '\n'));
+	d = cJSON_Parse(json);
+	assert_non_null(d);
+	assert_string_equal(cJSON_GetObjectItem(d, "schema")->valuestring, SAMPLE_SCHEMA);
+	assert_int_equal(cJSON_GetObjectItem(d, "seq")->valueint, 1);
+	assert_string_equal(cJSON_GetObjectItem(d, "time")->valuestring, "2026-01-01T00:00:12.000Z");
+	assert_float_equal(cJSON_GetObjectItem(d, "interval_s")->valuedouble, 2.0, 1e-9);
+	g = cJSON_GetObjectItem(d, "vmstat");
+	assert_float_equal(cJSON_GetObjectItem(g, "zswpout_pages_per_s")->valuedouble, 500, 0);
+	g = cJSON_GetObjectItem(d, "derived");
+	assert_float_equal(cJSON_GetObjectItem(g, "ra_hit_pct")->valuedouble, 50, 0);
+	assert_float_equal(cJSON_GetObjectItem(g, "zswap_compression_ratio")->valuedouble, 3, 0);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(g, "ipc")));
+	g = cJSON_GetObjectItem(d, "cgroup");
+	assert_string_equal(cJSON_GetObjectItem(g, "path")->valuestring, "swaptune-x");
+	assert_string_equal(cJSON_GetObjectItem(g, "version")->valuestring, "v1");
+	assert_float_equal(cJSON_GetObjectItem(g, "pgmajfault_per_s")->valuedouble, 20, 0);
+	g = cJSON_GetObjectItem(d, "meminfo");
+	assert_float_equal(cJSON_GetObjectItem(g, "swap_used_bytes")->valuedouble, 268435456.0, 0);
+	assert_non_null(strstr(json, "\"swap_used_bytes\":268435456,"));
+	g = cJSON_GetObjectItem(d, "cpu");
+	assert_string_equal(cJSON_GetObjectItem(g, "source")->valuestring, "none");
+	assert_non_null(strstr(cJSON_GetObjectItem(g, "note")->valuestring, "live host"));
+	g = cJSON_GetObjectItem(d, "unavailable");
+	assert_non_null(cJSON_GetObjectItem(g, "cgroup"));
+	assert_null(cJSON_GetObjectItem(g, "zswap"));
+	cJSON_Delete(d);
+	/* too small a buffer is an error, not a truncated line */
+	assert_int_equal(sampler_format_json(f->s, json, 100), -ENOSPC);
+}
+
+static void test_record(void **state)
+{
+	struct fx *f = *state;
+	struct sample_recorder rec;
+	struct store st;
+	struct st_err e = { 0 };
+	char db[PATH_MAX + 8], json[16384];
+	sqlite3_stmt *q;
+
+	snprintf(db, sizeof(db), "%s/t.db", f->root);
+	assert_int_equal(store_open(&st, db, &e), 0);
+	open_sampler(f, NULL);
+	tick(f, 1 * S);
+	assert_int_equal(sample_record_begin(&rec, &st, "{\"interval_s\":1}", &e), 0);
+	for (int i = 2; i <= 4; i++) {
+		tick(f, (uint64_t)i * S);
+		assert_true(sampler_format_json(f->s, json, sizeof(json)) > 0);
+		assert_int_equal(sample_record_tick(&rec, sampler_seq(f->s), (uint64_t)(i - 1) * S,
+						    json, &e), 0);
+	}
+	assert_int_equal(sample_record_end(&rec, "ok", "{\"ticks\":3}", &e), 0);
+	assert_int_equal(store_prepare(&st,
+		"SELECT r.kind, r.status, count(s.seq), sum(s.t_ns), "
+		"max(json_extract(s.data, '$.seq')), r.ended_at IS NOT NULL "
+		"FROM runs r JOIN samples s ON s.run_id = r.id WHERE r.id = ?1", &q, &e), 0);
+	sqlite3_bind_int64(q, 1, rec.run_id);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(q, 0), "sample");
+	assert_string_equal((const char *)sqlite3_column_text(q, 1), "ok");
+	assert_int_equal(sqlite3_column_int(q, 2), 3);
+	assert_true(sqlite3_column_int64(q, 3) == (sqlite3_int64)(6 * S));
+	assert_int_equal(sqlite3_column_int(q, 4), 3);
+	assert_int_equal(sqlite3_column_int(q, 5), 1);
+	sqlite3_finalize(q);
+	store_close(&st);
+}
+
+/*
+ * Allocation counter: the executable's malloc family wins over libc's for
+ * every caller, including libswaptune.a. Not under ASan, which owns malloc.
+ */
+#if !defined(__SANITIZE_ADDRESS__)
+#define COUNT_ALLOCS 1
+void *__libc_malloc(size_t n);
+void *__libc_calloc(size_t a, size_t b);
+void *__libc_realloc(void *p, size_t n);
+static volatile int counting;
+static volatile long nallocs;
+
+void *malloc(size_t n)
+{
+	if (counting)
+		nallocs++;
+	return __libc_malloc(n);
+}
+
+void *calloc(size_t a, size_t b)
+{
+	if (counting)
+		nallocs++;
+	return __libc_calloc(a, b);
+}
+
+void *realloc(void *p, size_t n)
+{
+	if (counting)
+		nallocs++;
+	return __libc_realloc(p, n);
+}
+#endif
+
+static void test_no_allocation_per_tick(void **state)
+{
+#ifdef COUNT_ALLOCS
+	struct fx *f = *state;
+	struct sampler_opts o = { .cgroup = "", .zswap_pool = true, .cpu_counters = true };
+	struct sampler *live = NULL;
+	struct host h;
+	struct st_err e = { 0 };
+	char json[16384];
+
+	/* the counter counts */
+	counting = 1;
+	nallocs = 0;
+	free(malloc(16));
+	counting = 0;
+	assert_int_equal(nallocs, 1);
+
+	/* a captured tree, every source, JSON formatting */
+	open_sampler(f, "swaptune-x");
+	tick(f, 1 * S);
+	step1(f);
+	counting = 1;
+	nallocs = 0;
+	for (int i = 2; i < 50; i++) {
+		sampler_tick(f->s, (uint64_t)i * S, WALL0, &e);
+		sampler_format_json(f->s, json, sizeof(json));
+	}
+	counting = 0;
+	assert_int_equal(nallocs, 0);
+
+	/* this host: kept-open files, the root memory cgroup, CPU counters if any */
+	assert_int_equal(host_open(&h, "/", &e), 0);
+	if (sampler_open(&live, &h, &o, &e) < 0) {
+		o.cgroup = NULL;	/* no memory controller here */
+		err_reset(&e);
+		assert_int_equal(sampler_open(&live, &h, &o, &e), 0);
+	}
+	sampler_tick(live, 1 * S, WALL0, &e);
+	counting = 1;
+	nallocs = 0;
+	for (int i = 2; i < 50; i++) {
+		sampler_tick(live, (uint64_t)i * S, WALL0, &e);
+		sampler_format_json(live, json, sizeof(json));
+	}
+	counting = 0;
+	assert_int_equal(nallocs, 0);
+	assert_true(sampler_value(live, SM_ZSWPOUT, NULL));
+	sampler_close(live);
+	host_close(&h);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+static void test_pmu_live(void **state)
+{
+	struct pmu_counters *c = calloc(1, sizeof(*c));
+	struct st_err e = { 0 };
+	uint64_t before = 0, after = 0;
+	volatile char *mem;
+	int r, idx = -1;
+
+	(void)state;
+	/* our own process: allowed at perf_event_paranoid <= 2 without root */
+	r = pmu_counters_open(c, PMU_TARGET_PID, (int)getpid(), &e);
+	if (r < 0) {
+		free(c);
+		skip();	/* no perf events in this environment */
+	}
+	assert_non_null(c->note);
+	for (int i = 0; i < c->nevents; i++)
+		if (!strcmp(c->ev[i].name, "minor_faults"))
+			idx = i;
+	assert_true(idx >= 0);
+	assert_int_equal(pmu_counters_read(c, &e), 0);
+	before = c->ev[idx].value;
+	mem = malloc(64 << 20);
+	for (size_t off = 0; off < (64 << 20); off += 4096)
+		mem[off] = 1;	/* 16384 fresh pages: one minor fault each at least */
+	assert_int_equal(pmu_counters_read(c, &e), 0);
+	after = c->ev[idx].value;
+	free((void *)mem);
+	if (!c->using_hardware)
+		assert_non_null(strstr(c->note, "no hardware events"));
+	assert_true(after - before >= 16384 / 512);	/* THP may fold 512 pages into one */
+	pmu_counters_close(c);
+	pmu_counters_close(c);	/* idempotent */
+	free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_first_tick_levels_only, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_rates_exact, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_counter_reset, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_vanishing_and_late_files, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_missing_keys_and_layout_change, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_v2, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_open_errors, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_json, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_record, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_no_allocation_per_tick, fx_setup, fx_teardown),
+		cmocka_unit_test(test_pmu_live),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
