@@ -1,0 +1,374 @@
+/*
+ * probe.h - the probe engine: one workload x a set of arms (named setting
+ * sets) x N rounds, each trial a fresh process in a fresh leaf memory cgroup,
+ * with counter deltas around each trial, results into the store.
+ *
+ * Method (DOMAIN.md "Measuring honestly"): before every trial sync, drop
+ * caches, compact memory, swapoff + swapon the probe's scratch swap (which
+ * empties it and its zswap entries) and wait for the zswap pool to be empty;
+ * a discarded warm-up round (one trial per arm) first; arms interleaved in a
+ * shuffled order per round (probe_round_order(), reproducible from --seed);
+ * a trial whose memory cgroup saw an OOM kill is "oom": reported and
+ * counted, never averaged. Adaptive mode adds rounds after --reps until the
+ * advisor says the comparison with the baseline is decisive, or --max-reps.
+ *
+ * Host changes: arm settings, zswap.enabled (if it was off), the scratch
+ * swap, zram (bypass emulated by zram), the debugfs mount and every trial's
+ * cgroup are journaled before they happen (journal.h) and undone when the
+ * probe ends, fails or is stopped; a kill -9 is repaired by the next
+ * swaptune command. The engine never prints: it reports through a progress
+ * callback and a result struct.
+ */
+#ifndef SWAPTUNE_PROBE_H
+#define SWAPTUNE_PROBE_H
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "swaptune/advisor.h"
+#include "swaptune/cgroup.h"
+#include "swaptune/err.h"
+#include "swaptune/host.h"
+#include "swaptune/settings.h"
+#include "swaptune/store.h"
+#include "swaptune/workload.h"
+
+#define PROBE_SCHEMA		"swaptune.probe/1"
+#define PROBE_ARMS_MAX		8
+#define PROBE_ARM_SET_MAX	8
+#define PROBE_ARM_NAME_MAX	32
+#define PROBE_REPS_MAX		(VERDICT_TRIALS_MAX - 1)
+
+/* ---- arms ------------------------------------------------------------ */
+
+struct probe_setting {
+	char name[32];			/* registry name: "page-cluster" */
+	char value[SETTING_VALUE_MAX];	/* canonical (settings_normalize()) */
+};
+
+enum probe_bypass_mode {
+	PROBE_BYPASS_PC0 = 0,		/* emulate by page-cluster=0 (default) */
+	PROBE_BYPASS_ZRAM,		/* emulate by swapping to zram behind zswap */
+};
+
+enum probe_bypass_kind {
+	PROBE_BYPASS_UNTESTED = 0,	/* no bypass arm in this probe */
+	PROBE_BYPASS_NATIVE,		/* the kernel skips readahead for zswap */
+	PROBE_BYPASS_EMULATED,		/* emulated, see enum probe_bypass_mode */
+};
+
+struct probe_arm {
+	char name[PROBE_ARM_NAME_MAX];
+	int nset;
+	struct probe_setting set[PROBE_ARM_SET_MAX];
+	bool builtin;
+	bool bypass;			/* the built-in "bypass": settings fixed after detection */
+	bool zram;			/* its trials swap to zram (bypass emulated by zram) */
+	bool emulated;
+	char note[200];			/* e.g. "emulated by page-cluster=0: ..." */
+};
+
+/*
+ * Built-in arms: "pc3", "pc1", "pc0" (page-cluster), "bypass" (settings
+ * decided by the engine after detection). -ENOENT for another name.
+ */
+int probe_arm_builtin(const char *name, struct probe_arm *a);
+
+/*
+ * A custom arm "NAME:key=value,key=value" over the settings registry;
+ * values validated and normalised against host h (compressors come from its
+ * /proc/crypto). -EINVAL (exit 2) with the reason.
+ */
+int probe_arm_parse(const struct host *h, const char *spec, struct probe_arm *a,
+		    struct st_err *e);
+
+/* Comma-separated built-in names ("pc3,pc0") appended to arms[*n]. */
+int probe_arms_parse_list(const char *list, struct probe_arm *arms, int max,
+			  int *n, struct st_err *e);
+
+/* Settings names as "page-cluster=3, zswap.enabled=Y" ("host defaults" if none). */
+void probe_arm_describe(const struct probe_arm *a, char *buf, size_t len);
+
+/*
+ * The order of the arms in round `round`: a Fisher-Yates shuffle of
+ * 0..n-1 driven by splitmix64(seed, round); the same (seed, round, n)
+ * always gives the same order.
+ */
+void probe_round_order(uint64_t seed, unsigned round, int n, int *order);
+
+/* ---- metrics --------------------------------------------------------- */
+
+enum probe_metric {
+	PM_THROUGHPUT = 0,	/* ops/s of the measured phase */
+	PM_WALL_S,		/* cmd: fork to exit */
+	PM_CMD_METRIC,		/* cmd: number matched by --metric-regex */
+	PM_ELAPSED_S,		/* measured phase */
+	PM_SETUP_S,
+	PM_OPS,
+	PM_LAT_P50_NS,
+	PM_LAT_P99_NS,
+	PM_LAT_P999_NS,
+	PM_ZSWPIN,		/* /proc/vmstat deltas, pages */
+	PM_ZSWPOUT,
+	PM_ZSWPWB,
+	PM_PSWPIN,
+	PM_PSWPOUT,
+	PM_SWAP_RA,
+	PM_SWAP_RA_HIT,
+	PM_RA_WASTED,		/* swap_ra - swap_ra_hit */
+	PM_PGMAJFAULT,
+	PM_REFAULT_ANON,
+	PM_REFAULT_FILE,
+	PM_PSI_SOME_US,		/* host memory PSI total deltas */
+	PM_PSI_FULL_US,
+	PM_CPU_USER_NS,		/* the trial process and its children (wait4) */
+	PM_CPU_SYS_NS,
+	PM_CPU_NS_PER_OP,
+	PM_TASK_CLOCK_NS,	/* perf software event, inherited */
+	PM_CTX_SWITCHES,
+	PM_CYCLES,		/* hardware, when the PMU allows */
+	PM_INSTRUCTIONS,
+	PM_MAJ_FAULTS,		/* the workload's own rusage */
+	PM_MIN_FAULTS,
+	PM_MEMCG_PEAK_BYTES,
+	PM_MEMCG_PGMAJFAULT,
+	PM_ZSWAP_STORED_BEFORE,	/* pages in the pool when the trial started */
+	PM_ZSWAP_POOL_LIMIT_HIT,
+	PM_ZSWAP_REJECT_POOR,
+	PM_ZSWAP_WRITTEN_BACK,
+	PM_COUNT
+};
+
+struct probe_metric_def {
+	const char *key;	/* JSON and store key */
+	const char *unit;	/* "ops/s", "pages", "ns", ... */
+};
+
+extern const struct probe_metric_def probe_metric_defs[PM_COUNT];
+
+/* ---- trials and their summary ---------------------------------------- */
+
+enum probe_trial_status {
+	PROBE_TRIAL_OK = 0,
+	PROBE_TRIAL_OOM,		/* the memcg OOM-killed the workload */
+	PROBE_TRIAL_FAILED,		/* the workload failed (reason in note) */
+	PROBE_TRIAL_TIMEOUT,		/* killed at the per-trial cap */
+	PROBE_TRIAL_INTERRUPTED,	/* the probe was stopped */
+};
+
+const char *probe_trial_status_name(enum probe_trial_status s);
+
+struct probe_trial {
+	int arm;
+	unsigned round;			/* 0 = warm-up */
+	unsigned seq;			/* 1.. in run order */
+	bool warmup;
+	enum probe_trial_status status;
+	char note[256];
+	double primary;			/* NAN unless status OK */
+	double duration_s;		/* whole trial, preparation included */
+	bool have[PM_COUNT];
+	double v[PM_COUNT];
+};
+
+/* Mean, sample stddev and CI of the mean (Student t); NAN where undefined. */
+struct probe_stat {
+	size_t n;
+	double mean, stddev, ci_low, ci_high;
+};
+
+int probe_stat_compute(const double *x, size_t n, double level, struct probe_stat *out);
+
+struct probe_arm_summary {
+	unsigned trials;		/* measured (not warm-up) trials */
+	unsigned completed, oom, failed;
+	struct probe_stat primary;
+	bool have[PM_COUNT];
+	struct probe_stat m[PM_COUNT];
+};
+
+/* ---- configuration --------------------------------------------------- */
+
+enum probe_primary {
+	PROBE_PRIMARY_THROUGHPUT = 0,	/* built-in workloads, higher is better */
+	PROBE_PRIMARY_WALL,		/* cmd, lower is better */
+	PROBE_PRIMARY_METRIC,		/* cmd with --metric-regex */
+};
+
+enum probe_phase {
+	PROBE_PHASE_SETUP,
+	PROBE_PHASE_DETECT,
+	PROBE_PHASE_TRIAL,
+	PROBE_PHASE_TEARDOWN,
+};
+
+struct probe_progress {
+	enum probe_phase phase;
+	const char *arm;		/* TRIAL */
+	unsigned round, rounds;		/* round 0 = warm-up */
+	unsigned trial, trials;		/* 1-based; trials may grow in adaptive mode */
+	double eta_s;			/* < 0 unknown */
+	const char *msg;
+};
+
+typedef void (*probe_progress_fn)(const struct probe_progress *p, void *arg);
+
+struct probe_config {
+	const struct workload_info *workload;
+	struct workload_params wp;	/* working_set_bytes, ops, seed, theta, ... */
+	enum probe_primary primary;
+	bool metric_higher_better;	/* PROBE_PRIMARY_METRIC */
+
+	int narms;
+	struct probe_arm arms[PROBE_ARMS_MAX];
+	int baseline;			/* index; -1 = the arm matching the host now, else 0 */
+
+	unsigned reps;			/* measured rounds (min rounds when adaptive) */
+	bool adaptive;
+	unsigned max_reps;
+	bool warmup;
+	uint64_t seed;			/* round order (the workload's seed is wp.seed) */
+
+	uint64_t memcg_limit_bytes;
+	enum memcg_limit_mode limit_mode;
+	uint64_t swap_size_bytes;	/* scratch swap; 0 = derived from the working set */
+	double duration_s;		/* per-trial cap of the measured phase */
+	char scratch_dir[PATH_MAX];	/* "" = scratch_swap_default_dir() */
+	enum probe_bypass_mode bypass_mode;
+	bool force;			/* skip the memory headroom check */
+
+	volatile sig_atomic_t *stop;	/* non-zero (a signal number) = stop now */
+	probe_progress_fn progress;
+	void *progress_arg;
+};
+
+/* Defaults: 3 reps, warm-up, adaptive max 10, seed 1, 60 s cap, limit max. */
+void probe_config_init(struct probe_config *c);
+
+/* ---- the plan -------------------------------------------------------- */
+
+/* One setting an arm writes, with the host's value now. */
+struct probe_touch {
+	char name[32];
+	char current[SETTING_VALUE_MAX];
+};
+
+struct probe_plan {
+	int baseline;			/* resolved */
+	int ntouch;
+	struct probe_touch touch[PROBE_ARMS_MAX * PROBE_ARM_SET_MAX];
+	bool enable_zswap;		/* zswap is off now: on for the probe */
+	bool have_host_swap;		/* else a scratch swap is made */
+	char host_swap[128];		/* first active device, "" if none */
+	bool host_swap_rotational;
+	uint64_t swap_bytes;
+	char scratch_dir[PATH_MAX];
+	bool mount_debugfs;
+	bool detect_bypass;
+	int memcg_version;
+	uint64_t working_set_bytes, memcg_limit_bytes;
+	uint64_t need_bytes, available_bytes;	/* headroom check */
+	unsigned rounds, trials;	/* with warm-up; adaptive: the minimum */
+	unsigned max_trials;		/* adaptive: the cap */
+	double est_trial_s, est_total_s, est_max_s;
+};
+
+/*
+ * Resolve defaults (swap size, scratch dir, baseline) in c and describe what
+ * the probe would do; reads the host, changes nothing. Fails with exit 3 when
+ * the host lacks the memory headroom (unless c->force), has no memory
+ * cgroup controller, or the workload is not supported with these params.
+ */
+int probe_plan(const struct host *h, struct probe_config *c, struct probe_plan *p,
+	       struct st_err *e);
+
+/* ---- lock ------------------------------------------------------------ */
+
+/*
+ * One probe per host: an flock on /run/swaptune/probe.lock (live host) or
+ * next to the database (sysroot). -EBUSY (exit 3) naming the holder's pid.
+ * *fd stays open for the lock's lifetime; probe_unlock() releases it.
+ */
+int probe_lock(const struct host *h, const char *db_path, int *fd, char *path,
+	       size_t len, struct st_err *e);
+void probe_unlock(int fd);
+
+/* ---- running --------------------------------------------------------- */
+
+struct probe_result {
+	int64_t run_id;
+	const char *status;		/* "ok", "interrupted", "failed" */
+	int signal;			/* what stopped it, 0 if nothing */
+	char error[ST_ERR_MSG_MAX];	/* "failed": why */
+
+	char kernel[128], hostname[128];
+	int memcg_version;
+	char readahead[16];		/* "vma" / "cluster" during the probe */
+	char zswap_compressor[32];
+	bool zswap_enabled_by_probe;
+	bool debugfs_mounted;
+	char swap_kind[16];		/* "scratch-loop", "host" */
+	char swap_device[128];
+	char swap_file[PATH_MAX];
+	uint64_t swap_bytes;
+	bool swap_direct_io;
+	char cpu_counters[256];		/* what the PMU gave, and why */
+
+	enum probe_bypass_kind bypass;
+	enum probe_bypass_mode bypass_mode;
+	char bypass_evidence[256];
+
+	unsigned rounds;		/* measured rounds done */
+	bool adaptive_stopped;		/* decisive before max_reps */
+	size_t ntrials, cap;
+	struct probe_trial *trials;
+	struct probe_arm_summary summary[PROBE_ARMS_MAX];
+	bool have_verdict;
+	struct verdict_result verdict;
+
+	double elapsed_s;
+	int restored;			/* journal rows undone at the end */
+	char restore_error[ST_ERR_MSG_MAX];
+};
+
+/*
+ * Run the probe described by c (after probe_plan()) on the live host h,
+ * recording into st. Returns 0 when it ran to the end or was stopped (see
+ * r->status; a stop also sets r->signal), negative with e set when it could
+ * not start or failed; in every case the host is restored before return
+ * and r holds what was measured. Call probe_result_free() after.
+ */
+int probe_run(const struct host *h, struct store *st, struct probe_config *c,
+	      const struct probe_plan *p, struct probe_result *r, struct st_err *e);
+void probe_result_free(struct probe_result *r);
+
+/* Recompute r->summary (and the verdict) from r->trials. Pure. */
+void probe_summarize(const struct probe_config *c, int baseline, struct probe_result *r);
+
+/* The result document (share/schema/probe.schema.json). */
+cJSON *probe_result_to_json(const struct probe_config *c, const struct probe_plan *p,
+			    const struct probe_result *r);
+
+/* ---- native zswap readahead bypass ----------------------------------- */
+
+struct probe_bypass_check {
+	bool conclusive;		/* zswap did swap pages in */
+	bool native;			/* swap_ra stayed ~0 with page-cluster 3 */
+	uint64_t swap_ra, swap_ra_hit, zswpin;
+	char evidence[256];
+};
+
+/*
+ * Behavioural check: a short sequential swap-in (64 MiB working set in a
+ * 32 MiB memcg) under zswap with page-cluster=3; swap_ra rising means no
+ * native bypass. Sets up (and restores) zswap, a scratch swap and the cgroup
+ * itself, journaled in st. Needs root on the live host; takes ~2 s.
+ */
+int probe_detect_native_bypass(const struct host *h, struct store *st,
+			       struct probe_bypass_check *out, struct st_err *e);
+
+#endif

@@ -1,0 +1,443 @@
+/*
+ * cgroup.c - the probe's leaf memory cgroups through libcgroup (live host)
+ * or plain files (captured trees), see cgroup.h.
+ */
+#include <fcntl.h>
+#include <libcgroup.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "swaptune/cgroup.h"
+
+static bool valid_name(const char *name)
+{
+	return !strncmp(name, MEMCG_PREFIX, strlen(MEMCG_PREFIX)) &&
+	       strlen(name) > strlen(MEMCG_PREFIX) && strlen(name) < MEMCG_NAME_MAX &&
+	       !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
+}
+
+/* libcgroup builds its mount table once per process. */
+static int lib_init(struct st_err *e)
+{
+	static int done, rc;
+
+	if (!done) {
+		rc = cgroup_init();
+		done = 1;
+	}
+	if (rc)
+		return err_set_exit(e, -EOPNOTSUPP, ST_EXIT_DENIED,
+				    "libcgroup cannot use this host's cgroups: %s",
+				    cgroup_strerror(rc));
+	return 0;
+}
+
+static int lib_err(struct st_err *e, int rc, const char *what, const char *name)
+{
+	int code = rc == ECGROUPNOTALLOWED || rc == ECGROUPNOTOWNER ? -EACCES :
+		   rc == ECGROUPNOTEXIST ? -ENOENT : -EIO;
+
+	return err_set(e, code, "cannot %s memory cgroup %s: %s", what, name,
+		       cgroup_strerror(rc));
+}
+
+static bool word_in(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+			return true;
+	return false;
+}
+
+int memcg_locate(const struct host *h, int *version, char *root, size_t len,
+		 struct st_err *e)
+{
+	struct st_cgroup_info ci;
+	char rel[PATH_MAX + 32], ctl[512];
+	int r = host_cgroup_info(h, &ci, e);
+
+	if (r < 0)
+		return r;
+	if (ci.memory_v1) {
+		*version = 1;
+	} else if (ci.memory_v2) {
+		*version = 2;
+		/* libcgroup 2.0.2 cannot create a v2 leaf unless the root delegates memory */
+		snprintf(rel, sizeof(rel), "%s/cgroup.subtree_control", ci.memory_root);
+		if (host_read_line(h, rel, ctl, sizeof(ctl), NULL) < 0 || !word_in(ctl, "memory"))
+			return err_set_exit(e, -EOPNOTSUPP, ST_EXIT_DENIED,
+					    "the cgroup v2 root does not enable the memory controller for its children: "
+					    "run echo +memory > /%s", rel);
+	} else {
+		return err_set_exit(e, -EOPNOTSUPP, ST_EXIT_DENIED,
+				    "no memory cgroup controller is mounted: mount cgroup2 or the v1 memory controller");
+	}
+	snprintf(root, len, "%s", ci.memory_root);
+	return 0;
+}
+
+static int file_rel(const struct memcg *m, const char *file, char *out, size_t len)
+{
+	if ((size_t)snprintf(out, len, "%s/%s", m->rel, file) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int write_file(const struct memcg *m, const char *file, const char *val,
+		      struct st_err *e)
+{
+	char rel[PATH_MAX + 64], abs[PATH_MAX];
+	int fd;
+
+	file_rel(m, file, rel, sizeof(rel));
+	if (!m->h->live && !host_exists(m->h, rel)) {
+		/* a captured tree: the kernel would have made the file with the group */
+		host_path(m->h, rel, abs, sizeof(abs));
+		fd = open(abs, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return err_set(e, -errno, "cannot create %s: %s", abs, strerror(errno));
+		close(fd);
+	}
+	return host_write(m->h, rel, val, e);
+}
+
+static int lib_create(struct memcg *m, const char *limit_file, uint64_t limit,
+		      struct st_err *e)
+{
+	struct cgroup *cg;
+	struct cgroup_controller *c;
+	int rc;
+
+	if ((rc = lib_init(e)) < 0)
+		return rc;
+	cg = cgroup_new_cgroup(m->name);
+	if (!cg)
+		return err_set(e, -ENOMEM, "out of memory");
+	c = cgroup_add_controller(cg, "memory");
+	if (!c) {
+		cgroup_free(&cg);
+		return err_set(e, -EIO, "cannot create memory cgroup %s: libcgroup refused the memory controller",
+			       m->name);
+	}
+	rc = cgroup_add_value_uint64(c, limit_file, limit);
+	if (!rc)
+		rc = cgroup_create_cgroup(cg, 0);
+	if (rc) {
+		cgroup_free(&cg);
+		return lib_err(e, rc, "create", m->name);
+	}
+	m->lib = cg;
+	return 0;
+}
+
+int memcg_create(struct memcg *m, const struct host *h, struct journal *j,
+		 const char *name, uint64_t limit_bytes,
+		 enum memcg_limit_mode mode, struct st_err *e)
+{
+	char root[PATH_MAX], abs[PATH_MAX], detail[PATH_MAX + 8], val[32];
+	const char *limit_file;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	m->h = h;
+	m->j = j;
+	m->limit_bytes = limit_bytes;
+	m->mode = mode;
+	if (!valid_name(name))
+		return err_set(e, -EINVAL, "memory cgroup name \"%s\" must start with %s and hold no '/'",
+			       name, MEMCG_PREFIX);
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	r = memcg_locate(h, &m->version, root, sizeof(root), e);
+	if (r < 0)
+		return r;
+	if ((size_t)snprintf(m->rel, sizeof(m->rel), "%s/%s", root, name) >= sizeof(m->rel))
+		return err_set(e, -ENAMETOOLONG, "cgroup path too long");
+	if (mode == MEMCG_LIMIT_HIGH && m->version != 2)
+		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE,
+				    "memory.high needs cgroup v2; this host has the memory controller on v1 (use --limit-mode max)");
+	if (host_exists(h, m->rel))
+		return err_set(e, -EEXIST, "memory cgroup /%s exists already", m->rel);
+	limit_file = m->version == 1 ? "memory.limit_in_bytes" :
+		     mode == MEMCG_LIMIT_HIGH ? "memory.high" : "memory.max";
+
+	if (j) {
+		snprintf(detail, sizeof(detail), "v%d %s", m->version, m->rel);
+		r = journal_note_resource(j, MEMCG_JOURNAL_KIND, m->name, detail, e);
+		if (r < 0)
+			return err_prefix(e, "not creating memory cgroup %s: cannot journal it", name);
+	}
+	if (h->live) {
+		r = lib_create(m, limit_file, limit_bytes, e);
+	} else {
+		host_path(h, m->rel, abs, sizeof(abs));
+		if (mkdir(abs, 0755) < 0)
+			r = err_set(e, -errno, "cannot create memory cgroup %s: %s", abs, strerror(errno));
+		else {
+			snprintf(val, sizeof(val), "%llu", (unsigned long long)limit_bytes);
+			r = write_file(m, limit_file, val, e);
+			if (r < 0)
+				rmdir(abs);
+		}
+	}
+	if (r < 0) {
+		if (j)
+			journal_resource_done(j, MEMCG_JOURNAL_KIND, m->name, NULL);
+		return r;
+	}
+	m->created = true;
+	return 0;
+}
+
+int memcg_attach(const struct memcg *m, pid_t pid, struct st_err *e)
+{
+	char val[32];
+	int rc;
+
+	if (!m->created)
+		return err_set(e, -EINVAL, "memory cgroup %s was not created", m->name);
+	if (pid == 0)
+		pid = getpid();
+	if (m->lib) {
+		/* libcgroup 2.0.2 crashes on a NULL group: m->lib is never NULL here */
+		rc = cgroup_attach_task_pid((struct cgroup *)m->lib, pid);
+		if (rc)
+			return lib_err(e, rc, "join", m->name);
+		return 0;
+	}
+	snprintf(val, sizeof(val), "%d", (int)pid);
+	return write_file(m, "cgroup.procs", val, e);
+}
+
+int memcg_read_stat(const struct memcg *m, struct st_kvtab *t, struct st_err *e)
+{
+	struct cgroup_stat st;
+	char path[MEMCG_NAME_MAX + 2], rel[PATH_MAX + 64];
+	void *handle = NULL;
+	int rc;
+
+	if (!m->lib) {
+		file_rel(m, "memory.stat", rel, sizeof(rel));
+		return host_read_kv(m->h, rel, t, false, e);
+	}
+	kv_clear(t);
+	snprintf(path, sizeof(path), "/%s", m->name);
+	rc = cgroup_read_stats_begin("memory", path, &handle, &st);
+	while (rc == 0) {
+		char *end;
+		unsigned long long v = strtoull(st.value, &end, 10);
+
+		if (end != st.value && kv_put(t, st.name, v) < 0) {
+			cgroup_read_stats_end(&handle);
+			return err_set(e, -ENOMEM, "out of memory");
+		}
+		rc = cgroup_read_stats_next(&handle, &st);
+	}
+	cgroup_read_stats_end(&handle);
+	if (rc != ECGEOF)
+		return lib_err(e, rc, "read memory.stat of", m->name);
+	return 0;
+}
+
+/*
+ * The files below are read through the host layer: libcgroup's value API
+ * reads every file of the controller at once and keeps one line of each,
+ * which loses the multi-line memory.oom_control, memory.events and
+ * memory.pressure.
+ */
+int memcg_oom_kills(const struct memcg *m, uint64_t *n, struct st_err *e)
+{
+	char rel[PATH_MAX + 64];
+	struct st_kvtab t;
+	int r;
+
+	kv_init(&t);
+	file_rel(m, m->version == 1 ? "memory.oom_control" : "memory.events", rel, sizeof(rel));
+	r = host_read_kv(m->h, rel, &t, false, e);
+	if (r == 0 && !kv_get(&t, "oom_kill", n))
+		r = err_set(e, -ENOENT, "/%s: no oom_kill count on this kernel", rel);
+	kv_free(&t);
+	return r;
+}
+
+int memcg_peak_bytes(const struct memcg *m, uint64_t *bytes, struct st_err *e)
+{
+	char rel[PATH_MAX + 64];
+
+	file_rel(m, m->version == 1 ? "memory.max_usage_in_bytes" : "memory.peak", rel, sizeof(rel));
+	return host_read_u64(m->h, rel, bytes, e);
+}
+
+int memcg_read_pressure(const struct memcg *m, struct st_psi *p, struct st_err *e)
+{
+	char rel[PATH_MAX + 64];
+
+	if (m->version == 1)
+		return err_set(e, -ENOENT, "cgroup v1 has no per-group memory.pressure");
+	file_rel(m, "memory.pressure", rel, sizeof(rel));
+	return host_read_psi(m->h, rel, p, e);
+}
+
+static int pids_at(const struct host *h, const char *dir, pid_t *pids, int max, int *n,
+		   struct st_err *e)
+{
+	char rel[PATH_MAX + 64], buf[16384];
+	ssize_t r;
+
+	*n = 0;
+	snprintf(rel, sizeof(rel), "%s/cgroup.procs", dir);
+	r = host_read(h, rel, buf, sizeof(buf), e);
+	if (r < 0)
+		return (int)r;
+	for (char *p = buf, *end; *p; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v > 0 && *n < max)
+			pids[(*n)++] = (pid_t)v;
+		while (*end == '\n' || *end == ' ')
+			end++;
+	}
+	return 0;
+}
+
+int memcg_pids(const struct memcg *m, pid_t *pids, int max, int *n, struct st_err *e)
+{
+	return pids_at(m->h, m->rel, pids, max, n, e);
+}
+
+/* SIGKILL what runs in dir until it is empty (live host only), ~5 s at most. */
+static int empty_group(const struct host *h, const char *dir, struct st_err *e)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	pid_t pids[256];
+	int n = 0, r;
+
+	if (!h->live)
+		return 0;
+	for (int tries = 0; tries < 250; tries++) {
+		r = pids_at(h, dir, pids, 256, &n, e);
+		if (r == -ENOENT) {
+			err_reset(e);
+			return 0;
+		}
+		if (r < 0)
+			return r;
+		if (n == 0)
+			return 0;
+		for (int i = 0; i < n; i++)
+			if (pids[i] != getpid())
+				kill(pids[i], SIGKILL);
+		nanosleep(&ts, NULL);
+	}
+	return err_set(e, -EBUSY, "memory cgroup /%s still holds %d process%s after SIGKILL",
+		       dir, n, n == 1 ? "" : "es");
+}
+
+/* Remove the (empty) group; never migrates tasks to the parent. */
+static int remove_group(const struct host *h, const char *name, const char *dir, void *lib,
+			struct st_err *e)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	char abs[PATH_MAX];
+	int rc = 0;
+
+	for (int tries = 0; tries < 100; tries++) {
+		if (!host_exists(h, dir))
+			return 0;
+		if (h->live) {
+			struct cgroup *cg = lib;
+
+			if ((rc = lib_init(e)) < 0)
+				return rc;
+			if (!cg) {
+				cg = cgroup_new_cgroup(name);
+				if (!cg || !cgroup_add_controller(cg, "memory")) {
+					cgroup_free(&cg);
+					return err_set(e, -ENOMEM, "out of memory");
+				}
+			}
+			rc = cgroup_delete_cgroup_ext(cg, CGFLAG_DELETE_EMPTY_ONLY);
+			if (cg != lib)
+				cgroup_free(&cg);
+			if (rc == 0 || !host_exists(h, dir))
+				return 0;
+		} else {
+			host_path(h, dir, abs, sizeof(abs));
+			if (rmdir(abs) == 0 || errno == ENOENT)
+				return 0;
+			if (errno == ENOTEMPTY) {
+				/* a captured tree holds the control files as plain files */
+				static const char *const files[] = {
+					"cgroup.procs", "memory.limit_in_bytes", "memory.max",
+					"memory.high", "memory.stat", "memory.oom_control",
+					"memory.events", "memory.pressure", "memory.peak",
+					"memory.max_usage_in_bytes", "tasks", NULL,
+				};
+				char f[PATH_MAX + 40];
+
+				for (int i = 0; files[i]; i++) {
+					snprintf(f, sizeof(f), "%s/%s", abs, files[i]);
+					unlink(f);
+				}
+				if (rmdir(abs) == 0)
+					return 0;
+			}
+			return err_set(e, -errno, "cannot remove memory cgroup %s: %s", abs,
+				       strerror(errno));
+		}
+		nanosleep(&ts, NULL);
+	}
+	return lib_err(e, rc, "remove", name);
+}
+
+int memcg_destroy(struct memcg *m, struct st_err *e)
+{
+	int r;
+
+	if (!m->created)
+		return 0;
+	r = empty_group(m->h, m->rel, e);
+	if (r == 0)
+		r = remove_group(m->h, m->name, m->rel, m->lib, e);
+	if (r < 0)
+		return r;
+	if (m->lib) {
+		struct cgroup *cg = m->lib;
+
+		cgroup_free(&cg);
+		m->lib = NULL;
+	}
+	m->created = false;
+	if (m->j)
+		return journal_resource_done(m->j, MEMCG_JOURNAL_KIND, m->name, e);
+	return 0;
+}
+
+int memcg_undo(const struct host *h, const char *ident, const char *detail,
+	       struct st_err *e)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+	int version, r;
+
+	/* detail is "v<N> <dir>"; the leaf of dir must be ident */
+	if (!detail || sscanf(detail, "v%d %4095s", &version, dir) != 2 || !valid_name(ident))
+		return err_set(e, -EINVAL, "cannot undo cgroup %s: malformed journal entry", ident);
+	slash = strrchr(dir, '/');
+	if (!slash || strcmp(slash + 1, ident) || strstr(dir, ".."))
+		return err_set(e, -EINVAL, "cannot undo cgroup %s: journal names %s", ident, dir);
+	if (!host_exists(h, dir))
+		return 0;
+	r = empty_group(h, dir, e);
+	if (r == 0)
+		r = remove_group(h, ident, dir, NULL, e);
+	return r;
+}

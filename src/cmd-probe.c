@@ -1,0 +1,670 @@
+/*
+ * cmd-probe.c - `swaptune probe`: parse the options into a probe_config,
+ * show the plan (or only that, with --dry-run), take the probe lock, ask
+ * before changing host-wide settings, run the engine with a progress line,
+ * and print the per-arm table or the JSON document.
+ */
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "swaptune/cmd.h"
+#include "swaptune/probe.h"
+
+#define MiB (1024ull * 1024)
+
+/*
+ * Defaults, timed on a 2-core VM (zswap lzo, cgroup v1): a 256 MiB working
+ * set in a 128 MiB memcg swaps half of itself out and back in every trial,
+ * takes ~1-2 s per trial, and 3 arms x (warm-up + 3 rounds) stay well within
+ * 3 minutes.
+ */
+#define DEFAULT_WORKLOAD	"anon-random"
+#define DEFAULT_ARMS		"pc3,pc1,pc0"
+#define DEFAULT_WORKING_SET	(256 * MiB)
+#define DEFAULT_MEMCG_LIMIT	(128 * MiB)
+
+static volatile sig_atomic_t probe_stop;
+
+static void on_signal(int sig)
+{
+	probe_stop = sig;
+}
+
+enum {
+	OPT_WORKLOAD = 1000, OPT_ARMS, OPT_ARM, OPT_BASELINE, OPT_REPS, OPT_ADAPTIVE,
+	OPT_MAX_REPS, OPT_SEED, OPT_WORKING_SET, OPT_MEMCG_LIMIT, OPT_LIMIT_MODE, OPT_OPS,
+	OPT_DURATION, OPT_ZIPF, OPT_STRIDE, OPT_FILE_SIZE, OPT_USER, OPT_METRIC_REGEX,
+	OPT_METRIC_LOWER, OPT_SWAP_SIZE, OPT_SCRATCH_DIR, OPT_BYPASS_MODE, OPT_NO_WARMUP,
+	OPT_YES, OPT_FORCE, OPT_DRY_RUN,
+};
+
+static const struct option probe_longopts[] = {
+	{ "workload", required_argument, NULL, OPT_WORKLOAD },
+	{ "arms", required_argument, NULL, OPT_ARMS },
+	{ "arm", required_argument, NULL, OPT_ARM },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "reps", required_argument, NULL, OPT_REPS },
+	{ "adaptive", no_argument, NULL, OPT_ADAPTIVE },
+	{ "max-reps", required_argument, NULL, OPT_MAX_REPS },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "working-set", required_argument, NULL, OPT_WORKING_SET },
+	{ "memcg-limit", required_argument, NULL, OPT_MEMCG_LIMIT },
+	{ "limit-mode", required_argument, NULL, OPT_LIMIT_MODE },
+	{ "ops", required_argument, NULL, OPT_OPS },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "zipf-theta", required_argument, NULL, OPT_ZIPF },
+	{ "stride", required_argument, NULL, OPT_STRIDE },
+	{ "file-size", required_argument, NULL, OPT_FILE_SIZE },
+	{ "user", required_argument, NULL, OPT_USER },
+	{ "metric-regex", required_argument, NULL, OPT_METRIC_REGEX },
+	{ "metric-lower-better", no_argument, NULL, OPT_METRIC_LOWER },
+	{ "swap-size", required_argument, NULL, OPT_SWAP_SIZE },
+	{ "scratch-dir", required_argument, NULL, OPT_SCRATCH_DIR },
+	{ "bypass-mode", required_argument, NULL, OPT_BYPASS_MODE },
+	{ "no-warmup", no_argument, NULL, OPT_NO_WARMUP },
+	{ "yes", no_argument, NULL, OPT_YES },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ 0, 0, 0, 0 },
+};
+
+static const struct cmd_option probe_options[] = {
+	{ "--workload NAME", "anon-random (default), anon-seq, anon-zipf, anon-stride, mixed-compress, file-anon, tmpfs-read, or cmd" },
+	{ "--arms LIST", "built-in arms: pc3, pc1, pc0 (vm.page-cluster), bypass (default pc3,pc1,pc0)" },
+	{ "--arm NAME:KEY=VAL,...", "a custom arm over the settings registry (repeatable), e.g. noswapra:page-cluster=0,vma_ra_enabled=false" },
+	{ "--baseline NAME", "arm to compare against (default: the arm matching the host now, else the first)" },
+	{ "--reps N", "measured rounds, every arm once per round in shuffled order (default 3)" },
+	{ "--adaptive", "add rounds after --reps until the comparison is decisive" },
+	{ "--max-reps N", "adaptive: at most N rounds (default 10)" },
+	{ "--seed N", "seed of the round order and of the workload's accesses (default 1)" },
+	{ "--working-set SIZE", "the workload's memory (default 256M)" },
+	{ "--memcg-limit SIZE", "memory cgroup limit, below the working set so it swaps (default 128M)" },
+	{ "--limit-mode max|high", "cgroup v2: memory.max (default) or memory.high" },
+	{ "--ops N", "accesses in the measured phase (default: 2 passes over the working set)" },
+	{ "--duration DUR", "cap of one trial's measured phase; cmd: the command is killed after it (default 60s)" },
+	{ "--zipf-theta X", "anon-zipf exponent (default 0.99)" },
+	{ "--stride N", "anon-stride step in pages (default 8)" },
+	{ "--file-size SIZE", "file-anon page-cache file (default half the working set)" },
+	{ "--user USER", "cmd: run the command as USER" },
+	{ "--metric-regex RE", "cmd: primary metric is group 1 of the last match in its output (else wall time)" },
+	{ "--metric-lower-better", "cmd: with --metric-regex, lower values are better" },
+	{ "--swap-size SIZE", "scratch swap size (default 1.5 x working set + 64M, at least 512M)" },
+	{ "--scratch-dir DIR", "directory for the scratch swap file (default /var/lib/swaptune)" },
+	{ "--bypass-mode pc0|zram", "how to emulate the bypass arm when the kernel has none (default pc0)" },
+	{ "--no-warmup", "skip the discarded warm-up round" },
+	{ "--yes", "do not ask before changing host settings (needed without a terminal)" },
+	{ "--force", "run even when MemAvailable looks too small" },
+	{ "--dry-run", "print the plan and exit without touching anything" },
+	{ "-- PROG ARGS...", "cmd: the command to run in the memory cgroup (no shell)" },
+	{ NULL, NULL },
+};
+
+static int parse_uint(const char *s, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return end == s || *end || errno || *s == '-' ? -EINVAL : 0;
+}
+
+/* Human durations: "45 s", "2 min 10 s". */
+static const char *fmt_secs(double s, char *buf, size_t len)
+{
+	if (s < 0)
+		snprintf(buf, len, "unknown");
+	else if (s < 90)
+		snprintf(buf, len, "%.0f s", s);
+	else
+		snprintf(buf, len, "%d min %02d s", (int)(s / 60), (int)s % 60);
+	return buf;
+}
+
+static void progress_line(const struct probe_progress *p, void *arg)
+{
+	char eta[32], where[64];
+
+	(void)arg;
+	if (p->phase != PROBE_PHASE_TRIAL) {
+		fprintf(stderr, "\r\033[Kprobe: %s", p->msg ? p->msg : "");
+	} else {
+		if (p->round == 0)
+			snprintf(where, sizeof(where), "warm-up");
+		else
+			snprintf(where, sizeof(where), "round %u/%u", p->round,
+				 p->round > p->rounds ? p->round : p->rounds);
+		fprintf(stderr, "\r\033[Kprobe: trial %u/%u (%s, arm %s), ETA %s", p->trial,
+			p->trials, where, p->arm, fmt_secs(p->eta_s, eta, sizeof(eta)));
+	}
+	fflush(stderr);
+}
+
+static void print_plan(FILE *o, const struct probe_config *c, const struct probe_plan *p)
+{
+	char b1[32], b2[32], t1[32], t2[32], desc[256];
+
+	fprintf(o, "Workload          %s", c->workload->name);
+	if (c->workload->pattern == WORKLOAD_PAT_NONE) {
+		fprintf(o, ":");
+		for (char *const *v = c->wp.argv; v && *v; v++)
+			fprintf(o, " %s", *v);
+		fprintf(o, "\n");
+	} else {
+		fprintf(o, ", working set %s, %llu accesses per trial\n",
+			cmd_fmt_bytes(c->wp.working_set_bytes, b1, sizeof(b1)),
+			(unsigned long long)workload_ops(c->workload, &c->wp));
+	}
+	fprintf(o, "Memory cgroup     v%d, a new leaf per trial, limit %s (%s)\n", p->memcg_version,
+		cmd_fmt_bytes(c->memcg_limit_bytes, b2, sizeof(b2)),
+		p->memcg_version == 1 ? "memory.limit_in_bytes" :
+		c->limit_mode == MEMCG_LIMIT_HIGH ? "memory.high" : "memory.max");
+	fprintf(o, "Arms\n");
+	for (int i = 0; i < c->narms; i++) {
+		probe_arm_describe(&c->arms[i], desc, sizeof(desc));
+		fprintf(o, "  %-12s %s%s%s\n", c->arms[i].name, desc,
+			i == p->baseline ? "  (baseline)" : "",
+			c->arms[i].bypass ? (c->bypass_mode == PROBE_BYPASS_ZRAM ?
+					     "  (if the kernel has no native bypass: zswap in front of zram)" :
+					     "  (if the kernel has no native bypass: emulated by page-cluster=0)") : "");
+	}
+	fprintf(o, "Host changes      for the probe's duration, restored after:\n");
+	for (int i = 0; i < p->ntouch; i++)
+		fprintf(o, "  %-28s now %s\n", p->touch[i].name, p->touch[i].current);
+	if (p->enable_zswap)
+		fprintf(o, "  %-28s now N, Y during the probe\n", "zswap.enabled");
+	if (!p->have_host_swap)
+		fprintf(o, "  %-28s %s on a loop device over a file in %s\n", "scratch swap",
+			cmd_fmt_bytes(p->swap_bytes, b1, sizeof(b1)),
+			p->scratch_dir[0] ? p->scratch_dir : "the default directory");
+	else
+		fprintf(o, "  %-28s host swap %s is used as it is%s\n", "swap", p->host_swap,
+			p->host_swap_rotational ? " (rotational: cluster readahead)" : "");
+	if (p->mount_debugfs)
+		fprintf(o, "  %-28s mounted for the zswap counters\n", "debugfs");
+	if (p->detect_bypass)
+		fprintf(o, "  %-28s a short check whether the kernel bypasses readahead for zswap\n",
+			"bypass detection");
+	fprintf(o, "Trials            %u (%u rounds incl. %s x %d arms%s)%s\n", p->trials, p->rounds,
+		c->warmup ? "warm-up" : "no warm-up", c->narms,
+		p->detect_bypass ? " + 1 detection" : "",
+		c->adaptive ? ", adaptive" : "");
+	if (c->adaptive)
+		fprintf(o, "                  up to %u trials until decisive\n", p->max_trials);
+	fprintf(o, "Estimated time    %s", fmt_secs(p->est_total_s, t1, sizeof(t1)));
+	if (p->est_total_s < 0 || c->adaptive)
+		fprintf(o, ", at most %s", fmt_secs(p->est_max_s, t2, sizeof(t2)));
+	fprintf(o, "\nMemory            needs about %s, %s available\n",
+		cmd_fmt_bytes(p->need_bytes, b1, sizeof(b1)),
+		cmd_fmt_bytes(p->available_bytes, b2, sizeof(b2)));
+}
+
+static cJSON *plan_json(const struct probe_config *c, const struct probe_plan *p)
+{
+	cJSON *root = cJSON_CreateObject(), *o, *a;
+
+	cJSON_AddStringToObject(root, "schema", PROBE_SCHEMA);
+	cJSON_AddStringToObject(root, "status", "planned");
+	o = cJSON_AddObjectToObject(root, "plan");
+	cJSON_AddStringToObject(o, "workload", c->workload->name);
+	cJSON_AddNumberToObject(o, "working_set_bytes", (double)c->wp.working_set_bytes);
+	cJSON_AddNumberToObject(o, "memcg_version", p->memcg_version);
+	cJSON_AddNumberToObject(o, "memcg_limit_bytes", (double)c->memcg_limit_bytes);
+	cJSON_AddStringToObject(o, "baseline", c->arms[p->baseline].name);
+	a = cJSON_AddArrayToObject(o, "arms");
+	for (int i = 0; i < c->narms; i++) {
+		cJSON *ao = cJSON_CreateObject(), *so;
+
+		cJSON_AddStringToObject(ao, "name", c->arms[i].name);
+		so = cJSON_AddObjectToObject(ao, "settings");
+		for (int k = 0; k < c->arms[i].nset; k++)
+			cJSON_AddStringToObject(so, c->arms[i].set[k].name, c->arms[i].set[k].value);
+		cJSON_AddBoolToObject(ao, "bypass", c->arms[i].bypass);
+		cJSON_AddItemToArray(a, ao);
+	}
+	a = cJSON_AddObjectToObject(o, "settings_now");
+	for (int i = 0; i < p->ntouch; i++)
+		cJSON_AddStringToObject(a, p->touch[i].name, p->touch[i].current);
+	cJSON_AddBoolToObject(o, "enable_zswap", p->enable_zswap);
+	cJSON_AddBoolToObject(o, "scratch_swap", !p->have_host_swap);
+	cJSON_AddNumberToObject(o, "swap_bytes", (double)p->swap_bytes);
+	cJSON_AddBoolToObject(o, "mount_debugfs", p->mount_debugfs);
+	cJSON_AddBoolToObject(o, "detect_bypass", p->detect_bypass);
+	cJSON_AddNumberToObject(o, "trials", p->trials);
+	cJSON_AddNumberToObject(o, "max_trials", p->max_trials);
+	if (p->est_total_s >= 0)
+		cJSON_AddNumberToObject(o, "estimated_s", p->est_total_s);
+	else
+		cJSON_AddNullToObject(o, "estimated_s");
+	cJSON_AddNumberToObject(o, "estimated_max_s", p->est_max_s);
+	cJSON_AddNumberToObject(o, "need_bytes", (double)p->need_bytes);
+	cJSON_AddNumberToObject(o, "available_bytes", (double)p->available_bytes);
+	return root;
+}
+
+static void fmt_val(double v, char *buf, size_t len)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) >= 1e6)
+		snprintf(buf, len, "%.3g", v);
+	else if (fabs(v) >= 100 || v == floor(v))
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+static void print_result(FILE *o, const struct probe_config *c, const struct probe_plan *p,
+			 const struct probe_result *r, const char *db)
+{
+	static const struct { enum probe_metric m; const char *head; double scale; } cols[] = {
+		{ PM_ZSWPIN, "zswpin", 1 }, { PM_ZSWPOUT, "zswpout", 1 },
+		{ PM_SWAP_RA, "swap_ra", 1 }, { PM_SWAP_RA_HIT, "ra_hit", 1 },
+		{ PM_PGMAJFAULT, "majflt", 1 }, { PM_REFAULT_ANON, "refault", 1 },
+		{ PM_PSI_SOME_US, "psi_ms", 1e-3 }, { PM_CPU_NS_PER_OP, "cpu_ns/op", 1 },
+	};
+	const char *unit = c->primary == PROBE_PRIMARY_THROUGHPUT ? "ops/s" :
+			   c->primary == PROBE_PRIMARY_WALL ? "s" : "";
+	char b1[32], b2[32], b3[32], head[64];
+
+	fprintf(o, "Probe run %lld: %s, %s\n", (long long)r->run_id, c->workload->name, r->status);
+	fprintf(o, "Host              %s, readahead %s, zswap %s%s, memcg v%d limit %s\n",
+		r->kernel, r->readahead[0] ? r->readahead : "?", r->zswap_compressor,
+		r->zswap_enabled_by_probe ? " (enabled for the probe)" : "", r->memcg_version,
+		cmd_fmt_bytes(c->memcg_limit_bytes, b1, sizeof(b1)));
+	if (!strcmp(r->swap_kind, "scratch-loop"))
+		fprintf(o, "Swap              scratch %s, %s over %s%s\n", r->swap_device,
+			cmd_fmt_bytes(r->swap_bytes, b2, sizeof(b2)), r->swap_file,
+			r->swap_direct_io ? " (direct I/O)" : "");
+	else
+		fprintf(o, "Swap              host %s\n", r->swap_device);
+	if (r->bypass != PROBE_BYPASS_UNTESTED)
+		fprintf(o, "Bypass            %s: %s\n",
+			r->bypass == PROBE_BYPASS_NATIVE ? "native" :
+			r->bypass_mode == PROBE_BYPASS_ZRAM ? "emulated by zram" : "emulated by page-cluster=0",
+			r->bypass_evidence);
+	fprintf(o, "CPU counters      %s\n", r->cpu_counters[0] ? r->cpu_counters : "not used");
+	fprintf(o, "Primary metric    %s (%s, %s is better), mean and 95 %% CI over %u round%s\n\n",
+		c->primary == PROBE_PRIMARY_THROUGHPUT ? "throughput" :
+		c->primary == PROBE_PRIMARY_WALL ? "wall time" : "command metric",
+		unit[0] ? unit : "as printed",
+		c->primary == PROBE_PRIMARY_WALL || (c->primary == PROBE_PRIMARY_METRIC && !c->metric_higher_better) ?
+		"lower" : "higher", r->rounds, r->rounds == 1 ? "" : "s");
+
+	snprintf(head, sizeof(head), "%s", c->primary == PROBE_PRIMARY_THROUGHPUT ? "throughput" :
+		 c->primary == PROBE_PRIMARY_WALL ? "wall_s" : "metric");
+	fprintf(o, "%-10s %3s %3s %12s %25s %8s", "arm", "n", "oom", head, "95% CI", "vs base");
+	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
+		fprintf(o, " %9s", cols[k].head);
+	fprintf(o, "\n");
+	for (int i = 0; i < c->narms; i++) {
+		const struct probe_arm_summary *s = &r->summary[i];
+		char name[40], ci[64], vs[16], v[32], lo[32], hi[32];
+
+		snprintf(name, sizeof(name), "%s%s", c->arms[i].name, i == c->baseline ? "*" : "");
+		fmt_val(s->primary.mean, v, sizeof(v));
+		fmt_val(s->primary.ci_low, lo, sizeof(lo));
+		fmt_val(s->primary.ci_high, hi, sizeof(hi));
+		snprintf(ci, sizeof(ci), isfinite(s->primary.ci_low) ? "[%s, %s]" : "-", lo, hi);
+		if (i != c->baseline && r->have_verdict && r->verdict.arms[i].compared)
+			snprintf(vs, sizeof(vs), "%+.1f%%", r->verdict.arms[i].effect_pct);
+		else
+			snprintf(vs, sizeof(vs), "-");
+		fprintf(o, "%-10s %3u %3u %12s %25s %8s", name, s->completed, s->oom, v, ci, vs);
+		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
+			fmt_val(s->have[cols[k].m] ? s->m[cols[k].m].mean * cols[k].scale : NAN, v, sizeof(v));
+			fprintf(o, " %9s", v);
+		}
+		fprintf(o, "\n");
+	}
+	fprintf(o, "* baseline; vs base: effect on %s, + = better\n",
+		c->primary == PROBE_PRIMARY_THROUGHPUT ? "throughput" : "the primary metric");
+	for (int i = 0; i < c->narms; i++) {
+		if (c->arms[i].note[0])
+			fprintf(o, "%s: %s\n", c->arms[i].name, c->arms[i].note);
+		if (r->summary[i].oom)
+			fprintf(o, "%s: OOM-killed in its memory cgroup in %u of %u trials (never averaged)\n",
+				c->arms[i].name, r->summary[i].oom, r->summary[i].trials);
+		if (r->summary[i].failed)
+			for (size_t k = 0; k < r->ntrials; k++)
+				if (r->trials[k].arm == i && !r->trials[k].warmup &&
+				    r->trials[k].status != PROBE_TRIAL_OK &&
+				    r->trials[k].status != PROBE_TRIAL_OOM) {
+					fprintf(o, "%s: trial %u %s: %s\n", c->arms[i].name, r->trials[k].seq,
+						probe_trial_status_name(r->trials[k].status), r->trials[k].note);
+					break;
+				}
+	}
+	if (r->have_verdict) {
+		fprintf(o, "\nVerdict           %s%s%s (%s confidence)\n",
+			verdict_kind_name(r->verdict.kind),
+			r->verdict.chosen >= 0 ? " " : "",
+			r->verdict.chosen >= 0 ? c->arms[r->verdict.chosen].name : "",
+			verdict_confidence_name(r->verdict.confidence));
+		for (size_t k = 0; k < r->verdict.n_reasons && k < 3; k++)
+			fprintf(o, "  %s\n", r->verdict.reasons[k]);
+	}
+	fprintf(o, "\nTook %s; %s; stored as run %lld in %s\n",
+		fmt_secs(r->elapsed_s, b3, sizeof(b3)),
+		r->restore_error[0] ? "RESTORE INCOMPLETE (the next swaptune command retries)" :
+		"host settings, swap and cgroups restored", (long long)r->run_id, db);
+	if (r->restore_error[0])
+		fprintf(o, "  %s\n", r->restore_error);
+	(void)p;
+}
+
+static bool ask(const struct probe_config *c, const struct probe_plan *p)
+{
+	char line[16], t[32];
+
+	print_plan(stderr, c, p);
+	fprintf(stderr, "\nThis changes host-wide settings for about %s. Continue? [y/N] ",
+		fmt_secs(p->est_total_s >= 0 ? p->est_total_s : p->est_max_s, t, sizeof(t)));
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin))
+		return false;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+static int parse_size_opt(struct cmd_ctx *ctx, const char *opt, const char *v, uint64_t *out)
+{
+	unsigned long long b;
+
+	if (cmd_parse_size(v, &b) < 0 || b == 0)
+		return cmd_usage_error(ctx, &cmd_probe_entry, "%s: \"%s\" is not a size like 256M", opt, v);
+	*out = b;
+	return 0;
+}
+
+static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct probe_config *c = malloc(sizeof(*c));
+	struct probe_plan *p = malloc(sizeof(*p));
+	struct probe_result *r = calloc(1, sizeof(*r));
+	const char *workload = DEFAULT_WORKLOAD, *arms_list = NULL, *baseline = NULL;
+	const char *custom[PROBE_ARMS_MAX];
+	int ncustom = 0, opt, rc = 0, lockfd = -1, status = 0;
+	bool yes = false, dry = false, have_ws = false, have_limit = false;
+	unsigned long long u;
+	long long ns;
+	char lockpath[PATH_MAX];
+	struct sigaction sa, old_int, old_term, old_hup;
+
+	if (!c || !p || !r) {
+		rc = err_set(&ctx->err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	probe_config_init(c);
+	c->wp.working_set_bytes = DEFAULT_WORKING_SET;
+	c->memcg_limit_bytes = DEFAULT_MEMCG_LIMIT;
+	c->metric_higher_better = true;
+	while ((opt = cmd_getopt(ctx, &cmd_probe_entry, argc, argv, "", probe_longopts)) != -1) {
+		rc = 0;
+		switch (opt) {
+		case -2:
+			rc = -EINVAL;
+			goto out;
+		case OPT_WORKLOAD: workload = optarg; break;
+		case OPT_ARMS: arms_list = optarg; break;
+		case OPT_ARM:
+			if (ncustom >= PROBE_ARMS_MAX) {
+				rc = cmd_usage_error(ctx, &cmd_probe_entry, "more than %d arms", PROBE_ARMS_MAX);
+				goto out;
+			}
+			custom[ncustom++] = optarg;
+			break;
+		case OPT_BASELINE: baseline = optarg; break;
+		case OPT_REPS:
+		case OPT_MAX_REPS:
+			if (parse_uint(optarg, &u) < 0 || u < 1 || u > PROBE_REPS_MAX) {
+				rc = cmd_usage_error(ctx, &cmd_probe_entry, "%s must be 1..%d",
+						     opt == OPT_REPS ? "--reps" : "--max-reps", PROBE_REPS_MAX);
+				goto out;
+			}
+			if (opt == OPT_REPS)
+				c->reps = (unsigned)u;
+			else
+				c->max_reps = (unsigned)u;
+			break;
+		case OPT_ADAPTIVE: c->adaptive = true; break;
+		case OPT_SEED:
+			if (parse_uint(optarg, &u) < 0) {
+				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--seed: \"%s\" is not a number", optarg);
+				goto out;
+			}
+			c->seed = c->wp.seed = u;
+			break;
+		case OPT_WORKING_SET:
+			rc = parse_size_opt(ctx, "--working-set", optarg, &c->wp.working_set_bytes);
+			have_ws = true;
+			break;
+		case OPT_MEMCG_LIMIT:
+			rc = parse_size_opt(ctx, "--memcg-limit", optarg, &c->memcg_limit_bytes);
+			have_limit = true;
+			break;
+		case OPT_SWAP_SIZE:
+			rc = parse_size_opt(ctx, "--swap-size", optarg, &c->swap_size_bytes);
+			break;
+		case OPT_FILE_SIZE:
+			rc = parse_size_opt(ctx, "--file-size", optarg, &c->wp.file_bytes);
+			break;
+		case OPT_LIMIT_MODE:
+			if (!strcmp(optarg, "max"))
+				c->limit_mode = MEMCG_LIMIT_MAX;
+			else if (!strcmp(optarg, "high"))
+				c->limit_mode = MEMCG_LIMIT_HIGH;
+			else
+				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--limit-mode is max or high");
+			break;
+		case OPT_OPS:
+			if (parse_uint(optarg, &u) < 0 || u == 0)
+				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--ops: \"%s\" is not a positive number", optarg);
+			c->wp.ops = u;
+			break;
+		case OPT_DURATION:
+			if (cmd_parse_duration(optarg, &ns) < 0 || ns < 100000000LL)
+				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--duration: \"%s\" is not a duration of at least 100ms", optarg);
+			c->duration_s = (double)ns / 1e9;
+			break;
+		case OPT_ZIPF: {
+			char *end;
+
+			c->wp.zipf_theta = strtod(optarg, &end);
+			if (end == optarg || *end || !(c->wp.zipf_theta > 0) || c->wp.zipf_theta > 100)
+				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--zipf-theta must be in (0, 100]");
+			break;
+		}
+		case OPT_STRIDE:
+			if (parse_uint(optarg, &u) < 0 || u == 0)
+				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--stride: \"%s\" is not a positive number", optarg);
+			c->wp.stride_pages = u;
+			break;
+		case OPT_USER: {
+			struct passwd *pw = getpwnam(optarg);
+
+			if (!pw && parse_uint(optarg, &u) == 0)
+				pw = getpwuid((uid_t)u);
+			if (!pw)
+				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--user: no user \"%s\"", optarg);
+			else {
+				c->wp.run_as_uid = pw->pw_uid;
+				c->wp.run_as_gid = pw->pw_gid;
+			}
+			break;
+		}
+		case OPT_METRIC_REGEX:
+			if (strlen(optarg) >= sizeof(c->wp.metric_regex))
+				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--metric-regex is too long");
+			snprintf(c->wp.metric_regex, sizeof(c->wp.metric_regex), "%s", optarg);
+			break;
+		case OPT_METRIC_LOWER: c->metric_higher_better = false; break;
+		case OPT_SCRATCH_DIR:
+			snprintf(c->scratch_dir, sizeof(c->scratch_dir), "%s", optarg);
+			break;
+		case OPT_BYPASS_MODE:
+			if (!strcmp(optarg, "pc0"))
+				c->bypass_mode = PROBE_BYPASS_PC0;
+			else if (!strcmp(optarg, "zram"))
+				c->bypass_mode = PROBE_BYPASS_ZRAM;
+			else
+				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--bypass-mode is pc0 or zram");
+			break;
+		case OPT_NO_WARMUP: c->warmup = false; break;
+		case OPT_YES: yes = true; break;
+		case OPT_FORCE: c->force = true; break;
+		case OPT_DRY_RUN: dry = true; break;
+		default:
+			rc = cmd_usage_error(ctx, &cmd_probe_entry, "unexpected option");
+		}
+		if (rc < 0)
+			goto out;
+	}
+
+	c->workload = workload_find(workload);
+	if (!c->workload) {
+		rc = cmd_usage_error(ctx, &cmd_probe_entry, "unknown workload \"%s\"", workload);
+		goto out;
+	}
+	if (c->workload->pattern == WORKLOAD_PAT_NONE) {
+		/* argv after "--" (getopt stops there) */
+		if (optind >= argc) {
+			rc = cmd_usage_error(ctx, &cmd_probe_entry, "--workload cmd needs a command after --");
+			goto out;
+		}
+		c->wp.argv = argv + optind;
+		c->primary = c->wp.metric_regex[0] ? PROBE_PRIMARY_METRIC : PROBE_PRIMARY_WALL;
+		if (!have_ws)
+			c->wp.working_set_bytes = 0;
+	} else {
+		if (optind < argc) {
+			rc = cmd_usage_error(ctx, &cmd_probe_entry, "unexpected argument \"%s\" (a command goes with --workload cmd)",
+					     argv[optind]);
+			goto out;
+		}
+		if (c->wp.metric_regex[0] || c->wp.run_as_uid != (uid_t)-1) {
+			rc = cmd_usage_error(ctx, &cmd_probe_entry, "--metric-regex and --user go with --workload cmd");
+			goto out;
+		}
+		if (have_ws && !have_limit && c->wp.working_set_bytes / 2 >= 16 * MiB)
+			c->memcg_limit_bytes = c->wp.working_set_bytes / 2;
+	}
+	if (!arms_list && ncustom == 0)
+		arms_list = DEFAULT_ARMS;
+	if (arms_list && (rc = probe_arms_parse_list(arms_list, c->arms, PROBE_ARMS_MAX, &c->narms,
+						      &ctx->err)) < 0)
+		goto out;
+	for (int i = 0; i < ncustom; i++) {
+		if (c->narms >= PROBE_ARMS_MAX) {
+			rc = cmd_usage_error(ctx, &cmd_probe_entry, "more than %d arms", PROBE_ARMS_MAX);
+			goto out;
+		}
+		rc = probe_arm_parse(&ctx->host, custom[i], &c->arms[c->narms], &ctx->err);
+		if (rc < 0)
+			goto out;
+		for (int k = 0; k < c->narms; k++)
+			if (!strcmp(c->arms[k].name, c->arms[c->narms].name)) {
+				rc = cmd_usage_error(ctx, &cmd_probe_entry, "arm %s is given twice",
+						     c->arms[k].name);
+				goto out;
+			}
+		c->narms++;
+	}
+	if (baseline) {
+		for (int i = 0; i < c->narms; i++)
+			if (!strcmp(c->arms[i].name, baseline))
+				c->baseline = i;
+		if (c->baseline < 0) {
+			rc = cmd_usage_error(ctx, &cmd_probe_entry, "--baseline %s is not one of the arms", baseline);
+			goto out;
+		}
+	}
+
+	rc = probe_plan(&ctx->host, c, p, &ctx->err);
+	if (rc < 0)
+		goto out;
+	if (dry) {
+		if (ctx->json)
+			rc = cmd_print_json(ctx, plan_json(c, p));
+		else
+			print_plan(ctx->out, c, p);
+		goto out;
+	}
+	if (!ctx->host.live) {
+		rc = err_set_exit(&ctx->err, -EOPNOTSUPP, ST_EXIT_USAGE,
+				  "probe runs on the live host only; with --sysroot use --dry-run");
+		goto out;
+	}
+	if (!yes && (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO))) {
+		rc = err_set_exit(&ctx->err, -EPERM, ST_EXIT_DENIED,
+				  "probe changes host-wide settings (%s) while it runs: pass --yes to confirm when not on a terminal",
+				  p->ntouch ? p->touch[0].name : "swap");
+		goto out;
+	}
+	rc = probe_lock(&ctx->host, ctx->db_path, &lockfd, lockpath, sizeof(lockpath), &ctx->err);
+	if (rc < 0)
+		goto out;
+	if (!yes) {
+		if (!ask(c, p)) {
+			rc = err_set_exit(&ctx->err, -ECANCELED, ST_EXIT_DENIED, "probe cancelled: nothing was changed");
+			goto out;
+		}
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;	/* no SA_RESTART: waits return so the flag is seen */
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	c->stop = &probe_stop;
+	if (!ctx->json && isatty(STDERR_FILENO))
+		c->progress = progress_line;
+
+	rc = probe_run(&ctx->host, &ctx->store, c, p, r, &ctx->err);
+	if (c->progress)
+		fprintf(stderr, "\r\033[K");
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+
+	if (r->run_id > 0 && (rc == 0 || r->ntrials > 0)) {
+		if (ctx->json) {
+			int r2 = cmd_print_json(ctx, probe_result_to_json(c, p, r));
+
+			if (rc == 0)
+				rc = r2;
+		} else {
+			print_result(ctx->out, c, p, r, ctx->db_path);
+		}
+	}
+	if (rc == 0 && r->signal) {
+		fprintf(stderr, "swaptune: probe stopped by signal %d; the host was restored (%d change%s undone)\n",
+			r->signal, r->restored, r->restored == 1 ? "" : "s");
+		status = 128 + r->signal;
+	}
+out:
+	probe_unlock(lockfd);
+	if (r)
+		probe_result_free(r);
+	free(c);
+	free(p);
+	free(r);
+	return rc < 0 ? rc : status;
+}
+
+const struct cmd_entry cmd_probe_entry = {
+	.name = "probe",
+	.summary = "A/B-test readahead settings (arms) with a workload in a memory cgroup",
+	.usage = "[--workload NAME] [--arms LIST] [--arm NAME:KEY=VAL,...] [--reps N] [--adaptive] "
+		 "[--working-set SIZE] [--memcg-limit SIZE] [--yes] [--dry-run] [OPTIONS] [-- PROG ARGS...]",
+	.options = probe_options,
+	.flags = CMD_NEEDS_ROOT,
+	.exec = probe_exec,
+};

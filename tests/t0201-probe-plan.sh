@@ -1,0 +1,80 @@
+#!/bin/sh
+# probe --dry-run on fixture trees: the plan names the arms, the settings
+# they write with today's values, the swap and zswap changes, the trials and
+# the time estimate; the JSON plan validates against probe.schema.json; bad
+# options and impossible configurations exit 2 (usage) or 3 (denied) with a
+# message naming the problem; nothing under the fixture is changed.
+. "$(dirname "$0")/lib.sh"
+
+check=$BUILD/helpers/schema-check
+[ -x "$check" ] || { echo "FAIL: $check not built (make check builds it)"; exit 1; }
+db=$scratch/db
+v1=$FIXTURES/vm-v1
+v2=$FIXTURES/v2-zswap-on
+
+# expect STATUS PATTERN ARGS...: exit status and a stderr line matching PATTERN
+expect() {
+	want=$1 pat=$2
+	shift 2
+	"$SWAPTUNE" probe --db "$db" "$@" >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	[ "$rc" -eq "$want" ] || fail "probe $*: exit $rc, want $want ($(cat "$scratch/err"))"
+	grep -q -- "$pat" "$scratch/err" || fail "probe $*: stderr lacks '$pat': $(cat "$scratch/err")"
+}
+
+snap_before=$(cd "$v1" && find . -type f | sort | xargs md5sum | md5sum)
+
+"$SWAPTUNE" probe --dry-run --sysroot "$v1" --db "$db" >"$scratch/plan.txt" 2>&1 || fail "dry-run on vm-v1: exit $?"
+same "$scratch/plan.txt" "$EXPECTED/probe-plan-vm-v1.txt"
+
+"$SWAPTUNE" probe --dry-run --sysroot "$v2" --db "$db" --arms pc0,pc3,bypass --limit-mode high \
+	--workload anon-seq --working-set 512M >"$scratch/plan2.txt" 2>&1 || fail "dry-run on v2: exit $?"
+same "$scratch/plan2.txt" "$EXPECTED/probe-plan-v2.txt"
+
+for fx in vm-v1 v2-zswap-on; do
+	"$SWAPTUNE" probe --dry-run --json --sysroot "$FIXTURES/$fx" --db "$db" --arms pc3,pc1 \
+		--arm 'novma:page-cluster=2,vma_ra_enabled=false' >"$scratch/plan-$fx.json" || fail "dry-run --json on $fx: exit $?"
+	"$check" "$SCHEMAS/probe.schema.json" "$scratch/plan-$fx.json" >"$scratch/v.out" 2>&1 ||
+		fail "dry-run --json on $fx does not validate: $(head -5 "$scratch/v.out")"
+done
+j=$scratch/plan-vm-v1.json
+[ "$(jq -r .status "$j")" = planned ] || fail "status is not planned"
+[ "$(jq -r .plan.baseline "$j")" = pc3 ] || fail "baseline is not pc3 (the host's page-cluster is 3)"
+[ "$(jq -r '.plan.arms[2].settings.vma_ra_enabled' "$j")" = false ] || fail "custom arm: vma_ra_enabled"
+[ "$(jq -r '.plan.settings_now["vma_ra_enabled"]' "$j")" = true ] || fail "settings_now: vma_ra_enabled"
+[ "$(jq -r '.plan.settings_now["page-cluster"]' "$j")" = 3 ] || fail "settings_now: page-cluster"
+[ "$(jq -r .plan.trials "$j")" = 12 ] || fail "trials: $(jq -r .plan.trials "$j"), want 12"
+[ "$(jq -r .plan.enable_zswap "$j")" = true ] || fail "vm-v1 has zswap off: enable_zswap"
+[ "$(jq -r .plan.enable_zswap "$scratch/plan-v2-zswap-on.json")" = false ] || fail "v2: zswap is on already"
+[ "$(jq -r .plan.memcg_version "$scratch/plan-v2-zswap-on.json")" = 2 ] || fail "v2: memcg version"
+
+# cmd: the command is listed, the time is unknown until it ran
+"$SWAPTUNE" probe --dry-run --json --sysroot "$v1" --db "$db" --workload cmd --duration 10s -- true >"$scratch/cmd.json" ||
+	fail "dry-run cmd: exit $?"
+[ "$(jq -r .plan.estimated_s "$scratch/cmd.json")" = null ] || fail "cmd: estimated_s should be null"
+[ "$(jq -r .plan.estimated_max_s "$scratch/cmd.json")" -gt 0 ] || fail "cmd: no upper bound"
+
+# bad input: exit 2
+expect 2 'unknown arm "pc7"' --dry-run --sysroot "$v1" --arms pc3,pc7
+expect 2 'unknown setting "bogus"' --dry-run --sysroot "$v1" --arm 'x:bogus=1'
+expect 2 'not a number from 0 to 31' --dry-run --sysroot "$v1" --arm 'x:page-cluster=40'
+expect 2 'arm pc3 is given twice' --dry-run --sysroot "$v1" --arms pc3,pc0 --arm 'pc3:page-cluster=2'
+expect 2 'unknown workload "nope"' --dry-run --sysroot "$v1" --workload nope
+expect 2 'must exceed the memcg limit' --dry-run --sysroot "$v1" --working-set 64M --memcg-limit 128M
+expect 2 'needs the memory controller on cgroup v2' --dry-run --sysroot "$v1" --limit-mode high
+expect 2 'needs a command after --' --dry-run --sysroot "$v1" --workload cmd
+expect 2 'go with --workload cmd' --dry-run --sysroot "$v1" --metric-regex 'x(1)'
+expect 2 '\-\-reps must be 1' --dry-run --sysroot "$v1" --reps 0
+expect 2 'not a size' --dry-run --sysroot "$v1" --working-set lots
+expect 2 '\-\-baseline pc9 is not one of the arms' --dry-run --sysroot "$v1" --baseline pc9
+expect 2 'live host only' --sysroot "$v1" --yes
+# not enough memory: exit 3 unless --force
+expect 3 'not enough free memory' --dry-run --sysroot "$v1" --working-set 40G --memcg-limit 20G
+"$SWAPTUNE" probe --dry-run --sysroot "$v1" --db "$db" --working-set 40G --memcg-limit 20G --force >/dev/null 2>&1 ||
+	fail "--force should pass the memory check"
+# no zswap: exit 3
+expect 3 'has no zswap' --dry-run --sysroot "$FIXTURES/no-zswap"
+
+snap_after=$(cd "$v1" && find . -type f | sort | xargs md5sum | md5sum)
+[ "$snap_before" = "$snap_after" ] || fail "the dry runs changed the fixture"
+done_testing

@@ -1,0 +1,689 @@
+/*
+ * test-probe.c - the pure parts of the probe engine: arm parsing against the
+ * settings registry, the shuffled round order, the per-arm statistics and
+ * summary, the plan on fixture trees, the lock, the memory cgroup module on
+ * copies of fixture trees (plain files, no libcgroup) and the swap header.
+ *
+ * Expected statistics: t(0.975, 4) = 2.7764451052 (textbook tables), so the
+ * 95 % CI of the mean of {1, 2, 3, 4, 5} is 3 -+ 2.7764451 * sqrt(2.5) / sqrt(5)
+ * = 3 -+ 1.9632432.
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fixture-util.h"
+#include "swaptune/cgroup.h"
+#include "swaptune/probe.h"
+#include "swaptune/scratch-swap.h"
+
+#define MiB (1024ull * 1024)
+
+/* ---- arms ---- */
+
+static void test_arm_builtin(void **state)
+{
+	struct probe_arm a;
+
+	(void)state;
+	assert_int_equal(probe_arm_builtin("pc3", &a), 0);
+	assert_string_equal(a.name, "pc3");
+	assert_int_equal(a.nset, 1);
+	assert_string_equal(a.set[0].name, "page-cluster");
+	assert_string_equal(a.set[0].value, "3");
+	assert_true(a.builtin);
+	assert_false(a.bypass);
+	assert_int_equal(probe_arm_builtin("pc1", &a), 0);
+	assert_string_equal(a.set[0].value, "1");
+	assert_int_equal(probe_arm_builtin("pc0", &a), 0);
+	assert_string_equal(a.set[0].value, "0");
+	assert_int_equal(probe_arm_builtin("bypass", &a), 0);
+	assert_true(a.bypass);
+	assert_false(a.emulated);
+	assert_int_equal(probe_arm_builtin("pc2", &a), -ENOENT);
+	assert_int_equal(probe_arm_builtin("", &a), -ENOENT);
+}
+
+static void test_arm_parse_ok(void **state)
+{
+	struct probe_arm a;
+	struct st_err e = {0};
+	struct host h;
+	char desc[256];
+
+	(void)state;
+	fx_host(&h, "vm-v1");
+	assert_int_equal(probe_arm_parse(&h, "noswapra:page-cluster=0,vma_ra_enabled=off", &a, &e), 0);
+	assert_string_equal(a.name, "noswapra");
+	assert_int_equal(a.nset, 2);
+	assert_string_equal(a.set[0].name, "page-cluster");
+	assert_string_equal(a.set[0].value, "0");
+	assert_string_equal(a.set[1].name, "vma_ra_enabled");
+	assert_string_equal(a.set[1].value, "false");
+	assert_false(a.builtin);
+	probe_arm_describe(&a, desc, sizeof(desc));
+	assert_string_equal(desc, "page-cluster=0, vma_ra_enabled=false");
+
+	/* module parameters become Y/N, the compressor must be in /proc/crypto */
+	assert_int_equal(probe_arm_parse(&h, "z.1:zswap.enabled=on,zswap.compressor=lzo", &a, &e), 0);
+	assert_string_equal(a.set[0].name, "zswap.enabled");
+	assert_string_equal(a.set[0].value, "Y");
+	assert_string_equal(a.set[1].value, "lzo");
+
+	/* the sysctl spelling maps to the registry name */
+	assert_int_equal(probe_arm_parse(&h, "sys_2:vm.page-cluster=2", &a, &e), 0);
+	assert_string_equal(a.set[0].name, "page-cluster");
+	assert_string_equal(a.set[0].value, "2");
+	host_close(&h);
+}
+
+static void test_arm_parse_bad(void **state)
+{
+	static const struct { const char *spec, *msg; } bad[] = {
+		{ "nocolon", "expected NAME:key=value" },
+		{ ":page-cluster=1", "expected NAME:key=value" },
+		{ "a b:page-cluster=1", "expected NAME:key=value" },
+		{ "x:page-cluster", "\"page-cluster\" is not key=value" },
+		{ "x:page-cluster=", "is not key=value" },
+		{ "x:=3", "is not key=value" },
+		{ "x:page-cluster=99", "not a number from 0 to 31" },
+		{ "x:bogus=1", "unknown setting \"bogus\"" },
+		{ "x:page-cluster=1,page-cluster=2", "page-cluster is given twice" },
+		{ "x:", "sets nothing" },
+		{ "x:zswap.compressor=nonexistent", "not offered by this kernel" },
+		{ "x:vma_ra_enabled=maybe", "not a boolean" },
+	};
+	struct probe_arm a;
+	struct host h;
+
+	(void)state;
+	fx_host(&h, "vm-v1");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct st_err e = {0};
+
+		assert_int_equal(probe_arm_parse(&h, bad[i].spec, &a, &e), -EINVAL);
+		assert_int_equal(err_exit_status(&e), ST_EXIT_USAGE);
+		if (!strstr(e.msg, bad[i].msg))
+			fail_msg("%s: message \"%s\" lacks \"%s\"", bad[i].spec, e.msg, bad[i].msg);
+	}
+	host_close(&h);
+}
+
+static void test_arms_list(void **state)
+{
+	struct probe_arm arms[PROBE_ARMS_MAX];
+	struct st_err e = {0};
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(probe_arms_parse_list("pc3,pc0,bypass", arms, PROBE_ARMS_MAX, &n, &e), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(arms[0].name, "pc3");
+	assert_string_equal(arms[2].name, "bypass");
+	n = 0;
+	assert_int_equal(probe_arms_parse_list("pc3,pc3", arms, PROBE_ARMS_MAX, &n, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "listed twice"));
+	err_reset(&e);
+	n = 0;
+	assert_int_equal(probe_arms_parse_list("pc3,pc9", arms, PROBE_ARMS_MAX, &n, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "unknown arm \"pc9\""));
+	err_reset(&e);
+	n = 0;
+	assert_int_equal(probe_arms_parse_list(",", arms, PROBE_ARMS_MAX, &n, &e), -EINVAL);
+	err_reset(&e);
+	n = 0;
+	assert_int_equal(probe_arms_parse_list("pc3,pc1,pc0", arms, 2, &n, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "more than 2 arms"));
+}
+
+/* ---- round order ---- */
+
+static void test_round_order(void **state)
+{
+	int a[PROBE_ARMS_MAX], b[PROBE_ARMS_MAX];
+	unsigned count[6] = { 0 }, differ = 0;
+
+	(void)state;
+	/* every order is a permutation, and the same inputs give the same order */
+	for (int n = 1; n <= PROBE_ARMS_MAX; n++)
+		for (unsigned r = 0; r < 50; r++) {
+			int seen[PROBE_ARMS_MAX] = { 0 };
+
+			probe_round_order(7, r, n, a);
+			probe_round_order(7, r, n, b);
+			assert_memory_equal(a, b, (size_t)n * sizeof(int));
+			for (int i = 0; i < n; i++) {
+				assert_in_range(a[i], 0, n - 1);
+				seen[a[i]]++;
+			}
+			for (int i = 0; i < n; i++)
+				assert_int_equal(seen[i], 1);
+		}
+	/* recorded orders for seed 1, 3 arms (a regression check of the shuffle) */
+	{
+		static const int want[6][3] = {
+			{ 2, 0, 1 }, { 1, 2, 0 }, { 0, 2, 1 }, { 1, 0, 2 }, { 0, 1, 2 }, { 1, 2, 0 },
+		};
+
+		for (unsigned r = 0; r < 6; r++) {
+			probe_round_order(1, r, 3, a);
+			assert_memory_equal(a, want[r], sizeof(want[r]));
+		}
+	}
+	/* another seed shuffles differently */
+	for (unsigned r = 0; r < 20; r++) {
+		probe_round_order(1, r, 5, a);
+		probe_round_order(2, r, 5, b);
+		differ += memcmp(a, b, 5 * sizeof(int)) != 0;
+	}
+	assert_true(differ >= 15);
+	/* all 6 orders of 3 arms, each about 1/6 of 6000 rounds */
+	for (unsigned r = 0; r < 6000; r++) {
+		probe_round_order(42, r, 3, a);
+		count[a[0] * 2 + (a[1] > a[2])]++;
+	}
+	for (int i = 0; i < 6; i++)
+		assert_in_range(count[i], 850, 1150);
+}
+
+/* ---- statistics ---- */
+
+static void test_stat(void **state)
+{
+	static const double x[] = { 1, 2, 3, 4, 5 }, same[] = { 7, 7, 7 };
+	struct probe_stat s;
+
+	(void)state;
+	probe_stat_compute(x, 5, 0.95, &s);
+	assert_int_equal(s.n, 5);
+	assert_float_equal(s.mean, 3.0, 1e-12);
+	assert_float_equal(s.stddev, sqrt(2.5), 1e-12);
+	assert_float_equal(s.ci_low, 3.0 - 1.9632432, 1e-6);
+	assert_float_equal(s.ci_high, 3.0 + 1.9632432, 1e-6);
+
+	probe_stat_compute(same, 3, 0.95, &s);
+	assert_float_equal(s.mean, 7, 0);
+	assert_float_equal(s.stddev, 0, 0);
+	assert_float_equal(s.ci_low, 7, 0);
+	assert_float_equal(s.ci_high, 7, 0);
+
+	probe_stat_compute(x, 1, 0.95, &s);
+	assert_float_equal(s.mean, 1, 0);
+	assert_true(isnan(s.stddev));
+	assert_true(isnan(s.ci_low) && isnan(s.ci_high));
+
+	probe_stat_compute(x, 0, 0.95, &s);
+	assert_int_equal(s.n, 0);
+	assert_true(isnan(s.mean));
+}
+
+/* ---- summary ---- */
+
+static struct probe_trial mk(int arm, unsigned round, bool warmup, enum probe_trial_status st,
+			     double thr, double swap_ra)
+{
+	struct probe_trial t;
+
+	memset(&t, 0, sizeof(t));
+	t.arm = arm;
+	t.round = round;
+	t.warmup = warmup;
+	t.status = st;
+	t.primary = st == PROBE_TRIAL_OK ? thr : NAN;
+	if (st == PROBE_TRIAL_OK) {
+		t.have[PM_THROUGHPUT] = true;
+		t.v[PM_THROUGHPUT] = thr;
+	}
+	t.have[PM_SWAP_RA] = true;
+	t.v[PM_SWAP_RA] = swap_ra;
+	return t;
+}
+
+static void test_summarize(void **state)
+{
+	struct probe_config *c = calloc(1, sizeof(*c));
+	struct probe_result *r = calloc(1, sizeof(*r));
+	struct probe_trial t[] = {
+		mk(0, 0, true, PROBE_TRIAL_OK, 1, 1),		/* warm-up: left out */
+		mk(1, 0, true, PROBE_TRIAL_OK, 1, 1),
+		mk(0, 1, false, PROBE_TRIAL_OK, 100, 800),
+		mk(1, 1, false, PROBE_TRIAL_OOM, 0, 5000),	/* never averaged */
+		mk(0, 2, false, PROBE_TRIAL_OK, 110, 820),
+		mk(1, 2, false, PROBE_TRIAL_OK, 150, 0),
+		mk(0, 3, false, PROBE_TRIAL_OK, 90, 780),
+		mk(1, 3, false, PROBE_TRIAL_FAILED, 0, 0),
+		mk(1, 4, false, PROBE_TRIAL_OK, 160, 0),
+		mk(0, 4, false, PROBE_TRIAL_INTERRUPTED, 0, 0),	/* not counted at all */
+	};
+
+	(void)state;
+	probe_config_init(c);
+	c->narms = 2;
+	probe_arm_builtin("pc3", &c->arms[0]);
+	probe_arm_builtin("pc0", &c->arms[1]);
+	c->baseline = 0;
+	c->primary = PROBE_PRIMARY_THROUGHPUT;
+	r->trials = t;
+	r->ntrials = sizeof(t) / sizeof(t[0]);
+	probe_summarize(c, 0, r);
+
+	assert_int_equal(r->summary[0].trials, 3);
+	assert_int_equal(r->summary[0].completed, 3);
+	assert_int_equal(r->summary[0].oom, 0);
+	assert_float_equal(r->summary[0].primary.mean, 100, 1e-9);
+	assert_float_equal(r->summary[0].primary.stddev, 10, 1e-9);
+	assert_true(r->summary[0].have[PM_SWAP_RA]);
+	assert_float_equal(r->summary[0].m[PM_SWAP_RA].mean, 800, 1e-9);
+
+	assert_int_equal(r->summary[1].trials, 4);
+	assert_int_equal(r->summary[1].completed, 2);
+	assert_int_equal(r->summary[1].oom, 1);
+	assert_int_equal(r->summary[1].failed, 1);
+	assert_float_equal(r->summary[1].primary.mean, 155, 1e-9);
+	assert_float_equal(r->summary[1].m[PM_SWAP_RA].mean, 0, 0);
+
+	/* the advisor sees the OOM kill: the arm failed and cannot win */
+	assert_true(r->have_verdict);
+	assert_int_equal(r->verdict.arms[1].n_oom_killed, 1);
+	assert_int_equal(r->verdict.arms[1].status, VERDICT_ARM_OOM_FAILED);
+	assert_int_not_equal(r->verdict.kind, VERDICT_CHANGE);
+
+	/* the document carries the same figures */
+	{
+		cJSON *doc, *arms, *a1;
+		struct probe_plan p;
+
+		memset(&p, 0, sizeof(p));
+		p.memcg_version = 1;
+		c->workload = workload_find("anon-seq");
+		r->status = "ok";
+		doc = probe_result_to_json(c, &p, r);
+		assert_string_equal(cJSON_GetObjectItem(doc, "schema")->valuestring, PROBE_SCHEMA);
+		arms = cJSON_GetObjectItem(doc, "arms");
+		assert_int_equal(cJSON_GetArraySize(arms), 2);
+		a1 = cJSON_GetArrayItem(arms, 1);
+		assert_string_equal(cJSON_GetObjectItem(a1, "name")->valuestring, "pc0");
+		assert_int_equal(cJSON_GetObjectItem(a1, "oom_kills")->valueint, 1);
+		assert_float_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(a1, "primary"), "mean")->valuedouble,
+				    155, 1e-9);
+		assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(arms, 0), "baseline")));
+		assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "trials")), 10);
+		cJSON_Delete(doc);
+	}
+	free(c);
+	free(r);
+}
+
+/* ---- plan ---- */
+
+static void plan_config(struct probe_config *c, const char *arms)
+{
+	struct st_err e = {0};
+
+	probe_config_init(c);
+	c->workload = workload_find("anon-random");
+	c->wp.working_set_bytes = 256 * MiB;
+	c->memcg_limit_bytes = 128 * MiB;
+	assert_int_equal(probe_arms_parse_list(arms, c->arms, PROBE_ARMS_MAX, &c->narms, &e), 0);
+}
+
+static void test_plan_v1(void **state)
+{
+	struct probe_config *c = malloc(sizeof(*c));
+	struct probe_plan p;
+	struct st_err e = {0};
+	struct host h;
+
+	(void)state;
+	fx_host(&h, "vm-v1");
+	plan_config(c, "pc0,pc3,bypass");
+	assert_int_equal(probe_plan(&h, c, &p, &e), 0);
+	/* the host's page-cluster is 3: pc3 is the baseline though it is listed second */
+	assert_int_equal(c->baseline, 1);
+	assert_int_equal(p.baseline, 1);
+	assert_int_equal(p.memcg_version, 1);
+	assert_int_equal(p.ntouch, 1);
+	assert_string_equal(p.touch[0].name, "page-cluster");
+	assert_string_equal(p.touch[0].current, "3");
+	assert_true(p.enable_zswap);		/* the fixture has zswap off */
+	assert_true(p.have_host_swap);		/* /dev/vdb */
+	assert_true(p.host_swap_rotational);
+	assert_string_equal(p.host_swap, "/dev/vdb");
+	assert_true(p.detect_bypass);
+	assert_false(p.mount_debugfs);		/* never on a sysroot */
+	assert_int_equal(p.rounds, 4);
+	assert_int_equal(p.trials, 4 * 3 + 1);
+	assert_int_equal(p.need_bytes, (128 + 256 + 256) * MiB);
+	assert_int_equal(p.available_bytes, 24085760ull * 1024);
+	assert_true(p.est_total_s > 0);
+	/* default swap size: 1.5 x working set + 64 MiB, at least 512 MiB */
+	assert_int_equal(c->swap_size_bytes, 512 * MiB);
+	assert_float_equal(c->wp.max_duration_s, 60, 0);
+
+	/* adaptive: the cap of trials */
+	plan_config(c, "pc3,pc0");
+	c->adaptive = true;
+	c->max_reps = 8;
+	assert_int_equal(probe_plan(&h, c, &p, &e), 0);
+	assert_int_equal(p.trials, 8);
+	assert_int_equal(p.max_trials, 18);
+	assert_int_equal(c->baseline, 0);
+	host_close(&h);
+	free(c);
+}
+
+static void test_plan_errors(void **state)
+{
+	struct probe_config *c = malloc(sizeof(*c));
+	struct probe_plan p;
+	struct host h, h2;
+
+	(void)state;
+	fx_host(&h, "vm-v1");
+	fx_host(&h2, "v2-zswap-on");
+	{
+		struct st_err e = {0};
+
+		plan_config(c, "pc3,pc0");
+		c->wp.working_set_bytes = 64 * MiB;
+		assert_int_equal(probe_plan(&h, c, &p, &e), -EINVAL);
+		assert_int_equal(err_exit_status(&e), ST_EXIT_USAGE);
+		assert_non_null(strstr(e.msg, "must exceed the memcg limit"));
+	}
+	{
+		struct st_err e = {0};
+
+		plan_config(c, "pc3,pc0");
+		c->limit_mode = MEMCG_LIMIT_HIGH;
+		assert_int_equal(probe_plan(&h, c, &p, &e), -EINVAL);
+		assert_non_null(strstr(e.msg, "needs the memory controller on cgroup v2"));
+	}
+	{
+		struct st_err e = {0};
+
+		plan_config(c, "pc3,pc0");
+		c->limit_mode = MEMCG_LIMIT_HIGH;
+		assert_int_equal(probe_plan(&h2, c, &p, &e), 0);
+		assert_int_equal(p.memcg_version, 2);
+		assert_false(p.enable_zswap);	/* on already */
+	}
+	{
+		struct st_err e = {0};
+
+		/* 40 GiB does not fit in 23 GiB available: exit 3 unless --force */
+		plan_config(c, "pc3,pc0");
+		c->wp.working_set_bytes = 40ull * 1024 * MiB;
+		c->memcg_limit_bytes = 20ull * 1024 * MiB;
+		assert_int_equal(probe_plan(&h, c, &p, &e), -ENOMEM);
+		assert_int_equal(err_exit_status(&e), ST_EXIT_DENIED);
+		assert_non_null(strstr(e.msg, "not enough free memory"));
+		plan_config(c, "pc3,pc0");
+		c->wp.working_set_bytes = 40ull * 1024 * MiB;
+		c->memcg_limit_bytes = 20ull * 1024 * MiB;
+		c->force = true;
+		err_reset(&e);
+		assert_int_equal(probe_plan(&h, c, &p, &e), 0);
+	}
+	{
+		struct st_err e = {0};
+		struct host h3;
+
+		fx_host(&h3, "no-zswap");
+		plan_config(c, "pc3,pc0");
+		assert_true(probe_plan(&h3, c, &p, &e) < 0);
+		assert_int_equal(err_exit_status(&e), ST_EXIT_DENIED);
+		host_close(&h3);
+	}
+	{
+		struct st_err e = {0};
+
+		plan_config(c, "pc3,pc0");
+		c->reps = 0;
+		assert_int_equal(probe_plan(&h, c, &p, &e), -EINVAL);
+	}
+	host_close(&h);
+	host_close(&h2);
+	free(c);
+}
+
+/* ---- lock ---- */
+
+static void test_lock(void **state)
+{
+	char dir[PATH_MAX], db[PATH_MAX + 8], path[PATH_MAX + 32], pid[32];
+	struct st_err e = {0};
+	struct host h;
+	int fd1 = -1, fd2 = -1;
+
+	(void)state;
+	fx_host(&h, "vm-v1");
+	fx_scratch(dir);
+	snprintf(db, sizeof(db), "%s/db", dir);
+	assert_int_equal(probe_lock(&h, db, &fd1, path, sizeof(path), &e), 0);
+	assert_true(fd1 >= 0);
+	assert_true(strstr(path, "/db.probe.lock") != NULL);
+	/* a second lock (another open file) is refused, naming the holder */
+	assert_int_equal(probe_lock(&h, db, &fd2, path, sizeof(path), &e), -EBUSY);
+	assert_int_equal(err_exit_status(&e), ST_EXIT_DENIED);
+	snprintf(pid, sizeof(pid), "pid %d", (int)getpid());
+	assert_non_null(strstr(e.msg, pid));
+	assert_non_null(strstr(e.msg, "another swaptune probe is running"));
+	probe_unlock(fd1);
+	err_reset(&e);
+	assert_int_equal(probe_lock(&h, db, &fd2, path, sizeof(path), &e), 0);
+	probe_unlock(fd2);
+	fx_remove(dir);
+	host_close(&h);
+}
+
+/* ---- memory cgroups on fixture copies ---- */
+
+static void test_memcg_v1(void **state)
+{
+	char dir[PATH_MAX], buf[256], abs[2 * PATH_MAX];
+	struct st_err e = {0};
+	struct st_kvtab t;
+	struct memcg m, m2;
+	struct host h;
+	uint64_t n = 99, v = 0;
+	pid_t pids[4];
+	int np = 0;
+
+	(void)state;
+	fx_copy("vm-v1", dir);
+	fx_host(&h, dir);
+	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-unit-1", 64 * MiB, MEMCG_LIMIT_MAX, &e), 0);
+	assert_int_equal(m.version, 1);
+	assert_string_equal(m.rel, "sys/fs/cgroup/memory/swaptune-unit-1");
+	assert_string_equal(fx_read(dir, "sys/fs/cgroup/memory/swaptune-unit-1/memory.limit_in_bytes",
+				    buf, sizeof(buf)), "67108864");
+	/* the same name again is refused */
+	assert_int_equal(memcg_create(&m2, &h, NULL, "swaptune-unit-1", 64 * MiB, MEMCG_LIMIT_MAX, &e),
+			 -EEXIST);
+	/* what the kernel would show, as files in the copy */
+	fx_write(dir, "sys/fs/cgroup/memory/swaptune-unit-1/memory.oom_control",
+		 "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
+	fx_write(dir, "sys/fs/cgroup/memory/swaptune-unit-1/memory.stat",
+		 "cache 0\nrss 4096\npgmajfault 5\n");
+	fx_write(dir, "sys/fs/cgroup/memory/swaptune-unit-1/memory.max_usage_in_bytes", "1234\n");
+	fx_write(dir, "sys/fs/cgroup/memory/swaptune-unit-1/cgroup.procs", "");
+	assert_int_equal(memcg_oom_kills(&m, &n, &e), 0);
+	assert_int_equal(n, 2);
+	kv_init(&t);
+	assert_int_equal(memcg_read_stat(&m, &t, &e), 0);
+	assert_true(kv_get(&t, "pgmajfault", &v));
+	assert_int_equal(v, 5);
+	kv_free(&t);
+	assert_int_equal(memcg_peak_bytes(&m, &v, &e), 0);
+	assert_int_equal(v, 1234);
+	{
+		struct st_psi psi;
+
+		assert_int_equal(memcg_read_pressure(&m, &psi, &e), -ENOENT);
+		err_reset(&e);
+	}
+	assert_int_equal(memcg_attach(&m, 4242, &e), 0);
+	assert_string_equal(fx_read(dir, "sys/fs/cgroup/memory/swaptune-unit-1/cgroup.procs",
+				    buf, sizeof(buf)), "4242");
+	assert_int_equal(memcg_pids(&m, pids, 4, &np, &e), 0);
+	assert_int_equal(np, 1);
+	assert_int_equal(pids[0], 4242);
+	assert_int_equal(memcg_destroy(&m, &e), 0);
+	snprintf(abs, sizeof(abs), "%s/sys/fs/cgroup/memory/swaptune-unit-1", dir);
+	assert_int_equal(access(abs, F_OK), -1);
+	assert_int_equal(memcg_destroy(&m, &e), 0);	/* twice is fine */
+
+	/* names: only swaptune-*, one level */
+	err_reset(&e);
+	assert_int_equal(memcg_create(&m, &h, NULL, "other", 64 * MiB, MEMCG_LIMIT_MAX, &e), -EINVAL);
+	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-a/b", 64 * MiB, MEMCG_LIMIT_MAX, &e), -EINVAL);
+	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-", 64 * MiB, MEMCG_LIMIT_MAX, &e), -EINVAL);
+	/* memory.high is v2 only */
+	err_reset(&e);
+	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-unit-2", 64 * MiB, MEMCG_LIMIT_HIGH, &e),
+			 -EINVAL);
+	assert_int_equal(err_exit_status(&e), ST_EXIT_USAGE);
+
+	/* the undo handler removes a leftover group, and nothing else */
+	snprintf(abs, sizeof(abs), "%s/sys/fs/cgroup/memory/swaptune-left-9", dir);
+	assert_int_equal(mkdir(abs, 0755), 0);
+	fx_write(dir, "sys/fs/cgroup/memory/swaptune-left-9/memory.limit_in_bytes", "1\n");
+	err_reset(&e);
+	assert_int_equal(memcg_undo(&h, "swaptune-left-9", "v1 sys/fs/cgroup/memory/swaptune-left-9", &e), 0);
+	assert_int_equal(access(abs, F_OK), -1);
+	assert_int_equal(memcg_undo(&h, "swaptune-left-9", "v1 sys/fs/cgroup/memory/swaptune-left-9", &e), 0);
+	assert_int_equal(memcg_undo(&h, "system", "v1 sys/fs/cgroup/memory/system", &e), -EINVAL);
+	err_reset(&e);
+	assert_int_equal(memcg_undo(&h, "swaptune-x", "v1 sys/fs/cgroup/memory/other", &e), -EINVAL);
+	err_reset(&e);
+	assert_int_equal(memcg_undo(&h, "swaptune-x", NULL, &e), -EINVAL);
+	host_close(&h);
+	fx_remove(dir);
+}
+
+static void test_memcg_v2(void **state)
+{
+	char dir[PATH_MAX], buf[64];
+	struct st_err e = {0};
+	struct memcg m;
+	struct host h;
+	uint64_t n = 0;
+
+	(void)state;
+	fx_copy("v2-zswap-on", dir);
+	fx_host(&h, dir);
+	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-unit-3", 96 * MiB, MEMCG_LIMIT_HIGH, &e), 0);
+	assert_int_equal(m.version, 2);
+	assert_string_equal(fx_read(dir, "sys/fs/cgroup/swaptune-unit-3/memory.high", buf, sizeof(buf)),
+			    "100663296");
+	fx_write(dir, "sys/fs/cgroup/swaptune-unit-3/memory.events",
+		 "low 0\nhigh 10\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n");
+	fx_write(dir, "sys/fs/cgroup/swaptune-unit-3/memory.pressure",
+		 "some avg10=1.00 avg60=0.50 avg300=0.10 total=1500\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=700\n");
+	assert_int_equal(memcg_oom_kills(&m, &n, &e), 0);
+	assert_int_equal(n, 1);
+	{
+		struct st_psi psi;
+
+		assert_int_equal(memcg_read_pressure(&m, &psi, &e), 0);
+		assert_int_equal(psi.some.total_us, 1500);
+		assert_int_equal(psi.full.total_us, 700);
+	}
+	assert_int_equal(memcg_destroy(&m, &e), 0);
+
+	/* without memory delegated by the root, creation is refused with the fix */
+	fx_write(dir, "sys/fs/cgroup/cgroup.subtree_control", "cpu io\n");
+	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-unit-4", 96 * MiB, MEMCG_LIMIT_MAX, &e),
+			 -EOPNOTSUPP);
+	assert_int_equal(err_exit_status(&e), ST_EXIT_DENIED);
+	assert_non_null(strstr(e.msg, "+memory"));
+	host_close(&h);
+	fx_remove(dir);
+}
+
+/* ---- swap header ---- */
+
+static void test_swap_header(void **state)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16], page[4096];
+	struct st_err e = {0};
+	uint32_t u;
+	int fd;
+
+	(void)state;
+	fx_scratch(dir);
+	snprintf(path, sizeof(path), "%s/swap", dir);
+	fd = open(path, O_RDWR | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(scratch_swap_write_header(fd, 1 * MiB, 4096, &e), 0);
+	assert_int_equal(pread(fd, page, sizeof(page), 0), (ssize_t)sizeof(page));
+	assert_memory_equal(page + 4096 - 10, "SWAPSPACE2", 10);
+	memcpy(&u, page + 1024, 4);
+	assert_int_equal(u, 1);			/* version */
+	memcpy(&u, page + 1028, 4);
+	assert_int_equal(u, 255);		/* last page of 256 */
+	memcpy(&u, page + 1032, 4);
+	assert_int_equal(u, 0);			/* bad pages */
+	assert_string_equal(page + 1052, "swaptune");	/* label after the 16-byte uuid */
+	assert_int_equal((unsigned char)page[1036 + 6] >> 4, 4);	/* a version-4 uuid */
+	assert_int_equal(scratch_swap_write_header(fd, 8 * 4096, 4096, &e), -EINVAL);
+	close(fd);
+	fx_remove(dir);
+}
+
+/* Scratch swap and debugfs refuse to run under a sysroot. */
+static void test_scratch_sysroot(void **state)
+{
+	struct scratch_swap s;
+	struct st_err e = {0};
+	struct host h;
+	bool mounted = true;
+
+	(void)state;
+	fx_host(&h, "missing-debugfs");
+	assert_int_equal(scratch_swap_create_loop(&s, &h, NULL, "/tmp", 64 * MiB, &e), -EOPNOTSUPP);
+	assert_int_equal(err_exit_status(&e), ST_EXIT_DENIED);
+	err_reset(&e);
+	assert_int_equal(scratch_debugfs_mount(&h, NULL, &mounted, &e), -EOPNOTSUPP);
+	assert_false(mounted);
+	/* undo handlers never touch the live host for a sysroot */
+	assert_int_equal(scratch_undo_file(&h, "/etc/passwd", NULL, &e), 0);
+	assert_int_equal(access("/etc/passwd", F_OK), 0);
+	host_close(&h);
+	/* and on the live host refuse what is not theirs */
+	{
+		struct host live;
+
+		assert_int_equal(host_open(&live, "/", &e), 0);
+		assert_int_equal(scratch_undo_file(&live, "/etc/passwd", NULL, &e), -EINVAL);
+		err_reset(&e);
+		assert_int_equal(scratch_undo_loop(&live, "/dev/sda", "1:2 /x", &e), -EINVAL);
+		host_close(&live);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arm_builtin),
+		cmocka_unit_test(test_arm_parse_ok),
+		cmocka_unit_test(test_arm_parse_bad),
+		cmocka_unit_test(test_arms_list),
+		cmocka_unit_test(test_round_order),
+		cmocka_unit_test(test_stat),
+		cmocka_unit_test(test_summarize),
+		cmocka_unit_test(test_plan_v1),
+		cmocka_unit_test(test_plan_errors),
+		cmocka_unit_test(test_lock),
+		cmocka_unit_test(test_memcg_v1),
+		cmocka_unit_test(test_memcg_v2),
+		cmocka_unit_test(test_swap_header),
+		cmocka_unit_test(test_scratch_sysroot),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
