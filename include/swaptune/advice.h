@@ -1,0 +1,155 @@
+/*
+ * advice.h - glue between the store, the host facts and the pure advisor:
+ * loads a stored probe run into a verdict_input, turns host_facts into the
+ * rules' input, and renders verdicts and rule results (human and JSON).
+ *
+ * A probe run in the store is a runs row of kind "probe" with arms (name,
+ * settings JSON, emulated), trials (status "ok" / "oom" / "failed", warmup
+ * flag, primary_value) and per-trial metrics (key -> value). Warm-up trials
+ * are never used; "oom" trials count as OOM kills of their arm; "failed"
+ * trials (setup errors) are counted and reported but not used.
+ *
+ * The baseline (the arm that stands for the current setting) is, first
+ * found: the name the caller passes (--baseline), the run's params
+ * "baseline", the arm whose settings match the settings snapshot saved
+ * with the run before it started, the arm matching the host's current
+ * settings, else the first arm. Where it came from is recorded.
+ */
+#ifndef SWAPTUNE_ADVICE_H
+#define SWAPTUNE_ADVICE_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "swaptune/advisor.h"
+#include "swaptune/err.h"
+#include "swaptune/facts.h"
+#include "swaptune/host.h"
+#include "swaptune/store.h"
+
+#define RECOMMEND_SCHEMA "swaptune.recommend/1"
+
+struct advice_setting {
+	char name[32];
+	char value[SETTING_VALUE_MAX];
+};
+
+struct advice_arm {
+	int64_t arm_id;
+	char name[VERDICT_NAME_MAX];
+	int n_settings;
+	struct advice_setting settings[SETTINGS_MAX];
+	bool emulated;
+	char note[256];
+	unsigned n_ok, n_oom, n_failed, n_warmup;
+	unsigned n_dropped;		/* completed trials beyond VERDICT_TRIALS_MAX */
+};
+
+struct advice_run {
+	int64_t run_id;
+	char status[24];
+	char started_at[40];
+	char workload[32];
+	char params[8192];		/* the run's params JSON as stored ("" if none) */
+	char baseline_source[80];	/* how the baseline was chosen, for the reasons */
+	size_t n_arms;
+	struct advice_arm arms[VERDICT_ARMS_MAX];
+	struct verdict_input in;	/* arms in the same order */
+};
+
+/* The newest probe run that ended "ok" (else the newest probe run); -ENOENT if none. */
+int advice_latest_probe_run(struct store *st, int64_t *run_id, struct st_err *e);
+
+/*
+ * Load run_id into r (zeroed first). h (may be NULL) is used only to find
+ * the baseline among the host's current settings; baseline (may be NULL)
+ * forces the baseline arm by name (-EINVAL if no such arm). -ENOENT if the
+ * run does not exist or is not a probe; -EBADMSG for rows that make no sense
+ * (no arms, a settings column that is not JSON).
+ */
+int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
+		    const char *baseline, struct advice_run *r, struct st_err *e);
+
+/* The arm called name, or NULL. */
+const struct advice_arm *advice_run_arm(const struct advice_run *r, const char *name);
+
+/* Host facts -> the rules' input (since-boot counters; no window). */
+void advice_rules_input(const struct host_facts *f, struct advisor_host_facts *a);
+
+/* The recommend document (mode "probe") for a verdict on a probe run. */
+cJSON *advice_verdict_json(const struct advice_run *r, const struct verdict_opts *o,
+			   const struct verdict_result *v);
+
+/* Human-readable verdict: headline, the arm table, reasons, the next command. */
+void advice_verdict_print(FILE *out, const struct advice_run *r,
+			  const struct verdict_opts *o, const struct verdict_result *v);
+
+/* The rules' results as a JSON array / as text (findings first). */
+cJSON *advice_rules_json(const struct advisor_rule_result *res, size_t n);
+void advice_rules_print(FILE *out, const struct advisor_rule_result *res, size_t n);
+
+/* A settings JSON object {"page-cluster":"0", ...} into out[]; -EBADMSG if not one. */
+int advice_parse_settings(const char *json, struct advice_setting *out, int max,
+			  int *n, struct st_err *e);
+
+/* ---- helpers shared by apply, rollback and verify ---- */
+
+/* One setting to change, with the kernel file it lives in. */
+struct advice_change {
+	char name[32];				/* registry name */
+	char path[PATH_MAX];			/* kernel file as on the host: sysroot + "/" + rel */
+	char sysctl[48];			/* "vm.page-cluster", "" if none */
+	char old_value[SETTING_VALUE_MAX];
+	char new_value[SETTING_VALUE_MAX];	/* canonical spelling */
+	bool changed;				/* old and new differ */
+};
+
+/*
+ * Validate want[0..n) against the registry and the kernel (unknown names and
+ * bad values: -EINVAL), read every current value, and fill out[] in the same
+ * order. A setting this kernel lacks is -ENOENT.
+ */
+int advice_diff(const struct host *h, const struct advice_setting *want, int n,
+		struct advice_change *out, struct st_err *e);
+
+/*
+ * Ask "question [y/N] " on the terminal. 0 when yes is set or the answer is
+ * y/yes; -ECANCELED (exit 1) when declined; -EINVAL (exit 2) without a
+ * terminal on stdin, telling the user to add --yes.
+ */
+int advice_ask(const char *question, bool yes, struct st_err *e);
+
+/* Refuse (-EPERM, exit 3) a change to the live host by a non-root user. */
+int advice_need_root(const struct host *h, const char *what, struct st_err *e);
+
+/* An apply --confirm-within whose changes await `apply --confirm`. */
+struct advice_pending {
+	int64_t run_id;
+	char session[48];
+	int pid;				/* the watchdog owning the rows */
+	uint64_t pid_start;
+	int n_rows;
+	double deadline;			/* Unix time, 0 unknown */
+};
+
+/* 1 and *p filled if one is pending under this sysroot, 0 if none, < 0 on error. */
+int advice_pending_confirm(struct store *st, const struct host *h,
+			   struct advice_pending *p, struct st_err *e);
+
+/*
+ * Mark "reverted" every apply run still "awaiting-confirm" whose rows are no
+ * longer pending (its watchdog was killed and crash repair undid them).
+ */
+int advice_settle_confirms(struct store *st, struct st_err *e);
+
+/* The JSON object of a change: {"setting","file","old","new"}. */
+cJSON *advice_change_json(const struct advice_change *c);
+
+/* Settings of a snapshot as a JSON object (null for absent settings). */
+cJSON *advice_snapshot_json(const struct settings_snapshot *s);
+
+/* ISO 8601 UTC for a Unix time. */
+const char *advice_iso_time(double t, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,159 @@
+/*
+ * cmd-recommend.c - `swaptune recommend`: the advisor's verdict on a probe
+ * run (the latest by default), or, when there is none, advice from the
+ * host's state alone with the probe worth running.
+ */
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "swaptune/advice.h"
+#include "swaptune/cmd.h"
+
+enum { OPT_RUN = 256, OPT_MIN_EFFECT, OPT_BASELINE, OPT_STATE };
+
+static const struct option recommend_longopts[] = {
+	{ "run", required_argument, NULL, OPT_RUN },
+	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "state", no_argument, NULL, OPT_STATE },
+	{ 0, 0, 0, 0 },
+};
+
+static int recommend_state(struct cmd_ctx *ctx, const char *why)
+{
+	struct host_facts f;
+	struct advisor_host_facts a;
+	struct advisor_rule_result res[ADVISOR_RULES_MAX];
+	size_t n = 0;
+	int r = facts_collect(&ctx->host, &f, &ctx->err);
+
+	if (r < 0) {
+		facts_free(&f);
+		return r;
+	}
+	advice_rules_input(&f, &a);
+	facts_free(&f);
+	r = advisor_rules_run(&a, res, ADVISOR_RULES_MAX, &n, &ctx->err);
+	if (r < 0)
+		return r;
+	if (ctx->json) {
+		cJSON *doc = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(doc, "schema", RECOMMEND_SCHEMA);
+		cJSON_AddStringToObject(doc, "mode", "state");
+		cJSON_AddStringToObject(doc, "why", why);
+		cJSON_AddItemToObject(doc, "rules", advice_rules_json(res, n));
+		return cmd_print_json(ctx, doc);
+	}
+	fprintf(ctx->out, "(%s)\n", why);
+	advice_rules_print(ctx->out, res, n);
+	return 0;
+}
+
+static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct advice_run *run = NULL;
+	struct verdict_result *v = NULL;
+	struct verdict_opts vo;
+	const char *baseline = NULL;
+	int64_t run_id = 0;
+	bool state = false;
+	char *end;
+	int r;
+
+	verdict_opts_init(&vo);
+	while ((r = cmd_getopt(ctx, &cmd_recommend_entry, argc, argv, "", recommend_longopts)) != -1) {
+		switch (r) {
+		case -2:
+			return -EINVAL;
+		case OPT_RUN:
+			run_id = strtoll(optarg, &end, 10);
+			if (*end || run_id <= 0)
+				return cmd_usage_error(ctx, &cmd_recommend_entry,
+						       "--run needs a run id, not \"%s\"", optarg);
+			break;
+		case OPT_MIN_EFFECT:
+			vo.min_effect_pct = strtod(optarg, &end);
+			if (*end || end == optarg || !isfinite(vo.min_effect_pct) || vo.min_effect_pct < 0)
+				return cmd_usage_error(ctx, &cmd_recommend_entry,
+						       "--min-effect needs a percentage >= 0, not \"%s\"", optarg);
+			break;
+		case OPT_BASELINE:
+			baseline = optarg;
+			break;
+		case OPT_STATE:
+			state = true;
+			break;
+		default:
+			return cmd_usage_error(ctx, &cmd_recommend_entry, "unexpected option");
+		}
+	}
+	if (optind < argc)
+		return cmd_usage_error(ctx, &cmd_recommend_entry, "unexpected argument \"%s\"",
+				       argv[optind]);
+	if (state && (run_id || baseline))
+		return cmd_usage_error(ctx, &cmd_recommend_entry, "--state takes no --run or --baseline");
+	if (state)
+		return recommend_state(ctx, "state-only advice requested with --state");
+	if (!run_id) {
+		r = advice_latest_probe_run(&ctx->store, &run_id, &ctx->err);
+		if (r == -ENOENT) {
+			err_reset(&ctx->err);
+			if (baseline)
+				return cmd_usage_error(ctx, &cmd_recommend_entry,
+						       "--baseline needs a probe run, and there is none");
+			return recommend_state(ctx, "no probe run in the store: run swaptune probe to measure");
+		}
+		if (r < 0)
+			return r;
+	}
+	run = calloc(1, sizeof(*run));
+	v = calloc(1, sizeof(*v));
+	if (!run || !v) {
+		r = err_set(&ctx->err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	r = advice_load_run(&ctx->store, &ctx->host, run_id, baseline, run, &ctx->err);
+	if (r < 0) {
+		if (r == -ENOENT || r == -EINVAL)
+			ctx->err.exit = ST_EXIT_USAGE;
+		goto out;
+	}
+	r = verdict_compute(&run->in, &vo, v, &ctx->err);
+	if (r < 0) {
+		err_prefix(&ctx->err, "cannot judge probe run %lld", (long long)run_id);
+		goto out;
+	}
+	if (ctx->json) {
+		cJSON *doc = advice_verdict_json(run, &vo, v);
+
+		r = cmd_print_json(ctx, doc);
+	} else {
+		advice_verdict_print(ctx->out, run, &vo, v);
+		r = 0;
+	}
+out:
+	free(run);
+	free(v);
+	return r;
+}
+
+static const struct cmd_option recommend_options[] = {
+	{ "--run ID", "judge probe run ID (default: the latest probe run)" },
+	{ "--min-effect PCT", "smallest improvement worth a change, in percent (default 2)" },
+	{ "--baseline ARM", "compare with ARM instead of the arm matching the setting before the probe" },
+	{ "--state", "advice from the host's state alone, even when probe runs exist" },
+	{ NULL, NULL },
+};
+
+const struct cmd_entry cmd_recommend_entry = {
+	.name = "recommend",
+	.summary = "the advisor's verdict on a probe run, or advice from the host's state",
+	.usage = "[--run ID] [--min-effect PCT] [--baseline ARM] [--state]",
+	.options = recommend_options,
+	.exec = recommend_exec,
+};

@@ -1,0 +1,543 @@
+/*
+ * cmd-verify.c - `swaptune verify`: re-run the probe that justified the
+ * setting now in effect (same workload, parameters, arms and baseline, as
+ * stored with that run), judge the new run the same way, and say whether
+ * the applied arm still beats the baseline.
+ *
+ * The applied arm is the one of the newest apply from a probe run that is
+ * still in effect (not rolled back or reverted); with --run ID any stored
+ * probe run is repeated and its verdict compared.
+ */
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "swaptune/advice.h"
+#include "swaptune/cmd.h"
+#include "swaptune/probe.h"
+
+#define VERIFY_SCHEMA "swaptune.verify/1"
+#define ARGV_MAX 64
+
+enum { OPT_RUN = 256, OPT_REPS, OPT_YES, OPT_DRY_RUN, OPT_SCRATCH_DIR, OPT_MIN_EFFECT };
+
+static const struct option verify_longopts[] = {
+	{ "run", required_argument, NULL, OPT_RUN },
+	{ "reps", required_argument, NULL, OPT_REPS },
+	{ "yes", no_argument, NULL, OPT_YES },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "scratch-dir", required_argument, NULL, OPT_SCRATCH_DIR },
+	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
+	{ 0, 0, 0, 0 },
+};
+
+static volatile sig_atomic_t verify_stop;
+
+static void on_signal(int sig)
+{
+	verify_stop = sig;
+}
+
+/* What is being verified. */
+struct target {
+	int64_t apply_run;		/* 0 with --run */
+	int64_t probe_run;
+	char arm[VERDICT_NAME_MAX];	/* the applied (or recommended) arm, "" = none */
+};
+
+static int find_apply(struct cmd_ctx *ctx, struct target *t)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(&ctx->store,
+		"SELECT a.id, json_extract(a.params, '$.source_run'), json_extract(a.params, '$.arm')"
+		" FROM runs a WHERE a.kind = 'apply' AND a.status = 'ok'"
+		" AND json_extract(a.params, '$.source_run') IS NOT NULL"
+		" AND NOT EXISTS (SELECT 1 FROM runs b WHERE b.kind = 'rollback'"
+		"   AND b.status = 'ok' AND b.id > a.id"
+		"   AND json_extract(b.params, '$.to_run') <= a.id)"
+		" ORDER BY a.id DESC LIMIT 1", &stmt, &ctx->err);
+
+	if (r < 0)
+		return r;
+	r = sqlite3_step(stmt);
+	if (r == SQLITE_ROW) {
+		t->apply_run = sqlite3_column_int64(stmt, 0);
+		t->probe_run = sqlite3_column_int64(stmt, 1);
+		snprintf(t->arm, sizeof(t->arm), "%s", sqlite3_column_text(stmt, 2) ?
+			 (const char *)sqlite3_column_text(stmt, 2) : "");
+		r = 0;
+	} else {
+		r = err_set_exit(&ctx->err, -ENOENT, ST_EXIT_RUNTIME,
+				 "nothing to verify: no setting applied from a probe run is in effect"
+				 " (swaptune apply --run ID; or verify --run ID re-runs any probe)");
+	}
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+static double num(cJSON *o, const char *k, double dflt)
+{
+	cJSON *x = o ? cJSON_GetObjectItem(o, k) : NULL;
+
+	return cJSON_IsNumber(x) ? x->valuedouble : dflt;
+}
+
+/* The probe configuration stored with run (params and arms). */
+static int config_from_run(struct cmd_ctx *ctx, const struct advice_run *run,
+			   struct probe_config *c, char *argv_buf[ARGV_MAX])
+{
+	cJSON *o = cJSON_Parse(run->params), *w, *m, *a;
+	const char *base = NULL;
+	int r = 0;
+
+	probe_config_init(c);
+	c->metric_higher_better = true;
+	if (!o)
+		return err_set_exit(&ctx->err, -EBADMSG, ST_EXIT_RUNTIME,
+				    "probe run %lld has no stored parameters to repeat", (long long)run->run_id);
+	w = cJSON_GetObjectItem(o, "workload");
+	c->workload = workload_find(run->workload);
+	if (!c->workload) {
+		r = err_set_exit(&ctx->err, -EBADMSG, ST_EXIT_RUNTIME,
+				 "probe run %lld used workload \"%s\", which this build does not have",
+				 (long long)run->run_id, run->workload);
+		goto out;
+	}
+	c->wp.working_set_bytes = (uint64_t)num(w, "working_set_bytes", 0);
+	c->wp.ops = (uint64_t)num(w, "ops", 0);
+	c->wp.seed = (uint64_t)num(w, "seed", 1);
+	c->wp.zipf_theta = num(w, "zipf_theta", 0);
+	c->wp.stride_pages = (uint64_t)num(w, "stride_pages", 0);
+	c->wp.file_bytes = (uint64_t)num(w, "file_bytes", 0);
+	if (c->workload->pattern == WORKLOAD_PAT_NONE) {
+		cJSON *argv = cJSON_GetObjectItem(w, "argv"), *it, *re = cJSON_GetObjectItem(w, "metric_regex");
+		int n = 0;
+
+		cJSON_ArrayForEach(it, argv)
+			if (cJSON_IsString(it) && n < ARGV_MAX - 1)
+				argv_buf[n++] = strdup(it->valuestring);
+		argv_buf[n] = NULL;
+		if (n == 0) {
+			r = err_set_exit(&ctx->err, -EBADMSG, ST_EXIT_RUNTIME,
+					 "probe run %lld: no command stored to repeat", (long long)run->run_id);
+			goto out;
+		}
+		c->wp.argv = argv_buf;
+		if (cJSON_IsString(re))
+			snprintf(c->wp.metric_regex, sizeof(c->wp.metric_regex), "%s", re->valuestring);
+		c->primary = c->wp.metric_regex[0] ? PROBE_PRIMARY_METRIC : PROBE_PRIMARY_WALL;
+		c->metric_higher_better = run->in.metric != VERDICT_METRIC_LOWER_BETTER;
+		if (cJSON_IsNumber(cJSON_GetObjectItem(w, "run_as_uid")))
+			c->wp.run_as_uid = (uid_t)num(w, "run_as_uid", -1);
+	}
+	m = cJSON_GetObjectItem(o, "memcg");
+	c->memcg_limit_bytes = (uint64_t)num(m, "limit_bytes", (double)c->memcg_limit_bytes);
+	if (cJSON_IsString(cJSON_GetObjectItem(m, "limit_mode")) &&
+	    !strcmp(cJSON_GetObjectItem(m, "limit_mode")->valuestring, "high"))
+		c->limit_mode = MEMCG_LIMIT_HIGH;
+	m = cJSON_GetObjectItem(o, "method");
+	c->reps = (unsigned)num(m, "reps", c->reps);
+	c->warmup = !cJSON_IsFalse(cJSON_GetObjectItem(m, "warmup"));
+	c->adaptive = cJSON_IsTrue(cJSON_GetObjectItem(m, "adaptive"));
+	c->max_reps = (unsigned)num(m, "max_reps", c->max_reps);
+	c->seed = (uint64_t)num(m, "seed", (double)c->seed);
+	c->duration_s = num(m, "duration_cap_s", c->duration_s);
+	a = cJSON_GetObjectItem(o, "baseline");
+	if (cJSON_IsString(a))
+		base = a->valuestring;
+
+	c->narms = 0;
+	for (size_t i = 0; i < run->n_arms && c->narms < PROBE_ARMS_MAX; i++) {
+		const struct advice_arm *sa = &run->arms[i];
+		struct probe_arm *pa = &c->arms[c->narms];
+		char spec[512];
+		size_t off;
+		bool zram = false;
+
+		if (probe_arm_builtin(sa->name, pa) == 0) {
+			for (int k = 0; k < sa->n_settings; k++)
+				if (!strcmp(sa->settings[k].name, "swap") && !strcmp(sa->settings[k].value, "zram"))
+					zram = true;
+			if (pa->bypass && zram)
+				c->bypass_mode = PROBE_BYPASS_ZRAM;
+			c->narms++;
+			continue;
+		}
+		off = (size_t)snprintf(spec, sizeof(spec), "%s:", sa->name);
+		for (int k = 0; k < sa->n_settings && off < sizeof(spec); k++)
+			off += (size_t)snprintf(spec + off, sizeof(spec) - off, "%s%s=%s",
+						k ? "," : "", sa->settings[k].name, sa->settings[k].value);
+		if ((r = probe_arm_parse(&ctx->host, spec, pa, &ctx->err)) < 0) {
+			err_prefix(&ctx->err, "cannot repeat probe run %lld", (long long)run->run_id);
+			goto out;
+		}
+		c->narms++;
+	}
+	c->baseline = -1;
+	for (int i = 0; i < c->narms; i++)
+		if (!strcmp(c->arms[i].name, base ? base : run->arms[0].name))
+			c->baseline = i;
+	for (size_t i = 0; c->baseline < 0 && i < run->n_arms; i++)
+		if (run->in.arms[i].is_baseline)
+			c->baseline = (int)i;
+out:
+	cJSON_Delete(o);
+	return r;
+}
+
+/* How the applied arm compares now. */
+static const char *judge(const struct verdict_result *v, int arm, bool *holds)
+{
+	*holds = false;
+	if (arm < 0)
+		return "no-arm";
+	switch (v->arms[arm].status) {
+	case VERDICT_ARM_BETTER:
+	case VERDICT_ARM_COMPLETED:
+		*holds = true;
+		return "holds";
+	case VERDICT_ARM_VETOED:
+		*holds = true;
+		return "holds-vetoed";
+	case VERDICT_ARM_BELOW_MIN:
+		return "weaker";
+	case VERDICT_ARM_EQUIVALENT:
+	case VERDICT_ARM_NO_GAIN:
+		return "gone";
+	case VERDICT_ARM_WORSE:
+		return "reversed";
+	case VERDICT_ARM_OOM_FAILED:
+		return "oom";
+	case VERDICT_ARM_NOISY:
+	case VERDICT_ARM_TOO_FEW:
+		return "inconclusive";
+	case VERDICT_ARM_BASELINE:
+		break;
+	}
+	return "inconclusive";
+}
+
+static const char *result_words(const char *res)
+{
+	if (!strcmp(res, "holds"))
+		return "the benefit holds";
+	if (!strcmp(res, "holds-vetoed"))
+		return "the gain holds, though a secondary cost vetoes the change";
+	if (!strcmp(res, "weaker"))
+		return "the benefit shrank below the minimum effect";
+	if (!strcmp(res, "gone"))
+		return "the benefit is gone: no difference any more";
+	if (!strcmp(res, "reversed"))
+		return "the benefit reversed: the applied setting is now worse (consider swaptune rollback)";
+	if (!strcmp(res, "oom"))
+		return "the applied setting was OOM-killed in the re-run (consider swaptune rollback)";
+	if (!strcmp(res, "no-arm"))
+		return "the original run recommended no change; compare the verdicts";
+	return "not enough evidence either way: repeat with more --reps";
+}
+
+static cJSON *side_json(const struct advice_run *run, const struct verdict_result *v, int arm)
+{
+	cJSON *o = cJSON_CreateObject();
+	const struct verdict_arm_result *a = arm >= 0 ? &v->arms[arm] : NULL;
+
+	cJSON_AddNumberToObject(o, "run_id", (double)run->run_id);
+	cJSON_AddStringToObject(o, "verdict", verdict_kind_name(v->kind));
+	if (v->chosen >= 0)
+		cJSON_AddStringToObject(o, "verdict_arm", run->arms[v->chosen].name);
+	else
+		cJSON_AddNullToObject(o, "verdict_arm");
+	if (a) {
+		cJSON_AddStringToObject(o, "status", verdict_arm_status_name(a->status));
+#define NUM(k, x) (isfinite(x) ? cJSON_AddNumberToObject(o, k, x) : cJSON_AddNullToObject(o, k))
+		NUM("effect_pct", a->effect_pct);
+		NUM("ci_low_pct", a->ci_low_pct);
+		NUM("ci_high_pct", a->ci_high_pct);
+		NUM("p_welch", a->p_welch);
+#undef NUM
+		cJSON_AddNumberToObject(o, "trials", (double)a->n);
+		cJSON_AddNumberToObject(o, "oom_killed", a->n_oom_killed);
+	} else {
+		cJSON_AddNullToObject(o, "status");
+	}
+	return o;
+}
+
+static void print_side(FILE *out, const char *label, const struct advice_run *run,
+		       const struct verdict_result *v, int arm)
+{
+	const struct verdict_arm_result *a = &v->arms[arm];
+
+	if (!a->compared) {
+		fprintf(out, "  %-5s %s: %s (run %lld, %zu trials, %u OOM-killed)\n", label,
+			run->arms[arm].name, verdict_arm_status_name(a->status), (long long)run->run_id,
+			a->n, a->n_oom_killed);
+		return;
+	}
+	fprintf(out, "  %-5s %s %+.1f %% [%+.1f, %+.1f] vs %s, p %s%.3f, %s (run %lld, %zu trials)\n",
+		label, run->arms[arm].name, a->effect_pct, a->ci_low_pct, a->ci_high_pct,
+		run->arms[v->baseline].name, a->p_welch < 0.001 ? "< " : "= ",
+		a->p_welch < 0.001 ? 0.001 : a->p_welch, verdict_arm_status_name(a->status),
+		(long long)run->run_id, a->n);
+}
+
+static int arm_index(const struct advice_run *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_arms; i++)
+		if (!strcmp(r->arms[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int verify_exec(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct target t = { 0 };
+	struct advice_run *then = calloc(1, sizeof(*then)), *now = calloc(1, sizeof(*now));
+	struct verdict_result *vthen = calloc(1, sizeof(*vthen)), *vnow = calloc(1, sizeof(*vnow));
+	struct probe_config *c = calloc(1, sizeof(*c));
+	struct probe_plan *p = calloc(1, sizeof(*p));
+	struct probe_result *res = calloc(1, sizeof(*res));
+	struct verdict_opts vo;
+	struct sigaction sa, old_int, old_term, old_hup;
+	char *argv_buf[ARGV_MAX] = { NULL }, lockpath[PATH_MAX], scratch[PATH_MAX] = "", *end;
+	unsigned reps = 0;
+	bool yes = false, dry = false, holds = false;
+	int r, lockfd = -1, a_then, a_now;
+	int64_t verify_run = 0;
+	const char *res_name;
+
+	verdict_opts_init(&vo);
+	if (!then || !now || !vthen || !vnow || !c || !p || !res) {
+		r = err_set(&ctx->err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	while ((r = cmd_getopt(ctx, &cmd_verify_entry, argc, argv, "y", verify_longopts)) != -1) {
+		switch (r) {
+		case -2:
+			r = -EINVAL;
+			goto out;
+		case OPT_RUN:
+			t.probe_run = strtoll(optarg, &end, 10);
+			if (*end || t.probe_run <= 0) {
+				r = cmd_usage_error(ctx, &cmd_verify_entry, "--run needs a probe run id, not \"%s\"", optarg);
+				goto out;
+			}
+			break;
+		case OPT_REPS:
+			reps = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || reps < 2 || reps > PROBE_REPS_MAX) {
+				r = cmd_usage_error(ctx, &cmd_verify_entry, "--reps must be 2..%d", PROBE_REPS_MAX);
+				goto out;
+			}
+			break;
+		case OPT_MIN_EFFECT:
+			vo.min_effect_pct = strtod(optarg, &end);
+			if (*end || end == optarg || !isfinite(vo.min_effect_pct) || vo.min_effect_pct < 0) {
+				r = cmd_usage_error(ctx, &cmd_verify_entry, "--min-effect needs a percentage >= 0");
+				goto out;
+			}
+			break;
+		case 'y':
+		case OPT_YES:
+			yes = true;
+			break;
+		case OPT_DRY_RUN:
+			dry = true;
+			break;
+		case OPT_SCRATCH_DIR:
+			snprintf(scratch, sizeof(scratch), "%s", optarg);
+			break;
+		default:
+			r = cmd_usage_error(ctx, &cmd_verify_entry, "unexpected option");
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		r = cmd_usage_error(ctx, &cmd_verify_entry, "unexpected argument \"%s\"", argv[optind]);
+		goto out;
+	}
+	if (!t.probe_run && (r = find_apply(ctx, &t)) < 0)
+		goto out;
+
+	/* then: the stored run, judged as recommend judges it */
+	if ((r = advice_load_run(&ctx->store, &ctx->host, t.probe_run, NULL, then, &ctx->err)) < 0)
+		goto out;
+	if ((r = verdict_compute(&then->in, &vo, vthen, &ctx->err)) < 0)
+		goto out;
+	if (!t.arm[0] && vthen->kind == VERDICT_CHANGE)
+		snprintf(t.arm, sizeof(t.arm), "%s", then->arms[vthen->chosen].name);
+	a_then = t.arm[0] ? arm_index(then, t.arm) : -1;
+	if (t.arm[0] && a_then < 0) {
+		r = err_set_exit(&ctx->err, -EBADMSG, ST_EXIT_RUNTIME, "probe run %lld has no arm %s",
+				 (long long)t.probe_run, t.arm);
+		goto out;
+	}
+
+	if ((r = config_from_run(ctx, then, c, argv_buf)) < 0)
+		goto out;
+	if (reps) {
+		c->reps = reps;
+		c->adaptive = false;
+	}
+	if (scratch[0])
+		snprintf(c->scratch_dir, sizeof(c->scratch_dir), "%s", scratch);
+	if ((r = probe_plan(&ctx->host, c, p, &ctx->err)) < 0)
+		goto out;
+	if (!ctx->json) {
+		if (t.apply_run)
+			fprintf(ctx->out, "Verifying apply run %lld: arm %s of probe run %lld against %s.\n",
+				(long long)t.apply_run, t.arm, (long long)t.probe_run,
+				then->arms[vthen->baseline].name);
+		else
+			fprintf(ctx->out, "Repeating probe run %lld (%s, %d arms, %u rounds, baseline %s).\n",
+				(long long)t.probe_run, then->workload, c->narms, c->reps,
+				c->arms[c->baseline].name);
+	}
+	if (dry) {
+		if (ctx->json) {
+			cJSON *doc = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(doc, "schema", VERIFY_SCHEMA);
+			cJSON_AddBoolToObject(doc, "dry_run", true);
+			cJSON_AddNumberToObject(doc, "probe_run", (double)t.probe_run);
+			cJSON_AddNumberToObject(doc, "estimated_s", p->est_total_s);
+			r = cmd_print_json(ctx, doc);
+		} else {
+			fprintf(ctx->out, "Would run %u trials (about %.0f s); nothing changed (--dry-run).\n",
+				p->trials, p->est_total_s);
+			r = 0;
+		}
+		goto out;
+	}
+	if (!ctx->host.live) {
+		r = err_set_exit(&ctx->err, -EOPNOTSUPP, ST_EXIT_USAGE,
+				 "verify re-runs a probe on the live host only; with --sysroot use --dry-run");
+		goto out;
+	}
+	if ((r = advice_need_root(&ctx->host, "verify", &ctx->err)) < 0)
+		goto out;
+	if ((r = probe_lock(&ctx->host, ctx->db_path, &lockfd, lockpath, sizeof(lockpath),
+			    &ctx->err)) < 0)
+		goto out;
+	fflush(ctx->out);
+	if ((r = advice_ask("re-run the probe (it changes host-wide settings while it runs)", yes,
+			    &ctx->err)) < 0)
+		goto out;
+	{
+		char params[160];
+
+		snprintf(params, sizeof(params), "{\"probe_run\":%lld,\"apply_run\":%lld,\"arm\":\"%s\"}",
+			 (long long)t.probe_run, (long long)t.apply_run, t.arm);
+		store_run_begin(&ctx->store, "verify", params, &verify_run, NULL);
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	c->stop = &verify_stop;
+	r = probe_run(&ctx->host, &ctx->store, c, p, res, &ctx->err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	if (r == 0 && res->signal)
+		r = err_set_exit(&ctx->err, -EINTR, ST_EXIT_RUNTIME,
+				 "verify stopped by signal %d; the host was restored", res->signal);
+	if (r < 0) {
+		if (verify_run)
+			store_run_end(&ctx->store, verify_run, "failed", NULL, NULL);
+		goto out;
+	}
+
+	/* now: the new run against the same baseline */
+	if ((r = advice_load_run(&ctx->store, &ctx->host, res->run_id, then->arms[vthen->baseline].name,
+				 now, &ctx->err)) < 0 ||
+	    (r = verdict_compute(&now->in, &vo, vnow, &ctx->err)) < 0)
+		goto out;
+	a_now = t.arm[0] ? arm_index(now, t.arm) : -1;
+	res_name = judge(vnow, a_now, &holds);
+	if (!t.arm[0])
+		holds = vnow->kind == vthen->kind;
+	if (verify_run) {
+		char summary[256];
+
+		snprintf(summary, sizeof(summary), "{\"rerun\":%lld,\"result\":\"%s\",\"holds\":%s}",
+			 (long long)res->run_id, res_name, holds ? "true" : "false");
+		store_run_end(&ctx->store, verify_run, "ok", summary, NULL);
+	}
+
+	if (ctx->json) {
+		cJSON *doc = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(doc, "schema", VERIFY_SCHEMA);
+		cJSON_AddBoolToObject(doc, "dry_run", false);
+		cJSON_AddNumberToObject(doc, "probe_run", (double)t.probe_run);
+		if (t.apply_run)
+			cJSON_AddNumberToObject(doc, "apply_run", (double)t.apply_run);
+		else
+			cJSON_AddNullToObject(doc, "apply_run");
+		cJSON_AddNumberToObject(doc, "verify_run", (double)verify_run);
+		if (t.arm[0])
+			cJSON_AddStringToObject(doc, "arm", t.arm);
+		else
+			cJSON_AddNullToObject(doc, "arm");
+		cJSON_AddStringToObject(doc, "baseline", then->arms[vthen->baseline].name);
+		cJSON_AddItemToObject(doc, "then", side_json(then, vthen, a_then));
+		cJSON_AddItemToObject(doc, "now", side_json(now, vnow, a_now));
+		cJSON_AddStringToObject(doc, "result", res_name);
+		cJSON_AddBoolToObject(doc, "holds", holds);
+		cJSON_AddStringToObject(doc, "message", result_words(res_name));
+		r = cmd_print_json(ctx, doc);
+	} else {
+		if (a_then >= 0) {
+			print_side(ctx->out, "then:", then, vthen, a_then);
+			print_side(ctx->out, "now:", now, vnow, a_now);
+		} else {
+			fprintf(ctx->out, "  then: %s (run %lld)\n  now:  %s (run %lld)\n",
+				verdict_kind_name(vthen->kind), (long long)then->run_id,
+				verdict_kind_name(vnow->kind), (long long)now->run_id);
+		}
+		fprintf(ctx->out, "Result: %s.\n", t.arm[0] ? result_words(res_name) :
+			holds ? "the same verdict" : "a different verdict");
+		r = 0;
+	}
+out:
+	probe_unlock(lockfd);
+	if (res)
+		probe_result_free(res);
+	for (int i = 0; i < ARGV_MAX; i++)
+		free(argv_buf[i]);
+	free(then);
+	free(now);
+	free(vthen);
+	free(vnow);
+	free(c);
+	free(p);
+	free(res);
+	return r;
+}
+
+static const struct cmd_option verify_options[] = {
+	{ "--run ID", "repeat probe run ID instead of the one behind the applied setting" },
+	{ "--reps N", "measured rounds for the re-run (default: as the original run)" },
+	{ "--min-effect PCT", "smallest improvement that counts, in percent (default 2)" },
+	{ "--scratch-dir DIR", "directory for the probe's scratch swap file" },
+	{ "-y, --yes", "do not ask (needed without a terminal)" },
+	{ "--dry-run", "say what would be re-run; change nothing" },
+	{ NULL, NULL },
+};
+
+const struct cmd_entry cmd_verify_entry = {
+	.name = "verify",
+	.summary = "re-run the probe behind the applied setting and check the benefit still holds",
+	.usage = "[--run ID] [--reps N] [--min-effect PCT] [--yes] [--dry-run]",
+	.options = verify_options,
+	.exec = verify_exec,
+};

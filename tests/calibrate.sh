@@ -1,0 +1,100 @@
+#!/bin/sh
+# calibrate.sh - does the advisor find differences that are there, and only
+# those? (`make calibrate`; tests/t0304 runs a small version.)
+#
+# A/A: AA_RUNS probes (seeds 1..AA_RUNS) of two arms with identical settings
+# (a:page-cluster=3, b:page-cluster=3). A correct method finds "no
+# significant difference" (Welch p >= 0.05, no CHANGE verdict) in at least
+# AA_MIN_PASS of them (19 of 20 by default: alpha = 0.05 expects 1).
+# A/B: AB_RUNS probes of zswap against the same swap without zswap (every
+# swapped page goes to the loop device): a large, real difference that must
+# be detected every time: the zswap arm significantly faster (Welch p < 0.05,
+# the whole CI above the minimum effect: status "better", or "vetoed" when a
+# secondary cost vetoes the change; the verdict is printed either way).
+#
+# Needs root; waits for another probe to finish. Prints one line per run and
+# a summary, and exits 0 when both criteria hold, 1 when not, 77 to skip.
+# Environment: SWAPTUNE (binary), AA_RUNS (20), AA_MIN_PASS (19), AB_RUNS (3),
+# WS (64M working set), LIMIT (32M memcg limit), REPS (8), WORKLOAD
+# (anon-random), KEEP_DB (path: keep the store there).
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+SWAPTUNE=${SWAPTUNE:-$TOP/swaptune}
+AA_RUNS=${AA_RUNS:-20}
+AA_MIN_PASS=${AA_MIN_PASS:-19}
+AB_RUNS=${AB_RUNS:-3}
+WS=${WS:-64M}
+LIMIT=${LIMIT:-32M}
+REPS=${REPS:-8}
+WORKLOAD=${WORKLOAD:-anon-random}
+
+[ "$(id -u)" -eq 0 ] || { echo "calibration needs root (it runs probes)"; exit 77; }
+[ -d /sys/module/zswap/parameters ] || { echo "zswap is not in this kernel"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "calibration needs python3 to read the verdicts"; exit 77; }
+dir=$(mktemp -d /tmp/swaptune-calibrate.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+trap 'exit 130' INT TERM
+db=${KEEP_DB:-$dir/db}
+
+# probe ARGS...: run one probe, waiting while another holds the lock; prints the run id
+probe() {
+	tries=0
+	while :; do
+		"$SWAPTUNE" --db "$db" probe --yes --json --workload "$WORKLOAD" --working-set "$WS" \
+			--memcg-limit "$LIMIT" --reps "$REPS" "$@" >"$dir/probe.json" 2>"$dir/probe.err"
+		rc=$?
+		if [ $rc -eq 3 ] && grep -q 'another swaptune probe is running' "$dir/probe.err"; then
+			tries=$((tries + 1))
+			[ $tries -lt 360 ] || { echo "another probe held the lock for 30 minutes" >&2; return 1; }
+			sleep 5
+			continue
+		fi
+		[ $rc -eq 0 ] || { echo "probe $*: exit $rc: $(cat "$dir/probe.err")" >&2; return 1; }
+		sed -n 's/^[[:space:]]*"run_id":[[:space:]]*\([0-9]*\),.*/\1/p' "$dir/probe.json" | head -1
+		return 0
+	done
+}
+
+# judge RUN CANDIDATE: "p effect lo hi kind arm status" from recommend --json
+judge() {
+	"$SWAPTUNE" --db "$db" recommend --run "$1" --json >"$dir/rec.json" || return 1
+	python3 - "$dir/rec.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+arm = {a["name"]: a for a in d["arms"]}[sys.argv[2]]
+f = lambda x: "nan" if x is None else "%.4g" % x
+print(f(arm["p_welch"]), f(arm["effect_pct"]), f(arm["ci_low_pct"]), f(arm["ci_high_pct"]),
+      d["verdict"]["kind"], d["verdict"]["arm"] or "-", arm["status"])
+PY
+}
+
+echo "A/A: $AA_RUNS runs of $WORKLOAD, $WS in a $LIMIT memcg, $REPS rounds, arms a and b both page-cluster=3"
+printf '%4s %5s %9s %9s %20s %14s %s\n' seed run p_welch effect "95% CI" verdict status
+aa_pass=0 aa_sig=0 aa_change=0
+for seed in $(seq 1 "$AA_RUNS"); do
+	run=$(probe --arm a:page-cluster=3 --arm b:page-cluster=3 --baseline a --seed "$seed") || exit 1
+	set -- $(judge "$run" b) || exit 1
+	p=$1 eff=$2 lo=$3 hi=$4 kind=$5 arm=$6 status=$7
+	sig=$(python3 -c "print(1 if '$p' != 'nan' and float('$p') < 0.05 else 0)")
+	[ "$sig" = 1 ] && aa_sig=$((aa_sig + 1))
+	[ "$kind" = change ] && aa_change=$((aa_change + 1))
+	[ "$sig" = 0 ] && [ "$kind" != change ] && aa_pass=$((aa_pass + 1))
+	printf '%4s %5s %9s %8s%% %20s %14s %s\n' "$seed" "$run" "$p" "$eff" "[$lo, $hi]" "$kind" "$status"
+done
+
+echo "A/B: $AB_RUNS runs, zswap (zswap.enabled=Y) against the same swap without zswap (disk, baseline)"
+printf '%4s %5s %9s %9s %20s %14s %s\n' seed run p_welch effect "95% CI" verdict status
+ab_pass=0
+for seed in $(seq 1 "$AB_RUNS"); do
+	run=$(probe --arm disk:zswap.enabled=N --arm zswap:zswap.enabled=Y --baseline disk --seed "$seed") || exit 1
+	set -- $(judge "$run" zswap) || exit 1
+	p=$1 eff=$2 lo=$3 hi=$4 kind=$5 arm=$6 status=$7
+	ok=$(python3 -c "print(1 if '$p' != 'nan' and float('$p') < 0.05 and float('$lo') >= 2 and '$status' in ('better', 'vetoed') else 0)")
+	[ "$ok" = 1 ] && ab_pass=$((ab_pass + 1))
+	printf '%4s %5s %9s %8s%% %20s %14s %s\n' "$seed" "$run" "$p" "$eff" "[$lo, $hi]" "$kind:$arm" "$status"
+done
+
+echo "A/A: $aa_pass of $AA_RUNS without a significant difference ($aa_sig with p < 0.05, $aa_change CHANGE verdicts); need $AA_MIN_PASS"
+echo "A/B: $ab_pass of $AB_RUNS detected (zswap significantly faster, p < 0.05); need $AB_RUNS"
+[ "$aa_pass" -ge "$AA_MIN_PASS" ] && [ "$ab_pass" -eq "$AB_RUNS" ] && { echo "calibration: pass"; exit 0; }
+echo "calibration: FAIL"
+exit 1

@@ -1,0 +1,176 @@
+#!/bin/sh
+# recommend on probe runs inserted into a scratch store the way the probe
+# engine writes them: the effect, 95 % CI and Welch p of every arm match an
+# independent computation from the stored trial values (sqlite3 CLI +
+# tests/helpers/welch.py, standard-library Python); warm-up and failed
+# trials are left out; an OOM-killed arm loses; a lower-is-better metric
+# flips the sign; --min-effect, --baseline and the latest-run default work;
+# without a probe run the state-only rules answer. Documents validate.
+. "$(dirname "$0")/lib.sh"
+
+command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
+command -v python3 >/dev/null 2>&1 || skip "needs python3 for the reference computation"
+check=$BUILD/helpers/schema-check
+[ -x "$check" ] || { echo "FAIL: $check not built (make check builds it)"; exit 1; }
+db=$scratch/db
+sr=$FIXTURES/vm-v1
+st() { "$SWAPTUNE" --db "$db" --sysroot "$sr" "$@"; }
+
+# no probe run: advice from the state alone
+st recommend >"$scratch/state.txt" || fail "recommend without runs: exit $?"
+grep -q '^No probe run: advice from the host.s state alone' "$scratch/state.txt" || fail "state mode text"
+grep -q '^INFO zswap-disabled: zswap is disabled while 1 swap area is active' "$scratch/state.txt" ||
+	fail "state mode: zswap-disabled finding missing"
+st recommend --json >"$scratch/state.json" || fail "recommend --json without runs: exit $?"
+"$check" "$SCHEMAS/recommend.schema.json" "$scratch/state.json" >"$scratch/v.out" 2>&1 || fail "state json: $(cat "$scratch/v.out")"
+python3 - "$scratch/state.json" <<'PY' || fail "state json content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["mode"] == "state", d["mode"]
+assert d["why"].startswith("no probe run in the store"), d["why"]
+rules = {r["rule"]: r for r in d["rules"]}
+assert rules["zswap-disabled"]["status"] == "finding"
+assert rules["no-swap"]["status"] == "ok"
+assert rules["rotational-swap"]["probe"] == "swaptune probe --arms pc3,pc1,pc0"
+PY
+
+sqlite3 "$db" <<'SQL' || fail "inserting the runs"
+-- run 1: throughput, pc0 clearly better, pc1 the same as pc3
+INSERT INTO runs (id, kind, status, params, summary) VALUES (1, 'probe', 'ok',
+ '{"workload":{"name":"anon-zipf","working_set_bytes":268435456},"baseline":"pc3"}',
+ '{"primary_metric":{"key":"throughput_ops","name":"throughput","higher_is_better":true}}');
+INSERT INTO arms (id, run_id, name, settings) VALUES
+ (1, 1, 'pc3', '{"page-cluster":"3"}'), (2, 1, 'pc1', '{"page-cluster":"1"}'),
+ (3, 1, 'pc0', '{"page-cluster":"0"}');
+INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, primary_value) VALUES
+ (1, 1, 0, 1, 1, 'ok', 500), (1, 2, 0, 2, 1, 'ok', 500), (1, 3, 0, 3, 1, 'ok', 500),
+ (1, 2, 1, 4, 0, 'ok', 1001), (1, 1, 1, 5, 0, 'ok', 1000), (1, 3, 1, 6, 0, 'ok', 1050),
+ (1, 3, 2, 7, 0, 'ok', 1060), (1, 1, 2, 8, 0, 'ok', 1012), (1, 2, 2, 9, 0, 'ok', 1008),
+ (1, 1, 3, 10, 0, 'ok', 995), (1, 3, 3, 11, 0, 'ok', 1041), (1, 2, 3, 12, 0, 'ok', 998),
+ (1, 2, 4, 13, 0, 'ok', 1010), (1, 3, 4, 14, 0, 'ok', 1055), (1, 1, 4, 15, 0, 'ok', 1003),
+ (1, 1, 5, 16, 0, 'ok', 990), (1, 3, 5, 17, 0, 'failed', NULL), (1, 2, 5, 18, 0, 'ok', 992),
+ (1, 3, 6, 19, 0, 'ok', 1047);
+-- run 2: pc0 OOM-killed once, and otherwise the fastest
+INSERT INTO runs (id, kind, status, params, summary) VALUES (2, 'probe', 'ok',
+ '{"workload":{"name":"anon-seq"},"baseline":"pc3"}',
+ '{"primary_metric":{"key":"throughput_ops","name":"throughput","higher_is_better":true}}');
+INSERT INTO arms (id, run_id, name, settings) VALUES
+ (4, 2, 'pc3', '{"page-cluster":"3"}'), (5, 2, 'pc0', '{"page-cluster":"0"}');
+INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, primary_value) VALUES
+ (2, 4, 1, 1, 0, 'ok', 100), (2, 5, 1, 2, 0, 'ok', 200), (2, 4, 2, 3, 0, 'ok', 102),
+ (2, 5, 2, 4, 0, 'oom', NULL), (2, 4, 3, 5, 0, 'ok', 98), (2, 5, 3, 6, 0, 'ok', 210);
+-- run 3: wall time of a command, lower is better; the newest ok run
+INSERT INTO runs (id, kind, status, params, summary) VALUES (3, 'probe', 'ok',
+ '{"workload":{"name":"cmd","argv":["true"]},"baseline":"pc3"}',
+ '{"primary_metric":{"key":"wall_s","name":"wall time","higher_is_better":false}}');
+INSERT INTO arms (id, run_id, name, settings) VALUES
+ (6, 3, 'pc3', '{"page-cluster":"3"}'), (7, 3, 'pc0', '{"page-cluster":"0"}');
+INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, primary_value) VALUES
+ (3, 6, 1, 1, 0, 'ok', 10.0), (3, 7, 1, 2, 0, 'ok', 9.1), (3, 6, 2, 3, 0, 'ok', 10.3),
+ (3, 7, 2, 4, 0, 'ok', 9.0), (3, 6, 3, 5, 0, 'ok', 9.9), (3, 7, 3, 6, 0, 'ok', 9.3),
+ (3, 6, 4, 7, 0, 'ok', 10.1), (3, 7, 4, 8, 0, 'ok', 9.2);
+-- run 4: newer but failed: not the default
+INSERT INTO runs (id, kind, status) VALUES (4, 'probe', 'failed');
+SQL
+
+# compare RUN DIRECTION: recommend's numbers against welch.py on the stored trials
+compare() {
+	run=$1 dir=$2
+	st recommend --run "$run" --json >"$scratch/r$run.json" || { fail "recommend --run $run: exit $?"; return; }
+	"$check" "$SCHEMAS/recommend.schema.json" "$scratch/r$run.json" >"$scratch/v.out" 2>&1 ||
+		fail "run $run json: $(cat "$scratch/v.out")"
+	sqlite3 -separator ' ' "$db" "SELECT a.name, t.primary_value FROM trials t JOIN arms a ON a.id = t.arm_id
+		WHERE t.run_id = $run AND t.warmup = 0 AND t.status = 'ok' ORDER BY t.round, t.seq" |
+		python3 "$TOP/tests/helpers/welch.py" pc3 "$dir" >"$scratch/ref$run.txt" ||
+		{ fail "welch.py on run $run"; return; }
+	python3 - "$scratch/r$run.json" "$scratch/ref$run.txt" <<'PY' || fail "run $run: recommend differs from the reference"
+import json, sys
+d = json.load(open(sys.argv[1]))
+arms = {a["name"]: a for a in d["arms"]}
+n = 0
+for line in open(sys.argv[2]):
+    name, eff, lo, hi, p = line.split()
+    a = arms[name]
+    for key, want in (("effect_pct", eff), ("ci_low_pct", lo), ("ci_high_pct", hi), ("p_welch", p)):
+        got, want = a[key], float(want)
+        if abs(got - want) > 1e-7 * max(1.0, abs(want)):
+            sys.exit("%s %s: swaptune %r, reference %r" % (name, key, got, want))
+    n += 1
+assert n > 0
+print("checked", n, "arms")
+PY
+}
+
+compare 1 higher
+python3 - "$scratch/r1.json" <<'PY' || fail "run 1 verdict"
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["verdict"]
+assert v["kind"] == "change" and v["arm"] == "pc0", v
+assert v["settings"] == {"page-cluster": "0"}, v["settings"]
+assert v["apply"] == "swaptune apply --run 1", v["apply"]
+assert d["run"]["baseline"] == "pc3" and d["run"]["workload"] == "anon-zipf"
+arms = {a["name"]: a for a in d["arms"]}
+assert arms["pc0"]["trials"] == 5 and arms["pc0"]["failed"] == 1, arms["pc0"]
+assert arms["pc3"]["trials"] == 5 and arms["pc3"]["baseline"]
+assert arms["pc0"]["status"] == "better" and arms["pc1"]["status"] != "better"
+assert abs(arms["pc3"]["mean"] - 1000.0) < 1e-9, arms["pc3"]["mean"]
+PY
+st recommend --run 1 >"$scratch/r1.txt" || fail "recommend --run 1 (text): exit $?"
+grep -q '^Verdict: CHANGE to pc0 (confidence ' "$scratch/r1.txt" || fail "run 1 text: no CHANGE line"
+grep -q '^To apply: swaptune apply --run 1$' "$scratch/r1.txt" || fail "run 1 text: no apply hint"
+grep -q "^  pc0 .* better .* +5\.1 %  \[+3\.9 %, +6\.2 %\]" "$scratch/r1.txt" || fail "run 1 text: pc0 row: $(grep pc0 "$scratch/r1.txt")"
+grep -q "^  note: arm pc0 had 1 trial that failed to run (not counted)" "$scratch/r1.txt" || fail "run 1 text: failed trial note"
+
+# a higher minimum effect: no change
+st recommend --run 1 --min-effect 10 --json >"$scratch/r1m.json" || fail "--min-effect 10: exit $?"
+grep -q '"kind":[[:space:]]*"change"' "$scratch/r1m.json" && fail "--min-effect 10 still recommends a change"
+grep -q '"min_effect_pct":[[:space:]]*10' "$scratch/r1m.json" || fail "--min-effect not reported"
+# judged against pc0 instead: pc3 is worse
+st recommend --run 1 --baseline pc0 --json >"$scratch/r1b.json" || fail "--baseline pc0: exit $?"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+arms = {a["name"]: a for a in d["arms"]}
+assert d["run"]["baseline"] == "pc0" and d["run"]["baseline_source"] == "chosen with --baseline"
+assert arms["pc3"]["status"] == "worse", arms["pc3"]["status"]
+assert d["verdict"]["kind"] == "keep", d["verdict"]["kind"]
+' "$scratch/r1b.json" || fail "--baseline pc0 verdict"
+
+# OOM: the killed arm loses, whatever its speed
+compare 2 higher
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+arms = {a["name"]: a for a in d["arms"]}
+assert arms["pc0"]["status"] == "oom_failed" and arms["pc0"]["oom_killed"] == 1, arms["pc0"]
+assert d["verdict"]["kind"] != "change", d["verdict"]
+assert any("OOM" in r or "killed" in r for r in d["verdict"]["reasons"]), d["verdict"]["reasons"]
+' "$scratch/r2.json" || fail "run 2: OOM-killed arm must lose"
+
+# lower is better: 9.15 s against 10.08 s is a gain
+compare 3 lower
+grep -q '"higher_is_better":[[:space:]]*false' "$scratch/r3.json" || fail "run 3: direction"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+arms = {a["name"]: a for a in d["arms"]}
+assert arms["pc0"]["effect_pct"] > 8, arms["pc0"]["effect_pct"]
+assert d["verdict"]["kind"] == "change" and d["verdict"]["arm"] == "pc0"
+' "$scratch/r3.json" || fail "run 3: wall time verdict"
+
+# default: the newest run that ended ok
+st recommend --json >"$scratch/latest.json" || fail "recommend (latest): exit $?"
+grep -q '"id":[[:space:]]*3,' "$scratch/latest.json" || fail "default run is not 3"
+
+# bad input
+for args in "--run 99" "--run 0" "--run x" "--run 1 --baseline nope" "--min-effect -1" "--state --run 1" "extra"; do
+	# shellcheck disable=SC2086
+	st recommend $args >/dev/null 2>"$scratch/err"
+	rc=$?
+	[ $rc -eq 2 ] || fail "recommend $args: exit $rc, want 2 ($(cat "$scratch/err"))"
+done
+st recommend --run 4 >/dev/null 2>"$scratch/err"
+[ $? -eq 2 ] || fail "recommend --run 4 (no arms): want exit 2"
+grep -q 'probe run 4 has no arms' "$scratch/err" || fail "run 4 message: $(cat "$scratch/err")"
+done_testing

@@ -1,0 +1,79 @@
+#!/bin/sh
+# verify on this machine (root): a small A/B probe (swap without zswap as
+# the baseline, zswap as the candidate) is stored, an apply of its zswap arm
+# is recorded as in effect, and `swaptune verify` re-runs that probe with the
+# same workload, parameters, arms and baseline, judges the new run, and
+# reports that the benefit holds, with both runs' effects. Every change the
+# re-run made is restored afterwards (journal: nothing pending or failed;
+# the settings themselves are compared only when no other probe ran).
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "needs root to run probes"
+[ -d /sys/module/zswap/parameters ] || skip "zswap is not in this kernel"
+command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
+command -v python3 >/dev/null 2>&1 || skip "needs python3 to read the documents"
+check=$BUILD/helpers/schema-check
+db=$scratch/db
+st() { "$SWAPTUNE" --db "$db" "$@"; }
+settings() { cat /proc/sys/vm/page-cluster /sys/kernel/mm/swap/vma_ra_enabled /sys/module/zswap/parameters/*; }
+probes_elsewhere() { ps -eo args | grep -v grep | grep -q "swaptune.* probe " ; }
+# run ARGS...: retry while someone else's probe holds the lock
+run() {
+	i=0
+	while :; do
+		st "$@" >"$scratch/out" 2>"$scratch/err"
+		rc=$?
+		[ $rc -eq 3 ] && grep -q 'another swaptune probe is running' "$scratch/err" && [ $i -lt 180 ] &&
+			{ i=$((i + 1)); sleep 5; continue; }
+		return $rc
+	done
+}
+
+run probe --yes --json --workload anon-random --working-set 64M --memcg-limit 32M --reps 3 --seed 7 \
+	--arm disk:zswap.enabled=N --arm zswap:zswap.enabled=Y --baseline disk ||
+	{ fail "probe: exit $? ($(cat "$scratch/err"))"; done_testing; }
+settings >"$scratch/settings0"
+probes_elsewhere && settings0_racy=1
+probe=$(sed -n 's/^[[:space:]]*"run_id":[[:space:]]*\([0-9]*\),.*/\1/p' "$scratch/out" | head -1)
+[ -n "$probe" ] || { fail "no run id from probe"; done_testing; }
+sqlite3 "$db" "INSERT INTO runs (kind, status, params) VALUES ('apply', 'ok',
+	'{\"source_run\":$probe,\"arm\":\"zswap\",\"settings\":{\"zswap.enabled\":\"Y\"}}')" || fail "recording the apply"
+
+run verify --yes --json || { fail "verify: exit $? ($(cat "$scratch/err"))"; done_testing; }
+cp "$scratch/out" "$scratch/verify.json"
+"$check" "$SCHEMAS/verify.schema.json" "$scratch/verify.json" >"$scratch/v.out" 2>&1 || fail "verify json: $(cat "$scratch/v.out")"
+python3 - "$scratch/verify.json" "$probe" <<'PY' || fail "verify result: $(cat "$scratch/verify.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["probe_run"] == int(sys.argv[2]), d["probe_run"]
+assert d["arm"] == "zswap" and d["baseline"] == "disk", (d["arm"], d["baseline"])
+assert d["result"] in ("holds", "holds-vetoed") and d["holds"], d["result"]
+for side in ("then", "now"):
+    assert d[side]["effect_pct"] > 50, (side, d[side])
+    assert d[side]["ci_low_pct"] > 2 and d[side]["p_welch"] < 0.05, (side, d[side])
+assert d["now"]["run_id"] > d["then"]["run_id"]
+print("then %+.1f %%, now %+.1f %%: %s" % (d["then"]["effect_pct"], d["now"]["effect_pct"], d["result"]))
+PY
+# the re-run repeated the stored one
+new=$(sqlite3 "$db" "SELECT max(id) FROM runs WHERE kind = 'probe'")
+for q in "json_extract(params, '$.workload')" "json_extract(params, '$.baseline')" \
+	"json_extract(params, '$.arm_names')" "json_extract(params, '$.memcg.limit_bytes')" \
+	"json_extract(params, '$.method.reps')"; do
+	a=$(sqlite3 "$db" "SELECT $q FROM runs WHERE id = $probe")
+	b=$(sqlite3 "$db" "SELECT $q FROM runs WHERE id = $new")
+	[ "$a" = "$b" ] || fail "re-run differs in $q: '$a' vs '$b'"
+done
+[ "$(sqlite3 "$db" "SELECT group_concat(name || '=' || settings, ' ') FROM arms WHERE run_id = $probe")" = \
+  "$(sqlite3 "$db" "SELECT group_concat(name || '=' || settings, ' ') FROM arms WHERE run_id = $new")" ] ||
+	fail "re-run arms differ"
+[ "$(sqlite3 "$db" "SELECT status FROM runs WHERE kind = 'verify'")" = ok ] || fail "verify run not recorded"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM changes WHERE state IN ('pending', 'failed')")" = 0 ] ||
+	fail "journal rows not restored: $(sqlite3 "$db" "SELECT kind, name, state FROM changes WHERE state IN ('pending', 'failed')")"
+settings >"$scratch/settings1"
+[ -n "$settings0_racy" ] || probes_elsewhere || same "$scratch/settings1" "$scratch/settings0"
+# nothing in effect: a clear refusal
+sqlite3 "$db" "UPDATE runs SET status = 'reverted' WHERE kind = 'apply'"
+st verify --yes >/dev/null 2>"$scratch/err"
+[ $? -eq 1 ] || fail "verify without an apply: want exit 1"
+grep -q 'nothing to verify' "$scratch/err" || fail "verify without an apply: $(cat "$scratch/err")"
+done_testing
