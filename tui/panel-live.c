@@ -1,0 +1,161 @@
+/*
+ * panel-live.c - live rates from the sampler, with a short history drawn as
+ * a sparkline per metric.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "swaptune/sampler.h"
+#include "tui-internal.h"
+
+#define HISTORY 120
+
+static const enum sample_metric shown[] = {
+	SM_ZSWPIN, SM_ZSWPOUT, SM_PSWPIN, SM_PSWPOUT, SM_SWAP_RA, SM_SWAP_RA_HIT,
+	SM_RA_HIT_PCT, SM_RA_WASTED, SM_PGMAJFAULT, SM_REFAULT_ANON, SM_REFAULT_FILE,
+	SM_PSI_SOME_PCT, SM_PSI_FULL_PCT, SM_ZP_STORED_PAGES, SM_ZSWAP_RATIO,
+	SM_SWAP_USED_BYTES, SM_CG_ZSWPIN, SM_CG_PSI_SOME_PCT,
+};
+#define NSHOWN ((int)(sizeof(shown) / sizeof(shown[0])))
+
+struct live_state {
+	struct sampler *s;
+	struct st_err err;
+	double hist[NSHOWN][HISTORY];
+	bool have[NSHOWN][HISTORY];
+	int pos;		/* next slot */
+	int filled;
+};
+
+static void *live_open(struct tui_ctx *c)
+{
+	struct live_state *l = calloc(1, sizeof(*l));
+	struct sampler_opts o = {
+		.cgroup = c->o->cgroup,
+		.zswap_pool = true,
+	};
+
+	if (!l)
+		return NULL;
+	if (sampler_open(&l->s, c->h, &o, &l->err) < 0)
+		l->s = NULL;
+	return l;
+}
+
+static void live_update(struct tui_ctx *c, void *p)
+{
+	struct live_state *l = p;
+	struct timespec m, r;
+
+	if (!l || !l->s)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &r);
+	err_reset(&l->err);
+	if (sampler_tick(l->s, (uint64_t)m.tv_sec * 1000000000ull + (uint64_t)m.tv_nsec,
+			 (uint64_t)r.tv_sec * 1000000000ull + (uint64_t)r.tv_nsec, &l->err) < 0)
+		return;
+	for (int i = 0; i < NSHOWN; i++)
+		l->have[i][l->pos] = sampler_value(l->s, shown[i], &l->hist[i][l->pos]);
+	l->pos = (l->pos + 1) % HISTORY;
+	if (l->filled < HISTORY)
+		l->filled++;
+	(void)c;
+}
+
+static void sparkline(struct tui_ctx *c, struct live_state *l, int i, WINDOW *w,
+		      int row, int col, int width)
+{
+	static const char *const blocks[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+	static const char ascii[] = "_.-=+*#@";
+	int n = l->filled < width ? l->filled : width;
+	double max = 0;
+
+	for (int k = 0; k < n; k++) {
+		int slot = (l->pos - n + k + HISTORY) % HISTORY;
+
+		if (l->have[i][slot] && l->hist[i][slot] > max)
+			max = l->hist[i][slot];
+	}
+	for (int k = 0; k < n; k++) {
+		int slot = (l->pos - n + k + HISTORY) % HISTORY;
+		int level;
+
+		if (!l->have[i][slot]) {
+			mvwaddstr(w, row, col + k, " ");
+			continue;
+		}
+		level = max > 0 ? (int)lround(7.0 * l->hist[i][slot] / max) : 0;
+		if (level < 0)
+			level = 0;
+		if (c->utf8)
+			mvwaddstr(w, row, col + k, blocks[level]);
+		else
+			mvwaddch(w, row, col + k, (chtype)ascii[level]);
+	}
+}
+
+static void live_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
+{
+	struct live_state *l = p;
+	int y = 1, spark;
+
+	if (!l || !l->s) {
+		tui_print_clipped(w, 1, 2, cols, "sampler unavailable: %s",
+				  l ? l->err.msg : "out of memory");
+		return;
+	}
+	tui_print_clipped(w, y++, 2, cols, "%-34s %12s %12s  history (last %d ticks)",
+			  "metric", "now", "mean", HISTORY);
+	spark = cols - 64;
+	for (int i = 0; i < NSHOWN && y < rows - 2; i++) {
+		const struct sample_metric_def *d = sampler_metric(shown[i]);
+		int last = (l->pos + HISTORY - 1) % HISTORY;
+		double mean;
+		char now[32] = "n/a", avg[32] = "n/a";
+
+		if (sampler_metric(shown[i])->group == SG_CGROUP && !sampler_has_cgroup(l->s))
+			continue;
+		if (l->filled && l->have[i][last])
+			snprintf(now, sizeof(now), d->integral ? "%.0f" : "%.2f", l->hist[i][last]);
+		if (sampler_mean(l->s, shown[i], &mean))
+			snprintf(avg, sizeof(avg), d->integral ? "%.0f" : "%.2f", mean);
+		char label[64];
+
+		snprintf(label, sizeof(label), "%s.%s", sampler_group_name(d->group), d->key);
+		tui_print_clipped(w, y, 2, cols, "%-34.34s %12s %12s", label, now, avg);
+		if (spark > 4)
+			sparkline(c, l, i, w, y, 62, spark);
+		y++;
+	}
+	y++;
+	for (int g = 0; g < SG_COUNT && y < rows; g++) {
+		const char *why = sampler_unavailable(l->s, (enum sample_group)g);
+
+		if (why)
+			tui_print_clipped(w, y++, 2, cols, "%s: %s",
+					  sampler_group_name((enum sample_group)g), why);
+	}
+	if (l->err.code && y < rows)
+		tui_print_clipped(w, y++, 2, cols, "last tick: %s", l->err.msg);
+}
+
+static void live_close(void *p)
+{
+	struct live_state *l = p;
+
+	if (l && l->s)
+		sampler_close(l->s);
+	free(l);
+}
+
+const struct tui_panel tui_panel_live = {
+	.title = "Live",
+	.open = live_open,
+	.update = live_update,
+	.draw = live_draw,
+	.close = live_close,
+	.always_update = true,
+};
