@@ -13,6 +13,14 @@
 static const struct cmd_entry *const commands[] = {
 	&cmd_status_entry,
 	&cmd_doctor_entry,
+	&cmd_sample_entry,
+	&cmd_tui_entry,
+	&cmd_probe_entry,
+	&cmd_recommend_entry,
+	&cmd_apply_entry,
+	&cmd_rollback_entry,
+	&cmd_history_entry,
+	&cmd_verify_entry,
 };
 
 const struct cmd_option cmd_common_options[] = {

@@ -81,5 +81,13 @@ const char *cmd_fmt_bytes(unsigned long long b, char *buf, size_t len);
 
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_doctor_entry;
+extern const struct cmd_entry cmd_sample_entry;
+extern const struct cmd_entry cmd_tui_entry;
+extern const struct cmd_entry cmd_probe_entry;
+extern const struct cmd_entry cmd_recommend_entry;
+extern const struct cmd_entry cmd_apply_entry;
+extern const struct cmd_entry cmd_rollback_entry;
+extern const struct cmd_entry cmd_history_entry;
+extern const struct cmd_entry cmd_verify_entry;
 
 #endif
