@@ -261,10 +261,17 @@ static void compare_secondaries(const struct judge *j, size_t i)
 		sr->compared = true;
 		sr->change_pct = w.diff_pct;
 		sr->p = w.flag == STATS_WELCH_OK ? w.p : perm.p;
-		/* A zero baseline has no percentage: report, never veto. */
+		/*
+		 * A zero baseline has no percentage: report, never veto. A cost
+		 * that grew less than the primary metric improved is a price
+		 * worth paying (a 4x faster arm may stall 70 % more in total):
+		 * only a cost growing faster than the win vetoes it.
+		 */
 		sr->vetoes = (j->o->veto_mask & VERDICT_SEC_BIT(s)) &&
 			     sr->significant && isfinite(sr->change_pct) &&
-			     sr->change_pct > j->o->veto_pct;
+			     sr->change_pct > j->o->veto_pct &&
+			     !(r->compared && isfinite(r->effect_pct) &&
+			       sr->change_pct <= r->effect_pct);
 	}
 }
 

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Installs the Debian packages swaptune needs to build and test, if missing.
-# Idempotent and silent when everything is present.
+# Idempotent and silent when everything is present. The last line are the
+# tools the test suite drives (tests skip with a reason without them).
 set -e
-pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcmocka-dev sqlite3"
+pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcmocka-dev
+sqlite3 python3 tmux stress-ng util-linux"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -184,7 +184,9 @@ struct verdict_input {
  * Knobs; verdict_opts_init() sets the defaults shown.
  *
  * A winner is vetoed when one of the secondary costs in veto_mask is more
- * than veto_pct percent higher than the baseline's with Welch p < alpha.
+ * than veto_pct percent higher than the baseline's with Welch p < alpha,
+ * and grew by more percent than the primary metric improved (a cost rising
+ * slower than the win is a price worth paying).
  * Default 25 %: large enough that run-to-run noise in counters such as
  * zswpout does not veto a real win, small enough that a win bought with a
  * quarter more CPU per operation or memory stall is not recommended. The

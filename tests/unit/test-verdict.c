@@ -509,6 +509,40 @@ static void test_verdict_arm_fields(void **state)
 	}
 }
 
+/* A cost that grows less than the win is paid: a 2x faster arm with 40 % more zswpout. */
+static void test_cost_below_win_does_not_veto(void **state)
+{
+	static struct verdict_input in;
+	static struct verdict_result r;
+	static const double tp3[] = PC3_TP, zs3[] = PC3_ZSWPOUT;
+	struct st_err e = { 0 };
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.metric = VERDICT_METRIC_THROUGHPUT;
+	snprintf(in.metric_name, sizeof(in.metric_name), "throughput");
+	in.n_arms = 2;
+	for (int a = 0; a < 2; a++) {
+		struct verdict_arm *arm = &in.arms[a];
+
+		snprintf(arm->name, sizeof(arm->name), "%s", a ? "pc0" : "pc3");
+		arm->is_baseline = a == 0;
+		arm->n_trials = 5;
+		arm->has_secondary[VERDICT_SEC_ZSWPOUT_PAGES] = true;
+		for (int t = 0; t < 5; t++) {
+			arm->primary[t] = a ? 2.0 * tp3[t] : tp3[t];		/* +100 % */
+			arm->secondary[VERDICT_SEC_ZSWPOUT_PAGES][t] = a ? 1.4 * zs3[t] : zs3[t];	/* +40 % */
+		}
+	}
+	assert_int_equal(verdict_compute(&in, NULL, &r, &e), 0);
+	assert_true(r.arms[1].sec[VERDICT_SEC_ZSWPOUT_PAGES].significant);
+	assert_close(r.arms[1].sec[VERDICT_SEC_ZSWPOUT_PAGES].change_pct, 40.0, 1e-9, "zswpout change");
+	assert_false(r.arms[1].sec[VERDICT_SEC_ZSWPOUT_PAGES].vetoes);
+	assert_int_equal(r.arms[1].status, VERDICT_ARM_BETTER);
+	assert_int_equal(r.kind, VERDICT_CHANGE);
+	assert_int_equal(r.chosen, 1);
+}
+
 static void test_verdict_options(void **state)
 {
 	static struct verdict_input in;
@@ -677,6 +711,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdict_table),
 		cmocka_unit_test(test_verdict_arm_fields),
+		cmocka_unit_test(test_cost_below_win_does_not_veto),
 		cmocka_unit_test(test_verdict_options),
 		cmocka_unit_test(test_verdict_errors),
 		cmocka_unit_test(test_reasons_overflow),
