@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "swaptune/cmd.h"
+#include "swaptune/probe.h"
 #include "swaptune/doctor.h"
 
 static void count(const struct doctor_result *res, int n[4])
@@ -83,23 +84,62 @@ static cJSON *to_json(const struct host_facts *f, const struct host *h,
 }
 
 static const struct option doctor_longopts[] = {
+	{ "behaviour", no_argument, NULL, 'b' },
+	{ "behavior", no_argument, NULL, 'b' },
 	{ 0, 0, 0, 0 },
 };
+
+/* The native-bypass check: the probe engine's short sequential swap-in. */
+static void run_bypass_check(struct cmd_ctx *ctx, struct doctor_bypass *b)
+{
+	struct probe_bypass_check c;
+	struct st_err e = { 0 };
+	int r;
+
+	char lockpath[PATH_MAX];
+	int lockfd = -1;
+
+	memset(b, 0, sizeof(*b));
+	b->ran = true;
+	/* it changes page-cluster and zswap: never alongside a probe */
+	r = probe_lock(&ctx->host, ctx->db_path, &lockfd, lockpath, sizeof(lockpath), &e);
+	if (r == 0) {
+		r = probe_detect_native_bypass(&ctx->host, &ctx->store, &c, &e);
+		probe_unlock(lockfd);
+	}
+	if (r < 0) {
+		b->error = r;
+		snprintf(b->error_msg, sizeof(b->error_msg), "%s", e.msg);
+		return;
+	}
+	b->conclusive = c.conclusive;
+	b->native = c.native;
+	snprintf(b->evidence, sizeof(b->evidence), "%s", c.evidence);
+}
 
 static int doctor_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct doctor_result *res;
 	struct doctor_env env;
+	struct doctor_bypass bypass;
 	struct host_facts f;
-	bool ready;
+	bool ready, behaviour = false;
 	int r;
 
-	while ((r = cmd_getopt(ctx, &cmd_doctor_entry, argc, argv, "", doctor_longopts)) != -1)
+	while ((r = cmd_getopt(ctx, &cmd_doctor_entry, argc, argv, "", doctor_longopts)) != -1) {
 		if (r == -2)
 			return -EINVAL;
+		if (r == 'b')
+			behaviour = true;
+	}
 	if (optind < argc)
 		return cmd_usage_error(ctx, &cmd_doctor_entry, "unexpected argument \"%s\"",
 				       argv[optind]);
+	if (behaviour && (!ctx->host.live || geteuid() != 0))
+		return err_set_exit(&ctx->err, -EPERM, ST_EXIT_DENIED,
+				    "doctor --behaviour swaps for real: it needs root on the live host");
+	if (behaviour)
+		run_bypass_check(ctx, &bypass);
 	r = facts_collect(&ctx->host, &f, &ctx->err);
 	if (r < 0) {
 		facts_free(&f);
@@ -110,7 +150,8 @@ static int doctor_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		facts_free(&f);
 		return err_set(&ctx->err, -ENOMEM, "out of memory");
 	}
-	env = (struct doctor_env){ .h = &ctx->host, .f = &f, .root = geteuid() == 0 };
+	env = (struct doctor_env){ .h = &ctx->host, .f = &f, .root = geteuid() == 0,
+				   .bypass = behaviour ? &bypass : NULL };
 	ready = doctor_run_all(&env, res);
 	if (ctx->json)
 		r = cmd_print_json(ctx, to_json(&f, &ctx->host, res, ready));
@@ -124,13 +165,14 @@ static int doctor_exec(struct cmd_ctx *ctx, int argc, char **argv)
 }
 
 static const struct cmd_option doctor_options[] = {
+	{ "--behaviour", "also test whether the kernel skips readahead for zswap natively: a 2 s sequential swap-in under zswap with page-cluster 3 (root; settings are journaled and restored)" },
 	{ NULL, NULL },
 };
 
 const struct cmd_entry cmd_doctor_entry = {
 	.name = "doctor",
 	.summary = "check every prerequisite for probing, each with a fix hint",
-	.usage = "[--json]",
+	.usage = "[--behaviour] [--json]",
 	.options = doctor_options,
 	.exec = doctor_exec,
 };

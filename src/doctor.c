@@ -312,16 +312,22 @@ static void check_counters(const struct doctor_env *env, struct doctor_result *r
 
 static void check_native_bypass(const struct doctor_env *env, struct doctor_result *r)
 {
-	(void)env;
-	/*
-	 * TODO: call probe_detect_native_bypass(h, store, &check, e) from
-	 * probe.h (a sequential swap-in under zswap with page-cluster 3: does
-	 * swap_ra rise?) on a live host as root and report check.native with
-	 * check.evidence. It changes settings for ~2 s (journaled), so it needs
-	 * the store in doctor_env and an opt-in option, as doctor otherwise
-	 * never touches the host.
-	 */
-	set(r, DOCTOR_SKIPPED, NULL, "needs the probe engine: run swaptune probe --arms bypass");
+	const struct doctor_bypass *b = env->bypass;
+
+	if (!b || !b->ran)
+		set(r, DOCTOR_SKIPPED, NULL,
+		    "a behavioural check: run swaptune doctor --behaviour (root, ~2 s, changes settings briefly)");
+	else if (b->error)
+		set(r, DOCTOR_WARN, "see swaptune doctor --behaviour --json for the error",
+		    "could not run: %s", b->error_msg);
+	else if (!b->conclusive)
+		set(r, DOCTOR_WARN, "retry on a quieter host",
+		    "inconclusive: %s", b->evidence);
+	else if (b->native)
+		set(r, DOCTOR_OK, NULL, "native: %s", b->evidence);
+	else
+		set(r, DOCTOR_OK, NULL, "not in this kernel, the bypass arm is emulated: %s",
+		    b->evidence);
 }
 
 static const struct doctor_check checks[] = {

@@ -46,8 +46,23 @@ else
 	[ "$(row root)" = fail ] || fail "not root: root check is '$(row root)'"
 	grep -q '"probe_ready":[[:space:]]*false' "$scratch/json" || fail "json: probe_ready should be false"
 fi
-grep -q "^native-bypass  *skipped  needs the probe engine: run swaptune probe --arms bypass\$" "$scratch/out" ||
+grep -q "^native-bypass  *skipped  a behavioural check: run swaptune doctor --behaviour (root, ~2 s, changes settings briefly)\$" "$scratch/out" ||
 	fail "native-bypass row missing"
+# --behaviour: the behavioural native-bypass check (root only; it swaps for real)
+if [ "$(id -u)" -eq 0 ] && [ -w /sys/module/zswap/parameters/enabled ] && [ -e /dev/loop-control ]; then
+	command -v flock >/dev/null 2>&1 && flock -w 600 /run/swaptune/probe.lock true
+	pc_before=$(cat /proc/sys/vm/page-cluster)
+	zs_before=$(cat /sys/module/zswap/parameters/enabled)
+	"$SWAPTUNE" doctor --behaviour --db "$scratch/db" >"$scratch/beh" 2>"$scratch/beh.err"
+	grep -Eq "^native-bypass +ok +(native|not in this kernel, the bypass arm is emulated): .*swap_ra" "$scratch/beh" ||
+		fail "doctor --behaviour: no conclusive native-bypass row: $(grep native-bypass "$scratch/beh") $(cat "$scratch/beh.err")"
+	[ "$(cat /proc/sys/vm/page-cluster)" = "$pc_before" ] || fail "doctor --behaviour left page-cluster changed"
+	[ "$(cat /sys/module/zswap/parameters/enabled)" = "$zs_before" ] || fail "doctor --behaviour left zswap changed"
+fi
+"$SWAPTUNE" doctor --behaviour --sysroot "$TOP/tests/fixtures/vm-v1" --db "$scratch/db" >/dev/null 2>"$scratch/beh2.err"
+[ $? -eq 3 ] || fail "doctor --behaviour on a captured tree should exit 3"
+grep -q "needs root on the live host" "$scratch/beh2.err" || fail "doctor --behaviour on a fixture: $(cat "$scratch/beh2.err")"
+
 # others may be probing this host right now: only judge a quiet host
 if [ "$(snap)" != "$before" ]; then
 	sleep 1

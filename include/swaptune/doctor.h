@@ -32,10 +32,22 @@ struct doctor_result {
 };
 
 /* What a check may look at. */
+/* Outcome of the behavioural native-bypass check, run by the caller (it
+ * needs the probe engine and changes settings for ~2 s, so it is opt-in). */
+struct doctor_bypass {
+	bool ran;
+	int error;		/* negative errno when it could not run */
+	char error_msg[256];
+	bool conclusive;	/* zswap did swap pages in */
+	bool native;		/* swap_ra stayed ~0 with page-cluster 3 */
+	char evidence[256];
+};
+
 struct doctor_env {
 	const struct host *h;
 	const struct host_facts *f;
 	bool root;		/* effective uid 0 (set by the caller, so tests can vary it) */
+	const struct doctor_bypass *bypass;	/* NULL: not asked for (doctor --behaviour) */
 };
 
 struct doctor_check {

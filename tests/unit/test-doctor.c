@@ -69,7 +69,7 @@ static void test_root_and_readiness(void **state)
 			    "swapoff /dev/vdb for the probe, or move swap to a non-rotational device");
 	assert_int_equal(result(res, "native-bypass")->status, DOCTOR_SKIPPED);
 	assert_string_equal(result(res, "native-bypass")->message,
-			    "needs the probe engine: run swaptune probe --arms bypass");
+			    "a behavioural check: run swaptune doctor --behaviour (root, ~2 s, changes settings briefly)");
 	for (size_t i = 0; i < doctor_count(); i++) {
 		assert_true(res[i].message[0] != '\0');
 		/* a fix hint exactly when there is something to fix */
