@@ -10,6 +10,8 @@ MANDIR  ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/swaptune
 DESTDIR ?=
 BUILD   ?= build
+# the binary; check-asan builds its own so ./swaptune is never an ASan build
+BIN     ?= swaptune
 
 CC      ?= cc
 PKGS    := libcgroup sqlite3 ncursesw libcjson
@@ -58,9 +60,9 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 
 .PHONY: all deps check check-unit check-cmd check-asan bench install uninstall clean calibrate
 
-all: swaptune
+all: $(BIN)
 
-swaptune: $(MAIN_OBJ) $(BUILD)/libswaptune.a
+$(BIN): $(MAIN_OBJ) $(BUILD)/libswaptune.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -92,25 +94,25 @@ deps:
 	$(Q)sh share/install-deps.sh
 
 # Unit tests, then command tests driving ./swaptune; one summary line at the end.
-check: swaptune $(UNIT_BIN) $(HELPER_BIN)
-	$(Q)BUILD=$(BUILD) sh tests/run-tests.sh
+check: $(BIN) $(UNIT_BIN) $(HELPER_BIN)
+	$(Q)BUILD=$(BUILD) SWAPTUNE=$(abspath $(BIN)) sh tests/run-tests.sh
 
 check-unit: $(UNIT_BIN)
 	$(Q)BUILD=$(BUILD) ONLY=unit sh tests/run-tests.sh
 
-check-cmd: swaptune $(HELPER_BIN)
-	$(Q)BUILD=$(BUILD) ONLY=cmd sh tests/run-tests.sh
+check-cmd: $(BIN) $(HELPER_BIN)
+	$(Q)BUILD=$(BUILD) SWAPTUNE=$(abspath $(BIN)) ONLY=cmd sh tests/run-tests.sh
 
 check-asan:
-	$(Q)$(MAKE) --no-print-directory BUILD=build-asan \
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/swaptune \
 		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 		CFLAGS="-O1 -g" check
 
-bench: $(BENCH_BIN) swaptune
+bench: $(BENCH_BIN) $(BIN)
 	$(Q)for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
-calibrate: swaptune
-	$(Q)sh tests/calibrate.sh
+calibrate: $(BIN)
+	$(Q)SWAPTUNE=$(abspath $(BIN)) sh tests/calibrate.sh
 
 install: swaptune
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/schema

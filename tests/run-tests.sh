@@ -33,7 +33,7 @@ if [ "${ONLY:-cmd}" = cmd ] || [ -z "$ONLY" ]; then
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .sh)
 		start=$(date +%s)
-		SWAPTUNE="$top/swaptune" BUILD="$BUILD" TOP="$top" sh "$t" >"$log/$name.out" 2>&1
+		SWAPTUNE="${SWAPTUNE:-$top/swaptune}" BUILD="$BUILD" TOP="$top" sh "$t" >"$log/$name.out" 2>&1
 		rc=$?
 		secs=$(( $(date +%s) - start ))
 		case $rc in
