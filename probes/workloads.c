@@ -20,6 +20,7 @@ static const struct workload_info *const workloads[] = {
 	&probe_anon_random_info,
 	&probe_anon_zipf_info,
 	&probe_anon_stride_info,
+	&probe_anon_runs_info,
 	&probe_mixed_compress_info,
 	&probe_file_anon_info,
 	&probe_tmpfs_read_info,
@@ -273,6 +274,12 @@ int workload_gen_init(struct workload_gen *g, const struct workload_info *w,
 		seed ^= 0x7065726d75746521ull;	/* the permutation's own stream */
 		workload_perm_init(&g->perm, g->npages, workload_splitmix64(&seed));
 		break;
+	case WORKLOAD_PAT_RUNS:
+		g->run_pages = p->run_pages ? p->run_pages : WORKLOAD_DEFAULT_RUN_PAGES;
+		if (g->run_pages > g->npages)
+			return err_set(e, -EINVAL, "run of %llu pages does not fit a working set of %llu pages",
+				       (unsigned long long)g->run_pages, (unsigned long long)g->npages);
+		break;
 	case WORKLOAD_PAT_FILE_MIX:
 		g->file_pages = file_bytes_of(p) / ps;
 		if (g->file_pages == 0)
@@ -414,6 +421,8 @@ static uint64_t touch_run(struct workload_gen *g, const char *base, unsigned shi
 		return touch_run_pat(g, base, shift, n, WORKLOAD_PAT_ZIPF);
 	case WORKLOAD_PAT_FILE_MIX:
 		return touch_run_pat(g, base, shift, n, WORKLOAD_PAT_FILE_MIX);
+	case WORKLOAD_PAT_RUNS:
+		return touch_run_pat(g, base, shift, n, WORKLOAD_PAT_RUNS);
 	default:
 		return 0;
 	}

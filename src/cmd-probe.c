@@ -42,7 +42,7 @@ enum {
 	OPT_MAX_REPS, OPT_SEED, OPT_WORKING_SET, OPT_MEMCG_LIMIT, OPT_LIMIT_MODE, OPT_OPS,
 	OPT_DURATION, OPT_ZIPF, OPT_STRIDE, OPT_FILE_SIZE, OPT_USER, OPT_METRIC_REGEX,
 	OPT_METRIC_LOWER, OPT_SWAP_SIZE, OPT_SCRATCH_DIR, OPT_BYPASS_MODE, OPT_NO_WARMUP,
-	OPT_YES, OPT_FORCE, OPT_DRY_RUN,
+	OPT_YES, OPT_FORCE, OPT_DRY_RUN, OPT_RUN_PAGES,
 };
 
 static const struct option probe_longopts[] = {
@@ -61,6 +61,7 @@ static const struct option probe_longopts[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "zipf-theta", required_argument, NULL, OPT_ZIPF },
 	{ "stride", required_argument, NULL, OPT_STRIDE },
+	{ "run-pages", required_argument, NULL, OPT_RUN_PAGES },
 	{ "file-size", required_argument, NULL, OPT_FILE_SIZE },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "metric-regex", required_argument, NULL, OPT_METRIC_REGEX },
@@ -76,7 +77,7 @@ static const struct option probe_longopts[] = {
 };
 
 static const struct cmd_option probe_options[] = {
-	{ "--workload NAME", "anon-random (default), anon-seq, anon-zipf, anon-stride, mixed-compress, file-anon, tmpfs-read, or cmd" },
+	{ "--workload NAME", "anon-random (default), anon-seq, anon-zipf, anon-stride, anon-runs, mixed-compress, file-anon, tmpfs-read, or cmd" },
 	{ "--arms LIST", "built-in arms: pc3, pc1, pc0 (vm.page-cluster), bypass (default pc3,pc1,pc0)" },
 	{ "--arm NAME:KEY=VAL,...", "a custom arm over the settings registry (repeatable), e.g. noswapra:page-cluster=0,vma_ra_enabled=false" },
 	{ "--baseline NAME", "arm to compare against (default: the arm matching the host now, else the first)" },
@@ -91,6 +92,7 @@ static const struct cmd_option probe_options[] = {
 	{ "--duration DUR", "cap of one trial's measured phase; cmd: the command is killed after it (default 60s)" },
 	{ "--zipf-theta X", "anon-zipf exponent (default 0.99)" },
 	{ "--stride N", "anon-stride step in pages (default 8)" },
+	{ "--run-pages N", "anon-runs: consecutive pages per run, each run from a random start (default 4)" },
 	{ "--file-size SIZE", "file-anon page-cache file (default half the working set)" },
 	{ "--user USER", "cmd: run the command as USER" },
 	{ "--metric-regex RE", "cmd: primary metric is group 1 of the last match in its output (else wall time)" },
@@ -484,6 +486,11 @@ static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			if (parse_uint(optarg, &u) < 0 || u == 0)
 				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--stride: \"%s\" is not a positive number", optarg);
 			c->wp.stride_pages = u;
+			break;
+		case OPT_RUN_PAGES:
+			if (parse_uint(optarg, &u) < 0 || u == 0)
+				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--run-pages: \"%s\" is not a positive number", optarg);
+			c->wp.run_pages = u;
 			break;
 		case OPT_USER: {
 			struct passwd *pw = getpwnam(optarg);

@@ -113,6 +113,7 @@ static int config_from_run(struct cmd_ctx *ctx, const struct advice_run *run,
 	c->wp.seed = (uint64_t)num(w, "seed", 1);
 	c->wp.zipf_theta = num(w, "zipf_theta", 0);
 	c->wp.stride_pages = (uint64_t)num(w, "stride_pages", 0);
+	c->wp.run_pages = (uint64_t)num(w, "run_pages", 0);
 	c->wp.file_bytes = (uint64_t)num(w, "file_bytes", 0);
 	if (c->workload->pattern == WORKLOAD_PAT_NONE) {
 		cJSON *argv = cJSON_GetObjectItem(w, "argv"), *it, *re = cJSON_GetObjectItem(w, "metric_regex");

@@ -1711,6 +1711,9 @@ static cJSON *params_json(const struct probe_config *c, const struct probe_plan 
 		if (c->workload && c->workload->pattern == WORKLOAD_PAT_STRIDE)
 			cJSON_AddNumberToObject(w, "stride_pages", (double)(c->wp.stride_pages ? c->wp.stride_pages :
 						WORKLOAD_DEFAULT_STRIDE_PAGES));
+		if (c->workload && c->workload->pattern == WORKLOAD_PAT_RUNS)
+			cJSON_AddNumberToObject(w, "run_pages", (double)(c->wp.run_pages ? c->wp.run_pages :
+						WORKLOAD_DEFAULT_RUN_PAGES));
 		if (c->workload && c->workload->pattern == WORKLOAD_PAT_FILE_MIX)
 			cJSON_AddNumberToObject(w, "file_bytes", (double)(c->wp.file_bytes ? c->wp.file_bytes :
 						c->wp.working_set_bytes / 2));

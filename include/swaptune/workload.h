@@ -65,6 +65,7 @@
 
 #define WORKLOAD_DEFAULT_ZIPF_THETA	0.99
 #define WORKLOAD_DEFAULT_STRIDE_PAGES	8
+#define WORKLOAD_DEFAULT_RUN_PAGES	4	/* anon-runs: pages per run */
 #define WORKLOAD_DEFAULT_PASSES		2	/* ops = 0: passes over the pattern's pages */
 #define WORKLOAD_FILE_EVERY		4	/* file-anon: every 4th access is a file read */
 
@@ -84,6 +85,7 @@ struct workload_params {
 	uint64_t seed;			/* every random choice derives from it */
 	double zipf_theta;		/* anon-zipf exponent, > 0; 0 = 0.99 */
 	uint64_t stride_pages;		/* anon-stride k; 0 = 8 */
+	uint64_t run_pages;		/* anon-runs R, pages per run; 0 = 4 */
 	uint64_t file_bytes;		/* file-anon page-cache file; 0 = working_set / 2 */
 	char scratch_dir[WORKLOAD_PATH_MAX];	/* file-anon: where the file is made (not tmpfs) */
 	/* cmd only */
@@ -182,6 +184,7 @@ enum workload_pattern {
 	WORKLOAD_PAT_UNIFORM,	/* uniform random pages */
 	WORKLOAD_PAT_ZIPF,	/* Zipf(theta) ranks, scattered by a random permutation */
 	WORKLOAD_PAT_FILE_MIX,	/* uniform anon; every 4th access a uniform file page */
+	WORKLOAD_PAT_RUNS,	/* runs of R consecutive pages from uniform random starts */
 };
 
 struct workload_info {
@@ -278,6 +281,7 @@ struct workload_gen {
 	uint64_t file_pages;		/* FILE_MIX */
 	uint64_t pos, stride;		/* SEQ (stride 1), STRIDE */
 	uint64_t count;			/* FILE_MIX */
+	uint64_t run_pages, run_left;	/* RUNS: R, pages left in the current run */
 	struct workload_rng rng;
 	struct workload_zipf zipf;
 	struct workload_perm perm;
@@ -331,6 +335,13 @@ workload_gen_next_pat(struct workload_gen *g, enum workload_pattern pat)
 		if (++g->count % WORKLOAD_FILE_EVERY == 0)
 			return g->npages + workload_rng_below(&g->rng, g->file_pages);
 		return workload_rng_below(&g->rng, g->npages);
+	case WORKLOAD_PAT_RUNS:
+		if (g->run_left == 0) {	/* a new run: start in [0, npages - R] */
+			g->pos = workload_rng_below(&g->rng, g->npages - g->run_pages + 1);
+			g->run_left = g->run_pages;
+		}
+		g->run_left--;
+		return g->pos++;
 	case WORKLOAD_PAT_NONE:
 		break;
 	}
@@ -425,6 +436,7 @@ extern const struct workload_info probe_anon_seq_info;
 extern const struct workload_info probe_anon_random_info;
 extern const struct workload_info probe_anon_zipf_info;
 extern const struct workload_info probe_anon_stride_info;
+extern const struct workload_info probe_anon_runs_info;
 extern const struct workload_info probe_mixed_compress_info;
 extern const struct workload_info probe_file_anon_info;
 extern const struct workload_info probe_tmpfs_read_info;

@@ -43,6 +43,8 @@ static uint64_t bare_loop(const struct workload_gen *g, const char *base, unsign
 		return bare_pat(g, base, shift, ops, WORKLOAD_PAT_UNIFORM);
 	case WORKLOAD_PAT_ZIPF:
 		return bare_pat(g, base, shift, ops, WORKLOAD_PAT_ZIPF);
+	case WORKLOAD_PAT_RUNS:
+		return bare_pat(g, base, shift, ops, WORKLOAD_PAT_RUNS);
 	default:
 		return 0;
 	}

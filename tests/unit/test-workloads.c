@@ -62,10 +62,10 @@ static uint64_t npages_of(uint64_t bytes)
 static void test_table(void **state)
 {
 	const char *want[] = { "anon-seq", "anon-random", "anon-zipf", "anon-stride",
-			       "mixed-compress", "file-anon", "tmpfs-read", "cmd" };
+			       "anon-runs", "mixed-compress", "file-anon", "tmpfs-read", "cmd" };
 
-	assert_int_equal(workload_count(), 8);
-	for (size_t i = 0; i < 8; i++) {
+	assert_int_equal(workload_count(), 9);
+	for (size_t i = 0; i < 9; i++) {
 		const struct workload_info *w = workload_find(want[i]);
 
 		assert_non_null(w);
@@ -75,7 +75,7 @@ static void test_table(void **state)
 		assert_non_null(w->run);
 		assert_ptr_equal(workload_at(i), w);
 	}
-	assert_null(workload_at(8));
+	assert_null(workload_at(9));
 	assert_null(workload_find("anon"));
 	assert_null(workload_find(NULL));
 }
@@ -161,6 +161,7 @@ static void test_default_ops(void **state)
 	assert_int_equal(r.ops, 2 * ((n + 7) / 8));
 	p.stride_pages = 16;
 	assert_int_equal(workload_ops(&probe_anon_stride_info, &p), 2 * ((n + 15) / 16));
+	assert_int_equal(workload_ops(&probe_anon_runs_info, &p), 2 * n);
 	assert_int_equal(workload_ops(&probe_file_anon_info, &p),
 			 2 * (n + npages_of(p.working_set_bytes / 2)));
 	assert_int_equal(workload_ops(&probe_cmd_info, &p), 1);
@@ -271,6 +272,74 @@ static void test_gen_patterns(void **state)
 	gen_seq(&probe_file_anon_info, &p, v, 3000);
 	for (uint64_t k = 0; k < 3000; k++)
 		assert_int_equal(v[k] >= n, (k + 1) % WORKLOAD_FILE_EVERY == 0);
+}
+
+/*
+ * anon-runs: R consecutive pages from a start in [0, n - R], starts uniform
+ * (chi-square over 20 bins), a different seed a different sequence.
+ */
+static void test_gen_runs(void **state)
+{
+	enum { RUNS = 20000, BINS = 20 };
+	const uint64_t n = 1000;
+	uint64_t *v = malloc(RUNS * 8 * sizeof(*v)), *w = malloc(RUNS * 8 * sizeof(*v));
+	uint64_t bins[BINS] = { 0 }, starts_below = 0;
+	struct workload_params p;
+	struct workload_gen g;
+	struct st_err e = { 0 };
+	double chi2 = 0, expect;
+
+	small_params(&p, 0);
+	p.working_set_bytes = n * workload_page_size();
+	gen_seq(&probe_anon_runs_info, &p, v, RUNS * WORKLOAD_DEFAULT_RUN_PAGES);
+	for (uint64_t k = 0; k < RUNS; k++) {
+		uint64_t s0 = v[k * WORKLOAD_DEFAULT_RUN_PAGES];
+
+		assert_true(s0 <= n - WORKLOAD_DEFAULT_RUN_PAGES);
+		for (uint64_t j = 1; j < WORKLOAD_DEFAULT_RUN_PAGES; j++)
+			assert_int_equal(v[k * WORKLOAD_DEFAULT_RUN_PAGES + j], s0 + j);
+		bins[s0 * BINS / (n - WORKLOAD_DEFAULT_RUN_PAGES + 1)]++;
+		starts_below += s0 < 10;
+	}
+	expect = (double)RUNS / BINS;
+	for (int b = 0; b < BINS; b++)
+		chi2 += (bins[b] - expect) * (bins[b] - expect) / expect;
+	assert_true(chi2 < 43.8);	/* 19 degrees of freedom, p = 0.001 */
+	assert_true(starts_below > 0);	/* the low edge is reachable */
+	/* consecutive runs are not adjacent: readahead's window must see a jump */
+	uint64_t adjacent = 0;
+
+	for (uint64_t k = 1; k < RUNS; k++)
+		adjacent += v[k * WORKLOAD_DEFAULT_RUN_PAGES] == v[k * WORKLOAD_DEFAULT_RUN_PAGES - 1] + 1;
+	assert_true(adjacent < 20);	/* about RUNS / n expected */
+
+	/* R = 7 and R = n (one run over everything, again and again) */
+	p.run_pages = 7;
+	gen_seq(&probe_anon_runs_info, &p, v, 7 * 1000);
+	for (uint64_t k = 0; k < 7 * 1000; k++)
+		if (k % 7)
+			assert_int_equal(v[k], v[k - 1] + 1);
+		else
+			assert_true(v[k] <= n - 7);
+	p.run_pages = n;
+	gen_seq(&probe_anon_runs_info, &p, v, 3 * n);
+	for (uint64_t k = 0; k < 3 * n; k++)
+		assert_int_equal(v[k], k % n);
+	p.run_pages = n + 1;
+	assert_int_equal(workload_gen_init(&g, &probe_anon_runs_info, &p, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "run of 1001 pages does not fit"));
+
+	/* deterministic by seed; another seed, other starts */
+	p.run_pages = 0;
+	p.seed = 99;
+	gen_seq(&probe_anon_runs_info, &p, v, RUNS * 4);
+	gen_seq(&probe_anon_runs_info, &p, w, RUNS * 4);
+	assert_memory_equal(v, w, RUNS * 4 * sizeof(*v));
+	p.seed = 100;
+	gen_seq(&probe_anon_runs_info, &p, w, RUNS * 4);
+	assert_memory_not_equal(v, w, RUNS * 4 * sizeof(*v));
+	free(v);
+	free(w);
 }
 
 static int cmp_desc(const void *a, const void *b)
@@ -696,6 +765,11 @@ static void test_supported_reasons(void **state)
 	p.stride_pages = npages_of(p.working_set_bytes);
 	expect_unsupported(&probe_anon_stride_info, &p, "stride of 2048 pages does not fit");
 	small_params(&p, 0);
+	p.run_pages = npages_of(p.working_set_bytes);
+	assert_true(probe_anon_runs_info.supported(&p, reason, sizeof(reason)));
+	p.run_pages++;
+	expect_unsupported(&probe_anon_runs_info, &p, "run of 2049 pages does not fit a working set of 2048 pages");
+	small_params(&p, 0);
 	p.zipf_theta = -1;
 	expect_unsupported(&probe_anon_zipf_info, &p, "zipf theta -1 is outside (0, 100]");
 
@@ -741,6 +815,7 @@ int main(void)
 		cmocka_unit_test(test_run_error),
 		cmocka_unit_test(test_gen_determinism),
 		cmocka_unit_test(test_gen_patterns),
+		cmocka_unit_test(test_gen_runs),
 		cmocka_unit_test(test_zipf_skew),
 		cmocka_unit_test(test_zipf_rank1),
 		cmocka_unit_test(test_perm_bijective),
