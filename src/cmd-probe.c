@@ -25,7 +25,7 @@
  * takes ~1-2 s per trial, and 3 arms x (warm-up + 3 rounds) stay well within
  * 3 minutes.
  */
-#define DEFAULT_WORKLOAD	"anon-random"
+#define DEFAULT_WORKLOAD	"anon-runs"
 #define DEFAULT_ARMS		"pc3,pc1,pc0"
 #define DEFAULT_WORKING_SET	(256 * MiB)
 #define DEFAULT_MEMCG_LIMIT	(128 * MiB)
@@ -77,7 +77,7 @@ static const struct option probe_longopts[] = {
 };
 
 static const struct cmd_option probe_options[] = {
-	{ "--workload NAME", "anon-random (default), anon-seq, anon-zipf, anon-stride, anon-runs, mixed-compress, file-anon, tmpfs-read, or cmd" },
+	{ "--workload NAME", "anon-runs (default), anon-random, anon-seq, anon-zipf, anon-stride, mixed-compress, file-anon, tmpfs-read, or cmd" },
 	{ "--arms LIST", "built-in arms: pc3, pc1, pc0 (vm.page-cluster), bypass (default pc3,pc1,pc0)" },
 	{ "--arm NAME:KEY=VAL,...", "a custom arm over the settings registry (repeatable), e.g. noswapra:page-cluster=0,vma_ra_enabled=false" },
 	{ "--baseline NAME", "arm to compare against (default: the arm matching the host now, else the first)" },
