@@ -61,3 +61,29 @@ same() {
 	fi
 	return 0
 }
+
+# need_probe_host: skip unless a probe can run on this live host (root, loop
+# devices for the scratch swap, zswap, a memory controller); sets ZS (zswap
+# parameters), PC (page-cluster file) and CG (memory controller root).
+need_probe_host() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to probe (page-cluster, swap, cgroups)"
+	[ -e /dev/loop-control ] || skip "no /dev/loop-control: the scratch swap needs loop devices"
+	ZS=/sys/module/zswap/parameters
+	PC=/proc/sys/vm/page-cluster
+	[ -w "$ZS/enabled" ] || skip "zswap is not in this kernel"
+	if [ -d /sys/fs/cgroup/memory ]; then
+		CG=/sys/fs/cgroup/memory
+	elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		CG=/sys/fs/cgroup
+	else
+		skip "no memory cgroup controller"
+	fi
+}
+# wait_no_probe: another probe on this host (one at a time,
+# /run/swaptune/probe.lock) would refuse ours and change the settings a test
+# compares: wait until none runs (10 minutes at most, then skip).
+wait_no_probe() {
+	command -v flock >/dev/null 2>&1 || return 0
+	mkdir -p /run/swaptune
+	flock -w 600 /run/swaptune/probe.lock true || skip "another probe held the probe lock for 10 minutes"
+}

@@ -8,27 +8,9 @@
 # second probe is refused while one runs (exit 3).
 . "$(dirname "$0")/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "needs root to probe (page-cluster, swap, cgroups)"
-[ -e /dev/loop-control ] || skip "no /dev/loop-control: the scratch swap needs loop devices"
-ZS=/sys/module/zswap/parameters
-PC=/proc/sys/vm/page-cluster
-[ -w "$ZS/enabled" ] || skip "zswap is not in this kernel"
-if [ -d /sys/fs/cgroup/memory ]; then
-	CG=/sys/fs/cgroup/memory
-elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
-	CG=/sys/fs/cgroup
-else
-	skip "no memory cgroup controller"
-fi
+need_probe_host
 check=$BUILD/helpers/schema-check
 [ -x "$check" ] || { echo "FAIL: $check not built (make check builds it)"; exit 1; }
-# Another probe on this host (one at a time, /run/swaptune/probe.lock) would
-# refuse ours and change the settings we compare: wait until none runs.
-wait_no_probe() {
-	command -v flock >/dev/null 2>&1 || return 0
-	mkdir -p /run/swaptune
-	flock -w 600 /run/swaptune/probe.lock true || skip "another probe held the probe lock for 10 minutes"
-}
 wait_no_probe
 db=$scratch/db
 bg=""

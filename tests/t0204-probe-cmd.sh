@@ -8,21 +8,10 @@
 # arm. The host is as before afterwards.
 . "$(dirname "$0")/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "needs root to probe (page-cluster, swap, cgroups)"
-[ -e /dev/loop-control ] || skip "no /dev/loop-control: the scratch swap needs loop devices"
-[ -w /sys/module/zswap/parameters/enabled ] || skip "zswap is not in this kernel"
-[ -d /sys/fs/cgroup/memory ] || grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null ||
-	skip "no memory cgroup controller"
+need_probe_host
 hog=$BUILD/helpers/probe-memhog
 [ -x "$hog" ] || { echo "FAIL: $hog not built (make check builds it)"; exit 1; }
 check=$BUILD/helpers/schema-check
-# Another probe on this host (one at a time, /run/swaptune/probe.lock) would
-# refuse ours and change the settings we compare: wait until none runs.
-wait_no_probe() {
-	command -v flock >/dev/null 2>&1 || return 0
-	mkdir -p /run/swaptune
-	flock -w 600 /run/swaptune/probe.lock true || skip "another probe held the probe lock for 10 minutes"
-}
 wait_no_probe
 db=$scratch/db
 settings() { cat /proc/sys/vm/page-cluster /sys/module/zswap/parameters/enabled /sys/kernel/mm/swap/vma_ra_enabled; }

@@ -12,23 +12,12 @@
 # host is as before.
 . "$(dirname "$0")/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "needs root to probe (page-cluster, swap, cgroups)"
-[ -e /dev/loop-control ] || skip "no /dev/loop-control: the scratch swap needs loop devices"
-ZS=/sys/module/zswap/parameters
-PC=/proc/sys/vm/page-cluster
-[ -w "$ZS/enabled" ] || skip "zswap is not in this kernel"
-[ -d /sys/fs/cgroup/memory ] || grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null ||
-	skip "no memory cgroup controller"
+need_probe_host
 [ "$(cat /sys/kernel/mm/swap/vma_ra_enabled 2>/dev/null)" = true ] ||
 	skip "VMA readahead is off: the dose-response is about its window"
 grep -q "^/dev/" /proc/swaps && ! grep -q "^/dev/loop" /proc/swaps &&
 	skip "the host swaps to a device already: its readahead may be cluster-based"
 command -v jq >/dev/null 2>&1 || skip "needs jq"
-wait_no_probe() {
-	command -v flock >/dev/null 2>&1 || return 0
-	mkdir -p /run/swaptune
-	flock -w 600 /run/swaptune/probe.lock true || skip "another probe held the probe lock for 10 minutes"
-}
 settings() {
 	echo "page-cluster $(cat $PC)"
 	for f in enabled compressor max_pool_percent accept_threshold_percent shrinker_enabled; do
