@@ -602,7 +602,7 @@ static int apply_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	int r, n_changed = 0, n_files = 0;
 	pid_t wd_pid = 0;
 	double deadline = 0;
-	bool rows_open = false;
+	bool rows_open = false, nothing;
 	int lockfd = -1;
 	char lockpath[PATH_MAX];
 
@@ -692,7 +692,8 @@ static int apply_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			print_conflicts(ctx->out, plan);
 		}
 	}
-	if (n_changed == 0 && !(plan && plan_changes(plan))) {
+	nothing = n_changed == 0 && !(plan && plan_changes(plan));
+	if (nothing || o.dry_run) {
 		if (doc) {
 			cJSON_AddNullToObject(doc, "run_id");
 			cJSON_AddNullToObject(doc, "snapshot_id");
@@ -700,19 +701,8 @@ static int apply_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			r = cmd_print_json(ctx, doc);
 			doc = NULL;
 		} else {
-			fprintf(ctx->out, "Nothing to change.\n");
-		}
-		goto out;
-	}
-	if (o.dry_run) {
-		if (doc) {
-			cJSON_AddNullToObject(doc, "run_id");
-			cJSON_AddNullToObject(doc, "snapshot_id");
-			cJSON_AddNullToObject(doc, "confirm");
-			r = cmd_print_json(ctx, doc);
-			doc = NULL;
-		} else {
-			fprintf(ctx->out, "Nothing changed (--dry-run).\n");
+			fprintf(ctx->out, "%s\n", nothing ? "Nothing to change." :
+				"Nothing changed (--dry-run).");
 		}
 		goto out;
 	}
