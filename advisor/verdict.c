@@ -306,6 +306,59 @@ static int compare_arm(const struct judge *j, size_t i, enum stats_welch_flag *f
 	return 0;
 }
 
+static double primary_p(const struct verdict_arm_result *r, enum stats_welch_flag flag)
+{
+	if (flag == STATS_WELCH_OK)
+		return r->p_welch;
+	if (flag == STATS_WELCH_CONSTANT)
+		return r->p_perm;
+	return NAN;
+}
+
+/*
+ * Holm's step-down over the arms compared with the baseline: with k arms
+ * each tested at alpha, the chance that some arm wins by noise alone grows
+ * towards 1 - (1 - alpha)^k. Sorted by p, the i-th (from 0) must be below
+ * alpha / (k - i), and testing stops at the first that is not. It can only
+ * take significance away.
+ */
+static void holm_adjust(const struct judge *j, const enum stats_welch_flag *flags)
+{
+	size_t idx[VERDICT_ARMS_MAX], k = 0;
+	double alpha = j->o->alpha;
+	bool stop = false;
+
+	for (size_t i = 0; i < j->in->n_arms; i++) {
+		j->out->arms[i].alpha_used = alpha;
+		if (i != j->base && j->out->arms[i].compared)
+			idx[k++] = i;
+	}
+	/* insertion sort by p, NAN last: at most VERDICT_ARMS_MAX arms */
+	for (size_t a = 1; a < k; a++)
+		for (size_t b = a; b > 0; b--) {
+			double pb = primary_p(&j->out->arms[idx[b]], flags[idx[b]]);
+			double pa = primary_p(&j->out->arms[idx[b - 1]], flags[idx[b - 1]]);
+
+			if (!(isnan(pa) || pb < pa))
+				break;
+			size_t t = idx[b];
+			idx[b] = idx[b - 1];
+			idx[b - 1] = t;
+		}
+	for (size_t rank = 0; rank < k; rank++) {
+		struct verdict_arm_result *r = &j->out->arms[idx[rank]];
+		double p = primary_p(r, flags[idx[rank]]);
+
+		r->alpha_used = alpha / (double)(k - rank);
+		if (stop || !(p < r->alpha_used)) {
+			stop = true;
+			r->holm_demoted = r->significant;
+			r->significant = false;
+		}
+		r->decisive = verdict_comparison_decisive(r, j->o->min_effect_pct);
+	}
+}
+
 bool verdict_comparison_decisive(const struct verdict_arm_result *r,
 				 double min_effect_pct)
 {
@@ -375,6 +428,9 @@ static void reason_arm(const struct judge *j, size_t i)
 	int s;
 
 	fmt_p(p, sizeof(p), r->p_welch);
+	if (r->holm_demoted && r->status != VERDICT_ARM_OOM_FAILED)
+		add_reason(j->out, "%s: %s would be significant alone, but not below %.4g, Holm's threshold for this arm with several arms compared",
+			   name, p, r->alpha_used);
 	switch (r->status) {
 	case VERDICT_ARM_BASELINE:
 		if (r->n_oom_killed > 0)
@@ -682,6 +738,7 @@ int verdict_compute(const struct verdict_input *in,
 			return err_set(e, rc, "verdict: comparing arm %s failed", a->name);
 		compare_secondaries(&j, i);
 	}
+	holm_adjust(&j, flags);
 	for (size_t i = 0; i < in->n_arms; i++) {
 		struct verdict_arm_result *r = &out->arms[i];
 

@@ -283,7 +283,15 @@ struct verdict_arm_result {
 	double p_welch;			/* NAN when undefined (constant arms) */
 	double p_perm;
 	bool perm_exact;
-	bool significant;		/* p_welch < alpha (or p_perm when Welch is undefined) */
+	/*
+	 * p_welch (or p_perm when Welch is undefined) below alpha_used: Holm's
+	 * step-down threshold over the arms compared with the baseline (alpha
+	 * itself with one arm), so that more arms do not mean more false
+	 * changes. CIs stay the unadjusted (1 - alpha) intervals.
+	 */
+	bool significant;
+	double alpha_used;
+	bool holm_demoted;		/* p < alpha, but not below alpha_used */
 	bool decisive;
 	struct verdict_secondary_result sec[VERDICT_SEC_COUNT];
 };

@@ -543,6 +543,56 @@ static void test_cost_below_win_does_not_veto(void **state)
 	assert_int_equal(r.chosen, 1);
 }
 
+/*
+ * Holm's correction: an arm significant alone (p ~ 0.032) is not once a
+ * second arm (p ~ 0.043) is compared too: 0.032 is not below 0.05 / 2.
+ */
+static void fill_arm(struct verdict_arm *arm, const char *name, bool base, const double *v)
+{
+	snprintf(arm->name, sizeof(arm->name), "%s", name);
+	arm->is_baseline = base;
+	arm->n_trials = 5;
+	for (int t = 0; t < 5; t++)
+		arm->primary[t] = v[t];
+}
+
+static void test_holm_correction(void **state)
+{
+	static struct verdict_input in;
+	static struct verdict_result r;
+	static const double base[] = { 1000, 1100, 900, 1050, 950 };
+	static const double a1[] = { 1130, 1230, 1030, 1180, 1080 };	/* t = 2.6, df 8 */
+	static const double a2[] = { 1120, 1220, 1020, 1170, 1070 };	/* t = 2.4, df 8 */
+	struct st_err e = { 0 };
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.metric = VERDICT_METRIC_THROUGHPUT;
+	snprintf(in.metric_name, sizeof(in.metric_name), "throughput");
+	in.n_arms = 2;
+	fill_arm(&in.arms[0], "pc3", true, base);
+	fill_arm(&in.arms[1], "pc1", false, a1);
+	assert_int_equal(verdict_compute(&in, NULL, &r, &e), 0);
+	/* [mpmath] two-sided p for t = 2.6, df = 8: I_{8/(8+t^2)}(4, 1/2) */
+	assert_close(r.arms[1].p_welch, 0.0316178115645298, 1e-9, "p alone");
+	assert_true(r.arms[1].significant);
+	assert_false(r.arms[1].holm_demoted);
+	assert_close(r.arms[1].alpha_used, 0.05, 0, "alpha alone");
+
+	in.n_arms = 3;
+	fill_arm(&in.arms[2], "pc0", false, a2);
+	assert_int_equal(verdict_compute(&in, NULL, &r, &e), 0);
+	assert_close(r.arms[1].alpha_used, 0.025, 1e-15, "holm threshold, smallest p");
+	assert_false(r.arms[1].significant);
+	assert_true(r.arms[1].holm_demoted);
+	/* [mpmath] t = 2.4, df = 8: 0.0431767278278467 */
+	assert_close(r.arms[2].p_welch, 0.0431767278278467, 1e-9, "p second arm");
+	assert_false(r.arms[2].significant);
+	assert_true(r.arms[2].holm_demoted);
+	assert_int_not_equal(r.kind, VERDICT_CHANGE);
+	assert_true(has_reason(&r, "pc1: p = 0.032 would be significant alone, but not below 0.025, Holm's threshold for this arm with several arms compared"));
+}
+
 static void test_verdict_options(void **state)
 {
 	static struct verdict_input in;
@@ -712,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_table),
 		cmocka_unit_test(test_verdict_arm_fields),
 		cmocka_unit_test(test_cost_below_win_does_not_veto),
+		cmocka_unit_test(test_holm_correction),
 		cmocka_unit_test(test_verdict_options),
 		cmocka_unit_test(test_verdict_errors),
 		cmocka_unit_test(test_reasons_overflow),
