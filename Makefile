@@ -119,6 +119,9 @@ install: swaptune
 	install -m 0755 swaptune $(DESTDIR)$(BINDIR)/swaptune
 	install -m 0644 share/man/swaptune.8 $(DESTDIR)$(MANDIR)/man8/swaptune.8
 	install -m 0644 share/schema/*.json $(DESTDIR)$(DATADIR)/schema/
+	install -d $(DESTDIR)$(DATADIR)/systemd
+	sed 's|/usr/local/bin/swaptune|$(BINDIR)/swaptune|g' share/systemd/swaptune-boot.service \
+		>$(DESTDIR)$(DATADIR)/systemd/swaptune-boot.service
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/swaptune $(DESTDIR)$(MANDIR)/man8/swaptune.8
