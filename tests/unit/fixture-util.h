@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "swaptune/host.h"
+#include "swaptune/store.h"
 
 /* The repository root: $TOP, else the current directory (run-tests.sh cds there). */
 static inline const char *fx_top(void)
@@ -109,6 +110,33 @@ static inline void fx_host(struct host *h, const char *dir_or_fixture)
 		fprintf(stderr, "host_open %s: %s\n", path, e.msg);
 		abort();
 	}
+}
+
+/*
+ * A copy of fixture in dir (PATH_MAX), a host on it and a store at
+ * dbpath = dir/state.db (PATH_MAX + 16): the set-up of tests that change
+ * settings through the journal. -1 when the store cannot be opened.
+ */
+static inline int fx_open_copy_with_store(const char *fixture, char *dir, char *dbpath,
+					  struct host *h, struct store *st)
+{
+	struct st_err e = {0};
+
+	fx_copy(fixture, dir);
+	snprintf(dbpath, PATH_MAX + 16, "%s/state.db", dir);
+	fx_host(h, dir);
+	if (store_open(st, dbpath, &e) < 0) {
+		fprintf(stderr, "store_open: %s\n", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static inline void fx_close_copy_with_store(const char *dir, struct host *h, struct store *st)
+{
+	store_close(st);
+	host_close(h);
+	fx_remove(dir);
 }
 
 #endif

@@ -28,25 +28,14 @@ static struct store st;
 
 static int setup(void **state)
 {
-	struct st_err e = {0};
-
 	(void)state;
-	fx_copy("vm-v1", dir);
-	snprintf(dbpath, sizeof(dbpath), "%s/state.db", dir);
-	fx_host(&h, dir);
-	if (store_open(&st, dbpath, &e) < 0) {
-		fprintf(stderr, "store_open: %s\n", e.msg);
-		return -1;
-	}
-	return 0;
+	return fx_open_copy_with_store("vm-v1", dir, dbpath, &h, &st);
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	store_close(&st);
-	host_close(&h);
-	fx_remove(dir);
+	fx_close_copy_with_store(dir, &h, &st);
 	return 0;
 }
 
