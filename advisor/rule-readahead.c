@@ -24,14 +24,8 @@ static void check_rotational_swap(const struct advisor_host_facts *f,
 	const struct advisor_swap *rot = NULL, *unknown = NULL;
 	bool zswap_on = f->zswap_enabled.known && f->zswap_enabled.v;
 
-	if (!f->swaps_known) {
-		advisor_rule_skip(r, "the list of active swap areas is unknown");
+	if (!advisor_rule_need_active_swaps(f, r))
 		return;
-	}
-	if (f->n_swaps == 0) {
-		advisor_rule_skip(r, "no swap is active");
-		return;
-	}
 	for (size_t i = 0; i < f->n_swaps; i++) {
 		const struct advisor_swap *s = &f->swaps[i];
 
@@ -98,10 +92,7 @@ static void check_readahead_hit_ratio(const struct advisor_host_facts *f,
 	/* hits are counted when a page read earlier is used, so a sampled
 	 * window can see more hits than readahead */
 	hit = c->swap_ra_hit.v < ra ? c->swap_ra_hit.v : ra;
-	if (f->has_window)
-		snprintf(span, sizeof(span), "in the last %.0f s", f->window_s);
-	else
-		snprintf(span, sizeof(span), "since boot");
+	advisor_span_words(f, span, sizeof(span));
 	if (ra < RA_MIN_PAGES) {
 		advisor_rule_ok(r, "only %llu pages read ahead %s: too few to judge",
 				(unsigned long long)ra, span);

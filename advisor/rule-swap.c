@@ -51,14 +51,8 @@ static void check_zram_only(const struct advisor_host_facts *f,
 {
 	size_t n_zram = 0;
 
-	if (!f->swaps_known) {
-		advisor_rule_skip(r, "the list of active swap areas is unknown");
+	if (!advisor_rule_need_active_swaps(f, r))
 		return;
-	}
-	if (f->n_swaps == 0) {
-		advisor_rule_skip(r, "no swap is active");
-		return;
-	}
 	for (size_t i = 0; i < f->n_swaps; i++) {
 		if (f->swaps[i].type == ADVISOR_SWAP_UNKNOWN) {
 			advisor_rule_skip(r, "the type of swap area %s is unknown", f->swaps[i].name);

@@ -35,45 +35,13 @@ static unsigned long long ull(uint64_t v)
 	return (unsigned long long)v;
 }
 
-/* Rules below need zswap on; say why not otherwise. */
-static bool zswap_on(const struct advisor_host_facts *f, struct advisor_rule_result *r)
-{
-	if (f->zswap_present.known && !f->zswap_present.v) {
-		advisor_rule_skip(r, "this kernel has no zswap");
-		return false;
-	}
-	if (!f->zswap_enabled.known) {
-		advisor_rule_skip(r, "whether zswap is enabled is unknown");
-		return false;
-	}
-	if (!f->zswap_enabled.v) {
-		advisor_rule_skip(r, "zswap is disabled");
-		return false;
-	}
-	return true;
-}
-
-static void span_words(const struct advisor_host_facts *f, char *buf, size_t len)
-{
-	if (f->has_window)
-		snprintf(buf, len, "in the last %.0f s", f->window_s);
-	else
-		snprintf(buf, len, "since boot");
-}
-
 static void check_zswap_disabled(const struct advisor_host_facts *f,
 				 struct advisor_rule_result *r)
 {
 	bool all_zram = true;
 
-	if (!f->swaps_known) {
-		advisor_rule_skip(r, "the list of active swap areas is unknown");
+	if (!advisor_rule_need_active_swaps(f, r))
 		return;
-	}
-	if (f->n_swaps == 0) {
-		advisor_rule_skip(r, "no swap is active");
-		return;
-	}
 	for (size_t i = 0; i < f->n_swaps; i++)
 		all_zram &= f->swaps[i].type == ADVISOR_SWAP_ZRAM;
 	/* zswap in front of zram compresses every page twice. */
@@ -124,7 +92,7 @@ static void check_zswap_pool_limit(const struct advisor_host_facts *f,
 	double limit_bytes = 0.0, fill_pct = 0.0;
 	char size[128] = "", span[48], now[32] = "";
 
-	if (!zswap_on(f, r))
+	if (!advisor_rule_need_zswap_on(f, r))
 		return;
 	size_known = f->zswap_pool_total_bytes.known && f->zswap_max_pool_pct.known &&
 		     f->mem_total_bytes.known && f->mem_total_bytes.v > 0 &&
@@ -143,7 +111,7 @@ static void check_zswap_pool_limit(const struct advisor_host_facts *f,
 	}
 	if (f->zswap_max_pool_pct.known)
 		snprintf(now, sizeof(now), " (now %llu)", ull(f->zswap_max_pool_pct.v));
-	span_words(f, span, sizeof(span));
+	advisor_span_words(f, span, sizeof(span));
 	rising = f->has_window && win_hits->known && win_hits->v > 0;
 	ever = boot_hits->known && boot_hits->v > 0;
 
@@ -186,7 +154,7 @@ static void check_zswap_shrinker_off(const struct advisor_host_facts *f,
 	const struct advisor_u64 *boot_hits = &f->since_boot.zswap_pool_limit_hit;
 	bool filled;
 
-	if (!zswap_on(f, r))
+	if (!advisor_rule_need_zswap_on(f, r))
 		return;
 	if (!f->zswap_shrinker_enabled.known) {
 		advisor_rule_skip(r, "zswap.shrinker_enabled is not available (kernel older than 6.8?)");
@@ -229,7 +197,7 @@ static void check_zswap_incompressible(const struct advisor_host_facts *f,
 	char span[48], alt[80] = "";
 	double poor_pct;
 
-	if (!zswap_on(f, r))
+	if (!advisor_rule_need_zswap_on(f, r))
 		return;
 	if (!c->zswap_reject_compress_poor.known) {
 		advisor_rule_skip(r, "reject_compress_poor is unknown (zswap debugfs needs root)");
@@ -247,7 +215,7 @@ static void check_zswap_incompressible(const struct advisor_host_facts *f,
 		advisor_rule_skip(r, "neither zswpout nor stored_pages is known");
 		return;
 	}
-	span_words(f, span, sizeof(span));
+	advisor_span_words(f, span, sizeof(span));
 	if (poor < POOR_MIN_PAGES) {
 		advisor_rule_ok(r, "%llu pages rejected as incompressible %s", ull(poor), span);
 		return;
@@ -294,7 +262,7 @@ static void check_zswap_rejects(const struct advisor_host_facts *f,
 	uint64_t total = 0;
 	bool any_known = false;
 
-	if (!zswap_on(f, r))
+	if (!advisor_rule_need_zswap_on(f, r))
 		return;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		if (!kinds[i].v->known)
@@ -310,7 +278,7 @@ static void check_zswap_rejects(const struct advisor_host_facts *f,
 		advisor_rule_skip(r, "the zswap reject counters are unknown (zswap debugfs needs root)");
 		return;
 	}
-	span_words(f, span, sizeof(span));
+	advisor_span_words(f, span, sizeof(span));
 	if (total == 0) {
 		advisor_rule_ok(r, "no zswap store failed %s", span);
 		return;

@@ -60,6 +60,46 @@ static void set_message(struct advisor_rule_result *r, const char *fmt, va_list 
 	vsnprintf(r->message, sizeof(r->message), fmt, ap);
 }
 
+bool advisor_rule_need_active_swaps(const struct advisor_host_facts *f,
+				    struct advisor_rule_result *r)
+{
+	if (!f->swaps_known) {
+		advisor_rule_skip(r, "the list of active swap areas is unknown");
+		return false;
+	}
+	if (f->n_swaps == 0) {
+		advisor_rule_skip(r, "no swap is active");
+		return false;
+	}
+	return true;
+}
+
+bool advisor_rule_need_zswap_on(const struct advisor_host_facts *f,
+				struct advisor_rule_result *r)
+{
+	if (f->zswap_present.known && !f->zswap_present.v) {
+		advisor_rule_skip(r, "this kernel has no zswap");
+		return false;
+	}
+	if (!f->zswap_enabled.known) {
+		advisor_rule_skip(r, "whether zswap is enabled is unknown");
+		return false;
+	}
+	if (!f->zswap_enabled.v) {
+		advisor_rule_skip(r, "zswap is disabled");
+		return false;
+	}
+	return true;
+}
+
+void advisor_span_words(const struct advisor_host_facts *f, char *buf, size_t len)
+{
+	if (f->has_window)
+		snprintf(buf, len, "in the last %.0f s", f->window_s);
+	else
+		snprintf(buf, len, "since boot");
+}
+
 void advisor_rule_ok(struct advisor_rule_result *r, const char *fmt, ...)
 {
 	va_list ap;

@@ -494,6 +494,19 @@ int advisor_rules_run(const struct advisor_host_facts *f,
  * window when there is one, else the totals since boot.
  */
 const struct advisor_counters *advisor_facts_recent(const struct advisor_host_facts *f);
+/*
+ * Preconditions shared by rules: each returns true when the rule can go on,
+ * else marks it skipped with the reason. need_active_swaps: the list of swap
+ * areas is known and not empty. need_zswap_on: the kernel has zswap and it
+ * is enabled.
+ */
+bool advisor_rule_need_active_swaps(const struct advisor_host_facts *f,
+				    struct advisor_rule_result *r);
+bool advisor_rule_need_zswap_on(const struct advisor_host_facts *f,
+				struct advisor_rule_result *r);
+/* "in the last N s" for a sampled window, else "since boot". */
+void advisor_span_words(const struct advisor_host_facts *f, char *buf, size_t len);
+
 /* Set status (and severity) and the printf-style message. */
 void advisor_rule_ok(struct advisor_rule_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
