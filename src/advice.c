@@ -826,6 +826,35 @@ int advice_diff(const struct host *h, const struct advice_setting *want, int n,
 	return 0;
 }
 
+int advice_change_begin(struct store *st, const struct host *h, const char *kind,
+			const char *params_json, int64_t *run_id, int64_t *snap_id,
+			struct st_err *e)
+{
+	struct settings_snapshot before;
+	char reason[32];
+	int r;
+
+	if ((r = store_run_begin(st, kind, params_json, run_id, e)) < 0)
+		return r;
+	snprintf(reason, sizeof(reason), "before %s", kind);
+	if ((r = settings_snapshot(h, &before, e)) < 0 ||
+	    (r = store_snapshot_save(st, *run_id, reason, &before, snap_id, e)) < 0)
+		store_run_end(st, *run_id, "failed", NULL, NULL);
+	return r;
+}
+
+int advice_change_write(struct journal *j, const struct advice_change *ch, int n,
+			const struct persist_plan *plan, int *n_files, struct st_err *e)
+{
+	int r;
+
+	for (int i = 0; i < n; i++)
+		if (ch[i].changed &&
+		    (r = journal_set(j, ch[i].name, ch[i].new_value, true, NULL, 0, e)) < 0)
+			return r;
+	return plan ? persist_write(j, plan, n_files, e) : 0;
+}
+
 int advice_ask(const char *question, bool yes, struct st_err *e)
 {
 	char line[32];

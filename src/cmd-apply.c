@@ -593,7 +593,7 @@ static int apply_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	struct apply_source src = { 0 };
 	struct advice_change ch[SETTINGS_MAX];
 	struct persist_plan *plan = NULL;
-	struct settings_snapshot before, after;
+	struct settings_snapshot after;
 	struct advice_pending pend;
 	struct journal j;
 	cJSON *doc = NULL, *arr, *params = NULL;
@@ -739,14 +739,9 @@ static int apply_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		cJSON_AddNumberToObject(params, "confirm_deadline_unix", deadline);
 	}
 	params_text = cJSON_PrintUnformatted(params);
-	if ((r = store_run_begin(&ctx->store, "apply", params_text, &run_id, &ctx->err)) < 0)
+	if ((r = advice_change_begin(&ctx->store, &ctx->host, "apply", params_text, &run_id,
+				     &snap_id, &ctx->err)) < 0)
 		goto out;
-	if ((r = settings_snapshot(&ctx->host, &before, &ctx->err)) < 0 ||
-	    (r = store_snapshot_save(&ctx->store, run_id, "before apply", &before, &snap_id,
-				     &ctx->err)) < 0) {
-		store_run_end(&ctx->store, run_id, "failed", NULL, NULL);
-		goto out;
-	}
 
 	/*
 	 * Every row stays pending until the whole apply has landed: a failure
@@ -754,13 +749,7 @@ static int apply_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	 */
 	journal_begin(&j, &ctx->store, &ctx->host, run_id, &ctx->err);
 	rows_open = true;
-	for (int i = 0; i < o.n_want; i++) {
-		if (!ch[i].changed)
-			continue;
-		if ((r = journal_set(&j, ch[i].name, ch[i].new_value, true, NULL, 0, &ctx->err)) < 0)
-			goto undo;
-	}
-	if (plan && (r = persist_write(&j, plan, &n_files, &ctx->err)) < 0)
+	if ((r = advice_change_write(&j, ch, o.n_want, plan, &n_files, &ctx->err)) < 0)
 		goto undo;
 
 	if (o.confirm_within_ns) {

@@ -230,7 +230,7 @@ static int revert_pending(struct cmd_ctx *ctx, const struct advice_pending *p, b
 static int rollback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct target t = { 0 };
-	struct settings_snapshot snap, before, after;
+	struct settings_snapshot snap, after;
 	struct advice_setting want[SETTINGS_MAX];
 	struct advice_change ch[SETTINGS_MAX];
 	struct advice_pending pend;
@@ -450,21 +450,12 @@ static int rollback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 
 	snprintf(params, sizeof(params), "{\"to\":%lld,\"to_run\":%lld}", (long long)t.snap_id,
 		 (long long)t.run_id);
-	if ((r = store_run_begin(&ctx->store, "rollback", params, &run_id, &ctx->err)) < 0)
+	if ((r = advice_change_begin(&ctx->store, &ctx->host, "rollback", params, &run_id,
+				     &snap_before, &ctx->err)) < 0)
 		goto out;
-	if ((r = settings_snapshot(&ctx->host, &before, &ctx->err)) < 0 ||
-	    (r = store_snapshot_save(&ctx->store, run_id, "before rollback", &before, &snap_before,
-				     &ctx->err)) < 0) {
-		store_run_end(&ctx->store, run_id, "failed", NULL, NULL);
-		goto out;
-	}
 	journal_begin(&j, &ctx->store, &ctx->host, run_id, &ctx->err);
 	rows_open = true;
-	for (int i = 0; i < n_want; i++)
-		if (ch[i].changed &&
-		    (r = journal_set(&j, ch[i].name, ch[i].new_value, true, NULL, 0, &ctx->err)) < 0)
-			goto undo;
-	if ((r = persist_write(&j, plan, NULL, &ctx->err)) < 0)
+	if ((r = advice_change_write(&j, ch, n_want, plan, NULL, &ctx->err)) < 0)
 		goto undo;
 	if ((r = journal_commit_session(&ctx->store, j.session, NULL, &ctx->err)) < 0)
 		goto undo;

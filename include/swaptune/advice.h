@@ -26,6 +26,8 @@
 #include "swaptune/err.h"
 #include "swaptune/facts.h"
 #include "swaptune/host.h"
+#include "swaptune/journal.h"
+#include "swaptune/persist.h"
 #include "swaptune/store.h"
 
 #define RECOMMEND_SCHEMA "swaptune.recommend/1"
@@ -112,6 +114,23 @@ struct advice_change {
  */
 int advice_diff(const struct host *h, const struct advice_setting *want, int n,
 		struct advice_change *out, struct st_err *e);
+
+/*
+ * Start a change run of kind "apply" or "rollback": its runs row, then a
+ * snapshot of every setting as it is now ("before KIND"). On failure after
+ * the row exists, the run is marked failed.
+ */
+int advice_change_begin(struct store *st, const struct host *h, const char *kind,
+			const char *params_json, int64_t *run_id, int64_t *snap_id,
+			struct st_err *e);
+
+/*
+ * Journal and write, as pending rows of j, every changed setting of
+ * ch[0..n), then the boot-time files of plan (NULL = none; *n_files may be
+ * NULL). The caller commits the session, or restores it on failure.
+ */
+int advice_change_write(struct journal *j, const struct advice_change *ch, int n,
+			const struct persist_plan *plan, int *n_files, struct st_err *e);
 
 /*
  * Ask "question [y/N] " on the terminal. 0 when yes is set or the answer is
