@@ -75,7 +75,7 @@ static void print_zswap(FILE *o, const struct host_facts *f)
 
 static void print_human(FILE *o, const struct host_facts *f)
 {
-	char b1[32], b2[32];
+	char b1[32], b2[32], pcw[64];
 
 	fprintf(o, LABEL "%s (%s)\n", "Kernel", f->kernel, f->hostname);
 	fprintf(o, LABEL "%s total, %s available\n", "Memory",
@@ -85,9 +85,8 @@ static void print_human(FILE *o, const struct host_facts *f)
 	fprintf(o, LABEL "%s: %s\n", "Readahead", f->ra_algo == RA_VMA ? "VMA" : "cluster",
 		f->ra_reason);
 	if (f->have_page_cluster)
-		fprintf(o, "  " SUBLABEL "%d (%d page%s per swap-in%s)\n", "page-cluster",
-			f->page_cluster, 1 << (f->page_cluster > 30 ? 30 : f->page_cluster),
-			f->page_cluster ? "s" : "", f->page_cluster ? " at most" : ": no readahead");
+		fprintf(o, "  " SUBLABEL "%s\n", "page-cluster",
+			facts_page_cluster_words(f, pcw, sizeof(pcw)));
 	else
 		fprintf(o, "  " SUBLABEL "not available\n", "page-cluster");
 	fprintf(o, "  " SUBLABEL "%s\n", "vma_ra_enabled",

@@ -159,6 +159,15 @@ void facts_free(struct host_facts *f)
 	kv_free(&f->vmstat);
 }
 
+const char *facts_page_cluster_words(const struct host_facts *f, char *buf, size_t len)
+{
+	int pc = f->page_cluster > 30 ? 30 : f->page_cluster;
+
+	snprintf(buf, len, "%d (%d page%s per swap-in%s)", f->page_cluster, 1 << pc,
+		 pc ? "s" : "", pc ? " at most" : ": no readahead");
+	return buf;
+}
+
 static void add_u64(cJSON *o, const char *k, uint64_t v)
 {
 	cJSON_AddNumberToObject(o, k, (double)v);

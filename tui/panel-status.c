@@ -37,7 +37,7 @@ static void status_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int col
 {
 	struct status_state *s = p;
 	const struct host_facts *f;
-	char b1[32], b2[32];
+	char b1[32], b2[32], pcw[64];
 	int y = 1;
 
 	if (!s || !s->ok) {
@@ -67,10 +67,8 @@ static void status_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int col
 	wattroff(w, A_BOLD);
 	tui_print_clipped(w, y++, 4, cols, "%s", f->ra_reason);
 	if (f->have_page_cluster)
-		tui_print_clipped(w, y++, 2, cols, "%-16s %d (%d page%s per swap-in%s)",
-				  "page-cluster", f->page_cluster,
-				  1 << (f->page_cluster > 30 ? 30 : f->page_cluster),
-				  f->page_cluster ? "s" : "", f->page_cluster ? " at most" : ": no readahead");
+		tui_print_clipped(w, y++, 2, cols, "%-16s %s", "page-cluster",
+				  facts_page_cluster_words(f, pcw, sizeof(pcw)));
 	tui_print_clipped(w, y++, 2, cols, "%-16s %s", "vma_ra_enabled",
 			  f->have_vma_ra ? (f->vma_ra_enabled ? "true" : "false") : "n/a");
 	if (f->have_swap_ra && f->swap_ra)

@@ -71,6 +71,9 @@ struct host_facts {
 int facts_collect(const struct host *h, struct host_facts *f, struct st_err *e);
 void facts_free(struct host_facts *f);
 
+/* "3 (8 pages per swap-in at most)", "0 (1 page per swap-in: no readahead)". */
+const char *facts_page_cluster_words(const struct host_facts *f, char *buf, size_t len);
+
 /* The status document (share/schema/status.schema.json). */
 cJSON *facts_to_json(const struct host_facts *f);
 
