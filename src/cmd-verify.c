@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store-int.h" /* TEMPORARY: SQL moves into the store (issue 8) */
 #include "swaptune/advice.h"
 #include "swaptune/cmd.h"
 #include "swaptune/probe.h"

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store-int.h" /* TEMPORARY: SQL moves into the store (issue 8) */
 #include "swaptune/journal.h"
 #include "swaptune/settings.h"
 

@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 
+#include "store-int.h"
 #include "swaptune/store.h"
 
 static const char *const migrations[] = {

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store-int.h" /* TEMPORARY: SQL moves into the store (issue 8) */
 #include "swaptune/sampler.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store-int.h"
 #include "swaptune/store.h"
 
 int store_default_path(char *out, size_t len, struct st_err *e)

@@ -11,15 +11,17 @@
 #define SWAPTUNE_STORE_H
 
 #include <limits.h>
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "swaptune/err.h"
 #include "swaptune/settings.h"
 
+/* sqlite3.h is private to the store (src/store-int.h) */
+struct sqlite3;
+
 struct store {
-	sqlite3 *db;
+	struct sqlite3 *db;
 	char path[PATH_MAX];
 	int64_t host_id;	/* row of this host, set by store_register_host() */
 };
@@ -37,8 +39,6 @@ void store_close(struct store *st);
 /* Schema version after migrations, and the newest this build knows. */
 int store_schema_version(struct store *st);
 int migrations_latest(void);
-/* Apply every migration above the file's user_version (used by store_open). */
-int migrations_apply(sqlite3 *db, struct st_err *e);
 
 /* Insert or refresh this host's row (machine id, hostname, kernel). */
 int store_register_host(struct store *st, const char *machine_id,
@@ -72,12 +72,5 @@ int store_snapshot_save(struct store *st, int64_t run_id, const char *reason,
 int store_snapshot_load(struct store *st, int64_t snap_id,
 			struct settings_snapshot *s, struct st_err *e);
 
-/* Run a statement without results (BEGIN, COMMIT, ...). */
-int store_exec(struct store *st, const char *sql, struct st_err *e);
-/* Prepare with an error message naming the store. */
-int store_prepare(struct store *st, const char *sql, sqlite3_stmt **stmt,
-		  struct st_err *e);
-/* sqlite3_step() to SQLITE_DONE with an error message on failure. */
-int store_step_done(struct store *st, sqlite3_stmt *stmt, struct st_err *e);
 
 #endif

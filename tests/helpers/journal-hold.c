@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../src/store-int.h"
+
 #include "swaptune/journal.h"
 #include "swaptune/settings.h"
 #include "swaptune/store.h"

@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "fixture-util.h"
+#include "../../src/store-int.h"
+
 #include "swaptune/advice.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

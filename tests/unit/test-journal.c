@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 
 #include "fixture-util.h"
+#include "../../src/store-int.h"
+
 #include "swaptune/journal.h"
 
 static char dir[PATH_MAX], dbpath[PATH_MAX + 16];

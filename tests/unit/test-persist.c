@@ -13,6 +13,8 @@
 #include <cmocka.h>
 
 #include "fixture-util.h"
+#include "../../src/store-int.h"
+
 #include "swaptune/journal.h"
 #include "swaptune/persist.h"
 #include "swaptune/undo.h"

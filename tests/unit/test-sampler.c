@@ -27,6 +27,8 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "../../src/store-int.h"
+
 #include "swaptune/sampler.h"
 #include "swaptune/store.h"
 

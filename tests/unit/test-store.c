@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "fixture-util.h"
+#include "../../src/store-int.h"
+
 #include "swaptune/store.h"
 
 static char dir[PATH_MAX];
