@@ -57,8 +57,11 @@ BENCH_SRC := $(wildcard tests/bench/bench-*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz-*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all deps check check-unit check-cmd check-asan bench install uninstall clean calibrate
+.PHONY: all deps check check-unit check-cmd check-asan bench install uninstall clean calibrate \
+	fuzz fuzz-build fuzz-targets
 
 all: $(BIN)
 
@@ -89,6 +92,26 @@ $(BUILD)/helpers/%: tests/helpers/%.c $(BUILD)/libswaptune.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libswaptune.a $(LIBS) $(ALL_LDFLAGS)
+
+# libFuzzer harnesses (tests/fuzz/): clang, with the library itself built
+# for coverage and ASan+UBSan in build-fuzz/.
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libswaptune.a
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -DFUZZ_FIXTURES='"$(abspath tests/fixtures)"' -fsanitize=fuzzer \
+		-o $@ $< $(BUILD)/libswaptune.a $(LIBS) $(ALL_LDFLAGS)
+
+fuzz-targets: $(FUZZ_BIN)
+
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+fuzz-build:
+	$(Q)$(MAKE) --no-print-directory CC=clang WERROR=0 BUILD=build-fuzz \
+		SAN="$(FUZZ_SAN)" CFLAGS="-O1 -g -Wno-unknown-warning-option" fuzz-targets
+
+# Long runs: FUZZ_SECONDS per target (default 600); crashes are kept in
+# build-fuzz/crashes/ — add them to tests/fuzz/regress/<target>/.
+fuzz: fuzz-build
+	$(Q)FUZZ_SECONDS=$${FUZZ_SECONDS:-600} FUZZ_KEEP=build-fuzz/crashes sh tests/fuzz/run.sh
 
 deps:
 	$(Q)sh share/install-deps.sh
@@ -128,6 +151,6 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf build build-asan swaptune
+	rm -rf build build-asan build-fuzz swaptune
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

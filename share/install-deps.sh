@@ -4,7 +4,7 @@
 # tools the test suite drives (tests skip with a reason without them).
 set -e
 pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcmocka-dev
-sqlite3 python3 tmux stress-ng util-linux"
+sqlite3 python3 tmux stress-ng util-linux clang libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,7 +146,8 @@ int cmd_parse_duration(const char *s, long long *ns)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || errno || v < 0)
+	/* strtod also takes "nan", "inf" and hex floats: none is a duration */
+	if (end == s || errno || !isfinite(v) || v < 0 || isspace((unsigned char)*s))
 		return -EINVAL;
 	if (!*end || !strcmp(end, "s"))
 		v *= 1e9;
@@ -175,7 +177,7 @@ int cmd_parse_size(const char *s, unsigned long long *bytes)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || errno || v < 0)
+	if (end == s || errno || !isfinite(v) || v < 0 || isspace((unsigned char)*s))
 		return -EINVAL;
 	switch (toupper((unsigned char)*end)) {
 	case '\0': break;
@@ -191,7 +193,48 @@ int cmd_parse_size(const char *s, unsigned long long *bytes)
 		end++;
 	if (*end)
 		return -EINVAL;
+	/* far beyond any memory, and keeps sums of sizes from wrapping */
+	if (v * mult > CMD_SIZE_MAX)
+		return -ERANGE;
 	*bytes = (unsigned long long)(v * mult);
+	return 0;
+}
+
+int cmd_parse_i64(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int cmd_parse_real(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE)	/* overflow: +-HUGE_VAL */
+		return -ERANGE;
+	if (!isfinite(v))	/* "nan", "inf" spelled out */
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
 	return 0;
 }
 
