@@ -8,6 +8,11 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/swaptune
+DOCDIR  ?= $(PREFIX)/share/doc/swaptune
+# where systemd, systemd-tmpfiles and bash-completion look
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 BUILD   ?= build
 # the binary; check-asan builds its own so ./swaptune is never an ASan build
@@ -37,7 +42,7 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) -Iinclude $(PKG_CFLAGS) \
 	-DSWAPTUNE_VERSION='"$(VERSION)"' -DSWAPTUNE_DATADIR='"$(DATADIR)"' \
-	-D_GNU_SOURCE -MMD -MP $(CFLAGS) $(SAN)
+	-D_GNU_SOURCE -MMD -MP $(CPPFLAGS) $(CFLAGS) $(SAN)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN)
 LIBS    = $(PKG_LIBS) $(PFM_LIBS) -lm -lpthread
 
@@ -61,7 +66,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all deps check check-unit check-cmd check-asan bench install uninstall clean calibrate \
-	fuzz fuzz-build fuzz-targets
+	fuzz fuzz-build fuzz-targets deb
 
 all: $(BIN)
 
@@ -138,19 +143,39 @@ calibrate: $(BIN)
 	$(Q)SWAPTUNE=$(abspath $(BIN)) sh tests/calibrate.sh
 
 install: swaptune
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/schema
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/schema \
+		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(COMPLETIONDIR) \
+		$(DESTDIR)$(DOCDIR)
 	install -m 0755 swaptune $(DESTDIR)$(BINDIR)/swaptune
 	install -m 0644 share/man/swaptune.8 $(DESTDIR)$(MANDIR)/man8/swaptune.8
 	install -m 0644 share/schema/*.json $(DESTDIR)$(DATADIR)/schema/
-	install -d $(DESTDIR)$(DATADIR)/systemd
 	sed 's|/usr/local/bin/swaptune|$(BINDIR)/swaptune|g' share/systemd/swaptune-boot.service \
-		>$(DESTDIR)$(DATADIR)/systemd/swaptune-boot.service
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-boot.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-boot.service
+	install -m 0644 share/tmpfiles.d/swaptune.conf $(DESTDIR)$(TMPFILESDIR)/swaptune.conf
+	./swaptune --completion bash >$(DESTDIR)$(COMPLETIONDIR)/swaptune
+	chmod 0644 $(DESTDIR)$(COMPLETIONDIR)/swaptune
+	install -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
+	if [ -d share/ansible ]; then cp -R share/ansible $(DESTDIR)$(DATADIR)/ && \
+		chmod -R u=rwX,go=rX $(DESTDIR)$(DATADIR)/ansible; fi
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/swaptune $(DESTDIR)$(MANDIR)/man8/swaptune.8
-	rm -rf $(DESTDIR)$(DATADIR)
+	rm -f $(DESTDIR)$(BINDIR)/swaptune $(DESTDIR)$(MANDIR)/man8/swaptune.8 \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-boot.service \
+		$(DESTDIR)$(TMPFILESDIR)/swaptune.conf $(DESTDIR)$(COMPLETIONDIR)/swaptune
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
+
+# A Debian package (debian/), built from a clean copy of the tracked files in
+# build-deb/; the .deb lands in build-deb/ and is checked with lintian.
+deb:
+	$(Q)rm -rf build-deb && mkdir -p build-deb/swaptune-$(VERSION)
+	$(Q)git ls-files -z | xargs -0 tar cf - | tar xf - -C build-deb/swaptune-$(VERSION)
+	$(Q)cd build-deb/swaptune-$(VERSION) && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+		{ tail -30 ../build.log; exit 1; }
+	$(Q)lintian --fail-on error,warning build-deb/swaptune_$(VERSION)_*.deb
+	@ls build-deb/*.deb
 
 clean:
-	rm -rf build build-asan build-fuzz swaptune
+	rm -rf build build-asan build-fuzz build-deb swaptune
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

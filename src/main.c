@@ -80,6 +80,10 @@ int main(int argc, char **argv)
 	if (!args)
 		return ST_EXIT_RUNTIME;
 	args[nargs++] = argv[0];
+	if (argc == 3 && !strcmp(argv[1], "--completion") && !strcmp(argv[2], "bash")) {
+		cmd_print_completion_bash(stdout);
+		return free(args), 0;
+	}
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {	/* the rest belongs to the command */
 			for (; i < argc; i++)

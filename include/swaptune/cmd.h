@@ -51,6 +51,8 @@ extern const struct cmd_option cmd_common_options[];
 
 void cmd_print_help(FILE *f, const struct cmd_entry *c);
 void cmd_print_overview(FILE *f);
+/* A bash completion script for every command and option of the table. */
+void cmd_print_completion_bash(FILE *f);
 
 /*
  * Usage error for command c: sets ctx->err with exit status 2, e.g.
