@@ -3,6 +3,7 @@
  * repairs what an interrupted run left changed, and runs one command.
  * The only place that prints an error and picks the exit status.
  */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,16 +13,61 @@
 #include "swaptune/journal.h"
 #include "swaptune/undo.h"
 
+/*
+ * One line on stderr, with bytes that could steer a terminal (control
+ * characters, DEL, invalid high bytes are kept as-is only when printable)
+ * shown as \xNN: messages quote file contents, hostnames and store rows.
+ */
+static void print_line(FILE *f, const char *prefix, const char *msg)
+{
+	fputs(prefix, f);
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('\n', f);
+}
+
 static void report_repair(const char *line, void *arg)
 {
 	(void)arg;
-	fprintf(stderr, "swaptune: %s\n", line);
+	print_line(stderr, "swaptune: ", line);
 }
+
+/* The error document of --json (share/schema/error.schema.json), on stdout. */
+static void print_json_error(const struct cmd_ctx *ctx, const char *command, int status)
+{
+	cJSON *doc = cJSON_CreateObject();
+	char *s;
+
+	cJSON_AddStringToObject(doc, "schema", "swaptune.error/1");
+	if (command)
+		cJSON_AddStringToObject(doc, "command", command);
+	else
+		cJSON_AddNullToObject(doc, "command");
+	cJSON_AddNumberToObject(doc, "exit", status);
+	cJSON_AddStringToObject(doc, "error", ctx->err.msg[0] ? ctx->err.msg : "unknown error");
+	cJSON_AddNumberToObject(doc, "errno", ctx->err.code < 0 ? -ctx->err.code : 0);
+	cJSON_AddStringToObject(doc, "version", SWAPTUNE_VERSION);
+	s = cJSON_Print(doc);
+	if (s)
+		printf("%s\n", s);
+	free(s);
+	cJSON_Delete(doc);
+}
+
+static const char *fail_command;	/* the command being run, for --json errors */
 
 static int fail(struct cmd_ctx *ctx)
 {
-	fprintf(stderr, "swaptune: %s\n", ctx->err.msg[0] ? ctx->err.msg : "unknown error");
-	return err_exit_status(&ctx->err);
+	int status = err_exit_status(&ctx->err);
+
+	print_line(stderr, "swaptune: ", ctx->err.msg[0] ? ctx->err.msg : "unknown error");
+	if (ctx->json)
+		print_json_error(ctx, fail_command, status);
+	return status;
 }
 
 /* Take a common option out of argv; returns how many args it used (0 = not one). */
@@ -117,6 +163,7 @@ int main(int argc, char **argv)
 		nargs = 2;
 	}
 	c = cmd_find(args[1]);
+	fail_command = c ? c->name : NULL;
 	if (!c) {
 		err_set_exit(&ctx.err, -EINVAL, ST_EXIT_USAGE,
 			     "unknown command \"%s\" (see swaptune --help)", args[1]);
