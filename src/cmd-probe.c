@@ -42,7 +42,7 @@ enum {
 	OPT_MAX_REPS, OPT_SEED, OPT_WORKING_SET, OPT_MEMCG_LIMIT, OPT_LIMIT_MODE, OPT_OPS,
 	OPT_DURATION, OPT_ZIPF, OPT_STRIDE, OPT_FILE_SIZE, OPT_USER, OPT_METRIC_REGEX,
 	OPT_METRIC_LOWER, OPT_SWAP_SIZE, OPT_SCRATCH_DIR, OPT_BYPASS_MODE, OPT_NO_WARMUP,
-	OPT_YES, OPT_FORCE, OPT_DRY_RUN, OPT_RUN_PAGES,
+	OPT_YES, OPT_FORCE, OPT_DRY_RUN, OPT_RUN_PAGES, OPT_PROGRESS,
 };
 
 static const struct option probe_longopts[] = {
@@ -73,6 +73,7 @@ static const struct option probe_longopts[] = {
 	{ "yes", no_argument, NULL, OPT_YES },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "progress", required_argument, NULL, OPT_PROGRESS },
 	{ 0, 0, 0, 0 },
 };
 
@@ -104,6 +105,7 @@ static const struct cmd_option probe_options[] = {
 	{ "--yes", "do not ask before changing host settings (needed without a terminal)" },
 	{ "--force", "run even when MemAvailable looks too small" },
 	{ "--dry-run", "print the plan and exit without touching anything" },
+	{ "--progress MODE", "auto (a live line on a terminal, else nothing), tty, plain (one line per step on stderr, for logs and scripts) or none" },
 	{ "-- PROG ARGS...", "cmd: the command to run in the memory cgroup (no shell)" },
 	{ NULL, NULL },
 };
@@ -129,23 +131,47 @@ static const char *fmt_secs(double s, char *buf, size_t len)
 	return buf;
 }
 
-static void progress_line(const struct probe_progress *p, void *arg)
+/*
+ * Progress on stderr: CMD_PROGRESS_TTY rewrites one line in place,
+ * CMD_PROGRESS_PLAIN prints a line per step ("probe: trial 3/12 round 1/3
+ * arm pc0 eta 42s") that logs and Ansible can keep.
+ */
+void cmd_probe_progress(const struct probe_progress *p, void *arg)
 {
+	const enum cmd_progress *mode = arg;
+	bool tty = *mode == CMD_PROGRESS_TTY;
 	char eta[32], where[64];
 
-	(void)arg;
 	if (p->phase != PROBE_PHASE_TRIAL) {
-		fprintf(stderr, "\r\033[Kprobe: %s", p->msg ? p->msg : "");
+		fprintf(stderr, tty ? "\r\033[Kprobe: %s" : "probe: %s\n", p->msg ? p->msg : "");
 	} else {
 		if (p->round == 0)
 			snprintf(where, sizeof(where), "warm-up");
 		else
 			snprintf(where, sizeof(where), "round %u/%u", p->round,
 				 p->round > p->rounds ? p->round : p->rounds);
-		fprintf(stderr, "\r\033[Kprobe: trial %u/%u (%s, arm %s), ETA %s", p->trial,
+		fprintf(stderr, tty ? "\r\033[Kprobe: trial %u/%u (%s, arm %s), ETA %s" :
+			"probe: trial %u/%u (%s, arm %s), ETA %s\n", p->trial,
 			p->trials, where, p->arm, fmt_secs(p->eta_s, eta, sizeof(eta)));
 	}
 	fflush(stderr);
+}
+
+int cmd_parse_progress(const char *s, enum cmd_progress *mode)
+{
+	static const char *const names[] = { "auto", "tty", "plain", "none" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i]))
+			return *mode = (enum cmd_progress)i, 0;
+	return -EINVAL;
+}
+
+enum cmd_progress cmd_progress_resolve(enum cmd_progress mode, bool json)
+{
+	if (mode != CMD_PROGRESS_AUTO)
+		return mode;
+	return !json && isatty(STDERR_FILENO) ? CMD_PROGRESS_TTY : CMD_PROGRESS_NONE;
 }
 
 static void print_plan(FILE *o, const struct probe_config *c, const struct probe_plan *p)
@@ -393,6 +419,7 @@ static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	const char *custom[PROBE_ARMS_MAX];
 	int ncustom = 0, opt, rc = 0, lockfd = -1, status = 0;
 	bool yes = false, dry = false, have_ws = false, have_limit = false;
+	enum cmd_progress progress = CMD_PROGRESS_AUTO;
 	unsigned long long u;
 	long long ns;
 	char lockpath[PATH_MAX];
@@ -526,6 +553,10 @@ static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		case OPT_YES: yes = true; break;
 		case OPT_FORCE: c->force = true; break;
 		case OPT_DRY_RUN: dry = true; break;
+		case OPT_PROGRESS:
+			if (cmd_parse_progress(optarg, &progress) < 0)
+				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--progress is auto, tty, plain or none");
+			break;
 		default:
 			rc = cmd_usage_error(ctx, &cmd_probe_entry, "unexpected option");
 		}
@@ -631,11 +662,14 @@ static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 	c->stop = &probe_stop;
-	if (!ctx->json && isatty(STDERR_FILENO))
-		c->progress = progress_line;
+	progress = cmd_progress_resolve(progress, ctx->json);
+	if (progress != CMD_PROGRESS_NONE) {
+		c->progress = cmd_probe_progress;
+		c->progress_arg = &progress;
+	}
 
 	rc = probe_run(&ctx->host, &ctx->store, c, p, r, &ctx->err);
-	if (c->progress)
+	if (progress == CMD_PROGRESS_TTY)
 		fprintf(stderr, "\r\033[K");
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Bad input: each case prints exactly one line on stderr, nothing on stdout,
+# Bad input: each case prints exactly one line on stderr, nothing on stdout
+# (with --json: only the error document),
 # exits 2 (usage, bad input) or 3 (not permitted), and changes nothing: no
 # store is created and the sysroot tree is left as it was.
 . "$(dirname "$0")/lib.sh"
@@ -15,8 +16,13 @@ expect() {
 	[ "$rc" -eq "$want" ] || fail "swaptune $*: exit $rc, want $want"
 	[ "$(wc -l <"$scratch/err")" -eq 1 ] ||
 		fail "swaptune $*: want one line on stderr, got: $(cat "$scratch/err")"
-	grep -Eq "$pat" "$scratch/err" || fail "swaptune $*: stderr '$(cat "$scratch/err")' does not match '$pat'"
-	[ -s "$scratch/out" ] && fail "swaptune $*: wrote to stdout: $(head -3 "$scratch/out")"
+	grep -Eq -- "$pat" "$scratch/err" || fail "swaptune $*: stderr '$(cat "$scratch/err")' does not match '$pat'"
+	case " $* " in
+	*" --json "*)	# the error document (share/schema/error.schema.json), nothing else
+		"$BUILD/helpers/schema-check" "$SCHEMAS/error.schema.json" "$scratch/out" >/dev/null 2>&1 ||
+			fail "swaptune $*: stdout is not an error document: $(head -3 "$scratch/out")" ;;
+	*)	[ -s "$scratch/out" ] && fail "swaptune $*: wrote to stdout: $(head -3 "$scratch/out")" ;;
+	esac
 	if [ -e "$db" ]; then
 		fail "swaptune $*: created the store $db"
 		rm -f "$db" "$db-wal" "$db-shm"
@@ -39,6 +45,12 @@ expect 2 '^swaptune: doctor: unknown option --frob \(see swaptune doctor --help\
 expect 2 '^swaptune: status: unexpected argument "extra" \(see swaptune status --help\)$' \
 	status extra --db "$db" --sysroot "$FIXTURES/vm-v1"
 expect 2 '^swaptune: option --db needs a value$' status --db
+expect 2 '--progress is auto, tty, plain or none' \
+	probe --progress bogus --dry-run --db "$db" --sysroot "$FIXTURES/vm-v1"
+expect 2 '--working-set: "nan" is not a size' \
+	probe --working-set nan --dry-run --db "$db" --sysroot "$FIXTURES/vm-v1"
+expect 2 '--working-set: "18446744073575333888" is not a size' \
+	probe --working-set 18446744073575333888 --dry-run --db "$db" --sysroot "$FIXTURES/vm-v1"
 expect 2 "^swaptune: sysroot $scratch/nonexistent: No such file or directory" \
 	status --db "$db" --sysroot "$scratch/nonexistent"
 mkdir -p "$scratch/empty"

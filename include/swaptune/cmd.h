@@ -51,6 +51,19 @@ extern const struct cmd_option cmd_common_options[];
 
 void cmd_print_help(FILE *f, const struct cmd_entry *c);
 void cmd_print_overview(FILE *f);
+/* Progress of long commands on stderr (--progress). */
+enum cmd_progress {
+	CMD_PROGRESS_AUTO = 0,	/* TTY on a terminal (and not --json), else NONE */
+	CMD_PROGRESS_TTY,	/* one line rewritten in place */
+	CMD_PROGRESS_PLAIN,	/* one line per step, for logs and scripts */
+	CMD_PROGRESS_NONE,
+};
+int cmd_parse_progress(const char *s, enum cmd_progress *mode);
+enum cmd_progress cmd_progress_resolve(enum cmd_progress mode, bool json);
+/* A probe_progress_fn printing in the mode *arg (an enum cmd_progress). */
+struct probe_progress;
+void cmd_probe_progress(const struct probe_progress *p, void *arg);
+
 /* A bash completion script for every command and option of the table. */
 void cmd_print_completion_bash(FILE *f);
 
