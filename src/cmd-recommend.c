@@ -13,13 +13,14 @@
 #include "swaptune/advice.h"
 #include "swaptune/cmd.h"
 
-enum { OPT_RUN = 256, OPT_MIN_EFFECT, OPT_BASELINE, OPT_STATE };
+enum { OPT_RUN = 256, OPT_MIN_EFFECT, OPT_BASELINE, OPT_STATE, OPT_EXIT_CODE };
 
 static const struct option recommend_longopts[] = {
 	{ "run", required_argument, NULL, OPT_RUN },
 	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "state", no_argument, NULL, OPT_STATE },
+	{ "exit-code", no_argument, NULL, OPT_EXIT_CODE },
 	{ 0, 0, 0, 0 },
 };
 
@@ -61,7 +62,7 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	struct verdict_opts vo;
 	const char *baseline = NULL;
 	int64_t run_id = 0;
-	bool state = false;
+	bool state = false, exit_code = false;
 	char *end;
 	int r;
 
@@ -88,6 +89,9 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		case OPT_STATE:
 			state = true;
 			break;
+		case OPT_EXIT_CODE:
+			exit_code = true;
+			break;
 		default:
 			return cmd_usage_error(ctx, &cmd_recommend_entry, "unexpected option");
 		}
@@ -97,15 +101,18 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 				       argv[optind]);
 	if (state && (run_id || baseline))
 		return cmd_usage_error(ctx, &cmd_recommend_entry, "--state takes no --run or --baseline");
+	if (state && exit_code)
+		return cmd_usage_error(ctx, &cmd_recommend_entry, "--exit-code needs a verdict on a probe run, not --state");
 	if (state)
 		return recommend_state(ctx, "state-only advice requested with --state");
 	if (!run_id) {
 		r = advice_latest_probe_run(&ctx->store, &run_id, &ctx->err);
 		if (r == -ENOENT) {
 			err_reset(&ctx->err);
-			if (baseline)
+			if (baseline || exit_code)
 				return cmd_usage_error(ctx, &cmd_recommend_entry,
-						       "--baseline needs a probe run, and there is none");
+						       "%s needs a probe run, and there is none",
+						       baseline ? "--baseline" : "--exit-code");
 			return recommend_state(ctx, "no probe run in the store: run swaptune probe to measure");
 		}
 		if (r < 0)
@@ -136,6 +143,9 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		advice_verdict_print(ctx->out, run, &vo, v);
 		r = 0;
 	}
+	if (r == 0 && exit_code)
+		r = v->kind == VERDICT_CHANGE ? ST_EXIT_ANSWER_CHANGE :
+		    v->kind == VERDICT_KEEP ? 0 : ST_EXIT_ANSWER_INCONCLUSIVE;
 out:
 	free(run);
 	free(v);
@@ -147,13 +157,14 @@ static const struct cmd_option recommend_options[] = {
 	{ "--min-effect PCT", "smallest improvement worth a change, in percent (default 2)" },
 	{ "--baseline ARM", "compare with ARM instead of the arm matching the setting before the probe" },
 	{ "--state", "advice from the host's state alone, even when probe runs exist" },
+	{ "--exit-code", "exit 0 for keep, 10 for change, 11 for inconclusive (for scripts that gate on the verdict)" },
 	{ NULL, NULL },
 };
 
 const struct cmd_entry cmd_recommend_entry = {
 	.name = "recommend",
 	.summary = "the advisor's verdict on a probe run, or advice from the host's state",
-	.usage = "[--run ID] [--min-effect PCT] [--baseline ARM] [--state]",
+	.usage = "[--run ID] [--min-effect PCT] [--baseline ARM] [--state] [--exit-code]",
 	.options = recommend_options,
 	.exec = recommend_exec,
 };

@@ -122,6 +122,14 @@ grep -q '^To apply: swaptune apply --run 1$' "$scratch/r1.txt" || fail "run 1 te
 grep -q "^  pc0 .* better .* +5\.1 %  \[+3\.9 %, +6\.2 %\]" "$scratch/r1.txt" || fail "run 1 text: pc0 row: $(grep pc0 "$scratch/r1.txt")"
 grep -q "^  note: arm pc0 had 1 trial that failed to run (not counted)" "$scratch/r1.txt" || fail "run 1 text: failed trial note"
 
+# --exit-code carries the answer: 10 change, 0 keep; errors stay 1-3
+st recommend --run 1 --exit-code >/dev/null; rc=$?
+[ $rc -eq 10 ] || fail "recommend --run 1 --exit-code: exit $rc, want 10 (change)"
+st recommend --run 1 --baseline pc0 --exit-code >/dev/null; rc=$?
+[ $rc -eq 0 ] || fail "recommend --baseline pc0 --exit-code: exit $rc, want 0 (keep)"
+st recommend --run 999 --exit-code >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "recommend --run 999 --exit-code: exit $rc, want 2"
+
 # a higher minimum effect: no change
 st recommend --run 1 --min-effect 10 --json >"$scratch/r1m.json" || fail "--min-effect 10: exit $?"
 grep -q '"kind":[[:space:]]*"change"' "$scratch/r1m.json" && fail "--min-effect 10 still recommends a change"

@@ -18,6 +18,12 @@ enum st_exit {
 	ST_EXIT_RUNTIME = 1,	/* something failed while running */
 	ST_EXIT_USAGE = 2,	/* bad command line or bad input */
 	ST_EXIT_DENIED = 3,	/* not permitted, or a prerequisite is missing */
+	/*
+	 * Answers, for scripts that gate on them (recommend --exit-code,
+	 * verify): 0 = keep / still holds, then these. Never used for errors.
+	 */
+	ST_EXIT_ANSWER_CHANGE = 10,		/* recommend: change; verify: no longer holds */
+	ST_EXIT_ANSWER_INCONCLUSIVE = 11,	/* not enough evidence either way */
 };
 
 struct st_err {
