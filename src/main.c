@@ -58,6 +58,28 @@ static void print_json_error(const struct cmd_ctx *ctx, const char *command, int
 	cJSON_Delete(doc);
 }
 
+/*
+ * The store's path made absolute (not resolved: a symlink stays a symlink),
+ * so that a watchdog or re-executed child that changes directory still
+ * opens the same store.
+ */
+static int absolute_path(const char *path, char *out, size_t len, struct st_err *e)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/') {
+		if (snprintf(out, len, "%s", path) >= (int)len)
+			return err_set_exit(e, -ENAMETOOLONG, ST_EXIT_USAGE, "--db path too long");
+		return 0;
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		return err_set_exit(e, -errno, ST_EXIT_RUNTIME,
+				    "cannot resolve the relative store path %s: %s", path, strerror(errno));
+	if (snprintf(out, len, "%s/%s", strcmp(cwd, "/") ? cwd : "", path) >= (int)len)
+		return err_set_exit(e, -ENAMETOOLONG, ST_EXIT_USAGE, "--db path too long");
+	return 0;
+}
+
 static const char *fail_command;	/* the command being run, for --json errors */
 
 static int fail(struct cmd_ctx *ctx)
@@ -196,8 +218,10 @@ int main(int argc, char **argv)
 	if (!db)
 		db = getenv("SWAPTUNE_DB");
 	if (db)
-		snprintf(ctx.db_path, sizeof(ctx.db_path), "%s", db);
-	else if (store_default_path(ctx.db_path, sizeof(ctx.db_path), &ctx.err) < 0)
+		r = absolute_path(db, ctx.db_path, sizeof(ctx.db_path), &ctx.err);
+	else
+		r = store_default_path(ctx.db_path, sizeof(ctx.db_path), &ctx.err);
+	if (r < 0)
 		return free(args), fail(&ctx);
 	db_new = access(ctx.db_path, F_OK) != 0;
 	if (store_open(&ctx.store, ctx.db_path, &ctx.err) < 0) {
