@@ -129,6 +129,13 @@ static int common_option(struct cmd_ctx *ctx, int argc, char **argv, int i,
 	}
 	if (i + 1 >= argc || !argv[i + 1][0])
 		goto missing;
+	/* "--db --json" is a forgotten value, not a store named "--json" */
+	if (argv[i + 1][0] == '-') {
+		err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE,
+			     "option %s needs a value, not the option %s (use %s=%s for such a name)",
+			     name, argv[i + 1], name, argv[i + 1]);
+		return -1;
+	}
 	*dst = argv[i + 1];
 	return 2;
 missing:
@@ -152,6 +159,10 @@ int main(int argc, char **argv)
 		cmd_print_completion_bash(stdout);
 		return free(args), 0;
 	}
+	/* known before any error, so that an early one is a JSON document too */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json"))
+			ctx.json = true;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {	/* the rest belongs to the command */
 			for (; i < argc; i++)
