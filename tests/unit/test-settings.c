@@ -164,6 +164,18 @@ static void test_read_write(void **state)
 	assert_int_equal(settings_write_raw(&h, def("vma_ra_enabled"), "false", &e), 0);
 	assert_int_equal(settings_read(&h, def("vma_ra_enabled"), buf, sizeof(buf), &e), 0);
 	assert_string_equal(buf, "false");
+	/* a boolean the kernel never writes is bad input, not "off" */
+	fx_write(dir, HOST_VMA_RA, "maybe\n");
+	assert_int_equal(settings_read(&h, def("vma_ra_enabled"), buf, sizeof(buf), &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "expected true or false"));
+	err_reset(&e);
+	fx_write(dir, HOST_ZSWAP_PARAMS "/enabled", "maybe\n");
+	assert_int_equal(settings_read(&h, def("zswap.enabled"), buf, sizeof(buf), &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "expected Y or N"));
+	err_reset(&e);
+	fx_write(dir, HOST_PAGE_CLUSTER, "99999999999999999999\n");
+	assert_int_equal(settings_read(&h, def("page-cluster"), buf, sizeof(buf), &e), -EBADMSG);
+	err_reset(&e);
 	host_close(&h);
 	fx_remove(dir);
 }
