@@ -5,33 +5,23 @@
  * optional dead man's switch (--confirm-within) that puts the previous
  * settings back unless `swaptune apply --confirm` comes in time.
  *
- * The switch is a watchdog process: apply re-executes itself detached
- * (double fork, setsid, fds closed) as `swaptune apply --watchdog ...` and
- * hands the session's still-pending journal rows to it (journal_transfer),
- * so crash repair leaves them alone while it lives and undoes them if it is
- * killed. At the deadline it restores the session inside one IMMEDIATE
- * transaction; --confirm commits the rows inside one too, so exactly one of
- * them wins.
+ * The workflow is the change module's (change.h): this file parses the
+ * options, gathers the settings wanted (a probe run's verdict, a file or
+ * setting=value pairs), prints the plan and the outcome. `apply --watchdog`
+ * is the detached process change_apply() starts for --confirm-within.
  */
 #include <cjson/cJSON.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "store-int.h" /* TEMPORARY: SQL moves into the store (issue 8) */
 #include "swaptune/advice.h"
+#include "swaptune/change.h"
 #include "swaptune/cmd.h"
-#include "swaptune/journal.h"
 #include "swaptune/persist.h"
-#include "swaptune/probe.h"
-#include "swaptune/undo.h"
+#include "swaptune/utc.h"
 
 #define APPLY_SCHEMA "swaptune.apply/1"
 
@@ -349,477 +339,263 @@ static bool plan_changes(const struct persist_plan *p)
 	return false;
 }
 
-/* ---- the watchdog ---- */
+/* ---- apply --watchdog, apply --confirm ---- */
 
-static double now_unix(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/*
- * Start `swaptune --db DB --sysroot ROOT apply --watchdog RUN,DEADLINE,SESSION`
- * detached from us, and return its pid once it runs.
- */
-static int spawn_watchdog(struct cmd_ctx *ctx, int64_t run_id, double deadline,
-			  const char *session, pid_t *pid, struct st_err *e)
-{
-	char exe[PATH_MAX], arg[160], root[PATH_MAX];
-	int pfd[2], status;
-	pid_t child, got = -1;
-	ssize_t n;
-
-	if (host_self_exe(exe, sizeof(exe)) < 0)
-		return err_set(e, -ENOENT, "cannot find the swaptune binary to start the watchdog");
-	snprintf(arg, sizeof(arg), "%lld,%.3f,%s", (long long)run_id, deadline, session);
-	snprintf(root, sizeof(root), "%s", ctx->host.live ? "/" : ctx->host.root);
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return err_set(e, -errno, "cannot start the watchdog: pipe: %s", strerror(errno));
-	fflush(NULL);
-	child = fork();
-	if (child < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return err_set(e, -errno, "cannot start the watchdog: fork: %s", strerror(errno));
-	}
-	if (child == 0) {
-		pid_t g;
-
-		setsid();
-		g = fork();
-		if (g != 0) {
-			/* the middle process only reports the grandchild's pid */
-			if (write(pfd[1], &g, sizeof(g)) != sizeof(g))
-				_exit(1);
-			_exit(g < 0);
-		}
-		{
-			char *args[] = { exe, "--db", ctx->db_path, "--sysroot", root, "apply",
-					 "--watchdog", arg, NULL };
-			int null = open("/dev/null", O_RDWR);
-
-			signal(SIGHUP, SIG_IGN);
-			signal(SIGINT, SIG_IGN);
-			signal(SIGTERM, SIG_DFL);
-			if (null >= 0) {
-				dup2(null, 0);
-				dup2(null, 1);
-				dup2(null, 2);
-			}
-			close_range(3, ~0U, 0);
-			if (chdir("/") < 0)
-				_exit(127);
-			execv(exe, args);
-			_exit(127);
-		}
-	}
-	close(pfd[1]);
-	n = read(pfd[0], &got, sizeof(got));
-	close(pfd[0]);
-	waitpid(child, &status, 0);
-	if (n != sizeof(got) || got <= 0)
-		return err_set(e, -ECHILD, "cannot start the watchdog: fork failed");
-	*pid = got;
-	return 0;
-}
-
-/* In the watchdog: wait for the deadline, then take the session back unless confirmed. */
+/* In the watchdog: RUN,DEADLINE,SESSION as spawned by change_apply(). */
 static int run_watchdog(struct cmd_ctx *ctx, const char *arg)
 {
-	struct journal j;
-	struct settings_snapshot after;
-	struct timespec ts;
 	long long run_id;
 	double deadline;
-	char session[48], params[256];
-	int restored = 0, r, n = 0;
-	int64_t rb_run;
+	char session[48];
 
 	if (sscanf(arg, "%lld,%lf,%47s", &run_id, &deadline, session) != 3)
 		return cmd_usage_error(ctx, &cmd_apply_entry, "--watchdog: bad argument");
-	ts.tv_sec = (time_t)deadline;
-	ts.tv_nsec = (long)((deadline - (double)ts.tv_sec) * 1e9);
-	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-
-	memset(&j, 0, sizeof(j));
-	j.st = &ctx->store;
-	j.h = &ctx->host;
-	j.pid = getpid();
-	snprintf(j.session, sizeof(j.session), "%s", session);
-	if ((r = store_exec(&ctx->store, "BEGIN IMMEDIATE", &ctx->err)) < 0)
-		return r;
-	{
-		sqlite3_stmt *stmt;
-
-		if (store_prepare(&ctx->store, "SELECT count(*) FROM changes WHERE session = ?1"
-				  " AND state = 'pending'", &stmt, &ctx->err) < 0) {
-			store_exec(&ctx->store, "ROLLBACK", NULL);
-			return -EIO;
-		}
-		sqlite3_bind_text(stmt, 1, session, -1, SQLITE_STATIC);
-		if (sqlite3_step(stmt) == SQLITE_ROW)
-			n = sqlite3_column_int(stmt, 0);
-		sqlite3_finalize(stmt);
-	}
-	if (n == 0) {	/* confirmed, or repaired already */
-		store_exec(&ctx->store, "COMMIT", NULL);
-		return 0;
-	}
-	r = journal_restore(&j, &restored, &ctx->err);
-	store_exec(&ctx->store, "COMMIT", NULL);
-
-	snprintf(params, sizeof(params),
-		 "{\"reason\":\"confirm-within expired\",\"apply_run\":%lld}", run_id);
-	if (store_run_begin(&ctx->store, "rollback", params, &rb_run, NULL) == 0) {
-		if (settings_snapshot(&ctx->host, &after, NULL) == 0)
-			store_snapshot_save(&ctx->store, rb_run, "after confirm-within expired", &after,
-					    NULL, NULL);
-		store_run_end(&ctx->store, rb_run, r < 0 ? "failed" : "ok", NULL, NULL);
-	}
-	store_run_end(&ctx->store, run_id, "reverted", NULL, NULL);
-	return r < 0 ? r : 0;
+	return change_watchdog(&ctx->store, &ctx->host, run_id, deadline, session, &ctx->err);
 }
-
-/* ---- apply --confirm ---- */
 
 static int do_confirm(struct cmd_ctx *ctx)
 {
-	struct advice_pending p;
-	sqlite3_stmt *stmt;
+	struct change_confirmed c;
 	cJSON *doc = NULL, *changes = NULL;
-	int n = 0, r;
-	bool stopped = false;
+	int r;
 
-	r = advice_pending_confirm(&ctx->store, &ctx->host, &p, &ctx->err);
-	if (r < 0)
+	r = change_confirm(&ctx->store, &ctx->host, &c, &ctx->err);
+	if (r < 0) {
+		free(c.rows);
 		return r;
-	if (r == 0) {
-		int64_t last = 0;
-		char status[32] = "";
-
-		if (store_prepare(&ctx->store, "SELECT id, status FROM runs WHERE kind = 'apply'"
-				  " AND params LIKE '%confirm_deadline_unix%' ORDER BY id DESC LIMIT 1",
-				  &stmt, &ctx->err) < 0)
-			return -EIO;
-		if (sqlite3_step(stmt) == SQLITE_ROW) {
-			last = sqlite3_column_int64(stmt, 0);
-			snprintf(status, sizeof(status), "%s", (const char *)sqlite3_column_text(stmt, 1));
-		}
-		sqlite3_finalize(stmt);
-		if (last && !strcmp(status, "reverted"))
-			return err_set_exit(&ctx->err, -ETIME, ST_EXIT_RUNTIME,
-					    "nothing to confirm: apply run %lld was not confirmed in time and its"
-					    " previous settings are back (see swaptune history)", (long long)last);
-		return err_set_exit(&ctx->err, -ENOENT, ST_EXIT_RUNTIME,
-				    "nothing to confirm: no apply --confirm-within is waiting");
 	}
-	if ((r = store_exec(&ctx->store, "BEGIN IMMEDIATE", &ctx->err)) < 0)
-		return r;
-	r = journal_commit_session(&ctx->store, p.session, &n, &ctx->err);
-	if (r < 0 || store_exec(&ctx->store, "COMMIT", &ctx->err) < 0) {
-		store_exec(&ctx->store, "ROLLBACK", NULL);
-		return r < 0 ? r : -EIO;
-	}
-	if (n == 0)
-		return err_set_exit(&ctx->err, -ETIME, ST_EXIT_RUNTIME,
-				    "too late: the watchdog of apply run %lld restored the previous settings",
-				    (long long)p.run_id);
-	if (host_pid_alive(p.pid, p.pid_start) && kill(p.pid, SIGTERM) == 0)
-		stopped = true;
-	store_run_end(&ctx->store, p.run_id, "ok", NULL, NULL);
-
 	if (ctx->json) {
 		doc = cJSON_CreateObject();
 		cJSON_AddStringToObject(doc, "schema", APPLY_SCHEMA);
 		cJSON_AddStringToObject(doc, "action", "confirm");
-		cJSON_AddNumberToObject(doc, "run_id", (double)p.run_id);
+		cJSON_AddNumberToObject(doc, "run_id", (double)c.run_id);
 		changes = cJSON_AddArrayToObject(doc, "changes");
-		cJSON_AddNumberToObject(doc, "watchdog_pid", p.pid);
-		cJSON_AddBoolToObject(doc, "watchdog_stopped", stopped);
+		cJSON_AddNumberToObject(doc, "watchdog_pid", c.watchdog_pid);
+		cJSON_AddBoolToObject(doc, "watchdog_stopped", c.watchdog_stopped);
 	} else {
-		fprintf(ctx->out, "Confirmed apply run %lld:\n", (long long)p.run_id);
+		fprintf(ctx->out, "Confirmed apply run %lld:\n", (long long)c.run_id);
 	}
-	if (store_prepare(&ctx->store, "SELECT kind, name, old_value, new_value FROM changes"
-			  " WHERE session = ?1 AND state = 'committed' ORDER BY id", &stmt, &ctx->err) < 0) {
-		cJSON_Delete(doc);
-		return -EIO;
-	}
-	sqlite3_bind_text(stmt, 1, p.session, -1, SQLITE_STATIC);
-	while (sqlite3_step(stmt) == SQLITE_ROW) {
-		const char *kind = (const char *)sqlite3_column_text(stmt, 0);
-		const char *name = (const char *)sqlite3_column_text(stmt, 1);
-		const char *old = (const char *)sqlite3_column_text(stmt, 2);
-		const char *nw = (const char *)sqlite3_column_text(stmt, 3);
+	for (int i = 0; i < c.n; i++) {
+		const struct store_change *x = &c.rows[i];
 
 		if (doc) {
-			cJSON *x = cJSON_CreateObject();
+			cJSON *o = cJSON_CreateObject();
 
-			cJSON_AddStringToObject(x, "kind", kind);
-			cJSON_AddStringToObject(x, "name", name);
-			if (!strcmp(kind, "setting")) {
-				cJSON_AddStringToObject(x, "old", old ? old : "");
-				cJSON_AddStringToObject(x, "new", nw ? nw : "");
+			cJSON_AddStringToObject(o, "kind", x->kind);
+			cJSON_AddStringToObject(o, "name", x->name);
+			if (!strcmp(x->kind, "setting")) {
+				cJSON_AddStringToObject(o, "old", x->old_value);
+				cJSON_AddStringToObject(o, "new", x->new_value);
 			}
-			cJSON_AddItemToArray(changes, x);
-		} else if (!strcmp(kind, "setting")) {
-			fprintf(ctx->out, "  %s: %s -> %s stays\n", name, old ? old : "?", nw ? nw : "?");
-		} else if (!strcmp(kind, PERSIST_KIND_FILE)) {
-			fprintf(ctx->out, "  %s/%s stays\n", ctx->host.root, name);
+			cJSON_AddItemToArray(changes, o);
+		} else if (!strcmp(x->kind, "setting")) {
+			fprintf(ctx->out, "  %s: %s -> %s stays\n", x->name, x->has_old ? x->old_value : "?",
+				x->has_new ? x->new_value : "?");
+		} else if (!strcmp(x->kind, PERSIST_KIND_FILE)) {
+			fprintf(ctx->out, "  %s/%s stays\n", ctx->host.root, x->name);
 		}
 	}
-	sqlite3_finalize(stmt);
+	free(c.rows);
 	if (doc)
 		return cmd_print_json(ctx, doc);
-	fprintf(ctx->out, "Watchdog pid %d %s.\n", p.pid, stopped ? "stopped" : "was already gone");
+	fprintf(ctx->out, "Watchdog pid %d %s.\n", c.watchdog_pid,
+		c.watchdog_stopped ? "stopped" : "was already gone");
 	return 0;
 }
 
 /* ---- apply ---- */
 
-static cJSON *settings_obj(const struct advice_change *c, int n)
+/* The settings wanted, their diff against the host, and the boot-time plan. */
+static int gather(struct cmd_ctx *ctx, struct apply_opts *o, struct apply_source *src,
+		  struct change_setting *ch, struct persist_plan **plan)
 {
-	cJSON *o = cJSON_CreateObject();
+	struct persist_kv kv[SETTINGS_MAX];
+	int r;
 
-	for (int i = 0; i < n; i++)
-		cJSON_AddStringToObject(o, c[i].name, c[i].new_value);
-	return o;
+	if (o->run_id && (r = want_from_run(ctx, o, src)) < 0)
+		return r;
+	if (o->from && (r = want_from_file(ctx, o)) < 0)
+		return r;
+	if ((r = change_diff(&ctx->host, o->want, o->n_want, ch, &ctx->err)) < 0) {
+		if (ctx->err.code == -EINVAL && !ctx->err.exit)
+			ctx->err.exit = ST_EXIT_USAGE;
+		return r;
+	}
+	if (!o->persist)
+		return 0;
+	*plan = calloc(1, sizeof(**plan));
+	if (!*plan)
+		return err_set(&ctx->err, -ENOMEM, "out of memory");
+	for (int i = 0; i < o->n_want; i++) {
+		snprintf(kv[i].name, sizeof(kv[i].name), "%s", ch[i].name);
+		snprintf(kv[i].value, sizeof(kv[i].value), "%s", ch[i].new_value);
+	}
+	return persist_plan(&ctx->host, kv, o->n_want, *plan, &ctx->err);
+}
+
+static cJSON *plan_doc(struct cmd_ctx *ctx, const struct apply_opts *o,
+		       const struct apply_source *src, const struct change_setting *ch,
+		       const struct persist_plan *plan)
+{
+	cJSON *doc = cJSON_CreateObject(), *arr;
+
+	cJSON_AddStringToObject(doc, "schema", APPLY_SCHEMA);
+	cJSON_AddStringToObject(doc, "action", o->dry_run ? "dry-run" : "apply");
+	if (src->used) {
+		cJSON *s = cJSON_AddObjectToObject(doc, "source");
+
+		cJSON_AddNumberToObject(s, "run_id", (double)o->run_id);
+		cJSON_AddStringToObject(s, "arm", src->arm);
+		cJSON_AddStringToObject(s, "confidence", src->confidence);
+		cJSON_AddStringToObject(s, "reason", src->headline);
+	} else {
+		cJSON_AddNullToObject(doc, "source");
+	}
+	arr = cJSON_AddArrayToObject(doc, "changes");
+	for (int i = 0; i < o->n_want; i++)
+		if (ch[i].changed)
+			cJSON_AddItemToArray(arr, change_setting_json(&ch[i]));
+	arr = cJSON_AddArrayToObject(doc, "unchanged");
+	for (int i = 0; i < o->n_want; i++)
+		if (!ch[i].changed)
+			cJSON_AddItemToArray(arr, change_setting_json(&ch[i]));
+	if (plan)
+		cJSON_AddItemToObject(doc, "persist", plan_json(&ctx->host, plan));
+	else
+		cJSON_AddNullToObject(doc, "persist");
+	return doc;
+}
+
+static void print_plan(struct cmd_ctx *ctx, const struct apply_opts *o,
+		       const struct apply_source *src, const struct change_setting *ch,
+		       const struct persist_plan *plan)
+{
+	if (src->used)
+		fprintf(ctx->out, "Probe run %lld recommends %s (confidence %s): %s\n",
+			(long long)o->run_id, src->arm, src->confidence, src->headline);
+	for (int i = 0; i < o->n_want; i++) {
+		if (!ch[i].changed)
+			fprintf(ctx->out, "%s: %s (unchanged)\n", ch[i].name, ch[i].old_value);
+		else if (o->dry_run)
+			fprintf(ctx->out, "%s: %s -> %s: would write \"%s\" to %s\n", ch[i].name,
+				ch[i].old_value, ch[i].new_value, ch[i].new_value, ch[i].path);
+		else
+			fprintf(ctx->out, "%s: %s -> %s\n", ch[i].name, ch[i].old_value,
+				ch[i].new_value);
+	}
+	if (!plan)
+		return;
+	for (int i = 0; i < plan->n_files; i++)
+		if (plan->files[i].changed)
+			print_file(ctx->out, ctx->host.root, &plan->files[i],
+				   o->dry_run ? "would" : "will");
+	if (!plan_changes(plan))
+		fprintf(ctx->out, "boot-time files already hold these settings\n");
+	print_conflicts(ctx->out, plan);
+}
+
+/* Nothing to change, or --dry-run: the plan is all there is to say. */
+static int print_unapplied(struct cmd_ctx *ctx, cJSON *doc, bool nothing)
+{
+	if (doc) {
+		cJSON_AddNullToObject(doc, "run_id");
+		cJSON_AddNullToObject(doc, "snapshot_id");
+		cJSON_AddNullToObject(doc, "confirm");
+		return cmd_print_json(ctx, doc);
+	}
+	fprintf(ctx->out, "%s\n", nothing ? "Nothing to change." : "Nothing changed (--dry-run).");
+	return 0;
+}
+
+static int print_applied(struct cmd_ctx *ctx, cJSON *doc, const struct change_apply *a)
+{
+	char iso[40];
+
+	if (doc) {
+		cJSON_AddNumberToObject(doc, "run_id", (double)a->run_id);
+		cJSON_AddNumberToObject(doc, "snapshot_id", (double)a->snap_id);
+		if (a->confirm_within_ns) {
+			cJSON *c = cJSON_AddObjectToObject(doc, "confirm");
+
+			cJSON_AddNumberToObject(c, "within_s", (double)a->confirm_within_ns / 1e9);
+			cJSON_AddStringToObject(c, "deadline", utc_iso(a->deadline, iso, sizeof(iso)));
+			cJSON_AddNumberToObject(c, "watchdog_pid", a->watchdog_pid);
+		} else {
+			cJSON_AddNullToObject(doc, "confirm");
+		}
+		return cmd_print_json(ctx, doc);
+	}
+	fprintf(ctx->out, "Applied as run %lld; snapshot %lld holds the previous settings"
+		" (swaptune rollback takes them back).\n", (long long)a->run_id, (long long)a->snap_id);
+	if (a->n_files)
+		fprintf(ctx->out, "Wrote %d boot-time file%s.\n", a->n_files, a->n_files == 1 ? "" : "s");
+	if (a->confirm_within_ns)
+		fprintf(ctx->out, "Confirm with `swaptune apply --confirm` before %s (%.0f s), or the"
+			" previous settings come back by themselves (watchdog pid %d).\n",
+			utc_iso(a->deadline, iso, sizeof(iso)),
+			(double)a->confirm_within_ns / 1e9, (int)a->watchdog_pid);
+	return 0;
 }
 
 static int apply_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct apply_opts o;
 	struct apply_source src = { 0 };
-	struct advice_change ch[SETTINGS_MAX];
+	struct change_setting ch[SETTINGS_MAX];
 	struct persist_plan *plan = NULL;
-	struct settings_snapshot after;
-	struct advice_pending pend;
-	struct journal j;
-	cJSON *doc = NULL, *arr, *params = NULL;
-	char *params_text = NULL;
-	int64_t run_id = 0, snap_id = 0, after_id = 0;
-	int r, n_changed = 0, n_files = 0;
-	pid_t wd_pid = 0;
-	double deadline = 0;
-	bool rows_open = false, nothing;
-	int lockfd = -1;
-	char lockpath[PATH_MAX];
+	struct change_apply a = { 0 };
+	cJSON *doc = NULL;
+	int r, n_changed = 0, lockfd = -1;
+	bool nothing;
 
 	if ((r = parse_args(ctx, argc, argv, &o)) < 0)
 		return r;
 	if (o.watchdog)
 		return run_watchdog(ctx, o.watchdog);
-	if ((r = advice_settle_confirms(&ctx->store, &ctx->err)) < 0)
+	if ((r = change_settle_confirms(&ctx->store, &ctx->err)) < 0)
 		return r;
 	if (o.confirm) {
-		if ((r = advice_need_root(&ctx->host, "apply", &ctx->err)) < 0)
+		if ((r = change_need_root(&ctx->host, "apply", &ctx->err)) < 0)
 			return r;
 		return do_confirm(ctx);
 	}
-	if (o.run_id && (r = want_from_run(ctx, &o, &src)) < 0)
-		return r;
-	if (o.from && (r = want_from_file(ctx, &o)) < 0)
-		return r;
-	if ((r = advice_diff(&ctx->host, o.want, o.n_want, ch, &ctx->err)) < 0) {
-		if (ctx->err.code == -EINVAL && !ctx->err.exit)
-			ctx->err.exit = ST_EXIT_USAGE;
-		return r;
-	}
+	if ((r = gather(ctx, &o, &src, ch, &plan)) < 0)
+		goto out;
 	for (int i = 0; i < o.n_want; i++)
 		n_changed += ch[i].changed;
-	if (o.persist) {
-		struct persist_kv kv[SETTINGS_MAX];
-
-		plan = calloc(1, sizeof(*plan));
-		if (!plan)
-			return err_set(&ctx->err, -ENOMEM, "out of memory");
-		for (int i = 0; i < o.n_want; i++) {
-			snprintf(kv[i].name, sizeof(kv[i].name), "%s", ch[i].name);
-			snprintf(kv[i].value, sizeof(kv[i].value), "%s", ch[i].new_value);
-		}
-		if ((r = persist_plan(&ctx->host, kv, o.n_want, plan, &ctx->err)) < 0)
-			goto out;
-	}
-
-	if (ctx->json) {
-		doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(doc, "schema", APPLY_SCHEMA);
-		cJSON_AddStringToObject(doc, "action", o.dry_run ? "dry-run" : "apply");
-		if (src.used) {
-			cJSON *s = cJSON_AddObjectToObject(doc, "source");
-
-			cJSON_AddNumberToObject(s, "run_id", (double)o.run_id);
-			cJSON_AddStringToObject(s, "arm", src.arm);
-			cJSON_AddStringToObject(s, "confidence", src.confidence);
-			cJSON_AddStringToObject(s, "reason", src.headline);
-		} else {
-			cJSON_AddNullToObject(doc, "source");
-		}
-		arr = cJSON_AddArrayToObject(doc, "changes");
-		for (int i = 0; i < o.n_want; i++)
-			if (ch[i].changed)
-				cJSON_AddItemToArray(arr, advice_change_json(&ch[i]));
-		arr = cJSON_AddArrayToObject(doc, "unchanged");
-		for (int i = 0; i < o.n_want; i++)
-			if (!ch[i].changed)
-				cJSON_AddItemToArray(arr, advice_change_json(&ch[i]));
-		if (plan)
-			cJSON_AddItemToObject(doc, "persist", plan_json(&ctx->host, plan));
-		else
-			cJSON_AddNullToObject(doc, "persist");
-	} else {
-		if (src.used)
-			fprintf(ctx->out, "Probe run %lld recommends %s (confidence %s): %s\n",
-				(long long)o.run_id, src.arm, src.confidence, src.headline);
-		for (int i = 0; i < o.n_want; i++) {
-			if (!ch[i].changed)
-				fprintf(ctx->out, "%s: %s (unchanged)\n", ch[i].name, ch[i].old_value);
-			else if (o.dry_run)
-				fprintf(ctx->out, "%s: %s -> %s: would write \"%s\" to %s\n", ch[i].name,
-					ch[i].old_value, ch[i].new_value, ch[i].new_value, ch[i].path);
-			else
-				fprintf(ctx->out, "%s: %s -> %s\n", ch[i].name, ch[i].old_value,
-					ch[i].new_value);
-		}
-		if (plan) {
-			for (int i = 0; i < plan->n_files; i++)
-				if (plan->files[i].changed)
-					print_file(ctx->out, ctx->host.root, &plan->files[i],
-						   o.dry_run ? "would" : "will");
-			if (!plan_changes(plan))
-				fprintf(ctx->out, "boot-time files already hold these settings\n");
-			print_conflicts(ctx->out, plan);
-		}
-	}
+	if (ctx->json)
+		doc = plan_doc(ctx, &o, &src, ch, plan);
+	else
+		print_plan(ctx, &o, &src, ch, plan);
 	nothing = n_changed == 0 && !(plan && plan_changes(plan));
 	if (nothing || o.dry_run) {
-		if (doc) {
-			cJSON_AddNullToObject(doc, "run_id");
-			cJSON_AddNullToObject(doc, "snapshot_id");
-			cJSON_AddNullToObject(doc, "confirm");
-			r = cmd_print_json(ctx, doc);
-			doc = NULL;
-		} else {
-			fprintf(ctx->out, "%s\n", nothing ? "Nothing to change." :
-				"Nothing changed (--dry-run).");
-		}
+		r = print_unapplied(ctx, doc, nothing);
+		doc = NULL;
 		goto out;
 	}
-	if ((r = advice_need_root(&ctx->host, "apply", &ctx->err)) < 0)
-		goto out;
-	r = advice_pending_confirm(&ctx->store, &ctx->host, &pend, &ctx->err);
-	if (r < 0)
-		goto out;
-	if (r > 0) {
-		r = err_set_exit(&ctx->err, -EBUSY, ST_EXIT_DENIED,
-				 "apply run %lld awaits confirmation: run swaptune apply --confirm "
-				 "(or swaptune rollback) first", (long long)pend.run_id);
-		goto out;
-	}
-	/* a probe's arms come and go: its settings are no "before" to snapshot */
-	if ((r = probe_lock(&ctx->host, ctx->db_path, &lockfd, lockpath, sizeof(lockpath),
-			    &ctx->err)) < 0)
+	if ((r = change_lock(&ctx->store, &ctx->host, "apply", ctx->db_path, true, &lockfd,
+			     &ctx->err)) < 0)
 		goto out;
 	fflush(ctx->out);
-	if ((r = advice_ask("apply these changes", o.yes, &ctx->err)) < 0)
+	if ((r = change_ask("apply these changes", o.yes, &ctx->err)) < 0)
 		goto out;
-
-	/* the record first: the run, then the settings as they are */
-	params = cJSON_CreateObject();
-	if (src.used) {
-		cJSON_AddNumberToObject(params, "source_run", (double)o.run_id);
-		cJSON_AddStringToObject(params, "arm", src.arm);
-	}
-	cJSON_AddItemToObject(params, "settings", settings_obj(ch, o.n_want));
-	cJSON_AddBoolToObject(params, "persist", o.persist);
-	if (o.confirm_within_ns) {
-		deadline = now_unix() + (double)o.confirm_within_ns / 1e9;
-		cJSON_AddNumberToObject(params, "confirm_within_s", (double)o.confirm_within_ns / 1e9);
-		cJSON_AddNumberToObject(params, "confirm_deadline_unix", deadline);
-	}
-	params_text = cJSON_PrintUnformatted(params);
-	if ((r = advice_change_begin(&ctx->store, &ctx->host, "apply", params_text, &run_id,
-				     &snap_id, &ctx->err)) < 0)
+	a.ch = ch;
+	a.n = o.n_want;
+	a.plan = plan;
+	a.source_run = src.used ? o.run_id : 0;
+	a.arm = src.arm;
+	a.confirm_within_ns = o.confirm_within_ns;
+	a.db_path = ctx->db_path;
+	r = change_apply(&ctx->store, &ctx->host, &a, &ctx->err);
+	if (a.undo_warning[0])
+		fprintf(stderr, "swaptune: warning: could not undo everything: %s\n", a.undo_warning);
+	if (r < 0)
 		goto out;
-
-	/*
-	 * Every row stays pending until the whole apply has landed: a failure
-	 * or a kill half-way undoes all of it, not just the last write.
-	 */
-	journal_begin(&j, &ctx->store, &ctx->host, run_id, &ctx->err);
-	rows_open = true;
-	if ((r = advice_change_write(&j, ch, o.n_want, plan, &n_files, &ctx->err)) < 0)
-		goto undo;
-
-	if (o.confirm_within_ns) {
-		int moved = 0;
-
-		if ((r = store_run_end(&ctx->store, run_id, "awaiting-confirm", NULL, &ctx->err)) < 0)
-			goto undo;
-		if ((r = spawn_watchdog(ctx, run_id, deadline, j.session, &wd_pid, &ctx->err)) < 0)
-			goto undo;
-		r = journal_transfer(&j, wd_pid, host_pid_start_ticks(wd_pid), &moved, &ctx->err);
-		if (r < 0) {
-			kill(wd_pid, SIGTERM);
-			goto undo;
-		}
-	} else {
-		if ((r = journal_commit_session(&ctx->store, j.session, NULL, &ctx->err)) < 0)
-			goto undo;
-		store_run_end(&ctx->store, run_id, "ok", NULL, NULL);
-	}
-	rows_open = false;
-	if (settings_snapshot(&ctx->host, &after, NULL) == 0)
-		store_snapshot_save(&ctx->store, run_id, "after apply", &after, &after_id, NULL);
-
-	if (doc) {
-		cJSON_AddNumberToObject(doc, "run_id", (double)run_id);
-		cJSON_AddNumberToObject(doc, "snapshot_id", (double)snap_id);
-		if (o.confirm_within_ns) {
-			cJSON *c = cJSON_AddObjectToObject(doc, "confirm");
-			char iso[40];
-
-			cJSON_AddNumberToObject(c, "within_s", (double)o.confirm_within_ns / 1e9);
-			cJSON_AddStringToObject(c, "deadline", advice_iso_time(deadline, iso, sizeof(iso)));
-			cJSON_AddNumberToObject(c, "watchdog_pid", wd_pid);
-		} else {
-			cJSON_AddNullToObject(doc, "confirm");
-		}
-		r = cmd_print_json(ctx, doc);
-		doc = NULL;
-	} else {
-		char iso[40];
-
-		fprintf(ctx->out, "Applied as run %lld; snapshot %lld holds the previous settings"
-			" (swaptune rollback takes them back).\n", (long long)run_id, (long long)snap_id);
-		if (n_files)
-			fprintf(ctx->out, "Wrote %d boot-time file%s.\n", n_files, n_files == 1 ? "" : "s");
-		if (o.confirm_within_ns)
-			fprintf(ctx->out, "Confirm with `swaptune apply --confirm` before %s (%.0f s), or the"
-				" previous settings come back by themselves (watchdog pid %d).\n",
-				advice_iso_time(deadline, iso, sizeof(iso)),
-				(double)o.confirm_within_ns / 1e9, (int)wd_pid);
-		r = 0;
-	}
-	goto out;
-
-undo:
-	if (rows_open) {
-		struct st_err e2 = { 0 };
-		int restored = 0;
-
-		if (journal_restore(&j, &restored, &e2) < 0)
-			fprintf(stderr, "swaptune: warning: could not undo everything: %s\n", e2.msg);
-		store_run_end(&ctx->store, run_id, "failed", NULL, NULL);
-		err_prefix(&ctx->err, "apply failed, previous settings restored");
-	}
+	r = print_applied(ctx, doc, &a);
+	doc = NULL;
 out:
-	probe_unlock(lockfd);
+	change_unlock(lockfd);
 	cJSON_Delete(doc);
-	cJSON_Delete(params);
-	cJSON_free(params_text);
 	free(plan);
 	return r;
 }

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store-int.h" /* TEMPORARY: SQL moves into the store (issue 8) */
-#include "swaptune/advice.h"
+#include "swaptune/change.h"
 #include "swaptune/cmd.h"
 #include "swaptune/persist.h"
 
@@ -24,16 +23,6 @@ static const struct option history_longopts[] = {
 	{ 0, 0, 0, 0 },
 };
 
-/* Which runs: the newest `limit` of the kinds shown. */
-#define RUNS_WHERE "(?1 OR kind IN ('apply', 'rollback'))"
-
-static const char *text_or(sqlite3_stmt *s, int i, const char *dflt)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
-
-	return t ? (const char *)t : dflt;
-}
-
 /* "2026-11-30T04:01:02.123Z" -> "2026-11-30 04:01:02" */
 static const char *short_time(const char *iso, char *buf, size_t len)
 {
@@ -43,12 +32,13 @@ static const char *short_time(const char *iso, char *buf, size_t len)
 	return buf;
 }
 
-static void add_text(cJSON *o, const char *k, sqlite3_stmt *s, int i)
+/* text, or JSON null when absent */
+static void add_text(cJSON *o, const char *k, bool present, const char *text)
 {
-	if (sqlite3_column_type(s, i) == SQLITE_NULL)
-		cJSON_AddNullToObject(o, k);
+	if (present)
+		cJSON_AddStringToObject(o, k, text);
 	else
-		cJSON_AddStringToObject(o, k, (const char *)sqlite3_column_text(s, i));
+		cJSON_AddNullToObject(o, k);
 }
 
 /* A one-line description of a run from its params. */
@@ -102,12 +92,8 @@ static void snapshot_line(const char *settings, char *buf, size_t len)
 	cJSON_Delete(o);
 }
 
-static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
+static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, long *limit, bool *all)
 {
-	sqlite3_stmt *runs = NULL, *snaps = NULL, *chg = NULL;
-	cJSON *doc = NULL, *jruns = NULL;
-	long limit = 20;
-	bool all = false, any = false;
 	char *end;
 	int r;
 
@@ -116,13 +102,13 @@ static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		case -2:
 			return -EINVAL;
 		case OPT_LIMIT:
-			limit = strtol(optarg, &end, 10);
-			if (*end || limit <= 0)
+			*limit = strtol(optarg, &end, 10);
+			if (*end || *limit <= 0)
 				return cmd_usage_error(ctx, &cmd_history_entry,
 						       "--limit needs a number of runs > 0, not \"%s\"", optarg);
 			break;
 		case OPT_ALL:
-			all = true;
+			*all = true;
 			break;
 		default:
 			return cmd_usage_error(ctx, &cmd_history_entry, "unexpected option");
@@ -131,139 +117,148 @@ static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	if (optind < argc)
 		return cmd_usage_error(ctx, &cmd_history_entry, "unexpected argument \"%s\"",
 				       argv[optind]);
+	return 0;
+}
 
-	if ((r = advice_settle_confirms(&ctx->store, &ctx->err)) < 0)
-		return r;
-	if ((r = store_prepare(&ctx->store,
-		"SELECT id, kind, status, started_at, ended_at, params FROM runs WHERE " RUNS_WHERE
-		" ORDER BY id DESC LIMIT ?2", &runs, &ctx->err)) < 0 ||
-	    (r = store_prepare(&ctx->store,
-		"SELECT id, reason, taken_at, settings FROM snapshots WHERE run_id = ?1 ORDER BY id",
-		&snaps, &ctx->err)) < 0 ||
-	    (r = store_prepare(&ctx->store,
-		"SELECT id, kind, name, old_value, new_value, state, temporary, created_at,"
-		" finished_at, note, sysroot FROM changes WHERE run_id = ?1 ORDER BY id", &chg,
-		&ctx->err)) < 0)
+static cJSON *run_json(const struct store_run_info *run, const char *detail)
+{
+	cJSON *jr = cJSON_CreateObject(), *p = cJSON_Parse(run->params);
+
+	cJSON_AddNumberToObject(jr, "id", (double)run->id);
+	cJSON_AddStringToObject(jr, "kind", run->kind);
+	cJSON_AddStringToObject(jr, "status", run->status);
+	cJSON_AddStringToObject(jr, "started_at", run->started_at);
+	add_text(jr, "ended_at", run->ended_at[0], run->ended_at);
+	cJSON_AddItemToObject(jr, "params", p ? p : cJSON_CreateNull());
+	cJSON_AddStringToObject(jr, "summary", detail);
+	cJSON_AddArrayToObject(jr, "snapshots");
+	cJSON_AddArrayToObject(jr, "changes");
+	return jr;
+}
+
+static void snapshot_out(struct cmd_ctx *ctx, cJSON *js, const struct store_snapshot_row *s)
+{
+	if (js) {
+		cJSON *x = cJSON_CreateObject(), *set = cJSON_Parse(s->settings);
+
+		cJSON_AddNumberToObject(x, "id", (double)s->info.id);
+		cJSON_AddStringToObject(x, "reason", s->info.reason);
+		cJSON_AddStringToObject(x, "taken_at", s->info.taken_at);
+		cJSON_AddItemToObject(x, "settings", set ? set : cJSON_CreateObject());
+		cJSON_AddItemToArray(js, x);
+	} else {
+		char line[1024];
+
+		snapshot_line(s->settings, line, sizeof(line));
+		fprintf(ctx->out, "%5s  snapshot %-5lld %-28s %s\n", "", (long long)s->info.id,
+			s->info.reason, line);
+	}
+}
+
+static void change_out(struct cmd_ctx *ctx, cJSON *jc, const struct store_change *c)
+{
+	char what[PATH_MAX + 64];
+	const char *root = strcmp(c->sysroot, "/") ? c->sysroot : "";
+
+	if (jc) {
+		cJSON *x = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(x, "id", (double)c->id);
+		cJSON_AddStringToObject(x, "kind", c->kind);
+		cJSON_AddStringToObject(x, "name", c->name);
+		add_text(x, "old", c->has_old, c->old_value);
+		add_text(x, "new", c->has_new, c->new_value);
+		cJSON_AddStringToObject(x, "state", c->state);
+		cJSON_AddBoolToObject(x, "temporary", c->temporary);
+		cJSON_AddStringToObject(x, "created_at", c->created_at);
+		add_text(x, "finished_at", c->has_finished, c->finished_at);
+		add_text(x, "note", c->has_note, c->note);
+		cJSON_AddStringToObject(x, "sysroot", c->sysroot);
+		cJSON_AddItemToArray(jc, x);
+		return;
+	}
+	if (!strcmp(c->kind, "setting"))
+		snprintf(what, sizeof(what), "%s %s -> %s", c->name, c->has_old ? c->old_value : "?",
+			 c->has_new ? c->new_value : "?");
+	else if (!strcmp(c->kind, PERSIST_KIND_FILE))
+		snprintf(what, sizeof(what), "file %s/%s (%s before)", root, c->name,
+			 c->has_old ? "other content" : "absent");
+	else if (!strcmp(c->kind, PERSIST_KIND_DIR))
+		snprintf(what, sizeof(what), "directory %s/%s created", root, c->name);
+	else
+		snprintf(what, sizeof(what), "%s %s", c->kind, c->name);
+	fprintf(ctx->out, "%5s  change %-7lld %-10s %s\n", "", (long long)c->id, c->state, what);
+}
+
+/* One run with its snapshots and changes, as text or into jruns. */
+static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run_info *run,
+		   bool first)
+{
+	struct store_snapshot_row *snaps = NULL;
+	struct store_change *chg = NULL;
+	cJSON *jr = NULL;
+	char t1[24], detail[512];
+	int n_snaps = 0, n_chg = 0, r;
+
+	run_detail(run->kind, run->params, detail, sizeof(detail));
+	if (jruns) {
+		jr = run_json(run, detail);
+		cJSON_AddItemToArray(jruns, jr);
+	} else {
+		if (first)
+			fprintf(ctx->out, "%5s  %-19s  %-9s  %-16s  %s\n", "RUN", "STARTED", "KIND",
+				"STATUS", "DETAIL");
+		else
+			fprintf(ctx->out, "\n");
+		fprintf(ctx->out, "%5lld  %-19s  %-9s  %-16s  %s\n", (long long)run->id,
+			short_time(run->started_at, t1, sizeof(t1)), run->kind, run->status, detail);
+	}
+	if ((r = store_snapshots_of_run(&ctx->store, run->id, &snaps, &n_snaps, &ctx->err)) < 0 ||
+	    (r = store_changes_of_run(&ctx->store, run->id, &chg, &n_chg, &ctx->err)) < 0)
 		goto out;
-	sqlite3_bind_int(runs, 1, all);
-	sqlite3_bind_int64(runs, 2, limit);
+	for (int i = 0; i < n_snaps; i++)
+		snapshot_out(ctx, jr ? cJSON_GetObjectItem(jr, "snapshots") : NULL, &snaps[i]);
+	for (int i = 0; i < n_chg; i++)
+		change_out(ctx, jr ? cJSON_GetObjectItem(jr, "changes") : NULL, &chg[i]);
+out:
+	free(snaps);
+	free(chg);
+	return r;
+}
 
+static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct store_run_info *runs = NULL;
+	cJSON *doc = NULL, *jruns = NULL;
+	long limit = 20;
+	bool all = false;
+	int r, n = 0;
+
+	if ((r = parse_args(ctx, argc, argv, &limit, &all)) < 0)
+		return r;
+	if ((r = change_settle_confirms(&ctx->store, &ctx->err)) < 0)
+		return r;
+	if ((r = store_runs_history(&ctx->store, all, limit, &runs, &n, &ctx->err)) < 0)
+		return r;
 	if (ctx->json) {
 		doc = cJSON_CreateObject();
 		cJSON_AddStringToObject(doc, "schema", HISTORY_SCHEMA);
 		cJSON_AddBoolToObject(doc, "all", all);
 		jruns = cJSON_AddArrayToObject(doc, "runs");
 	}
-	while ((r = sqlite3_step(runs)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(runs, 0);
-		const char *kind = text_or(runs, 1, "?"), *params = text_or(runs, 5, "");
-		char t1[24], detail[512];
-		cJSON *jr = NULL, *js = NULL, *jc = NULL;
-
-		run_detail(kind, params, detail, sizeof(detail));
-		if (doc) {
-			cJSON *p = cJSON_Parse(params);
-
-			jr = cJSON_CreateObject();
-			cJSON_AddNumberToObject(jr, "id", (double)id);
-			cJSON_AddStringToObject(jr, "kind", kind);
-			cJSON_AddStringToObject(jr, "status", text_or(runs, 2, ""));
-			add_text(jr, "started_at", runs, 3);
-			add_text(jr, "ended_at", runs, 4);
-			cJSON_AddItemToObject(jr, "params", p ? p : cJSON_CreateNull());
-			cJSON_AddStringToObject(jr, "summary", detail);
-			js = cJSON_AddArrayToObject(jr, "snapshots");
-			jc = cJSON_AddArrayToObject(jr, "changes");
-			cJSON_AddItemToArray(jruns, jr);
-		} else {
-			if (!any)
-				fprintf(ctx->out, "%5s  %-19s  %-9s  %-16s  %s\n", "RUN", "STARTED", "KIND",
-					"STATUS", "DETAIL");
-			else
-				fprintf(ctx->out, "\n");
-			fprintf(ctx->out, "%5lld  %-19s  %-9s  %-16s  %s\n", (long long)id,
-				short_time(text_or(runs, 3, ""), t1, sizeof(t1)), kind,
-				text_or(runs, 2, ""), detail);
-		}
-		any = true;
-
-		sqlite3_reset(snaps);
-		sqlite3_bind_int64(snaps, 1, id);
-		while (sqlite3_step(snaps) == SQLITE_ROW) {
-			if (js) {
-				cJSON *x = cJSON_CreateObject(), *s = cJSON_Parse(text_or(snaps, 3, "{}"));
-
-				cJSON_AddNumberToObject(x, "id", (double)sqlite3_column_int64(snaps, 0));
-				cJSON_AddStringToObject(x, "reason", text_or(snaps, 1, ""));
-				add_text(x, "taken_at", snaps, 2);
-				cJSON_AddItemToObject(x, "settings", s ? s : cJSON_CreateObject());
-				cJSON_AddItemToArray(js, x);
-			} else {
-				char line[1024];
-
-				snapshot_line(text_or(snaps, 3, "{}"), line, sizeof(line));
-				fprintf(ctx->out, "%5s  snapshot %-5lld %-28s %s\n", "",
-					(long long)sqlite3_column_int64(snaps, 0), text_or(snaps, 1, ""), line);
-			}
-		}
-
-		sqlite3_reset(chg);
-		sqlite3_bind_int64(chg, 1, id);
-		while (sqlite3_step(chg) == SQLITE_ROW) {
-			const char *ckind = text_or(chg, 1, ""), *name = text_or(chg, 2, "");
-			bool setting = !strcmp(ckind, "setting");
-
-			if (jc) {
-				cJSON *x = cJSON_CreateObject();
-
-				cJSON_AddNumberToObject(x, "id", (double)sqlite3_column_int64(chg, 0));
-				cJSON_AddStringToObject(x, "kind", ckind);
-				cJSON_AddStringToObject(x, "name", name);
-				add_text(x, "old", chg, 3);
-				add_text(x, "new", chg, 4);
-				cJSON_AddStringToObject(x, "state", text_or(chg, 5, ""));
-				cJSON_AddBoolToObject(x, "temporary", sqlite3_column_int(chg, 6));
-				add_text(x, "created_at", chg, 7);
-				add_text(x, "finished_at", chg, 8);
-				add_text(x, "note", chg, 9);
-				cJSON_AddStringToObject(x, "sysroot", text_or(chg, 10, "/"));
-				cJSON_AddItemToArray(jc, x);
-			} else {
-				char what[PATH_MAX + 64];
-				const char *root = strcmp(text_or(chg, 10, "/"), "/") ? text_or(chg, 10, "") : "";
-
-				if (setting)
-					snprintf(what, sizeof(what), "%s %s -> %s", name, text_or(chg, 3, "?"),
-						 text_or(chg, 4, "?"));
-				else if (!strcmp(ckind, PERSIST_KIND_FILE))
-					snprintf(what, sizeof(what), "file %s/%s (%s before)", root, name,
-						 sqlite3_column_type(chg, 3) == SQLITE_NULL ? "absent" : "other content");
-				else if (!strcmp(ckind, PERSIST_KIND_DIR))
-					snprintf(what, sizeof(what), "directory %s/%s created", root, name);
-				else
-					snprintf(what, sizeof(what), "%s %s", ckind, name);
-				fprintf(ctx->out, "%5s  change %-7lld %-10s %s\n", "",
-					(long long)sqlite3_column_int64(chg, 0), text_or(chg, 5, ""), what);
-			}
-		}
-	}
-	if (r != SQLITE_DONE) {
-		r = err_set(&ctx->err, -EIO, "database %s: %s", ctx->store.path,
-			    sqlite3_errmsg(ctx->store.db));
-		goto out;
-	}
+	for (int i = 0; i < n; i++)
+		if ((r = run_out(ctx, jruns, &runs[i], i == 0)) < 0)
+			goto out;
 	r = 0;
 	if (doc) {
 		r = cmd_print_json(ctx, doc);
 		doc = NULL;
-	} else if (!any) {
+	} else if (n == 0) {
 		fprintf(ctx->out, "No %s recorded in %s.\n",
 			all ? "runs" : "changes (apply, rollback)", ctx->store.path);
 	}
 out:
-	sqlite3_finalize(runs);
-	sqlite3_finalize(snaps);
-	sqlite3_finalize(chg);
+	store_run_infos_free(runs, n);
 	cJSON_Delete(doc);
 	return r;
 }

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "store-int.h" /* TEMPORARY: SQL moves into the store (issue 8) */
 #include "swaptune/advice.h"
+#include "swaptune/change.h"
 #include "swaptune/cmd.h"
 #include "swaptune/probe.h"
 
@@ -53,32 +53,19 @@ struct target {
 
 static int find_apply(struct cmd_ctx *ctx, struct target *t)
 {
-	sqlite3_stmt *stmt;
-	int r = store_prepare(&ctx->store,
-		"SELECT a.id, json_extract(a.params, '$.source_run'), json_extract(a.params, '$.arm')"
-		" FROM runs a WHERE a.kind = 'apply' AND a.status = 'ok'"
-		" AND json_extract(a.params, '$.source_run') IS NOT NULL"
-		" AND NOT EXISTS (SELECT 1 FROM runs b WHERE b.kind = 'rollback'"
-		"   AND b.status = 'ok' AND b.id > a.id"
-		"   AND json_extract(b.params, '$.to_run') <= a.id)"
-		" ORDER BY a.id DESC LIMIT 1", &stmt, &ctx->err);
+	struct store_apply_ref a;
+	int r = store_runs_apply_in_effect(&ctx->store, &a, &ctx->err);
 
 	if (r < 0)
 		return r;
-	r = sqlite3_step(stmt);
-	if (r == SQLITE_ROW) {
-		t->apply_run = sqlite3_column_int64(stmt, 0);
-		t->probe_run = sqlite3_column_int64(stmt, 1);
-		snprintf(t->arm, sizeof(t->arm), "%s", sqlite3_column_text(stmt, 2) ?
-			 (const char *)sqlite3_column_text(stmt, 2) : "");
-		r = 0;
-	} else {
-		r = err_set_exit(&ctx->err, -ENOENT, ST_EXIT_RUNTIME,
-				 "nothing to verify: no setting applied from a probe run is in effect"
-				 " (swaptune apply --run ID; or verify --run ID re-runs any probe)");
-	}
-	sqlite3_finalize(stmt);
-	return r;
+	if (r == 0)
+		return err_set_exit(&ctx->err, -ENOENT, ST_EXIT_RUNTIME,
+				    "nothing to verify: no setting applied from a probe run is in effect"
+				    " (swaptune apply --run ID; or verify --run ID re-runs any probe)");
+	t->apply_run = a.apply_run;
+	t->probe_run = a.probe_run;
+	snprintf(t->arm, sizeof(t->arm), "%s", a.arm);
+	return 0;
 }
 
 static double num(cJSON *o, const char *k, double dflt)
@@ -296,124 +283,237 @@ static int arm_index(const struct advice_run *r, const char *name)
 	return -1;
 }
 
-static int verify_exec(struct cmd_ctx *ctx, int argc, char **argv)
-{
-	struct target t = { 0 };
-	struct advice_run *then = calloc(1, sizeof(*then)), *now = calloc(1, sizeof(*now));
-	struct verdict_result *vthen = calloc(1, sizeof(*vthen)), *vnow = calloc(1, sizeof(*vnow));
-	struct probe_config *c = calloc(1, sizeof(*c));
-	struct probe_plan *p = calloc(1, sizeof(*p));
-	struct probe_result *res = calloc(1, sizeof(*res));
+struct verify_opts {
+	struct target t;
+	unsigned reps;			/* 0 = as the original run */
+	bool yes, dry;
+	char scratch[PATH_MAX];
 	struct verdict_opts vo;
-	struct sigaction sa, old_int, old_term, old_hup;
-	char *argv_buf[ARGV_MAX] = { NULL }, lockpath[PATH_MAX], scratch[PATH_MAX] = "", *end;
-	unsigned reps = 0;
-	bool yes = false, dry = false, holds = false;
-	int r, lockfd = -1, a_then, a_now;
-	int64_t verify_run = 0;
-	const char *res_name;
+};
 
-	verdict_opts_init(&vo);
-	if (!then || !now || !vthen || !vnow || !c || !p || !res) {
-		r = err_set(&ctx->err, -ENOMEM, "out of memory");
-		goto out;
-	}
+/* Everything one verify holds, in one allocation. */
+struct verify_work {
+	struct advice_run then, now;
+	struct verdict_result vthen, vnow;
+	struct probe_config c;
+	struct probe_plan p;
+	struct probe_result res;
+	char *argv_buf[ARGV_MAX];
+	int a_then, a_now;		/* the arm's index in each run, -1 none */
+	int64_t verify_run;
+	const char *result;
+	bool holds;
+};
+
+static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct verify_opts *o)
+{
+	char *end;
+	int r;
+
+	memset(o, 0, sizeof(*o));
+	verdict_opts_init(&o->vo);
 	while ((r = cmd_getopt(ctx, &cmd_verify_entry, argc, argv, "y", verify_longopts)) != -1) {
 		switch (r) {
 		case -2:
-			r = -EINVAL;
-			goto out;
+			return -EINVAL;
 		case OPT_RUN:
-			t.probe_run = strtoll(optarg, &end, 10);
-			if (*end || t.probe_run <= 0) {
-				r = cmd_usage_error(ctx, &cmd_verify_entry, "--run needs a probe run id, not \"%s\"", optarg);
-				goto out;
-			}
+			o->t.probe_run = strtoll(optarg, &end, 10);
+			if (*end || o->t.probe_run <= 0)
+				return cmd_usage_error(ctx, &cmd_verify_entry, "--run needs a probe run id, not \"%s\"", optarg);
 			break;
 		case OPT_REPS:
-			reps = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || reps < 2 || reps > PROBE_REPS_MAX) {
-				r = cmd_usage_error(ctx, &cmd_verify_entry, "--reps must be 2..%d", PROBE_REPS_MAX);
-				goto out;
-			}
+			o->reps = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || o->reps < 2 || o->reps > PROBE_REPS_MAX)
+				return cmd_usage_error(ctx, &cmd_verify_entry, "--reps must be 2..%d", PROBE_REPS_MAX);
 			break;
 		case OPT_MIN_EFFECT:
-			vo.min_effect_pct = strtod(optarg, &end);
-			if (*end || end == optarg || !isfinite(vo.min_effect_pct) || vo.min_effect_pct < 0) {
-				r = cmd_usage_error(ctx, &cmd_verify_entry, "--min-effect needs a percentage >= 0");
-				goto out;
-			}
+			o->vo.min_effect_pct = strtod(optarg, &end);
+			if (*end || end == optarg || !isfinite(o->vo.min_effect_pct) || o->vo.min_effect_pct < 0)
+				return cmd_usage_error(ctx, &cmd_verify_entry, "--min-effect needs a percentage >= 0");
 			break;
 		case 'y':
 		case OPT_YES:
-			yes = true;
+			o->yes = true;
 			break;
 		case OPT_DRY_RUN:
-			dry = true;
+			o->dry = true;
 			break;
 		case OPT_SCRATCH_DIR:
-			snprintf(scratch, sizeof(scratch), "%s", optarg);
+			snprintf(o->scratch, sizeof(o->scratch), "%s", optarg);
 			break;
 		default:
-			r = cmd_usage_error(ctx, &cmd_verify_entry, "unexpected option");
-			goto out;
+			return cmd_usage_error(ctx, &cmd_verify_entry, "unexpected option");
 		}
 	}
-	if (optind < argc) {
-		r = cmd_usage_error(ctx, &cmd_verify_entry, "unexpected argument \"%s\"", argv[optind]);
-		goto out;
-	}
-	if (!t.probe_run && (r = find_apply(ctx, &t)) < 0)
-		goto out;
+	if (optind < argc)
+		return cmd_usage_error(ctx, &cmd_verify_entry, "unexpected argument \"%s\"", argv[optind]);
+	return 0;
+}
 
-	/* then: the stored run, judged as recommend judges it */
-	if ((r = advice_load_run(&ctx->store, &ctx->host, t.probe_run, NULL, then, &ctx->err)) < 0)
-		goto out;
-	if ((r = verdict_compute(&then->in, &vo, vthen, &ctx->err)) < 0)
-		goto out;
-	if (!t.arm[0] && vthen->kind == VERDICT_CHANGE)
-		snprintf(t.arm, sizeof(t.arm), "%s", then->arms[vthen->chosen].name);
-	a_then = t.arm[0] ? arm_index(then, t.arm) : -1;
-	if (t.arm[0] && a_then < 0) {
-		r = err_set_exit(&ctx->err, -EBADMSG, ST_EXIT_RUNTIME, "probe run %lld has no arm %s",
-				 (long long)t.probe_run, t.arm);
-		goto out;
-	}
+/* The stored run judged as recommend judges it, and the probe that repeats it. */
+static int plan_rerun(struct cmd_ctx *ctx, struct verify_opts *o, struct verify_work *w)
+{
+	struct target *t = &o->t;
+	int r;
 
-	if ((r = config_from_run(ctx, then, c, argv_buf)) < 0)
-		goto out;
-	if (reps) {
-		c->reps = reps;
-		c->adaptive = false;
+	if ((r = advice_load_run(&ctx->store, &ctx->host, t->probe_run, NULL, &w->then, &ctx->err)) < 0)
+		return r;
+	if ((r = verdict_compute(&w->then.in, &o->vo, &w->vthen, &ctx->err)) < 0)
+		return r;
+	if (!t->arm[0] && w->vthen.kind == VERDICT_CHANGE)
+		snprintf(t->arm, sizeof(t->arm), "%s", w->then.arms[w->vthen.chosen].name);
+	w->a_then = t->arm[0] ? arm_index(&w->then, t->arm) : -1;
+	if (t->arm[0] && w->a_then < 0)
+		return err_set_exit(&ctx->err, -EBADMSG, ST_EXIT_RUNTIME, "probe run %lld has no arm %s",
+				    (long long)t->probe_run, t->arm);
+	if ((r = config_from_run(ctx, &w->then, &w->c, w->argv_buf)) < 0)
+		return r;
+	if (o->reps) {
+		w->c.reps = o->reps;
+		w->c.adaptive = false;
 	}
-	if (scratch[0])
-		snprintf(c->scratch_dir, sizeof(c->scratch_dir), "%s", scratch);
-	if ((r = probe_plan(&ctx->host, c, p, &ctx->err)) < 0)
+	if (o->scratch[0])
+		snprintf(w->c.scratch_dir, sizeof(w->c.scratch_dir), "%s", o->scratch);
+	return probe_plan(&ctx->host, &w->c, &w->p, &ctx->err);
+}
+
+static int print_dry_run(struct cmd_ctx *ctx, const struct verify_opts *o,
+			 const struct verify_work *w)
+{
+	if (ctx->json) {
+		cJSON *doc = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(doc, "schema", VERIFY_SCHEMA);
+		cJSON_AddBoolToObject(doc, "dry_run", true);
+		cJSON_AddNumberToObject(doc, "probe_run", (double)o->t.probe_run);
+		cJSON_AddNumberToObject(doc, "estimated_s", w->p.est_total_s);
+		return cmd_print_json(ctx, doc);
+	}
+	fprintf(ctx->out, "Would run %u trials (about %.0f s); nothing changed (--dry-run).\n",
+		w->p.trials, w->p.est_total_s);
+	return 0;
+}
+
+/* The probe itself, recorded as a "verify" run; signals stop it and restore the host. */
+static int rerun(struct cmd_ctx *ctx, const struct verify_opts *o, struct verify_work *w)
+{
+	struct sigaction sa, old_int, old_term, old_hup;
+	char params[160];
+	int r;
+
+	snprintf(params, sizeof(params), "{\"probe_run\":%lld,\"apply_run\":%lld,\"arm\":\"%s\"}",
+		 (long long)o->t.probe_run, (long long)o->t.apply_run, o->t.arm);
+	store_run_begin(&ctx->store, "verify", params, &w->verify_run, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	w->c.stop = &verify_stop;
+	r = probe_run(&ctx->host, &ctx->store, &w->c, &w->p, &w->res, &ctx->err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	if (r == 0 && w->res.signal)
+		r = err_set_exit(&ctx->err, -EINTR, ST_EXIT_RUNTIME,
+				 "verify stopped by signal %d; the host was restored", w->res.signal);
+	if (r < 0 && w->verify_run)
+		store_run_end(&ctx->store, w->verify_run, "failed", NULL, NULL);
+	return r;
+}
+
+/* The new run against the same baseline, and how the arm fares now. */
+static int judge_rerun(struct cmd_ctx *ctx, const struct verify_opts *o, struct verify_work *w)
+{
+	const struct target *t = &o->t;
+	int r;
+
+	if ((r = advice_load_run(&ctx->store, &ctx->host, w->res.run_id,
+				 w->then.arms[w->vthen.baseline].name, &w->now, &ctx->err)) < 0 ||
+	    (r = verdict_compute(&w->now.in, &o->vo, &w->vnow, &ctx->err)) < 0)
+		return r;
+	w->a_now = t->arm[0] ? arm_index(&w->now, t->arm) : -1;
+	w->result = judge(&w->vnow, w->a_now, &w->holds);
+	if (!t->arm[0])
+		w->holds = w->vnow.kind == w->vthen.kind;
+	if (w->verify_run) {
+		char summary[256];
+
+		snprintf(summary, sizeof(summary), "{\"rerun\":%lld,\"result\":\"%s\",\"holds\":%s}",
+			 (long long)w->res.run_id, w->result, w->holds ? "true" : "false");
+		store_run_end(&ctx->store, w->verify_run, "ok", summary, NULL);
+	}
+	return 0;
+}
+
+static int print_result(struct cmd_ctx *ctx, const struct verify_opts *o,
+			const struct verify_work *w)
+{
+	const struct target *t = &o->t;
+
+	if (ctx->json) {
+		cJSON *doc = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(doc, "schema", VERIFY_SCHEMA);
+		cJSON_AddBoolToObject(doc, "dry_run", false);
+		cJSON_AddNumberToObject(doc, "probe_run", (double)t->probe_run);
+		if (t->apply_run)
+			cJSON_AddNumberToObject(doc, "apply_run", (double)t->apply_run);
+		else
+			cJSON_AddNullToObject(doc, "apply_run");
+		cJSON_AddNumberToObject(doc, "verify_run", (double)w->verify_run);
+		if (t->arm[0])
+			cJSON_AddStringToObject(doc, "arm", t->arm);
+		else
+			cJSON_AddNullToObject(doc, "arm");
+		cJSON_AddStringToObject(doc, "baseline", w->then.arms[w->vthen.baseline].name);
+		cJSON_AddItemToObject(doc, "then", side_json(&w->then, &w->vthen, w->a_then));
+		cJSON_AddItemToObject(doc, "now", side_json(&w->now, &w->vnow, w->a_now));
+		cJSON_AddStringToObject(doc, "result", w->result);
+		cJSON_AddBoolToObject(doc, "holds", w->holds);
+		cJSON_AddStringToObject(doc, "message", result_words(w->result));
+		return cmd_print_json(ctx, doc);
+	}
+	if (w->a_then >= 0) {
+		print_side(ctx->out, "then:", &w->then, &w->vthen, w->a_then);
+		print_side(ctx->out, "now:", &w->now, &w->vnow, w->a_now);
+	} else {
+		fprintf(ctx->out, "  then: %s (run %lld)\n  now:  %s (run %lld)\n",
+			verdict_kind_name(w->vthen.kind), (long long)w->then.run_id,
+			verdict_kind_name(w->vnow.kind), (long long)w->now.run_id);
+	}
+	fprintf(ctx->out, "Result: %s.\n", t->arm[0] ? result_words(w->result) :
+		w->holds ? "the same verdict" : "a different verdict");
+	return 0;
+}
+
+static int verify_exec(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct verify_opts o;
+	struct verify_work *w = calloc(1, sizeof(*w));
+	int r, lockfd = -1;
+
+	if (!w)
+		return err_set(&ctx->err, -ENOMEM, "out of memory");
+	if ((r = parse_args(ctx, argc, argv, &o)) < 0)
+		goto out;
+	if (!o.t.probe_run && (r = find_apply(ctx, &o.t)) < 0)
+		goto out;
+	if ((r = plan_rerun(ctx, &o, w)) < 0)
 		goto out;
 	if (!ctx->json) {
-		if (t.apply_run)
+		if (o.t.apply_run)
 			fprintf(ctx->out, "Verifying apply run %lld: arm %s of probe run %lld against %s.\n",
-				(long long)t.apply_run, t.arm, (long long)t.probe_run,
-				then->arms[vthen->baseline].name);
+				(long long)o.t.apply_run, o.t.arm, (long long)o.t.probe_run,
+				w->then.arms[w->vthen.baseline].name);
 		else
 			fprintf(ctx->out, "Repeating probe run %lld (%s, %d arms, %u rounds, baseline %s).\n",
-				(long long)t.probe_run, then->workload, c->narms, c->reps,
-				c->arms[c->baseline].name);
+				(long long)o.t.probe_run, w->then.workload, w->c.narms, w->c.reps,
+				w->c.arms[w->c.baseline].name);
 	}
-	if (dry) {
-		if (ctx->json) {
-			cJSON *doc = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(doc, "schema", VERIFY_SCHEMA);
-			cJSON_AddBoolToObject(doc, "dry_run", true);
-			cJSON_AddNumberToObject(doc, "probe_run", (double)t.probe_run);
-			cJSON_AddNumberToObject(doc, "estimated_s", p->est_total_s);
-			r = cmd_print_json(ctx, doc);
-		} else {
-			fprintf(ctx->out, "Would run %u trials (about %.0f s); nothing changed (--dry-run).\n",
-				p->trials, p->est_total_s);
-			r = 0;
-		}
+	if (o.dry) {
+		r = print_dry_run(ctx, &o, w);
 		goto out;
 	}
 	if (!ctx->host.live) {
@@ -421,108 +521,22 @@ static int verify_exec(struct cmd_ctx *ctx, int argc, char **argv)
 				 "verify re-runs a probe on the live host only; with --sysroot use --dry-run");
 		goto out;
 	}
-	if ((r = advice_need_root(&ctx->host, "verify", &ctx->err)) < 0)
-		goto out;
-	if ((r = probe_lock(&ctx->host, ctx->db_path, &lockfd, lockpath, sizeof(lockpath),
-			    &ctx->err)) < 0)
+	if ((r = change_lock(&ctx->store, &ctx->host, "verify", ctx->db_path, false, &lockfd,
+			     &ctx->err)) < 0)
 		goto out;
 	fflush(ctx->out);
-	if ((r = advice_ask("re-run the probe (it changes host-wide settings while it runs)", yes,
+	if ((r = change_ask("re-run the probe (it changes host-wide settings while it runs)", o.yes,
 			    &ctx->err)) < 0)
 		goto out;
-	{
-		char params[160];
-
-		snprintf(params, sizeof(params), "{\"probe_run\":%lld,\"apply_run\":%lld,\"arm\":\"%s\"}",
-			 (long long)t.probe_run, (long long)t.apply_run, t.arm);
-		store_run_begin(&ctx->store, "verify", params, &verify_run, NULL);
-	}
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	c->stop = &verify_stop;
-	r = probe_run(&ctx->host, &ctx->store, c, p, res, &ctx->err);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-	if (r == 0 && res->signal)
-		r = err_set_exit(&ctx->err, -EINTR, ST_EXIT_RUNTIME,
-				 "verify stopped by signal %d; the host was restored", res->signal);
-	if (r < 0) {
-		if (verify_run)
-			store_run_end(&ctx->store, verify_run, "failed", NULL, NULL);
+	if ((r = rerun(ctx, &o, w)) < 0 || (r = judge_rerun(ctx, &o, w)) < 0)
 		goto out;
-	}
-
-	/* now: the new run against the same baseline */
-	if ((r = advice_load_run(&ctx->store, &ctx->host, res->run_id, then->arms[vthen->baseline].name,
-				 now, &ctx->err)) < 0 ||
-	    (r = verdict_compute(&now->in, &vo, vnow, &ctx->err)) < 0)
-		goto out;
-	a_now = t.arm[0] ? arm_index(now, t.arm) : -1;
-	res_name = judge(vnow, a_now, &holds);
-	if (!t.arm[0])
-		holds = vnow->kind == vthen->kind;
-	if (verify_run) {
-		char summary[256];
-
-		snprintf(summary, sizeof(summary), "{\"rerun\":%lld,\"result\":\"%s\",\"holds\":%s}",
-			 (long long)res->run_id, res_name, holds ? "true" : "false");
-		store_run_end(&ctx->store, verify_run, "ok", summary, NULL);
-	}
-
-	if (ctx->json) {
-		cJSON *doc = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(doc, "schema", VERIFY_SCHEMA);
-		cJSON_AddBoolToObject(doc, "dry_run", false);
-		cJSON_AddNumberToObject(doc, "probe_run", (double)t.probe_run);
-		if (t.apply_run)
-			cJSON_AddNumberToObject(doc, "apply_run", (double)t.apply_run);
-		else
-			cJSON_AddNullToObject(doc, "apply_run");
-		cJSON_AddNumberToObject(doc, "verify_run", (double)verify_run);
-		if (t.arm[0])
-			cJSON_AddStringToObject(doc, "arm", t.arm);
-		else
-			cJSON_AddNullToObject(doc, "arm");
-		cJSON_AddStringToObject(doc, "baseline", then->arms[vthen->baseline].name);
-		cJSON_AddItemToObject(doc, "then", side_json(then, vthen, a_then));
-		cJSON_AddItemToObject(doc, "now", side_json(now, vnow, a_now));
-		cJSON_AddStringToObject(doc, "result", res_name);
-		cJSON_AddBoolToObject(doc, "holds", holds);
-		cJSON_AddStringToObject(doc, "message", result_words(res_name));
-		r = cmd_print_json(ctx, doc);
-	} else {
-		if (a_then >= 0) {
-			print_side(ctx->out, "then:", then, vthen, a_then);
-			print_side(ctx->out, "now:", now, vnow, a_now);
-		} else {
-			fprintf(ctx->out, "  then: %s (run %lld)\n  now:  %s (run %lld)\n",
-				verdict_kind_name(vthen->kind), (long long)then->run_id,
-				verdict_kind_name(vnow->kind), (long long)now->run_id);
-		}
-		fprintf(ctx->out, "Result: %s.\n", t.arm[0] ? result_words(res_name) :
-			holds ? "the same verdict" : "a different verdict");
-		r = 0;
-	}
+	r = print_result(ctx, &o, w);
 out:
-	probe_unlock(lockfd);
-	if (res)
-		probe_result_free(res);
+	change_unlock(lockfd);
+	probe_result_free(&w->res);
 	for (int i = 0; i < ARGV_MAX; i++)
-		free(argv_buf[i]);
-	free(then);
-	free(now);
-	free(vthen);
-	free(vnow);
-	free(c);
-	free(p);
-	free(res);
+		free(w->argv_buf[i]);
+	free(w);
 	return r;
 }
 

@@ -1,5 +1,6 @@
 /*
  * journal.c - write-ahead journal of host changes, restore and crash repair.
+ * The rows themselves are the store's (store_change_* in store-changes.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store-int.h" /* TEMPORARY: SQL moves into the store (issue 8) */
 #include "swaptune/journal.h"
 #include "swaptune/settings.h"
 
@@ -63,51 +63,34 @@ static int insert_row(struct journal *j, const char *kind, const char *name,
 		      const char *old_value, const char *new_value, bool temporary,
 		      int64_t *id, struct st_err *e)
 {
-	sqlite3_stmt *stmt;
-	int r = store_prepare(j->st,
-		"INSERT INTO changes (session, run_id, pid, pid_start, sysroot, kind, name,"
-		" old_value, new_value, temporary, state) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'pending')", &stmt, e);
+	struct store_change *c = calloc(1, sizeof(*c));
+	int r;
 
-	if (r < 0)
-		return r;
-	sqlite3_bind_text(stmt, 1, j->session, -1, SQLITE_STATIC);
-	if (j->run_id > 0)
-		sqlite3_bind_int64(stmt, 2, j->run_id);
-	sqlite3_bind_int(stmt, 3, (int)j->pid);
-	sqlite3_bind_int64(stmt, 4, (sqlite3_int64)j->pid_start);
-	sqlite3_bind_text(stmt, 5, sysroot_key(j->h), -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 6, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 7, name, -1, SQLITE_STATIC);
+	if (!c)
+		return err_set(e, -ENOMEM, "out of memory");
+	snprintf(c->session, sizeof(c->session), "%s", j->session);
+	c->run_id = j->run_id;
+	c->pid = (int)j->pid;
+	c->pid_start = j->pid_start;
+	snprintf(c->sysroot, sizeof(c->sysroot), "%s", sysroot_key(j->h));
+	snprintf(c->kind, sizeof(c->kind), "%s", kind);
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->has_old = old_value != NULL;
 	if (old_value)
-		sqlite3_bind_text(stmt, 8, old_value, -1, SQLITE_STATIC);
+		snprintf(c->old_value, sizeof(c->old_value), "%s", old_value);
+	c->has_new = new_value != NULL;
 	if (new_value)
-		sqlite3_bind_text(stmt, 9, new_value, -1, SQLITE_STATIC);
-	sqlite3_bind_int(stmt, 10, temporary);
-	r = store_step_done(j->st, stmt, e);
-	sqlite3_finalize(stmt);
-	if (r == 0)
-		*id = sqlite3_last_insert_rowid(j->st->db);
+		snprintf(c->new_value, sizeof(c->new_value), "%s", new_value);
+	c->temporary = temporary;
+	r = store_change_add(j->st, c, id, e);
+	free(c);
 	return r;
 }
 
 static int set_state(struct store *st, int64_t id, const char *state,
 		     const char *note, struct st_err *e)
 {
-	sqlite3_stmt *stmt;
-	int r = store_prepare(st,
-		"UPDATE changes SET state = ?2, note = coalesce(?3, note),"
-		" finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?1", &stmt, e);
-
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(stmt, 1, id);
-	sqlite3_bind_text(stmt, 2, state, -1, SQLITE_STATIC);
-	if (note)
-		sqlite3_bind_text(stmt, 3, note, -1, SQLITE_TRANSIENT);
-	r = store_step_done(st, stmt, e);
-	sqlite3_finalize(stmt);
-	return r;
+	return store_change_finish(st, id, state, note, e);
 }
 
 int journal_set(struct journal *j, const char *name, const char *value,
@@ -158,38 +141,14 @@ int journal_note_resource(struct journal *j, const char *kind, const char *ident
 int journal_resource_done(struct journal *j, const char *kind, const char *ident,
 			  struct st_err *e)
 {
-	sqlite3_stmt *stmt;
-	int r = store_prepare(j->st,
-		"UPDATE changes SET state = 'restored',"
-		" finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')"
-		" WHERE session = ?1 AND kind = ?2 AND name = ?3 AND state = 'pending'", &stmt, e);
-
-	if (r < 0)
-		return r;
-	sqlite3_bind_text(stmt, 1, j->session, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 2, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 3, ident, -1, SQLITE_STATIC);
-	r = store_step_done(j->st, stmt, e);
-	sqlite3_finalize(stmt);
-	return r;
+	return store_changes_resource_done(j->st, j->session, kind, ident, e);
 }
-
-struct pending {
-	int64_t id;
-	char kind[32];
-	char name[256];
-	char old_value[4096];	/* a resource's detail, e.g. a persisted file's old content */
-	char new_value[SETTING_VALUE_MAX];
-	bool has_old;
-	int pid;
-	uint64_t pid_start;
-};
 
 /*
  * Undo one pending change; *msg says what happened. Returns 1 when something
  * was written or removed, 0 when nothing needed undoing, or a negative error.
  */
-static int undo_one(struct store *st, const struct host *h, const struct pending *p,
+static int undo_one(struct store *st, const struct host *h, const struct store_change *p,
 		    char *msg, size_t len, struct st_err *e)
 {
 	char cur[SETTING_VALUE_MAX];
@@ -246,67 +205,14 @@ static int undo_one(struct store *st, const struct host *h, const struct pending
 	return r < 0 ? r : 1;
 }
 
-static int load_pending(struct store *st, const char *where_sql, const char *arg,
-			struct pending **out, int *n, struct st_err *e)
-{
-	char sql[512];
-	sqlite3_stmt *stmt;
-	struct pending *v = NULL;
-	int cap = 0, r;
-
-	*n = 0;
-	snprintf(sql, sizeof(sql),
-		 "SELECT id, kind, name, old_value, new_value, pid, pid_start FROM changes"
-		 " WHERE state = 'pending' AND %s ORDER BY id DESC", where_sql);
-	r = store_prepare(st, sql, &stmt, e);
-	if (r < 0)
-		return r;
-	sqlite3_bind_text(stmt, 1, arg, -1, SQLITE_STATIC);
-	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
-		struct pending *p;
-
-		if (*n == cap) {
-			struct pending *nv = realloc(v, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				sqlite3_finalize(stmt);
-				return err_set(e, -ENOMEM, "out of memory");
-			}
-			v = nv;
-		}
-		p = &v[(*n)++];
-		memset(p, 0, sizeof(*p));
-		p->id = sqlite3_column_int64(stmt, 0);
-		snprintf(p->kind, sizeof(p->kind), "%s", (const char *)sqlite3_column_text(stmt, 1));
-		snprintf(p->name, sizeof(p->name), "%s", (const char *)sqlite3_column_text(stmt, 2));
-		p->has_old = sqlite3_column_type(stmt, 3) != SQLITE_NULL;
-		if (p->has_old)
-			snprintf(p->old_value, sizeof(p->old_value), "%s",
-				 (const char *)sqlite3_column_text(stmt, 3));
-		if (sqlite3_column_type(stmt, 4) != SQLITE_NULL)
-			snprintf(p->new_value, sizeof(p->new_value), "%s",
-				 (const char *)sqlite3_column_text(stmt, 4));
-		p->pid = sqlite3_column_int(stmt, 5);
-		p->pid_start = (uint64_t)sqlite3_column_int64(stmt, 6);
-	}
-	sqlite3_finalize(stmt);
-	if (r != SQLITE_DONE) {
-		free(v);
-		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
-	}
-	*out = v;
-	return 0;
-}
-
 int journal_restore(struct journal *j, int *restored, struct st_err *e)
 {
-	struct pending *v = NULL;
+	struct store_change *v = NULL;
 	int n, r, first = 0;
 
 	if (restored)
 		*restored = 0;
-	r = load_pending(j->st, "session = ?1", j->session, &v, &n, e);
+	r = store_changes_pending(j->st, j->session, NULL, &v, &n, e);
 	if (r < 0)
 		return r;
 	for (int i = 0; i < n; i++) {
@@ -328,16 +234,16 @@ int journal_restore(struct journal *j, int *restored, struct st_err *e)
 int journal_repair(struct store *st, const struct host *h,
 		   journal_report_fn report, void *arg, struct st_err *e)
 {
-	struct pending *v = NULL;
+	struct store_change *v = NULL;
 	int n, r, done = 0, first = 0;
 
 	/* one repairer at a time: a second invocation waits, then finds nothing */
-	r = store_exec(st, "BEGIN IMMEDIATE", e);
+	r = store_tx_begin(st, e);
 	if (r < 0)
 		return r;
-	r = load_pending(st, "sysroot = ?1", sysroot_key(h), &v, &n, e);
+	r = store_changes_pending(st, NULL, sysroot_key(h), &v, &n, e);
 	if (r < 0) {
-		store_exec(st, "ROLLBACK", NULL);
+		store_tx_rollback(st);
 		return r;
 	}
 	for (int i = 0; i < n; i++) {
@@ -359,7 +265,7 @@ int journal_repair(struct store *st, const struct host *h,
 		}
 	}
 	free(v);
-	if (store_exec(st, "COMMIT", first ? NULL : e) < 0 && !first)
+	if (store_tx_commit(st, first ? NULL : e) < 0 && !first)
 		return -EIO;
 	return first ? first : done;
 }
@@ -367,38 +273,11 @@ int journal_repair(struct store *st, const struct host *h,
 int journal_transfer(struct journal *j, pid_t pid, uint64_t pid_start,
 		     int *moved, struct st_err *e)
 {
-	sqlite3_stmt *stmt;
-	int r = store_prepare(j->st,
-		"UPDATE changes SET pid = ?2, pid_start = ?3"
-		" WHERE session = ?1 AND state = 'pending'", &stmt, e);
-
-	if (r < 0)
-		return r;
-	sqlite3_bind_text(stmt, 1, j->session, -1, SQLITE_STATIC);
-	sqlite3_bind_int(stmt, 2, (int)pid);
-	sqlite3_bind_int64(stmt, 3, (sqlite3_int64)pid_start);
-	r = store_step_done(j->st, stmt, e);
-	sqlite3_finalize(stmt);
-	if (r == 0 && moved)
-		*moved = sqlite3_changes(j->st->db);
-	return r;
+	return store_changes_transfer(j->st, j->session, (int)pid, pid_start, moved, e);
 }
 
 int journal_commit_session(struct store *st, const char *session,
 			   int *committed, struct st_err *e)
 {
-	sqlite3_stmt *stmt;
-	int r = store_prepare(st,
-		"UPDATE changes SET state = 'committed', temporary = 0,"
-		" finished_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')"
-		" WHERE session = ?1 AND state = 'pending'", &stmt, e);
-
-	if (r < 0)
-		return r;
-	sqlite3_bind_text(stmt, 1, session, -1, SQLITE_STATIC);
-	r = store_step_done(st, stmt, e);
-	sqlite3_finalize(stmt);
-	if (r == 0 && committed)
-		*committed = sqlite3_changes(st->db);
-	return r;
+	return store_changes_commit_session(st, session, committed, e);
 }

@@ -1,5 +1,8 @@
 /*
- * store.c - opening the SQLite store, hosts, runs and settings snapshots.
+ * store.c - opening the SQLite store, the statement helpers of store-int.h,
+ * transactions, hosts, runs and settings snapshots. The journal's rows live
+ * in store-changes.c, the run and snapshot queries of the change commands
+ * in store-runs.c.
  */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
@@ -311,4 +314,19 @@ int store_snapshot_load(struct store *st, int64_t snap_id,
 	}
 	cJSON_Delete(o);
 	return 0;
+}
+
+int store_tx_begin(struct store *st, struct st_err *e)
+{
+	return store_exec(st, "BEGIN IMMEDIATE", e);
+}
+
+int store_tx_commit(struct store *st, struct st_err *e)
+{
+	return store_exec(st, "COMMIT", e);
+}
+
+void store_tx_rollback(struct store *st)
+{
+	store_exec(st, "ROLLBACK", NULL);
 }

@@ -26,8 +26,6 @@
 #include "swaptune/err.h"
 #include "swaptune/facts.h"
 #include "swaptune/host.h"
-#include "swaptune/journal.h"
-#include "swaptune/persist.h"
 #include "swaptune/store.h"
 
 #define RECOMMEND_SCHEMA "swaptune.recommend/1"
@@ -94,81 +92,5 @@ void advice_rules_print(FILE *out, const struct advisor_rule_result *res, size_t
 /* A settings JSON object {"page-cluster":"0", ...} into out[]; -EBADMSG if not one. */
 int advice_parse_settings(const char *json, struct advice_setting *out, int max,
 			  int *n, struct st_err *e);
-
-/* ---- helpers shared by apply, rollback and verify ---- */
-
-/* One setting to change, with the kernel file it lives in. */
-struct advice_change {
-	char name[32];				/* registry name */
-	char path[PATH_MAX];			/* kernel file as on the host: sysroot + "/" + rel */
-	char sysctl[48];			/* "vm.page-cluster", "" if none */
-	char old_value[SETTING_VALUE_MAX];
-	char new_value[SETTING_VALUE_MAX];	/* canonical spelling */
-	bool changed;				/* old and new differ */
-};
-
-/*
- * Validate want[0..n) against the registry and the kernel (unknown names and
- * bad values: -EINVAL), read every current value, and fill out[] in the same
- * order. A setting this kernel lacks is -ENOENT.
- */
-int advice_diff(const struct host *h, const struct advice_setting *want, int n,
-		struct advice_change *out, struct st_err *e);
-
-/*
- * Start a change run of kind "apply" or "rollback": its runs row, then a
- * snapshot of every setting as it is now ("before KIND"). On failure after
- * the row exists, the run is marked failed.
- */
-int advice_change_begin(struct store *st, const struct host *h, const char *kind,
-			const char *params_json, int64_t *run_id, int64_t *snap_id,
-			struct st_err *e);
-
-/*
- * Journal and write, as pending rows of j, every changed setting of
- * ch[0..n), then the boot-time files of plan (NULL = none; *n_files may be
- * NULL). The caller commits the session, or restores it on failure.
- */
-int advice_change_write(struct journal *j, const struct advice_change *ch, int n,
-			const struct persist_plan *plan, int *n_files, struct st_err *e);
-
-/*
- * Ask "question [y/N] " on the terminal. 0 when yes is set or the answer is
- * y/yes; -ECANCELED (exit 1) when declined; -EINVAL (exit 2) without a
- * terminal on stdin, telling the user to add --yes.
- */
-int advice_ask(const char *question, bool yes, struct st_err *e);
-
-/* Refuse (-EPERM, exit 3) a change to the live host by a non-root user. */
-int advice_need_root(const struct host *h, const char *what, struct st_err *e);
-
-/* An apply --confirm-within whose changes await `apply --confirm`. */
-struct advice_pending {
-	int64_t run_id;
-	char session[48];
-	int pid;				/* the watchdog owning the rows */
-	uint64_t pid_start;
-	int n_rows;
-	double deadline;			/* Unix time, 0 unknown */
-};
-
-/* 1 and *p filled if one is pending under this sysroot, 0 if none, < 0 on error. */
-int advice_pending_confirm(struct store *st, const struct host *h,
-			   struct advice_pending *p, struct st_err *e);
-
-/*
- * Mark "reverted" every apply run still "awaiting-confirm" whose rows are no
- * longer pending (its watchdog was killed and crash repair undid them).
- */
-int advice_settle_confirms(struct store *st, struct st_err *e);
-
-/* The JSON object of a change: {"setting","file","old","new"}. */
-cJSON *advice_change_json(const struct advice_change *c);
-
-/* Settings of a snapshot as a JSON object (null for absent settings). */
-cJSON *advice_snapshot_json(const struct settings_snapshot *s);
-
-/* ISO 8601 UTC for a Unix time. */
-const char *advice_iso_time(double t, char *buf, size_t len);
 
 #endif

@@ -72,5 +72,160 @@ int store_snapshot_save(struct store *st, int64_t run_id, const char *reason,
 int store_snapshot_load(struct store *st, int64_t snap_id,
 			struct settings_snapshot *s, struct st_err *e);
 
+/*
+ * Transactions: BEGIN IMMEDIATE (one writer at a time: a second caller
+ * waits for the busy timeout), COMMIT, ROLLBACK (never fails loudly).
+ */
+int store_tx_begin(struct store *st, struct st_err *e);
+int store_tx_commit(struct store *st, struct st_err *e);
+void store_tx_rollback(struct store *st);
+
+/* ---- the change journal's rows (src/store-changes.c) ---- */
+
+/*
+ * One row of the changes table. States: "pending" (not yet undone or
+ * made permanent), "committed", "restored", "superseded", "failed".
+ * The has_* flags say whether a nullable column holds a value.
+ */
+struct store_change {
+	int64_t id;
+	int64_t run_id;			/* 0 = not tied to a run */
+	char session[48];
+	int pid;			/* the owning process */
+	uint64_t pid_start;		/* its start time, clock ticks */
+	char sysroot[PATH_MAX];		/* "/" for the live host */
+	char kind[32];			/* "setting", or a resource kind */
+	char name[256];
+	bool has_old, has_new, has_finished, has_note;
+	char old_value[4096];		/* a resource's detail, e.g. a file's old content */
+	char new_value[SETTING_VALUE_MAX];
+	char state[16];
+	bool temporary;
+	char created_at[32];
+	char finished_at[32];
+	char note[1024];
+};
+
+/*
+ * Add c as a "pending" row (columns session, run_id, pid, pid_start,
+ * sysroot, kind, name, old/new value as flagged, temporary); *id = its row.
+ */
+int store_change_add(struct store *st, const struct store_change *c, int64_t *id,
+		     struct st_err *e);
+/* Set row id's state and finished_at; note (may be NULL) replaces the note. */
+int store_change_finish(struct store *st, int64_t id, const char *state, const char *note,
+			struct st_err *e);
+/* Mark the pending rows of session with this kind and name "restored". */
+int store_changes_resource_done(struct store *st, const char *session, const char *kind,
+				const char *name, struct st_err *e);
+/*
+ * Lists, malloc'd into *rows (free with free(); NULL when *n is 0):
+ * pending rows of a session, or of a sysroot when session is NULL, newest
+ * first; committed rows of a session, oldest first; every row of a run,
+ * oldest first; committed rows of kind1 or kind2 under sysroot from runs
+ * numbered min_run_id and above, oldest first.
+ */
+int store_changes_pending(struct store *st, const char *session, const char *sysroot,
+			  struct store_change **rows, int *n, struct st_err *e);
+int store_changes_committed(struct store *st, const char *session,
+			    struct store_change **rows, int *n, struct st_err *e);
+int store_changes_of_run(struct store *st, int64_t run_id, struct store_change **rows,
+			 int *n, struct st_err *e);
+int store_changes_since_run(struct store *st, const char *sysroot, int64_t min_run_id,
+			    const char *kind1, const char *kind2, struct store_change **rows,
+			    int *n, struct st_err *e);
+/* How many rows of session are pending. */
+int store_changes_count_pending(struct store *st, const char *session, int *n,
+				struct st_err *e);
+/* Hand the pending rows of session to process pid; *moved (may be NULL) counts them. */
+int store_changes_transfer(struct store *st, const char *session, int pid,
+			   uint64_t pid_start, int *moved, struct st_err *e);
+/* Pending rows of session -> "committed", temporary 0; *committed may be NULL. */
+int store_changes_commit_session(struct store *st, const char *session, int *committed,
+				 struct st_err *e);
+
+/* ---- runs and snapshots behind apply, rollback, verify, history (src/store-runs.c) ---- */
+
+/*
+ * Mark "reverted" every apply run still "awaiting-confirm" none of whose
+ * rows is pending any more.
+ */
+int store_runs_settle_confirms(struct store *st, struct st_err *e);
+
+/* An apply run "awaiting-confirm" with pending rows under a sysroot. */
+struct store_awaiting {
+	int64_t run_id;
+	char session[48];
+	int pid;			/* owner of its pending rows */
+	uint64_t pid_start;
+	int n_rows;
+	double deadline;		/* params "confirm_deadline_unix", 0 unknown */
+};
+
+/* The newest one: 1 and *a filled, 0 if none, < 0 on error. */
+int store_runs_awaiting_confirm(struct store *st, const char *sysroot,
+				struct store_awaiting *a, struct st_err *e);
+/*
+ * The newest apply run made with a confirm deadline: 1 with its id and
+ * status, 0 if none, < 0 on error.
+ */
+int store_runs_last_confirm_apply(struct store *st, int64_t *run_id, char *status,
+				  size_t len, struct st_err *e);
+
+/*
+ * The newest apply run that is "ok", came from a probe run (params
+ * "source_run") and that no later "ok" rollback went back past (its params
+ * "to_run" at or below the apply's id). 1 and *a filled, 0 if none.
+ */
+struct store_apply_ref {
+	int64_t apply_run;
+	int64_t probe_run;
+	char arm[64];			/* params "arm", "" if none */
+};
+int store_runs_apply_in_effect(struct store *st, struct store_apply_ref *a, struct st_err *e);
+
+/* A snapshot's row (not its settings). */
+struct store_snapshot_info {
+	int64_t id;
+	int64_t run_id;			/* 0 = none */
+	char reason[64];
+	char taken_at[40];
+};
+/* Snapshot snap_id: 1 and *s filled, 0 if there is none, < 0 on error. */
+int store_snapshot_info(struct store *st, int64_t snap_id, struct store_snapshot_info *s,
+			struct st_err *e);
+/*
+ * The "before apply" snapshot of the newest "ok" apply run that no later
+ * "ok" rollback went back past: 1, 0 if none, < 0 on error.
+ */
+int store_snapshot_before_apply_in_effect(struct store *st, struct store_snapshot_info *s,
+					  struct st_err *e);
+
+/* A run with its params, for history. */
+struct store_run_info {
+	int64_t id;
+	char kind[16];
+	char status[24];
+	char started_at[32];
+	char ended_at[32];		/* "" while running */
+	char *params;			/* the params JSON, "" if none */
+};
+/*
+ * The newest limit runs, of kinds apply and rollback unless all, newest
+ * first, into *rows; free with store_run_infos_free().
+ */
+int store_runs_history(struct store *st, bool all, long limit, struct store_run_info **rows,
+		       int *n, struct st_err *e);
+void store_run_infos_free(struct store_run_info *rows, int n);
+
+/* A snapshot with its settings JSON text, for history. */
+struct store_snapshot_row {
+	struct store_snapshot_info info;
+	char settings[4096];
+};
+/* The snapshots of run_id, oldest first, malloc'd into *rows (free()). */
+int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapshot_row **rows,
+			   int *n, struct st_err *e);
+
 
 #endif

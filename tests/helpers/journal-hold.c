@@ -19,8 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/store-int.h"
-
 #include "swaptune/journal.h"
 #include "swaptune/settings.h"
 #include "swaptune/store.h"
@@ -31,7 +29,7 @@ static int journal_row_only(struct journal *j, const char *name, const char *val
 {
 	const struct setting_def *d = settings_find(name);
 	char norm[SETTING_VALUE_MAX], old[SETTING_VALUE_MAX];
-	sqlite3_stmt *stmt;
+	struct store_change *c;
 	int r;
 
 	if (!d)
@@ -39,21 +37,21 @@ static int journal_row_only(struct journal *j, const char *name, const char *val
 	if ((r = settings_normalize(j->h, d, value, norm, sizeof(norm), e)) < 0 ||
 	    (r = settings_read(j->h, d, old, sizeof(old), e)) < 0)
 		return r;
-	r = store_prepare(j->st,
-		"INSERT INTO changes (session, run_id, pid, pid_start, sysroot, kind, name,"
-		" old_value, new_value, temporary, state) "
-		"VALUES (?1, NULL, ?2, ?3, ?4, 'setting', ?5, ?6, ?7, 1, 'pending')", &stmt, e);
-	if (r < 0)
-		return r;
-	sqlite3_bind_text(stmt, 1, j->session, -1, SQLITE_STATIC);
-	sqlite3_bind_int(stmt, 2, (int)j->pid);
-	sqlite3_bind_int64(stmt, 3, (sqlite3_int64)j->pid_start);
-	sqlite3_bind_text(stmt, 4, j->h->live ? "/" : j->h->root, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 5, d->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 6, old, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 7, norm, -1, SQLITE_STATIC);
-	r = store_step_done(j->st, stmt, e);
-	sqlite3_finalize(stmt);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return err_set(e, -ENOMEM, "out of memory");
+	snprintf(c->session, sizeof(c->session), "%s", j->session);
+	c->pid = (int)j->pid;
+	c->pid_start = j->pid_start;
+	snprintf(c->sysroot, sizeof(c->sysroot), "%s", j->h->live ? "/" : j->h->root);
+	snprintf(c->kind, sizeof(c->kind), "setting");
+	snprintf(c->name, sizeof(c->name), "%s", d->name);
+	c->has_old = c->has_new = true;
+	snprintf(c->old_value, sizeof(c->old_value), "%s", old);
+	snprintf(c->new_value, sizeof(c->new_value), "%s", norm);
+	c->temporary = true;
+	r = store_change_add(j->st, c, NULL, e);
+	free(c);
 	return r;
 }
 

@@ -4,7 +4,8 @@
  * advisor's verdict_input (warm-up, OOM and failed trials sorted out,
  * secondary costs only when every trial has them, the metric's direction,
  * the baseline from each of its sources); host facts of the vm-v1 fixture
- * become the rules' input; and settings are validated and diffed.
+ * become the rules' input; and arm settings JSON is parsed. (The settings
+ * diff moved with the change workflow: tests/unit/test-change.c.)
  */
 #include <math.h>
 #include <stdarg.h>
@@ -400,45 +401,6 @@ static void test_rules_input(void **state)
 	facts_free(&f);
 }
 
-static void test_diff(void **state)
-{
-	struct advice_change c[4];
-	struct st_err e = {0};
-	struct advice_setting want[] = {
-		{ "page-cluster", "3" }, { "zswap.enabled", "on" }, { "vm.page-cluster", "0" },
-	};
-	struct advice_setting bad_name[] = { { "swappiness", "10" } };
-	struct advice_setting bad_value[] = { { "zswap.max_pool_percent", "101" } };
-	struct advice_setting bad_comp[] = { { "zswap.compressor", "lz4" } };
-
-	(void)state;
-	assert_int_equal(advice_diff(&h, want, 3, c, &e), 0);
-	assert_string_equal(c[0].name, "page-cluster");
-	assert_false(c[0].changed);		/* superseded by the later mention */
-	assert_string_equal(c[1].new_value, "Y");
-	assert_string_equal(c[1].old_value, "N");
-	assert_true(c[1].changed);
-	assert_string_equal(c[2].name, "page-cluster");
-	assert_string_equal(c[2].sysctl, "vm.page-cluster");
-	assert_string_equal(c[2].old_value, "3");
-	assert_true(c[2].changed);
-	{
-		char path[PATH_MAX + 32];
-
-		snprintf(path, sizeof(path), "%s/%s", dir, HOST_PAGE_CLUSTER);
-		assert_string_equal(c[2].path, path);
-	}
-	assert_int_equal(advice_diff(&h, bad_name, 1, c, &e), -EINVAL);
-	assert_non_null(strstr(e.msg, "unknown setting \"swappiness\""));
-	err_reset(&e);
-	assert_int_equal(advice_diff(&h, bad_value, 1, c, &e), -EINVAL);
-	assert_string_equal(e.msg, "zswap.max_pool_percent: \"101\" is not a number from 0 to 100");
-	err_reset(&e);
-	assert_int_equal(advice_diff(&h, bad_comp, 1, c, &e), -EINVAL);
-	assert_string_equal(e.msg, "zswap.compressor: \"lz4\" is not offered by this kernel"
-			    " (available: lzo-rle lzo deflate)");
-}
-
 static void test_parse_settings(void **state)
 {
 	struct advice_setting s[SETTINGS_MAX];
@@ -467,7 +429,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_metric_direction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rules_input, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_diff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_settings, setup, teardown),
 	};
 

@@ -2,7 +2,9 @@
  * test-store.c - the SQLite store (src/store.c, src/migrations.c): creating
  * a store and its directory, migrating to the latest schema, reopening,
  * refusing a schema newer than this build, unwritable paths, hosts, runs
- * and the snapshot round trip. Every store lives in a private /tmp dir.
+ * and the snapshot round trip; the journal's rows (src/store-changes.c),
+ * transactions, and the run and snapshot queries of the change commands
+ * (src/store-runs.c). Every store lives in a private /tmp dir.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -233,6 +235,231 @@ static void test_snapshot_round_trip(void **state)
 	store_close(&st);
 }
 
+/* A change row of session s under sysroot root. */
+static void add_change(struct store *st, int64_t run, const char *s, const char *root,
+		       const char *kind, const char *name, const char *old, const char *nw,
+		       int64_t *id)
+{
+	struct store_change *c = calloc(1, sizeof(*c));
+	struct st_err e = {0};
+
+	assert_non_null(c);
+	c->run_id = run;
+	snprintf(c->session, sizeof(c->session), "%s", s);
+	c->pid = 4242;
+	c->pid_start = 77;
+	snprintf(c->sysroot, sizeof(c->sysroot), "%s", root);
+	snprintf(c->kind, sizeof(c->kind), "%s", kind);
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->has_old = old != NULL;
+	snprintf(c->old_value, sizeof(c->old_value), "%s", old ? old : "");
+	c->has_new = nw != NULL;
+	snprintf(c->new_value, sizeof(c->new_value), "%s", nw ? nw : "");
+	c->temporary = true;
+	assert_int_equal(store_change_add(st, c, id, &e), 0);
+	free(c);
+}
+
+static void test_change_rows(void **state)
+{
+	struct st_err e = {0};
+	struct store st;
+	struct store_change *rows;
+	char path[PATH_MAX];
+	int64_t run, a, b, c, d;
+	int n, moved;
+
+	(void)state;
+	path_in(path, "changes.db");
+	assert_int_equal(store_open(&st, path, &e), 0);
+	assert_int_equal(store_run_begin(&st, "apply", NULL, &run, &e), 0);
+	add_change(&st, run, "s1", "/", "setting", "page-cluster", "3", "0", &a);
+	add_change(&st, run, "s1", "/", "persist-file", "etc/x.conf", NULL, NULL, &b);
+	add_change(&st, 0, "s2", "/fx", "setting", "page-cluster", "3", "1", &c);
+	add_change(&st, run, "s1", "/", "persist-dir", "etc/swaptune", NULL, NULL, &d);
+	assert_true(a < b && b < c && c < d);
+
+	/* pending, newest first, by session or by sysroot */
+	assert_int_equal(store_changes_pending(&st, "s1", NULL, &rows, &n, &e), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(rows[0].id, d);
+	assert_int_equal(rows[2].id, a);
+	assert_string_equal(rows[2].old_value, "3");
+	assert_true(rows[2].has_old && rows[2].has_new && rows[2].temporary);
+	assert_false(rows[1].has_old || rows[1].has_new || rows[1].has_finished);
+	assert_int_equal(rows[2].pid, 4242);
+	assert_int_equal(rows[2].pid_start, 77);
+	assert_int_equal(rows[2].run_id, run);
+	assert_string_equal(rows[2].state, "pending");
+	free(rows);
+	assert_int_equal(store_changes_pending(&st, NULL, "/fx", &rows, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].id, c);
+	assert_int_equal(rows[0].run_id, 0);
+	free(rows);
+
+	/* a resource done, a row finished with a note */
+	assert_int_equal(store_changes_resource_done(&st, "s1", "persist-file", "etc/x.conf", &e), 0);
+	assert_int_equal(store_change_finish(&st, c, "superseded", "someone else", &e), 0);
+	assert_int_equal(query_int(&st, "SELECT count(*) FROM changes WHERE state = 'restored'"
+				   " AND finished_at IS NOT NULL"), 1);
+	assert_int_equal(store_changes_count_pending(&st, "s1", &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(store_changes_count_pending(&st, "s2", &n, &e), 0);
+	assert_int_equal(n, 0);
+
+	/* hand over, then commit */
+	assert_int_equal(store_changes_transfer(&st, "s1", 99, 5, &moved, &e), 0);
+	assert_int_equal(moved, 2);
+	assert_int_equal(query_int(&st, "SELECT count(*) FROM changes WHERE pid = 99 AND pid_start = 5"), 2);
+	assert_int_equal(store_changes_commit_session(&st, "s1", &moved, &e), 0);
+	assert_int_equal(moved, 2);
+	assert_int_equal(store_changes_committed(&st, "s1", &rows, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(rows[0].id, a);
+	assert_false(rows[0].temporary);
+	assert_true(rows[0].has_finished);
+	free(rows);
+
+	/* every row of a run; committed persist rows from a run on */
+	assert_int_equal(store_changes_of_run(&st, run, &rows, &n, &e), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(rows[0].id, a);
+	free(rows);
+	assert_int_equal(store_changes_since_run(&st, "/", run, "persist-file", "persist-dir",
+						 &rows, &n, &e), 0);
+	assert_int_equal(n, 1);	/* the file row was restored, not committed */
+	assert_string_equal(rows[0].name, "etc/swaptune");
+	free(rows);
+	assert_int_equal(store_changes_since_run(&st, "/", run + 1, "persist-file", "persist-dir",
+						 &rows, &n, &e), 0);
+	assert_int_equal(n, 0);
+	assert_null(rows);
+	assert_int_equal(store_changes_of_run(&st, 0, &rows, &n, &e), 0);
+	assert_int_equal(n, 0);
+	{
+		struct store_change *all;
+		int n_all;
+
+		/* the note and its state, as history shows them */
+		assert_int_equal(store_changes_pending(&st, NULL, "/fx", &all, &n_all, &e), 0);
+		assert_int_equal(n_all, 0);
+		assert_int_equal(query_int(&st, "SELECT count(*) FROM changes WHERE note = 'someone else'"), 1);
+	}
+
+	/* transactions */
+	assert_int_equal(store_tx_begin(&st, &e), 0);
+	add_change(&st, 0, "s3", "/", "setting", "page-cluster", "3", "0", &a);
+	store_tx_rollback(&st);
+	assert_int_equal(query_int(&st, "SELECT count(*) FROM changes WHERE session = 's3'"), 0);
+	assert_int_equal(store_tx_begin(&st, &e), 0);
+	add_change(&st, 0, "s3", "/", "setting", "page-cluster", "3", "0", &a);
+	assert_int_equal(store_tx_commit(&st, &e), 0);
+	assert_int_equal(query_int(&st, "SELECT count(*) FROM changes WHERE session = 's3'"), 1);
+	assert_int_equal(store_tx_commit(&st, &e), -EIO);	/* no transaction open */
+	store_close(&st);
+}
+
+/* A run of kind with params and status, as the commands leave them. */
+static int64_t add_run(struct store *st, const char *kind, const char *params, const char *status)
+{
+	struct st_err e = {0};
+	int64_t id;
+
+	assert_int_equal(store_run_begin(st, kind, params, &id, &e), 0);
+	if (status)
+		assert_int_equal(store_run_end(st, id, status, NULL, &e), 0);
+	return id;
+}
+
+static void test_change_run_queries(void **state)
+{
+	struct st_err e = {0};
+	struct store st;
+	struct settings_snapshot s = { 0 };
+	struct store_snapshot_info si;
+	struct store_apply_ref ar;
+	struct store_awaiting aw;
+	struct store_run_info *runs;
+	struct store_snapshot_row *snaps;
+	char path[PATH_MAX], status[32];
+	int64_t probe, ap1, ap2, rb, snap, last, row;
+	int n;
+
+	(void)state;
+	path_in(path, "change-runs.db");
+	assert_int_equal(store_open(&st, path, &e), 0);
+	assert_int_equal(store_runs_apply_in_effect(&st, &ar, &e), 0);
+	assert_int_equal(store_snapshot_before_apply_in_effect(&st, &si, &e), 0);
+	assert_int_equal(store_runs_last_confirm_apply(&st, &last, status, sizeof(status), &e), 0);
+
+	probe = add_run(&st, "probe", "{\"workload\":\"anon-runs\"}", "ok");
+	ap1 = add_run(&st, "apply", "{\"source_run\":1,\"arm\":\"pc0\"}", "ok");
+	assert_int_equal(probe, 1);
+	assert_int_equal(store_snapshot_save(&st, ap1, "before apply", &s, &snap, &e), 0);
+	assert_int_equal(store_runs_apply_in_effect(&st, &ar, &e), 1);
+	assert_int_equal(ar.apply_run, ap1);
+	assert_int_equal(ar.probe_run, probe);
+	assert_string_equal(ar.arm, "pc0");
+	assert_int_equal(store_snapshot_before_apply_in_effect(&st, &si, &e), 1);
+	assert_int_equal(si.id, snap);
+	assert_int_equal(si.run_id, ap1);
+	assert_string_equal(si.reason, "before apply");
+	assert_true(si.taken_at[0] != '\0');
+	assert_int_equal(store_snapshot_info(&st, snap, &si, &e), 1);
+	assert_int_equal(store_snapshot_info(&st, snap + 9, &si, &e), 0);
+
+	/* rolled back to before ap1: nothing in effect */
+	rb = add_run(&st, "rollback", "{\"to\":1,\"to_run\":2}", "ok");
+	assert_int_equal(store_runs_apply_in_effect(&st, &ar, &e), 0);
+	assert_int_equal(store_snapshot_before_apply_in_effect(&st, &si, &e), 0);
+
+	/* an apply awaiting confirmation, with one pending row under "/" */
+	ap2 = add_run(&st, "apply", "{\"confirm_deadline_unix\":1234.5}", "awaiting-confirm");
+	add_change(&st, ap2, "w1", "/", "setting", "page-cluster", "3", "0", &row);
+	assert_int_equal(store_runs_awaiting_confirm(&st, "/fx", &aw, &e), 0);
+	assert_int_equal(store_runs_awaiting_confirm(&st, "/", &aw, &e), 1);
+	assert_int_equal(aw.run_id, ap2);
+	assert_string_equal(aw.session, "w1");
+	assert_int_equal(aw.pid, 4242);
+	assert_int_equal(aw.n_rows, 1);
+	assert_true(aw.deadline == 1234.5);
+	assert_int_equal(store_runs_settle_confirms(&st, &e), 0);
+	assert_int_equal(store_runs_awaiting_confirm(&st, "/", &aw, &e), 1);	/* still pending */
+	assert_int_equal(store_change_finish(&st, row, "restored", NULL, &e), 0);
+	assert_int_equal(query_int(&st, "SELECT count(*) FROM changes WHERE state = 'pending'"), 0);
+	assert_int_equal(store_runs_settle_confirms(&st, &e), 0);
+	assert_int_equal(store_runs_awaiting_confirm(&st, "/", &aw, &e), 0);
+	assert_int_equal(store_runs_last_confirm_apply(&st, &last, status, sizeof(status), &e), 1);
+	assert_int_equal(last, ap2);
+	assert_string_equal(status, "reverted");
+
+	/* history: apply and rollback runs unless all, newest first */
+	assert_int_equal(store_runs_history(&st, false, 20, &runs, &n, &e), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(runs[0].id, ap2);
+	assert_int_equal(runs[1].id, rb);
+	assert_string_equal(runs[1].kind, "rollback");
+	assert_string_equal(runs[1].params, "{\"to\":1,\"to_run\":2}");
+	assert_true(runs[1].ended_at[0] != '\0');
+	store_run_infos_free(runs, n);
+	assert_int_equal(store_runs_history(&st, true, 2, &runs, &n, &e), 0);
+	assert_int_equal(n, 2);
+	store_run_infos_free(runs, n);
+	add_run(&st, "sample", NULL, NULL);
+	assert_int_equal(store_runs_history(&st, true, 1, &runs, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(runs[0].params, "");
+	assert_string_equal(runs[0].ended_at, "");
+	store_run_infos_free(runs, n);
+	assert_int_equal(store_snapshots_of_run(&st, ap1, &snaps, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(snaps[0].info.id, snap);
+	assert_string_equal(snaps[0].settings, "{}");
+	free(snaps);
+	store_close(&st);
+}
+
 static void test_default_path(void **state)
 {
 	char out[PATH_MAX];
@@ -254,6 +481,8 @@ int main(void)
 		cmocka_unit_test(test_unwritable),
 		cmocka_unit_test(test_runs_hosts),
 		cmocka_unit_test(test_snapshot_round_trip),
+		cmocka_unit_test(test_change_rows),
+		cmocka_unit_test(test_change_run_queries),
 		cmocka_unit_test(test_default_path),
 	};
 

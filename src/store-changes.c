@@ -1,0 +1,267 @@
+/*
+ * store-changes.c - the store's side of the change journal: the rows of
+ * the changes table, written before each host change and read back by
+ * restore, crash repair, confirm, rollback and history. See store.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store-int.h"
+#include "swaptune/store.h"
+
+#define CHANGE_COLUMNS \
+	"SELECT id, coalesce(run_id, 0), session, pid, pid_start, sysroot, kind, name," \
+	" old_value, new_value, state, temporary, created_at, finished_at, note FROM changes"
+
+#define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+
+static void copy_col(sqlite3_stmt *stmt, int i, char *out, size_t len, bool *has)
+{
+	const unsigned char *t = sqlite3_column_text(stmt, i);
+
+	if (has)
+		*has = sqlite3_column_type(stmt, i) != SQLITE_NULL;
+	snprintf(out, len, "%s", t ? (const char *)t : "");
+}
+
+static void read_row(sqlite3_stmt *stmt, struct store_change *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->id = sqlite3_column_int64(stmt, 0);
+	c->run_id = sqlite3_column_int64(stmt, 1);
+	copy_col(stmt, 2, c->session, sizeof(c->session), NULL);
+	c->pid = sqlite3_column_int(stmt, 3);
+	c->pid_start = (uint64_t)sqlite3_column_int64(stmt, 4);
+	copy_col(stmt, 5, c->sysroot, sizeof(c->sysroot), NULL);
+	copy_col(stmt, 6, c->kind, sizeof(c->kind), NULL);
+	copy_col(stmt, 7, c->name, sizeof(c->name), NULL);
+	copy_col(stmt, 8, c->old_value, sizeof(c->old_value), &c->has_old);
+	copy_col(stmt, 9, c->new_value, sizeof(c->new_value), &c->has_new);
+	copy_col(stmt, 10, c->state, sizeof(c->state), NULL);
+	c->temporary = sqlite3_column_int(stmt, 11) != 0;
+	copy_col(stmt, 12, c->created_at, sizeof(c->created_at), NULL);
+	copy_col(stmt, 13, c->finished_at, sizeof(c->finished_at), &c->has_finished);
+	copy_col(stmt, 14, c->note, sizeof(c->note), &c->has_note);
+}
+
+/* Step a prepared CHANGE_COLUMNS query to the end into a malloc'd array; finalizes it. */
+static int read_rows(struct store *st, sqlite3_stmt *stmt, struct store_change **rows,
+		     int *n, struct st_err *e)
+{
+	struct store_change *v = NULL;
+	int cap = 0, r;
+
+	*rows = NULL;
+	*n = 0;
+	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (*n == cap) {
+			struct store_change *nv = realloc(v, (size_t)(cap = cap ? cap * 2 : 8) * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				*n = 0;
+				sqlite3_finalize(stmt);
+				return err_set(e, -ENOMEM, "out of memory");
+			}
+			v = nv;
+		}
+		read_row(stmt, &v[(*n)++]);
+	}
+	sqlite3_finalize(stmt);
+	if (r != SQLITE_DONE) {
+		free(v);
+		*n = 0;
+		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+	}
+	*rows = v;
+	return 0;
+}
+
+int store_change_add(struct store *st, const struct store_change *c, int64_t *id,
+		     struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"INSERT INTO changes (session, run_id, pid, pid_start, sysroot, kind, name,"
+		" old_value, new_value, temporary, state) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'pending')", &stmt, e);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, c->session, -1, SQLITE_STATIC);
+	if (c->run_id > 0)
+		sqlite3_bind_int64(stmt, 2, c->run_id);
+	sqlite3_bind_int(stmt, 3, c->pid);
+	sqlite3_bind_int64(stmt, 4, (sqlite3_int64)c->pid_start);
+	sqlite3_bind_text(stmt, 5, c->sysroot, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 6, c->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 7, c->name, -1, SQLITE_STATIC);
+	if (c->has_old)
+		sqlite3_bind_text(stmt, 8, c->old_value, -1, SQLITE_STATIC);
+	if (c->has_new)
+		sqlite3_bind_text(stmt, 9, c->new_value, -1, SQLITE_STATIC);
+	sqlite3_bind_int(stmt, 10, c->temporary);
+	r = store_step_done(st, stmt, e);
+	sqlite3_finalize(stmt);
+	if (r == 0 && id)
+		*id = sqlite3_last_insert_rowid(st->db);
+	return r;
+}
+
+int store_change_finish(struct store *st, int64_t id, const char *state, const char *note,
+			struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"UPDATE changes SET state = ?2, note = coalesce(?3, note),"
+		" finished_at = " NOW " WHERE id = ?1", &stmt, e);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, id);
+	sqlite3_bind_text(stmt, 2, state, -1, SQLITE_STATIC);
+	if (note)
+		sqlite3_bind_text(stmt, 3, note, -1, SQLITE_TRANSIENT);
+	r = store_step_done(st, stmt, e);
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int store_changes_resource_done(struct store *st, const char *session, const char *kind,
+				const char *name, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"UPDATE changes SET state = 'restored', finished_at = " NOW
+		" WHERE session = ?1 AND kind = ?2 AND name = ?3 AND state = 'pending'", &stmt, e);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, session, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, name, -1, SQLITE_STATIC);
+	r = store_step_done(st, stmt, e);
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int store_changes_pending(struct store *st, const char *session, const char *sysroot,
+			  struct store_change **rows, int *n, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st, session ?
+		CHANGE_COLUMNS " WHERE state = 'pending' AND session = ?1 ORDER BY id DESC" :
+		CHANGE_COLUMNS " WHERE state = 'pending' AND sysroot = ?1 ORDER BY id DESC", &stmt, e);
+
+	*rows = NULL;
+	*n = 0;
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, session ? session : sysroot, -1, SQLITE_STATIC);
+	return read_rows(st, stmt, rows, n, e);
+}
+
+int store_changes_committed(struct store *st, const char *session,
+			    struct store_change **rows, int *n, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st, CHANGE_COLUMNS " WHERE session = ?1 AND state = 'committed'"
+			      " ORDER BY id", &stmt, e);
+
+	*rows = NULL;
+	*n = 0;
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, session, -1, SQLITE_STATIC);
+	return read_rows(st, stmt, rows, n, e);
+}
+
+int store_changes_of_run(struct store *st, int64_t run_id, struct store_change **rows,
+			 int *n, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st, CHANGE_COLUMNS " WHERE run_id = ?1 ORDER BY id", &stmt, e);
+
+	*rows = NULL;
+	*n = 0;
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	return read_rows(st, stmt, rows, n, e);
+}
+
+int store_changes_since_run(struct store *st, const char *sysroot, int64_t min_run_id,
+			    const char *kind1, const char *kind2, struct store_change **rows,
+			    int *n, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st, CHANGE_COLUMNS " WHERE state = 'committed'"
+			      " AND kind IN (?3, ?4) AND sysroot = ?1 AND run_id >= ?2 ORDER BY id",
+			      &stmt, e);
+
+	*rows = NULL;
+	*n = 0;
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, sysroot, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 2, min_run_id);
+	sqlite3_bind_text(stmt, 3, kind1, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 4, kind2, -1, SQLITE_STATIC);
+	return read_rows(st, stmt, rows, n, e);
+}
+
+int store_changes_count_pending(struct store *st, const char *session, int *n,
+				struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st, "SELECT count(*) FROM changes WHERE session = ?1"
+			      " AND state = 'pending'", &stmt, e);
+
+	*n = 0;
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, session, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		*n = sqlite3_column_int(stmt, 0);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+int store_changes_transfer(struct store *st, const char *session, int pid,
+			   uint64_t pid_start, int *moved, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"UPDATE changes SET pid = ?2, pid_start = ?3"
+		" WHERE session = ?1 AND state = 'pending'", &stmt, e);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, session, -1, SQLITE_STATIC);
+	sqlite3_bind_int(stmt, 2, pid);
+	sqlite3_bind_int64(stmt, 3, (sqlite3_int64)pid_start);
+	r = store_step_done(st, stmt, e);
+	sqlite3_finalize(stmt);
+	if (r == 0 && moved)
+		*moved = sqlite3_changes(st->db);
+	return r;
+}
+
+int store_changes_commit_session(struct store *st, const char *session, int *committed,
+				 struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"UPDATE changes SET state = 'committed', temporary = 0, finished_at = " NOW
+		" WHERE session = ?1 AND state = 'pending'", &stmt, e);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, session, -1, SQLITE_STATIC);
+	r = store_step_done(st, stmt, e);
+	sqlite3_finalize(stmt);
+	if (r == 0 && committed)
+		*committed = sqlite3_changes(st->db);
+	return r;
+}

@@ -1,0 +1,281 @@
+/*
+ * store-runs.c - the store's queries over runs and snapshots behind the
+ * change commands: confirm-within bookkeeping, the apply in effect, the
+ * snapshot a rollback goes back to, and the runs, snapshots and rows that
+ * history lists. See store.h.
+ */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store-int.h"
+#include "swaptune/store.h"
+
+/* The latest apply that no later rollback has already gone back past. */
+#define APPLY_NOT_ROLLED_BACK \
+	" AND NOT EXISTS (SELECT 1 FROM runs b WHERE b.kind = 'rollback'" \
+	"   AND b.status = 'ok' AND b.id > a.id" \
+	"   AND json_extract(b.params, '$.to_run') <= a.id)"
+
+static const char *col_text(sqlite3_stmt *stmt, int i)
+{
+	const unsigned char *t = sqlite3_column_text(stmt, i);
+
+	return t ? (const char *)t : "";
+}
+
+static int db_error(struct store *st, struct st_err *e)
+{
+	return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+}
+
+int store_runs_settle_confirms(struct store *st, struct st_err *e)
+{
+	return store_exec(st,
+		"UPDATE runs SET status = 'reverted',"
+		" ended_at = coalesce(ended_at, strftime('%Y-%m-%dT%H:%M:%fZ','now'))"
+		" WHERE kind = 'apply' AND status = 'awaiting-confirm' AND NOT EXISTS"
+		" (SELECT 1 FROM changes c WHERE c.run_id = runs.id AND c.state = 'pending')", e);
+}
+
+int store_runs_awaiting_confirm(struct store *st, const char *sysroot,
+				struct store_awaiting *a, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"SELECT c.run_id, c.session, c.pid, c.pid_start, count(*), r.params"
+		" FROM changes c JOIN runs r ON r.id = c.run_id"
+		" WHERE c.state = 'pending' AND c.sysroot = ?1 AND r.kind = 'apply'"
+		" AND r.status = 'awaiting-confirm'"
+		" GROUP BY c.session ORDER BY c.run_id DESC LIMIT 1", &stmt, e);
+
+	if (r < 0)
+		return r;
+	memset(a, 0, sizeof(*a));
+	sqlite3_bind_text(stmt, 1, sysroot, -1, SQLITE_STATIC);
+	r = sqlite3_step(stmt);
+	if (r == SQLITE_ROW) {
+		cJSON *o = cJSON_Parse(col_text(stmt, 5)), *d;
+
+		a->run_id = sqlite3_column_int64(stmt, 0);
+		snprintf(a->session, sizeof(a->session), "%s", col_text(stmt, 1));
+		a->pid = sqlite3_column_int(stmt, 2);
+		a->pid_start = (uint64_t)sqlite3_column_int64(stmt, 3);
+		a->n_rows = sqlite3_column_int(stmt, 4);
+		d = o ? cJSON_GetObjectItem(o, "confirm_deadline_unix") : NULL;
+		if (cJSON_IsNumber(d))
+			a->deadline = d->valuedouble;
+		cJSON_Delete(o);
+		r = 1;
+	} else if (r == SQLITE_DONE) {
+		r = 0;
+	} else {
+		r = db_error(st, e);
+	}
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int store_runs_last_confirm_apply(struct store *st, int64_t *run_id, char *status,
+				  size_t len, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st, "SELECT id, status FROM runs WHERE kind = 'apply'"
+			      " AND params LIKE '%confirm_deadline_unix%' ORDER BY id DESC LIMIT 1",
+			      &stmt, e);
+
+	*run_id = 0;
+	if (len)
+		status[0] = '\0';
+	if (r < 0)
+		return r;
+	r = 0;
+	if (sqlite3_step(stmt) == SQLITE_ROW) {
+		*run_id = sqlite3_column_int64(stmt, 0);
+		snprintf(status, len, "%s", col_text(stmt, 1));
+		r = 1;
+	}
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int store_runs_apply_in_effect(struct store *st, struct store_apply_ref *a, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"SELECT a.id, json_extract(a.params, '$.source_run'), json_extract(a.params, '$.arm')"
+		" FROM runs a WHERE a.kind = 'apply' AND a.status = 'ok'"
+		" AND json_extract(a.params, '$.source_run') IS NOT NULL"
+		APPLY_NOT_ROLLED_BACK
+		" ORDER BY a.id DESC LIMIT 1", &stmt, e);
+
+	memset(a, 0, sizeof(*a));
+	if (r < 0)
+		return r;
+	r = sqlite3_step(stmt);
+	if (r == SQLITE_ROW) {
+		a->apply_run = sqlite3_column_int64(stmt, 0);
+		a->probe_run = sqlite3_column_int64(stmt, 1);
+		snprintf(a->arm, sizeof(a->arm), "%s", col_text(stmt, 2));
+		r = 1;
+	} else {
+		/* like a missing row: nothing in effect that can be verified */
+		r = 0;
+	}
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+static void read_snapshot_info(sqlite3_stmt *stmt, struct store_snapshot_info *s)
+{
+	s->id = sqlite3_column_int64(stmt, 0);
+	s->run_id = sqlite3_column_int64(stmt, 1);
+	snprintf(s->reason, sizeof(s->reason), "%s", col_text(stmt, 2));
+	snprintf(s->taken_at, sizeof(s->taken_at), "%s", col_text(stmt, 3));
+}
+
+/* Step a snapshot-info query once: 1 with *s, 0 without a row. Finalizes. */
+static int one_snapshot_info(struct store *st, sqlite3_stmt *stmt,
+			     struct store_snapshot_info *s, struct st_err *e)
+{
+	int r = sqlite3_step(stmt);
+
+	memset(s, 0, sizeof(*s));
+	if (r == SQLITE_ROW) {
+		read_snapshot_info(stmt, s);
+		r = 1;
+	} else if (r == SQLITE_DONE) {
+		r = 0;
+	} else {
+		r = db_error(st, e);
+	}
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int store_snapshot_info(struct store *st, int64_t snap_id, struct store_snapshot_info *s,
+			struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"SELECT id, coalesce(run_id, 0), reason, taken_at FROM snapshots WHERE id = ?1",
+		&stmt, e);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, snap_id);
+	return one_snapshot_info(st, stmt, s, e);
+}
+
+int store_snapshot_before_apply_in_effect(struct store *st, struct store_snapshot_info *s,
+					  struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"SELECT s.id, s.run_id, s.reason, s.taken_at FROM snapshots s"
+		" JOIN runs a ON a.id = s.run_id"
+		" WHERE a.kind = 'apply' AND a.status = 'ok' AND s.reason = 'before apply'"
+		APPLY_NOT_ROLLED_BACK
+		" ORDER BY s.id DESC LIMIT 1", &stmt, e);
+
+	if (r < 0)
+		return r;
+	return one_snapshot_info(st, stmt, s, e);
+}
+
+void store_run_infos_free(struct store_run_info *rows, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(rows[i].params);
+	free(rows);
+}
+
+int store_runs_history(struct store *st, bool all, long limit, struct store_run_info **rows,
+		       int *n, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	struct store_run_info *v = NULL;
+	int cap = 0, r = store_prepare(st,
+		"SELECT id, kind, status, started_at, ended_at, params FROM runs"
+		" WHERE (?1 OR kind IN ('apply', 'rollback')) ORDER BY id DESC LIMIT ?2", &stmt, e);
+
+	*rows = NULL;
+	*n = 0;
+	if (r < 0)
+		return r;
+	sqlite3_bind_int(stmt, 1, all);
+	sqlite3_bind_int64(stmt, 2, limit);
+	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct store_run_info *w;
+
+		if (*n == cap) {
+			struct store_run_info *nv = realloc(v, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*v));
+
+			if (!nv)
+				break;
+			v = nv;
+		}
+		w = &v[*n];
+		memset(w, 0, sizeof(*w));
+		w->id = sqlite3_column_int64(stmt, 0);
+		snprintf(w->kind, sizeof(w->kind), "%s", sqlite3_column_text(stmt, 1) ?
+			 col_text(stmt, 1) : "?");
+		snprintf(w->status, sizeof(w->status), "%s", col_text(stmt, 2));
+		snprintf(w->started_at, sizeof(w->started_at), "%s", col_text(stmt, 3));
+		snprintf(w->ended_at, sizeof(w->ended_at), "%s", col_text(stmt, 4));
+		w->params = strdup(col_text(stmt, 5));
+		if (!w->params)
+			break;
+		(*n)++;
+	}
+	sqlite3_finalize(stmt);
+	if (r == SQLITE_ROW) {
+		store_run_infos_free(v, *n);
+		*n = 0;
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	if (r != SQLITE_DONE) {
+		store_run_infos_free(v, *n);
+		*n = 0;
+		return db_error(st, e);
+	}
+	*rows = v;
+	return 0;
+}
+
+int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapshot_row **rows,
+			   int *n, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	struct store_snapshot_row *v = NULL;
+	int cap = 0, r = store_prepare(st,
+		"SELECT id, coalesce(run_id, 0), reason, taken_at, settings FROM snapshots"
+		" WHERE run_id = ?1 ORDER BY id", &stmt, e);
+
+	*rows = NULL;
+	*n = 0;
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (*n == cap) {
+			struct store_snapshot_row *nv = realloc(v, (size_t)(cap = cap ? cap * 2 : 4) * sizeof(*v));
+
+			if (!nv)
+				break;
+			v = nv;
+		}
+		read_snapshot_info(stmt, &v[*n].info);
+		snprintf(v[*n].settings, sizeof(v[*n].settings), "%s", col_text(stmt, 4));
+		(*n)++;
+	}
+	sqlite3_finalize(stmt);
+	if (r != SQLITE_DONE) {
+		free(v);
+		*n = 0;
+		return r == SQLITE_ROW ? err_set(e, -ENOMEM, "out of memory") : db_error(st, e);
+	}
+	*rows = v;
+	return 0;
+}
