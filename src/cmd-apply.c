@@ -27,6 +27,7 @@
 
 #include "store-int.h" /* TEMPORARY: SQL moves into the store (issue 8) */
 #include "swaptune/advice.h"
+#include "swaptune/lock.h"
 #include "swaptune/cmd.h"
 #include "swaptune/journal.h"
 #include "swaptune/persist.h"
@@ -719,7 +720,7 @@ static int apply_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	/* a probe's arms come and go: its settings are no "before" to snapshot */
-	if ((r = probe_lock(&ctx->host, ctx->db_path, &lockfd, lockpath, sizeof(lockpath),
+	if ((r = host_change_lock(&ctx->host, ctx->db_path, "apply", &lockfd, lockpath, sizeof(lockpath),
 			    &ctx->err)) < 0)
 		goto out;
 	fflush(ctx->out);
@@ -816,7 +817,7 @@ undo:
 		err_prefix(&ctx->err, "apply failed, previous settings restored");
 	}
 out:
-	probe_unlock(lockfd);
+	host_change_unlock(lockfd);
 	cJSON_Delete(doc);
 	cJSON_Delete(params);
 	cJSON_free(params_text);

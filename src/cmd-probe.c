@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "swaptune/cmd.h"
+#include "swaptune/lock.h"
 #include "swaptune/probe.h"
 
 #define MiB (1024ull * 1024)
@@ -613,7 +614,7 @@ static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 				  p->ntouch ? p->touch[0].name : "swap");
 		goto out;
 	}
-	rc = probe_lock(&ctx->host, ctx->db_path, &lockfd, lockpath, sizeof(lockpath), &ctx->err);
+	rc = host_change_lock(&ctx->host, ctx->db_path, "probe", &lockfd, lockpath, sizeof(lockpath), &ctx->err);
 	if (rc < 0)
 		goto out;
 	if (!yes) {
@@ -657,7 +658,7 @@ static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		status = 128 + r->signal;
 	}
 out:
-	probe_unlock(lockfd);
+	host_change_unlock(lockfd);
 	if (r)
 		probe_result_free(r);
 	free(c);

@@ -19,6 +19,7 @@
 
 #include "store-int.h" /* TEMPORARY: SQL moves into the store (issue 8) */
 #include "swaptune/advice.h"
+#include "swaptune/lock.h"
 #include "swaptune/cmd.h"
 #include "swaptune/journal.h"
 #include "swaptune/persist.h"
@@ -442,7 +443,7 @@ static int rollback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if ((r = advice_need_root(&ctx->host, "rollback", &ctx->err)) < 0)
 		goto out;
-	if ((r = probe_lock(&ctx->host, ctx->db_path, &lockfd, lockpath, sizeof(lockpath),
+	if ((r = host_change_lock(&ctx->host, ctx->db_path, "rollback", &lockfd, lockpath, sizeof(lockpath),
 			    &ctx->err)) < 0)
 		goto out;
 	fflush(ctx->out);
@@ -489,7 +490,7 @@ undo:
 		err_prefix(&ctx->err, "rollback failed, settings left as they were");
 	}
 out:
-	probe_unlock(lockfd);
+	host_change_unlock(lockfd);
 	for (int i = 0; i < PERSIST_FILES_MAX; i++)
 		free(text[i]);
 	free(plan);

@@ -19,6 +19,7 @@
 
 #include "store-int.h" /* TEMPORARY: SQL moves into the store (issue 8) */
 #include "swaptune/advice.h"
+#include "swaptune/lock.h"
 #include "swaptune/cmd.h"
 #include "swaptune/probe.h"
 
@@ -423,7 +424,7 @@ static int verify_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if ((r = advice_need_root(&ctx->host, "verify", &ctx->err)) < 0)
 		goto out;
-	if ((r = probe_lock(&ctx->host, ctx->db_path, &lockfd, lockpath, sizeof(lockpath),
+	if ((r = host_change_lock(&ctx->host, ctx->db_path, "verify", &lockfd, lockpath, sizeof(lockpath),
 			    &ctx->err)) < 0)
 		goto out;
 	fflush(ctx->out);
@@ -511,7 +512,7 @@ static int verify_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		r = 0;
 	}
 out:
-	probe_unlock(lockfd);
+	host_change_unlock(lockfd);
 	if (res)
 		probe_result_free(res);
 	for (int i = 0; i < ARGV_MAX; i++)

@@ -468,55 +468,6 @@ int probe_plan(const struct host *h, struct probe_config *c, struct probe_plan *
 	return 0;
 }
 
-/* ---- lock ------------------------------------------------------------ */
-
-int probe_lock(const struct host *h, const char *db_path, int *fd, char *path,
-	       size_t len, struct st_err *e)
-{
-	char buf[32];
-	ssize_t n;
-
-	if (h->live) {
-		if (mkdir("/run/swaptune", 0755) < 0 && errno != EEXIST)
-			return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot create /run/swaptune: %s",
-					    strerror(errno));
-		snprintf(path, len, "/run/swaptune/probe.lock");
-	} else {
-		snprintf(path, len, "%s.probe.lock", db_path);
-	}
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (*fd < 0)
-		return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot open lock %s: %s", path,
-				    strerror(errno));
-	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
-		int saved = errno;
-
-		n = pread(*fd, buf, sizeof(buf) - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		close(*fd);
-		*fd = -1;
-		if (saved == EWOULDBLOCK)
-			return err_set_exit(e, -EBUSY, ST_EXIT_DENIED,
-					    "another swaptune probe is running (pid %d, lock %s): wait for it to finish",
-					    atoi(buf), path);
-		return err_set_exit(e, -saved, ST_EXIT_DENIED, "cannot lock %s: %s", path, strerror(saved));
-	}
-	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-	/* the pid is a courtesy for the message above: failing to write it is fine */
-	if (ftruncate(*fd, 0) == 0)
-		(void)!pwrite(*fd, buf, strlen(buf), 0);
-	return 0;
-}
-
-void probe_unlock(int fd)
-{
-	if (fd >= 0) {
-		(void)!ftruncate(fd, 0);
-		flock(fd, LOCK_UN);
-		close(fd);
-	}
-}
-
 /* ---- the engine ------------------------------------------------------ */
 
 struct counters {
@@ -1272,21 +1223,6 @@ static bool decisive_now(const struct probe_config *c, int baseline, const struc
 
 /* ---- setup, detection, teardown -------------------------------------- */
 
-static int read_machine_id(char *buf, size_t len)
-{
-	FILE *f = fopen("/etc/machine-id", "re");
-
-	buf[0] = '\0';
-	if (f) {
-		if (fgets(buf, (int)len, f))
-			buf[strcspn(buf, "\n")] = '\0';
-		fclose(f);
-	}
-	if (!buf[0])
-		snprintf(buf, len, "unknown");
-	return 0;
-}
-
 static int engine_setup(struct engine *E, struct st_err *e)
 {
 	const struct probe_plan *p = E->p;
@@ -1546,7 +1482,7 @@ int probe_run(const struct host *h, struct store *st, struct probe_config *c,
 		snprintf(r->hostname, sizeof(r->hostname), "%s", f->hostname);
 		snprintf(r->zswap_compressor, sizeof(r->zswap_compressor), "%s", f->zswap_compressor);
 		r->memcg_version = p->memcg_version;
-		read_machine_id(mid, sizeof(mid));
+		host_read_machine_id(h, mid, sizeof(mid));
 		rc = store_register_host(st, mid, f->hostname, f->kernel, e);
 	}
 	if (rc == 0) {

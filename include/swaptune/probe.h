@@ -286,17 +286,6 @@ struct probe_plan {
 int probe_plan(const struct host *h, struct probe_config *c, struct probe_plan *p,
 	       struct st_err *e);
 
-/* ---- lock ------------------------------------------------------------ */
-
-/*
- * One probe per host: an flock on /run/swaptune/probe.lock (live host) or
- * next to the database (sysroot). -EBUSY (exit 3) naming the holder's pid.
- * *fd stays open for the lock's lifetime; probe_unlock() releases it.
- */
-int probe_lock(const struct host *h, const char *db_path, int *fd, char *path,
-	       size_t len, struct st_err *e);
-void probe_unlock(int fd);
-
 /* ---- running --------------------------------------------------------- */
 
 struct probe_result {

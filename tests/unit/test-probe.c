@@ -18,6 +18,7 @@
 
 #include "fixture-util.h"
 #include "swaptune/cgroup.h"
+#include "swaptune/lock.h"
 #include "swaptune/probe.h"
 #include "swaptune/scratch-swap.h"
 
@@ -463,19 +464,20 @@ static void test_lock(void **state)
 	fx_host(&h, "vm-v1");
 	fx_scratch(dir);
 	snprintf(db, sizeof(db), "%s/db", dir);
-	assert_int_equal(probe_lock(&h, db, &fd1, path, sizeof(path), &e), 0);
+	assert_int_equal(host_change_lock(&h, db, "probe", &fd1, path, sizeof(path), &e), 0);
 	assert_true(fd1 >= 0);
 	assert_true(strstr(path, "/db.probe.lock") != NULL);
 	/* a second lock (another open file) is refused, naming the holder */
-	assert_int_equal(probe_lock(&h, db, &fd2, path, sizeof(path), &e), -EBUSY);
+	assert_int_equal(host_change_lock(&h, db, "probe", &fd2, path, sizeof(path), &e), -EBUSY);
 	assert_int_equal(err_exit_status(&e), ST_EXIT_DENIED);
 	snprintf(pid, sizeof(pid), "pid %d", (int)getpid());
 	assert_non_null(strstr(e.msg, pid));
-	assert_non_null(strstr(e.msg, "another swaptune probe is running"));
-	probe_unlock(fd1);
+	assert_non_null(strstr(e.msg, "another swaptune probe (pid"));
+	assert_non_null(strstr(e.msg, "is changing this host"));
+	host_change_unlock(fd1);
 	err_reset(&e);
-	assert_int_equal(probe_lock(&h, db, &fd2, path, sizeof(path), &e), 0);
-	probe_unlock(fd2);
+	assert_int_equal(host_change_lock(&h, db, "probe", &fd2, path, sizeof(path), &e), 0);
+	host_change_unlock(fd2);
 	fx_remove(dir);
 	host_close(&h);
 }
