@@ -1,6 +1,6 @@
 /*
  * cmd-probe.c - `swaptune probe`: parse the options into a probe_config,
- * show the plan (or only that, with --dry-run), take the probe lock, ask
+ * show the plan (or only that, with --dry-run), take the host-change lock, ask
  * before changing host-wide settings, run the engine with a progress line,
  * and print the per-arm table or the JSON document.
  */
