@@ -408,3 +408,23 @@ int stats_permutation(const double *a, size_t n_a, const double *b, size_t n_b,
 		out->p = 1.0;
 	return 0;
 }
+
+int stats_summarize(const double *x, size_t n, double level, struct stats_summary *out)
+{
+	out->n = n;
+	out->mean = out->stddev = out->ci_low = out->ci_high = NAN;
+	if (n == 0)
+		return 0;
+	out->mean = stats_mean(x, n);
+	if (n < 2)
+		return 0;
+	out->stddev = stats_stddev(x, n);
+	if (isfinite(out->stddev)) {
+		double t = stats_t_quantile(0.5 + level / 2, (double)(n - 1));
+		double half = t * out->stddev / sqrt((double)n);
+
+		out->ci_low = out->mean - half;
+		out->ci_high = out->mean + half;
+	}
+	return 0;
+}

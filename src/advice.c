@@ -10,47 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store-int.h" /* TEMPORARY: SQL moves into the store (issue 8) */
 #include "swaptune/advice.h"
+#include "swaptune/metric.h"
 #include "swaptune/settings.h"
-
-/*
- * Per-trial metric keys the probe engine stores, for each secondary cost.
- * The first key found wins; wasted readahead falls back to swap_ra -
- * swap_ra_hit when no key of its own is stored.
- */
-static const struct {
-	enum verdict_secondary sec;
-	const char *keys[4];
-} secondary_keys[] = {
-	{ VERDICT_SEC_ZSWPIN_PAGES, { "zswpin", "vmstat.zswpin", NULL } },
-	{ VERDICT_SEC_ZSWPOUT_PAGES, { "zswpout", "vmstat.zswpout", NULL } },
-	{ VERDICT_SEC_WASTED_RA_PAGES, { "swap_ra_wasted", "wasted_ra", "ra_wasted", NULL } },
-	{ VERDICT_SEC_CPU_NS_PER_OP, { "cpu_ns_per_op", NULL } },
-	{ VERDICT_SEC_MAJOR_FAULTS, { "pgmajfault", "maj_faults", "major_faults", NULL } },
-	{ VERDICT_SEC_PSI_SOME_US, { "psi_some_us", "psi.some_us", "psi_memory_some_us", NULL } },
-};
 
 int advice_latest_probe_run(struct store *st, int64_t *run_id, struct st_err *e)
 {
-	sqlite3_stmt *stmt;
-	int r = store_prepare(st,
-		"SELECT id FROM runs WHERE kind = 'probe'"
-		" ORDER BY (status = 'ok') DESC, id DESC LIMIT 1", &stmt, e);
-
-	if (r < 0)
-		return r;
-	r = sqlite3_step(stmt);
-	if (r == SQLITE_ROW) {
-		*run_id = sqlite3_column_int64(stmt, 0);
-		r = 0;
-	} else if (r == SQLITE_DONE) {
-		r = err_set(e, -ENOENT, "no probe run in %s", st->path);
-	} else {
-		r = err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
-	}
-	sqlite3_finalize(stmt);
-	return r;
+	return store_probe_latest_run(st, run_id, e);
 }
 
 int advice_parse_settings(const char *json, struct advice_setting *out, int max,
@@ -87,13 +53,6 @@ int advice_parse_settings(const char *json, struct advice_setting *out, int max,
 	return 0;
 }
 
-static const char *col_text(sqlite3_stmt *stmt, int i)
-{
-	const unsigned char *t = sqlite3_column_text(stmt, i);
-
-	return t ? (const char *)t : "";
-}
-
 /* Whether every setting of arm a has the value s gives it. */
 static bool arm_matches(const struct advice_arm *a, const struct settings_snapshot *s)
 {
@@ -123,181 +82,53 @@ static int match_unique(const struct advice_run *r, const struct settings_snapsh
 	return found;
 }
 
-static int load_arms(struct store *st, struct advice_run *r, struct st_err *e)
+/* The arms' names, settings and notes from the loaded rows. */
+static int load_arms(const struct store_probe_run *run, struct advice_run *r, struct st_err *e)
 {
-	sqlite3_stmt *stmt;
-	int rc = store_prepare(st,
-		"SELECT id, name, settings, emulated, note FROM arms WHERE run_id = ?1 ORDER BY id",
-		&stmt, e);
+	if (run->n_arms > VERDICT_ARMS_MAX)
+		return err_set(e, -EBADMSG, "probe run %lld has more than %d arms",
+			       (long long)r->run_id, VERDICT_ARMS_MAX);
+	for (size_t i = 0; i < run->n_arms; i++) {
+		struct advice_arm *a = &r->arms[i];
 
-	if (rc < 0)
-		return rc;
-	sqlite3_bind_int64(stmt, 1, r->run_id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		struct advice_arm *a;
-
-		if (r->n_arms >= VERDICT_ARMS_MAX) {
-			sqlite3_finalize(stmt);
-			return err_set(e, -EBADMSG, "probe run %lld has more than %d arms",
-				       (long long)r->run_id, VERDICT_ARMS_MAX);
-		}
-		a = &r->arms[r->n_arms];
-		a->arm_id = sqlite3_column_int64(stmt, 0);
-		snprintf(a->name, sizeof(a->name), "%s", col_text(stmt, 1));
-		memcpy(r->in.arms[r->n_arms].name, a->name, sizeof(a->name));
-		if (advice_parse_settings(col_text(stmt, 2), a->settings, SETTINGS_MAX,
-					  &a->n_settings, e) < 0) {
-			sqlite3_finalize(stmt);
+		a->arm_id = run->arms[i].id;
+		snprintf(a->name, sizeof(a->name), "%s", run->arms[i].name);
+		if (advice_parse_settings(run->arms[i].settings, a->settings, SETTINGS_MAX,
+					  &a->n_settings, e) < 0)
 			return err_prefix(e, "probe run %lld arm %s", (long long)r->run_id, a->name);
-		}
-		a->emulated = sqlite3_column_int(stmt, 3) != 0;
-		snprintf(a->note, sizeof(a->note), "%s", col_text(stmt, 4));
-		r->n_arms++;
+		a->emulated = run->arms[i].emulated;
+		snprintf(a->note, sizeof(a->note), "%s", run->arms[i].note);
 	}
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE)
-		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+	r->n_arms = run->n_arms;
 	if (r->n_arms == 0)
 		return err_set(e, -EBADMSG, "probe run %lld has no arms (did it start?)",
 			       (long long)r->run_id);
-	r->in.n_arms = r->n_arms;
 	return 0;
 }
 
-static int arm_index(const struct advice_run *r, int64_t arm_id)
+/* Trial counts per arm, for the report (the verdict's input comes from metric.h). */
+static void count_trials(const struct store_probe_run *run, struct advice_run *r)
 {
-	for (size_t i = 0; i < r->n_arms; i++)
-		if (r->arms[i].arm_id == arm_id)
-			return (int)i;
-	return -1;
-}
+	for (size_t k = 0; k < run->n_trials; k++) {
+		const struct store_probe_trial *t = &run->trials[k];
+		struct advice_arm *a = NULL;
 
-static int load_trials(struct store *st, struct advice_run *r, struct st_err *e)
-{
-	sqlite3_stmt *stmt;
-	int rc = store_prepare(st,
-		"SELECT arm_id, id, status, warmup, primary_value FROM trials"
-		" WHERE run_id = ?1 ORDER BY round, seq, id", &stmt, e);
-
-	if (rc < 0)
-		return rc;
-	sqlite3_bind_int64(stmt, 1, r->run_id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		int ai = arm_index(r, sqlite3_column_int64(stmt, 0));
-		const char *status = col_text(stmt, 2);
-		struct advice_arm *a;
-		struct verdict_arm *va;
-
-		if (ai < 0)
+		for (size_t i = 0; i < r->n_arms; i++)
+			if (r->arms[i].arm_id == t->arm_id)
+				a = &r->arms[i];
+		if (!a)
 			continue;
-		a = &r->arms[ai];
-		va = &r->in.arms[ai];
-		if (sqlite3_column_int(stmt, 3)) {
+		if (t->warmup)
 			a->n_warmup++;
-			continue;
-		}
-		if (!strcmp(status, "oom")) {
+		else if (!strcmp(t->status, "oom"))
 			a->n_oom++;
-			va->n_oom_killed++;
-			continue;
-		}
-		if (strcmp(status, "ok") || sqlite3_column_type(stmt, 4) == SQLITE_NULL) {
+		else if (strcmp(t->status, "ok") || !t->have_primary)
 			a->n_failed++;
-			continue;
-		}
-		a->n_ok++;
-		if (va->n_trials >= VERDICT_TRIALS_MAX) {
-			a->n_dropped++;
-			continue;
-		}
-		va->primary[va->n_trials++] = sqlite3_column_double(stmt, 4);
+		else
+			a->n_ok++;
 	}
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE)
-		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
-	return 0;
-}
-
-/*
- * Secondary costs, in the order load_trials() took the primary values: a
- * secondary is used for an arm only when every used trial has it.
- */
-static int load_secondary(struct store *st, struct advice_run *r, struct st_err *e)
-{
-	sqlite3_stmt *stmt;
-	int rc = store_prepare(st,
-		"SELECT t.arm_id, t.id, m.key, m.value FROM trials t JOIN metrics m ON m.trial_id = t.id"
-		" WHERE t.run_id = ?1 AND t.warmup = 0 AND t.status = 'ok'"
-		" AND t.primary_value IS NOT NULL ORDER BY t.round, t.seq, t.id", &stmt, e);
-	/* per arm: index of the current trial, its id, and what it had */
-	int64_t cur_id[VERDICT_ARMS_MAX];
-	int cur_idx[VERDICT_ARMS_MAX];
-	unsigned have[VERDICT_ARMS_MAX][VERDICT_SEC_COUNT];	/* trials with a value */
-	double ra[VERDICT_ARMS_MAX][2];
-	unsigned ra_have[VERDICT_ARMS_MAX];
-
-	if (rc < 0)
-		return rc;
-	memset(have, 0, sizeof(have));
-	memset(ra_have, 0, sizeof(ra_have));
-	for (int i = 0; i < VERDICT_ARMS_MAX; i++) {
-		cur_id[i] = -1;
-		cur_idx[i] = -1;
-	}
-	sqlite3_bind_int64(stmt, 1, r->run_id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		int ai = arm_index(r, sqlite3_column_int64(stmt, 0));
-		int64_t tid = sqlite3_column_int64(stmt, 1);
-		const char *key = col_text(stmt, 2);
-		double v = sqlite3_column_double(stmt, 3);
-		struct verdict_arm *va;
-
-		if (ai < 0)
-			continue;
-		va = &r->in.arms[ai];
-		if (cur_id[ai] != tid) {
-			cur_id[ai] = tid;
-			cur_idx[ai]++;
-			ra_have[ai] = 0;
-		}
-		if (cur_idx[ai] >= (int)va->n_trials)
-			continue;
-		if (!strcmp(key, "swap_ra") || !strcmp(key, "swap_ra_hit")) {
-			ra[ai][key[7] != '\0'] = v;
-			if (++ra_have[ai] == 2 && ra[ai][0] >= ra[ai][1]) {
-				/* counted once per trial, as if it were a key of its own */
-				double w = ra[ai][0] - ra[ai][1];
-				enum verdict_secondary s = VERDICT_SEC_WASTED_RA_PAGES;
-
-				if (have[ai][s] == (unsigned)cur_idx[ai]) {
-					va->secondary[s][cur_idx[ai]] = w;
-					have[ai][s]++;
-				}
-			}
-			continue;
-		}
-		for (size_t k = 0; k < sizeof(secondary_keys) / sizeof(secondary_keys[0]); k++) {
-			enum verdict_secondary s = secondary_keys[k].sec;
-
-			for (int x = 0; secondary_keys[k].keys[x]; x++) {
-				if (strcmp(key, secondary_keys[k].keys[x]))
-					continue;
-				/* one value per trial: the first key listed that is present */
-				if (have[ai][s] == (unsigned)cur_idx[ai] && isfinite(v)) {
-					va->secondary[s][cur_idx[ai]] = v;
-					have[ai][s]++;
-				}
-			}
-		}
-	}
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE)
-		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
 	for (size_t i = 0; i < r->n_arms; i++)
-		for (int s = 0; s < VERDICT_SEC_COUNT; s++)
-			r->in.arms[i].has_secondary[s] = r->in.arms[i].n_trials > 0 &&
-				have[i][s] == r->in.arms[i].n_trials;
-	return 0;
+		r->arms[i].n_dropped = r->arms[i].n_ok - (unsigned)r->in.arms[i].n_trials;
 }
 
 /*
@@ -311,8 +142,7 @@ static void load_metric(struct advice_run *r, const char *summary)
 	cJSON *o = cJSON_Parse(r->params), *w, *s = cJSON_Parse(summary), *pm;
 	bool cmd = false;
 
-	r->in.metric = VERDICT_METRIC_THROUGHPUT;
-	snprintf(r->in.metric_name, sizeof(r->in.metric_name), "throughput");
+	metric_verdict_primary(metric_defs[PM_THROUGHPUT].key, true, &r->in);
 	w = o ? cJSON_GetObjectItem(o, "workload") : NULL;
 	if (cJSON_IsObject(w))
 		w = cJSON_GetObjectItem(w, "name");
@@ -322,21 +152,12 @@ static void load_metric(struct advice_run *r, const char *summary)
 	}
 	pm = s ? cJSON_GetObjectItem(s, "primary_metric") : NULL;
 	if (cJSON_IsObject(pm)) {
-		cJSON *key = cJSON_GetObjectItem(pm, "key"), *name = cJSON_GetObjectItem(pm, "name");
-		bool higher = cJSON_IsTrue(cJSON_GetObjectItem(pm, "higher_is_better"));
-		const char *k = cJSON_IsString(key) ? key->valuestring : "";
+		cJSON *key = cJSON_GetObjectItem(pm, "key");
 
-		if (!strcmp(k, "throughput_ops"))
-			r->in.metric = VERDICT_METRIC_THROUGHPUT;
-		else if (!strcmp(k, "wall_s"))
-			r->in.metric = VERDICT_METRIC_WALL_TIME;
-		else
-			r->in.metric = higher ? VERDICT_METRIC_HIGHER_BETTER : VERDICT_METRIC_LOWER_BETTER;
-		if (cJSON_IsString(name))
-			snprintf(r->in.metric_name, sizeof(r->in.metric_name), "%s", name->valuestring);
+		metric_verdict_primary(cJSON_IsString(key) ? key->valuestring : "",
+				       cJSON_IsTrue(cJSON_GetObjectItem(pm, "higher_is_better")), &r->in);
 	} else if (cmd) {
-		r->in.metric = VERDICT_METRIC_WALL_TIME;
-		snprintf(r->in.metric_name, sizeof(r->in.metric_name), "wall time");
+		metric_verdict_primary(metric_defs[PM_WALL_S].key, false, &r->in);
 	}
 	cJSON_Delete(o);
 	cJSON_Delete(s);
@@ -370,17 +191,11 @@ static int choose_baseline(struct store *st, const struct host *h, struct advice
 		goto done;
 	}
 	{
-		sqlite3_stmt *stmt;
 		int64_t snap = 0;
 		struct settings_snapshot s;
 
-		if (store_prepare(st, "SELECT id FROM snapshots WHERE run_id = ?1 ORDER BY id LIMIT 1",
-				  &stmt, e) < 0)
+		if (store_run_first_snapshot(st, r->run_id, &snap, e) < 0)
 			return -EIO;
-		sqlite3_bind_int64(stmt, 1, r->run_id);
-		if (sqlite3_step(stmt) == SQLITE_ROW)
-			snap = sqlite3_column_int64(stmt, 0);
-		sqlite3_finalize(stmt);
 		if (snap && store_snapshot_load(st, snap, &s, NULL) == 0 &&
 		    (idx = match_unique(r, &s)) >= 0) {
 			snprintf(r->baseline_source, sizeof(r->baseline_source),
@@ -403,37 +218,35 @@ done:
 int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
 		    const char *baseline, struct advice_run *r, struct st_err *e)
 {
-	sqlite3_stmt *stmt;
+	struct store_probe_run *run = calloc(1, sizeof(*run));
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->run_id = run_id;
-	rc = store_prepare(st, "SELECT kind, status, started_at, params, summary FROM runs WHERE id = ?1",
-			   &stmt, e);
-	if (rc < 0)
-		return rc;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	if (sqlite3_step(stmt) != SQLITE_ROW) {
-		sqlite3_finalize(stmt);
-		return err_set(e, -ENOENT, "no run %lld in %s (see swaptune history)",
-			       (long long)run_id, st->path);
-	}
-	if (strcmp(col_text(stmt, 0), "probe")) {
+	if (!run)
+		return err_set(e, -ENOMEM, "out of memory");
+	rc = store_probe_run_load(st, run_id, run, e);
+	if (rc == -ENOENT)
+		rc = err_set(e, -ENOENT, "no run %lld in %s (see swaptune history)",
+			     (long long)run_id, st->path);
+	else if (rc == 0 && strcmp(run->kind, "probe"))
 		rc = err_set(e, -ENOENT, "run %lld is a %s run, not a probe", (long long)run_id,
-			     col_text(stmt, 0));
-		sqlite3_finalize(stmt);
-		return rc;
+			     run->kind);
+	if (rc == 0) {
+		snprintf(r->status, sizeof(r->status), "%s", run->status);
+		snprintf(r->started_at, sizeof(r->started_at), "%s", run->started_at);
+		snprintf(r->params, sizeof(r->params), "%s", run->params);
+		load_metric(r, run->summary);
+		rc = load_arms(run, r, e);
 	}
-	snprintf(r->status, sizeof(r->status), "%s", col_text(stmt, 1));
-	snprintf(r->started_at, sizeof(r->started_at), "%s", col_text(stmt, 2));
-	snprintf(r->params, sizeof(r->params), "%s", col_text(stmt, 3));
-	load_metric(r, col_text(stmt, 4));
-	sqlite3_finalize(stmt);
-
-	if ((rc = load_arms(st, r, e)) < 0 || (rc = load_trials(st, r, e)) < 0 ||
-	    (rc = load_secondary(st, r, e)) < 0)
-		return rc;
-	return choose_baseline(st, h, r, baseline, e);
+	if (rc == 0) {
+		metric_verdict_arms(run, &r->in);
+		count_trials(run, r);
+		rc = choose_baseline(st, h, r, baseline, e);
+	}
+	store_probe_run_free(run);
+	free(run);
+	return rc;
 }
 
 const struct advice_arm *advice_run_arm(const struct advice_run *r, const char *name)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "swaptune/change.h"
+#include "swaptune/lock.h"
 #include "swaptune/probe.h"
 #include "swaptune/utc.h"
 
@@ -165,12 +166,12 @@ int change_lock(struct store *st, const struct host *h, const char *what,
 					    "(or swaptune rollback) first", (long long)pend.run_id);
 	}
 	/* a probe's arms come and go: its settings are no "before" to snapshot */
-	return probe_lock(h, db_path, lockfd, lockpath, sizeof(lockpath), e);
+	return host_change_lock(h, db_path, what, lockfd, lockpath, sizeof(lockpath), e);
 }
 
 void change_unlock(int lockfd)
 {
-	probe_unlock(lockfd);
+	host_change_unlock(lockfd);
 }
 
 /* ---- confirm-within ---- */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "swaptune/cmd.h"
+#include "swaptune/lock.h"
 #include "swaptune/probe.h"
 #include "swaptune/doctor.h"
 
@@ -102,10 +103,10 @@ static void run_bypass_check(struct cmd_ctx *ctx, struct doctor_bypass *b)
 	memset(b, 0, sizeof(*b));
 	b->ran = true;
 	/* it changes page-cluster and zswap: never alongside a probe */
-	r = probe_lock(&ctx->host, ctx->db_path, &lockfd, lockpath, sizeof(lockpath), &e);
+	r = host_change_lock(&ctx->host, ctx->db_path, "doctor", &lockfd, lockpath, sizeof(lockpath), &e);
 	if (r == 0) {
 		r = probe_detect_native_bypass(&ctx->host, &ctx->store, &c, &e);
-		probe_unlock(lockfd);
+		host_change_unlock(lockfd);
 	}
 	if (r < 0) {
 		b->error = r;

@@ -1,6 +1,6 @@
 /*
  * cmd-probe.c - `swaptune probe`: parse the options into a probe_config,
- * show the plan (or only that, with --dry-run), take the probe lock, ask
+ * show the plan (or only that, with --dry-run), take the host-change lock, ask
  * before changing host-wide settings, run the engine with a progress line,
  * and print the per-arm table or the JSON document.
  */
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "swaptune/cmd.h"
+#include "swaptune/lock.h"
 #include "swaptune/probe.h"
 
 #define MiB (1024ull * 1024)
@@ -644,7 +645,7 @@ static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 				  p->ntouch ? p->touch[0].name : "swap");
 		goto out;
 	}
-	rc = probe_lock(&ctx->host, ctx->db_path, &lockfd, lockpath, sizeof(lockpath), &ctx->err);
+	rc = host_change_lock(&ctx->host, ctx->db_path, "probe", &lockfd, lockpath, sizeof(lockpath), &ctx->err);
 	if (rc < 0)
 		goto out;
 	if (!yes) {
@@ -691,7 +692,7 @@ static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		status = 128 + r->signal;
 	}
 out:
-	probe_unlock(lockfd);
+	host_change_unlock(lockfd);
 	if (r)
 		probe_result_free(r);
 	free(c);

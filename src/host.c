@@ -734,3 +734,10 @@ int host_self_exe(char *buf, size_t len)
 	buf[n] = '\0';
 	return 0;
 }
+
+int host_read_machine_id(const struct host *h, char *buf, size_t len)
+{
+	if (host_read_line(h, "etc/machine-id", buf, len, NULL) < 0 || !buf[0])
+		snprintf(buf, len, "unknown");
+	return 0;
+}

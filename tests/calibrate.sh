@@ -42,7 +42,7 @@ probe() {
 		"$SWAPTUNE" --db "$db" probe --yes --json --workload "$WORKLOAD" --working-set "$WS" \
 			--memcg-limit "$LIMIT" --reps "$REPS" "$@" >"$dir/probe.json" 2>"$dir/probe.err"
 		rc=$?
-		if [ $rc -eq 3 ] && grep -q 'another swaptune probe is running' "$dir/probe.err"; then
+		if [ $rc -eq 3 ] && grep -q 'is changing this host' "$dir/probe.err"; then
 			tries=$((tries + 1))
 			[ $tries -lt 360 ] || { echo "another probe held the lock for 30 minutes" >&2; return 1; }
 			sleep 5

@@ -37,7 +37,7 @@ probe() {	# probe OUT ARGS...
 	for try in 1 2 3 4 5; do
 		"$SWAPTUNE" probe --db "$db" --yes --json --workload cmd --no-warmup "$@" >"$out" 2>"$scratch/err"
 		rc=$?
-		grep -q "another swaptune probe is running" "$scratch/err" || return $rc
+		grep -q "is changing this host" "$scratch/err" || return $rc
 		wait_no_probe
 	done
 	return $rc

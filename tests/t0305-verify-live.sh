@@ -23,7 +23,7 @@ run() {
 	while :; do
 		st "$@" >"$scratch/out" 2>"$scratch/err"
 		rc=$?
-		[ $rc -eq 3 ] && grep -q 'another swaptune probe is running' "$scratch/err" && [ $i -lt 180 ] &&
+		[ $rc -eq 3 ] && grep -q 'is changing this host' "$scratch/err" && [ $i -lt 180 ] &&
 			{ i=$((i + 1)); sleep 5; continue; }
 		return $rc
 	done

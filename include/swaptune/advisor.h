@@ -124,6 +124,15 @@ int stats_permutation(const double *a, size_t n_a, const double *b, size_t n_b,
 		      uint64_t seed, uint64_t rounds, struct stats_perm *out,
 		      struct st_err *e);
 
+/* Mean, sample stddev and the CI of the mean (Student t); NAN where undefined. */
+struct stats_summary {
+	size_t n;
+	double mean, stddev, ci_low, ci_high;
+};
+
+/* Summarize x[0..n) at confidence level (0.95): n < 2 has no stddev or CI. */
+int stats_summarize(const double *x, size_t n, double level, struct stats_summary *out);
+
 /* ======================================================================
  * Verdict on a probe run (advisor/verdict.c)
  * ====================================================================== */

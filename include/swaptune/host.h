@@ -196,4 +196,10 @@ uint64_t host_pid_start_ticks(pid_t pid);
 /* Absolute path of this program (the live /proc/self/exe), to re-run itself. */
 int host_self_exe(char *buf, size_t len);
 
+/*
+ * The host's machine id (etc/machine-id under the sysroot, first line),
+ * "unknown" when absent or empty. Always 0: a missing id is not an error.
+ */
+int host_read_machine_id(const struct host *h, char *buf, size_t len);
+
 #endif

@@ -33,6 +33,7 @@
 #include "swaptune/cgroup.h"
 #include "swaptune/err.h"
 #include "swaptune/host.h"
+#include "swaptune/metric.h"
 #include "swaptune/settings.h"
 #include "swaptune/store.h"
 #include "swaptune/workload.h"
@@ -100,55 +101,7 @@ void probe_arm_describe(const struct probe_arm *a, char *buf, size_t len);
  */
 void probe_round_order(uint64_t seed, unsigned round, int n, int *order);
 
-/* ---- metrics --------------------------------------------------------- */
-
-enum probe_metric {
-	PM_THROUGHPUT = 0,	/* ops/s of the measured phase */
-	PM_WALL_S,		/* cmd: fork to exit */
-	PM_CMD_METRIC,		/* cmd: number matched by --metric-regex */
-	PM_ELAPSED_S,		/* measured phase */
-	PM_SETUP_S,
-	PM_OPS,
-	PM_LAT_P50_NS,
-	PM_LAT_P99_NS,
-	PM_LAT_P999_NS,
-	PM_ZSWPIN,		/* /proc/vmstat deltas, pages */
-	PM_ZSWPOUT,
-	PM_ZSWPWB,
-	PM_PSWPIN,
-	PM_PSWPOUT,
-	PM_SWAP_RA,
-	PM_SWAP_RA_HIT,
-	PM_RA_WASTED,		/* swap_ra - swap_ra_hit */
-	PM_PGMAJFAULT,
-	PM_REFAULT_ANON,
-	PM_REFAULT_FILE,
-	PM_PSI_SOME_US,		/* host memory PSI total deltas */
-	PM_PSI_FULL_US,
-	PM_CPU_USER_NS,		/* the trial process and its children (wait4) */
-	PM_CPU_SYS_NS,
-	PM_CPU_NS_PER_OP,
-	PM_TASK_CLOCK_NS,	/* perf software event, inherited */
-	PM_CTX_SWITCHES,
-	PM_CYCLES,		/* hardware, when the PMU allows */
-	PM_INSTRUCTIONS,
-	PM_MAJ_FAULTS,		/* the workload's own rusage */
-	PM_MIN_FAULTS,
-	PM_MEMCG_PEAK_BYTES,
-	PM_MEMCG_PGMAJFAULT,
-	PM_ZSWAP_STORED_BEFORE,	/* pages in the pool when the trial started */
-	PM_ZSWAP_POOL_LIMIT_HIT,
-	PM_ZSWAP_REJECT_POOR,
-	PM_ZSWAP_WRITTEN_BACK,
-	PM_COUNT
-};
-
-struct probe_metric_def {
-	const char *key;	/* JSON and store key */
-	const char *unit;	/* "ops/s", "pages", "ns", ... */
-};
-
-extern const struct probe_metric_def probe_metric_defs[PM_COUNT];
+/* ---- metrics: enum probe_metric and its table live in metric.h ------- */
 
 /* ---- trials and their summary ---------------------------------------- */
 
@@ -175,20 +128,12 @@ struct probe_trial {
 	double v[PM_COUNT];
 };
 
-/* Mean, sample stddev and CI of the mean (Student t); NAN where undefined. */
-struct probe_stat {
-	size_t n;
-	double mean, stddev, ci_low, ci_high;
-};
-
-int probe_stat_compute(const double *x, size_t n, double level, struct probe_stat *out);
-
 struct probe_arm_summary {
 	unsigned trials;		/* measured (not warm-up) trials */
 	unsigned completed, oom, failed;
-	struct probe_stat primary;
+	struct stats_summary primary;	/* mean, sd, 95 % CI (advisor.h) */
 	bool have[PM_COUNT];
-	struct probe_stat m[PM_COUNT];
+	struct stats_summary m[PM_COUNT];
 };
 
 /* ---- configuration --------------------------------------------------- */
@@ -286,17 +231,6 @@ struct probe_plan {
 int probe_plan(const struct host *h, struct probe_config *c, struct probe_plan *p,
 	       struct st_err *e);
 
-/* ---- lock ------------------------------------------------------------ */
-
-/*
- * One probe per host: an flock on /run/swaptune/probe.lock (live host) or
- * next to the database (sysroot). -EBUSY (exit 3) naming the holder's pid.
- * *fd stays open for the lock's lifetime; probe_unlock() releases it.
- */
-int probe_lock(const struct host *h, const char *db_path, int *fd, char *path,
-	       size_t len, struct st_err *e);
-void probe_unlock(int fd);
-
 /* ---- running --------------------------------------------------------- */
 
 struct probe_result {
@@ -346,8 +280,33 @@ int probe_run(const struct host *h, struct store *st, struct probe_config *c,
 	      const struct probe_plan *p, struct probe_result *r, struct st_err *e);
 void probe_result_free(struct probe_result *r);
 
-/* Recompute r->summary (and the verdict) from r->trials. Pure. */
+/*
+ * Recompute r->summary (and the verdict) from r->trials. Pure: the verdict
+ * comes from r's trials made into the store's rows (probe_rows_from_result())
+ * through the same builder recommend uses (metric_verdict_arms()).
+ */
 void probe_summarize(const struct probe_config *c, int baseline, struct probe_result *r);
+
+/* ---- the store's rows ------------------------------------------------ */
+
+/* Write c's arms under run_id; arm_ids[i] receives arm i's row. */
+int probe_store_arms(struct store *st, int64_t run_id, const struct probe_config *c,
+		     int64_t *arm_ids, struct st_err *e);
+/* Write one trial and its metrics (the detection trial, arm -1, is not stored). */
+int probe_store_trial(struct store *st, int64_t run_id, const int64_t *arm_ids,
+		      const struct probe_trial *t, struct st_err *e);
+/*
+ * r's arms and trials as the rows store_probe_run_load() would return for
+ * them (arm ids 1..narms); free with store_probe_run_free(). -ENOMEM.
+ */
+int probe_rows_from_result(const struct probe_config *c, const struct probe_result *r,
+			   struct store_probe_run *rows);
+/*
+ * The advisor's input for the run's rows: metric from c, arms and trials
+ * from rows (metric_verdict_arms()), baseline arm index baseline.
+ */
+int probe_verdict_input(const struct probe_config *c, int baseline,
+			const struct store_probe_run *rows, struct verdict_input *in);
 
 /* The result document (share/schema/probe.schema.json). */
 cJSON *probe_result_to_json(const struct probe_config *c, const struct probe_plan *p,

@@ -227,5 +227,72 @@ struct store_snapshot_row {
 int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapshot_row **rows,
 			   int *n, struct st_err *e);
 
+/* ---- probe runs: arms, trials, per-trial metrics (src/store-probe.c) ---- */
+
+#define STORE_PROBE_ARMS_MAX	16
+
+struct store_probe_arm {
+	int64_t id;
+	char name[32];
+	char settings[1024];		/* JSON object {"page-cluster":"0", ...} */
+	bool emulated;
+	char note[256];			/* "" if none */
+};
+
+struct store_metric {
+	char key[48];			/* metric.h keys, plus "trial_s" */
+	double value;
+};
+
+struct store_probe_trial {
+	int64_t id;
+	int64_t arm_id;
+	unsigned round, seq;
+	bool warmup;
+	char status[16];		/* "ok", "oom", "failed", "timeout", "interrupted" */
+	bool have_primary;
+	double primary;
+	char note[256];			/* "" if none */
+	size_t n_metrics;
+	struct store_metric *metrics;	/* owned (store_probe_run_free()) */
+};
+
+struct store_probe_run {
+	int64_t id;
+	char kind[16];
+	char status[24];
+	char started_at[40];
+	char *params;			/* the run's params JSON, "" if none (owned) */
+	char *summary;			/* its summary JSON, "" if none (owned) */
+	size_t n_arms;
+	struct store_probe_arm arms[STORE_PROBE_ARMS_MAX];
+	size_t n_trials;
+	struct store_probe_trial *trials;	/* ordered by round, seq, id (owned) */
+};
+
+/* The newest probe run that ended "ok" (else the newest probe run); -ENOENT if none. */
+int store_probe_latest_run(struct store *st, int64_t *run_id, struct st_err *e);
+
+/*
+ * Load run run_id (any kind) with its arms (by id), trials and their
+ * metrics into r (zeroed first); free with store_probe_run_free() whatever
+ * it returns. -ENOENT if there is no such run, -EBADMSG for more than
+ * STORE_PROBE_ARMS_MAX arms.
+ */
+int store_probe_run_load(struct store *st, int64_t run_id, struct store_probe_run *r,
+			 struct st_err *e);
+void store_probe_run_free(struct store_probe_run *r);
+
+/* The first settings snapshot saved with run_id; *snap_id = 0 if none. */
+int store_run_first_snapshot(struct store *st, int64_t run_id, int64_t *snap_id,
+			     struct st_err *e);
+
+/* One arm of a probe run; *arm_id = its row. note may be "" or NULL. */
+int store_probe_arm_add(struct store *st, int64_t run_id, const struct store_probe_arm *a,
+			int64_t *arm_id, struct st_err *e);
+
+/* One trial (t->arm_id from store_probe_arm_add()) and its metrics, in one transaction. */
+int store_probe_trial_add(struct store *st, int64_t run_id, const struct store_probe_trial *t,
+			  struct st_err *e);
 
 #endif

@@ -465,6 +465,23 @@ static void test_pid_alive(void **state)
 	assert_int_equal(host_pid_start_ticks(child), 0);
 }
 
+/* the machine id comes from the sysroot, never from this machine's /etc */
+static void test_machine_id(void **state)
+{
+	struct host h;
+	char id[64];
+
+	(void)state;
+	fx_host(&h, "v2-zswap-on");
+	assert_int_equal(host_read_machine_id(&h, id, sizeof(id)), 0);
+	assert_string_equal(id, "0123456789abcdef0123456789abcdef");
+	host_close(&h);
+	fx_host(&h, "vm-v1");
+	assert_int_equal(host_read_machine_id(&h, id, sizeof(id)), 0);
+	assert_string_equal(id, "unknown");
+	host_close(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_zswap_stats),
 		cmocka_unit_test(test_misc),
 		cmocka_unit_test(test_pid_alive),
+		cmocka_unit_test(test_machine_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

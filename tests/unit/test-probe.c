@@ -17,7 +17,9 @@
 #include <cmocka.h>
 
 #include "fixture-util.h"
+#include "swaptune/advice.h"
 #include "swaptune/cgroup.h"
+#include "swaptune/lock.h"
 #include "swaptune/probe.h"
 #include "swaptune/scratch-swap.h"
 
@@ -188,37 +190,6 @@ static void test_round_order(void **state)
 	}
 	for (int i = 0; i < 6; i++)
 		assert_in_range(count[i], 850, 1150);
-}
-
-/* ---- statistics ---- */
-
-static void test_stat(void **state)
-{
-	static const double x[] = { 1, 2, 3, 4, 5 }, same[] = { 7, 7, 7 };
-	struct probe_stat s;
-
-	(void)state;
-	probe_stat_compute(x, 5, 0.95, &s);
-	assert_int_equal(s.n, 5);
-	assert_float_equal(s.mean, 3.0, 1e-12);
-	assert_float_equal(s.stddev, sqrt(2.5), 1e-12);
-	assert_float_equal(s.ci_low, 3.0 - 1.9632432, 1e-6);
-	assert_float_equal(s.ci_high, 3.0 + 1.9632432, 1e-6);
-
-	probe_stat_compute(same, 3, 0.95, &s);
-	assert_float_equal(s.mean, 7, 0);
-	assert_float_equal(s.stddev, 0, 0);
-	assert_float_equal(s.ci_low, 7, 0);
-	assert_float_equal(s.ci_high, 7, 0);
-
-	probe_stat_compute(x, 1, 0.95, &s);
-	assert_float_equal(s.mean, 1, 0);
-	assert_true(isnan(s.stddev));
-	assert_true(isnan(s.ci_low) && isnan(s.ci_high));
-
-	probe_stat_compute(x, 0, 0.95, &s);
-	assert_int_equal(s.n, 0);
-	assert_true(isnan(s.mean));
 }
 
 /* ---- summary ---- */
@@ -463,19 +434,20 @@ static void test_lock(void **state)
 	fx_host(&h, "vm-v1");
 	fx_scratch(dir);
 	snprintf(db, sizeof(db), "%s/db", dir);
-	assert_int_equal(probe_lock(&h, db, &fd1, path, sizeof(path), &e), 0);
+	assert_int_equal(host_change_lock(&h, db, "probe", &fd1, path, sizeof(path), &e), 0);
 	assert_true(fd1 >= 0);
 	assert_true(strstr(path, "/db.probe.lock") != NULL);
 	/* a second lock (another open file) is refused, naming the holder */
-	assert_int_equal(probe_lock(&h, db, &fd2, path, sizeof(path), &e), -EBUSY);
+	assert_int_equal(host_change_lock(&h, db, "probe", &fd2, path, sizeof(path), &e), -EBUSY);
 	assert_int_equal(err_exit_status(&e), ST_EXIT_DENIED);
 	snprintf(pid, sizeof(pid), "pid %d", (int)getpid());
 	assert_non_null(strstr(e.msg, pid));
-	assert_non_null(strstr(e.msg, "another swaptune probe is running"));
-	probe_unlock(fd1);
+	assert_non_null(strstr(e.msg, "another swaptune probe (pid"));
+	assert_non_null(strstr(e.msg, "is changing this host"));
+	host_change_unlock(fd1);
 	err_reset(&e);
-	assert_int_equal(probe_lock(&h, db, &fd2, path, sizeof(path), &e), 0);
-	probe_unlock(fd2);
+	assert_int_equal(host_change_lock(&h, db, "probe", &fd2, path, sizeof(path), &e), 0);
+	host_change_unlock(fd2);
 	fx_remove(dir);
 	host_close(&h);
 }
@@ -666,6 +638,155 @@ static void test_scratch_sysroot(void **state)
 	}
 }
 
+/* ---- one builder: the probe's own verdict input is recommend's ---- */
+
+static struct probe_trial mk_full(int arm, unsigned round, unsigned seq, enum probe_trial_status st,
+				  double thr, double base, bool psi)
+{
+	struct probe_trial t = mk(arm, round, round == 0, st, thr, 10 * base);
+
+	t.seq = seq;
+	t.duration_s = 1.5;
+	t.have[PM_SWAP_RA_HIT] = t.have[PM_RA_WASTED] = true;
+	t.v[PM_SWAP_RA_HIT] = base;
+	t.v[PM_RA_WASTED] = 9 * base;
+	t.have[PM_ZSWPIN] = t.have[PM_ZSWPOUT] = t.have[PM_PGMAJFAULT] = true;
+	t.v[PM_ZSWPIN] = 1000 + base;
+	t.v[PM_ZSWPOUT] = 2000 + base;
+	t.v[PM_PGMAJFAULT] = 30 + base;
+	t.have[PM_CPU_NS_PER_OP] = true;
+	t.v[PM_CPU_NS_PER_OP] = 500 + thr / 10;
+	t.have[PM_MAJ_FAULTS] = true;		/* stored, but feeds no cost */
+	t.v[PM_MAJ_FAULTS] = 1;
+	if (psi) {
+		t.have[PM_PSI_SOME_US] = true;
+		t.v[PM_PSI_SOME_US] = 4000 + base;
+	}
+	return t;
+}
+
+static void assert_same_input(const struct verdict_input *a, const struct verdict_input *b)
+{
+	assert_int_equal(a->metric, b->metric);
+	assert_string_equal(a->metric_name, b->metric_name);
+	assert_int_equal(a->n_arms, b->n_arms);
+	for (size_t i = 0; i < a->n_arms; i++) {
+		const struct verdict_arm *x = &a->arms[i], *y = &b->arms[i];
+
+		assert_string_equal(x->name, y->name);
+		assert_int_equal(x->is_baseline, y->is_baseline);
+		assert_int_equal(x->n_trials, y->n_trials);
+		assert_int_equal(x->n_oom_killed, y->n_oom_killed);
+		for (size_t k = 0; k < x->n_trials; k++)
+			assert_true(x->primary[k] == y->primary[k]);
+		for (int s = 0; s < VERDICT_SEC_COUNT; s++) {
+			assert_int_equal(x->has_secondary[s], y->has_secondary[s]);
+			for (size_t k = 0; x->has_secondary[s] && k < x->n_trials; k++)
+				assert_true(x->secondary[s][k] == y->secondary[s][k]);
+		}
+	}
+}
+
+static void test_summary_is_recommend(void **state)
+{
+	struct probe_config *c = calloc(1, sizeof(*c));
+	struct probe_result *r = calloc(1, sizeof(*r));
+	struct verdict_input *mem = calloc(1, sizeof(*mem)), *stored = calloc(1, sizeof(*stored));
+	struct advice_run *adv = calloc(1, sizeof(*adv));
+	struct store_probe_run *rows = calloc(1, sizeof(*rows));
+	struct verdict_result *v = calloc(1, sizeof(*v));
+	struct probe_trial t[] = {
+		mk_full(0, 0, 1, PROBE_TRIAL_OK, 1, 1, true),	/* warm-up */
+		mk_full(1, 0, 2, PROBE_TRIAL_OK, 1, 1, true),
+		mk_full(2, 0, 3, PROBE_TRIAL_OK, 1, 1, true),
+		mk_full(1, 1, 4, PROBE_TRIAL_OK, 118, 40, true),
+		mk_full(0, 1, 5, PROBE_TRIAL_OK, 100, 80, true),
+		mk_full(2, 1, 6, PROBE_TRIAL_OOM, 0, 0, true),
+		mk_full(2, 2, 7, PROBE_TRIAL_OK, 130, 5, false),	/* no PSI: that cost unused for pc0 */
+		mk_full(0, 2, 8, PROBE_TRIAL_OK, 103, 82, true),
+		mk_full(1, 2, 9, PROBE_TRIAL_OK, 121, 41, true),
+		mk_full(0, 3, 10, PROBE_TRIAL_OK, 98, 79, true),
+		mk_full(1, 3, 11, PROBE_TRIAL_FAILED, 0, 0, true),
+		mk_full(2, 3, 12, PROBE_TRIAL_OK, 128, 6, true),
+		mk_full(1, 4, 13, PROBE_TRIAL_OK, 119, 42, true),
+		mk_full(2, 4, 14, PROBE_TRIAL_OK, 131, 4, true),
+		mk_full(0, 4, 15, PROBE_TRIAL_OK, 101, 81, true),
+	};
+	char dir[PATH_MAX], db[PATH_MAX + 8], *text;
+	int64_t arm_ids[PROBE_ARMS_MAX];
+	struct st_err e = {0};
+	struct store st;
+	struct probe_plan p;
+	cJSON *doc;
+
+	(void)state;
+	probe_config_init(c);
+	c->workload = workload_find("anon-seq");
+	c->narms = 3;
+	probe_arm_builtin("pc3", &c->arms[0]);
+	probe_arm_builtin("pc1", &c->arms[1]);
+	probe_arm_builtin("pc0", &c->arms[2]);
+	c->baseline = 0;
+	c->primary = PROBE_PRIMARY_THROUGHPUT;
+	r->trials = t;
+	r->ntrials = sizeof(t) / sizeof(t[0]);
+	r->status = "ok";
+	memset(&p, 0, sizeof(p));
+	p.memcg_version = 2;
+
+	/* the probe's summary, from its in-memory trials made into rows */
+	probe_summarize(c, 0, r);
+	assert_true(r->have_verdict);
+	assert_int_equal(probe_rows_from_result(c, r, rows), 0);
+	assert_int_equal(probe_verdict_input(c, 0, rows, mem), 0);
+	store_probe_run_free(rows);
+	assert_int_equal(mem->arms[2].n_oom_killed, 1);
+	assert_int_equal(mem->arms[1].n_trials, 3);
+	assert_true(mem->arms[0].has_secondary[VERDICT_SEC_PSI_SOME_US]);
+	assert_false(mem->arms[2].has_secondary[VERDICT_SEC_PSI_SOME_US]);
+	assert_true(mem->arms[0].has_secondary[VERDICT_SEC_WASTED_RA_PAGES]);
+	assert_true(mem->arms[0].secondary[VERDICT_SEC_WASTED_RA_PAGES][0] == 720);
+
+	/* the same run written to a store as the engine writes it */
+	fx_scratch(dir);
+	snprintf(db, sizeof(db), "%s/db", dir);
+	assert_int_equal(store_open(&st, db, &e), 0);
+	assert_int_equal(store_run_begin(&st, "probe", "{\"workload\":{\"name\":\"anon-seq\"},\"baseline\":\"pc3\"}",
+					 &r->run_id, &e), 0);
+	assert_int_equal(probe_store_arms(&st, r->run_id, c, arm_ids, &e), 0);
+	for (size_t k = 0; k < r->ntrials; k++)
+		assert_int_equal(probe_store_trial(&st, r->run_id, arm_ids, &t[k], &e), 0);
+	doc = probe_result_to_json(c, &p, r);
+	text = cJSON_PrintUnformatted(doc);
+	assert_int_equal(store_run_end(&st, r->run_id, "ok", text, &e), 0);
+	cJSON_free(text);
+	cJSON_Delete(doc);
+
+	/* recommend's input, and the probe's own input from the stored rows */
+	assert_int_equal(advice_load_run(&st, NULL, r->run_id, NULL, adv, &e), 0);
+	assert_same_input(mem, &adv->in);
+	assert_int_equal(store_probe_run_load(&st, r->run_id, rows, &e), 0);
+	assert_int_equal(probe_verdict_input(c, 0, rows, stored), 0);
+	store_probe_run_free(rows);
+	assert_same_input(mem, stored);
+
+	/* and so the same verdict */
+	assert_int_equal(verdict_compute(&adv->in, NULL, v, NULL), 0);
+	assert_int_equal(v->kind, r->verdict.kind);
+	assert_int_equal(v->chosen, r->verdict.chosen);
+	assert_int_equal(v->confidence, r->verdict.confidence);
+
+	store_close(&st);
+	fx_remove(dir);
+	free(c);
+	free(r);
+	free(mem);
+	free(stored);
+	free(adv);
+	free(rows);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -674,8 +795,8 @@ int main(void)
 		cmocka_unit_test(test_arm_parse_bad),
 		cmocka_unit_test(test_arms_list),
 		cmocka_unit_test(test_round_order),
-		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_summarize),
+		cmocka_unit_test(test_summary_is_recommend),
 		cmocka_unit_test(test_plan_v1),
 		cmocka_unit_test(test_plan_errors),
 		cmocka_unit_test(test_lock),

@@ -388,6 +388,36 @@ static void test_permutation_errors(void **state)
 	assert_int_equal(stats_permutation(a, 2, a, 2, 1, 0, NULL, &e), -EINVAL);
 }
 
+/* the probe's per-arm summary (moved from test-probe.c) */
+static void test_summarize(void **state)
+{
+	static const double x[] = { 1, 2, 3, 4, 5 }, same[] = { 7, 7, 7 };
+	struct stats_summary s;
+
+	(void)state;
+	stats_summarize(x, 5, 0.95, &s);
+	assert_int_equal(s.n, 5);
+	assert_float_equal(s.mean, 3.0, 1e-12);
+	assert_float_equal(s.stddev, sqrt(2.5), 1e-12);
+	assert_float_equal(s.ci_low, 3.0 - 1.9632432, 1e-6);
+	assert_float_equal(s.ci_high, 3.0 + 1.9632432, 1e-6);
+
+	stats_summarize(same, 3, 0.95, &s);
+	assert_float_equal(s.mean, 7, 0);
+	assert_float_equal(s.stddev, 0, 0);
+	assert_float_equal(s.ci_low, 7, 0);
+	assert_float_equal(s.ci_high, 7, 0);
+
+	stats_summarize(x, 1, 0.95, &s);
+	assert_float_equal(s.mean, 1, 0);
+	assert_true(isnan(s.stddev));
+	assert_true(isnan(s.ci_low) && isnan(s.ci_high));
+
+	stats_summarize(x, 0, 0.95, &s);
+	assert_int_equal(s.n, 0);
+	assert_true(isnan(s.mean));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_permutation_exact),
 		cmocka_unit_test(test_permutation_monte_carlo),
 		cmocka_unit_test(test_permutation_errors),
+		cmocka_unit_test(test_summarize),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,26 @@
+/*
+ * lock.h - the host-change lock: one swaptune command at a time changes this
+ * host's swap settings (probe, apply, rollback, verify and doctor's bypass
+ * check take it). The lock file records the holder's command name and pid so
+ * a refused command can say who is changing the host.
+ */
+#ifndef SWAPTUNE_LOCK_H
+#define SWAPTUNE_LOCK_H
+
+#include <stddef.h>
+
+#include "swaptune/err.h"
+#include "swaptune/host.h"
+
+/*
+ * Take the lock for `command` ("probe", "apply", ...): an flock on
+ * /run/swaptune/probe.lock (live host; the name predates the other users)
+ * or DB_PATH.probe.lock (sysroot). -EBUSY (exit 3) "another swaptune apply
+ * (pid 1234) is changing this host". *fd stays open for the lock's
+ * lifetime; host_change_unlock() releases it. path receives the lock file.
+ */
+int host_change_lock(const struct host *h, const char *db_path, const char *command,
+		     int *fd, char *path, size_t len, struct st_err *e);
+void host_change_unlock(int fd);
+
+#endif

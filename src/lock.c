@@ -1,0 +1,77 @@
+/*
+ * lock.c - the host-change lock (see lock.h): an flock whose file holds
+ * "PID COMMAND" of the swaptune command changing the host.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "swaptune/lock.h"
+
+/* "1234 apply\n" -> pid 1234, command "apply" ("swaptune command" if unknown). */
+static void parse_holder(const char *buf, int *pid, char *cmd, size_t len)
+{
+	char *end;
+	long p = strtol(buf, &end, 10);
+
+	*pid = (int)p;
+	while (*end == ' ')
+		end++;
+	snprintf(cmd, len, "%.*s", (int)strcspn(end, " \n"), end);
+	if (!cmd[0])
+		snprintf(cmd, len, "command");
+}
+
+int host_change_lock(const struct host *h, const char *db_path, const char *command,
+		     int *fd, char *path, size_t len, struct st_err *e)
+{
+	char buf[64], holder[32];
+	ssize_t n;
+	int pid;
+
+	if (h->live) {
+		if (mkdir("/run/swaptune", 0755) < 0 && errno != EEXIST)
+			return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot create /run/swaptune: %s",
+					    strerror(errno));
+		snprintf(path, len, "/run/swaptune/probe.lock");
+	} else {
+		snprintf(path, len, "%s.probe.lock", db_path);
+	}
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd < 0)
+		return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot open lock %s: %s", path,
+				    strerror(errno));
+	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
+		int saved = errno;
+
+		n = pread(*fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		close(*fd);
+		*fd = -1;
+		parse_holder(buf, &pid, holder, sizeof(holder));
+		if (saved == EWOULDBLOCK)
+			return err_set_exit(e, -EBUSY, ST_EXIT_DENIED,
+					    "another swaptune %s (pid %d) is changing this host (lock %s): wait for it to finish",
+					    holder, pid, path);
+		return err_set_exit(e, -saved, ST_EXIT_DENIED, "cannot lock %s: %s", path, strerror(saved));
+	}
+	snprintf(buf, sizeof(buf), "%d %s\n", (int)getpid(), command ? command : "command");
+	/* the holder is a courtesy for the message above: failing to write it is fine */
+	if (ftruncate(*fd, 0) == 0)
+		(void)!pwrite(*fd, buf, strlen(buf), 0);
+	return 0;
+}
+
+void host_change_unlock(int fd)
+{
+	if (fd >= 0) {
+		(void)!ftruncate(fd, 0);
+		flock(fd, LOCK_UN);
+		close(fd);
+	}
+}

@@ -1,0 +1,165 @@
+/*
+ * metric.c - the probe's metric table (see metric.h) and the one builder of
+ * the advisor's input from a probe run's rows.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "swaptune/metric.h"
+
+#define LO METRIC_LOWER_BETTER
+#define HI METRIC_HIGHER_BETTER
+#define NEU METRIC_NEUTRAL
+#define NONE METRIC_SEC_NONE
+
+const struct metric_def metric_defs[PM_COUNT] = {
+	[PM_THROUGHPUT] = { "throughput_ops", "throughput", "ops/s", HI, METRIC_KIND_PRIMARY, NONE },
+	[PM_WALL_S] = { "wall_s", "wall time", "s", LO, METRIC_KIND_PRIMARY, NONE },
+	[PM_CMD_METRIC] = { "metric", "command metric", "", NEU, METRIC_KIND_PRIMARY, NONE },
+	[PM_ELAPSED_S] = { "elapsed_s", "measured phase", "s", LO, METRIC_KIND_GAUGE, NONE },
+	[PM_SETUP_S] = { "setup_s", "workload setup", "s", NEU, METRIC_KIND_GAUGE, NONE },
+	[PM_OPS] = { "ops", "operations", "ops", NEU, METRIC_KIND_GAUGE, NONE },
+	[PM_LAT_P50_NS] = { "lat_p50_ns", "access latency p50", "ns", LO, METRIC_KIND_LATENCY, NONE },
+	[PM_LAT_P99_NS] = { "lat_p99_ns", "access latency p99", "ns", LO, METRIC_KIND_LATENCY, NONE },
+	[PM_LAT_P999_NS] = { "lat_p999_ns", "access latency p99.9", "ns", LO, METRIC_KIND_LATENCY, NONE },
+	[PM_ZSWPIN] = { "zswpin", "zswap swap-ins", "pages", LO, METRIC_KIND_COUNTER,
+			VERDICT_SEC_ZSWPIN_PAGES },
+	[PM_ZSWPOUT] = { "zswpout", "zswap swap-outs", "pages", LO, METRIC_KIND_COUNTER,
+			 VERDICT_SEC_ZSWPOUT_PAGES },
+	[PM_ZSWPWB] = { "zswpwb", "zswap writebacks", "pages", LO, METRIC_KIND_COUNTER, NONE },
+	[PM_PSWPIN] = { "pswpin", "swap-ins from the device", "pages", LO, METRIC_KIND_COUNTER, NONE },
+	[PM_PSWPOUT] = { "pswpout", "swap-outs to the device", "pages", LO, METRIC_KIND_COUNTER, NONE },
+	[PM_SWAP_RA] = { "swap_ra", "swap readahead", "pages", NEU, METRIC_KIND_COUNTER, NONE },
+	[PM_SWAP_RA_HIT] = { "swap_ra_hit", "swap readahead hits", "pages", HI, METRIC_KIND_COUNTER, NONE },
+	[PM_RA_WASTED] = { "swap_ra_wasted", "wasted swap readahead", "pages", LO, METRIC_KIND_DERIVED,
+			   VERDICT_SEC_WASTED_RA_PAGES },
+	[PM_PGMAJFAULT] = { "pgmajfault", "major faults (host)", "faults", LO, METRIC_KIND_COUNTER,
+			    VERDICT_SEC_MAJOR_FAULTS },
+	[PM_REFAULT_ANON] = { "workingset_refault_anon", "anon refaults", "pages", LO,
+			      METRIC_KIND_COUNTER, NONE },
+	[PM_REFAULT_FILE] = { "workingset_refault_file", "file refaults", "pages", LO,
+			      METRIC_KIND_COUNTER, NONE },
+	[PM_PSI_SOME_US] = { "psi_some_us", "memory stall (PSI some)", "us", LO, METRIC_KIND_COUNTER,
+			     VERDICT_SEC_PSI_SOME_US },
+	[PM_PSI_FULL_US] = { "psi_full_us", "memory stall (PSI full)", "us", LO, METRIC_KIND_COUNTER, NONE },
+	[PM_CPU_USER_NS] = { "cpu_user_ns", "user CPU", "ns", LO, METRIC_KIND_COUNTER, NONE },
+	[PM_CPU_SYS_NS] = { "cpu_sys_ns", "system CPU", "ns", LO, METRIC_KIND_COUNTER, NONE },
+	[PM_CPU_NS_PER_OP] = { "cpu_ns_per_op", "CPU per operation", "ns", LO, METRIC_KIND_DERIVED,
+			       VERDICT_SEC_CPU_NS_PER_OP },
+	[PM_TASK_CLOCK_NS] = { "task_clock_ns", "task clock", "ns", LO, METRIC_KIND_COUNTER, NONE },
+	[PM_CTX_SWITCHES] = { "context_switches", "context switches", "switches", LO,
+			      METRIC_KIND_COUNTER, NONE },
+	[PM_CYCLES] = { "cycles", "CPU cycles", "cycles", LO, METRIC_KIND_COUNTER, NONE },
+	[PM_INSTRUCTIONS] = { "instructions", "instructions", "instructions", NEU, METRIC_KIND_COUNTER, NONE },
+	[PM_MAJ_FAULTS] = { "maj_faults", "major faults (workload)", "faults", LO, METRIC_KIND_COUNTER, NONE },
+	[PM_MIN_FAULTS] = { "min_faults", "minor faults (workload)", "faults", NEU, METRIC_KIND_COUNTER, NONE },
+	[PM_MEMCG_PEAK_BYTES] = { "memcg_peak_bytes", "memory cgroup peak", "bytes", NEU,
+				  METRIC_KIND_GAUGE, NONE },
+	[PM_MEMCG_PGMAJFAULT] = { "memcg_pgmajfault", "major faults (memory cgroup)", "faults", LO,
+				  METRIC_KIND_COUNTER, NONE },
+	[PM_ZSWAP_STORED_BEFORE] = { "zswap_stored_pages_before", "zswap pool before the trial", "pages",
+				     NEU, METRIC_KIND_GAUGE, NONE },
+	[PM_ZSWAP_POOL_LIMIT_HIT] = { "zswap_pool_limit_hit", "zswap pool limit hits", "events", LO,
+				      METRIC_KIND_COUNTER, NONE },
+	[PM_ZSWAP_REJECT_POOR] = { "zswap_reject_compress_poor", "zswap poor-compression rejects",
+				   "pages", LO, METRIC_KIND_COUNTER, NONE },
+	[PM_ZSWAP_WRITTEN_BACK] = { "zswap_written_back_pages", "zswap pages written back", "pages", LO,
+				    METRIC_KIND_COUNTER, NONE },
+};
+
+int metric_find(const char *key)
+{
+	for (int m = 0; m < PM_COUNT; m++)
+		if (!strcmp(metric_defs[m].key, key))
+			return m;
+	return -1;
+}
+
+void metric_verdict_primary(const char *key, bool higher_is_better, struct verdict_input *in)
+{
+	int m = metric_find(key);
+
+	if (m == PM_THROUGHPUT)
+		in->metric = VERDICT_METRIC_THROUGHPUT;
+	else if (m == PM_WALL_S)
+		in->metric = VERDICT_METRIC_WALL_TIME;
+	else
+		in->metric = higher_is_better ? VERDICT_METRIC_HIGHER_BETTER : VERDICT_METRIC_LOWER_BETTER;
+	snprintf(in->metric_name, sizeof(in->metric_name), "%s", m >= 0 ? metric_defs[m].label : "");
+}
+
+static int arm_index(const struct store_probe_run *run, int64_t arm_id)
+{
+	for (size_t i = 0; i < run->n_arms; i++)
+		if (run->arms[i].id == arm_id)
+			return (int)i;
+	return -1;
+}
+
+/* One used trial's secondary costs into slot n of va; have[] counts trials with each. */
+static void trial_secondaries(const struct store_probe_trial *t, struct verdict_arm *va, size_t n,
+			      unsigned have[VERDICT_SEC_COUNT])
+{
+	bool got[VERDICT_SEC_COUNT] = { false };
+	double ra = NAN, ra_hit = NAN;
+
+	for (size_t k = 0; k < t->n_metrics; k++) {
+		int m = metric_find(t->metrics[k].key);
+		double v = t->metrics[k].value;
+
+		if (m == PM_SWAP_RA)
+			ra = v;
+		else if (m == PM_SWAP_RA_HIT)
+			ra_hit = v;
+		if (m < 0 || metric_defs[m].secondary == METRIC_SEC_NONE || !isfinite(v))
+			continue;
+		va->secondary[metric_defs[m].secondary][n] = v;
+		got[metric_defs[m].secondary] = true;
+	}
+	/* rows without a wasted-readahead key of their own */
+	if (!got[VERDICT_SEC_WASTED_RA_PAGES] && isfinite(ra) && isfinite(ra_hit) && ra >= ra_hit) {
+		va->secondary[VERDICT_SEC_WASTED_RA_PAGES][n] = ra - ra_hit;
+		got[VERDICT_SEC_WASTED_RA_PAGES] = true;
+	}
+	for (int s = 0; s < VERDICT_SEC_COUNT; s++)
+		have[s] += got[s];
+}
+
+int metric_verdict_arms(const struct store_probe_run *run, struct verdict_input *in)
+{
+	unsigned have[VERDICT_ARMS_MAX][VERDICT_SEC_COUNT];
+
+	if (run->n_arms > VERDICT_ARMS_MAX)
+		return -EBADMSG;
+	memset(have, 0, sizeof(have));
+	in->n_arms = run->n_arms;
+	for (size_t i = 0; i < run->n_arms; i++) {
+		memset(&in->arms[i], 0, sizeof(in->arms[i]));
+		snprintf(in->arms[i].name, sizeof(in->arms[i].name), "%s", run->arms[i].name);
+	}
+	for (size_t k = 0; k < run->n_trials; k++) {
+		const struct store_probe_trial *t = &run->trials[k];
+		int ai = arm_index(run, t->arm_id);
+		struct verdict_arm *va;
+
+		if (ai < 0 || t->warmup)
+			continue;
+		va = &in->arms[ai];
+		if (!strcmp(t->status, "oom")) {
+			va->n_oom_killed++;
+			continue;
+		}
+		if (strcmp(t->status, "ok") || !t->have_primary || va->n_trials >= VERDICT_TRIALS_MAX)
+			continue;
+		va->primary[va->n_trials] = t->primary;
+		trial_secondaries(t, va, va->n_trials, have[ai]);
+		va->n_trials++;
+	}
+	for (size_t i = 0; i < run->n_arms; i++)
+		for (int s = 0; s < VERDICT_SEC_COUNT; s++)
+			in->arms[i].has_secondary[s] = in->arms[i].n_trials > 0 &&
+						       have[i][s] == in->arms[i].n_trials;
+	return 0;
+}

@@ -1,0 +1,357 @@
+/*
+ * probe-engine.c - running a probe (see probe.h): progress reports, setting
+ * up the host (zswap, scratch swap, debugfs) and restoring it through the
+ * journal, the warm-up and measured rounds in shuffled arm order, adaptive
+ * stopping, and the run's rows and summary in the store.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "probe-int.h"
+#include "swaptune/facts.h"
+
+double probe_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool probe_stopped(const struct engine *E)
+{
+	return E->c->stop && *E->c->stop;
+}
+
+void probe_report(struct engine *E, enum probe_phase ph, const char *arm, unsigned round,
+		  const char *msg)
+{
+	struct probe_progress pr = {
+		.phase = ph, .arm = arm, .round = round,
+		.rounds = E->c->reps, .trial = E->seq, .trials = E->planned_trials,
+		.eta_s = -1, .msg = msg,
+	};
+
+	if (!E->c->progress)
+		return;
+	if (E->trial_s_n)
+		pr.eta_s = E->trial_s_sum / E->trial_s_n *
+			   (double)(E->planned_trials > E->seq ? E->planned_trials - E->seq + 1 : 1);
+	else if (E->p->est_trial_s > 0)
+		pr.eta_s = E->p->est_trial_s *
+			   (double)(E->planned_trials > E->seq ? E->planned_trials - E->seq + 1 : 1);
+	E->c->progress(&pr, E->c->progress_arg);
+}
+
+int probe_engine_setup(struct engine *E, struct st_err *e)
+{
+	const struct probe_plan *p = E->p;
+	struct probe_result *r = E->r;
+	int rc;
+
+	probe_report(E, PROBE_PHASE_SETUP, NULL, 0, "setting up");
+	if (p->mount_debugfs) {
+		struct st_err e1 = {0};
+
+		/* without debugfs the pool is checked through meminfo: not fatal */
+		if (scratch_debugfs_mount(E->h, &E->j, &r->debugfs_mounted, &e1) < 0)
+			snprintf(r->bypass_evidence, sizeof(r->bypass_evidence), "%s", "");
+	}
+	if (p->enable_zswap) {
+		rc = journal_set(&E->j, "zswap.enabled", "Y", true, NULL, 0, e);
+		if (rc < 0)
+			return err_prefix(e, "cannot enable zswap for the probe");
+		r->zswap_enabled_by_probe = true;
+	}
+	if (!p->have_host_swap) {
+		rc = scratch_swap_create_loop(&E->swap, E->h, &E->j, E->c->scratch_dir,
+					      E->c->swap_size_bytes, e);
+		if (rc < 0)
+			return rc;
+		E->have_swap = true;
+		snprintf(r->swap_kind, sizeof(r->swap_kind), "scratch-loop");
+		snprintf(r->swap_device, sizeof(r->swap_device), "%s", E->swap.dev);
+		snprintf(r->swap_file, sizeof(r->swap_file), "%s", E->swap.file);
+		r->swap_bytes = E->swap.size_bytes;
+		r->swap_direct_io = E->swap.direct_io;
+	} else {
+		snprintf(r->swap_kind, sizeof(r->swap_kind), "host");
+		snprintf(r->swap_device, sizeof(r->swap_device), "%s", p->host_swap);
+	}
+	{
+		struct host_facts f;
+		struct st_err e1 = {0};
+
+		if (facts_collect(E->h, &f, &e1) == 0)
+			snprintf(r->readahead, sizeof(r->readahead), "%s",
+				 f.ra_algo == RA_VMA ? "vma" : "cluster");
+		facts_free(&f);
+	}
+	return 0;
+}
+
+static int engine_zram(struct engine *E, struct st_err *e)
+{
+	int rc = scratch_swap_create_zram(&E->zram, E->h, &E->j, E->c->swap_size_bytes, e);
+
+	if (rc < 0)
+		return rc;
+	E->have_zram = true;
+	return scratch_swap_off(&E->zram, e);
+}
+
+void probe_engine_teardown(struct engine *E, struct st_err *e)
+{
+	struct probe_result *r = E->r;
+	struct st_err e1 = {0};
+	int first = 0, rc;
+
+	probe_report(E, PROBE_PHASE_TEARDOWN, NULL, 0, "restoring the host");
+	if (E->have_zram && (rc = scratch_swap_destroy(&E->zram, &e1)) < 0 && !first)
+		first = rc;
+	if (E->have_swap && (rc = scratch_swap_destroy(&E->swap, &e1)) < 0 && !first)
+		first = rc;
+	if (r->debugfs_mounted && (rc = scratch_debugfs_umount(E->h, &E->j, &e1)) < 0 && !first)
+		first = rc;
+	/* settings, and anything the steps above left pending */
+	if (E->journaled) {
+		rc = journal_restore(&E->j, &r->restored, &e1);
+		if (rc < 0 && !first)
+			first = rc;
+	}
+	if (first) {
+		snprintf(r->restore_error, sizeof(r->restore_error), "%s", e1.msg);
+		err_set(e, first, "%s", e1.msg);
+	}
+}
+
+/* ---- running --------------------------------------------------------- */
+
+int probe_trials_push(struct probe_result *r, const struct probe_trial *t)
+{
+	if (r->ntrials == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 32;
+		struct probe_trial *v = realloc(r->trials, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->trials = v;
+		r->cap = cap;
+	}
+	r->trials[r->ntrials++] = *t;
+	return 0;
+}
+
+static int run_round(struct engine *E, unsigned round, bool warmup, struct st_err *e)
+{
+	int order[PROBE_ARMS_MAX];
+
+	probe_round_order(E->c->seed, round, E->c->narms, order);
+	for (int k = 0; k < E->c->narms; k++) {
+		struct probe_arm *a = &E->c->arms[order[k]];
+		struct probe_trial t;
+		int rc;
+
+		if (probe_stopped(E))
+			return 0;
+		memset(&t, 0, sizeof(t));
+		t.arm = order[k];
+		t.round = round;
+		t.warmup = warmup;
+		t.seq = ++E->seq;
+		probe_report(E, PROBE_PHASE_TRIAL, a->name, round, NULL);
+		rc = probe_trial_run(E, a, E->c, &t, e);
+		if (rc < 0)
+			return rc;
+		if (probe_trials_push(E->r, &t) < 0)
+			return err_set(e, -ENOMEM, "out of memory");
+		if (t.status != PROBE_TRIAL_INTERRUPTED) {
+			E->trial_s_sum += t.duration_s;
+			E->trial_s_n++;
+		}
+		if ((rc = probe_store_trial(E->st, E->r->run_id, E->arm_ids, &t, e)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * The run's rows as stored (what recommend will read), so the probe judges
+ * its run the way recommend does; the in-memory trials made into the same
+ * rows if the store cannot give them back.
+ */
+static void engine_rows(struct engine *E, struct store_probe_run *rows)
+{
+	struct st_err e1 = {0};
+
+	if (store_probe_run_load(E->st, E->r->run_id, rows, &e1) == 0)
+		return;
+	store_probe_run_free(rows);
+	if (probe_rows_from_result(E->c, E->r, rows) < 0)
+		store_probe_run_free(rows);
+}
+
+/* r's summary, and its verdict from the stored rows. */
+static void engine_summarize(struct engine *E)
+{
+	struct store_probe_run *rows = calloc(1, sizeof(*rows));
+
+	probe_summary_stats(E->c, E->r);
+	E->r->have_verdict = false;
+	if (!rows)
+		return;
+	engine_rows(E, rows);
+	probe_verdict_from_rows(E->c, E->c->baseline, rows, E->r);
+	store_probe_run_free(rows);
+	free(rows);
+}
+
+static bool engine_decisive(struct engine *E)
+{
+	struct store_probe_run *rows = calloc(1, sizeof(*rows));
+	bool d;
+
+	if (!rows)
+		return false;
+	engine_rows(E, rows);
+	d = probe_decisive(E->c, E->c->baseline, rows);
+	store_probe_run_free(rows);
+	free(rows);
+	return d;
+}
+
+/* Host facts into r, the host and the run registered, the settings snapshotted. */
+static int engine_begin(struct engine *E, struct st_err *e)
+{
+	struct host_facts *f = calloc(1, sizeof(*f));
+	struct probe_result *r = E->r;
+	char mid[128], *params = NULL;
+	int rc;
+
+	if (!f)
+		return err_set(e, -ENOMEM, "out of memory");
+	rc = facts_collect(E->h, f, e);
+	if (rc == 0) {
+		snprintf(r->kernel, sizeof(r->kernel), "%s", f->kernel);
+		snprintf(r->hostname, sizeof(r->hostname), "%s", f->hostname);
+		snprintf(r->zswap_compressor, sizeof(r->zswap_compressor), "%s", f->zswap_compressor);
+		r->memcg_version = E->p->memcg_version;
+		host_read_machine_id(E->h, mid, sizeof(mid));
+		rc = store_register_host(E->st, mid, f->hostname, f->kernel, e);
+	}
+	if (rc == 0) {
+		cJSON *pj = probe_params_json(E->c, E->p);
+
+		params = pj ? cJSON_PrintUnformatted(pj) : NULL;
+		cJSON_Delete(pj);
+		rc = store_run_begin(E->st, "probe", params, &r->run_id, e);
+		cJSON_free(params);
+	}
+	if (rc == 0)
+		rc = store_snapshot_save(E->st, r->run_id, "before probe", &f->settings, NULL, e);
+	facts_free(f);
+	free(f);
+	return rc;
+}
+
+/* Setup, bypass detection, the arms' rows, the warm-up and the measured rounds. */
+static int engine_rounds(struct engine *E, struct st_err *e)
+{
+	struct probe_config *c = E->c;
+	int rc = probe_engine_setup(E, e);
+
+	if (rc == 0 && E->p->detect_bypass && !probe_stopped(E)) {
+		struct probe_bypass_check chk;
+
+		if (c->bypass_mode == PROBE_BYPASS_ZRAM)
+			rc = engine_zram(E, e);
+		if (rc == 0)
+			rc = probe_engine_detect(E, &chk, e);
+		if (rc == 0)
+			probe_settle_bypass_arms(E, &chk);
+	}
+	if (rc == 0)
+		rc = probe_store_arms(E->st, E->r->run_id, c, E->arm_ids, e);
+	if (rc == 0 && c->warmup)
+		rc = run_round(E, 0, true, e);
+	for (unsigned round = 1; rc == 0 && !probe_stopped(E); round++) {
+		if (round > c->reps && !c->adaptive)
+			break;
+		if (round > c->reps) {
+			if (engine_decisive(E)) {
+				E->r->adaptive_stopped = true;
+				break;
+			}
+			if (round > c->max_reps)
+				break;
+			E->planned_trials += (unsigned)c->narms;
+		}
+		rc = run_round(E, round, false, e);
+		if (rc == 0 && !probe_stopped(E))
+			E->r->rounds = round;
+	}
+	return rc;
+}
+
+int probe_run(const struct host *h, struct store *st, struct probe_config *c,
+	      const struct probe_plan *p, struct probe_result *r, struct st_err *e)
+{
+	struct engine E;
+	struct st_err e_run = {0};
+	double t0 = probe_now_s();
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	memset(&E, 0, sizeof(E));
+	r->status = "failed";
+	E.h = h;
+	E.st = st;
+	E.c = c;
+	E.p = p;
+	E.r = r;
+	E.planned_trials = p->trials;
+	if (!h->live)
+		return err_set_exit(e, -EOPNOTSUPP, ST_EXIT_DENIED,
+				    "probe runs workloads on the running kernel: it cannot run under --sysroot (use --dry-run)");
+	if ((rc = engine_begin(&E, e)) < 0)
+		return rc;
+	journal_begin(&E.j, st, h, r->run_id, e);
+	E.journaled = true;
+
+	rc = engine_rounds(&E, &e_run);
+	probe_engine_teardown(&E, rc < 0 ? NULL : &e_run);
+	engine_summarize(&E);
+	r->elapsed_s = probe_now_s() - t0;
+	if (c->stop && *c->stop) {
+		r->status = "interrupted";
+		r->signal = (int)*c->stop;
+	} else if (rc < 0 || r->restore_error[0]) {
+		r->status = "failed";
+		snprintf(r->error, sizeof(r->error), "%s", e_run.msg);
+	} else {
+		r->status = "ok";
+	}
+	{
+		cJSON *doc = probe_result_to_json(c, p, r);
+		char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+		struct st_err e2 = {0};
+
+		store_run_end(st, r->run_id, r->status, text, &e2);
+		cJSON_free(text);
+		cJSON_Delete(doc);
+	}
+	if (!strcmp(r->status, "failed")) {
+		err_set(e, rc < 0 ? rc : -EIO, "%s", e_run.msg);
+		return rc < 0 ? rc : -EIO;
+	}
+	return 0;
+}
+
+void probe_result_free(struct probe_result *r)
+{
+	free(r->trials);
+	r->trials = NULL;
+	r->ntrials = r->cap = 0;
+}

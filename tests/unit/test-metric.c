@@ -1,0 +1,128 @@
+/*
+ * test-metric.c - the probe's metric table (keys unique and unchanged, each
+ * advisor cost fed by exactly one metric) and the one builder of the
+ * advisor's input from a probe run's rows.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "swaptune/metric.h"
+
+static void test_table(void **state)
+{
+	int fed[VERDICT_SEC_COUNT] = { 0 };
+
+	(void)state;
+	for (int m = 0; m < PM_COUNT; m++) {
+		const struct metric_def *d = &metric_defs[m];
+
+		assert_non_null(d->key);
+		assert_non_null(d->label);
+		assert_non_null(d->unit);
+		assert_int_equal(metric_find(d->key), m);
+		if (d->secondary != METRIC_SEC_NONE) {
+			assert_in_range(d->secondary, 0, VERDICT_SEC_COUNT - 1);
+			fed[d->secondary]++;
+			/* the advisor's costs are all lower-is-better */
+			assert_int_equal(d->direction, METRIC_LOWER_BETTER);
+		}
+	}
+	for (int s = 0; s < VERDICT_SEC_COUNT; s++)
+		assert_int_equal(fed[s], 1);
+	/* stored keys never change: old databases must still load */
+	assert_string_equal(metric_defs[PM_RA_WASTED].key, "swap_ra_wasted");
+	assert_string_equal(metric_defs[PM_PSI_SOME_US].key, "psi_some_us");
+	assert_string_equal(metric_defs[PM_THROUGHPUT].key, "throughput_ops");
+	assert_int_equal(metric_find("wasted_ra"), -1);
+	assert_int_equal(metric_find("psi.some_us"), -1);
+}
+
+static void test_primary(void **state)
+{
+	struct verdict_input in;
+
+	(void)state;
+	metric_verdict_primary("throughput_ops", false, &in);
+	assert_int_equal(in.metric, VERDICT_METRIC_THROUGHPUT);
+	assert_string_equal(in.metric_name, "throughput");
+	metric_verdict_primary("wall_s", true, &in);
+	assert_int_equal(in.metric, VERDICT_METRIC_WALL_TIME);
+	assert_string_equal(in.metric_name, "wall time");
+	metric_verdict_primary("metric", true, &in);
+	assert_int_equal(in.metric, VERDICT_METRIC_HIGHER_BETTER);
+	assert_string_equal(in.metric_name, "command metric");
+	metric_verdict_primary("metric", false, &in);
+	assert_int_equal(in.metric, VERDICT_METRIC_LOWER_BETTER);
+}
+
+static void test_builder(void **state)
+{
+	static struct verdict_input in;
+	struct store_metric m0[] = {
+		{ "zswpin", 10 }, { "wasted_ra", 99 }, { "swap_ra", 50 }, { "swap_ra_hit", 20 },
+		{ "trial_s", 3 },
+	}, m1[] = {
+		{ "zswpin", 12 }, { "swap_ra_wasted", 7 }, { "swap_ra", 50 }, { "swap_ra_hit", 20 },
+	}, m2[] = { { "zswpin", 1e9 } };
+	struct store_probe_trial t[] = {
+		{ .id = 1, .arm_id = 11, .round = 0, .seq = 1, .warmup = true, .status = "ok",
+		  .have_primary = true, .primary = 1, .n_metrics = 1, .metrics = m2 },
+		{ .id = 2, .arm_id = 11, .round = 1, .seq = 2, .status = "ok",
+		  .have_primary = true, .primary = 100, .n_metrics = 5, .metrics = m0 },
+		{ .id = 3, .arm_id = 12, .round = 1, .seq = 3, .status = "oom" },
+		{ .id = 4, .arm_id = 11, .round = 2, .seq = 4, .status = "ok",
+		  .have_primary = true, .primary = 110, .n_metrics = 4, .metrics = m1 },
+		{ .id = 5, .arm_id = 12, .round = 2, .seq = 5, .status = "failed" },
+		{ .id = 6, .arm_id = 12, .round = 2, .seq = 6, .status = "ok",
+		  .have_primary = false },	/* no primary: not used */
+		{ .id = 7, .arm_id = 12, .round = 3, .seq = 7, .status = "ok",
+		  .have_primary = true, .primary = 120, .n_metrics = 1, .metrics = m2 },
+	};
+	struct store_probe_run run;
+
+	(void)state;
+	memset(&run, 0, sizeof(run));
+	run.n_arms = 2;
+	run.arms[0].id = 11;
+	snprintf(run.arms[0].name, sizeof(run.arms[0].name), "pc3");
+	run.arms[1].id = 12;
+	snprintf(run.arms[1].name, sizeof(run.arms[1].name), "pc0");
+	run.trials = t;
+	run.n_trials = sizeof(t) / sizeof(t[0]);
+	assert_int_equal(metric_verdict_arms(&run, &in), 0);
+
+	assert_int_equal(in.n_arms, 2);
+	assert_string_equal(in.arms[0].name, "pc3");
+	assert_int_equal(in.arms[0].n_trials, 2);
+	assert_true(in.arms[0].primary[0] == 100 && in.arms[0].primary[1] == 110);
+	assert_true(in.arms[0].has_secondary[VERDICT_SEC_ZSWPIN_PAGES]);
+	assert_true(in.arms[0].secondary[VERDICT_SEC_ZSWPIN_PAGES][1] == 12);
+	/* "wasted_ra" is no key of ours: the first trial falls back to swap_ra - swap_ra_hit */
+	assert_true(in.arms[0].has_secondary[VERDICT_SEC_WASTED_RA_PAGES]);
+	assert_true(in.arms[0].secondary[VERDICT_SEC_WASTED_RA_PAGES][0] == 30);
+	assert_true(in.arms[0].secondary[VERDICT_SEC_WASTED_RA_PAGES][1] == 7);
+	assert_false(in.arms[0].has_secondary[VERDICT_SEC_PSI_SOME_US]);
+
+	assert_int_equal(in.arms[1].n_trials, 1);
+	assert_int_equal(in.arms[1].n_oom_killed, 1);
+	assert_true(in.arms[1].primary[0] == 120);
+	assert_false(in.arms[1].has_secondary[VERDICT_SEC_WASTED_RA_PAGES]);
+	assert_false(in.arms[0].is_baseline || in.arms[1].is_baseline);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_primary),
+		cmocka_unit_test(test_builder),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
