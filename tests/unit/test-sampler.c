@@ -369,6 +369,28 @@ static void test_missing_keys_and_layout_change(void **state)
 	assert_na(f, SM_RA_HIT_PCT);	/* nothing read ahead */
 }
 
+/*
+ * A blank line in memory.stat with cgroup v1 (whose key list has holes)
+ * once made the parser call memcmp(p, NULL, 0), which aborts UBSan builds
+ * (make check-asan): values on both sides of the blank line still count.
+ */
+static void test_blank_line_in_memory_stat(void **state)
+{
+	struct fx *f = *state;
+
+	write_file(f, "sys/fs/cgroup/memory/swaptune-x/memory.stat",
+		   "total_cache 8388608\n\ntotal_rss 104857600\ntotal_pgmajfault 300\n\n");
+	open_sampler(f, "swaptune-x");
+	tick(f, 1 * S);
+	write_file(f, "sys/fs/cgroup/memory/swaptune-x/memory.stat",
+		   "total_cache 8388608\n\ntotal_rss 104857600\ntotal_pgmajfault 340\n\n");
+	tick(f, 3 * S);
+	assert_val(f, SM_CG_ANON_BYTES, 104857600);
+	assert_val(f, SM_CG_FILE_BYTES, 8388608);
+	assert_val(f, SM_CG_PGMAJFAULT, 20);
+	assert_na(f, SM_CG_SWAP_BYTES);
+}
+
 static void test_cgroup_v2(void **state)
 {
 	struct fx *f = *state;
@@ -654,6 +676,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vanishing_and_late_files, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_missing_keys_and_layout_change, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_v2, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_blank_line_in_memory_stat, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_open_errors, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_json, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_record, fx_setup, fx_teardown),
