@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store-int.h" /* TEMPORARY: SQL moves into the store (issue 8) */
 #include "swaptune/sampler.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -902,56 +901,4 @@ int sampler_format_json(const struct sampler *s, char *buf, size_t len)
 	if (j.overflow)
 		return -ENOSPC;
 	return (int)j.used;
-}
-
-/* ---- recording ---- */
-
-int sample_record_begin(struct sample_recorder *r, struct store *st,
-			const char *params_json, struct st_err *e)
-{
-	sqlite3_stmt *stmt = NULL;
-	int ret;
-
-	memset(r, 0, sizeof(*r));
-	r->st = st;
-	ret = store_run_begin(st, "sample", params_json, &r->run_id, e);
-	if (ret < 0)
-		return ret;
-	ret = store_prepare(st, "INSERT INTO samples (run_id, seq, t_ns, data) VALUES (?1, ?2, ?3, ?4)",
-			    &stmt, e);
-	if (ret < 0) {
-		store_run_end(st, r->run_id, "failed", NULL, NULL);
-		return ret;
-	}
-	r->insert = stmt;
-	return 0;
-}
-
-int sample_record_tick(struct sample_recorder *r, uint64_t seq, uint64_t t_ns,
-		       const char *json, struct st_err *e)
-{
-	sqlite3_stmt *stmt = r->insert;
-	int ret;
-
-	sqlite3_reset(stmt);
-	sqlite3_bind_int64(stmt, 1, r->run_id);
-	sqlite3_bind_int64(stmt, 2, (sqlite3_int64)seq);
-	sqlite3_bind_int64(stmt, 3, (sqlite3_int64)t_ns);
-	sqlite3_bind_text(stmt, 4, json, -1, SQLITE_STATIC);
-	ret = store_step_done(r->st, stmt, e);
-	sqlite3_clear_bindings(stmt);
-	if (ret == 0)
-		r->rows++;
-	return ret;
-}
-
-int sample_record_end(struct sample_recorder *r, const char *status,
-		      const char *summary_json, struct st_err *e)
-{
-	if (r->insert)
-		sqlite3_finalize(r->insert);
-	r->insert = NULL;
-	if (!r->run_id)
-		return 0;
-	return store_run_end(r->st, r->run_id, status, summary_json, e);
 }

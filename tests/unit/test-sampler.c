@@ -508,7 +508,7 @@ static void test_json(void **state)
 static void test_record(void **state)
 {
 	struct fx *f = *state;
-	struct sample_recorder rec;
+	struct sample_recording rec;
 	struct store st;
 	struct st_err e = { 0 };
 	char db[PATH_MAX + 8], json[16384];
@@ -518,14 +518,14 @@ static void test_record(void **state)
 	assert_int_equal(store_open(&st, db, &e), 0);
 	open_sampler(f, NULL);
 	tick(f, 1 * S);
-	assert_int_equal(sample_record_begin(&rec, &st, "{\"interval_s\":1}", &e), 0);
+	assert_int_equal(store_samples_begin(&rec, &st, "{\"interval_s\":1}", &e), 0);
 	for (int i = 2; i <= 4; i++) {
 		tick(f, (uint64_t)i * S);
 		assert_true(sampler_format_json(f->s, json, sizeof(json)) > 0);
-		assert_int_equal(sample_record_tick(&rec, sampler_seq(f->s), (uint64_t)(i - 1) * S,
+		assert_int_equal(store_samples_add(&rec, sampler_seq(f->s), (uint64_t)(i - 1) * S,
 						    json, &e), 0);
 	}
-	assert_int_equal(sample_record_end(&rec, "ok", "{\"ticks\":3}", &e), 0);
+	assert_int_equal(store_samples_end(&rec, "ok", "{\"ticks\":3}", &e), 0);
 	assert_int_equal(store_prepare(&st,
 		"SELECT r.kind, r.status, count(s.seq), sum(s.t_ns), "
 		"max(json_extract(s.data, '$.seq')), r.ended_at IS NOT NULL "
