@@ -867,7 +867,7 @@ static int run_trial(struct engine *E, const struct probe_arm *a, const struct p
 	if ((r = apply_arm(E, a, e)) < 0 || (r = prepare_host(E, a, t, e)) < 0)
 		goto out;
 	snprintf(name, sizeof(name), MEMCG_PREFIX "probe-%d-%u", (int)getpid(), t->seq);
-	if ((r = memcg_create(&m, E->h, &E->j, name, c->memcg_limit_bytes, c->limit_mode, e)) < 0)
+	if ((r = memcg_create(&m, E->h, journal_hooks(&E->j), name, c->memcg_limit_bytes, c->limit_mode, e)) < 0)
 		goto out;
 	memcg_oom_kills(&m, &oom0, NULL);
 	if (pipe2(resp, O_CLOEXEC) < 0 || pipe2(gop, O_CLOEXEC) < 0) {
@@ -1298,7 +1298,7 @@ static int engine_setup(struct engine *E, struct st_err *e)
 		struct st_err e1 = {0};
 
 		/* without debugfs the pool is checked through meminfo: not fatal */
-		if (scratch_debugfs_mount(E->h, &E->j, &r->debugfs_mounted, &e1) < 0)
+		if (scratch_debugfs_mount(E->h, journal_hooks(&E->j), &r->debugfs_mounted, &e1) < 0)
 			snprintf(r->bypass_evidence, sizeof(r->bypass_evidence), "%s", "");
 	}
 	if (p->enable_zswap) {
@@ -1308,7 +1308,7 @@ static int engine_setup(struct engine *E, struct st_err *e)
 		r->zswap_enabled_by_probe = true;
 	}
 	if (!p->have_host_swap) {
-		rc = scratch_swap_create_loop(&E->swap, E->h, &E->j, E->c->scratch_dir,
+		rc = scratch_swap_create_loop(&E->swap, E->h, journal_hooks(&E->j), E->c->scratch_dir,
 					      E->c->swap_size_bytes, e);
 		if (rc < 0)
 			return rc;
@@ -1336,7 +1336,7 @@ static int engine_setup(struct engine *E, struct st_err *e)
 
 static int engine_zram(struct engine *E, struct st_err *e)
 {
-	int rc = scratch_swap_create_zram(&E->zram, E->h, &E->j, E->c->swap_size_bytes, e);
+	int rc = scratch_swap_create_zram(&E->zram, E->h, journal_hooks(&E->j), E->c->swap_size_bytes, e);
 
 	if (rc < 0)
 		return rc;
@@ -1447,7 +1447,7 @@ static void engine_teardown(struct engine *E, struct st_err *e)
 		first = rc;
 	if (E->have_swap && (rc = scratch_swap_destroy(&E->swap, &e1)) < 0 && !first)
 		first = rc;
-	if (r->debugfs_mounted && (rc = scratch_debugfs_umount(E->h, &E->j, &e1)) < 0 && !first)
+	if (r->debugfs_mounted && (rc = scratch_debugfs_umount(E->h, journal_hooks(&E->j), &e1)) < 0 && !first)
 		first = rc;
 	/* settings, and anything the steps above left pending */
 	if (E->journaled) {
