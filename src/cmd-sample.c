@@ -335,13 +335,13 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct sample_
 		case -2:
 			return -EINVAL;
 		case 'i':
-			if (cmd_parse_duration(optarg, &a->interval_ns) < 0 ||
+			if (fmt_parse_duration(optarg, &a->interval_ns) < 0 ||
 			    a->interval_ns < MIN_INTERVAL_NS || a->interval_ns > MAX_INTERVAL_NS)
 				return cmd_usage_error(ctx, c, "--interval %s: give 10ms to 24h (e.g. 200ms, 5s, 1m)",
 						       optarg);
 			break;
 		case 'd':
-			if (cmd_parse_duration(optarg, &a->duration_ns) < 0 || a->duration_ns <= 0)
+			if (fmt_parse_duration(optarg, &a->duration_ns) < 0 || a->duration_ns <= 0)
 				return cmd_usage_error(ctx, c, "--duration %s: give a duration such as 30s or 5m",
 						       optarg);
 			break;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "swaptune/err.h"
+#include "swaptune/fmt.h"
 #include "swaptune/host.h"
 #include "swaptune/store.h"
 
@@ -72,12 +73,6 @@ int cmd_getopt(struct cmd_ctx *ctx, const struct cmd_entry *c, int argc,
 struct cJSON;
 int cmd_print_json(struct cmd_ctx *ctx, struct cJSON *doc);
 
-/* Parse "200ms", "2s", "1m", "1h" (bare number = seconds) into ns. */
-int cmd_parse_duration(const char *s, long long *ns);
-/* Parse "512M", "1G", "4096" (bytes) with binary units. */
-int cmd_parse_size(const char *s, unsigned long long *bytes);
-/* "1.5 GiB" */
-const char *cmd_fmt_bytes(unsigned long long b, char *buf, size_t len);
 
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_doctor_entry;
