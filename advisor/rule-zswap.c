@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "swaptune/advisor.h"
-#include "swaptune/host.h"
 
 /*
  * 90 % of max_pool_percent: the pool refills to accept_threshold_percent
@@ -22,8 +21,13 @@
 #define POOR_MIN_PAGES		1024
 #define POOR_HIGH_PCT		10.0
 
-/* for fix texts only: the advisor reads no file */
-#define ZSWAP_PARAMS		"/" HOST_ZSWAP_PARAMS
+/*
+ * For fix texts only: the advisor reads no file and includes nothing from
+ * the host layer. Same as host.h's HOST_ZSWAP_PARAMS; test-rules.c checks
+ * the fix text's full path.
+ */
+#define ZSWAP_PARAMS_REL	"sys/module/zswap/parameters"
+#define ZSWAP_PARAMS		"/" ZSWAP_PARAMS_REL
 
 static double mib(double bytes)
 {

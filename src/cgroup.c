@@ -137,7 +137,7 @@ static int lib_create(struct memcg *m, const char *limit_file, uint64_t limit,
 	return 0;
 }
 
-int memcg_create(struct memcg *m, const struct host *h, struct journal *j,
+int memcg_create(struct memcg *m, const struct host *h, const struct change_log *log,
 		 const char *name, uint64_t limit_bytes,
 		 enum memcg_limit_mode mode, struct st_err *e)
 {
@@ -147,7 +147,7 @@ int memcg_create(struct memcg *m, const struct host *h, struct journal *j,
 
 	memset(m, 0, sizeof(*m));
 	m->h = h;
-	m->j = j;
+	change_log_copy(&m->log, log);
 	m->limit_bytes = limit_bytes;
 	m->mode = mode;
 	if (!valid_name(name))
@@ -167,12 +167,10 @@ int memcg_create(struct memcg *m, const struct host *h, struct journal *j,
 	limit_file = m->version == 1 ? "memory.limit_in_bytes" :
 		     mode == MEMCG_LIMIT_HIGH ? "memory.high" : "memory.max";
 
-	if (j) {
-		snprintf(detail, sizeof(detail), "v%d %s", m->version, m->rel);
-		r = journal_note_resource(j, MEMCG_JOURNAL_KIND, m->name, detail, e);
-		if (r < 0)
-			return err_prefix(e, "not creating memory cgroup %s: cannot journal it", name);
-	}
+	snprintf(detail, sizeof(detail), "v%d %s", m->version, m->rel);
+	r = change_log_note(&m->log, MEMCG_JOURNAL_KIND, m->name, detail, e);
+	if (r < 0)
+		return err_prefix(e, "not creating memory cgroup %s: cannot journal it", name);
 	if (h->live) {
 		r = lib_create(m, limit_file, limit_bytes, e);
 	} else {
@@ -187,8 +185,7 @@ int memcg_create(struct memcg *m, const struct host *h, struct journal *j,
 		}
 	}
 	if (r < 0) {
-		if (j)
-			journal_resource_done(j, MEMCG_JOURNAL_KIND, m->name, NULL);
+		change_log_done(&m->log, MEMCG_JOURNAL_KIND, m->name, NULL);
 		return r;
 	}
 	m->created = true;
@@ -416,9 +413,7 @@ int memcg_destroy(struct memcg *m, struct st_err *e)
 		m->lib = NULL;
 	}
 	m->created = false;
-	if (m->j)
-		return journal_resource_done(m->j, MEMCG_JOURNAL_KIND, m->name, e);
-	return 0;
+	return change_log_done(&m->log, MEMCG_JOURNAL_KIND, m->name, e);
 }
 
 int memcg_undo(const struct host *h, const char *ident, const char *detail,

@@ -116,7 +116,7 @@ int change_write(struct journal *j, const struct change_setting *ch, int n,
 		if (ch[i].changed &&
 		    (r = journal_set(j, ch[i].name, ch[i].new_value, true, NULL, 0, e)) < 0)
 			return r;
-	return plan ? persist_write(j, plan, n_files, e) : 0;
+	return plan ? persist_write(j->h, journal_hooks(j), plan, n_files, e) : 0;
 }
 
 int change_ask(const char *question, bool yes, struct st_err *e)

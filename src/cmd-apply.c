@@ -112,7 +112,7 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct apply_o
 			o->persist = true;
 			break;
 		case OPT_CONFIRM_WITHIN:
-			if (cmd_parse_duration(optarg, &o->confirm_within_ns) < 0 ||
+			if (fmt_parse_duration(optarg, &o->confirm_within_ns) < 0 ||
 			    o->confirm_within_ns < 1000000000LL)
 				return cmd_usage_error(ctx, &cmd_apply_entry,
 						       "--confirm-within needs a duration of at least 1s (e.g. 30s, 5m), not \"%s\"",

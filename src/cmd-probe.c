@@ -187,11 +187,11 @@ static void print_plan(FILE *o, const struct probe_config *c, const struct probe
 		fprintf(o, "\n");
 	} else {
 		fprintf(o, ", working set %s, %llu accesses per trial\n",
-			cmd_fmt_bytes(c->wp.working_set_bytes, b1, sizeof(b1)),
+			fmt_bytes(c->wp.working_set_bytes, b1, sizeof(b1)),
 			(unsigned long long)workload_ops(c->workload, &c->wp));
 	}
 	fprintf(o, "Memory cgroup     v%d, a new leaf per trial, limit %s (%s)\n", p->memcg_version,
-		cmd_fmt_bytes(c->memcg_limit_bytes, b2, sizeof(b2)),
+		fmt_bytes(c->memcg_limit_bytes, b2, sizeof(b2)),
 		p->memcg_version == 1 ? "memory.limit_in_bytes" :
 		c->limit_mode == MEMCG_LIMIT_HIGH ? "memory.high" : "memory.max");
 	fprintf(o, "Arms\n");
@@ -210,7 +210,7 @@ static void print_plan(FILE *o, const struct probe_config *c, const struct probe
 		fprintf(o, "  %-28s now N, Y during the probe\n", "zswap.enabled");
 	if (!p->have_host_swap)
 		fprintf(o, "  %-28s %s on a loop device over a file in %s\n", "scratch swap",
-			cmd_fmt_bytes(p->swap_bytes, b1, sizeof(b1)),
+			fmt_bytes(p->swap_bytes, b1, sizeof(b1)),
 			p->scratch_dir[0] ? p->scratch_dir : "the default directory");
 	else
 		fprintf(o, "  %-28s host swap %s is used as it is%s\n", "swap", p->host_swap,
@@ -230,8 +230,8 @@ static void print_plan(FILE *o, const struct probe_config *c, const struct probe
 	if (p->est_total_s < 0 || c->adaptive)
 		fprintf(o, ", at most %s", fmt_secs(p->est_max_s, t2, sizeof(t2)));
 	fprintf(o, "\nMemory            needs about %s, %s available\n",
-		cmd_fmt_bytes(p->need_bytes, b1, sizeof(b1)),
-		cmd_fmt_bytes(p->available_bytes, b2, sizeof(b2)));
+		fmt_bytes(p->need_bytes, b1, sizeof(b1)),
+		fmt_bytes(p->available_bytes, b2, sizeof(b2)));
 }
 
 static cJSON *plan_json(const struct probe_config *c, const struct probe_plan *p)
@@ -306,10 +306,10 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 	fprintf(o, "Host              %s, readahead %s, zswap %s%s, memcg v%d limit %s\n",
 		r->kernel, r->readahead[0] ? r->readahead : "?", r->zswap_compressor,
 		r->zswap_enabled_by_probe ? " (enabled for the probe)" : "", r->memcg_version,
-		cmd_fmt_bytes(c->memcg_limit_bytes, b1, sizeof(b1)));
+		fmt_bytes(c->memcg_limit_bytes, b1, sizeof(b1)));
 	if (!strcmp(r->swap_kind, "scratch-loop"))
 		fprintf(o, "Swap              scratch %s, %s over %s%s\n", r->swap_device,
-			cmd_fmt_bytes(r->swap_bytes, b2, sizeof(b2)), r->swap_file,
+			fmt_bytes(r->swap_bytes, b2, sizeof(b2)), r->swap_file,
 			r->swap_direct_io ? " (direct I/O)" : "");
 	else
 		fprintf(o, "Swap              host %s\n", r->swap_device);
@@ -405,7 +405,7 @@ static int parse_size_opt(struct cmd_ctx *ctx, const char *opt, const char *v, u
 {
 	unsigned long long b;
 
-	if (cmd_parse_size(v, &b) < 0 || b == 0)
+	if (fmt_parse_size(v, &b) < 0 || b == 0)
 		return cmd_usage_error(ctx, &cmd_probe_entry, "%s: \"%s\" is not a size like 256M", opt, v);
 	*out = b;
 	return 0;
@@ -498,7 +498,7 @@ static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			c->wp.ops = u;
 			break;
 		case OPT_DURATION:
-			if (cmd_parse_duration(optarg, &ns) < 0 || ns < 100000000LL)
+			if (fmt_parse_duration(optarg, &ns) < 0 || ns < 100000000LL)
 				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--duration: \"%s\" is not a duration of at least 100ms", optarg);
 			c->duration_s = (double)ns / 1e9;
 			break;

@@ -335,13 +335,13 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct sample_
 		case -2:
 			return -EINVAL;
 		case 'i':
-			if (cmd_parse_duration(optarg, &a->interval_ns) < 0 ||
+			if (fmt_parse_duration(optarg, &a->interval_ns) < 0 ||
 			    a->interval_ns < MIN_INTERVAL_NS || a->interval_ns > MAX_INTERVAL_NS)
 				return cmd_usage_error(ctx, c, "--interval %s: give 10ms to 24h (e.g. 200ms, 5s, 1m)",
 						       optarg);
 			break;
 		case 'd':
-			if (cmd_parse_duration(optarg, &a->duration_ns) < 0 || a->duration_ns <= 0)
+			if (fmt_parse_duration(optarg, &a->duration_ns) < 0 || a->duration_ns <= 0)
 				return cmd_usage_error(ctx, c, "--duration %s: give a duration such as 30s or 5m",
 						       optarg);
 			break;
@@ -534,7 +534,7 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct sample_args a;
 	struct sampler *s = NULL;
-	struct sample_recorder rec = { 0 };
+	struct sample_recording rec = { 0 };
 	struct sigaction sa, old_int, old_term, old_pipe;
 	static char buf[OUT_BUF], jbuf[OUT_BUF];
 	uint64_t start, next, rows = 0;
@@ -551,7 +551,7 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		char *params = params_json(&a);
 
 		register_host(ctx);
-		r = sample_record_begin(&rec, &ctx->store, params, &ctx->err);
+		r = store_samples_begin(&rec, &ctx->store, params, &ctx->err);
 		cJSON_free(params);
 		if (r < 0) {
 			sampler_close(s);
@@ -600,7 +600,7 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			int n = sampler_format_json(s, jbuf, sizeof(jbuf));
 
 			r = n < 0 ? err_set(&ctx->err, n, "sample: tick too large to record") :
-			    sample_record_tick(&rec, sampler_seq(s), now - start, jbuf, &ctx->err);
+			    store_samples_add(&rec, sampler_seq(s), now - start, jbuf, &ctx->err);
 			if (r < 0)
 				break;
 		}
@@ -624,7 +624,7 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	if (a.record) {
 		char *sum = summary_json(s);
 		struct st_err e2 = { 0 };
-		int r2 = sample_record_end(&rec, r < 0 ? "failed" : stop_signal ? "interrupted" : "ok",
+		int r2 = store_samples_end(&rec, r < 0 ? "failed" : stop_signal ? "interrupted" : "ok",
 					   sum, r < 0 ? &e2 : &ctx->err);
 
 		cJSON_free(sum);

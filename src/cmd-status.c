@@ -21,8 +21,8 @@ static void print_swaps(FILE *o, const struct host_facts *f)
 		return;
 	}
 	fprintf(o, LABEL "%d device%s, %s total, %s used\n", "Swap", f->nswaps,
-		f->nswaps == 1 ? "" : "s", cmd_fmt_bytes(f->swap_total_bytes, b1, sizeof(b1)),
-		cmd_fmt_bytes(f->swap_total_bytes - f->swap_free_bytes, b2, sizeof(b2)));
+		f->nswaps == 1 ? "" : "s", fmt_bytes(f->swap_total_bytes, b1, sizeof(b1)),
+		fmt_bytes(f->swap_total_bytes - f->swap_free_bytes, b2, sizeof(b2)));
 	fprintf(o, "  %-24s %-9s %10s %10s %5s  %s\n", "path", "type", "size", "used",
 		"prio", "device");
 	for (int i = 0; i < f->nswaps; i++) {
@@ -34,8 +34,8 @@ static void print_swaps(FILE *o, const struct host_facts *f)
 			 s->rotational == 0 ? ", non-rotational" : ", rotational unknown",
 			 s->zram ? ", zram" : "");
 		fprintf(o, "  %-24s %-9s %10s %10s %5d  %s\n", s->path, s->type,
-			cmd_fmt_bytes(s->size_bytes, b1, sizeof(b1)),
-			cmd_fmt_bytes(s->used_bytes, b2, sizeof(b2)), s->priority, dev);
+			fmt_bytes(s->size_bytes, b1, sizeof(b1)),
+			fmt_bytes(s->used_bytes, b2, sizeof(b2)), s->priority, dev);
 	}
 }
 
@@ -60,7 +60,7 @@ static void print_zswap(FILE *o, const struct host_facts *f)
 	if (f->zswap_stats_available) {
 		fprintf(o, "  " SUBLABEL "%llu pages stored in %s", "pool", 
 			(unsigned long long)f->zswap_stored_pages,
-			cmd_fmt_bytes(f->zswap_pool_bytes, b1, sizeof(b1)));
+			fmt_bytes(f->zswap_pool_bytes, b1, sizeof(b1)));
 		if (f->zswap_ratio > 0)
 			fprintf(o, ", compression %.2f:1", f->zswap_ratio);
 		fprintf(o, "\n");
@@ -68,8 +68,8 @@ static void print_zswap(FILE *o, const struct host_facts *f)
 		fprintf(o, "  " SUBLABEL "no debugfs counters: %s\n", "pool", f->zswap_stats_reason);
 		if (f->zswap_meminfo)
 			fprintf(o, "  " SUBLABEL "%s compressed holding %s (meminfo)\n", "",
-				cmd_fmt_bytes(f->zswap_meminfo_bytes, b1, sizeof(b1)),
-				cmd_fmt_bytes(f->zswapped_meminfo_bytes, b2, sizeof(b2)));
+				fmt_bytes(f->zswap_meminfo_bytes, b1, sizeof(b1)),
+				fmt_bytes(f->zswapped_meminfo_bytes, b2, sizeof(b2)));
 	}
 }
 
@@ -79,8 +79,8 @@ static void print_human(FILE *o, const struct host_facts *f)
 
 	fprintf(o, LABEL "%s (%s)\n", "Kernel", f->kernel, f->hostname);
 	fprintf(o, LABEL "%s total, %s available\n", "Memory",
-		cmd_fmt_bytes(f->mem_total_bytes, b1, sizeof(b1)),
-		cmd_fmt_bytes(f->mem_available_bytes, b2, sizeof(b2)));
+		fmt_bytes(f->mem_total_bytes, b1, sizeof(b1)),
+		fmt_bytes(f->mem_available_bytes, b2, sizeof(b2)));
 	print_swaps(o, f);
 	fprintf(o, LABEL "%s: %s\n", "Readahead", f->ra_algo == RA_VMA ? "VMA" : "cluster",
 		f->ra_reason);

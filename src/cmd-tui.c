@@ -26,7 +26,7 @@ static int tui_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	while ((r = cmd_getopt(ctx, &cmd_tui_entry, argc, argv, "", tui_longopts)) != -1) {
 		switch (r) {
 		case 'i':
-			if (cmd_parse_duration(optarg, &ns) < 0 || ns < 100000000LL)
+			if (fmt_parse_duration(optarg, &ns) < 0 || ns < 100000000LL)
 				return cmd_usage_error(ctx, &cmd_tui_entry,
 						       "--interval \"%s\": give a duration of at least 100ms", optarg);
 			o.interval_ns = (uint64_t)ns;

@@ -1,6 +1,8 @@
 /*
- * host.c - the host-access layer: reads and writes kernel files under the
- * sysroot, and parses the formats swaptune needs (see host.h).
+ * host.c - the host-access layer: opens the sysroot, reads and writes kernel
+ * files under it, and reads /proc/swaps, the cgroup mounts and process
+ * facts (see host.h). The key-value and PSI formats and the kept-open
+ * readers the sampler uses are in host-read.c.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -190,166 +192,6 @@ int host_write(const struct host *h, const char *rel, const char *val,
 	return 0;
 }
 
-/* ---- key/value tables ---- */
-
-void kv_init(struct st_kvtab *t)
-{
-	memset(t, 0, sizeof(*t));
-}
-
-void kv_free(struct st_kvtab *t)
-{
-	free(t->items);
-	kv_init(t);
-}
-
-void kv_clear(struct st_kvtab *t)
-{
-	t->n = 0;
-}
-
-int kv_put(struct st_kvtab *t, const char *key, uint64_t val)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->items[i].key, key)) {
-			t->items[i].val = val;
-			return 0;
-		}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct st_kv *p = realloc(t->items, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		t->items = p;
-		t->cap = cap;
-	}
-	snprintf(t->items[t->n].key, sizeof(t->items[t->n].key), "%s", key);
-	t->items[t->n].val = val;
-	t->n++;
-	return 0;
-}
-
-bool kv_get(const struct st_kvtab *t, const char *key, uint64_t *out)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->items[i].key, key)) {
-			if (out)
-				*out = t->items[i].val;
-			return true;
-		}
-	return false;
-}
-
-int kv_parse(struct st_kvtab *t, const char *text, const char *name,
-	     bool kb_units, struct st_err *e)
-{
-	const char *p = text;
-	int line = 0;
-
-	kv_clear(t);
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		char l[256], key[64], unit[16];
-		unsigned long long v;
-		int fields;
-
-		line++;
-		if (n >= sizeof(l))
-			return err_set(e, -EBADMSG, "%s: line %d: too long", name, line);
-		memcpy(l, p, n);
-		l[n] = '\0';
-		p = nl ? nl + 1 : p + n;
-		if (!l[0])
-			continue;
-		unit[0] = '\0';
-		fields = sscanf(l, "%63s %llu %15s", key, &v, unit);
-		if (fields < 2)
-			return err_set(e, -EBADMSG, "%s: line %d: expected \"key value\", found \"%.60s\"",
-				       name, line, l);
-		if (kb_units) {
-			size_t kl = strlen(key);
-
-			if (kl && key[kl - 1] == ':')
-				key[kl - 1] = '\0';
-			if (fields == 3 && !strcmp(unit, "kB"))
-				v *= 1024;
-		}
-		if (kv_put(t, key, v) < 0)
-			return err_set(e, -ENOMEM, "out of memory");
-	}
-	if (line == 0)
-		return err_set(e, -EBADMSG, "%s: empty", name);
-	return 0;
-}
-
-/* Large enough for /proc/vmstat (about 8 KiB) and memory.stat. */
-#define KV_BUF 65536
-
-int host_read_kv(const struct host *h, const char *rel, struct st_kvtab *t,
-		 bool kb_units, struct st_err *e)
-{
-	char *buf = malloc(KV_BUF), name[PATH_MAX];
-	ssize_t r;
-
-	if (!buf)
-		return err_set(e, -ENOMEM, "out of memory");
-	r = host_read(h, rel, buf, KV_BUF, e);
-	if (r >= 0) {
-		snprintf(name, sizeof(name), "/%s", relname(rel));
-		r = kv_parse(t, buf, name, kb_units, e);
-	}
-	free(buf);
-	return (int)r;
-}
-
-int host_read_vmstat(const struct host *h, struct st_kvtab *t, struct st_err *e)
-{
-	int r = host_read_kv(h, HOST_VMSTAT, t, false, e);
-
-	/* a truncated vmstat still parses; insist on the counters every kernel has */
-	if (r == 0 && !kv_get(t, "pgpgin", NULL))
-		return err_set(e, -EBADMSG, "/%s: truncated (no pgpgin line)", HOST_VMSTAT);
-	return r;
-}
-
-int host_read_meminfo(const struct host *h, struct st_kvtab *t, struct st_err *e)
-{
-	int r = host_read_kv(h, HOST_MEMINFO, t, true, e);
-
-	if (r == 0 && !kv_get(t, "MemTotal", NULL))
-		return err_set(e, -EBADMSG, "/%s: truncated (no MemTotal line)", HOST_MEMINFO);
-	return r;
-}
-
-int host_read_zswap_stats(const struct host *h, struct st_kvtab *t,
-			  struct st_err *e)
-{
-	char names[4096], rel[PATH_MAX], *save = NULL, *tok;
-	int r;
-
-	kv_clear(t);
-	r = host_list_dir(h, HOST_ZSWAP_DEBUGFS, names, sizeof(names), e);
-	if (r < 0)
-		return r;
-	for (tok = strtok_r(names, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		uint64_t v;
-
-		snprintf(rel, sizeof(rel), "%s/%s", HOST_ZSWAP_DEBUGFS, tok);
-		r = host_read_u64(h, rel, &v, e);
-		if (r == -EISDIR || r == -EINVAL) {	/* not a counter file */
-			err_reset(e);
-			continue;
-		}
-		if (r < 0)
-			return r;
-		if (kv_put(t, tok, v) < 0)
-			return err_set(e, -ENOMEM, "out of memory");
-	}
-	return 0;
-}
-
 /* ---- /proc/swaps ---- */
 
 static int read_rotational(const struct host *h, const char *sysdir, int *rot)
@@ -477,51 +319,6 @@ int host_read_swaps(const struct host *h, struct st_swap *out, int max, int *n,
 	return 0;
 }
 
-/* ---- PSI ---- */
-
-int psi_parse(struct st_psi *p, const char *text, const char *name,
-	      struct st_err *e)
-{
-	const char *l = text;
-	int line = 0;
-
-	memset(p, 0, sizeof(*p));
-	while (*l) {
-		struct st_psi_line pl = { .present = true };
-		char kind[8];
-		unsigned long long total;
-
-		line++;
-		if (sscanf(l, "%7s avg10=%lf avg60=%lf avg300=%lf total=%llu", kind,
-			   &pl.avg10, &pl.avg60, &pl.avg300, &total) != 5)
-			return err_set(e, -EBADMSG, "%s: line %d: unexpected format", name, line);
-		pl.total_us = total;
-		if (!strcmp(kind, "some"))
-			p->some = pl;
-		else if (!strcmp(kind, "full"))
-			p->full = pl;
-		l = strchr(l, '\n');
-		if (!l)
-			break;
-		l++;
-	}
-	if (!p->some.present)
-		return err_set(e, -EBADMSG, "%s: no \"some\" line", name);
-	return 0;
-}
-
-int host_read_psi(const struct host *h, const char *rel, struct st_psi *p,
-		  struct st_err *e)
-{
-	char buf[512], name[PATH_MAX];
-	ssize_t r = host_read(h, rel, buf, sizeof(buf), e);
-
-	if (r < 0)
-		return (int)r;
-	snprintf(name, sizeof(name), "/%s", relname(rel));
-	return psi_parse(p, buf, name, e);
-}
-
 /* ---- cgroups ---- */
 
 const char *cgroup_mode_name(enum cgroup_mode m)
@@ -570,6 +367,9 @@ int host_cgroup_info(const struct host *h, struct st_cgroup_info *ci,
 				ci->memory_v1 = true;
 				snprintf(ci->memory_root, sizeof(ci->memory_root), "%s", mnt + 1);
 			}
+			if (has_opt(opts, "perf_event") && !ci->perf_event_v1_root[0])
+				snprintf(ci->perf_event_v1_root, sizeof(ci->perf_event_v1_root),
+					 "%s", mnt + 1);
 		} else if (!strcmp(type, "cgroup2") && !ci->unified_root[0]) {
 			snprintf(ci->unified_root, sizeof(ci->unified_root), "%s", mnt + 1);
 		}

@@ -772,7 +772,8 @@ int persist_undo_dir(const struct host *h, const char *ident, const char *detail
 }
 
 /* Create the missing directories above rel, each journaled first. */
-static int make_parents(struct journal *j, const char *rel, struct st_err *e)
+static int make_parents(const struct host *h, const struct change_log *log, const char *rel,
+			struct st_err *e)
 {
 	char dir[PATH_MAX];
 	struct stat st;
@@ -782,23 +783,23 @@ static int make_parents(struct journal *j, const char *rel, struct st_err *e)
 		int r;
 
 		*p = '\0';
-		if (fstatat(j->h->rootfd, dir, &st, 0) == 0) {
+		if (fstatat(h->rootfd, dir, &st, 0) == 0) {
 			*p = '/';
 			continue;
 		}
-		r = journal_note_resource(j, PERSIST_KIND_DIR, dir, NULL, e);
+		r = change_log_note(log, PERSIST_KIND_DIR, dir, NULL, e);
 		if (r < 0)
-			return err_prefix(e, "not creating %s/%s: cannot journal it", j->h->root, dir);
-		if (mkdirat(j->h->rootfd, dir, 0755) < 0 && errno != EEXIST)
-			return err_set(e, -errno, "cannot create directory %s/%s: %s", j->h->root,
+			return err_prefix(e, "not creating %s/%s: cannot journal it", h->root, dir);
+		if (mkdirat(h->rootfd, dir, 0755) < 0 && errno != EEXIST)
+			return err_set(e, -errno, "cannot create directory %s/%s: %s", h->root,
 				       dir, strerror(errno));
 		*p = '/';
 	}
 	return 0;
 }
 
-int persist_write(struct journal *j, const struct persist_plan *p, int *written,
-		  struct st_err *e)
+int persist_write(const struct host *h, const struct change_log *log,
+		  const struct persist_plan *p, int *written, struct st_err *e)
 {
 	char old[PERSIST_CONTENT_MAX];
 
@@ -810,23 +811,23 @@ int persist_write(struct journal *j, const struct persist_plan *p, int *written,
 
 		if (!f->changed)
 			continue;
-		r = persist_read_file(j->h, f->rel, old, sizeof(old), e);
+		r = persist_read_file(h, f->rel, old, sizeof(old), e);
 		if (r < 0 && r != -ENOENT)
 			return r;
 		if (f->remove && r == -ENOENT)
 			continue;
-		if (r == -ENOENT && (r = make_parents(j, f->rel, e)) < 0)
+		if (r == -ENOENT && (r = make_parents(h, log, f->rel, e)) < 0)
 			return r;
-		r = journal_note_resource(j, PERSIST_KIND_FILE, f->rel,
-					  persist_read_file(j->h, f->rel, old, sizeof(old), NULL) >= 0 ?
+		r = change_log_note(log, PERSIST_KIND_FILE, f->rel,
+					  persist_read_file(h, f->rel, old, sizeof(old), NULL) >= 0 ?
 					  old : NULL, e);
 		if (r < 0)
-			return err_prefix(e, "not writing %s/%s: cannot journal it", j->h->root, f->rel);
+			return err_prefix(e, "not writing %s/%s: cannot journal it", h->root, f->rel);
 		if (f->remove) {
-			if (unlinkat(j->h->rootfd, f->rel, 0) < 0 && errno != ENOENT)
-				return err_set(e, -errno, "cannot remove %s/%s: %s", j->h->root,
+			if (unlinkat(h->rootfd, f->rel, 0) < 0 && errno != ENOENT)
+				return err_set(e, -errno, "cannot remove %s/%s: %s", h->root,
 					       f->rel, strerror(errno));
-		} else if ((r = write_atomic(j->h, f->rel, f->content, e)) < 0) {
+		} else if ((r = write_atomic(h, f->rel, f->content, e)) < 0) {
 			return r;
 		}
 		if (written)

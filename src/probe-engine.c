@@ -56,7 +56,7 @@ int probe_engine_setup(struct engine *E, struct st_err *e)
 		struct st_err e1 = {0};
 
 		/* without debugfs the pool is checked through meminfo: not fatal */
-		if (scratch_debugfs_mount(E->h, &E->j, &r->debugfs_mounted, &e1) < 0)
+		if (scratch_debugfs_mount(E->h, journal_hooks(&E->j), &r->debugfs_mounted, &e1) < 0)
 			snprintf(r->bypass_evidence, sizeof(r->bypass_evidence), "%s", "");
 	}
 	if (p->enable_zswap) {
@@ -66,7 +66,7 @@ int probe_engine_setup(struct engine *E, struct st_err *e)
 		r->zswap_enabled_by_probe = true;
 	}
 	if (!p->have_host_swap) {
-		rc = scratch_swap_create_loop(&E->swap, E->h, &E->j, E->c->scratch_dir,
+		rc = scratch_swap_create_loop(&E->swap, E->h, journal_hooks(&E->j), E->c->scratch_dir,
 					      E->c->swap_size_bytes, e);
 		if (rc < 0)
 			return rc;
@@ -94,7 +94,7 @@ int probe_engine_setup(struct engine *E, struct st_err *e)
 
 static int engine_zram(struct engine *E, struct st_err *e)
 {
-	int rc = scratch_swap_create_zram(&E->zram, E->h, &E->j, E->c->swap_size_bytes, e);
+	int rc = scratch_swap_create_zram(&E->zram, E->h, journal_hooks(&E->j), E->c->swap_size_bytes, e);
 
 	if (rc < 0)
 		return rc;
@@ -113,7 +113,7 @@ void probe_engine_teardown(struct engine *E, struct st_err *e)
 		first = rc;
 	if (E->have_swap && (rc = scratch_swap_destroy(&E->swap, &e1)) < 0 && !first)
 		first = rc;
-	if (r->debugfs_mounted && (rc = scratch_debugfs_umount(E->h, &E->j, &e1)) < 0 && !first)
+	if (r->debugfs_mounted && (rc = scratch_debugfs_umount(E->h, journal_hooks(&E->j), &e1)) < 0 && !first)
 		first = rc;
 	/* settings, and anything the steps above left pending */
 	if (E->journaled) {

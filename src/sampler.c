@@ -1,7 +1,8 @@
 /*
- * sampler.c - the sampling engine: keeps the kernel files it needs open,
- * re-reads them each tick, turns counters into per-second rates and
- * derives readahead, zswap and IPC figures (see sampler.h).
+ * sampler.c - the sampling engine: keeps the kernel files it needs open
+ * through the host layer's kept-open readers (host-read.c), re-reads them
+ * each tick, turns counters into per-second rates and derives readahead,
+ * zswap and IPC figures (see sampler.h).
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -13,14 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store-int.h" /* TEMPORARY: SQL moves into the store (issue 8) */
 #include "swaptune/sampler.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define SRC_BUF 65536
 #define RETRY_NS 1000000000ULL	/* look for a missing file again after 1 s */
-#define KF_MAX_KEYS 16
-#define KF_MAX_LINES 1024
 #define WHY_LEN 200
 
 static const char *const group_names[SG_COUNT] = {
@@ -169,37 +167,11 @@ static const struct {
 	{ C_CPU_CSW, SM_CPU_CONTEXT_SWITCHES, 1 },
 };
 
-/*
- * A "key value" file kept open. The kernel prints such a file in a fixed
- * order, so after the first read each wanted key's line number is known and
- * a tick checks only those lines (a full scan again if the layout moved).
- */
-struct kfile {
-	char rel[PATH_MAX];
-	int fd;
-	bool kb;			/* meminfo: "kB" values, stored in bytes */
-	int nkeys;
-	const char *keys[KF_MAX_KEYS];
-	size_t keylen[KF_MAX_KEYS];
-	int16_t key_at[KF_MAX_LINES];	/* line -> key index, -1 */
-	bool learned;
-	int nhinted;			/* keys whose line is known */
-	uint64_t val[KF_MAX_KEYS];
-	bool have[KF_MAX_KEYS];
-	bool ok;			/* read this tick */
-	uint64_t retry_ns;
-	char why[WHY_LEN];
-};
-
+/* a PSI file kept open, with this tick's parse */
 struct psifile {
-	char rel[PATH_MAX];
-	int fd;
+	struct host_file file;
 	bool ok;
-	bool have_full;
-	double some_avg10, full_avg10;
-	uint64_t some_total, full_total;
-	uint64_t retry_ns;
-	char why[WHY_LEN];
+	struct st_psi psi;
 };
 
 /* zswap debugfs counters: opened per tick (see sampler.h) */
@@ -217,11 +189,10 @@ struct sampler {
 	struct sampler_opts o;
 	long page_size;
 
-	struct kfile vmstat, meminfo, cgstat;
+	struct host_kvfile vmstat, meminfo, cgstat;
 	struct psifile psi, cgpsi;
 
 	bool zs_on;
-	char zs_rel[ZS_N][PATH_MAX];
 	uint64_t zs_val[ZS_N];
 	bool zs_have[ZS_N];
 	bool zs_ok;
@@ -259,268 +230,22 @@ const char *sampler_group_name(enum sample_group g)
 	return (unsigned)g < SG_COUNT ? group_names[g] : "?";
 }
 
-/* ---- reading ---- */
+/* ---- reading (through the host layer's kept-open readers) ---- */
 
-static int open_rel(const struct host *h, const char *rel, char *why, size_t len)
+static void kf_read(struct sampler *s, struct host_kvfile *f)
 {
-	int fd = openat(h->rootfd, rel, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		snprintf(why, len, "/%s: %s", rel,
-			 errno == ENOENT || errno == ENOTDIR ? "not available" : strerror(errno));
-	return fd;
-}
-
-/*
- * pread the whole file at offset 0 into s->buf. Returns the length, or -1
- * with the fd closed (vanished: a removed cgroup answers ENODEV) and why set.
- */
-static ssize_t pread_all(struct sampler *s, int *fd, const char *rel, char *why,
-			 size_t wlen)
-{
-	size_t off = 0;
-	ssize_t n;
-
-	for (;;) {
-		n = pread(*fd, s->buf + off, SRC_BUF - 1 - off, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-		if (off >= SRC_BUF - 1)
-			break;
-	}
-	if (n < 0 || off == 0) {
-		snprintf(why, wlen, "/%s: %s", rel,
-			 n < 0 ? (errno == ENODEV ? "removed" : strerror(errno)) : "empty");
-		close(*fd);
-		*fd = -1;
-		return -1;
-	}
-	s->buf[off] = '\0';
-	return (ssize_t)off;
-}
-
-/*
- * A captured tree is not a kernel: its files are replaced and deleted by
- * tests and scripts, which an open fd would not notice. Re-open them.
- */
-static void reopen_later(struct sampler *s, int *fd)
-{
-	if (!s->h->live && *fd >= 0) {
-		close(*fd);
-		*fd = -1;
-	}
-}
-
-/* Whether fd is usable this tick, opening (or retrying) it if needed. */
-static bool ensure_open(const struct host *h, int *fd, const char *rel,
-			uint64_t *retry_ns, uint64_t now, char *why, size_t wlen)
-{
-	if (*fd >= 0)
-		return true;
-	if (now < *retry_ns)
-		return false;
-	*fd = open_rel(h, rel, why, wlen);
-	if (*fd < 0) {
-		*retry_ns = now + RETRY_NS;
-		return false;
-	}
-	return true;
-}
-
-static const char *parse_u64_at(const char *p, const char *end, uint64_t *v, bool *got)
-{
-	uint64_t x = 0;
-
-	while (p < end && (*p == ' ' || *p == '\t' || *p == ':'))
-		p++;
-	*got = p < end && *p >= '0' && *p <= '9';
-	while (p < end && *p >= '0' && *p <= '9')
-		x = x * 10 + (uint64_t)(*p++ - '0');
-	*v = x;
-	return p;
-}
-
-static void kf_value(struct kfile *f, int k, const char *p, const char *eol)
-{
-	bool got;
-	uint64_t v;
-
-	p = parse_u64_at(p + f->keylen[k], eol, &v, &got);
-	if (!got)
-		return;
-	if (f->kb && eol - p >= 3 && !memcmp(p, " kB", 3))
-		v *= 1024;
-	f->val[k] = v;
-	f->have[k] = true;
-}
-
-static bool is_sep(char c)
-{
-	return c == ' ' || c == ':' || c == '\t';
-}
-
-static void kf_learn(struct kfile *f, const char *buf, size_t n)
-{
-	const char *p = buf, *end = buf + n;
-	int line = 0;
-
-	for (int i = 0; i < KF_MAX_LINES; i++)
-		f->key_at[i] = -1;
-	f->nhinted = 0;
-	for (; p < end; line++) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		size_t kl = 0;
-
-		if (!eol)
-			eol = end;
-		while (p + kl < eol && !is_sep(p[kl]))
-			kl++;
-		for (int k = 0; k < f->nkeys; k++)
-			if (kl == f->keylen[k] && !memcmp(p, f->keys[k], kl)) {
-				if (line < KF_MAX_LINES) {
-					f->key_at[line] = (int16_t)k;
-					f->nhinted++;
-				}
-				kf_value(f, k, p, eol);
-				break;
-			}
-		p = eol + 1;
-	}
-	f->learned = true;
-}
-
-static void kf_parse(struct kfile *f, const char *buf, size_t n)
-{
-	const char *p = buf, *end = buf + n;
-	int line = 0;
-
-	int found = 0;
-
-	memset(f->have, 0, sizeof(f->have));
-	if (f->learned) {
-		for (; p < end && line < KF_MAX_LINES; line++) {
-			const char *eol = memchr(p, '\n', (size_t)(end - p));
-			int k = f->key_at[line];
-
-			if (!eol)
-				eol = end;
-			if (k >= 0) {
-				if ((size_t)(eol - p) <= f->keylen[k] ||
-				    memcmp(p, f->keys[k], f->keylen[k]) || !is_sep(p[f->keylen[k]]))
-					goto relearn;
-				kf_value(f, k, p, eol);
-				found++;
-			}
-			p = eol + 1;
-		}
-		if (found == f->nhinted)
-			return;
-	}
-relearn:
-	memset(f->have, 0, sizeof(f->have));
-	kf_learn(f, buf, n);
-}
-
-static void kf_read(struct sampler *s, struct kfile *f)
-{
-	ssize_t n;
-
-	f->ok = false;
-	memset(f->have, 0, sizeof(f->have));
-	if (!ensure_open(s->h, &f->fd, f->rel, &f->retry_ns, s->now_ns, f->why, sizeof(f->why)))
-		return;
-	n = pread_all(s, &f->fd, f->rel, f->why, sizeof(f->why));
-	if (n < 0) {
-		f->retry_ns = s->now_ns + RETRY_NS;
-		f->learned = false;
-		return;
-	}
-	kf_parse(f, s->buf, (size_t)n);
-	f->ok = true;
-	f->why[0] = '\0';
-	reopen_later(s, &f->fd);
-}
-
-static void kf_init(struct kfile *f, const char *rel, bool kb, const char *const *keys,
-		    int nkeys)
-{
-	memset(f, 0, sizeof(*f));
-	snprintf(f->rel, sizeof(f->rel), "%s", rel);
-	f->fd = -1;
-	f->kb = kb;
-	f->nkeys = nkeys;
-	for (int k = 0; k < nkeys; k++) {
-		f->keys[k] = keys[k];
-		f->keylen[k] = keys[k] ? strlen(keys[k]) : 0;
-	}
+	host_kvfile_read(s->h, f, s->now_ns, s->buf, SRC_BUF);
 }
 
 /* value of key k if present this tick */
-static bool kf_get(const struct kfile *f, int k, uint64_t *v)
+static bool kf_get(const struct host_kvfile *f, int k, uint64_t *v)
 {
-	if (!f->ok || k >= f->nkeys || !f->keys[k] || !f->have[k])
-		return false;
-	*v = f->val[k];
-	return true;
-}
-
-static void psi_line(const char *p, const char *eol, double *avg10, uint64_t *total)
-{
-	const char *a = memmem(p, (size_t)(eol - p), "avg10=", 6);
-	const char *t = memmem(p, (size_t)(eol - p), "total=", 6);
-	bool got;
-
-	if (a)
-		*avg10 = strtod(a + 6, NULL);
-	if (t)
-		parse_u64_at(t + 6, eol, total, &got);
+	return host_kvfile_get(f, k, v);
 }
 
 static void psi_read(struct sampler *s, struct psifile *f)
 {
-	const char *p, *end;
-	ssize_t n;
-	bool some = false;
-
-	f->ok = false;
-	f->have_full = false;
-	if (!ensure_open(s->h, &f->fd, f->rel, &f->retry_ns, s->now_ns, f->why, sizeof(f->why)))
-		return;
-	n = pread_all(s, &f->fd, f->rel, f->why, sizeof(f->why));
-	if (n < 0) {
-		f->retry_ns = s->now_ns + RETRY_NS;
-		return;
-	}
-	for (p = s->buf, end = s->buf + n; p < end;) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-
-		if (!eol)
-			eol = end;
-		if (eol - p > 5 && !memcmp(p, "some ", 5)) {
-			psi_line(p, eol, &f->some_avg10, &f->some_total);
-			some = true;
-		} else if (eol - p > 5 && !memcmp(p, "full ", 5)) {
-			psi_line(p, eol, &f->full_avg10, &f->full_total);
-			f->have_full = true;
-		}
-		p = eol + 1;
-	}
-	reopen_later(s, &f->fd);
-	f->ok = some;
-	if (some)
-		f->why[0] = '\0';
-	else
-		snprintf(f->why, sizeof(f->why), "/%s: no \"some\" line", f->rel);
-}
-
-static void psi_init(struct psifile *f, const char *rel)
-{
-	memset(f, 0, sizeof(*f));
-	snprintf(f->rel, sizeof(f->rel), "%s", rel);
-	f->fd = -1;
+	f->ok = host_psifile_read(s->h, &f->file, s->now_ns, s->buf, SRC_BUF, &f->psi) == 0;
 }
 
 static void zswap_read(struct sampler *s)
@@ -532,31 +257,19 @@ static void zswap_read(struct sampler *s)
 	if (s->now_ns < s->zs_retry_ns)
 		return;
 	for (size_t i = 0; i < ZS_N; i++) {
-		int fd = openat(s->h->rootfd, s->zs_rel[i], O_RDONLY | O_CLOEXEC);
-		char b[32];
-		ssize_t n;
-		bool got;
+		int r = host_read_zswap_counter(s->h, zswap_files[i], &s->zs_val[i], NULL);
 
-		if (fd < 0) {
-			if (i == 0) {
-				/* no stored_pages: debugfs not mounted, not readable, or no zswap */
-				snprintf(why, WHY_LEN, "%s",
-					 errno == EACCES || errno == EPERM ?
-					 "zswap debugfs is readable by root only (meminfo Zswap/Zswapped still sampled)" :
-					 "zswap debugfs is not mounted (mount -t debugfs none /" HOST_DEBUGFS
-					 "; meminfo Zswap/Zswapped still sampled)");
-				s->zs_retry_ns = s->now_ns + RETRY_NS;
-				return;
-			}
-			continue;
+		if (i == 0 && (r == -ENOENT || r == -EACCES || r == -EPERM)) {
+			/* no stored_pages: debugfs not mounted, not readable, or no zswap */
+			snprintf(why, WHY_LEN, "%s",
+				 r != -ENOENT ?
+				 "zswap debugfs is readable by root only (meminfo Zswap/Zswapped still sampled)" :
+				 "zswap debugfs is not mounted (mount -t debugfs none /" HOST_DEBUGFS
+				 "; meminfo Zswap/Zswapped still sampled)");
+			s->zs_retry_ns = s->now_ns + RETRY_NS;
+			return;
 		}
-		n = read(fd, b, sizeof(b) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		b[n] = '\0';
-		parse_u64_at(b, b + n, &s->zs_val[i], &got);
-		s->zs_have[i] = got;
+		s->zs_have[i] = r == 0;
 	}
 	s->zs_ok = s->zs_have[0];
 	if (s->zs_ok)
@@ -603,29 +316,6 @@ static bool path_ok(const char *p)
 	return true;
 }
 
-/* The v1 mount of the perf_event controller, "" when not mounted. */
-static void perf_event_v1_root(struct sampler *s, char *out, size_t len)
-{
-	char *p, *nl;
-
-	out[0] = '\0';
-	if (host_read(s->h, HOST_MOUNTS, s->buf, SRC_BUF, NULL) < 0)
-		return;
-	for (p = s->buf; p && *p; p = nl ? nl + 1 : NULL) {
-		char dev[128], mnt[PATH_MAX], type[32], opts[512];
-
-		nl = strchr(p, '\n');
-		if (nl)
-			*nl = '\0';
-		if (sscanf(p, "%127s %4095s %31s %511s", dev, mnt, type, opts) != 4)
-			continue;
-		if (!strcmp(type, "cgroup") && strstr(opts, "perf_event")) {
-			snprintf(out, len, "%s", mnt + 1);
-			return;
-		}
-	}
-}
-
 static void map_pmu(struct sampler *s)
 {
 	static const struct { const char *name; enum counter c; } names[] = {
@@ -666,7 +356,7 @@ static void open_cpu(struct sampler *s, const struct st_cgroup_info *ci)
 		if (ci->memory_v2) {
 			snprintf(root, sizeof(root), "%s", ci->unified_root);
 		} else {
-			perf_event_v1_root(s, root, sizeof(root));
+			snprintf(root, sizeof(root), "%s", ci->perf_event_v1_root);
 			if (!root[0])
 				snprintf(fallback, sizeof(fallback),
 					 "the perf_event controller is not mounted (cgroup v1), so the cgroup cannot be counted alone: counting system-wide instead; ");
@@ -717,7 +407,7 @@ int sampler_open(struct sampler **out, const struct host *h,
 {
 	struct st_cgroup_info ci;
 	struct sampler *s;
-	char rel[PATH_MAX * 2];
+	char rel[PATH_MAX * 2], path[PATH_MAX * 2 + 16];
 	int r;
 
 	*out = NULL;
@@ -729,17 +419,12 @@ int sampler_open(struct sampler **out, const struct host *h,
 	s->page_size = sysconf(_SC_PAGESIZE);
 	for (int i = 0; i < C_COUNT; i++)
 		s->pmu_idx[i] = -1;
-	kf_init(&s->vmstat, HOST_VMSTAT, false, vmstat_keys, V_N);
-	kf_init(&s->meminfo, HOST_MEMINFO, true, meminfo_keys, MI_N);
-	psi_init(&s->psi, HOST_PSI_MEMORY);
-	kf_init(&s->cgstat, "", false, cg_keys_v1, CG_N);
-	psi_init(&s->cgpsi, "");
-	s->cgstat.ok = false;
-
+	host_kvfile_init(&s->vmstat, HOST_VMSTAT, false, vmstat_keys, V_N);
+	host_kvfile_init(&s->meminfo, HOST_MEMINFO, true, meminfo_keys, MI_N);
+	host_file_init(&s->psi.file, HOST_PSI_MEMORY);
+	host_kvfile_init(&s->cgstat, "", false, cg_keys_v1, CG_N);
+	host_file_init(&s->cgpsi.file, "");
 	s->zs_on = o->zswap_pool;
-	for (size_t i = 0; i < ZS_N; i++)
-		snprintf(s->zs_rel[i], sizeof(s->zs_rel[i]), "%s/%s", HOST_ZSWAP_DEBUGFS,
-			 zswap_files[i]);
 
 	if (o->cgroup) {
 		const char *p = o->cgroup;
@@ -773,9 +458,10 @@ int sampler_open(struct sampler **out, const struct host *h,
 		}
 		s->cg_on = true;
 		s->cg_v2 = ci.memory_v2;
-		kf_init(&s->cgstat, "", false, s->cg_v2 ? cg_keys_v2 : cg_keys_v1, CG_N);
-		snprintf(s->cgstat.rel, sizeof(s->cgstat.rel), "%s/memory.stat", rel);
-		snprintf(s->cgpsi.rel, sizeof(s->cgpsi.rel), "%s/memory.pressure", rel);
+		snprintf(path, sizeof(path), "%s/memory.stat", rel);
+		host_kvfile_init(&s->cgstat, path, false, s->cg_v2 ? cg_keys_v2 : cg_keys_v1, CG_N);
+		snprintf(path, sizeof(path), "%s/memory.pressure", rel);
+		host_file_init(&s->cgpsi.file, path);
 	} else {
 		memset(&ci, 0, sizeof(ci));
 	}
@@ -788,16 +474,11 @@ void sampler_close(struct sampler *s)
 {
 	if (!s)
 		return;
-	if (s->vmstat.fd >= 0)
-		close(s->vmstat.fd);
-	if (s->meminfo.fd >= 0)
-		close(s->meminfo.fd);
-	if (s->cgstat.fd >= 0)
-		close(s->cgstat.fd);
-	if (s->psi.fd >= 0)
-		close(s->psi.fd);
-	if (s->cgpsi.fd >= 0)
-		close(s->cgpsi.fd);
+	host_kvfile_close(&s->vmstat);
+	host_kvfile_close(&s->meminfo);
+	host_kvfile_close(&s->cgstat);
+	host_file_close(&s->psi.file);
+	host_file_close(&s->cgpsi.file);
 	if (s->pmu) {
 		pmu_counters_close(s->pmu);
 		free(s->pmu);
@@ -819,7 +500,7 @@ static void set_level(struct sampler *s, enum sample_metric m, bool ok, double v
 	s->val[m] = ok ? v : 0;
 }
 
-static void kf_counter(struct sampler *s, struct kfile *f, int k, enum counter c)
+static void kf_counter(struct sampler *s, struct host_kvfile *f, int k, enum counter c)
 {
 	uint64_t v = 0;
 	bool ok = kf_get(f, k, &v);
@@ -828,7 +509,7 @@ static void kf_counter(struct sampler *s, struct kfile *f, int k, enum counter c
 }
 
 /* sum of two keys, or of the fallback pair on kernels without the first */
-static void kf_sum(struct sampler *s, struct kfile *f, int a, int b, int fa, int fb,
+static void kf_sum(struct sampler *s, struct host_kvfile *f, int a, int b, int fa, int fb,
 		   enum counter c)
 {
 	uint64_t x, y;
@@ -843,10 +524,10 @@ static void kf_sum(struct sampler *s, struct kfile *f, int a, int b, int fa, int
 
 static void sample_vmstat(struct sampler *s)
 {
-	struct kfile *f = &s->vmstat;
+	struct host_kvfile *f = &s->vmstat;
 
 	kf_read(s, f);
-	snprintf(s->why[SG_VMSTAT], WHY_LEN, "%s", f->why);
+	snprintf(s->why[SG_VMSTAT], WHY_LEN, "%s", f->file.why);
 	for (int k = V_PSWPIN; k <= V_REFAULT_FILE; k++)
 		kf_counter(s, f, k, (enum counter)(C_PSWPIN + k));
 	kf_sum(s, f, V_PGSCAN_ANON, V_PGSCAN_FILE, V_PGSCAN_KSWAPD, V_PGSCAN_DIRECT, C_PGSCAN);
@@ -855,12 +536,12 @@ static void sample_vmstat(struct sampler *s)
 
 static void sample_meminfo(struct sampler *s)
 {
-	struct kfile *f = &s->meminfo;
+	struct host_kvfile *f = &s->meminfo;
 	uint64_t a = 0, b = 0;
 	bool ok;
 
 	kf_read(s, f);
-	snprintf(s->why[SG_MEMINFO], WHY_LEN, "%s", f->why);
+	snprintf(s->why[SG_MEMINFO], WHY_LEN, "%s", f->file.why);
 	ok = kf_get(f, MI_SWAPTOTAL, &a) && kf_get(f, MI_SWAPFREE, &b) && a >= b;
 	set_level(s, SM_SWAP_USED_BYTES, ok, (double)(a - b));
 	ok = kf_get(f, MI_SWAPCACHED, &a);
@@ -876,11 +557,11 @@ static void sample_psi(struct sampler *s)
 	struct psifile *f = &s->psi;
 
 	psi_read(s, f);
-	snprintf(s->why[SG_PSI], WHY_LEN, "%s", f->why[0] ? f->why : "");
-	set_counter(s, C_PSI_SOME, f->ok, f->some_total);
-	set_counter(s, C_PSI_FULL, f->ok && f->have_full, f->full_total);
-	set_level(s, SM_PSI_SOME_AVG10, f->ok, f->some_avg10);
-	set_level(s, SM_PSI_FULL_AVG10, f->ok && f->have_full, f->full_avg10);
+	snprintf(s->why[SG_PSI], WHY_LEN, "%s", f->ok ? "" : f->file.why);
+	set_counter(s, C_PSI_SOME, f->ok, f->psi.some.total_us);
+	set_counter(s, C_PSI_FULL, f->ok && f->psi.full.present, f->psi.full.total_us);
+	set_level(s, SM_PSI_SOME_AVG10, f->ok, f->psi.some.avg10);
+	set_level(s, SM_PSI_FULL_AVG10, f->ok && f->psi.full.present, f->psi.full.avg10);
 }
 
 static void sample_zswap(struct sampler *s)
@@ -908,7 +589,7 @@ static void sample_zswap(struct sampler *s)
 
 static void sample_cgroup(struct sampler *s)
 {
-	struct kfile *f = &s->cgstat;
+	struct host_kvfile *f = &s->cgstat;
 	static const struct { int k; enum sample_metric m; } levels[] = {
 		{ CG_ANON, SM_CG_ANON_BYTES }, { CG_FILE, SM_CG_FILE_BYTES },
 		{ CG_SWAP, SM_CG_SWAP_BYTES }, { CG_SWAPCACHED, SM_CG_SWAPCACHED_BYTES },
@@ -932,12 +613,13 @@ static void sample_cgroup(struct sampler *s)
 	kf_counter(s, f, CG_REFAULT_ANON, C_CG_REFAULT_ANON);
 
 	psi_read(s, &s->cgpsi);
-	set_counter(s, C_CG_PSI_SOME, s->cgpsi.ok, s->cgpsi.some_total);
-	set_counter(s, C_CG_PSI_FULL, s->cgpsi.ok && s->cgpsi.have_full, s->cgpsi.full_total);
+	set_counter(s, C_CG_PSI_SOME, s->cgpsi.ok, s->cgpsi.psi.some.total_us);
+	set_counter(s, C_CG_PSI_FULL, s->cgpsi.ok && s->cgpsi.psi.full.present,
+		    s->cgpsi.psi.full.total_us);
 	if (!f->ok)
-		snprintf(why, WHY_LEN, "%s", f->why);
+		snprintf(why, WHY_LEN, "%s", f->file.why);
 	else if (!s->cgpsi.ok)
-		snprintf(why, WHY_LEN, "%s%s", s->cgpsi.why,
+		snprintf(why, WHY_LEN, "%s%s", s->cgpsi.file.why,
 			 s->cg_v2 ? "" : " (cgroup v1 has per-cgroup PSI only with psi=1 and cgroup1 pressure files)");
 	else
 		why[0] = '\0';
@@ -1219,56 +901,4 @@ int sampler_format_json(const struct sampler *s, char *buf, size_t len)
 	if (j.overflow)
 		return -ENOSPC;
 	return (int)j.used;
-}
-
-/* ---- recording ---- */
-
-int sample_record_begin(struct sample_recorder *r, struct store *st,
-			const char *params_json, struct st_err *e)
-{
-	sqlite3_stmt *stmt = NULL;
-	int ret;
-
-	memset(r, 0, sizeof(*r));
-	r->st = st;
-	ret = store_run_begin(st, "sample", params_json, &r->run_id, e);
-	if (ret < 0)
-		return ret;
-	ret = store_prepare(st, "INSERT INTO samples (run_id, seq, t_ns, data) VALUES (?1, ?2, ?3, ?4)",
-			    &stmt, e);
-	if (ret < 0) {
-		store_run_end(st, r->run_id, "failed", NULL, NULL);
-		return ret;
-	}
-	r->insert = stmt;
-	return 0;
-}
-
-int sample_record_tick(struct sample_recorder *r, uint64_t seq, uint64_t t_ns,
-		       const char *json, struct st_err *e)
-{
-	sqlite3_stmt *stmt = r->insert;
-	int ret;
-
-	sqlite3_reset(stmt);
-	sqlite3_bind_int64(stmt, 1, r->run_id);
-	sqlite3_bind_int64(stmt, 2, (sqlite3_int64)seq);
-	sqlite3_bind_int64(stmt, 3, (sqlite3_int64)t_ns);
-	sqlite3_bind_text(stmt, 4, json, -1, SQLITE_STATIC);
-	ret = store_step_done(r->st, stmt, e);
-	sqlite3_clear_bindings(stmt);
-	if (ret == 0)
-		r->rows++;
-	return ret;
-}
-
-int sample_record_end(struct sample_recorder *r, const char *status,
-		      const char *summary_json, struct st_err *e)
-{
-	if (r->insert)
-		sqlite3_finalize(r->insert);
-	r->insert = NULL;
-	if (!r->run_id)
-		return 0;
-	return store_run_end(r->st, r->run_id, status, summary_json, e);
 }

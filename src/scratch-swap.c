@@ -27,15 +27,16 @@
 /* above anything a distribution configures, so the probe's device is used first */
 #define SCRATCH_PRIORITY 32000
 
-static int res_done(struct journal *j, const char *kind, const char *ident, struct st_err *e)
+static int res_done(const struct change_log *log, const char *kind, const char *ident,
+		    struct st_err *e)
 {
-	return j ? journal_resource_done(j, kind, ident, e) : 0;
+	return change_log_done(log, kind, ident, e);
 }
 
-static int res_note(struct journal *j, const char *kind, const char *ident, const char *detail,
-		struct st_err *e)
+static int res_note(const struct change_log *log, const char *kind, const char *ident,
+		    const char *detail, struct st_err *e)
 {
-	return j ? journal_note_resource(j, kind, ident, detail, e) : 0;
+	return change_log_note(log, kind, ident, detail, e);
 }
 
 static int need_live(const struct host *h, const char *what, struct st_err *e)
@@ -210,7 +211,7 @@ static int loop_attach(struct scratch_swap *s, int file_fd, const struct stat *f
 		snprintf(s->dev, sizeof(s->dev), "/dev/loop%d", n);
 		snprintf(detail, sizeof(detail), "%llu:%llu %s",
 			 (unsigned long long)fst->st_dev, (unsigned long long)fst->st_ino, s->file);
-		r = res_note(s->j, SCRATCH_KIND_LOOP, s->dev, detail, e);
+		r = res_note(&s->log, SCRATCH_KIND_LOOP, s->dev, detail, e);
 		if (r < 0) {
 			err_prefix(e, "not attaching %s: cannot journal it", s->dev);
 			break;
@@ -218,7 +219,7 @@ static int loop_attach(struct scratch_swap *s, int file_fd, const struct stat *f
 		dfd = open(s->dev, O_RDWR | O_CLOEXEC);
 		if (dfd < 0) {
 			r = err_set(e, -errno, "cannot open %s: %s", s->dev, strerror(errno));
-			res_done(s->j, SCRATCH_KIND_LOOP, s->dev, NULL);
+			res_done(&s->log, SCRATCH_KIND_LOOP, s->dev, NULL);
 			break;
 		}
 		memset(&cfg, 0, sizeof(cfg));
@@ -248,7 +249,7 @@ static int loop_attach(struct scratch_swap *s, int file_fd, const struct stat *f
 		}
 		r = -errno;
 		close(dfd);
-		res_done(s->j, SCRATCH_KIND_LOOP, s->dev, NULL);
+		res_done(&s->log, SCRATCH_KIND_LOOP, s->dev, NULL);
 		if (r != -EBUSY) {
 			err_set(e, r, "cannot attach %s to %s: %s", s->file, s->dev, strerror(-r));
 			break;
@@ -282,7 +283,7 @@ static int mark_nonrotational(struct scratch_swap *s, struct st_err *e)
 }
 
 int scratch_swap_create_loop(struct scratch_swap *s, const struct host *h,
-			     struct journal *j, const char *dir,
+			     const struct change_log *log, const char *dir,
 			     uint64_t size_bytes, struct st_err *e)
 {
 	char why[PATH_MAX + 64];
@@ -293,7 +294,7 @@ int scratch_swap_create_loop(struct scratch_swap *s, const struct host *h,
 
 	memset(s, 0, sizeof(*s));
 	s->h = h;
-	s->j = j;
+	change_log_copy(&s->log, log);
 	s->kind = SCRATCH_SWAP_LOOP;
 	s->loop_fd = -1;
 	s->size_bytes = size_bytes / ps * ps;
@@ -309,13 +310,13 @@ int scratch_swap_create_loop(struct scratch_swap *s, const struct host *h,
 				    (unsigned long long)(s->size_bytes >> 20));
 	snprintf(s->file, sizeof(s->file), "%s/" FILE_PREFIX "%d.img", dir, (int)getpid());
 
-	r = res_note(j, SCRATCH_KIND_FILE, s->file, NULL, e);
+	r = res_note(&s->log, SCRATCH_KIND_FILE, s->file, NULL, e);
 	if (r < 0)
 		return err_prefix(e, "not creating %s: cannot journal it", s->file);
 	fd = open(s->file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		r = err_set(e, -errno, "cannot create %s: %s", s->file, strerror(errno));
-		res_done(j, SCRATCH_KIND_FILE, s->file, NULL);
+		res_done(&s->log, SCRATCH_KIND_FILE, s->file, NULL);
 		return r;
 	}
 	s->file_made = true;
@@ -388,7 +389,7 @@ static int zram_rel(const char *dev, const char *file, char *out, size_t len)
 }
 
 int scratch_swap_create_zram(struct scratch_swap *s, const struct host *h,
-			     struct journal *j, uint64_t size_bytes,
+			     const struct change_log *log, uint64_t size_bytes,
 			     struct st_err *e)
 {
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
@@ -398,7 +399,7 @@ int scratch_swap_create_zram(struct scratch_swap *s, const struct host *h,
 
 	memset(s, 0, sizeof(*s));
 	s->h = h;
-	s->j = j;
+	change_log_copy(&s->log, log);
 	s->kind = SCRATCH_SWAP_ZRAM;
 	s->loop_fd = -1;
 	s->size_bytes = size_bytes / ps * ps;
@@ -416,7 +417,7 @@ int scratch_swap_create_zram(struct scratch_swap *s, const struct host *h,
 		return err_set_exit(e, -EBUSY, ST_EXIT_DENIED,
 				    "%s is in use (disksize %llu): use --bypass-mode pc0",
 				    s->dev, (unsigned long long)disksize);
-	r = res_note(j, SCRATCH_KIND_ZRAM, s->dev, NULL, e);
+	r = res_note(&s->log, SCRATCH_KIND_ZRAM, s->dev, NULL, e);
 	if (r < 0)
 		return err_prefix(e, "not setting up %s: cannot journal it", s->dev);
 	s->attached = true;	/* from here on destroy() resets it */
@@ -476,11 +477,11 @@ int scratch_swap_destroy(struct scratch_swap *s, struct st_err *e)
 					s->loop_fd = -1;
 				}
 				if (r == 0)
-					r = res_done(s->j, SCRATCH_KIND_LOOP, s->dev, e);
+					r = res_done(&s->log, SCRATCH_KIND_LOOP, s->dev, e);
 			} else {
 				r = zram_reset(s->h, s->dev, e);
 				if (r == 0)
-					r = res_done(s->j, SCRATCH_KIND_ZRAM, s->dev, e);
+					r = res_done(&s->log, SCRATCH_KIND_ZRAM, s->dev, e);
 			}
 			if (r == 0)
 				s->attached = false;
@@ -491,7 +492,7 @@ int scratch_swap_destroy(struct scratch_swap *s, struct st_err *e)
 		if (unlink(s->file) < 0 && errno != ENOENT)
 			r = err_set(e, -errno, "cannot remove %s: %s", s->file, strerror(errno));
 		else
-			r = res_done(s->j, SCRATCH_KIND_FILE, s->file, e);
+			r = res_done(&s->log, SCRATCH_KIND_FILE, s->file, e);
 		if (r == 0)
 			s->file_made = false;
 		if (!first)
@@ -510,8 +511,8 @@ static bool debugfs_mounted(const struct host *h)
 	return host_list_dir(h, HOST_DEBUGFS, list, sizeof(list), NULL) == 0 && list[0];
 }
 
-int scratch_debugfs_mount(const struct host *h, struct journal *j, bool *mounted,
-			  struct st_err *e)
+int scratch_debugfs_mount(const struct host *h, const struct change_log *log,
+			  bool *mounted, struct st_err *e)
 {
 	char abs[PATH_MAX];
 	int r;
@@ -524,26 +525,26 @@ int scratch_debugfs_mount(const struct host *h, struct journal *j, bool *mounted
 	if (!host_exists(h, HOST_DEBUGFS))
 		return err_set(e, -ENOENT, "/%s does not exist: this kernel has no debugfs", HOST_DEBUGFS);
 	host_path(h, HOST_DEBUGFS, abs, sizeof(abs));
-	r = res_note(j, SCRATCH_KIND_DEBUGFS, HOST_DEBUGFS, NULL, e);
+	r = res_note(log, SCRATCH_KIND_DEBUGFS, HOST_DEBUGFS, NULL, e);
 	if (r < 0)
 		return err_prefix(e, "not mounting debugfs: cannot journal it");
 	if (mount("debugfs", abs, "debugfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
 		r = err_set(e, -errno, "cannot mount debugfs on %s: %s", abs, strerror(errno));
-		res_done(j, SCRATCH_KIND_DEBUGFS, HOST_DEBUGFS, NULL);
+		res_done(log, SCRATCH_KIND_DEBUGFS, HOST_DEBUGFS, NULL);
 		return r;
 	}
 	*mounted = true;
 	return 0;
 }
 
-int scratch_debugfs_umount(const struct host *h, struct journal *j,
+int scratch_debugfs_umount(const struct host *h, const struct change_log *log,
 			   struct st_err *e)
 {
 	int r = scratch_undo_debugfs(h, HOST_DEBUGFS, NULL, e);
 
 	if (r < 0)
 		return r;
-	return res_done(j, SCRATCH_KIND_DEBUGFS, HOST_DEBUGFS, e);
+	return res_done(log, SCRATCH_KIND_DEBUGFS, HOST_DEBUGFS, e);
 }
 
 /* ---- undo handlers ---- */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "swaptune/cmd.h"
+#include "swaptune/fmt.h"
 #include "swaptune/facts.h"
 #include "tui-internal.h"
 
@@ -48,15 +48,15 @@ static void status_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int col
 	f = &s->f;
 	tui_print_clipped(w, y++, 2, cols, "%-16s %s (%s)", "Kernel", f->kernel, f->hostname);
 	tui_print_clipped(w, y++, 2, cols, "%-16s %s total, %s available", "Memory",
-			  cmd_fmt_bytes(f->mem_total_bytes, b1, sizeof(b1)),
-			  cmd_fmt_bytes(f->mem_available_bytes, b2, sizeof(b2)));
+			  fmt_bytes(f->mem_total_bytes, b1, sizeof(b1)),
+			  fmt_bytes(f->mem_available_bytes, b2, sizeof(b2)));
 	if (!f->nswaps)
 		tui_print_clipped(w, y++, 2, cols, "%-16s none active", "Swap");
 	for (int i = 0; i < f->nswaps && y < rows - 10; i++)
 		tui_print_clipped(w, y++, 2, cols, "%-16s %-22s %-9s %9s used of %-9s %s%s",
 				  i ? "" : "Swap", f->swaps[i].path, f->swaps[i].type,
-				  cmd_fmt_bytes(f->swaps[i].used_bytes, b1, sizeof(b1)),
-				  cmd_fmt_bytes(f->swaps[i].size_bytes, b2, sizeof(b2)),
+				  fmt_bytes(f->swaps[i].used_bytes, b1, sizeof(b1)),
+				  fmt_bytes(f->swaps[i].size_bytes, b2, sizeof(b2)),
 				  f->swaps[i].rotational == 1 ? "rotational" :
 				  f->swaps[i].rotational == 0 ? "non-rotational" : "rotational?",
 				  f->swaps[i].zram ? ", zram" : "");
@@ -87,7 +87,7 @@ static void status_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int col
 	if (f->zswap_stats_available)
 		tui_print_clipped(w, y++, 2, cols, "%-16s %llu pages in %s, ratio %.2f", "pool",
 				  (unsigned long long)f->zswap_stored_pages,
-				  cmd_fmt_bytes(f->zswap_pool_bytes, b1, sizeof(b1)), f->zswap_ratio);
+				  fmt_bytes(f->zswap_pool_bytes, b1, sizeof(b1)), f->zswap_ratio);
 	tui_print_clipped(w, y++, 2, cols, "%-16s %s", "Cgroups", cgroup_mode_name(f->cgroup.mode));
 	if (f->psi_available)
 		tui_print_clipped(w, y++, 2, cols, "%-16s some %.2f %%  full %.2f %% (avg10)",

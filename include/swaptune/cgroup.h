@@ -15,8 +15,8 @@
  * removed; other groups are never touched.
  *
  * Every group is journaled (kind "cgroup", ident = its name, detail =
- * "v<version> <sysroot-relative dir>") before it is created, when a journal
- * is given, and marked done once removed; memcg_undo() is the journal's undo
+ * "v<version> <sysroot-relative dir>") before it is created, when a change
+ * log (the journal's, journal_hooks()) is given, and marked done once removed; memcg_undo() is the journal's undo
  * handler: it kills whatever still runs in the group and removes it.
  */
 #ifndef SWAPTUNE_CGROUP_H
@@ -29,7 +29,7 @@
 
 #include "swaptune/err.h"
 #include "swaptune/host.h"
-#include "swaptune/journal.h"
+#include "swaptune/change-log.h"
 
 #define MEMCG_PREFIX "swaptune-"
 #define MEMCG_NAME_MAX 64
@@ -42,7 +42,7 @@ enum memcg_limit_mode {
 
 struct memcg {
 	const struct host *h;
-	struct journal *j;		/* NULL: not journaled (tests) */
+	struct change_log log;		/* empty: not journaled (tests) */
 	int version;			/* 1 or 2 */
 	char name[MEMCG_NAME_MAX];	/* leaf name, starts with MEMCG_PREFIX */
 	char rel[PATH_MAX];		/* sysroot-relative directory of the group */
@@ -63,10 +63,11 @@ int memcg_locate(const struct host *h, int *version, char *root, size_t len,
 
 /*
  * Create leaf name (must start with MEMCG_PREFIX and hold no '/') with the
- * limit. MEMCG_LIMIT_HIGH needs v2 (-EINVAL otherwise). With j, the group is
- * journaled before it is made. -EEXIST if it exists already.
+ * limit. MEMCG_LIMIT_HIGH needs v2 (-EINVAL otherwise). With log (may be
+ * NULL; copied), the group is recorded before it is made. -EEXIST if it
+ * exists already.
  */
-int memcg_create(struct memcg *m, const struct host *h, struct journal *j,
+int memcg_create(struct memcg *m, const struct host *h, const struct change_log *log,
 		 const char *name, uint64_t limit_bytes,
 		 enum memcg_limit_mode mode, struct st_err *e);
 

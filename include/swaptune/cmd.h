@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "swaptune/err.h"
+#include "swaptune/fmt.h"
 #include "swaptune/host.h"
 #include "swaptune/store.h"
 
@@ -87,25 +88,6 @@ int cmd_getopt(struct cmd_ctx *ctx, const struct cmd_entry *c, int argc,
 struct cJSON;
 int cmd_print_json(struct cmd_ctx *ctx, struct cJSON *doc);
 
-/*
- * Parse "200ms", "2s", "1m", "1h" (bare number = seconds) into ns. -EINVAL
- * for anything else (empty, "nan", "inf", leading blanks), -ERANGE past
- * about 292 years.
- */
-int cmd_parse_duration(const char *s, long long *ns);
-/*
- * Strict numbers for options: the whole string, decimal, no blanks, within
- * [min, max]. -EINVAL for empty, trailing junk, "nan"/"inf"; -ERANGE
- * outside the range.
- */
-int cmd_parse_i64(const char *s, long long min, long long max, long long *out);
-int cmd_parse_real(const char *s, double min, double max, double *out);
-/* Largest size accepted: 1 EiB, so that sums of sizes cannot wrap. */
-#define CMD_SIZE_MAX (1024.0 * 1024 * 1024 * 1024 * 1024 * 1024)
-/* Parse "512M", "1G", "4096" (bytes) with binary units; -EINVAL, -ERANGE as above. */
-int cmd_parse_size(const char *s, unsigned long long *bytes);
-/* "1.5 GiB" */
-const char *cmd_fmt_bytes(unsigned long long b, char *buf, size_t len);
 
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_doctor_entry;

@@ -111,6 +111,9 @@ int host_read_meminfo(const struct host *h, struct st_kvtab *t, struct st_err *e
 /* Every file of the zswap debugfs directory. -ENOENT: not mounted / no zswap. */
 int host_read_zswap_stats(const struct host *h, struct st_kvtab *t,
 			  struct st_err *e);
+/* One zswap debugfs counter ("stored_pages"); -ENOENT/-EACCES as host_read(). */
+int host_read_zswap_counter(const struct host *h, const char *name, uint64_t *v,
+			    struct st_err *e);
 
 /* ---- /proc/swaps ---- */
 
@@ -153,6 +156,78 @@ int psi_parse(struct st_psi *p, const char *text, const char *name,
 int host_read_psi(const struct host *h, const char *rel, struct st_psi *p,
 		  struct st_err *e);
 
+/*
+ * ---- kept-open readers (host-read.c): re-read each tick, no allocation ----
+ *
+ * For periodic sampling: a file is opened once and re-read with pread() at
+ * offset 0 into the caller's buffer; nothing is allocated after init. Times
+ * are the caller's monotonic now_ns. A file that is missing, unreadable,
+ * empty or vanished (a removed cgroup answers ENODEV) fails the read with
+ * why[] saying so, is closed, and is looked for again at most once per
+ * second of now_ns (-EAGAIN until then, why[] kept), so files that appear
+ * late are picked up. Under a captured sysroot (not live) the file is
+ * re-opened on every read, since tests replace files an open fd would not
+ * see change.
+ */
+
+#define HOST_WHY_LEN 200
+
+struct host_file {
+	char rel[PATH_MAX];		/* sysroot-relative */
+	int fd;				/* -1 while closed */
+	uint64_t retry_ns;		/* no open attempt before this time */
+	char why[HOST_WHY_LEN];		/* why the last read failed, "" after success */
+};
+
+void host_file_init(struct host_file *f, const char *rel);
+void host_file_close(struct host_file *f);
+/* Read f whole into buf (NUL-terminated, truncated at len - 1). Length or -errno. */
+ssize_t host_file_read(const struct host *h, struct host_file *f, uint64_t now_ns,
+		       char *buf, size_t len);
+
+/* Read and parse a PSI file (psi_parse); on a parse error why[] says so. */
+int host_psifile_read(const struct host *h, struct host_file *f, uint64_t now_ns,
+		      char *buf, size_t len, struct st_psi *p);
+
+/*
+ * A "key value" file (vmstat, meminfo with kb_units, memory.stat) read for
+ * a fixed list of keys. keys[k] may be NULL (the key does not exist on this
+ * kind of file): its value is never present. The line of each key is
+ * learned on the first read and only those lines are looked at afterwards
+ * (learned again when the layout moved). Lines are parsed as kv_parse()
+ * does; blank and malformed lines are skipped, never an error.
+ */
+#define HOST_KVFILE_KEYS 16
+#define HOST_KVFILE_LINES 1024
+
+struct host_kvfile {
+	struct host_file file;
+	bool kb_units;
+	int nkeys;
+	const char *keys[HOST_KVFILE_KEYS];
+	size_t keylen[HOST_KVFILE_KEYS];
+	int16_t key_at[HOST_KVFILE_LINES];	/* line -> key index, -1 */
+	bool learned;
+	int nhinted;				/* keys whose line is known */
+	uint64_t val[HOST_KVFILE_KEYS];
+	bool have[HOST_KVFILE_KEYS];
+	bool ok;				/* the last read succeeded */
+};
+
+void host_kvfile_init(struct host_kvfile *f, const char *rel, bool kb_units,
+		      const char *const *keys, int nkeys);
+static inline void host_kvfile_close(struct host_kvfile *f)
+{
+	host_file_close(&f->file);
+}
+/* Read and parse; 0, or -errno with f->file.why set (every key absent). */
+int host_kvfile_read(const struct host *h, struct host_kvfile *f, uint64_t now_ns,
+		     char *buf, size_t len);
+/* Parse text (n bytes) into f's values, as a read does. */
+void host_kvfile_parse(struct host_kvfile *f, const char *text, size_t n);
+/* Value of key k after the last read; false when absent or the read failed. */
+bool host_kvfile_get(const struct host_kvfile *f, int k, uint64_t *v);
+
 /* ---- cgroups ---- */
 
 enum cgroup_mode {
@@ -168,6 +243,7 @@ struct st_cgroup_info {
 	bool memory_v2;			/* memory controller on the unified tree */
 	char memory_root[PATH_MAX];	/* sysroot-relative mount of the memory controller */
 	char unified_root[PATH_MAX];	/* sysroot-relative cgroup2 mount, "" if none */
+	char perf_event_v1_root[PATH_MAX]; /* v1 mount of the perf_event controller, "" if none */
 };
 
 const char *cgroup_mode_name(enum cgroup_mode m);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "swaptune/change-log.h"
 #include "swaptune/err.h"
 #include "swaptune/host.h"
 #include "swaptune/store.h"
@@ -27,6 +28,7 @@ struct journal {
 	pid_t pid;
 	uint64_t pid_start;
 	char session[48];
+	struct change_log log;	/* filled by journal_hooks() */
 };
 
 /* Start a session owned by this process. */
@@ -47,6 +49,29 @@ int journal_note_resource(struct journal *j, const char *kind, const char *ident
 			  const char *detail, struct st_err *e);
 int journal_resource_done(struct journal *j, const char *kind, const char *ident,
 			  struct st_err *e);
+
+static inline int journal_log_note_(void *j, const char *kind, const char *ident,
+				     const char *detail, struct st_err *e)
+{
+	return journal_note_resource(j, kind, ident, detail, e);
+}
+
+static inline int journal_log_done_(void *j, const char *kind, const char *ident,
+				    struct st_err *e)
+{
+	return journal_resource_done(j, kind, ident, e);
+}
+
+/*
+ * The journal as the change log host-side modules record their resources
+ * in (memcg_create, scratch_swap_create_*, scratch_debugfs_*,
+ * persist_write): valid while j is.
+ */
+static inline const struct change_log *journal_hooks(struct journal *j)
+{
+	j->log = (struct change_log){ j, journal_log_note_, journal_log_done_ };
+	return &j->log;
+}
 
 /*
  * Undo this session's pending changes, newest first. Goes on past failures

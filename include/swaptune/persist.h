@@ -31,7 +31,7 @@
 
 #include "swaptune/err.h"
 #include "swaptune/host.h"
-#include "swaptune/journal.h"
+#include "swaptune/change-log.h"
 #include "swaptune/settings.h"
 
 #define PERSIST_SYSCTL_FILE	"etc/sysctl.d/90-swaptune.conf"
@@ -107,14 +107,15 @@ int persist_file_index(const char *rel);
 const char *persist_file_at(int i);
 
 /*
- * Write the changed files of p: each missing directory and each file is
- * journaled in j as a pending resource before it is touched, then written
+ * Write the changed files of p under h: each missing directory and each
+ * file is recorded in log (the journal's, journal_hooks(); NULL records
+ * nothing) as a pending resource before it is touched, then written
  * (a temporary file renamed into place). The caller commits the session's
  * rows (journal_commit_session) or leaves them pending (confirm-within).
  * *written (may be NULL) counts files written or removed.
  */
-int persist_write(struct journal *j, const struct persist_plan *p, int *written,
-		  struct st_err *e);
+int persist_write(const struct host *h, const struct change_log *log,
+		  const struct persist_plan *p, int *written, struct st_err *e);
 
 /*
  * Values the administrator set for sysctl key ("vm.page-cluster") in the

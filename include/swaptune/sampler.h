@@ -6,6 +6,8 @@
  * Usage: sampler_open(), then sampler_tick() once per interval with explicit
  * timestamps (the first tick is the baseline: levels only, rates n/a), then
  * read sampler_value() / sampler_format_json(); sampler_close() at the end.
+ * Recording ticks into the store (sample --record) is the store's:
+ * store_samples_begin/add/end() in store.h.
  *
  * Cost: after sampler_open() a tick allocates nothing. procfs and cgroup
  * files are opened once and re-read with pread() at offset 0; zswap debugfs
@@ -29,7 +31,6 @@
 #include "swaptune/err.h"
 #include "swaptune/host.h"
 #include "swaptune/pmu.h"
-#include "swaptune/store.h"
 
 #define SAMPLE_SCHEMA "swaptune.sample/1"
 
@@ -132,23 +133,5 @@ int sampler_format_json(const struct sampler *s, char *buf, size_t len);
 
 /* Running means of every rate since the baseline, for the summary line. */
 bool sampler_mean(const struct sampler *s, enum sample_metric m, double *v);
-
-/* ---- --record: a runs row of kind "sample" and one samples row per tick ---- */
-
-struct sample_recorder {
-	struct store *st;
-	int64_t run_id;
-	void *insert;		/* prepared statement */
-	uint64_t rows;
-};
-
-int sample_record_begin(struct sample_recorder *r, struct store *st,
-			const char *params_json, struct st_err *e);
-/* Store the tick's JSON (from sampler_format_json) as row seq. */
-int sample_record_tick(struct sample_recorder *r, uint64_t seq, uint64_t t_ns,
-		       const char *json, struct st_err *e);
-/* status: "ok" or "interrupted"; summary_json may be NULL. */
-int sample_record_end(struct sample_recorder *r, const char *status,
-		      const char *summary_json, struct st_err *e);
 
 #endif

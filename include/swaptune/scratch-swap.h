@@ -33,7 +33,7 @@
 
 #include "swaptune/err.h"
 #include "swaptune/host.h"
-#include "swaptune/journal.h"
+#include "swaptune/change-log.h"
 
 #define SCRATCH_KIND_FILE	"scratch-file"
 #define SCRATCH_KIND_LOOP	"scratch-loop"
@@ -48,7 +48,7 @@ enum scratch_swap_kind {
 
 struct scratch_swap {
 	const struct host *h;
-	struct journal *j;
+	struct change_log log;		/* copied at create; empty: not journaled */
 	enum scratch_swap_kind kind;
 	char file[PATH_MAX];		/* loop: backing file */
 	char dev[64];			/* /dev/loopN, /dev/zram0 */
@@ -70,12 +70,12 @@ int scratch_swap_default_dir(char *out, size_t len, struct st_err *e);
  * On failure everything made so far is removed again.
  */
 int scratch_swap_create_loop(struct scratch_swap *s, const struct host *h,
-			     struct journal *j, const char *dir,
+			     const struct change_log *log, const char *dir,
 			     uint64_t size_bytes, struct st_err *e);
 
 /* Same with /dev/zram0; -EBUSY when it is in use, -ENOENT without zram. */
 int scratch_swap_create_zram(struct scratch_swap *s, const struct host *h,
-			     struct journal *j, uint64_t size_bytes,
+			     const struct change_log *log, uint64_t size_bytes,
 			     struct st_err *e);
 
 /* swapon / swapoff the device (no-ops when already in that state). */
@@ -92,9 +92,9 @@ int scratch_swap_destroy(struct scratch_swap *s, struct st_err *e);
  * Mount debugfs at the host's debugfs directory if zswap's counters are not
  * there yet; *mounted says whether this call mounted it (then journaled).
  */
-int scratch_debugfs_mount(const struct host *h, struct journal *j, bool *mounted,
-			  struct st_err *e);
-int scratch_debugfs_umount(const struct host *h, struct journal *j,
+int scratch_debugfs_mount(const struct host *h, const struct change_log *log,
+			  bool *mounted, struct st_err *e);
+int scratch_debugfs_umount(const struct host *h, const struct change_log *log,
 			   struct st_err *e);
 
 /* Journal undo handlers. */

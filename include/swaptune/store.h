@@ -295,4 +295,66 @@ int store_probe_arm_add(struct store *st, int64_t run_id, const struct store_pro
 int store_probe_trial_add(struct store *st, int64_t run_id, const struct store_probe_trial *t,
 			  struct st_err *e);
 
+/*
+ * ---- samples (store-samples.c): `sample --record` and its readers ----
+ *
+ * A recording is a runs row of kind "sample" (params: the sampling options
+ * as JSON, summary: the means at the end) and one samples row per tick:
+ * seq (the sampler's tick number), t_ns (monotonic time since the start of
+ * sampling) and the tick's JSON (swaptune.sample/1, sampler_format_json).
+ */
+struct sqlite3_stmt;
+
+struct sample_recording {
+	struct store *st;
+	int64_t run_id;
+	struct sqlite3_stmt *insert;	/* private to the store */
+	uint64_t rows;			/* ticks stored so far */
+};
+
+/* Start a recording: the runs row, and the statement every tick reuses. */
+int store_samples_begin(struct sample_recording *r, struct store *st,
+			const char *params_json, struct st_err *e);
+/* Store one tick's JSON as row seq (no allocation, no re-prepare). */
+int store_samples_add(struct sample_recording *r, uint64_t seq, uint64_t t_ns,
+		      const char *json, struct st_err *e);
+/* End it: status "ok", "failed" or "interrupted"; summary_json may be NULL. */
+int store_samples_end(struct sample_recording *r, const char *status,
+		      const char *summary_json, struct st_err *e);
+
+/* One recorded tick; json is valid only during the callback. */
+struct store_sample_row {
+	int64_t run_id;
+	uint64_t seq;
+	uint64_t t_ns;
+	const char *json;
+};
+
+/* Called per tick in seq order; non-zero stops the read (negative: an error). */
+typedef int (*store_sample_fn)(const struct store_sample_row *row, void *arg);
+
+/*
+ * Read recording run_id tick by tick. Returns the number of ticks passed to
+ * fn, fn's negative return, or -ENOENT (exit 2) when run_id is not a sample
+ * recording.
+ */
+int store_samples_read(struct store *st, int64_t run_id, store_sample_fn fn, void *arg,
+		       struct st_err *e);
+
+/* One recording, for listings. */
+struct store_sample_run {
+	int64_t run_id;
+	char status[16];		/* "running", "ok", "failed", "interrupted" */
+	char started_at[32];
+	char ended_at[32];		/* "" while running */
+	char params[512];		/* the options JSON, truncated, "" if none */
+	uint64_t ticks;			/* samples rows */
+	uint64_t first_t_ns, last_t_ns;	/* t_ns of the first and last row, 0 if none */
+	uint64_t duration_ns;		/* last_t_ns - first_t_ns */
+};
+
+/* Up to max recordings, newest first; *n = how many. */
+int store_sample_runs(struct store *st, struct store_sample_run *rows, int max, int *n,
+		      struct st_err *e);
+
 #endif

@@ -1,6 +1,6 @@
 /*
  * fuzz-values.c - libFuzzer target: every parser of a value a user types:
- * durations and sizes (cmd_parse_duration/size), arm specs
+ * durations and sizes (fmt_parse_duration/size), arm specs
  * (probe_arm_parse: "NAME:key=value,..."), built-in arm lists, and each
  * setting's value validation (settings_normalize), against the vm-v1
  * fixture tree (FUZZ_FIXTURES, set by the Makefile).
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "swaptune/cmd.h"
+#include "swaptune/fmt.h"
 #include "swaptune/probe.h"
 #include "swaptune/settings.h"
 
@@ -45,8 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0';
-	(void)cmd_parse_duration(s, &ns);
-	(void)cmd_parse_size(s, &bytes);
+	(void)fmt_parse_duration(s, &ns);
+	(void)fmt_parse_size(s, &bytes);
 	(void)probe_arms_parse_list(s, arms, PROBE_ARMS_MAX, &n, &e);
 	if (host_ok) {
 		(void)probe_arm_parse(&host, s, &arms[0], &e);

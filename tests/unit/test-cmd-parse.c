@@ -1,5 +1,5 @@
 /*
- * test-cmd-parse.c - the option value parsers of src/cmd.c: durations,
+ * test-cmd-parse.c - the option value parsers of src/fmt.c: durations,
  * sizes and strict integers/reals, with the bad inputs an outside review
  * and the fuzzer found (nan, inf, 20-digit values, empty strings, blanks).
  */
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "swaptune/cmd.h"
+#include "swaptune/fmt.h"
 
 static void test_duration(void **state)
 {
@@ -27,7 +27,7 @@ static void test_duration(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		long long ns = -1;
-		int rc = cmd_parse_duration(cases[i].s, &ns);
+		int rc = fmt_parse_duration(cases[i].s, &ns);
 
 		if (rc != cases[i].rc)
 			fail_msg("duration '%s': rc %d, want %d", cases[i].s, rc, cases[i].rc);
@@ -49,7 +49,7 @@ static void test_size(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		unsigned long long b = 0;
-		int rc = cmd_parse_size(cases[i].s, &b);
+		int rc = fmt_parse_size(cases[i].s, &b);
 
 		if (rc != cases[i].rc)
 			fail_msg("size '%s': rc %d, want %d", cases[i].s, rc, cases[i].rc);
@@ -64,22 +64,22 @@ static void test_strict_numbers(void **state)
 	double d;
 
 	(void)state;
-	assert_int_equal(cmd_parse_i64("42", 0, 100, &v), 0);
+	assert_int_equal(fmt_parse_i64("42", 0, 100, &v), 0);
 	assert_int_equal(v, 42);
-	assert_int_equal(cmd_parse_i64("", 0, 100, &v), -EINVAL);
-	assert_int_equal(cmd_parse_i64(" 4", 0, 100, &v), -EINVAL);
-	assert_int_equal(cmd_parse_i64("4 ", 0, 100, &v), -EINVAL);
-	assert_int_equal(cmd_parse_i64("4x", 0, 100, &v), -EINVAL);
-	assert_int_equal(cmd_parse_i64("101", 0, 100, &v), -ERANGE);
-	assert_int_equal(cmd_parse_i64("-1", 0, 100, &v), -ERANGE);
-	assert_int_equal(cmd_parse_i64("99999999999999999999", 0, 100, &v), -ERANGE);
-	assert_int_equal(cmd_parse_real("2.5", 0, 100, &d), 0);
+	assert_int_equal(fmt_parse_i64("", 0, 100, &v), -EINVAL);
+	assert_int_equal(fmt_parse_i64(" 4", 0, 100, &v), -EINVAL);
+	assert_int_equal(fmt_parse_i64("4 ", 0, 100, &v), -EINVAL);
+	assert_int_equal(fmt_parse_i64("4x", 0, 100, &v), -EINVAL);
+	assert_int_equal(fmt_parse_i64("101", 0, 100, &v), -ERANGE);
+	assert_int_equal(fmt_parse_i64("-1", 0, 100, &v), -ERANGE);
+	assert_int_equal(fmt_parse_i64("99999999999999999999", 0, 100, &v), -ERANGE);
+	assert_int_equal(fmt_parse_real("2.5", 0, 100, &d), 0);
 	assert_true(d == 2.5);
-	assert_int_equal(cmd_parse_real("", 0, 100, &d), -EINVAL);
-	assert_int_equal(cmd_parse_real("nan", 0, 100, &d), -EINVAL);
-	assert_int_equal(cmd_parse_real("-inf", -1e9, 100, &d), -EINVAL);
-	assert_int_equal(cmd_parse_real("1e25", 0, 100, &d), -ERANGE);
-	assert_int_equal(cmd_parse_real("1e999", 0, 1e300, &d), -ERANGE);
+	assert_int_equal(fmt_parse_real("", 0, 100, &d), -EINVAL);
+	assert_int_equal(fmt_parse_real("nan", 0, 100, &d), -EINVAL);
+	assert_int_equal(fmt_parse_real("-inf", -1e9, 100, &d), -EINVAL);
+	assert_int_equal(fmt_parse_real("1e25", 0, 100, &d), -ERANGE);
+	assert_int_equal(fmt_parse_real("1e999", 0, 1e300, &d), -ERANGE);
 }
 
 int main(void)

@@ -1,6 +1,7 @@
 /*
- * test-host.c - the host-access layer (src/host.c): sysroot handling, the
- * vmstat/meminfo key-value parser, /proc/swaps with the rotational lookup
+ * test-host.c - the host-access layer (src/host.c, src/host-read.c): sysroot
+ * handling, the vmstat/meminfo key-value parser, the kept-open readers the
+ * sampler uses (learned lines, blank lines, retry, vanished files), /proc/swaps with the rotational lookup
  * (a partition through its parent disk), PSI, cgroup mode detection, the
  * zswap debugfs reader, compressors and the process checks. Fixture trees
  * under tests/fixtures/ are read in place; anything edited or written is a
@@ -285,6 +286,134 @@ static void test_swaps(void **state)
 	fx_remove(dir);
 }
 
+/* The kept-open key-value reader: learned lines, blank lines, NULL keys. */
+static void test_kvfile_parse(void **state)
+{
+	static const char *const keys[] = { "total_rss", NULL, "total_swap", "MemTotal" };
+	struct host_kvfile f;
+	const char *t1 = "total_cache 5\n\ntotal_rss 10\ntotal_swap 7\n";
+	const char *t2 = "total_cache 6\n\ntotal_rss 11\ntotal_swap 8\n";
+	const char *moved = "total_rss 12\ntotal_cache 6\n\n\ntotal_swap\ntotal_swap_x 1\n";
+	uint64_t v;
+
+	(void)state;
+	host_kvfile_init(&f, "sys/fs/cgroup/memory/x/memory.stat", false, keys, 4);
+	/* a blank line once made memcmp(p, NULL, 0): UBSan aborts on that */
+	host_kvfile_parse(&f, t1, strlen(t1));
+	f.ok = true;
+	assert_true(host_kvfile_get(&f, 0, &v));
+	assert_int_equal(v, 10);
+	assert_false(host_kvfile_get(&f, 1, &v));	/* NULL key: never present */
+	assert_true(host_kvfile_get(&f, 2, &v));
+	assert_int_equal(v, 7);
+	assert_false(host_kvfile_get(&f, 3, &v));	/* not in the file */
+	assert_int_equal(f.nhinted, 2);
+	assert_int_equal(f.key_at[2], 0);
+	assert_int_equal(f.key_at[3], 2);
+
+	host_kvfile_parse(&f, t2, strlen(t2));	/* same layout: the learned lines */
+	assert_true(host_kvfile_get(&f, 0, &v));
+	assert_int_equal(v, 11);
+	assert_true(host_kvfile_get(&f, 2, &v));
+	assert_int_equal(v, 8);
+
+	/* layout moved, a key without a value, a longer key sharing the prefix */
+	host_kvfile_parse(&f, moved, strlen(moved));
+	assert_true(host_kvfile_get(&f, 0, &v));
+	assert_int_equal(v, 12);
+	assert_false(host_kvfile_get(&f, 2, &v));
+	assert_int_equal(f.key_at[0], 0);
+
+	/* meminfo: "Key:  N kB" in bytes */
+	host_kvfile_init(&f, HOST_MEMINFO, true, keys, 4);
+	host_kvfile_parse(&f, "MemTotal:   1000 kB\n\ntotal_rss: 3\n", 33);
+	f.ok = true;
+	assert_true(host_kvfile_get(&f, 3, &v));
+	assert_int_equal(v, 1024000);
+	assert_true(host_kvfile_get(&f, 0, &v));
+	assert_int_equal(v, 3);
+}
+
+/* Kept-open files: re-read in place, missing -> retry after 1 s, vanished. */
+static void test_file_kept_open(void **state)
+{
+	static const char *const keys[] = { "zswpin", "pgpgin" };
+	const uint64_t S = 1000000000ULL;
+	struct host_kvfile kf;
+	struct host_file f;
+	struct st_psi p;
+	struct st_err e = {0};
+	struct host h;
+	char dir[PATH_MAX], buf[4096];
+	uint64_t v;
+
+	(void)state;
+	fx_scratch(dir);
+	assert_int_equal(host_open(&h, dir, &e), 0);
+
+	host_file_init(&f, "/" HOST_PSI_MEMORY);
+	assert_string_equal(f.rel, HOST_PSI_MEMORY);
+	assert_int_equal(host_psifile_read(&h, &f, 1 * S, buf, sizeof(buf), &p), -ENOENT);
+	assert_string_equal(f.why, "/" HOST_PSI_MEMORY ": not available");
+	fx_write(dir, HOST_PSI_MEMORY, "some avg10=1.00 avg60=0.00 avg300=0.00 total=500\n");
+	/* looked for again only a second later */
+	assert_int_equal(host_psifile_read(&h, &f, 1 * S + S / 2, buf, sizeof(buf), &p), -EAGAIN);
+	assert_string_equal(f.why, "/" HOST_PSI_MEMORY ": not available");
+	assert_int_equal(host_psifile_read(&h, &f, 2 * S, buf, sizeof(buf), &p), 0);
+	assert_string_equal(f.why, "");
+	assert_int_equal(p.some.total_us, 500);
+	assert_false(p.full.present);
+	fx_write(dir, HOST_PSI_MEMORY, "full avg10=1.00 avg60=0.00 avg300=0.00 total=5\n");
+	assert_int_equal(host_psifile_read(&h, &f, 3 * S, buf, sizeof(buf), &p), -EBADMSG);
+	assert_string_equal(f.why, "/" HOST_PSI_MEMORY ": no \"some\" line");
+	fx_write(dir, HOST_PSI_MEMORY, "");
+	assert_int_equal(host_psifile_read(&h, &f, 4 * S, buf, sizeof(buf), &p), -ENODATA);
+	assert_string_equal(f.why, "/" HOST_PSI_MEMORY ": empty");
+	host_file_close(&f);
+
+	/* a small buffer truncates, never overflows */
+	fx_write(dir, HOST_VMSTAT, "pgpgin 1\nzswpin 22\n");
+	host_file_init(&f, HOST_VMSTAT);
+	assert_int_equal(host_file_read(&h, &f, 0, buf, 5), 4);
+	assert_string_equal(buf, "pgpg");
+	host_file_close(&f);
+
+	host_kvfile_init(&kf, HOST_VMSTAT, false, keys, 2);
+	assert_int_equal(host_kvfile_read(&h, &kf, 0, buf, sizeof(buf)), 0);
+	assert_true(host_kvfile_get(&kf, 0, &v));
+	assert_int_equal(v, 22);
+	fx_write(dir, HOST_VMSTAT, "pgpgin 2\nzswpin 23\n");
+	assert_int_equal(host_kvfile_read(&h, &kf, 1, buf, sizeof(buf)), 0);
+	assert_true(host_kvfile_get(&kf, 0, &v));
+	assert_int_equal(v, 23);
+	snprintf(buf, sizeof(buf), "%s/%s", dir, HOST_VMSTAT);
+	assert_int_equal(unlink(buf), 0);
+	assert_int_equal(host_kvfile_read(&h, &kf, 2, buf, sizeof(buf)), -ENOENT);
+	assert_false(host_kvfile_get(&kf, 0, &v));
+	assert_false(kf.ok);
+	host_kvfile_close(&kf);
+
+	/* the perf_event v1 mount, once the sampler's own /proc/mounts scan */
+	{
+		struct st_cgroup_info ci;
+
+		fx_write(dir, HOST_MOUNTS,
+			 "cgroup /sys/fs/cgroup/memory cgroup rw,nosuid,memory 0 0\n"
+			 "cgroup /sys/fs/cgroup/perf_event cgroup rw,nosuid,perf_event 0 0\n");
+		assert_int_equal(host_cgroup_info(&h, &ci, &e), 0);
+		assert_string_equal(ci.perf_event_v1_root, "sys/fs/cgroup/perf_event");
+		assert_string_equal(ci.memory_root, "sys/fs/cgroup/memory");
+	}
+
+	/* debugfs counters one by one */
+	fx_write(dir, HOST_ZSWAP_DEBUGFS "/stored_pages", "42\n");
+	assert_int_equal(host_read_zswap_counter(&h, "stored_pages", &v, &e), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(host_read_zswap_counter(&h, "pool_total_size", &v, NULL), -ENOENT);
+	host_close(&h);
+	fx_remove(dir);
+}
+
 static void test_psi(void **state)
 {
 	struct st_err e = {0};
@@ -491,6 +620,8 @@ int main(void)
 		cmocka_unit_test(test_vmstat_meminfo),
 		cmocka_unit_test(test_swaps),
 		cmocka_unit_test(test_psi),
+		cmocka_unit_test(test_kvfile_parse),
+		cmocka_unit_test(test_file_kept_open),
 		cmocka_unit_test(test_cgroup_modes),
 		cmocka_unit_test(test_zswap_stats),
 		cmocka_unit_test(test_misc),

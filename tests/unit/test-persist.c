@@ -336,7 +336,7 @@ static void test_write_and_undo(void **state)
 	assert_int_equal(store_open(&st, db, &e), 0);
 	assert_int_equal(persist_plan(&h, set, 2, p, &e), 0);
 	assert_int_equal(journal_begin(&j, &st, &h, 0, &e), 0);
-	if (persist_write(&j, p, &written, &e) < 0)
+	if (persist_write(&h, journal_hooks(&j), p, &written, &e) < 0)
 		fail_msg("persist_write: %s", e.msg);
 	assert_int_equal(written, 2);
 	assert_string_equal(fx_read(dir, PERSIST_SYSCTL_FILE, buf, sizeof(buf)),
@@ -378,6 +378,63 @@ static void test_write_and_undo(void **state)
 	assert_false(host_exists(&h, "etc/swaptune"));
 	assert_true(host_exists(&h, "etc/sysctl.d"));
 	store_close(&st);
+	host_close(&h);
+	fx_remove(dir);
+	free(p);
+}
+
+/*
+ * persist.c knows nothing of the journal: it records through whatever
+ * change log it is given, before each write, and a refusal stops it.
+ */
+struct fake_log {
+	int notes, refuse_at;
+	char seen[8][64];
+};
+
+static int fake_note(void *ctx, const char *kind, const char *ident, const char *detail,
+		     struct st_err *e)
+{
+	struct fake_log *l = ctx;
+
+	(void)detail;
+	if (++l->notes == l->refuse_at)
+		return err_set(e, -EIO, "refused");
+	snprintf(l->seen[l->notes - 1], sizeof(l->seen[0]), "%s %s", kind, ident);
+	return 0;
+}
+
+static void test_write_change_log(void **state)
+{
+	struct persist_plan *p = calloc(1, sizeof(*p));
+	struct persist_kv set[] = { { "page-cluster", "0" } };
+	struct fake_log l = { 0 };
+	struct change_log log = { &l, fake_note, NULL };
+	struct st_err e = {0};
+	char dir[PATH_MAX];
+	struct host h;
+	int written = 0;
+
+	(void)state;
+	fx_copy("vm-v1", dir);
+	fx_host(&h, dir);
+	assert_int_equal(persist_plan(&h, set, 1, p, &e), 0);
+	l.refuse_at = 1;
+	assert_int_equal(persist_write(&h, &log, p, &written, &e), -EIO);
+	assert_int_equal(written, 0);
+	assert_false(host_exists(&h, PERSIST_SYSCTL_FILE));	/* not written unrecorded */
+	err_reset(&e);
+	l = (struct fake_log){ 0 };
+	assert_int_equal(persist_write(&h, &log, p, &written, &e), 0);
+	assert_int_equal(written, 1);
+	/* the missing directories first, then the file */
+	assert_int_equal(l.notes, 3);
+	assert_string_equal(l.seen[0], PERSIST_KIND_DIR " etc");
+	assert_string_equal(l.seen[1], PERSIST_KIND_DIR " etc/sysctl.d");
+	assert_string_equal(l.seen[2], PERSIST_KIND_FILE " " PERSIST_SYSCTL_FILE);
+	assert_true(host_exists(&h, PERSIST_SYSCTL_FILE));
+	/* no log: written, nothing recorded */
+	assert_int_equal(persist_write(&h, NULL, p, &written, &e), 0);
 	host_close(&h);
 	fx_remove(dir);
 	free(p);
@@ -476,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_admin_sysctl_conf_alone),
 		cmocka_unit_test(test_admin_zswap),
 		cmocka_unit_test(test_write_and_undo),
+		cmocka_unit_test(test_write_change_log),
 		cmocka_unit_test(test_undo_dir_not_empty),
 		cmocka_unit_test(test_parse_boot),
 		cmocka_unit_test(test_plan_contents),

@@ -4,7 +4,8 @@
  * refusing a schema newer than this build, unwritable paths, hosts, runs
  * and the snapshot round trip; the journal's rows (src/store-changes.c),
  * transactions, and the run and snapshot queries of the change commands
- * (src/store-runs.c). Every store lives in a private /tmp dir.
+ * (src/store-runs.c), sample recordings (src/store-samples.c). Every store
+ * lives in a private /tmp dir.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -473,6 +474,97 @@ static void test_default_path(void **state)
 		assert_non_null(strstr(out, "swaptune/swaptune.db"));
 }
 
+struct collect {
+	int n;
+	uint64_t seq[8], t_ns[8];
+	char json[8][64];
+	int stop_after;
+};
+
+static int collect_row(const struct store_sample_row *row, void *arg)
+{
+	struct collect *c = arg;
+
+	c->seq[c->n] = row->seq;
+	c->t_ns[c->n] = row->t_ns;
+	snprintf(c->json[c->n], sizeof(c->json[0]), "%s", row->json);
+	c->n++;
+	return c->stop_after && c->n >= c->stop_after ? 1 : 0;
+}
+
+static int fail_row(const struct store_sample_row *row, void *arg)
+{
+	(void)row;
+	return err_set(arg, -ECANCELED, "stop");
+}
+
+/* sample --record: begin/add/end, read back in order, and the listing. */
+static void test_samples(void **state)
+{
+	struct sample_recording rec, rec2;
+	struct store_sample_run runs[4];
+	struct collect c = { 0 };
+	struct st_err e = {0};
+	struct store st;
+	char db[PATH_MAX];
+	int64_t other;
+	int n;
+
+	(void)state;
+	path_in(db, "s.db");
+	assert_int_equal(store_open(&st, db, &e), 0);
+	assert_int_equal(store_samples_begin(&rec, &st, "{\"interval_s\":1}", &e), 0);
+	/* stored out of order on purpose: read back by seq */
+	assert_int_equal(store_samples_add(&rec, 2, 3000, "{\"seq\":2}", &e), 0);
+	assert_int_equal(store_samples_add(&rec, 1, 1000, "{\"seq\":1}", &e), 0);
+	assert_int_equal(store_samples_add(&rec, 3, 5500, "{\"seq\":3}", &e), 0);
+	assert_int_equal(rec.rows, 3);
+	assert_int_equal(store_samples_add(&rec, 3, 6000, "{}", &e), -EIO);	/* same seq */
+	err_reset(&e);
+	assert_int_equal(store_samples_end(&rec, "ok", "{\"ticks\":3}", &e), 0);
+	assert_int_equal(store_samples_add(&rec, 4, 7000, "{}", &e), -EINVAL);
+	err_reset(&e);
+	assert_int_equal(store_samples_begin(&rec2, &st, NULL, &e), 0);	/* still running */
+	assert_int_equal(store_run_begin(&st, "probe", NULL, &other, &e), 0);
+
+	assert_int_equal(store_samples_read(&st, rec.run_id, collect_row, &c, &e), 3);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.seq[0], 1);
+	assert_int_equal(c.t_ns[0], 1000);
+	assert_string_equal(c.json[0], "{\"seq\":1}");
+	assert_int_equal(c.seq[2], 3);
+	assert_int_equal(c.t_ns[2], 5500);
+	memset(&c, 0, sizeof(c));
+	c.stop_after = 2;
+	assert_int_equal(store_samples_read(&st, rec.run_id, collect_row, &c, &e), 2);
+	assert_int_equal(store_samples_read(&st, rec.run_id, fail_row, &e, &e), -ECANCELED);
+	err_reset(&e);
+	assert_int_equal(store_samples_read(&st, other, collect_row, &c, &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "not a sample recording"));
+	err_reset(&e);
+	assert_int_equal(store_samples_read(&st, rec2.run_id, collect_row, &c, &e), 0);
+
+	assert_int_equal(store_sample_runs(&st, runs, 4, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_true(runs[0].run_id == rec2.run_id);	/* newest first */
+	assert_string_equal(runs[0].status, "running");
+	assert_int_equal(runs[0].ticks, 0);
+	assert_int_equal(runs[0].duration_ns, 0);
+	assert_string_equal(runs[0].ended_at, "");
+	assert_true(runs[1].run_id == rec.run_id);
+	assert_string_equal(runs[1].status, "ok");
+	assert_string_equal(runs[1].params, "{\"interval_s\":1}");
+	assert_int_equal(runs[1].ticks, 3);
+	assert_int_equal(runs[1].first_t_ns, 1000);
+	assert_int_equal(runs[1].last_t_ns, 5500);
+	assert_int_equal(runs[1].duration_ns, 4500);
+	assert_true(runs[1].ended_at[0] != '\0');
+	assert_int_equal(store_sample_runs(&st, runs, 1, &n, &e), 0);
+	assert_int_equal(n, 1);
+	store_samples_end(&rec2, "interrupted", NULL, &e);
+	store_close(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -484,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_change_rows),
 		cmocka_unit_test(test_change_run_queries),
 		cmocka_unit_test(test_default_path),
+		cmocka_unit_test(test_samples),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

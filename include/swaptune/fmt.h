@@ -1,0 +1,31 @@
+/*
+ * fmt.h - units for people, used by the commands and the TUI alike: sizes
+ * formatted with binary units, and parsers for the durations and sizes
+ * given on the command line. No I/O.
+ */
+#ifndef SWAPTUNE_FMT_H
+#define SWAPTUNE_FMT_H
+
+#include <stddef.h>
+
+/*
+ * Parse "200ms", "2s", "1m", "1h" (bare number = seconds) into ns. -EINVAL
+ * for anything else (empty, "nan", "inf", leading blanks), -ERANGE past
+ * about 292 years.
+ */
+int fmt_parse_duration(const char *s, long long *ns);
+/* Largest size accepted: 1 EiB, so that sums of sizes cannot wrap. */
+#define FMT_SIZE_MAX (1024.0 * 1024 * 1024 * 1024 * 1024 * 1024)
+/* Parse "512M", "1G", "4096" (bytes) with binary units; -EINVAL, -ERANGE as above. */
+int fmt_parse_size(const char *s, unsigned long long *bytes);
+/*
+ * Strict numbers for options: the whole string, decimal, no blanks, within
+ * [min, max]. -EINVAL for empty, trailing junk, "nan"/"inf"; -ERANGE
+ * outside the range.
+ */
+int fmt_parse_i64(const char *s, long long min, long long max, long long *out);
+int fmt_parse_real(const char *s, double min, double max, double *out);
+/* "1.5 GiB", "512 B": into buf, which is returned. */
+const char *fmt_bytes(unsigned long long b, char *buf, size_t len);
+
+#endif

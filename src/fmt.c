@@ -1,0 +1,129 @@
+/*
+ * fmt.c - units for people: sizes as "1.5 GiB", and the parsers of the
+ * durations ("200ms", "2s") and sizes ("512M") users type. Shared by the
+ * commands and the TUI (see fmt.h).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "swaptune/fmt.h"
+
+int fmt_parse_duration(const char *s, long long *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	/* strtod also takes "nan", "inf" and hex floats: none is a duration */
+	if (end == s || errno || !isfinite(v) || v < 0 || isspace((unsigned char)*s))
+		return -EINVAL;
+	if (!*end || !strcmp(end, "s"))
+		v *= 1e9;
+	else if (!strcmp(end, "ms"))
+		v *= 1e6;
+	else if (!strcmp(end, "us"))
+		v *= 1e3;
+	else if (!strcmp(end, "ns"))
+		;
+	else if (!strcmp(end, "m") || !strcmp(end, "min"))
+		v *= 60e9;
+	else if (!strcmp(end, "h"))
+		v *= 3600e9;
+	else
+		return -EINVAL;
+	if (v > 9.2e18)
+		return -ERANGE;
+	*ns = (long long)v;
+	return 0;
+}
+
+int fmt_parse_size(const char *s, unsigned long long *bytes)
+{
+	char *end;
+	double v;
+	double mult = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !isfinite(v) || v < 0 || isspace((unsigned char)*s))
+		return -EINVAL;
+	switch (toupper((unsigned char)*end)) {
+	case '\0': break;
+	case 'K': mult = 1024.0; end++; break;
+	case 'M': mult = 1024.0 * 1024; end++; break;
+	case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+	case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default: return -EINVAL;
+	}
+	if (*end == 'i' || *end == 'I')
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return -EINVAL;
+	/* far beyond any memory, and keeps sums of sizes from wrapping */
+	if (v * mult > FMT_SIZE_MAX)
+		return -ERANGE;
+	*bytes = (unsigned long long)(v * mult);
+	return 0;
+}
+
+int fmt_parse_i64(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int fmt_parse_real(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE)	/* overflow: +-HUGE_VAL */
+		return -ERANGE;
+	if (!isfinite(v))	/* "nan", "inf" spelled out */
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+const char *fmt_bytes(unsigned long long b, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu B", b);
+	else
+		snprintf(buf, len, "%.1f %s", v, unit[u]);
+	return buf;
+}

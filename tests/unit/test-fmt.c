@@ -1,0 +1,71 @@
+/*
+ * test-fmt.c - units for people (src/fmt.c): sizes with binary units, and
+ * the duration and size parsers behind --interval, --duration, --memcg-limit.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "swaptune/fmt.h"
+
+static void test_bytes(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(fmt_bytes(0, b, sizeof(b)), "0 B");
+	assert_string_equal(fmt_bytes(1023, b, sizeof(b)), "1023 B");
+	assert_string_equal(fmt_bytes(1536, b, sizeof(b)), "1.5 KiB");
+	assert_string_equal(fmt_bytes(3ull << 30, b, sizeof(b)), "3.0 GiB");
+	assert_string_equal(fmt_bytes(5ull << 50, b, sizeof(b)), "5120.0 TiB");
+}
+
+static void test_parse_duration(void **state)
+{
+	long long ns;
+
+	(void)state;
+	assert_int_equal(fmt_parse_duration("2", &ns), 0);
+	assert_true(ns == 2000000000LL);
+	assert_int_equal(fmt_parse_duration("200ms", &ns), 0);
+	assert_true(ns == 200000000LL);
+	assert_int_equal(fmt_parse_duration("1.5m", &ns), 0);
+	assert_true(ns == 90000000000LL);
+	assert_int_equal(fmt_parse_duration("1h", &ns), 0);
+	assert_true(ns == 3600000000000LL);
+	assert_int_equal(fmt_parse_duration("5x", &ns), -EINVAL);
+	assert_int_equal(fmt_parse_duration("-1", &ns), -EINVAL);
+	assert_int_equal(fmt_parse_duration("", &ns), -EINVAL);
+	assert_int_equal(fmt_parse_duration("1e12h", &ns), -ERANGE);
+}
+
+static void test_parse_size(void **state)
+{
+	unsigned long long b;
+
+	(void)state;
+	assert_int_equal(fmt_parse_size("4096", &b), 0);
+	assert_true(b == 4096);
+	assert_int_equal(fmt_parse_size("512M", &b), 0);
+	assert_true(b == 512ull << 20);
+	assert_int_equal(fmt_parse_size("1GiB", &b), 0);
+	assert_true(b == 1ull << 30);
+	assert_int_equal(fmt_parse_size("2kb", &b), 0);
+	assert_true(b == 2048);
+	assert_int_equal(fmt_parse_size("1Q", &b), -EINVAL);
+	assert_int_equal(fmt_parse_size("1MX", &b), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_parse_duration),
+		cmocka_unit_test(test_parse_size),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
