@@ -411,248 +411,230 @@ static int parse_size_opt(struct cmd_ctx *ctx, const char *opt, const char *v, u
 	return 0;
 }
 
-static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
-{
-	struct probe_config *c = malloc(sizeof(*c));
-	struct probe_plan *p = malloc(sizeof(*p));
-	struct probe_result *r = calloc(1, sizeof(*r));
-	const char *workload = DEFAULT_WORKLOAD, *arms_list = NULL, *baseline = NULL;
+/* What the command line says beyond the probe_config itself. */
+struct probe_args {
+	const char *workload, *arms_list, *baseline;
 	const char *custom[PROBE_ARMS_MAX];
-	int ncustom = 0, opt, rc = 0, lockfd = -1, status = 0;
-	bool yes = false, dry = false, have_ws = false, have_limit = false;
-	enum cmd_progress progress = CMD_PROGRESS_AUTO;
-	unsigned long long u;
-	long long ns;
-	char lockpath[PATH_MAX];
-	struct sigaction sa, old_int, old_term, old_hup;
+	int ncustom;
+	bool yes, dry, have_ws, have_limit;
+	enum cmd_progress progress;
+};
 
-	if (!c || !p || !r) {
-		rc = err_set(&ctx->err, -ENOMEM, "out of memory");
-		goto out;
+static int parse_count_opt(struct cmd_ctx *ctx, const char *opt, const char *v, uint64_t *out)
+{
+	unsigned long long u;
+
+	if (parse_uint(v, &u) < 0 || u == 0)
+		return cmd_usage_error(ctx, &cmd_probe_entry, "%s: \"%s\" is not a positive number", opt, v);
+	*out = u;
+	return 0;
+}
+
+/* The options that shape the workload. 1 = not one of them. */
+static int parse_workload_opt(struct cmd_ctx *ctx, struct probe_config *c, struct probe_args *a,
+			      int opt)
+{
+	long long ns;
+	double theta;
+
+	switch (opt) {
+	case OPT_WORKLOAD: a->workload = optarg; return 0;
+	case OPT_WORKING_SET:
+		a->have_ws = true;
+		return parse_size_opt(ctx, "--working-set", optarg, &c->wp.working_set_bytes);
+	case OPT_FILE_SIZE: return parse_size_opt(ctx, "--file-size", optarg, &c->wp.file_bytes);
+	case OPT_OPS: return parse_count_opt(ctx, "--ops", optarg, &c->wp.ops);
+	case OPT_STRIDE: return parse_count_opt(ctx, "--stride", optarg, &c->wp.stride_pages);
+	case OPT_RUN_PAGES: return parse_count_opt(ctx, "--run-pages", optarg, &c->wp.run_pages);
+	case OPT_DURATION:
+		if (fmt_parse_duration(optarg, &ns) < 0 || ns < 100000000LL)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--duration: \"%s\" is not a duration of at least 100ms", optarg);
+		c->duration_s = (double)ns / 1e9;
+		return 0;
+	case OPT_ZIPF:
+		if (fmt_parse_real(optarg, 1e-9, 100, &theta) < 0)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--zipf-theta must be in (0, 100]");
+		c->wp.zipf_theta = theta;
+		return 0;
+	case OPT_USER: {
+		struct passwd *pw = getpwnam(optarg);
+		unsigned long long u;
+
+		if (!pw && parse_uint(optarg, &u) == 0)
+			pw = getpwuid((uid_t)u);
+		if (!pw)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--user: no user \"%s\"", optarg);
+		c->wp.run_as_uid = pw->pw_uid;
+		c->wp.run_as_gid = pw->pw_gid;
+		return 0;
 	}
+	case OPT_METRIC_REGEX:
+		if (strlen(optarg) >= sizeof(c->wp.metric_regex))
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--metric-regex is too long");
+		snprintf(c->wp.metric_regex, sizeof(c->wp.metric_regex), "%s", optarg);
+		return 0;
+	case OPT_METRIC_LOWER: c->metric_higher_better = false; return 0;
+	}
+	return 1;
+}
+
+/* The options of the design and the host side. 1 = not one of them. */
+static int parse_design_opt(struct cmd_ctx *ctx, struct probe_config *c, struct probe_args *a,
+			    int opt)
+{
+	unsigned long long u;
+
+	switch (opt) {
+	case OPT_ARMS: a->arms_list = optarg; return 0;
+	case OPT_ARM:
+		if (a->ncustom >= PROBE_ARMS_MAX)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "more than %d arms", PROBE_ARMS_MAX);
+		a->custom[a->ncustom++] = optarg;
+		return 0;
+	case OPT_BASELINE: a->baseline = optarg; return 0;
+	case OPT_REPS:
+	case OPT_MAX_REPS:
+		if (parse_uint(optarg, &u) < 0 || u < 1 || u > PROBE_REPS_MAX)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "%s must be 1..%d",
+					       opt == OPT_REPS ? "--reps" : "--max-reps", PROBE_REPS_MAX);
+		*(opt == OPT_REPS ? &c->reps : &c->max_reps) = (unsigned)u;
+		return 0;
+	case OPT_ADAPTIVE: c->adaptive = true; return 0;
+	case OPT_SEED:
+		if (parse_uint(optarg, &u) < 0)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--seed: \"%s\" is not a number", optarg);
+		c->seed = c->wp.seed = u;
+		return 0;
+	case OPT_MEMCG_LIMIT:
+		a->have_limit = true;
+		return parse_size_opt(ctx, "--memcg-limit", optarg, &c->memcg_limit_bytes);
+	case OPT_SWAP_SIZE: return parse_size_opt(ctx, "--swap-size", optarg, &c->swap_size_bytes);
+	case OPT_LIMIT_MODE:
+		if (!strcmp(optarg, "max"))
+			c->limit_mode = MEMCG_LIMIT_MAX;
+		else if (!strcmp(optarg, "high"))
+			c->limit_mode = MEMCG_LIMIT_HIGH;
+		else
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--limit-mode is max or high");
+		return 0;
+	case OPT_SCRATCH_DIR:
+		snprintf(c->scratch_dir, sizeof(c->scratch_dir), "%s", optarg);
+		return 0;
+	case OPT_BYPASS_MODE:
+		if (!strcmp(optarg, "pc0"))
+			c->bypass_mode = PROBE_BYPASS_PC0;
+		else if (!strcmp(optarg, "zram"))
+			c->bypass_mode = PROBE_BYPASS_ZRAM;
+		else
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--bypass-mode is pc0 or zram");
+		return 0;
+	case OPT_NO_WARMUP: c->warmup = false; return 0;
+	case OPT_YES: a->yes = true; return 0;
+	case OPT_FORCE: c->force = true; return 0;
+	case OPT_DRY_RUN: a->dry = true; return 0;
+	case OPT_PROGRESS:
+		if (cmd_parse_progress(optarg, &a->progress) < 0)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--progress is auto, tty, plain or none");
+		return 0;
+	}
+	return 1;
+}
+
+/* The workload and its argv (cmd), the arms and the baseline, from a. */
+static int resolve_config(struct cmd_ctx *ctx, struct probe_config *c, const struct probe_args *a,
+			  int argc, char **argv)
+{
+	int rc;
+
+	c->workload = workload_find(a->workload);
+	if (!c->workload)
+		return cmd_usage_error(ctx, &cmd_probe_entry, "unknown workload \"%s\"", a->workload);
+	if (c->workload->pattern == WORKLOAD_PAT_NONE) {
+		/* argv after "--" (getopt stops there) */
+		if (optind >= argc)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--workload cmd needs a command after --");
+		c->wp.argv = argv + optind;
+		c->primary = c->wp.metric_regex[0] ? PROBE_PRIMARY_METRIC : PROBE_PRIMARY_WALL;
+		if (!a->have_ws)
+			c->wp.working_set_bytes = 0;
+	} else {
+		if (optind < argc)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "unexpected argument \"%s\" (a command goes with --workload cmd)",
+					       argv[optind]);
+		if (c->wp.metric_regex[0] || c->wp.run_as_uid != (uid_t)-1)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--metric-regex and --user go with --workload cmd");
+		if (a->have_ws && !a->have_limit && c->wp.working_set_bytes / 2 >= 16 * MiB)
+			c->memcg_limit_bytes = c->wp.working_set_bytes / 2;
+	}
+	if ((a->arms_list || a->ncustom == 0) &&
+	    (rc = probe_arms_parse_list(a->arms_list ? a->arms_list : DEFAULT_ARMS, c->arms,
+					PROBE_ARMS_MAX, &c->narms, &ctx->err)) < 0)
+		return rc;
+	for (int i = 0; i < a->ncustom; i++) {
+		if (c->narms >= PROBE_ARMS_MAX)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "more than %d arms", PROBE_ARMS_MAX);
+		if ((rc = probe_arm_parse(&ctx->host, a->custom[i], &c->arms[c->narms], &ctx->err)) < 0)
+			return rc;
+		for (int k = 0; k < c->narms; k++)
+			if (!strcmp(c->arms[k].name, c->arms[c->narms].name))
+				return cmd_usage_error(ctx, &cmd_probe_entry, "arm %s is given twice",
+						       c->arms[k].name);
+		c->narms++;
+	}
+	if (a->baseline) {
+		for (int i = 0; i < c->narms; i++)
+			if (!strcmp(c->arms[i].name, a->baseline))
+				c->baseline = i;
+		if (c->baseline < 0)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--baseline %s is not one of the arms", a->baseline);
+	}
+	return 0;
+}
+
+static int parse_args(struct cmd_ctx *ctx, struct probe_config *c, struct probe_args *a,
+		      int argc, char **argv)
+{
+	int opt, rc;
+
 	probe_config_init(c);
 	c->wp.working_set_bytes = DEFAULT_WORKING_SET;
 	c->memcg_limit_bytes = DEFAULT_MEMCG_LIMIT;
 	c->metric_higher_better = true;
+	memset(a, 0, sizeof(*a));
+	a->workload = DEFAULT_WORKLOAD;
+	a->progress = CMD_PROGRESS_AUTO;
 	while ((opt = cmd_getopt(ctx, &cmd_probe_entry, argc, argv, "", probe_longopts)) != -1) {
-		rc = 0;
-		switch (opt) {
-		case -2:
-			rc = -EINVAL;
-			goto out;
-		case OPT_WORKLOAD: workload = optarg; break;
-		case OPT_ARMS: arms_list = optarg; break;
-		case OPT_ARM:
-			if (ncustom >= PROBE_ARMS_MAX) {
-				rc = cmd_usage_error(ctx, &cmd_probe_entry, "more than %d arms", PROBE_ARMS_MAX);
-				goto out;
-			}
-			custom[ncustom++] = optarg;
-			break;
-		case OPT_BASELINE: baseline = optarg; break;
-		case OPT_REPS:
-		case OPT_MAX_REPS:
-			if (parse_uint(optarg, &u) < 0 || u < 1 || u > PROBE_REPS_MAX) {
-				rc = cmd_usage_error(ctx, &cmd_probe_entry, "%s must be 1..%d",
-						     opt == OPT_REPS ? "--reps" : "--max-reps", PROBE_REPS_MAX);
-				goto out;
-			}
-			if (opt == OPT_REPS)
-				c->reps = (unsigned)u;
-			else
-				c->max_reps = (unsigned)u;
-			break;
-		case OPT_ADAPTIVE: c->adaptive = true; break;
-		case OPT_SEED:
-			if (parse_uint(optarg, &u) < 0) {
-				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--seed: \"%s\" is not a number", optarg);
-				goto out;
-			}
-			c->seed = c->wp.seed = u;
-			break;
-		case OPT_WORKING_SET:
-			rc = parse_size_opt(ctx, "--working-set", optarg, &c->wp.working_set_bytes);
-			have_ws = true;
-			break;
-		case OPT_MEMCG_LIMIT:
-			rc = parse_size_opt(ctx, "--memcg-limit", optarg, &c->memcg_limit_bytes);
-			have_limit = true;
-			break;
-		case OPT_SWAP_SIZE:
-			rc = parse_size_opt(ctx, "--swap-size", optarg, &c->swap_size_bytes);
-			break;
-		case OPT_FILE_SIZE:
-			rc = parse_size_opt(ctx, "--file-size", optarg, &c->wp.file_bytes);
-			break;
-		case OPT_LIMIT_MODE:
-			if (!strcmp(optarg, "max"))
-				c->limit_mode = MEMCG_LIMIT_MAX;
-			else if (!strcmp(optarg, "high"))
-				c->limit_mode = MEMCG_LIMIT_HIGH;
-			else
-				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--limit-mode is max or high");
-			break;
-		case OPT_OPS:
-			if (parse_uint(optarg, &u) < 0 || u == 0)
-				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--ops: \"%s\" is not a positive number", optarg);
-			c->wp.ops = u;
-			break;
-		case OPT_DURATION:
-			if (fmt_parse_duration(optarg, &ns) < 0 || ns < 100000000LL)
-				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--duration: \"%s\" is not a duration of at least 100ms", optarg);
-			c->duration_s = (double)ns / 1e9;
-			break;
-		case OPT_ZIPF: {
-			char *end;
-
-			c->wp.zipf_theta = strtod(optarg, &end);
-			if (end == optarg || *end || !(c->wp.zipf_theta > 0) || c->wp.zipf_theta > 100)
-				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--zipf-theta must be in (0, 100]");
-			break;
-		}
-		case OPT_STRIDE:
-			if (parse_uint(optarg, &u) < 0 || u == 0)
-				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--stride: \"%s\" is not a positive number", optarg);
-			c->wp.stride_pages = u;
-			break;
-		case OPT_RUN_PAGES:
-			if (parse_uint(optarg, &u) < 0 || u == 0)
-				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--run-pages: \"%s\" is not a positive number", optarg);
-			c->wp.run_pages = u;
-			break;
-		case OPT_USER: {
-			struct passwd *pw = getpwnam(optarg);
-
-			if (!pw && parse_uint(optarg, &u) == 0)
-				pw = getpwuid((uid_t)u);
-			if (!pw)
-				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--user: no user \"%s\"", optarg);
-			else {
-				c->wp.run_as_uid = pw->pw_uid;
-				c->wp.run_as_gid = pw->pw_gid;
-			}
-			break;
-		}
-		case OPT_METRIC_REGEX:
-			if (strlen(optarg) >= sizeof(c->wp.metric_regex))
-				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--metric-regex is too long");
-			snprintf(c->wp.metric_regex, sizeof(c->wp.metric_regex), "%s", optarg);
-			break;
-		case OPT_METRIC_LOWER: c->metric_higher_better = false; break;
-		case OPT_SCRATCH_DIR:
-			snprintf(c->scratch_dir, sizeof(c->scratch_dir), "%s", optarg);
-			break;
-		case OPT_BYPASS_MODE:
-			if (!strcmp(optarg, "pc0"))
-				c->bypass_mode = PROBE_BYPASS_PC0;
-			else if (!strcmp(optarg, "zram"))
-				c->bypass_mode = PROBE_BYPASS_ZRAM;
-			else
-				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--bypass-mode is pc0 or zram");
-			break;
-		case OPT_NO_WARMUP: c->warmup = false; break;
-		case OPT_YES: yes = true; break;
-		case OPT_FORCE: c->force = true; break;
-		case OPT_DRY_RUN: dry = true; break;
-		case OPT_PROGRESS:
-			if (cmd_parse_progress(optarg, &progress) < 0)
-				rc = cmd_usage_error(ctx, &cmd_probe_entry, "--progress is auto, tty, plain or none");
-			break;
-		default:
+		if (opt == -2)
+			return -EINVAL;
+		rc = parse_workload_opt(ctx, c, a, opt);
+		if (rc == 1)
+			rc = parse_design_opt(ctx, c, a, opt);
+		if (rc == 1)
 			rc = cmd_usage_error(ctx, &cmd_probe_entry, "unexpected option");
-		}
 		if (rc < 0)
-			goto out;
+			return rc;
 	}
+	return resolve_config(ctx, c, a, argc, argv);
+}
 
-	c->workload = workload_find(workload);
-	if (!c->workload) {
-		rc = cmd_usage_error(ctx, &cmd_probe_entry, "unknown workload \"%s\"", workload);
-		goto out;
-	}
-	if (c->workload->pattern == WORKLOAD_PAT_NONE) {
-		/* argv after "--" (getopt stops there) */
-		if (optind >= argc) {
-			rc = cmd_usage_error(ctx, &cmd_probe_entry, "--workload cmd needs a command after --");
-			goto out;
-		}
-		c->wp.argv = argv + optind;
-		c->primary = c->wp.metric_regex[0] ? PROBE_PRIMARY_METRIC : PROBE_PRIMARY_WALL;
-		if (!have_ws)
-			c->wp.working_set_bytes = 0;
-	} else {
-		if (optind < argc) {
-			rc = cmd_usage_error(ctx, &cmd_probe_entry, "unexpected argument \"%s\" (a command goes with --workload cmd)",
-					     argv[optind]);
-			goto out;
-		}
-		if (c->wp.metric_regex[0] || c->wp.run_as_uid != (uid_t)-1) {
-			rc = cmd_usage_error(ctx, &cmd_probe_entry, "--metric-regex and --user go with --workload cmd");
-			goto out;
-		}
-		if (have_ws && !have_limit && c->wp.working_set_bytes / 2 >= 16 * MiB)
-			c->memcg_limit_bytes = c->wp.working_set_bytes / 2;
-	}
-	if (!arms_list && ncustom == 0)
-		arms_list = DEFAULT_ARMS;
-	if (arms_list && (rc = probe_arms_parse_list(arms_list, c->arms, PROBE_ARMS_MAX, &c->narms,
-						      &ctx->err)) < 0)
-		goto out;
-	for (int i = 0; i < ncustom; i++) {
-		if (c->narms >= PROBE_ARMS_MAX) {
-			rc = cmd_usage_error(ctx, &cmd_probe_entry, "more than %d arms", PROBE_ARMS_MAX);
-			goto out;
-		}
-		rc = probe_arm_parse(&ctx->host, custom[i], &c->arms[c->narms], &ctx->err);
-		if (rc < 0)
-			goto out;
-		for (int k = 0; k < c->narms; k++)
-			if (!strcmp(c->arms[k].name, c->arms[c->narms].name)) {
-				rc = cmd_usage_error(ctx, &cmd_probe_entry, "arm %s is given twice",
-						     c->arms[k].name);
-				goto out;
-			}
-		c->narms++;
-	}
-	if (baseline) {
-		for (int i = 0; i < c->narms; i++)
-			if (!strcmp(c->arms[i].name, baseline))
-				c->baseline = i;
-		if (c->baseline < 0) {
-			rc = cmd_usage_error(ctx, &cmd_probe_entry, "--baseline %s is not one of the arms", baseline);
-			goto out;
-		}
-	}
+/* Run the planned probe under the host-change lock, with signals caught; print the result. */
+static int run_probe(struct cmd_ctx *ctx, struct probe_config *c, const struct probe_plan *p,
+		     struct probe_result *r, struct probe_args *a)
+{
+	struct sigaction sa, old_int, old_term, old_hup;
+	char lockpath[PATH_MAX];
+	int lockfd = -1, rc, status = 0;
 
-	rc = probe_plan(&ctx->host, c, p, &ctx->err);
-	if (rc < 0)
-		goto out;
-	if (dry) {
-		if (ctx->json)
-			rc = cmd_print_json(ctx, plan_json(c, p));
-		else
-			print_plan(ctx->out, c, p);
-		goto out;
-	}
-	if (!ctx->host.live) {
-		rc = err_set_exit(&ctx->err, -EOPNOTSUPP, ST_EXIT_USAGE,
-				  "probe runs on the live host only; with --sysroot use --dry-run");
-		goto out;
-	}
-	if (!yes && (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO))) {
-		rc = err_set_exit(&ctx->err, -EPERM, ST_EXIT_DENIED,
-				  "probe changes host-wide settings (%s) while it runs: pass --yes to confirm when not on a terminal",
-				  p->ntouch ? p->touch[0].name : "swap");
-		goto out;
-	}
+	if (!a->yes && (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)))
+		return err_set_exit(&ctx->err, -EPERM, ST_EXIT_DENIED,
+				    "probe changes host-wide settings (%s) while it runs: pass --yes to confirm when not on a terminal",
+				    p->ntouch ? p->touch[0].name : "swap");
 	rc = host_change_lock(&ctx->host, ctx->db_path, "probe", &lockfd, lockpath, sizeof(lockpath), &ctx->err);
 	if (rc < 0)
-		goto out;
-	if (!yes) {
-		if (!ask(c, p)) {
-			rc = err_set_exit(&ctx->err, -ECANCELED, ST_EXIT_DENIED, "probe cancelled: nothing was changed");
-			goto out;
-		}
+		return rc;
+	if (!a->yes && !ask(c, p)) {
+		host_change_unlock(lockfd);
+		return err_set_exit(&ctx->err, -ECANCELED, ST_EXIT_DENIED, "probe cancelled: nothing was changed");
 	}
 
 	memset(&sa, 0, sizeof(sa));
@@ -663,18 +645,19 @@ static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 	c->stop = &probe_stop;
-	progress = cmd_progress_resolve(progress, ctx->json);
-	if (progress != CMD_PROGRESS_NONE) {
+	a->progress = cmd_progress_resolve(a->progress, ctx->json);
+	if (a->progress != CMD_PROGRESS_NONE) {
 		c->progress = cmd_probe_progress;
-		c->progress_arg = &progress;
+		c->progress_arg = &a->progress;
 	}
 
 	rc = probe_run(&ctx->host, &ctx->store, c, p, r, &ctx->err);
-	if (progress == CMD_PROGRESS_TTY)
+	if (a->progress == CMD_PROGRESS_TTY)
 		fprintf(stderr, "\r\033[K");
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
+	host_change_unlock(lockfd);
 
 	if (r->run_id > 0 && (rc == 0 || r->ntrials > 0)) {
 		if (ctx->json) {
@@ -691,14 +674,43 @@ static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			r->signal, r->restored, r->restored == 1 ? "" : "s");
 		status = 128 + r->signal;
 	}
+	return rc < 0 ? rc : status;
+}
+
+static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct probe_config *c = malloc(sizeof(*c));
+	struct probe_plan *p = malloc(sizeof(*p));
+	struct probe_result *r = calloc(1, sizeof(*r));
+	struct probe_args a;
+	int rc;
+
+	if (!c || !p || !r) {
+		rc = err_set(&ctx->err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = parse_args(ctx, c, &a, argc, argv)) < 0)
+		goto out;
+	if ((rc = probe_plan(&ctx->host, c, p, &ctx->err)) < 0)
+		goto out;
+	if (a.dry) {
+		if (ctx->json)
+			rc = cmd_print_json(ctx, plan_json(c, p));
+		else
+			print_plan(ctx->out, c, p);
+	} else if (!ctx->host.live) {
+		rc = err_set_exit(&ctx->err, -EOPNOTSUPP, ST_EXIT_USAGE,
+				  "probe runs on the live host only; with --sysroot use --dry-run");
+	} else {
+		rc = run_probe(ctx, c, p, r, &a);
+	}
 out:
-	host_change_unlock(lockfd);
 	if (r)
 		probe_result_free(r);
 	free(c);
 	free(p);
 	free(r);
-	return rc < 0 ? rc : status;
+	return rc;
 }
 
 const struct cmd_entry cmd_probe_entry = {
