@@ -58,7 +58,7 @@ BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 
-.PHONY: all deps check check-unit check-cmd check-asan bench install uninstall clean calibrate
+.PHONY: all deps check check-unit check-cmd check-asan bench install uninstall clean calibrate sim sim-check
 
 all: $(BIN)
 
@@ -90,11 +90,29 @@ $(BUILD)/helpers/%: tests/helpers/%.c $(BUILD)/libswaptune.a
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libswaptune.a $(LIBS) $(ALL_LDFLAGS)
 
+# Offline simulator of verdicts (tests/sim): `make sim` builds it,
+# `make sim-check` runs 10 000 A/A and A/B probes per configuration for the
+# old and new verdicts and the deliberately bad one, and checks the gates of
+# the new one (the bad one must fail them; see tests/t0310-sim-gates.sh).
+SIM_BIN := $(BUILD)/sim/sim
+
+sim: $(SIM_BIN)
+
+$(SIM_BIN): tests/sim/sim.c $(BUILD)/libswaptune.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libswaptune.a $(LIBS) $(ALL_LDFLAGS)
+
+sim-check: $(SIM_BIN)
+	$(Q)$(SIM_BIN) -n 10000 -m new && $(SIM_BIN) -n 10000 -m old; \
+	if $(SIM_BIN) -n 10000 -m naive; then echo "naive method passed the gates: gates too weak"; exit 1; \
+	else echo "naive method rejected by the gates, as it must be"; fi
+
 deps:
 	$(Q)sh share/install-deps.sh
 
 # Unit tests, then command tests driving ./swaptune; one summary line at the end.
-check: $(BIN) $(UNIT_BIN) $(HELPER_BIN)
+check: $(BIN) $(UNIT_BIN) $(HELPER_BIN) $(SIM_BIN)
 	$(Q)BUILD=$(BUILD) SWAPTUNE=$(abspath $(BIN)) sh tests/run-tests.sh
 
 check-unit: $(UNIT_BIN)

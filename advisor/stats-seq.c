@@ -11,8 +11,9 @@
 
 #include "swaptune/advisor.h"
 
-/* Simpson points per look: odd. 401 keeps a 5-look bound solve ~1 ms. */
-#define GS_GRID		401
+/* Simpson points per look, odd: 101 agrees with 401 to ~1e-6 in crossing
+ * probability and 1e-5 in the bounds, at 1/16 of the cost. */
+#define GS_GRID		101
 #define GS_SD_BELOW	10.0	/* grid starts this many sd below the mean */
 
 double stats_norm_cdf(double z)

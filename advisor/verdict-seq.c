@@ -564,8 +564,10 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
 		}
 	}
 	out->sd_log = dfs > 0.0 ? sqrt(ss / dfs) : NAN;
-	out->power_min_effect = verdict2_power(d, opts->min_effect_pct, out->sd_log);
 	decide(d, look, in, opts, out);
+	/* The power integral is the costly part of a look: only when it stops. */
+	out->power_min_effect = out->decision == VERDICT2_CONTINUE ? NAN :
+				verdict2_power(d, opts->min_effect_pct, out->sd_log);
 	if (isfinite(out->power_min_effect))
 		reason(out, "false-change rate <= %.1f%%; power ~ %.0f%% for >= %.1f%% at the "
 		       "variation seen (sd of log-ratio %.3f) over %u rounds", d->alpha * 100.0,

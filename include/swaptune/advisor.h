@@ -370,7 +370,7 @@ double stats_norm_quantile(double p);
  * 1), b[] the z-scale bounds, drift the mean of Z at t = 1 (0 under H0).
  * cross[i] = P(first crossing at look i). Recursive numerical integration of
  * the Brownian-motion score (Armitage-McPherson-Rowe, Simpson rule on 401
- * points per look, absolute error < 1e-7). -EINVAL on bad arguments.
+ * points per look, absolute error ~1e-6). -EINVAL on bad arguments.
  */
 int stats_gs_cross(const double *t, const double *b, size_t k, double drift,
 		   double *cross, struct st_err *e);
@@ -598,7 +598,8 @@ struct verdict2_result {
 	size_t n_rounds;
 	double false_change_bound;	/* design alpha */
 	double sd_log;			/* pooled sd of d_r over candidates, NAN if none */
-	double power_min_effect;	/* verdict2_power() at min_effect_pct, sd_log */
+	double power_min_effect;	/* verdict2_power() at min_effect_pct, sd_log;
+					 * computed when the look stops, else NAN */
 	size_t n_arms;
 	struct verdict2_arm_result arms[VERDICT_ARMS_MAX];
 	size_t n_reasons;
