@@ -495,8 +495,20 @@ static void decide(const struct verdict2_design *d, size_t look, const struct ve
 	if (all_keep) {
 		out->decision = VERDICT2_STOP_KEEP;
 		out->chosen = out->baseline;
-		reason(out, "keep %s: no candidate can gain %.1f%% or more",
+		reason(out, "keep %s: every candidate is ruled out (cannot gain %.1f%%, or vetoed by a cost or by OOM kills)",
 		       in->arms[out->baseline].name, o->min_effect_pct);
+		for (size_t a = 0; a < in->n_arms; a++) {
+			const struct verdict2_arm_result *ar = &out->arms[a];
+
+			if ((int)a == out->baseline)
+				continue;
+			if (ar->oom_vetoed)
+				reason(out, "%s: OOM-killed more often than the baseline (%zu vs %zu, "
+				       "Fisher p %.2g)", in->arms[a].name, ar->n_oom,
+				       out->arms[out->baseline].n_oom, ar->p_oom_worse);
+			if (ar->guard_harm)
+				explain_guards(out, (int)a, in->arms[a].name);
+		}
 	} else if (!out->last_look) {
 		out->decision = VERDICT2_CONTINUE;
 		out->chosen = -1;
