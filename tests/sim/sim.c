@@ -14,7 +14,13 @@
  * every round from 3 on, stopping at the first significant result - optional
  * stopping without correction), which exists to prove the gates can fail.
  *
- * usage: sim [-n probes] [-m new|old|naive|all] [-c config] [-s seed]
+ * usage: sim [-n probes] [-m new|old|naive|all] [-c config] [-s seed] [-f pct]
+ * -f sets the false-change gate (default 3 %). The CI run (t0310) uses 2 000
+ * probes and -f 3.5: the procedure's bound is 2.5 %, observed rates are
+ * 2.0-2.4 %, and at n = 2 000 the Clopper-Pearson bound adds ~0.6 points, so
+ * 3 % would make the CI gate a coin toss on a correct method while 3.5 %
+ * still rejects any method whose false-change rate is 3 % or more with
+ * high probability (and the naive one at ~20 % by far).
  * Exit 0 when every gated figure of the gated methods (new, naive) passes,
  * 1 when a gate fails, 2 on usage errors.
  */
@@ -29,7 +35,6 @@
 #define ARMS		3
 #define MAX_ROUNDS	25
 #define AB_EFFECT	0.05
-#define FC_GATE		0.03
 #define POWER_GATE	0.80
 #define KS_GATE		0.001
 
@@ -288,7 +293,8 @@ static void tally_add(struct tally *t, const struct outcome *o)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: sim [-n probes] [-m new|old|naive|all] [-c config] [-s seed]\n");
+	fprintf(stderr, "usage: sim [-n probes] [-m new|old|naive|all] [-c config] [-s seed] "
+		"[-f false-change-gate-pct]\n");
 	return 2;
 }
 
@@ -304,8 +310,10 @@ int main(int argc, char **argv)
 	unsigned n = 10000;
 	uint64_t seed = 20261201;
 	const char *only = NULL, *mname = "all";
-	double *pv;
+	double *pv, fc_gate = 0.03;
 	int failed = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-n") && i + 1 < argc)
@@ -314,6 +322,8 @@ int main(int argc, char **argv)
 			mname = argv[++i];
 		else if (!strcmp(argv[i], "-c") && i + 1 < argc)
 			only = argv[++i];
+		else if (!strcmp(argv[i], "-f") && i + 1 < argc)
+			fc_gate = strtod(argv[++i], NULL) / 100.0;
 		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 10);
 		else
@@ -375,7 +385,7 @@ int main(int argc, char **argv)
 			pow_ = (double)ab.change[1] / ab.n;
 			if (m == M_NEW)
 				ks = ks_p(pv, n);
-			if (gated && c->gate_fc && up > FC_GATE) {
+			if (gated && c->gate_fc && up > fc_gate) {
 				failed = 1;
 				strcat(note, " FAIL:false-change");
 			}
@@ -399,8 +409,8 @@ int main(int argc, char **argv)
 		}
 	}
 	free(pv);
-	printf("gates (new, naive): false change CP95 upper <= %.0f%%, power >= %.0f%% at "
-	       "lognormal-cv5, KS p >= %g: %s\n", FC_GATE * 100, POWER_GATE * 100, KS_GATE,
+	printf("gates (new, naive): false change CP95 upper <= %.1f%%, power >= %.0f%% at "
+	       "lognormal-cv5, KS p >= %g: %s\n", fc_gate * 100, POWER_GATE * 100, KS_GATE,
 	       failed ? "FAIL" : "pass");
 	return failed;
 }
