@@ -188,7 +188,8 @@ static int check_input(const struct verdict2_design *d, size_t look,
 				return err_set(e, -EINVAL, "verdict: arm %s round %zu: primary value "
 					       "must be finite and positive", arm->name, r + 1);
 			for (size_t c = 0; c < VERDICT2_COSTS; c++)
-				if (arm->has_cost[c] && !(isfinite(arm->cost[c][r]) && arm->cost[c][r] >= 0.0))
+				if (arm->has_cost[c] &&
+				    !(isfinite(arm->cost[c][r]) && arm->cost[c][r] >= 0.0))
 					return err_set(e, -EINVAL, "verdict: arm %s round %zu: cost %zu "
 						       "must be finite and >= 0", arm->name, r + 1, c);
 		}
@@ -198,7 +199,8 @@ static int check_input(const struct verdict2_design *d, size_t look,
 	return 0;
 }
 
-static void count_outcomes(const struct verdict2_input *in, size_t a, struct verdict2_arm_result *ar)
+static void count_outcomes(const struct verdict2_input *in, size_t a,
+			   struct verdict2_arm_result *ar)
 {
 	for (size_t r = 0; r < in->n_rounds; r++)
 		switch (in->arms[a].outcome[r]) {
@@ -495,7 +497,8 @@ static void decide(const struct verdict2_design *d, size_t look, const struct ve
 	if (all_keep) {
 		out->decision = VERDICT2_STOP_KEEP;
 		out->chosen = out->baseline;
-		reason(out, "keep %s: every candidate is ruled out (cannot gain %.1f%%, or vetoed by a cost or by OOM kills)",
+		reason(out, "keep %s: every candidate is ruled out (cannot gain %.1f%%, "
+		       "or vetoed by a cost or by OOM kills)",
 		       in->arms[out->baseline].name, o->min_effect_pct);
 		for (size_t a = 0; a < in->n_arms; a++) {
 			const struct verdict2_arm_result *ar = &out->arms[a];
