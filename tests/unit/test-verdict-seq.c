@@ -323,6 +323,20 @@ static void test_oom_path_and_veto(void **state)
 	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
 	assert_int_equal(g_res.chosen, 1);
 
+	/* guardrails hold on the OOM path too: PSI 60 % higher vetoes it */
+	g_in.arms[0].has_cost[VERDICT_SEC_PSI_SOME_US] = true;
+	g_in.arms[1].has_cost[VERDICT_SEC_PSI_SOME_US] = true;
+	for (int r = 0; r < 12; r++) {
+		g_in.arms[0].cost[VERDICT_SEC_PSI_SOME_US][r] = 1000 + r;
+		g_in.arms[1].cost[VERDICT_SEC_PSI_SOME_US][r] = 1600 + r;
+	}
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_true(g_res.arms[1].oom_path);
+	assert_int_equal(g_res.arms[1].guard[VERDICT_SEC_PSI_SOME_US].status, VERDICT2_GUARD_HARM);
+	assert_int_not_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+	g_in.arms[0].has_cost[VERDICT_SEC_PSI_SOME_US] = false;
+	g_in.arms[1].has_cost[VERDICT_SEC_PSI_SOME_US] = false;
+
 	/* swap roles: now the candidate dies; it is vetoed and never chosen */
 	set_arm(&g_in, 0, "pc3", true, c, 12, VERDICT_OUT_OOM);
 	set_arm(&g_in, 1, "pc0", false, b, 12, VERDICT_OUT_OOM);
