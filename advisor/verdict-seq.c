@@ -16,7 +16,6 @@
 void verdict2_opts_init(struct verdict2_opts *o)
 {
 	o->min_effect_pct = 2.0;
-	o->alpha = 0.025;
 	o->guard_margin_pct = 25.0;
 	o->guard_alpha = 0.05;
 	o->guard_mask = (1u << VERDICT_SEC_CPU_NS_PER_OP) | (1u << VERDICT_SEC_PSI_SOME_US) |
@@ -547,7 +546,7 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
 	rc = check_input(d, look, in, &baseline, e);
 	if (rc < 0)
 		return rc;
-	if (!(opts->impute_factor > 1.0) || !(opts->alpha > 0.0))
+	if (!(opts->impute_factor > 1.0))
 		return err_set(e, -EINVAL, "verdict: impute_factor must exceed 1");
 	memset(out, 0, sizeof(*out));
 	out->baseline = baseline;

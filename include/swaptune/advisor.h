@@ -497,11 +497,11 @@ int verdict2_design_init(struct verdict2_design *d, const unsigned *rounds,
 			 struct st_err *e);
 
 /*
- * Knobs; verdict2_opts_init() sets the defaults shown.
+ * Knobs; verdict2_opts_init() sets the defaults shown. The false-change
+ * bound (alpha) belongs to the design, fixed before the first round.
  *   min_effect_pct 2    - a gain worth a change; "confirmed" only when the
  *                         CI's lower bound clears it; KEEP early when every
  *                         candidate's one-sided 97.5 % upper bound is below.
- *   alpha 0.025         - one-sided false-change bound of the procedure.
  *   guard_margin_pct 25 - a cost may rise at most this much: its one-sided
  *                         (1 - guard_alpha) upper bound must be below it.
  *   guard_alpha 0.05
@@ -523,7 +523,6 @@ int verdict2_design_init(struct verdict2_design *d, const unsigned *rounds,
  */
 struct verdict2_opts {
 	double min_effect_pct;
-	double alpha;
 	double guard_margin_pct;
 	double guard_alpha;
 	unsigned guard_mask;		/* bits 1u << cost index */
