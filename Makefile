@@ -118,7 +118,7 @@ check: $(BIN) $(UNIT_BIN) $(HELPER_BIN) $(SIM_BIN)
 check-unit: $(UNIT_BIN)
 	$(Q)BUILD=$(BUILD) ONLY=unit sh tests/run-tests.sh
 
-check-cmd: $(BIN) $(HELPER_BIN)
+check-cmd: $(BIN) $(HELPER_BIN) $(SIM_BIN)
 	$(Q)BUILD=$(BUILD) SWAPTUNE=$(abspath $(BIN)) ONLY=cmd sh tests/run-tests.sh
 
 check-asan:
