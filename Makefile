@@ -66,7 +66,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all deps check check-unit check-cmd check-asan bench install uninstall clean calibrate \
-	fuzz fuzz-build fuzz-targets deb
+	fuzz fuzz-build fuzz-targets deb sim sim-check
 
 all: $(BIN)
 
@@ -118,17 +118,35 @@ fuzz-build:
 fuzz: fuzz-build
 	$(Q)FUZZ_SECONDS=$${FUZZ_SECONDS:-600} FUZZ_KEEP=build-fuzz/crashes sh tests/fuzz/run.sh
 
+# Offline simulator of verdicts (tests/sim): `make sim` builds it,
+# `make sim-check` runs 10 000 A/A and A/B probes per configuration for the
+# old and new verdicts and the deliberately bad one, and checks the gates of
+# the new one (the bad one must fail them; see tests/t0310-sim-gates.sh).
+SIM_BIN := $(BUILD)/sim/sim
+
+sim: $(SIM_BIN)
+
+$(SIM_BIN): tests/sim/sim.c $(BUILD)/libswaptune.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libswaptune.a $(LIBS) $(ALL_LDFLAGS)
+
+sim-check: $(SIM_BIN)
+	$(Q)$(SIM_BIN) -n 10000 -m new && $(SIM_BIN) -n 10000 -m old; \
+	if $(SIM_BIN) -n 10000 -m naive; then echo "naive method passed the gates: gates too weak"; exit 1; \
+	else echo "naive method rejected by the gates, as it must be"; fi
+
 deps:
 	$(Q)sh share/install-deps.sh
 
 # Unit tests, then command tests driving ./swaptune; one summary line at the end.
-check: $(BIN) $(UNIT_BIN) $(HELPER_BIN)
+check: $(BIN) $(UNIT_BIN) $(HELPER_BIN) $(SIM_BIN)
 	$(Q)BUILD=$(BUILD) SWAPTUNE=$(abspath $(BIN)) sh tests/run-tests.sh
 
 check-unit: $(UNIT_BIN)
 	$(Q)BUILD=$(BUILD) ONLY=unit sh tests/run-tests.sh
 
-check-cmd: $(BIN) $(HELPER_BIN)
+check-cmd: $(BIN) $(HELPER_BIN) $(SIM_BIN)
 	$(Q)BUILD=$(BUILD) SWAPTUNE=$(abspath $(BIN)) ONLY=cmd sh tests/run-tests.sh
 
 check-asan:

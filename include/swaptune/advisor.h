@@ -364,6 +364,312 @@ const char *verdict_arm_status_name(enum verdict_arm_status s);
 const char *verdict_secondary_name(enum verdict_secondary s);
 
 /* ======================================================================
+ * Sequential statistics (advisor/stats-seq.c)
+ * ====================================================================== */
+
+/* Standard normal CDF and quantile (0 < p < 1; NAN otherwise). */
+double stats_norm_cdf(double z);
+double stats_norm_quantile(double p);
+
+#define STATS_GS_LOOKS_MAX 16
+
+/*
+ * Group-sequential crossing probabilities for one-sided upper bounds.
+ * t[0..k) are the information fractions of the looks (0 < t[0] < ... <=
+ * 1), b[] the z-scale bounds, drift the mean of Z at t = 1 (0 under H0).
+ * cross[i] = P(first crossing at look i). Recursive numerical integration of
+ * the Brownian-motion score (Armitage-McPherson-Rowe, Simpson rule on 401
+ * points per look, absolute error ~1e-6). -EINVAL on bad arguments.
+ */
+int stats_gs_cross(const double *t, const double *b, size_t k, double drift,
+		   double *cross, struct st_err *e);
+
+/*
+ * Lan-DeMets O'Brien-Fleming-type bounds: alpha(t) = 2 - 2 Phi(z_{1-a/2} /
+ * sqrt(t)) is spent at each look; b[i] is solved so that the crossing
+ * probability at look i under H0 is the increment. One look gives the fixed
+ * design's z_{1-alpha}. -EINVAL on bad arguments.
+ */
+int stats_gs_obf_bounds(const double *t, size_t k, double alpha, double *b,
+			struct st_err *e);
+
+/*
+ * Fisher's exact test, one-sided: the probability, given the margins, of
+ * at least x_a events out of n_a in arm a when arm b had x_b of n_b, i.e.
+ * small when arm a's rate is credibly higher. NAN on bad counts.
+ */
+double stats_fisher_greater(unsigned x_a, unsigned n_a, unsigned x_b, unsigned n_b);
+
+/*
+ * Modified z-scores M = 0.6745 (x - median) / MAD; values with |M| > 3.5
+ * are outliers (Iglewicz-Hoaglin). Returns how many, and marks them in
+ * flag[] when flag is not NULL. 0 when n < 3 or MAD = 0. n <= STATS_SAMPLES_MAX.
+ */
+size_t stats_mad_outliers(const double *x, size_t n, bool *flag);
+
+/*
+ * DerSimonian-Laird random-effects pooling of k estimates y[i] (e.g. per-run
+ * log effects) with within-run variances v[i] > 0. level is the two-sided
+ * confidence level of the pooled interval (normal). q is Cochran's Q,
+ * tau2 the between-run variance (>= 0), i2 = max(0, (Q - (k-1)) / Q).
+ */
+struct stats_pool {
+	size_t k;
+	double pooled, se, ci_low, ci_high;
+	double q, tau2, i2;
+};
+
+/* -EINVAL if k < 1, k > STATS_SAMPLES_MAX, a value is not finite or v <= 0. */
+int stats_pool_dl(const double *y, const double *v, size_t k, double level,
+		  struct stats_pool *out, struct st_err *e);
+
+/* ======================================================================
+ * Sequential, paired, outcome-aware verdict (advisor/verdict-seq.c)
+ *
+ * The design a probe should be judged by: every round runs every arm once
+ * (a block), so the primary metric is compared as per-round paired
+ * log-ratios candidate / baseline, analysed at planned looks with
+ * O'Brien-Fleming-type group-sequential bounds. Trials that were OOM-killed,
+ * timed out or failed are outcomes, never dropped. This sits beside
+ * verdict_compute(), which stays as it was.
+ * ====================================================================== */
+
+#define VERDICT2_ROUNDS_MAX	STATS_SAMPLES_MAX
+#define VERDICT2_LOOKS_MAX	STATS_GS_LOOKS_MAX
+/* Guarded costs: the VERDICT_SEC_* costs, then p99 latency. */
+#define VERDICT2_COST_P99_LATENCY	VERDICT_SEC_COUNT
+#define VERDICT2_COSTS			(VERDICT_SEC_COUNT + 1)
+
+/* What became of an arm's trial in one round. */
+enum verdict_outcome {
+	VERDICT_OUT_MISSING = 0,	/* no trial in this round (not run, interrupted) */
+	VERDICT_OUT_OK,			/* completed: primary and costs are valid */
+	VERDICT_OUT_OOM,		/* OOM-killed in its memory cgroup */
+	VERDICT_OUT_TIMEOUT,
+	VERDICT_OUT_FAILED,		/* any other failure of the workload */
+};
+
+/*
+ * One arm: outcome[r], primary[r] and cost[c][r] for rounds r in
+ * [0, n_rounds) of the input; primary and cost values are read only where
+ * outcome is OK. A cost is used only when has_cost[c] is set, and then must
+ * be finite and >= 0 in every OK round. Warm-up trials are not given.
+ */
+struct verdict2_arm {
+	char name[VERDICT_NAME_MAX];
+	bool is_baseline;
+	enum verdict_outcome outcome[VERDICT2_ROUNDS_MAX];
+	double primary[VERDICT2_ROUNDS_MAX];
+	bool has_cost[VERDICT2_COSTS];
+	double cost[VERDICT2_COSTS][VERDICT2_ROUNDS_MAX];
+};
+
+/* About 72 KiB: static or heap. Primary values must be > 0 where OK. */
+struct verdict2_input {
+	enum verdict_metric metric;
+	char metric_name[VERDICT_NAME_MAX];
+	size_t n_rounds;		/* rounds run so far (block count) */
+	size_t n_arms;
+	struct verdict2_arm arms[VERDICT_ARMS_MAX];
+};
+
+/*
+ * The plan, fixed before the first round: looks after rounds[0] < ... <
+ * rounds[n_looks - 1] (the maximum), one-sided overall alpha, split by
+ * Bonferroni over n_candidates (arms - 1). z_bound[i] are the Lan-DeMets
+ * O'Brien-Fleming bounds at information fraction rounds[i] / rounds[last]
+ * for alpha / n_candidates; nominal_p[i] = 1 - Phi(z_bound[i]) is the
+ * one-sided p a candidate must beat at look i. A fixed design (--reps N) is
+ * the single look { N }.
+ */
+struct verdict2_design {
+	size_t n_looks;
+	unsigned rounds[VERDICT2_LOOKS_MAX];
+	size_t n_candidates;
+	double alpha;			/* overall one-sided false-change bound */
+	double alpha_each;		/* alpha / n_candidates */
+	double z_bound[VERDICT2_LOOKS_MAX];
+	double nominal_p[VERDICT2_LOOKS_MAX];
+};
+
+/* The default schedule 5, 10, 15, 20, 25 rounds at alpha 0.025. */
+#define VERDICT2_DEFAULT_LOOKS	{ 5, 10, 15, 20, 25 }
+#define VERDICT2_DEFAULT_N_LOOKS 5
+
+/*
+ * -EINVAL unless 1 <= n_looks <= VERDICT2_LOOKS_MAX, rounds strictly
+ * increasing with 2 <= rounds[0] and rounds[last] <= VERDICT2_ROUNDS_MAX,
+ * n_candidates >= 1 and 0 < alpha < 0.5.
+ */
+int verdict2_design_init(struct verdict2_design *d, const unsigned *rounds,
+			 size_t n_looks, size_t n_candidates, double alpha,
+			 struct st_err *e);
+
+/*
+ * Knobs; verdict2_opts_init() sets the defaults shown. The false-change
+ * bound (alpha) belongs to the design, fixed before the first round.
+ *   min_effect_pct 2    - a gain worth a change; "confirmed" only when the
+ *                         CI's lower bound clears it; KEEP early when every
+ *                         candidate's one-sided 97.5 % upper bound is below.
+ *   guard_margin_pct 25 - a cost may rise at most this much: its one-sided
+ *                         (1 - guard_alpha) upper bound must be below it.
+ *   guard_alpha 0.05
+ *   guard_mask          - CPU per op, PSI some, zswpout, p99 latency.
+ *   ni_margin_pct 5     - the OOM path: a candidate may be this much worse
+ *                         on the primary metric (lower bound) and still
+ *                         replace a baseline that is OOM-killed more often.
+ *   oom_veto_alpha 0.05 - a candidate OOM-killed more often than the
+ *                         baseline (one-sided Fisher p below) is vetoed.
+ *   invalid_frac 0.5    - every arm failing (not OK) in at least this
+ *                         fraction of its trials makes the probe invalid.
+ *   impute_factor 1.25  - a failed trial counts as the worst OK value of
+ *                         the run made this much worse (divided for
+ *                         higher-is-better, multiplied otherwise). In the
+ *                         simulator (tests/sim) 1.05 gave more power under
+ *                         2 % OOM kills (71 % vs 59 % for +5 %) but an A/A
+ *                         false-change rate of 2.95 % on 2 000 probes, above
+ *                         the 2.5 % bound; 1.25 stays below it.
+ */
+struct verdict2_opts {
+	double min_effect_pct;
+	double guard_margin_pct;
+	double guard_alpha;
+	unsigned guard_mask;		/* bits 1u << cost index */
+	double ni_margin_pct;
+	double oom_veto_alpha;
+	double invalid_frac;
+	double impute_factor;
+};
+
+void verdict2_opts_init(struct verdict2_opts *o);
+
+enum verdict2_decision {
+	VERDICT2_CONTINUE = 0,		/* run more rounds up to the next look */
+	VERDICT2_STOP_CHANGE,		/* change to arms[chosen] */
+	VERDICT2_STOP_KEEP,		/* keep the baseline */
+	VERDICT2_STOP_INCONCLUSIVE,	/* last look, neither shown */
+	VERDICT2_STOP_INVALID,		/* every arm fails often: raise the limit */
+};
+
+enum verdict2_guard_status {
+	VERDICT2_GUARD_UNUSED = 0,	/* not in the mask or not measured */
+	VERDICT2_GUARD_SHOWN,		/* upper bound of the rise within the margin */
+	VERDICT2_GUARD_NOT_SHOWN,	/* too few rounds or too noisy to show it */
+	VERDICT2_GUARD_HARM,		/* lower bound of the rise above the margin */
+	VERDICT2_GUARD_UNAVAILABLE,	/* zero counts: a ratio cannot be formed */
+};
+
+struct verdict2_guard {
+	enum verdict2_guard_status status;
+	size_t n;			/* paired OK rounds */
+	double rise_pct;		/* point estimate, + = costs more */
+	double ucb_pct;			/* one-sided (1 - guard_alpha) upper bound */
+};
+
+/*
+ * Per arm. Counts cover rounds [0, n_rounds). For candidates: d_r is the
+ * direction-signed log-ratio (positive = better) of the round's primary
+ * values after imputation; paired is false when some round misses a trial
+ * of this arm or the baseline, and the comparison is then Welch on the
+ * signed logs. effect_pct = exp(mean) - 1 (higher-is-better) or
+ * 1 - exp(-mean) (lower-is-better: a reduction), both "positive = better".
+ * ci_*_pct is the repeated confidence interval at this look's bound
+ * (mean -+ t_bound se), so lcb > 0 is exactly crossing the efficacy bound;
+ * ucb97_pct the one-sided 97.5 % fixed-sample upper bound used for
+ * futility. need_pct is the smallest observed effect that would cross now
+ * (what it would take to stop). p_one is the fixed-sample one-sided p.
+ */
+struct verdict2_arm_result {
+	size_t n_ok, n_oom, n_timeout, n_failed, n_missing;
+	bool compared;
+	bool paired;
+	size_t n;			/* pairs (or min arm size when unpaired) */
+	double mean_log, sd_log, se_log, df, t, p_one;
+	double t_bound;
+	double effect_pct, ci_low_pct, ci_high_pct, ucb97_pct, need_pct;
+	bool crosses;			/* efficacy bound crossed */
+	bool min_effect_confirmed;	/* ci_low_pct >= min_effect_pct */
+	bool futile;			/* ucb97_pct < min_effect_pct */
+	size_t n_outliers;		/* |modified z| > 3.5 among d_r, kept */
+	double p_oom_base_worse;	/* Fisher: baseline OOM-killed more */
+	double p_oom_worse;		/* Fisher: this arm OOM-killed more */
+	bool oom_vetoed;
+	bool ni_shown;			/* OOM path: non-inferior on OK pairs */
+	double ni_lcb_pct;
+	bool oom_path;			/* eligible because the baseline dies */
+	struct verdict2_guard guard[VERDICT2_COSTS];
+	bool guard_harm, guard_not_shown;
+};
+
+struct verdict2_result {
+	enum verdict2_decision decision;
+	int chosen;			/* CHANGE: the arm; KEEP: baseline; else -1 */
+	int baseline;
+	size_t look;			/* as given */
+	bool last_look;
+	size_t n_rounds;
+	double false_change_bound;	/* design alpha */
+	double sd_log;			/* pooled sd of d_r over candidates, NAN if none */
+	double power_min_effect;	/* verdict2_power() at min_effect_pct, sd_log;
+					 * computed when the look stops, else NAN */
+	size_t n_arms;
+	struct verdict2_arm_result arms[VERDICT_ARMS_MAX];
+	size_t n_reasons;
+	char reasons[VERDICT_REASONS_MAX][VERDICT_REASON_LEN];	/* first = headline */
+};
+
+/*
+ * Judge the data at look `look` (0-based index into d->rounds) of design d.
+ * in->n_rounds is normally d->rounds[look]; the bound of the look is used
+ * whatever it is. Decision:
+ *   INVALID  every arm failed (not OK) in >= invalid_frac of its trials;
+ *   CHANGE   the candidate with the largest effect among those that cross
+ *            the efficacy bound (or, OOM path, whose baseline is OOM-killed
+ *            credibly more often - Fisher p below nominal_p[look] - while
+ *            the candidate is non-inferior within ni_margin_pct on rounds
+ *            both completed), not OOM-vetoed, with no guardrail in harm
+ *            and every guardrail shown (a guardrail not shown means
+ *            CONTINUE, or INCONCLUSIVE at the last look);
+ *   KEEP     every candidate futile or vetoed; at the last look also when
+ *            none crossed and all are futile;
+ *   INCONCLUSIVE at the last look otherwise; CONTINUE before it.
+ * opts NULL = defaults. -EINVAL for no or several baselines, a look out of
+ * range, n_rounds above VERDICT2_ROUNDS_MAX, n_arms - 1 not equal to
+ * d->n_candidates, non-finite or non-positive primary values in OK rounds.
+ */
+int verdict2_look(const struct verdict2_design *d, size_t look,
+		  const struct verdict2_input *in, const struct verdict2_opts *opts,
+		  struct verdict2_result *out, struct st_err *e);
+
+/*
+ * Approximate power of design d to change to one candidate whose true gain
+ * is effect_pct, when d_r has standard deviation sd_log: the probability
+ * that Z_k ~ N(log(1 + effect) sqrt(rounds_k) / sd_log, 1) crosses
+ * z_bound by the last look (normal approximation; the t bounds used in
+ * verdict2_look() cost a little power at the first looks). NAN on bad input.
+ */
+double verdict2_power(const struct verdict2_design *d, double effect_pct, double sd_log);
+
+/*
+ * Random-effects pooling of runs of the same recipe: y[i] the per-run log
+ * effect (verdict2_arm_result.mean_log) and v[i] its variance (se_log^2).
+ * Thin wrapper over stats_pool_dl() at level 0.95 that reports the pooled
+ * effect in percent (exp - 1), so re-running until one run says CHANGE
+ * pools every run instead of keeping the lucky one.
+ */
+struct verdict2_pooled {
+	struct stats_pool pool;
+	double effect_pct, ci_low_pct, ci_high_pct;
+};
+
+int verdict2_pool_runs(const double *y, const double *v, size_t k,
+		       struct verdict2_pooled *out, struct st_err *e);
+
+const char *verdict2_decision_name(enum verdict2_decision d);
+const char *verdict2_guard_status_name(enum verdict2_guard_status s);
+const char *verdict_outcome_name(enum verdict_outcome o);
+
+/* ======================================================================
  * Rules from host state alone (advisor/rules.c, advisor/rule-<area>.c)
  * ====================================================================== */
 
