@@ -115,9 +115,13 @@ static int import_one(struct cmd_ctx *ctx, const char *path, const char *local_m
 		if (r == 0)
 			r = store_fleet_commit(&ctx->store, &ctx->err);
 		if (r < 0) {
+			char msg[ST_ERR_MSG_MAX];
+
 			store_fleet_rollback(&ctx->store);
+			snprintf(msg, sizeof(msg), "%s", ctx->err.msg);
+			err_reset(&ctx->err);
 			err_set_exit(&ctx->err, r, r == -EEXIST ? ST_EXIT_USAGE : ST_EXIT_RUNTIME,
-				     "import: %s: %s", path, ctx->err.msg);
+				     "import: %s: %s", path, msg);
 		}
 	} else {
 		err_set(&ctx->err, r, "import: %s: %s", path, e.msg);

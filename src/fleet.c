@@ -107,11 +107,13 @@ static int strings_bounded(struct vctx *v, const cJSON *x, const char *key)
 {
 	const cJSON *c;
 
-	if (cJSON_IsString(x) && strlen(x->valuestring) > FLEET_STRING_MAX)
-		return bad(v, key, "string too long");
 	if (x && x->string && strlen(x->string) > FLEET_STRING_MAX)
 		return bad(v, key, "member name too long");
-	if (cJSON_IsNumber(x) && !isfinite(x->valuedouble))
+	if (x && x->string)
+		key = x->string;
+	if (cJSON_IsString(x) && strlen(x->valuestring) > FLEET_STRING_MAX)
+		return bad(v, key, "string too long");
+	if (cJSON_IsNumber(x) && (!isfinite(x->valuedouble) || fabs(x->valuedouble) > 1e300))
 		return bad(v, key, "not a finite number");
 	cJSON_ArrayForEach(c, x)
 		if (strings_bounded(v, c, key) < 0)
@@ -201,7 +203,7 @@ static int check_run(struct vctx *v, const cJSON *run)
 	int i = 0;
 
 	snprintf(prefix, sizeof(prefix), "%s", v->where);
-	if (want_all(v, run, run_fields) < 0 || strings_bounded(v, run, NULL) < 0)
+	if (want_all(v, run, run_fields) < 0)
 		return -EBADMSG;
 	if (!strcmp(cJSON_GetObjectItemCaseSensitive(run, "kind")->valuestring, "imported"))
 		return bad(v, "kind", "\"imported\" is not a run kind");
@@ -220,7 +222,8 @@ static int check_run(struct vctx *v, const cJSON *run)
 				return bad(v, "metrics", "a value is not a finite number");
 	}
 	snprintf(v->where, sizeof(v->where), "%s", prefix);
-	return 0;
+	/* summaries, params and sample data are kept as text: bound them too */
+	return strings_bounded(v, run, NULL);
 }
 
 int fleet_doc_parse(const char *text, size_t len, cJSON **doc, struct st_err *e)
