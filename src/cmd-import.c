@@ -16,6 +16,9 @@
 #include "swaptune/cmd.h"
 #include "swaptune/fleet.h"
 
+/* Files whose savepoints are committed together. */
+#define IMPORT_BATCH_FILES 512
+
 static const struct option import_longopts[] = {
 	{ 0, 0, 0, 0 },
 };
@@ -153,7 +156,15 @@ static int import_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		struct import_tally t = {0};
 
-		if ((r = import_one(ctx, argv[i], local_mid[0] ? local_mid : NULL, &t)) < 0) {
+		r = import_one(ctx, argv[i], local_mid[0] ? local_mid : NULL, &t);
+		/* commit released files in batches: a commit per file costs more than the file */
+		if (r == 0 && (i - optind) % IMPORT_BATCH_FILES == IMPORT_BATCH_FILES - 1)
+			r = store_fleet_flush(&ctx->store, &ctx->err);
+		if (r < 0) {
+			struct st_err e2 = {0};
+
+			/* the files before this one were good: keep them */
+			store_fleet_flush(&ctx->store, &e2);
 			cJSON_Delete(doc);
 			return r;
 		}
@@ -168,6 +179,10 @@ static int import_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			fprintf(ctx->out, "%s: %d run%s added, %d already present\n", argv[i], t.added,
 				t.added == 1 ? "" : "s", t.present);
 		}
+	}
+	if ((r = store_fleet_flush(&ctx->store, &ctx->err)) < 0) {
+		cJSON_Delete(doc);
+		return r;
 	}
 	return doc ? cmd_print_json(ctx, doc) : 0;
 }

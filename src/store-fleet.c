@@ -232,17 +232,20 @@ int store_fleet_export_run(struct store *st, int64_t run_id, cJSON **run, struct
 
 int store_fleet_begin(struct store *st, struct st_err *e)
 {
-	return store_exec(st, "BEGIN IMMEDIATE", e);
+	if (sqlite3_get_autocommit(st->db) && store_exec(st, "BEGIN IMMEDIATE", e) < 0)
+		return -EIO;
+	return store_exec(st, "SAVEPOINT fleet_file", e);
 }
 
 int store_fleet_commit(struct store *st, struct st_err *e)
 {
-	return store_exec(st, "COMMIT", e);
+	return store_exec(st, "RELEASE fleet_file", e);
 }
 
 void store_fleet_rollback(struct store *st)
 {
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_exec(st->db, "ROLLBACK TO fleet_file", NULL, NULL, NULL);
+	sqlite3_exec(st->db, "RELEASE fleet_file", NULL, NULL, NULL);
 }
 
 int store_fleet_import_host(struct store *st, const struct store_fleet_host *h,
@@ -439,13 +442,52 @@ static int import_children(struct store *st, sqlite3_stmt **s, int64_t rid, cons
 	return 0;
 }
 
+/* Import prepares its statements once per store and keeps them until flush. */
+static struct {
+	sqlite3 *db;
+	sqlite3_stmt *s[S_COUNT];
+} cache;
+
+static void cache_drop(void)
+{
+	for (int i = 0; i < S_COUNT; i++) {
+		sqlite3_finalize(cache.s[i]);
+		cache.s[i] = NULL;
+	}
+	cache.db = NULL;
+}
+
+static int cache_get(struct store *st, sqlite3_stmt ***s, struct st_err *e)
+{
+	if (cache.db != st->db) {
+		cache_drop();
+		for (int i = 0; i < S_COUNT; i++)
+			if (sqlite3_prepare_v3(st->db, import_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+					       &cache.s[i], NULL) != SQLITE_OK) {
+				db_err(st, e);
+				cache_drop();
+				return -EIO;
+			}
+		cache.db = st->db;
+	}
+	*s = cache.s;
+	return 0;
+}
+
+int store_fleet_flush(struct store *st, struct st_err *e)
+{
+	if (cache.db == st->db)
+		cache_drop();
+	return sqlite3_get_autocommit(st->db) ? 0 : store_exec(st, "COMMIT", e);
+}
+
 int store_fleet_import_run(struct store *st, int64_t host_id, const char *machine_id,
 			   const char *local_machine_id, const cJSON *run, const char *hash,
 			   struct st_err *e)
 {
 	const char *started = cJSON_GetObjectItemCaseSensitive(run, "started_at")->valuestring;
 	int64_t origin_id = num(run, "id"), rid;
-	sqlite3_stmt *r, *s[S_COUNT] = {0};
+	sqlite3_stmt *r, **s = NULL;
 	int rc;
 
 	rc = identity_check(st, machine_id, local_machine_id, origin_id, started, hash, e);
@@ -472,12 +514,12 @@ int store_fleet_import_run(struct store *st, int64_t host_id, const char *machin
 	if (rc < 0)
 		return rc;
 	rid = sqlite3_last_insert_rowid(st->db);
-	for (int i = 0; i < S_COUNT && rc == 0; i++)
-		rc = store_prepare(st, import_sql[i], &s[i], e);
+	rc = cache_get(st, &s, e);
 	if (rc == 0)
 		rc = import_children(st, s, rid, run, e);
-	for (int i = 0; i < S_COUNT; i++)
-		sqlite3_finalize(s[i]);
+	if (rc < 0)
+		for (int i = 0; i < S_COUNT; i++)
+			sqlite3_reset(s ? s[i] : NULL);
 	return rc < 0 ? rc : 1;
 }
 
@@ -560,7 +602,7 @@ int store_fleet_load_runs(struct store *st, struct fleet_run **runs, size_t *n, 
 		" count(t.id) FILTER (WHERE t.status = 'oom'),"
 		" coalesce(sum(t.primary_value) FILTER (WHERE t.status = 'ok'), 0),"
 		" coalesce(sum(t.primary_value * t.primary_value) FILTER (WHERE t.status = 'ok'), 0)"
-		" FROM arms a LEFT JOIN trials t ON t.arm_id = a.id AND t.warmup = 0"
+		" FROM arms a LEFT JOIN trials t ON t.run_id = a.run_id AND t.arm_id = a.id AND t.warmup = 0"
 		"  AND t.status != 'interrupted'"
 		" WHERE a.run_id = ?1 GROUP BY a.id ORDER BY a.id", &a, e) < 0) {
 		sqlite3_finalize(q);
