@@ -23,6 +23,10 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_rollback_entry,
 	&cmd_history_entry,
 	&cmd_verify_entry,
+	&cmd_export_entry,
+	&cmd_import_entry,
+	&cmd_fleet_report_entry,
+	&cmd_fleet_advise_entry,
 };
 
 const struct cmd_option cmd_common_options[] = {

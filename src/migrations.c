@@ -85,6 +85,19 @@ static const char *const migrations[] = {
 	"  t_ns INTEGER NOT NULL,"
 	"  data TEXT NOT NULL,"
 	"  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;",
+	/* 2: fleet import: imported runs keep their origin identity */
+	"ALTER TABLE hosts ADD COLUMN cpu_model TEXT;"
+	"ALTER TABLE hosts ADD COLUMN boot_id TEXT;"
+	"ALTER TABLE runs ADD COLUMN origin_machine_id TEXT;"
+	"ALTER TABLE runs ADD COLUMN origin_run_id INTEGER;"
+	"ALTER TABLE runs ADD COLUMN origin_started_at TEXT;"
+	"ALTER TABLE runs ADD COLUMN origin_kind TEXT;"
+	"ALTER TABLE runs ADD COLUMN origin_status TEXT;"
+	"ALTER TABLE runs ADD COLUMN content_hash TEXT;"
+	"ALTER TABLE changes ADD COLUMN origin_state TEXT;"
+	"CREATE UNIQUE INDEX runs_origin ON runs(origin_machine_id, origin_run_id,"
+	"  origin_started_at);"
+	"CREATE INDEX runs_origin_kind ON runs(origin_kind);",
 };
 
 int migrations_latest(void)

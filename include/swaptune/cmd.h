@@ -99,5 +99,9 @@ extern const struct cmd_entry cmd_apply_entry;
 extern const struct cmd_entry cmd_rollback_entry;
 extern const struct cmd_entry cmd_history_entry;
 extern const struct cmd_entry cmd_verify_entry;
+extern const struct cmd_entry cmd_export_entry;
+extern const struct cmd_entry cmd_import_entry;
+extern const struct cmd_entry cmd_fleet_report_entry;
+extern const struct cmd_entry cmd_fleet_advise_entry;
 
 #endif

@@ -43,6 +43,9 @@
 #define HOST_CMDLINE		"proc/cmdline"
 /* present only when zswap is a loadable module (built in: just parameters/) */
 #define HOST_ZSWAP_INITSTATE	"sys/module/zswap/initstate"
+#define HOST_BOOT_ID		"proc/sys/kernel/random/boot_id"
+#define HOST_CPUINFO		"proc/cpuinfo"
+#define HOST_MACHINE_ID		"etc/machine-id"
 
 struct host {
 	int rootfd;		/* O_PATH directory fd of the sysroot */

@@ -357,4 +357,66 @@ struct store_sample_run {
 int store_sample_runs(struct store *st, struct store_sample_run *rows, int max, int *n,
 		      struct st_err *e);
 
+
+/* ======================================================================
+ * Fleet: export, import, and the probe runs of many hosts (store-fleet.c)
+ *
+ * Imported runs keep their origin: runs.kind = 'imported' and
+ * status = 'imported' (the original kind and status in origin_kind,
+ * origin_status), so no command of this host acts on them; their journal
+ * rows have state 'imported', never 'pending', so journal repair skips them.
+ * A run's global identity is (origin machine id, origin run id, started_at),
+ * UNIQUE in the store.
+ * ====================================================================== */
+
+struct cJSON;
+struct fleet_run;
+
+struct store_fleet_host {
+	const char *machine_id, *hostname, *kernel, *cpu_model, *boot_id;
+};
+
+/*
+ * Ids of this host's own runs to export (imported runs are not re-exported),
+ * oldest first: started at or after since (ISO text, NULL = any) and, when
+ * n_ids > 0, among ids. *out is malloc'd.
+ */
+int store_fleet_export_ids(struct store *st, const char *since, const int64_t *ids,
+			   size_t n_ids, int64_t **out, size_t *n_out, struct st_err *e);
+/* One run with its arms, trials, metrics, snapshots, changes and samples. */
+int store_fleet_export_run(struct store *st, int64_t run_id, struct cJSON **run,
+			   struct st_err *e);
+
+/*
+ * Each imported file is all or nothing: begin opens a savepoint for it
+ * (and a write transaction when none is open), commit releases it, rollback
+ * undoes everything of that file. store_fleet_flush() commits the files
+ * released so far (import flushes every few hundred files and at the end),
+ * and drops the statements import keeps prepared.
+ */
+int store_fleet_begin(struct store *st, struct st_err *e);
+int store_fleet_commit(struct store *st, struct st_err *e);
+void store_fleet_rollback(struct store *st);
+int store_fleet_flush(struct store *st, struct st_err *e);
+
+/* The origin host's row (machine_id, hostname), created or refreshed. */
+int store_fleet_import_host(struct store *st, const struct store_fleet_host *h,
+			    int64_t *host_id, struct st_err *e);
+/*
+ * Import one validated run (fleet_doc_parse) of machine_id. Returns 1 when
+ * added, 0 when the same run is already there (same identity and hash, or
+ * this host's own run when machine_id == local_machine_id), -EEXIST when the
+ * identity is there with other content.
+ */
+int store_fleet_import_run(struct store *st, int64_t host_id, const char *machine_id,
+			   const char *local_machine_id, const struct cJSON *run,
+			   const char *hash, struct st_err *e);
+
+/* Every probe run (own and imported) as fleet_run records; *runs malloc'd. */
+int store_fleet_load_runs(struct store *st, struct fleet_run **runs, size_t *n,
+			  struct st_err *e);
+
+/* Row counts of the tables import writes, for tests and reports. */
+int store_fleet_count(struct store *st, const char *table, int64_t *n, struct st_err *e);
+
 #endif

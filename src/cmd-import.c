@@ -1,0 +1,196 @@
+/*
+ * cmd-import.c - `swaptune import FILE...`: add other hosts' exports to this
+ * store as history. Each file is checked whole before anything is written,
+ * then imported in one transaction; a bad or conflicting file changes
+ * nothing and is named in one line. Importing a file twice adds nothing.
+ */
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "swaptune/cmd.h"
+#include "swaptune/fleet.h"
+
+/* Files whose savepoints are committed together. */
+#define IMPORT_BATCH_FILES 512
+
+static const struct option import_longopts[] = {
+	{ 0, 0, 0, 0 },
+};
+
+static int read_file(const char *path, char **text, size_t *len, struct st_err *e)
+{
+	struct stat sb;
+	size_t off = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*text = NULL;
+	if (fd < 0)
+		return err_set_exit(e, -errno, ST_EXIT_USAGE, "import: %s: %s", path, strerror(errno));
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "import: %s: not a regular file", path);
+	}
+	if (sb.st_size > FLEET_FILE_MAX_BYTES) {
+		close(fd);
+		return err_set_exit(e, -EFBIG, ST_EXIT_USAGE, "import: %s: larger than %ld bytes",
+				    path, FLEET_FILE_MAX_BYTES);
+	}
+	*text = malloc((size_t)sb.st_size + 1);
+	if (!*text) {
+		close(fd);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	while (off < (size_t)sb.st_size) {
+		ssize_t r = read(fd, *text + off, (size_t)sb.st_size - off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		off += (size_t)r;
+	}
+	close(fd);
+	(*text)[off] = '\0';
+	*len = off;
+	return 0;
+}
+
+struct import_tally {
+	int added, present;
+};
+
+/* Everything of one checked document, in the caller's transaction. */
+static int import_doc(struct cmd_ctx *ctx, const cJSON *doc, const char *local_mid,
+		      struct import_tally *t)
+{
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(doc, "host"), *run;
+	struct store_fleet_host sh;
+	int64_t host_id;
+	int r;
+
+#define HS(k) (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(h, k)) ? \
+	       cJSON_GetObjectItemCaseSensitive(h, k)->valuestring : NULL)
+	sh = (struct store_fleet_host){ HS("machine_id"), HS("hostname"), HS("kernel"),
+					HS("cpu_model"), HS("boot_id") };
+#undef HS
+	if ((r = store_fleet_import_host(&ctx->store, &sh, &host_id, &ctx->err)) < 0)
+		return r;
+	cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(doc, "runs")) {
+		char hash[17];
+
+		fleet_run_hash(run, hash);
+		r = store_fleet_import_run(&ctx->store, host_id, sh.machine_id, local_mid, run, hash,
+					   &ctx->err);
+		if (r < 0)
+			return r;
+		if (r)
+			t->added++;
+		else
+			t->present++;
+	}
+	return 0;
+}
+
+static int import_one(struct cmd_ctx *ctx, const char *path, const char *local_mid,
+		      struct import_tally *t)
+{
+	struct st_err e = {0};
+	cJSON *doc = NULL;
+	char *text;
+	size_t len = 0;
+	int r;
+
+	if ((r = read_file(path, &text, &len, &ctx->err)) < 0)
+		return r;
+	r = fleet_doc_parse(text, len, &doc, &e);
+	free(text);
+	if (r < 0)
+		return err_set_exit(&ctx->err, r, r == -ENOMEM ? ST_EXIT_RUNTIME : ST_EXIT_USAGE,
+				    "import: %s: %s", path, e.msg);
+	if ((r = store_fleet_begin(&ctx->store, &e)) == 0) {
+		r = import_doc(ctx, doc, local_mid, t);
+		if (r == 0)
+			r = store_fleet_commit(&ctx->store, &ctx->err);
+		if (r < 0) {
+			char msg[ST_ERR_MSG_MAX];
+
+			store_fleet_rollback(&ctx->store);
+			snprintf(msg, sizeof(msg), "%s", ctx->err.msg);
+			err_reset(&ctx->err);
+			err_set_exit(&ctx->err, r, r == -EEXIST ? ST_EXIT_USAGE : ST_EXIT_RUNTIME,
+				     "import: %s: %s", path, msg);
+		}
+	} else {
+		err_set(&ctx->err, r, "import: %s: %s", path, e.msg);
+	}
+	cJSON_Delete(doc);
+	return r;
+}
+
+static int import_exec(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	char local_mid[128] = "";
+	cJSON *doc = NULL, *files = NULL;
+	int r;
+
+	while ((r = cmd_getopt(ctx, &cmd_import_entry, argc, argv, "", import_longopts)) != -1) {
+		if (r == -2)
+			return -EINVAL;
+		return cmd_usage_error(ctx, &cmd_import_entry, "unexpected option");
+	}
+	if (optind >= argc)
+		return cmd_usage_error(ctx, &cmd_import_entry, "no FILE to import");
+	/* this host's own runs come back as "already present" */
+	fleet_host_identity(&ctx->host, NULL, local_mid, sizeof(local_mid), NULL);
+	if (ctx->json) {
+		doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(doc, "schema", "swaptune.import/1");
+		files = cJSON_AddArrayToObject(doc, "files");
+	}
+	for (int i = optind; i < argc; i++) {
+		struct import_tally t = {0};
+
+		r = import_one(ctx, argv[i], local_mid[0] ? local_mid : NULL, &t);
+		/* commit released files in batches: a commit per file costs more than the file */
+		if (r == 0 && (i - optind) % IMPORT_BATCH_FILES == IMPORT_BATCH_FILES - 1)
+			r = store_fleet_flush(&ctx->store, &ctx->err);
+		if (r < 0) {
+			struct st_err e2 = {0};
+
+			/* the files before this one were good: keep them */
+			store_fleet_flush(&ctx->store, &e2);
+			cJSON_Delete(doc);
+			return r;
+		}
+		if (files) {
+			cJSON *f = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(f, "file", argv[i]);
+			cJSON_AddNumberToObject(f, "runs_added", t.added);
+			cJSON_AddNumberToObject(f, "runs_present", t.present);
+			cJSON_AddItemToArray(files, f);
+		} else {
+			fprintf(ctx->out, "%s: %d run%s added, %d already present\n", argv[i], t.added,
+				t.added == 1 ? "" : "s", t.present);
+		}
+	}
+	if ((r = store_fleet_flush(&ctx->store, &ctx->err)) < 0) {
+		cJSON_Delete(doc);
+		return r;
+	}
+	return doc ? cmd_print_json(ctx, doc) : 0;
+}
+
+const struct cmd_entry cmd_import_entry = {
+	.name = "import",
+	.summary = "add runs exported by other hosts to this store, as history",
+	.usage = "FILE...",
+	.options = NULL,
+	.exec = import_exec,
+};

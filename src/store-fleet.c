@@ -1,0 +1,655 @@
+/*
+ * store-fleet.c - the store side of fleet export and import: reading a run
+ * with everything recorded under it as one JSON object, writing a validated
+ * imported run back as history rows of its origin host, and loading every
+ * probe run as a fleet_run for pooling (include/swaptune/fleet.h).
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store-int.h"
+#include "swaptune/fleet.h"
+#include "swaptune/store.h"
+
+static int db_err(struct store *st, struct st_err *e)
+{
+	return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+}
+
+static const char *col_str(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? (const char *)t : "";
+}
+
+/* A TEXT column holding JSON: the parsed value, else the text, else null. */
+static cJSON *col_json(sqlite3_stmt *s, int i)
+{
+	cJSON *v;
+
+	if (sqlite3_column_type(s, i) == SQLITE_NULL)
+		return cJSON_CreateNull();
+	v = cJSON_Parse(col_str(s, i));
+	return v ? v : cJSON_CreateString(col_str(s, i));
+}
+
+static void add_col_text(cJSON *o, const char *k, sqlite3_stmt *s, int i)
+{
+	if (sqlite3_column_type(s, i) == SQLITE_NULL)
+		cJSON_AddNullToObject(o, k);
+	else
+		cJSON_AddStringToObject(o, k, col_str(s, i));
+}
+
+int store_fleet_export_ids(struct store *st, const char *since, const int64_t *ids,
+			   size_t n_ids, int64_t **out, size_t *n_out, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	size_t cap = 64;
+	int rc;
+
+	*out = NULL;
+	*n_out = 0;
+	if (store_prepare(st, "SELECT id FROM runs WHERE kind != 'imported'"
+			  " AND (?1 IS NULL OR started_at >= ?1) ORDER BY id", &stmt, e) < 0)
+		return -EIO;
+	if (since)
+		sqlite3_bind_text(stmt, 1, since, -1, SQLITE_STATIC);
+	*out = malloc(cap * sizeof(**out));
+	while (*out && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(stmt, 0);
+		bool want = n_ids == 0;
+
+		for (size_t i = 0; i < n_ids && !want; i++)
+			want = ids[i] == id;
+		if (!want)
+			continue;
+		if (*n_out == cap) {
+			int64_t *p = realloc(*out, 2 * cap * sizeof(**out));
+
+			if (!p)
+				break;
+			*out = p;
+			cap *= 2;
+		}
+		(*out)[(*n_out)++] = id;
+	}
+	sqlite3_finalize(stmt);
+	if (!*out || rc == SQLITE_ROW) {
+		free(*out);
+		*out = NULL;
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	if (rc != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		return db_err(st, e);
+	}
+	return 0;
+}
+
+/* Run a per-run query and append one object per row built by fn. */
+static int export_rows(struct store *st, int64_t run_id, const char *sql, cJSON *arr,
+		       void (*fn)(struct store *, sqlite3_stmt *, cJSON *), struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (store_prepare(st, sql, &stmt, e) < 0)
+		return -EIO;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		cJSON *o = cJSON_CreateObject();
+
+		fn(st, stmt, o);
+		cJSON_AddItemToArray(arr, o);
+	}
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : db_err(st, e);
+}
+
+static void arm_row(struct store *st, sqlite3_stmt *s, cJSON *o)
+{
+	(void)st;
+	cJSON_AddStringToObject(o, "name", col_str(s, 0));
+	cJSON_AddItemToObject(o, "settings", col_json(s, 1));
+	cJSON_AddBoolToObject(o, "emulated", sqlite3_column_int(s, 2));
+	add_col_text(o, "note", s, 3);
+}
+
+static void trial_row(struct store *st, sqlite3_stmt *s, cJSON *o)
+{
+	sqlite3_stmt *m;
+	cJSON *mo;
+
+	cJSON_AddStringToObject(o, "arm", col_str(s, 1));
+	cJSON_AddNumberToObject(o, "round", sqlite3_column_int64(s, 2));
+	cJSON_AddNumberToObject(o, "seq", sqlite3_column_int64(s, 3));
+	cJSON_AddBoolToObject(o, "warmup", sqlite3_column_int(s, 4));
+	cJSON_AddStringToObject(o, "status", col_str(s, 5));
+	add_col_text(o, "started_at", s, 6);
+	if (sqlite3_column_type(s, 7) == SQLITE_NULL)
+		cJSON_AddNullToObject(o, "primary");
+	else
+		cJSON_AddNumberToObject(o, "primary", sqlite3_column_double(s, 7));
+	add_col_text(o, "note", s, 8);
+	mo = cJSON_AddObjectToObject(o, "metrics");
+	if (sqlite3_prepare_v2(st->db, "SELECT key, value FROM metrics WHERE trial_id = ?1"
+			       " ORDER BY key", -1, &m, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(m, 1, sqlite3_column_int64(s, 0));
+	while (sqlite3_step(m) == SQLITE_ROW)
+		cJSON_AddNumberToObject(mo, col_str(m, 0), sqlite3_column_double(m, 1));
+	sqlite3_finalize(m);
+}
+
+static void snapshot_row(struct store *st, sqlite3_stmt *s, cJSON *o)
+{
+	(void)st;
+	cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(s, 0));
+	add_col_text(o, "taken_at", s, 1);
+	cJSON_AddStringToObject(o, "reason", col_str(s, 2));
+	cJSON_AddItemToObject(o, "settings", col_json(s, 3));
+}
+
+static void change_row(struct store *st, sqlite3_stmt *s, cJSON *o)
+{
+	(void)st;
+	cJSON_AddStringToObject(o, "kind", col_str(s, 0));
+	cJSON_AddStringToObject(o, "name", col_str(s, 1));
+	add_col_text(o, "old", s, 2);
+	add_col_text(o, "new", s, 3);
+	cJSON_AddBoolToObject(o, "temporary", sqlite3_column_int(s, 4));
+	cJSON_AddStringToObject(o, "state", col_str(s, 5));
+	add_col_text(o, "created_at", s, 6);
+	add_col_text(o, "finished_at", s, 7);
+	add_col_text(o, "note", s, 8);
+}
+
+static void sample_row(struct store *st, sqlite3_stmt *s, cJSON *o)
+{
+	(void)st;
+	cJSON_AddNumberToObject(o, "seq", (double)sqlite3_column_int64(s, 0));
+	cJSON_AddNumberToObject(o, "t_ns", (double)sqlite3_column_int64(s, 1));
+	cJSON_AddItemToObject(o, "data", col_json(s, 2));
+}
+
+int store_fleet_export_run(struct store *st, int64_t run_id, cJSON **run, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	cJSON *o;
+	int rc;
+
+	*run = NULL;
+	if (store_prepare(st, "SELECT kind, status, started_at, ended_at, params, summary"
+			  " FROM runs WHERE id = ?1 AND kind != 'imported'", &stmt, e) < 0)
+		return -EIO;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	rc = sqlite3_step(stmt);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(stmt);
+		return rc == SQLITE_DONE ? err_set(e, -ENOENT, "no run %lld of this host in %s",
+						   (long long)run_id, st->path) : db_err(st, e);
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)run_id);
+	cJSON_AddStringToObject(o, "kind", col_str(stmt, 0));
+	cJSON_AddStringToObject(o, "status", col_str(stmt, 1));
+	cJSON_AddStringToObject(o, "started_at", col_str(stmt, 2));
+	add_col_text(o, "ended_at", stmt, 3);
+	cJSON_AddItemToObject(o, "params", col_json(stmt, 4));
+	cJSON_AddItemToObject(o, "summary", col_json(stmt, 5));
+	sqlite3_finalize(stmt);
+	rc = export_rows(st, run_id, "SELECT name, settings, emulated, note FROM arms"
+			 " WHERE run_id = ?1 ORDER BY id", cJSON_AddArrayToObject(o, "arms"), arm_row, e);
+	if (!rc)
+		rc = export_rows(st, run_id, "SELECT t.id, a.name, t.round, t.seq, t.warmup, t.status,"
+				 " t.started_at, t.primary_value, t.note FROM trials t"
+				 " JOIN arms a ON a.id = t.arm_id WHERE t.run_id = ?1 ORDER BY t.id",
+				 cJSON_AddArrayToObject(o, "trials"), trial_row, e);
+	if (!rc)
+		rc = export_rows(st, run_id, "SELECT id, taken_at, reason, settings FROM snapshots"
+				 " WHERE run_id = ?1 ORDER BY id",
+				 cJSON_AddArrayToObject(o, "snapshots"), snapshot_row, e);
+	if (!rc)
+		rc = export_rows(st, run_id, "SELECT kind, name, old_value, new_value, temporary, state,"
+				 " created_at, finished_at, note FROM changes WHERE run_id = ?1 ORDER BY id",
+				 cJSON_AddArrayToObject(o, "changes"), change_row, e);
+	if (!rc)
+		rc = export_rows(st, run_id, "SELECT seq, t_ns, data FROM samples WHERE run_id = ?1"
+				 " ORDER BY seq", cJSON_AddArrayToObject(o, "samples"), sample_row, e);
+	if (rc < 0) {
+		cJSON_Delete(o);
+		return rc;
+	}
+	*run = o;
+	return 0;
+}
+
+int store_fleet_begin(struct store *st, struct st_err *e)
+{
+	if (sqlite3_get_autocommit(st->db) && store_exec(st, "BEGIN IMMEDIATE", e) < 0)
+		return -EIO;
+	return store_exec(st, "SAVEPOINT fleet_file", e);
+}
+
+int store_fleet_commit(struct store *st, struct st_err *e)
+{
+	return store_exec(st, "RELEASE fleet_file", e);
+}
+
+void store_fleet_rollback(struct store *st)
+{
+	sqlite3_exec(st->db, "ROLLBACK TO fleet_file", NULL, NULL, NULL);
+	sqlite3_exec(st->db, "RELEASE fleet_file", NULL, NULL, NULL);
+}
+
+int store_fleet_import_host(struct store *st, const struct store_fleet_host *h,
+			    int64_t *host_id, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (store_prepare(st,
+		"INSERT INTO hosts (machine_id, hostname, kernel, cpu_model, boot_id)"
+		" VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (machine_id, hostname) DO UPDATE SET"
+		" kernel = coalesce(?3, kernel), cpu_model = coalesce(?4, cpu_model),"
+		" boot_id = coalesce(?5, boot_id) RETURNING id", &stmt, e) < 0)
+		return -EIO;
+	sqlite3_bind_text(stmt, 1, h->machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, h->hostname, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, h->kernel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 4, h->cpu_model, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 5, h->boot_id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*host_id = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_ROW ? 0 : db_err(st, e);
+}
+
+/* Bind a JSON member stored as TEXT: objects printed, strings as they are. */
+static int bind_json(sqlite3_stmt *s, int i, const cJSON *v, const char *dflt)
+{
+	char *t;
+
+	if (cJSON_IsString(v))
+		return sqlite3_bind_text(s, i, v->valuestring, -1, SQLITE_TRANSIENT);
+	if (!v || cJSON_IsNull(v))
+		return dflt ? sqlite3_bind_text(s, i, dflt, -1, SQLITE_STATIC) : sqlite3_bind_null(s, i);
+	t = cJSON_PrintUnformatted(v);
+	if (!t)
+		return SQLITE_NOMEM;
+	sqlite3_bind_text(s, i, t, -1, SQLITE_TRANSIENT);
+	cJSON_free(t);
+	return SQLITE_OK;
+}
+
+static void bind_str(sqlite3_stmt *s, int i, const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	if (cJSON_IsString(v))
+		sqlite3_bind_text(s, i, v->valuestring, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static int64_t num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
+}
+
+static int step_once(struct store *st, sqlite3_stmt *s, struct st_err *e)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : db_err(st, e);
+}
+
+/* 0 new, 1 present with the same hash, -EEXIST other content. */
+static int identity_check(struct store *st, const char *mid, const char *local_mid,
+			  int64_t origin_id, const char *started, const char *hash,
+			  struct st_err *e)
+{
+	sqlite3_stmt *s;
+	int rc, found = 0;
+
+	if (local_mid && !strcmp(mid, local_mid)) {
+		if (store_prepare(st, "SELECT 1 FROM runs WHERE id = ?1 AND started_at = ?2"
+				  " AND kind != 'imported'", &s, e) < 0)
+			return -EIO;
+		sqlite3_bind_int64(s, 1, origin_id);
+		sqlite3_bind_text(s, 2, started, -1, SQLITE_STATIC);
+		rc = sqlite3_step(s);
+		sqlite3_finalize(s);
+		if (rc == SQLITE_ROW)
+			return 1;
+	}
+	if (store_prepare(st, "SELECT content_hash FROM runs WHERE origin_machine_id = ?1"
+			  " AND origin_run_id = ?2 AND origin_started_at = ?3", &s, e) < 0)
+		return -EIO;
+	sqlite3_bind_text(s, 1, mid, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, origin_id);
+	sqlite3_bind_text(s, 3, started, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		found = strcmp(col_str(s, 0), hash) ? -EEXIST : 1;
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_err(st, e);
+	if (found == -EEXIST)
+		return err_set(e, -EEXIST, "run %lld of machine %s (started %s) is already in the store"
+			       " with different content", (long long)origin_id, mid, started);
+	return found;
+}
+
+enum { S_ARM, S_TRIAL, S_METRIC, S_SNAP, S_CHANGE, S_SAMPLE, S_COUNT };
+
+static const char *const import_sql[S_COUNT] = {
+	[S_ARM] = "INSERT INTO arms (run_id, name, settings, emulated, note) VALUES (?1, ?2, ?3, ?4, ?5)",
+	[S_TRIAL] = "INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, started_at,"
+		    " primary_value, note) VALUES (?1, (SELECT id FROM arms WHERE run_id = ?1 AND name = ?2),"
+		    " ?3, ?4, ?5, ?6, coalesce(?7, strftime('%Y-%m-%dT%H:%M:%fZ','now')), ?8, ?9)",
+	[S_METRIC] = "INSERT INTO metrics (trial_id, key, value) VALUES (?1, ?2, ?3)",
+	[S_SNAP] = "INSERT INTO snapshots (run_id, taken_at, reason, settings)"
+		   " VALUES (?1, coalesce(?2, strftime('%Y-%m-%dT%H:%M:%fZ','now')), ?3, ?4)",
+	[S_CHANGE] = "INSERT INTO changes (session, run_id, pid, pid_start, sysroot, kind, name,"
+		     " old_value, new_value, temporary, state, created_at, finished_at, note, origin_state)"
+		     " VALUES ('imported', ?1, 0, 0, 'imported', ?2, ?3, ?4, ?5, ?6, 'imported',"
+		     " coalesce(?7, strftime('%Y-%m-%dT%H:%M:%fZ','now')), ?8, ?9, ?10)",
+	[S_SAMPLE] = "INSERT INTO samples (run_id, seq, t_ns, data) VALUES (?1, ?2, ?3, ?4)",
+};
+
+static int import_children(struct store *st, sqlite3_stmt **s, int64_t rid, const cJSON *run,
+			   struct st_err *e)
+{
+	const cJSON *x, *m;
+	int rc = 0;
+
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(run, "arms")) {
+		sqlite3_bind_int64(s[S_ARM], 1, rid);
+		bind_str(s[S_ARM], 2, x, "name");
+		bind_json(s[S_ARM], 3, cJSON_GetObjectItemCaseSensitive(x, "settings"), "{}");
+		sqlite3_bind_int(s[S_ARM], 4, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "emulated")));
+		bind_str(s[S_ARM], 5, x, "note");
+		if ((rc = step_once(st, s[S_ARM], e)) < 0)
+			return rc;
+	}
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(run, "trials")) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(x, "primary");
+		int64_t tid;
+
+		sqlite3_bind_int64(s[S_TRIAL], 1, rid);
+		bind_str(s[S_TRIAL], 2, x, "arm");
+		sqlite3_bind_int64(s[S_TRIAL], 3, num(x, "round"));
+		sqlite3_bind_int64(s[S_TRIAL], 4, num(x, "seq"));
+		sqlite3_bind_int(s[S_TRIAL], 5, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "warmup")));
+		bind_str(s[S_TRIAL], 6, x, "status");
+		bind_str(s[S_TRIAL], 7, x, "started_at");
+		if (cJSON_IsNumber(p))
+			sqlite3_bind_double(s[S_TRIAL], 8, p->valuedouble);
+		bind_str(s[S_TRIAL], 9, x, "note");
+		if ((rc = step_once(st, s[S_TRIAL], e)) < 0)
+			return rc;
+		tid = sqlite3_last_insert_rowid(st->db);
+		cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(x, "metrics")) {
+			sqlite3_bind_int64(s[S_METRIC], 1, tid);
+			sqlite3_bind_text(s[S_METRIC], 2, m->string, -1, SQLITE_STATIC);
+			sqlite3_bind_double(s[S_METRIC], 3, m->valuedouble);
+			if ((rc = step_once(st, s[S_METRIC], e)) < 0)
+				return rc;
+		}
+	}
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(run, "snapshots")) {
+		sqlite3_bind_int64(s[S_SNAP], 1, rid);
+		bind_str(s[S_SNAP], 2, x, "taken_at");
+		bind_str(s[S_SNAP], 3, x, "reason");
+		bind_json(s[S_SNAP], 4, cJSON_GetObjectItemCaseSensitive(x, "settings"), "{}");
+		if ((rc = step_once(st, s[S_SNAP], e)) < 0)
+			return rc;
+	}
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(run, "changes")) {
+		sqlite3_bind_int64(s[S_CHANGE], 1, rid);
+		bind_str(s[S_CHANGE], 2, x, "kind");
+		bind_str(s[S_CHANGE], 3, x, "name");
+		bind_str(s[S_CHANGE], 4, x, "old");
+		bind_str(s[S_CHANGE], 5, x, "new");
+		sqlite3_bind_int(s[S_CHANGE], 6, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "temporary")));
+		bind_str(s[S_CHANGE], 7, x, "created_at");
+		bind_str(s[S_CHANGE], 8, x, "finished_at");
+		bind_str(s[S_CHANGE], 9, x, "note");
+		bind_str(s[S_CHANGE], 10, x, "state");
+		if ((rc = step_once(st, s[S_CHANGE], e)) < 0)
+			return rc;
+	}
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(run, "samples")) {
+		sqlite3_bind_int64(s[S_SAMPLE], 1, rid);
+		sqlite3_bind_int64(s[S_SAMPLE], 2, num(x, "seq"));
+		sqlite3_bind_int64(s[S_SAMPLE], 3, num(x, "t_ns"));
+		bind_json(s[S_SAMPLE], 4, cJSON_GetObjectItemCaseSensitive(x, "data"), "{}");
+		if ((rc = step_once(st, s[S_SAMPLE], e)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Import prepares its statements once per store and keeps them until flush. */
+static struct {
+	sqlite3 *db;
+	sqlite3_stmt *s[S_COUNT];
+} cache;
+
+static void cache_drop(void)
+{
+	for (int i = 0; i < S_COUNT; i++) {
+		sqlite3_finalize(cache.s[i]);
+		cache.s[i] = NULL;
+	}
+	cache.db = NULL;
+}
+
+static int cache_get(struct store *st, sqlite3_stmt ***s, struct st_err *e)
+{
+	if (cache.db != st->db) {
+		cache_drop();
+		for (int i = 0; i < S_COUNT; i++)
+			if (sqlite3_prepare_v3(st->db, import_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+					       &cache.s[i], NULL) != SQLITE_OK) {
+				db_err(st, e);
+				cache_drop();
+				return -EIO;
+			}
+		cache.db = st->db;
+	}
+	*s = cache.s;
+	return 0;
+}
+
+int store_fleet_flush(struct store *st, struct st_err *e)
+{
+	if (cache.db == st->db)
+		cache_drop();
+	return sqlite3_get_autocommit(st->db) ? 0 : store_exec(st, "COMMIT", e);
+}
+
+int store_fleet_import_run(struct store *st, int64_t host_id, const char *machine_id,
+			   const char *local_machine_id, const cJSON *run, const char *hash,
+			   struct st_err *e)
+{
+	const char *started = cJSON_GetObjectItemCaseSensitive(run, "started_at")->valuestring;
+	int64_t origin_id = num(run, "id"), rid;
+	sqlite3_stmt *r, **s = NULL;
+	int rc;
+
+	rc = identity_check(st, machine_id, local_machine_id, origin_id, started, hash, e);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	if (store_prepare(st,
+		"INSERT INTO runs (host_id, kind, started_at, ended_at, status, params, summary,"
+		" origin_machine_id, origin_run_id, origin_started_at, origin_kind, origin_status,"
+		" content_hash) VALUES (?1, 'imported', ?2, ?3, 'imported', ?4, ?5, ?6, ?7, ?2, ?8, ?9, ?10)",
+		&r, e) < 0)
+		return -EIO;
+	sqlite3_bind_int64(r, 1, host_id);
+	sqlite3_bind_text(r, 2, started, -1, SQLITE_STATIC);
+	bind_str(r, 3, run, "ended_at");
+	bind_json(r, 4, cJSON_GetObjectItemCaseSensitive(run, "params"), NULL);
+	bind_json(r, 5, cJSON_GetObjectItemCaseSensitive(run, "summary"), NULL);
+	sqlite3_bind_text(r, 6, machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(r, 7, origin_id);
+	bind_str(r, 8, run, "kind");
+	bind_str(r, 9, run, "status");
+	sqlite3_bind_text(r, 10, hash, -1, SQLITE_STATIC);
+	rc = store_step_done(st, r, e);
+	sqlite3_finalize(r);
+	if (rc < 0)
+		return rc;
+	rid = sqlite3_last_insert_rowid(st->db);
+	rc = cache_get(st, &s, e);
+	if (rc == 0)
+		rc = import_children(st, s, rid, run, e);
+	if (rc < 0)
+		for (int i = 0; i < S_COUNT; i++)
+			sqlite3_reset(s ? s[i] : NULL);
+	return rc < 0 ? rc : 1;
+}
+
+int store_fleet_count(struct store *st, const char *table, int64_t *n, struct st_err *e)
+{
+	static const char *const ok[] = { "hosts", "runs", "arms", "trials", "metrics",
+					  "snapshots", "changes", "samples" };
+	char sql[64];
+	sqlite3_stmt *s;
+	bool known = false;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		known |= !strcmp(ok[i], table);
+	if (!known)
+		return err_set(e, -EINVAL, "no table %s", table);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
+	if (store_prepare(st, sql, &s, e) < 0)
+		return -EIO;
+	*n = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+	sqlite3_finalize(s);
+	return 0;
+}
+
+/* ---- probe runs for pooling ---- */
+
+#define JX(col, path) "(CASE WHEN json_valid(" col ") THEN json_extract(" col ", '" path "') END)"
+
+static void copy(char *dst, size_t len, sqlite3_stmt *s, int i)
+{
+	snprintf(dst, len, "%s", col_str(s, i));
+}
+
+static int load_arms(struct store *st, sqlite3_stmt *a, struct fleet_run *r, struct st_err *e)
+{
+	int rc;
+
+	sqlite3_bind_int64(a, 1, r->run_id);
+	while ((rc = sqlite3_step(a)) == SQLITE_ROW && r->n_arms < FLEET_ARMS_MAX) {
+		struct fleet_arm *x = &r->arms[r->n_arms++];
+		double n, sum, sumsq;
+
+		copy(x->name, sizeof(x->name), a, 0);
+		x->n_trials = (unsigned)sqlite3_column_int(a, 1);
+		x->n_ok = (unsigned)sqlite3_column_int(a, 2);
+		x->n_oom = (unsigned)sqlite3_column_int(a, 3);
+		n = x->n_ok;
+		sum = sqlite3_column_double(a, 4);
+		sumsq = sqlite3_column_double(a, 5);
+		x->mean = n > 0 ? sum / n : NAN;
+		x->sd = n > 1 ? sqrt(fmax(0, (sumsq - sum * sum / n) / (n - 1))) : NAN;
+	}
+	sqlite3_reset(a);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_err(st, e);
+}
+
+int store_fleet_load_runs(struct store *st, struct fleet_run **runs, size_t *n, struct st_err *e)
+{
+	sqlite3_stmt *q = NULL, *a = NULL;
+	size_t cap = 0;
+	int rc;
+
+	*runs = NULL;
+	*n = 0;
+	if (store_prepare(st,
+		"SELECT r.id, r.kind = 'imported', coalesce(h.machine_id, ''), coalesce(h.hostname, ''),"
+		" coalesce(" JX("r.summary", "$.host.kernel") ", h.kernel, ''), coalesce(h.cpu_model, ''),"
+		" coalesce(" JX("r.summary", "$.host.swap.device") ", ''),"
+		" coalesce(" JX("r.summary", "$.host.swap.kind") ", ''),"
+		" coalesce(" JX("r.params", "$.workload.name") ", ''),"
+		" coalesce(" JX("r.params", "$.baseline") ", ''),"
+		" coalesce(" JX("r.summary", "$.verdict.kind") ", ''),"
+		" coalesce(" JX("r.summary", "$.verdict.arm") ", ''),"
+		" coalesce(" JX("r.summary", "$.primary_metric.higher_is_better") ", 1)"
+		" FROM runs r LEFT JOIN hosts h ON h.id = r.host_id"
+		" WHERE coalesce(r.origin_kind, r.kind) = 'probe'"
+		" AND coalesce(r.origin_status, r.status) = 'ok' ORDER BY r.id", &q, e) < 0 ||
+	    store_prepare(st,
+		"SELECT a.name, count(t.id),"
+		" count(t.id) FILTER (WHERE t.status = 'ok' AND t.primary_value IS NOT NULL),"
+		" count(t.id) FILTER (WHERE t.status = 'oom'),"
+		" coalesce(sum(t.primary_value) FILTER (WHERE t.status = 'ok'), 0),"
+		" coalesce(sum(t.primary_value * t.primary_value) FILTER (WHERE t.status = 'ok'), 0)"
+		" FROM arms a LEFT JOIN trials t ON t.run_id = a.run_id AND t.arm_id = a.id AND t.warmup = 0"
+		"  AND t.status != 'interrupted'"
+		" WHERE a.run_id = ?1 GROUP BY a.id ORDER BY a.id", &a, e) < 0) {
+		sqlite3_finalize(q);
+		return -EIO;
+	}
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct fleet_run *r;
+
+		if (*n == cap) {
+			size_t nc = cap ? 2 * cap : 64;
+			struct fleet_run *p = realloc(*runs, nc * sizeof(*p));
+
+			if (!p) {
+				rc = -ENOMEM;
+				break;
+			}
+			*runs = p;
+			cap = nc;
+		}
+		r = &(*runs)[(*n)++];
+		memset(r, 0, sizeof(*r));
+		r->run_id = sqlite3_column_int64(q, 0);
+		r->imported = sqlite3_column_int(q, 1);
+		copy(r->machine_id, sizeof(r->machine_id), q, 2);
+		copy(r->hostname, sizeof(r->hostname), q, 3);
+		copy(r->kernel, sizeof(r->kernel), q, 4);
+		copy(r->cpu_model, sizeof(r->cpu_model), q, 5);
+		snprintf(r->backend, sizeof(r->backend), "%s",
+			 fleet_backend_name(col_str(q, 6), col_str(q, 7)));
+		copy(r->workload, sizeof(r->workload), q, 8);
+		copy(r->baseline, sizeof(r->baseline), q, 9);
+		copy(r->verdict, sizeof(r->verdict), q, 10);
+		copy(r->verdict_arm, sizeof(r->verdict_arm), q, 11);
+		r->higher_is_better = sqlite3_column_int(q, 12) != 0;
+		if (load_arms(st, a, r, e) < 0) {
+			rc = -EIO;
+			break;
+		}
+	}
+	sqlite3_finalize(q);
+	sqlite3_finalize(a);
+	if (rc == SQLITE_DONE)
+		return 0;
+	free(*runs);
+	*runs = NULL;
+	*n = 0;
+	if (rc == -ENOMEM)
+		return err_set(e, -ENOMEM, "out of memory");
+	return rc == -EIO ? -EIO : db_err(st, e);
+}

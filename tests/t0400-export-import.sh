@@ -1,0 +1,154 @@
+#!/bin/sh
+# export and import: a store's runs (arms, trials, metrics, snapshots,
+# journal rows, samples) exported with the host's identity validate against
+# export.schema.json; importing into another store twice adds the rows once;
+# imported rows keep their origin host and are history only (journal state
+# "imported", run kind "imported", never pending); a run of another machine
+# with the same identity but other content, and a matrix of malformed or
+# hostile files, each exit 2 with one line on stderr naming the file and
+# leave the store byte-identical (sqlite3 .dump).
+. "$(dirname "$0")/lib.sh"
+
+command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
+command -v python3 >/dev/null 2>&1 || skip "needs python3 to build the bad files"
+check=$BUILD/helpers/schema-check
+[ -x "$check" ] || { echo "FAIL: $check not built (make check builds it)"; exit 1; }
+sr=$FIXTURES/v2-zswap-on
+a=$scratch/a.db
+b=$scratch/b.db
+mid=$(cat "$sr/etc/machine-id")
+st() { "$SWAPTUNE" --sysroot "$sr" "$@"; }
+
+# store A: one probe run with everything, one apply run, made by the schema
+st --db "$a" history >/dev/null || fail "creating store A"
+sqlite3 "$a" <<'SQL' || fail "filling store A"
+INSERT INTO runs (id, kind, status, started_at, ended_at, params, summary) VALUES
+ (1, 'probe', 'ok', '2026-11-20T10:00:00.000Z', '2026-11-20T10:05:00.000Z',
+  '{"workload":{"name":"anon-seq"},"baseline":"pc3"}',
+  '{"host":{"kernel":"6.8.0-45-generic","swap":{"kind":"host","device":"/dev/vda3"}},"primary_metric":{"higher_is_better":true},"verdict":{"kind":"switch","arm":"pc0"}}'),
+ (2, 'apply', 'ok', '2026-11-25T10:00:00.000Z', NULL, '{"settings":{"page-cluster":"0"}}', NULL);
+INSERT INTO arms (id, run_id, name, settings) VALUES (1, 1, 'pc3', '{"page-cluster":"3"}'),
+ (2, 1, 'pc0', '{"page-cluster":"0"}');
+INSERT INTO trials (id, run_id, arm_id, round, seq, warmup, status, primary_value) VALUES
+ (1, 1, 1, 1, 1, 0, 'ok', 1000), (2, 1, 2, 1, 2, 0, 'ok', 1100), (3, 1, 1, 2, 3, 0, 'ok', 1010),
+ (4, 1, 2, 2, 4, 0, 'ok', 1090), (5, 1, 2, 3, 5, 0, 'oom', NULL);
+INSERT INTO metrics (trial_id, key, value) VALUES (1, 'major_faults', 12), (2, 'major_faults', 7);
+INSERT INTO snapshots (run_id, reason, settings) VALUES (2, 'before apply', '{"page-cluster":"3"}');
+INSERT INTO changes (session, run_id, pid, pid_start, sysroot, name, old_value, new_value, temporary, state)
+ VALUES ('s1', 2, 1, 1, '/', 'page-cluster', '3', '0', 0, 'committed'),
+        ('s1', 2, 1, 1, '/', 'vma_ra', 'true', 'false', 1, 'pending');
+INSERT INTO samples (run_id, seq, t_ns, data) VALUES (1, 1, 1000, '{"pswpin":3}'), (1, 2, 2000, '{"pswpin":5}');
+SQL
+# a pending row in A would be repaired by the next command there: settle it first
+sqlite3 "$a" "UPDATE changes SET state = 'restored' WHERE state = 'pending'"
+
+st --db "$a" export -o "$scratch/a.json" || fail "export: exit $?"
+[ -s "$scratch/a.json" ] || fail "export -o wrote nothing"
+ls "$scratch" | grep -q '\.tmp\.' && fail "export -o left its temporary file"
+"$check" "$SCHEMAS/export.schema.json" "$scratch/a.json" >"$scratch/v.out" 2>&1 ||
+	fail "export does not validate: $(head -5 "$scratch/v.out")"
+python3 - "$scratch/a.json" "$mid" <<'PY' || fail "export content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "swaptune.export/1"
+h = d["host"]
+assert h["machine_id"] == sys.argv[2], h
+assert h["hostname"] and h["kernel"] and h["swaptune_version"], h
+assert [r["id"] for r in d["runs"]] == [1, 2]
+p = d["runs"][0]
+assert len(p["arms"]) == 2 and len(p["trials"]) == 5 and len(p["samples"]) == 2
+assert p["trials"][0]["metrics"] == {"major_faults": 12}
+assert p["summary"]["verdict"]["kind"] == "switch"
+assert len(d["runs"][1]["changes"]) == 2 and len(d["runs"][1]["snapshots"]) == 1
+PY
+# filters
+st --db "$a" export --run 2 | grep -q '"id":2,"kind":"apply"' || fail "export --run 2"
+[ "$(st --db "$a" export --run 1,2 | grep -o '"kind":"[a-z]*","status"' | wc -l)" -eq 2 ] || fail "export --run 1,2"
+st --db "$a" export --since 2026-11-24 | grep -q '"kind":"probe"' && fail "export --since kept an older run"
+st --db "$a" export --run 9 >/dev/null 2>&1; [ $? -eq 2 ] || fail "export --run of an unknown run: not exit 2"
+st --db "$a" export --since yesterday >/dev/null 2>&1; [ $? -eq 2 ] || fail "export --since garbage: not exit 2"
+
+# import into B (a different machine) twice: the same rows
+counts() { sqlite3 "$b" "SELECT (SELECT count(*) FROM runs),(SELECT count(*) FROM arms),(SELECT count(*) FROM trials),(SELECT count(*) FROM metrics),(SELECT count(*) FROM snapshots),(SELECT count(*) FROM changes),(SELECT count(*) FROM samples),(SELECT count(*) FROM hosts)"; }
+"$SWAPTUNE" --db "$b" import "$scratch/a.json" >"$scratch/i1.out" || fail "import: exit $?"
+grep -q '2 runs added, 0 already present' "$scratch/i1.out" || fail "import said: $(cat "$scratch/i1.out")"
+c1=$(counts)
+[ "$c1" = "2|2|5|2|1|2|2|1" ] || fail "counts after import: $c1"
+"$SWAPTUNE" --db "$b" import "$scratch/a.json" "$scratch/a.json" >"$scratch/i2.out" || fail "import again: exit $?"
+grep -q '0 runs added, 2 already present' "$scratch/i2.out" || fail "second import said: $(cat "$scratch/i2.out")"
+[ "$(counts)" = "$c1" ] || fail "importing twice changed the counts: $(counts)"
+# origin kept, history only
+[ "$(sqlite3 "$b" "SELECT DISTINCT h.machine_id FROM runs r JOIN hosts h ON h.id = r.host_id")" = "$mid" ] ||
+	fail "imported runs do not belong to the origin host"
+[ "$(sqlite3 "$b" "SELECT count(*) FROM changes WHERE state != 'imported'")" = 0 ] || fail "an imported change is not 'imported'"
+[ "$(sqlite3 "$b" "SELECT group_concat(origin_state) FROM changes")" = "committed,restored" ] || fail "origin states lost"
+[ "$(sqlite3 "$b" "SELECT group_concat(kind || '/' || status || '/' || origin_kind || '/' || origin_status) FROM runs")" = \
+  "imported/imported/probe/ok,imported/imported/apply/ok" ] || fail "imported runs not marked: $(sqlite3 "$b" 'SELECT kind, status FROM runs')"
+# nothing to roll back or repair here; the origin's own store sees its export as present
+"$SWAPTUNE" --db "$b" --sysroot "$sr" rollback >"$scratch/rb.out" 2>&1
+[ "$(sqlite3 "$b" "SELECT count(*) FROM runs WHERE kind = 'rollback' AND status = 'ok'")" = 0 ] || fail "rollback acted on an imported apply"
+st --db "$a" import "$scratch/a.json" | grep -q '0 runs added, 2 already present' || fail "import into the origin store added runs"
+# another machine's fixture
+"$SWAPTUNE" --db "$b" import "$FIXTURES/fleet/host-00.json" >/dev/null || fail "import of a fleet fixture"
+[ "$(sqlite3 "$b" "SELECT count(*) FROM hosts")" = 2 ] || fail "the fixture's host is not its own row"
+
+# --- bad files: exit 2, one line naming the file, the store unchanged ---
+bad=$scratch/bad
+mkdir -p "$bad"
+python3 - "$scratch/a.json" "$bad" <<'PY'
+import json, sys, os
+src, out = sys.argv[1], sys.argv[2]
+good = json.load(open(src))
+text = open(src).read()
+def w(name, doc=None, raw=None):
+    with open(os.path.join(out, name), "w") as f:
+        f.write(raw if raw is not None else json.dumps(doc))
+def mod(fn):
+    d = json.loads(text); fn(d); return d
+w("01-schema-v2.json", mod(lambda d: d.update(schema="swaptune.export/2")))
+w("02-truncated.json", raw=text[: len(text) // 2])
+w("03-huge-number.json", mod(lambda d: d["runs"][0]["trials"][0].update(seq=1e30)))
+w("04-overflow.json", raw=text.replace('"round":1,', '"round":1e400,', 1))
+w("05-deep.json", mod(lambda d: d["runs"][0].update(summary={"x": json.loads("[" * 40 + "]" * 40)})))
+w("06-wrong-type.json", mod(lambda d: d["runs"][0].update(trials="many")))
+w("07-missing-field.json", mod(lambda d: d["runs"][0].pop("started_at")))
+w("08-long-string.json", mod(lambda d: d["runs"][0]["trials"][0].update(note="x" * 70000)))
+w("09-negative.json", mod(lambda d: d["runs"][0]["trials"][0].update(round=-3)))
+w("10-empty.json", raw="")
+w("11-not-json.json", raw="\x7fELF\x02\x01\x01")
+w("12-no-schema.json", mod(lambda d: d.pop("schema")))
+w("13-unknown-arm.json", mod(lambda d: d["runs"][0]["trials"][0].update(arm="nope")))
+w("14-empty-machine-id.json", mod(lambda d: d["host"].update(machine_id="")))
+w("15-fraction-id.json", mod(lambda d: d["runs"][0].update(id=1.5)))
+w("16-metric-string.json", mod(lambda d: d["runs"][0]["trials"][0]["metrics"].update(major_faults="12")))
+w("17-kind-imported.json", mod(lambda d: d["runs"][0].update(kind="imported")))
+w("18-nul-byte.json", raw=text[:20] + "\0" + text[20:])
+w("19-runs-object.json", mod(lambda d: d.update(runs={})))
+w("20-top-array.json", raw="[" + text + "]")
+# same identity, other content: a conflict
+w("21-conflict.json", mod(lambda d: d["runs"][0]["trials"][0].update(primary=5.0)))
+# a new run before a conflicting one: the new run is not kept either
+def newfirst(d):
+    new = json.loads(json.dumps(d["runs"][0])); new["id"] = 50
+    d["runs"][1]["status"] = "failed"
+    d["runs"] = [new, d["runs"][1]]
+w("22-new-then-conflict.json", mod(newfirst))
+PY
+n=0
+for f in "$bad"/*.json; do
+	n=$((n + 1))
+	sqlite3 "$b" .dump >"$scratch/before.sql"
+	"$SWAPTUNE" --db "$b" import "$f" >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	sqlite3 "$b" .dump >"$scratch/after.sql"
+	name=$(basename "$f")
+	[ "$rc" -eq 2 ] || fail "$name: exit $rc, not 2"
+	[ "$(wc -l <"$scratch/err")" -eq 1 ] || fail "$name: stderr is not one line: $(cat "$scratch/err")"
+	grep -qF "$f" "$scratch/err" || fail "$name: the message does not name the file: $(cat "$scratch/err")"
+	cmp -s "$scratch/before.sql" "$scratch/after.sql" || fail "$name: the store changed"
+	[ -n "$VERBOSE" ] && cat "$scratch/err"
+done
+[ "$n" -ge 12 ] || fail "only $n bad files"
+"$SWAPTUNE" --db "$b" import "$scratch/nonexistent.json" 2>/dev/null; [ $? -eq 2 ] || fail "missing file: not exit 2"
+"$SWAPTUNE" --db "$b" import 2>/dev/null; [ $? -eq 2 ] || fail "no FILE: not exit 2"
+done_testing
