@@ -21,6 +21,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_rollback_entry,
 	&cmd_history_entry,
 	&cmd_verify_entry,
+	&cmd_report_entry,
 };
 
 const struct cmd_option cmd_common_options[] = {

@@ -89,5 +89,6 @@ extern const struct cmd_entry cmd_apply_entry;
 extern const struct cmd_entry cmd_rollback_entry;
 extern const struct cmd_entry cmd_history_entry;
 extern const struct cmd_entry cmd_verify_entry;
+extern const struct cmd_entry cmd_report_entry;
 
 #endif
