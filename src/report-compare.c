@@ -250,7 +250,9 @@ static void compare_table(struct report *rep, const struct recording *a, const s
 		else
 			report_cell(s, "-");
 		report_cell_num(s, ok ? w.p : NAN);
-		if (!ok)
+		if (!a->m[m].n || !b->m[m].n)
+			report_cell(s, "not measured %s", !a->m[m].n ? "before" : "after");
+		else if (!ok)
 			report_cell(s, "%s", na < 2 || nb < 2 ? "too few ticks" : "-");
 		else if (w.flag == STATS_WELCH_IDENTICAL)
 			report_cell(s, "no (identical)");
