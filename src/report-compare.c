@@ -196,20 +196,43 @@ static size_t batch_means(const struct metric_acc *a, double *out)
 	return n;
 }
 
-static void recording_facts(struct report *rep, const char *id, const char *title,
-			    const struct recording *r)
+/* The two recordings side by side: one row per fact. */
+static void recordings_table(struct report *rep, const struct recording *a, const struct recording *b)
 {
-	struct report_section *s = report_add(rep, REPORT_FACTS, id, title);
+	static const char *const cols[] = { "", "before", "after" };
+	struct report_section *s = report_add(rep, REPORT_TABLE, "recordings-compared", "Recordings compared");
+	const struct recording *r[2] = { a, b };
 
-	report_fact(s, "run", "%lld", (long long)r->ri.id);
-	report_fact(s, "status", "%s", r->ri.status);
-	report_fact_opt(s, "started", r->ri.started_at);
-	report_fact_opt(s, "ended", r->ri.ended_at);
-	report_fact(s, "ticks", "%lld", (long long)r->ri.n_samples);
-	report_fact(s, "duration", "%.1f s", r->t_last_s);
-	report_fact_opt(s, "hostname", r->ri.hostname);
-	report_fact_opt(s, "kernel", r->ri.kernel);
-	report_fact_opt(s, "sampler parameters", r->ri.params);
+	report_cols(s, 3, cols);
+	report_cell(s, "run");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%lld", (long long)r[i]->ri.id);
+	report_cell(s, "status");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", r[i]->ri.status);
+	report_cell(s, "started");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", r[i]->ri.started_at[0] ? r[i]->ri.started_at : REPORT_NOT_RECORDED);
+	report_cell(s, "ended");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", r[i]->ri.ended_at[0] ? r[i]->ri.ended_at : REPORT_NOT_RECORDED);
+	report_cell(s, "ticks");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%lld", (long long)r[i]->ri.n_samples);
+	report_cell(s, "duration");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%.1f s", r[i]->t_last_s);
+	report_cell(s, "hostname");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", r[i]->ri.hostname[0] ? r[i]->ri.hostname : REPORT_NOT_RECORDED);
+	report_cell(s, "kernel");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", r[i]->ri.kernel[0] ? r[i]->ri.kernel : REPORT_NOT_RECORDED);
+	report_cell(s, "sampler parameters");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", r[i]->ri.params ? r[i]->ri.params : REPORT_NOT_RECORDED);
+	if (strcmp(a->ri.hostname, b->ri.hostname) || strcmp(a->ri.kernel, b->ri.kernel))
+		report_note(s, "the two recordings come from different hosts or kernels: the comparison is weak");
 }
 
 static void compare_table(struct report *rep, const struct recording *a, const struct recording *b)
@@ -358,8 +381,7 @@ static int compare_into(struct store *st, struct report *rep, int64_t before, in
 		free_recordings(a, b);
 		return r;
 	}
-	recording_facts(rep, "before", "Before", a);
-	recording_facts(rep, "after", "After", b);
+	recordings_table(rep, a, b);
 	compare_table(rep, a, b);
 	charts(rep, a, b, change_iso);
 	free_recordings(a, b);
