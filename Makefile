@@ -90,8 +90,9 @@ $(BUILD)/helpers/%: tests/helpers/%.c $(BUILD)/libswaptune.a
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libswaptune.a $(LIBS) $(ALL_LDFLAGS)
 
+# WITH_CHROMIUM=1 also installs chromium, the optional HTML-report test tool
 deps:
-	$(Q)sh share/install-deps.sh
+	$(Q)WITH_CHROMIUM=$(WITH_CHROMIUM) sh share/install-deps.sh
 
 # Unit tests, then command tests driving ./swaptune; one summary line at the end.
 check: $(BIN) $(UNIT_BIN) $(HELPER_BIN)

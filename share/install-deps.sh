@@ -1,10 +1,13 @@
 #!/bin/sh
 # Installs the Debian packages swaptune needs to build and test, if missing.
 # Idempotent and silent when everything is present. The last line are the
-# tools the test suite drives (tests skip with a reason without them).
+# tools the test suite drives (tests skip with a reason without them);
+# chromium is optional (it renders the HTML report in t0601): installed only
+# with WITH_CHROMIUM=1, e.g. make deps WITH_CHROMIUM=1.
 set -e
 pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcmocka-dev
 sqlite3 python3 tmux stress-ng util-linux"
+[ "${WITH_CHROMIUM:-0}" = 1 ] && pkgs="$pkgs chromium"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -65,7 +65,9 @@ struct metric_acc {
 
 struct recording {
 	struct store_run_info ri;
-	int64_t idx, total;
+	int64_t idx;			/* ticks read */
+	int64_t t_ns;			/* of the tick being read */
+	double span_ns;			/* last tick's t_ns + 1 */
 	double t_last_s;
 	uint64_t hash[NM];
 	struct metric_acc m[NM];
@@ -94,8 +96,9 @@ static const char *skip_string(const char *p, const char *end)
 static void add_value(struct recording *r, size_t m, double v)
 {
 	struct metric_acc *a = &r->m[m];
-	size_t b = r->total ? (size_t)(r->idx * BATCHES / r->total) : 0;
-	size_t pt = r->total ? (size_t)(r->idx * POINTS / r->total) : 0;
+	/* by time, so the length need not be counted first */
+	size_t b = (size_t)((double)r->t_ns * BATCHES / r->span_ns);
+	size_t pt = (size_t)((double)r->t_ns * POINTS / r->span_ns);
 
 	a->n++;
 	a->sum += v;
@@ -114,6 +117,7 @@ static int scan_tick(void *arg, int64_t seq, int64_t t_ns, const char *p, size_t
 	int depth = 0;
 
 	(void)seq;
+	r->t_ns = t_ns < 0 ? 0 : t_ns;
 	while (p < end) {
 		char c = *p;
 
@@ -171,13 +175,13 @@ static int load_recording(struct store *st, int64_t id, struct recording *r, str
 				    "run %lld is a %s run, not a sample recording (swaptune sample --record)%s",
 				    (long long)id, r->ri.kind,
 				    !strcmp(r->ri.kind, "probe") ? "; for a probe use --run" : "");
-	if (!r->ri.n_samples)
+	if (!r->ri.has_samples)
 		return err_set_exit(e, -ENODATA, ST_EXIT_USAGE, "recording %lld has no samples",
 				    (long long)id);
 	for (size_t m = 0; m < NM; m++)
 		r->hash[m] = fnv(metrics[m].group, strlen(metrics[m].group), metrics[m].key,
 				 strlen(metrics[m].key));
-	r->total = r->ri.n_samples;
+	r->span_ns = (double)r->ri.last_t_ns + 1;
 	return store_samples_each(st, id, scan_tick, r, e);
 }
 
@@ -218,7 +222,7 @@ static void recordings_table(struct report *rep, const struct recording *a, cons
 		report_cell(s, "%s", r[i]->ri.ended_at[0] ? r[i]->ri.ended_at : REPORT_NOT_RECORDED);
 	report_cell(s, "ticks");
 	for (int i = 0; i < 2; i++)
-		report_cell(s, "%lld", (long long)r[i]->ri.n_samples);
+		report_cell(s, "%lld", (long long)r[i]->idx);
 	report_cell(s, "duration");
 	for (int i = 0; i < 2; i++)
 		report_cell(s, "%.1f s", r[i]->t_last_s);

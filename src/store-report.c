@@ -41,7 +41,7 @@ int store_run_info(struct store *st, int64_t run_id, struct store_run_info *out,
 		"SELECT r.id, r.kind, r.status, r.started_at, coalesce(r.ended_at, ''),"
 		" coalesce(r.pid, 0), r.params, r.summary, coalesce(h.hostname, ''),"
 		" coalesce(h.kernel, ''),"
-		" (SELECT count(*) FROM samples WHERE run_id = r.id),"
+		" EXISTS (SELECT 1 FROM samples WHERE run_id = r.id),"
 		" coalesce((SELECT t_ns FROM samples WHERE run_id = r.id ORDER BY seq DESC LIMIT 1), 0)"
 		" FROM runs r LEFT JOIN hosts h ON h.id = r.host_id WHERE r.id = ?1", &s, e);
 	if (r < 0)
@@ -65,7 +65,7 @@ int store_run_info(struct store *st, int64_t run_id, struct store_run_info *out,
 	out->summary = col_dup(s, 7);
 	snprintf(out->hostname, sizeof(out->hostname), "%s", col_text(s, 8));
 	snprintf(out->kernel, sizeof(out->kernel), "%s", col_text(s, 9));
-	out->n_samples = sqlite3_column_int64(s, 10);
+	out->has_samples = sqlite3_column_int(s, 10);
 	out->last_t_ns = sqlite3_column_int64(s, 11);
 	sqlite3_finalize(s);
 	return 0;

@@ -88,8 +88,8 @@ struct store_run_info {
 	char *summary;			/* malloc'd JSON text, NULL if none */
 	char hostname[128];
 	char kernel[128];
-	int64_t n_samples;		/* rows in samples for the run */
-	int64_t last_t_ns;		/* t_ns of its last sample, 0 if none */
+	bool has_samples;		/* at least one samples row (no count: that reads them all) */
+	int64_t last_t_ns;		/* t_ns of its last sample (by seq), 0 if none */
 };
 
 /* -ENOENT (exit 2) if no such run. Free with store_run_info_free(). */
