@@ -13,6 +13,7 @@
  * batch-means method. A change is "beyond noise" when p < 0.05.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,12 +86,22 @@ static uint64_t fnv(const char *g, size_t gl, const char *k, size_t kl)
 	return h;
 }
 
+/* Past the string starting at the quote p. */
 static const char *skip_string(const char *p, const char *end)
 {
-	for (p++; p < end && *p != '"'; p++)
-		if (*p == '\\')
-			p++;
-	return p < end ? p + 1 : end;
+	for (p++; p < end;) {
+		const char *q = memchr(p, '"', (size_t)(end - p));
+		size_t bs = 0;
+
+		if (!q)
+			return end;
+		while (q - bs > p && q[-1 - (ptrdiff_t)bs] == '\\')
+			bs++;
+		if (bs % 2 == 0)
+			return q + 1;
+		p = q + 1;
+	}
+	return end;
 }
 
 static void add_value(struct recording *r, size_t m, double v)
@@ -108,7 +119,18 @@ static void add_value(struct recording *r, size_t m, double v)
 	a->pn[pt < POINTS ? pt : POINTS - 1]++;
 }
 
-/* One tick: walk {"group":{"key":number,...},...} and keep the known leaves. */
+/* Past a number, null, true or false. */
+static const char *skip_scalar(const char *p, const char *end)
+{
+	while (p < end && *p != ',' && *p != '}' && *p != ']')
+		p++;
+	return p;
+}
+
+/*
+ * One tick: walk {"group":{"key":number,...},...} and keep the known
+ * leaves. Only a matched leaf is converted with strtod().
+ */
 static int scan_tick(void *arg, int64_t seq, int64_t t_ns, const char *p, size_t len)
 {
 	struct recording *r = arg;
@@ -137,22 +159,29 @@ static int scan_tick(void *arg, int64_t seq, int64_t t_ns, const char *p, size_t
 				p++;
 			if (p >= end)
 				break;
-			if (*p == '{' && depth == 1) {
-				g = k;
-				gl = kl;
+			if (*p == '{') {
+				if (depth == 1) {
+					g = k;
+					gl = kl;
+				}
 			} else if (*p == '"') {
 				p = skip_string(p, end);
 			} else if (depth == 2 && g && (*p == '-' || (*p >= '0' && *p <= '9'))) {
 				uint64_t h = fnv(g, gl, k, kl);
-				char *e;
-				double v = strtod(p, &e);
+				size_t m = 0;
 
-				for (size_t m = 0; m < NM; m++)
-					if (r->hash[m] == h) {
-						add_value(r, m, v);
-						break;
-					}
-				p = e;
+				while (m < NM && r->hash[m] != h)
+					m++;
+				if (m < NM) {
+					char *e;
+
+					add_value(r, m, strtod(p, &e));
+					p = e;
+				} else {
+					p = skip_scalar(p, end);
+				}
+			} else {
+				p = skip_scalar(p, end);
 			}
 		} else {
 			p++;

@@ -178,9 +178,16 @@ int store_samples_each(struct store *st, int64_t run_id, store_sample_fn fn, voi
 		       struct st_err *e)
 {
 	sqlite3_stmt *s;
-	int r = store_prepare(st, "SELECT seq, t_ns, data FROM samples WHERE run_id = ?1 ORDER BY seq",
-			      &s, e);
+	int r;
 
+	/*
+	 * A recording's ticks spill into overflow pages: map the file rather
+	 * than pread() each page (best effort; SQLite caps it at its compiled
+	 * maximum).
+	 */
+	sqlite3_exec(st->db, "PRAGMA mmap_size = 17179869184", NULL, NULL, NULL);
+	r = store_prepare(st, "SELECT seq, t_ns, data FROM samples WHERE run_id = ?1 ORDER BY seq",
+			  &s, e);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(s, 1, run_id);
