@@ -453,8 +453,8 @@ static void change_sections(struct report *rep, const struct store_run_info *ri,
 	report_fact(s, "status", "%s", ri->status);
 	report_fact_opt(s, "when", ri->started_at);
 	report_fact_opt(s, "finished", ri->ended_at);
-	/* the store keeps the process, not the login: say so rather than guess */
-	report_fact(s, "who", "%s%s", "not recorded (the store keeps no user name)", "");
+	/* apply records its process, not its login: say so rather than guess */
+	report_fact(s, "who", "%s", REPORT_NOT_RECORDED " (the store keeps the process, not the user)");
 	if (ri->pid)
 		report_fact(s, "process", "pid %d", ri->pid);
 	report_fact_opt(s, "hostname", ri->hostname);

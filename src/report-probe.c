@@ -51,10 +51,11 @@ static void host_facts(struct report *rep, const struct store_run_info *ri, cons
 		report_fact(s, "memory", "%.0f MiB", v / 1048576);
 	else
 		report_fact_opt(s, "memory", NULL);
-	if (jstr(sum, "swap", NULL) || cJSON_IsObject(cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "host"), "swap"))) {
+	if (cJSON_IsObject(cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "host"), "swap"))) {
 		const char *kind = jstr(cJSON_GetObjectItem(sum, "host"), "swap", "kind");
 		const char *dev = jstr(cJSON_GetObjectItem(sum, "host"), "swap", "device");
 
+		/* the probe records the scratch swap it used, not the host's own */
 		snprintf(buf, sizeof(buf), "%s%s%s (scratch swap of the probe)", kind ? kind : "?",
 			 dev && *dev ? " " : "", dev ? dev : "");
 		report_fact(s, "swap devices", "%s", buf);
