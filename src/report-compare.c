@@ -426,8 +426,16 @@ int report_build_compare(struct store *st, int64_t before, int64_t after,
 {
 	char title[160];
 	struct report *rep;
+	struct store_run_info ri;
+	bool probe;
 	int r;
 
+	if ((r = store_run_info(st, before, &ri, e)) < 0)
+		return r;
+	probe = !strcmp(ri.kind, "probe");
+	store_run_info_free(&ri);
+	if (probe)
+		return report_build_probes(st, before, after, out, e);
 	snprintf(title, sizeof(title), "swaptune report: recording %lld before, %lld after",
 		 (long long)before, (long long)after);
 	rep = report_new("compare", title);

@@ -539,3 +539,167 @@ out:
 	free(v);
 	return r;
 }
+
+/* ---- two probe runs side by side (report --before/--after with probes) ---- */
+
+struct probe_side {
+	struct store_run_info ri;
+	struct advice_run *run;
+	struct store_trial_row *t;
+	size_t nt;
+};
+
+static void side_free(struct probe_side *p)
+{
+	store_run_info_free(&p->ri);
+	store_trials_free(p->t, p->nt);
+	free(p->run);
+}
+
+static int side_load(struct store *st, int64_t id, struct probe_side *p, struct st_err *e)
+{
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	if ((r = store_run_info(st, id, &p->ri, e)) < 0)
+		return r;
+	if (strcmp(p->ri.kind, "probe"))
+		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE,
+				    "run %lld is a %s run: compare two probes or two recordings",
+				    (long long)id, p->ri.kind);
+	p->run = calloc(1, sizeof(*p->run));
+	if (!p->run)
+		return err_set(e, -ENOMEM, "out of memory");
+	if ((r = advice_load_run(st, NULL, id, NULL, p->run, e)) < 0)
+		return r;
+	return store_trials_load(st, id, &p->t, &p->nt, e);
+}
+
+/* One row of a before/after comparison of x (after) against y (before). */
+static void pair_cells(struct report_section *s, const double *y, size_t ny, const double *x,
+		       size_t nx)
+{
+	struct stats_welch w;
+	double my = ny ? stats_mean(y, ny) : NAN, mx = nx ? stats_mean(x, nx) : NAN;
+	bool ok = nx >= 2 && ny >= 2 && stats_welch(x, nx, y, ny, 0.95, &w, NULL) == 0;
+	char b1[32], b2[32];
+
+	report_cell_num(s, (double)ny);
+	report_cell_num(s, (double)nx);
+	report_cell_num(s, my);
+	report_cell_num(s, mx);
+	report_cell(s, "%s", isfinite(my) && isfinite(mx) && my != 0 ?
+		    pct((mx - my) / fabs(my) * 100, b1, sizeof(b1)) : "-");
+	if (ok && w.flag == STATS_WELCH_OK && isfinite(w.ci_low_pct))
+		report_cell(s, "%s .. %s", pct(w.ci_low_pct, b1, sizeof(b1)), pct(w.ci_high_pct, b2, sizeof(b2)));
+	else
+		report_cell(s, "-");
+	report_cell_num(s, ok ? w.p : NAN);
+	report_cell(s, "%s", !ok ? "too few trials" : w.flag == STATS_WELCH_IDENTICAL ? "no (identical)" :
+		    w.flag == STATS_WELCH_CONSTANT ? "yes (constant, differ)" : w.p < 0.05 ? "yes" : "no");
+}
+
+static void probes_sections(struct report *rep, struct probe_side *a, struct probe_side *b)
+{
+	static const char *const cols[] = { "", "before", "after" };
+	static const char *const pcols[] = { "arm", "n before", "n after", "mean before", "mean after",
+					     "change", "95% CI of change", "p (Welch)", "beyond noise" };
+	static const char *const ccols[] = { "counter", "arm", "n before", "n after", "mean before",
+					     "mean after", "change", "95% CI of change", "p (Welch)",
+					     "beyond noise" };
+	struct probe_side *p[2] = { a, b };
+	struct report_section *s = report_add(rep, REPORT_TABLE, "runs-compared", "Probe runs compared");
+	struct report_section *c;
+	char (*keys)[48] = calloc(KEYS_MAX, 48);
+	double x[VERDICT_TRIALS_MAX], y[VERDICT_TRIALS_MAX];
+	size_t nk;
+
+	if (!keys)
+		abort();
+	report_cols(s, 3, cols);
+	report_cell(s, "run");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%lld", (long long)p[i]->ri.id);
+	report_cell(s, "started");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", p[i]->ri.started_at);
+	report_cell(s, "workload");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", p[i]->run->workload[0] ? p[i]->run->workload : REPORT_NOT_RECORDED);
+	report_cell(s, "primary metric");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", p[i]->run->in.metric_name);
+	report_cell(s, "hostname");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", p[i]->ri.hostname[0] ? p[i]->ri.hostname : REPORT_NOT_RECORDED);
+	report_cell(s, "kernel");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", p[i]->ri.kernel[0] ? p[i]->ri.kernel : REPORT_NOT_RECORDED);
+	if (strcmp(a->run->workload, b->run->workload) || strcmp(a->run->in.metric_name, b->run->in.metric_name))
+		report_note(s, "the runs measured different workloads or metrics: the comparison is weak");
+
+	s = report_add(rep, REPORT_TABLE, "arms-compared", "Primary metric, arm by arm");
+	report_note(s, "arms matched by name; Welch's t-test on the completed trials; beyond noise = p < 0.05");
+	report_cols(s, 9, pcols);
+	c = report_add(rep, REPORT_CHART, "arms-compared-chart", "Primary metric per arm, before and after");
+	c->chart.kind = REPORT_CHART_BARS;
+	c->chart.y_unit = strdup(a->run->in.metric == VERDICT_METRIC_THROUGHPUT ? "ops/s" :
+				 a->run->in.metric == VERDICT_METRIC_WALL_TIME ? "s" : a->run->in.metric_name);
+	for (size_t i = 0; i < a->run->n_arms; i++) {
+		const struct verdict_arm *va = &a->run->in.arms[i], *vb = NULL;
+		double m, lo, hi;
+		char name[96];
+
+		for (size_t j = 0; j < b->run->n_arms; j++)
+			if (!strcmp(b->run->arms[j].name, a->run->arms[i].name))
+				vb = &b->run->in.arms[j];
+		if (!vb)
+			continue;
+		report_cell(s, "%s", a->run->arms[i].name);
+		pair_cells(s, va->primary, va->n_trials, vb->primary, vb->n_trials);
+		mean_ci(va->primary, va->n_trials, &m, &lo, &hi);
+		snprintf(name, sizeof(name), "%s before", a->run->arms[i].name);
+		report_bar_add(c, name, m, lo, hi, va->primary, va->n_trials, true);
+		mean_ci(vb->primary, vb->n_trials, &m, &lo, &hi);
+		snprintf(name, sizeof(name), "%s after", a->run->arms[i].name);
+		report_bar_add(c, name, m, lo, hi, vb->primary, vb->n_trials, false);
+	}
+
+	s = report_add(rep, REPORT_TABLE, "counters-compared", "Per-trial counters, arm by arm");
+	report_note(s, "every per-trial metric of an arm present in both runs whose mean differs");
+	report_cols(s, 10, ccols);
+	nk = metric_keys(a->t, a->nt, keys, KEYS_MAX);
+	for (size_t k = 0; k < nk; k++)
+		for (size_t i = 0; i < a->run->n_arms; i++) {
+			const char *arm = a->run->arms[i].name;
+			size_t ny = arm_values(a->t, a->nt, arm, keys[k], y, VERDICT_TRIALS_MAX);
+			size_t nx = arm_values(b->t, b->nt, arm, keys[k], x, VERDICT_TRIALS_MAX);
+
+			if (!nx || !ny || stats_mean(x, nx) == stats_mean(y, ny))
+				continue;
+			report_cell(s, "%s", keys[k]);
+			report_cell(s, "%s", arm);
+			pair_cells(s, y, ny, x, nx);
+		}
+	free(keys);
+}
+
+int report_build_probes(struct store *st, int64_t before, int64_t after, struct report **out,
+			struct st_err *e)
+{
+	struct probe_side a, b;
+	char title[160];
+	int r;
+
+	memset(&b, 0, sizeof(b));
+	if ((r = side_load(st, before, &a, e)) < 0 || (r = side_load(st, after, &b, e)) < 0)
+		goto out;
+	snprintf(title, sizeof(title), "swaptune report: probe run %lld before, %lld after",
+		 (long long)before, (long long)after);
+	*out = report_new("compare", title);
+	probes_sections(*out, &a, &b);
+out:
+	side_free(&a);
+	side_free(&b);
+	return r;
+}

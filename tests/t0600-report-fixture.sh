@@ -28,8 +28,9 @@ for f in txt:text md:md json:json; do
 	golden report-run "$ext" --run 1 --format "$fmt"
 	golden report-compare "$ext" --before 2 --after 4 --format "$fmt"
 	golden report-change "$ext" --change 3 --format "$fmt"
+	golden report-probes "$ext" --before 1 --after 6 --format "$fmt"
 done
-for n in run compare change; do
+for n in run compare change probes; do
 	"$check" "$SCHEMAS/report.schema.json" "$scratch/report-$n.json" >"$scratch/v.out" 2>&1 ||
 		fail "report-$n.json does not validate: $(head -5 "$scratch/v.out")"
 done
@@ -42,6 +43,8 @@ grep -q '^  swap_ra  *pc0 .*-100.0%' "$scratch/report-run.txt" || fail "differen
 grep -q '^  zswpin .*yes$' "$scratch/report-change.txt" || fail "zswpin change not beyond noise"
 grep -q '^  zswpout .* no$' "$scratch/report-change.txt" || fail "zswpout should be within noise"
 grep -q 'sudo swaptune rollback --to 1' "$scratch/report-change.txt" || fail "rollback command"
+grep -q '^  pc3  *4  *4  *1002  *1099  *+9.7%.* yes$' "$scratch/report-probes.txt" || fail "probes: pc3 before/after row"
+grep -q '^  pc1 ' "$scratch/report-probes.txt" && fail "probes: an arm missing after is compared"
 grep -q '^| \*\*hostname\*\* | db-07.example.net |' "$scratch/report-run.md" || fail "md facts table"
 grep -q '[^\\]<[a-z/]' "$scratch/report-run.md" && fail "md contains HTML"
 
@@ -72,6 +75,7 @@ bad --run 2
 bad --run 99
 bad --change 1
 bad --before 1 --after 4
+bad --before 2 --after 6
 bad --run 1 --format pdf
 # a recording without a counterpart after it: say what to record
 sqlite3 "$db" "INSERT INTO runs (id, kind, started_at, ended_at, status) VALUES (9, 'apply', '2026-12-01T00:00:00.000Z', '2026-12-01T00:00:01.000Z', 'ok');"

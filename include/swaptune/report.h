@@ -123,6 +123,9 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 /* Two runs side by side: two sample recordings, or two probe runs. */
 int report_build_compare(struct store *st, int64_t before, int64_t after,
 			 struct report **out, struct st_err *e);
+/* Two probe runs, arms matched by name (report_build_compare calls it for probes). */
+int report_build_probes(struct store *st, int64_t before, int64_t after, struct report **out,
+			struct st_err *e);
 /* An apply run: its settings diff and the recordings around it. */
 int report_build_change(struct store *st, int64_t apply_run, struct report **out,
 			struct st_err *e);
