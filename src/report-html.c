@@ -87,10 +87,12 @@ static void chart_bars(FILE *f, const struct report_section *s)
 		svg_text(f, cx, p.y0 + p.h + 18, "middle", "lbl", b->name);
 	}
 	{
-		static const char *const names[] = { "mean (baseline grey)", "95% CI of the mean", "one trial" };
-		static const char *const cols[] = { BLUE, "#1d232b", ORANGE };
+		char grey[96];
+		const char *names[] = { "mean", grey, "95% CI of the mean", "one trial" };
+		static const char *const cols[] = { BLUE, GREY, "#1d232b", ORANGE };
 
-		svg_legend(f, p.x0, height - 12, names, cols, 3);
+		snprintf(grey, sizeof(grey), "mean, %s", c->highlight_name ? c->highlight_name : "baseline");
+		svg_legend(f, p.x0, height - 12, names, cols, 4);
 	}
 	svg_close(f);
 }

@@ -643,6 +643,7 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 	report_cols(s, 9, pcols);
 	c = report_add(rep, REPORT_CHART, "arms-compared-chart", "Primary metric per arm, before and after");
 	c->chart.kind = REPORT_CHART_BARS;
+	c->chart.highlight_name = strdup("before");
 	c->chart.y_unit = strdup(a->run->in.metric == VERDICT_METRIC_THROUGHPUT ? "ops/s" :
 				 a->run->in.metric == VERDICT_METRIC_WALL_TIME ? "s" : a->run->in.metric_name);
 	for (size_t i = 0; i < a->run->n_arms; i++) {

@@ -78,6 +78,7 @@ static void section_free(struct report_section *s)
 	free(c->y_unit);
 	free(c->x_unit);
 	free(c->marker_label);
+	free(c->highlight_name);
 	free(s->keys);
 	free(s->values);
 	free(s->cols);

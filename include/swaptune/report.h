@@ -56,6 +56,7 @@ struct report_chart {
 	char *y_unit, *x_unit;
 	size_t n_bars;
 	struct report_bar *bars;
+	char *highlight_name;	/* what a highlighted (grey) bar is; NULL = "baseline" */
 	size_t n_series;
 	struct report_series *series;
 	bool has_marker;	/* a vertical line at marker_x */
