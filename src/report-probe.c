@@ -667,21 +667,40 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 	}
 
 	s = report_add(rep, REPORT_TABLE, "counters-compared", "Per-trial counters, arm by arm");
-	report_note(s, "every per-trial metric of an arm present in both runs whose mean differs");
+	report_note(s, "every per-trial metric of an arm present in both runs whose mean differs, largest relative change first");
 	report_cols(s, 10, ccols);
 	nk = metric_keys(a->t, a->nt, keys, KEYS_MAX);
-	for (size_t k = 0; k < nk; k++)
-		for (size_t i = 0; i < a->run->n_arms; i++) {
-			const char *arm = a->run->arms[i].name;
-			size_t ny = arm_values(a->t, a->nt, arm, keys[k], y, VERDICT_TRIALS_MAX);
-			size_t nx = arm_values(b->t, b->nt, arm, keys[k], x, VERDICT_TRIALS_MAX);
+	/* largest relative change first, as in the --run table */
+	{
+		struct diff_row *rows = calloc(KEYS_MAX * VERDICT_ARMS_MAX, sizeof(*rows));
+		size_t nr = 0;
 
-			if (!nx || !ny || stats_mean(x, nx) == stats_mean(y, ny))
-				continue;
-			report_cell(s, "%s", keys[k]);
-			report_cell(s, "%s", arm);
+		if (!rows)
+			abort();
+		for (size_t k = 0; k < nk; k++)
+			for (size_t i = 0; i < a->run->n_arms; i++) {
+				const char *arm = a->run->arms[i].name;
+				size_t ny = arm_values(a->t, a->nt, arm, keys[k], y, VERDICT_TRIALS_MAX);
+				size_t nx = arm_values(b->t, b->nt, arm, keys[k], x, VERDICT_TRIALS_MAX);
+				double my, mx;
+
+				if (!nx || !ny || (mx = stats_mean(x, nx)) == (my = stats_mean(y, ny)))
+					continue;
+				snprintf(rows[nr].key, sizeof(rows[nr].key), "%s", keys[k]);
+				rows[nr].arm = arm;
+				rows[nr++].pct = my != 0 ? (mx - my) / fabs(my) * 100 : NAN;
+			}
+		qsort(rows, nr, sizeof(*rows), diff_cmp);
+		for (size_t i = 0; i < nr; i++) {
+			size_t ny = arm_values(a->t, a->nt, rows[i].arm, rows[i].key, y, VERDICT_TRIALS_MAX);
+			size_t nx = arm_values(b->t, b->nt, rows[i].arm, rows[i].key, x, VERDICT_TRIALS_MAX);
+
+			report_cell(s, "%s", rows[i].key);
+			report_cell(s, "%s", rows[i].arm);
 			pair_cells(s, y, ny, x, nx);
 		}
+		free(rows);
+	}
 	free(keys);
 }
 
