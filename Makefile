@@ -136,8 +136,9 @@ sim-check: $(SIM_BIN)
 	if $(SIM_BIN) -n 10000 -m naive; then echo "naive method passed the gates: gates too weak"; exit 1; \
 	else echo "naive method rejected by the gates, as it must be"; fi
 
+# NO_TEST_TOOLS=1: only what the build needs, not the test suite's tools
 deps:
-	$(Q)sh share/install-deps.sh
+	$(Q)NO_TEST_TOOLS=$(NO_TEST_TOOLS) sh share/install-deps.sh
 
 # Unit tests, then command tests driving ./swaptune; one summary line at the end.
 check: $(BIN) $(UNIT_BIN) $(HELPER_BIN) $(SIM_BIN)

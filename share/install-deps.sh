@@ -2,11 +2,13 @@
 # Installs the Debian packages swaptune needs to build and test, if missing.
 # Idempotent and silent when everything is present. The last two lines are
 # the tools the test suite drives: fuzzing, packaging, Ansible, promtool
-# (tests skip with a reason without them).
+# and chromium for the HTML report's rendering test (tests skip with a
+# reason without them). NO_TEST_TOOLS=1 installs only what the build needs.
 set -e
 pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcmocka-dev
 sqlite3 python3 tmux stress-ng util-linux clang libclang-rt-14-dev
-dpkg-dev debhelper lintian fakeroot ansible prometheus"
+dpkg-dev debhelper lintian fakeroot ansible prometheus chromium"
+[ "${NO_TEST_TOOLS:-0}" = 1 ] && pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcmocka-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -107,7 +107,7 @@ static int parse_runs(struct cmd_ctx *ctx, const char *arg, int64_t *ids, size_t
 
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (cmd_parse_i64(tok, 1, INT64_MAX, &v) < 0)
+		if (fmt_parse_i64(tok, 1, INT64_MAX, &v) < 0)
 			return cmd_usage_error(ctx, &cmd_export_entry, "--run needs run ids, not \"%s\"", tok);
 		if (*n >= EXPORT_IDS_MAX)
 			return cmd_usage_error(ctx, &cmd_export_entry, "more than %d --run ids",

@@ -226,6 +226,41 @@ out:
 	return r;
 }
 
+/* --all: the sample recordings, with their length, for report --before/--after */
+static int history_recordings(struct cmd_ctx *ctx, cJSON *doc, long limit)
+{
+	struct store_recording_row *rows = calloc((size_t)limit, sizeof(*rows));
+	cJSON *a = doc ? cJSON_AddArrayToObject(doc, "recordings") : NULL;
+	int n = 0, r;
+
+	if (!rows)
+		return err_set(&ctx->err, -ENOMEM, "out of memory");
+	r = store_recordings_recent(&ctx->store, rows, (int)limit, &n, &ctx->err);
+	for (int i = 0; r == 0 && i < n; i++) {
+		char t1[24];
+
+		if (a) {
+			cJSON *x = cJSON_CreateObject();
+
+			cJSON_AddNumberToObject(x, "id", (double)rows[i].id);
+			cJSON_AddStringToObject(x, "status", rows[i].status);
+			cJSON_AddStringToObject(x, "started_at", rows[i].started_at);
+			cJSON_AddNumberToObject(x, "ticks", (double)rows[i].ticks);
+			cJSON_AddNumberToObject(x, "duration_s", rows[i].duration_s);
+			cJSON_AddItemToArray(a, x);
+			continue;
+		}
+		if (i == 0)
+			fprintf(ctx->out, "\nSample recordings (swaptune report --before ID --after ID):\n"
+				"%5s  %-19s  %-11s  %8s  %10s\n", "RUN", "STARTED", "STATUS", "TICKS", "DURATION");
+		fprintf(ctx->out, "%5lld  %-19s  %-11s  %8lld  %9.1fs\n", (long long)rows[i].id,
+			short_time(rows[i].started_at, t1, sizeof(t1)), rows[i].status,
+			(long long)rows[i].ticks, rows[i].duration_s);
+	}
+	free(rows);
+	return r;
+}
+
 static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct store_run_info *runs = NULL;
@@ -249,7 +284,9 @@ static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		if ((r = run_out(ctx, jruns, &runs[i], i == 0)) < 0)
 			goto out;
-	r = 0;
+	r = all ? history_recordings(ctx, doc, limit) : 0;
+	if (r < 0)
+		goto out;
 	if (doc) {
 		r = cmd_print_json(ctx, doc);
 		doc = NULL;

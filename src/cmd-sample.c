@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "swaptune/cmd.h"
+#include "swaptune/replay.h"
 #include "swaptune/sampler.h"
 
 #define MIN_INTERVAL_NS 10000000LL		/* 10 ms */
@@ -33,6 +34,7 @@ struct sample_args {
 	enum out_mode mode;
 	const char *prom_file;
 	bool record;
+	long long replay;		/* --replay ID, 0 = live */
 	struct sampler_opts so;
 };
 
@@ -316,6 +318,7 @@ static const struct option sample_longopts[] = {
 	{ "prom", no_argument, NULL, 'P' },
 	{ "prom-file", required_argument, NULL, 'F' },
 	{ "record", no_argument, NULL, 'r' },
+	{ "replay", required_argument, NULL, 'R' },
 	{ 0, 0, 0, 0 },
 };
 
@@ -380,6 +383,11 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct sample_
 		case 'r':
 			a->record = true;
 			break;
+		case 'R':
+			a->replay = strtoll(optarg, &end, 10);
+			if (*end || a->replay <= 0)
+				return cmd_usage_error(ctx, c, "--replay needs a recording's run id, not \"%s\"", optarg);
+			break;
 		default:
 			return cmd_usage_error(ctx, c, "unexpected option");
 		}
@@ -388,6 +396,8 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct sample_
 		return cmd_usage_error(ctx, c, "unexpected argument \"%s\"", argv[optind]);
 	if (a->prom_file && a->mode != OUT_PROM)
 		return cmd_usage_error(ctx, c, "--prom-file needs --prom");
+	if (a->replay && (a->record || a->prom_file))
+		return cmd_usage_error(ctx, c, "--replay prints a recording: no --record or --prom-file");
 	return 0;
 }
 
@@ -487,7 +497,7 @@ static void register_host(struct cmd_ctx *ctx)
 	char mid[128] = "", name[128] = "", kernel[128] = "";
 
 	/* best effort: a run without a host row is still a run */
-	if (host_read_line(&ctx->host, "etc/machine-id", mid, sizeof(mid), NULL) < 0)
+	if (host_read_machine_id(&ctx->host, mid, sizeof(mid)) < 0)
 		snprintf(mid, sizeof(mid), "unknown");
 	if (host_read_line(&ctx->host, HOST_HOSTNAME, name, sizeof(name), NULL) < 0)
 		gethostname(name, sizeof(name));
@@ -544,6 +554,9 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	r = parse_args(ctx, argc, argv, &a);
 	if (r < 0)
 		return r;
+	if (a.replay)
+		return sample_replay(&ctx->store, a.replay, a.mode == OUT_JSON ? REPLAY_JSON :
+				     a.mode == OUT_PROM ? REPLAY_PROM : REPLAY_TABLE, ctx->out, &ctx->err);
 	r = sampler_open(&s, &ctx->host, &a.so, &ctx->err);
 	if (r < 0)
 		return r;
@@ -651,13 +664,14 @@ static const struct cmd_option sample_options[] = {
 	{ "--prom", "Prometheus text format (node_exporter textfile collector)" },
 	{ "--prom-file PATH", "with --prom: replace PATH atomically each tick instead of printing" },
 	{ "--record", "store the ticks as a sample run in the database" },
+	{ "--replay ID", "print recording ID (see history --all) as it was live, with --json or --prom too" },
 	{ NULL, NULL },
 };
 
 const struct cmd_entry cmd_sample_entry = {
 	.name = "sample",
 	.summary = "sample swap, zswap, readahead, PSI and CPU counters periodically",
-	.usage = "[--interval DUR] [--count N] [--duration DUR] [--cgroup PATH] [--pid PID] [--no-cpu] [--json | --prom [--prom-file PATH]] [--record]",
+	.usage = "[--interval DUR] [--count N] [--duration DUR] [--cgroup PATH] [--pid PID] [--no-cpu] [--json | --prom [--prom-file PATH]] [--record] [--replay ID]",
 	.options = sample_options,
 	.exec = sample_exec,
 };

@@ -27,6 +27,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_import_entry,
 	&cmd_fleet_report_entry,
 	&cmd_fleet_advise_entry,
+	&cmd_report_entry,
 };
 
 const struct cmd_option cmd_common_options[] = {
@@ -143,18 +144,16 @@ int cmd_print_json(struct cmd_ctx *ctx, cJSON *doc)
 	cJSON_free(text);
 	return 0;
 }
-/* Every long option of an option spelling ("-n, --count N" -> "--count"). */
+/* Every long option of an option spelling ("--before ID --after ID" -> both). */
 static void print_long_options(FILE *f, const struct cmd_option *o)
 {
-	for (; o && o->spelling; o++) {
-		const char *p = strstr(o->spelling, "--");
-
-		if (!p)
-			continue;
-		fputc(' ', f);
-		for (; *p && !isspace((unsigned char)*p) && *p != '='; p++)
-			fputc(*p, f);
-	}
+	for (; o && o->spelling; o++)
+		for (const char *p = strstr(o->spelling, "--"); p; p = strstr(p, "--")) {
+			fputc(' ', f);
+			for (; *p && !isspace((unsigned char)*p) && *p != '=' && *p != '|' &&
+			       *p != ']' && *p != ')'; p++)
+				fputc(*p, f);
+		}
 }
 
 void cmd_print_completion_bash(FILE *f)

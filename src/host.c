@@ -537,7 +537,7 @@ int host_self_exe(char *buf, size_t len)
 
 int host_read_machine_id(const struct host *h, char *buf, size_t len)
 {
-	if (host_read_line(h, "etc/machine-id", buf, len, NULL) < 0 || !buf[0])
+	if (host_read_line(h, HOST_MACHINE_ID, buf, len, NULL) < 0 || !buf[0])
 		snprintf(buf, len, "unknown");
 	return 0;
 }

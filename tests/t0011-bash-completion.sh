@@ -18,7 +18,9 @@ complete_words() {
 complete_words swaptune "" >"$scratch/top"
 while read -r c; do
 	grep -qx "$c" "$scratch/top" || fail "command $c is not offered"
-	"$SWAPTUNE" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u >"$scratch/opts.$c"
+	# the option column of --help: "  SPELLING  help text"
+	"$SWAPTUNE" "$c" --help | sed -n 's/^  \(-[^ ].*\)$/\1/p' | sed 's/  .*//' |
+		grep -o -- '--[a-z][a-z-]*' | sort -u >"$scratch/opts.$c"
 	complete_words swaptune "$c" -- >"$scratch/got.$c"
 	while read -r o; do
 		grep -qx -- "$o" "$scratch/got.$c" || fail "$c: option $o of --help is not offered"

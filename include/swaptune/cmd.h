@@ -103,5 +103,6 @@ extern const struct cmd_entry cmd_export_entry;
 extern const struct cmd_entry cmd_import_entry;
 extern const struct cmd_entry cmd_fleet_report_entry;
 extern const struct cmd_entry cmd_fleet_advise_entry;
+extern const struct cmd_entry cmd_report_entry;
 
 #endif

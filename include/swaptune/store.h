@@ -419,4 +419,105 @@ int store_fleet_load_runs(struct store *st, struct fleet_run **runs, size_t *n,
 /* Row counts of the tables import writes, for tests and reports. */
 int store_fleet_count(struct store *st, const char *table, int64_t *n, struct st_err *e);
 
+/* ======================================================================
+ * Reading runs back for reports and replays (src/store-report.c)
+ * ====================================================================== */
+
+/* One runs row in full, with its host row (hostname/kernel "" if none). */
+struct store_run_full {
+	int64_t id;
+	char kind[16];
+	char status[24];
+	char started_at[40];
+	char ended_at[40];		/* "" while running */
+	int pid;
+	char *params;			/* malloc'd JSON text, NULL if none */
+	char *summary;			/* malloc'd JSON text, NULL if none */
+	char hostname[128];
+	char kernel[128];
+	bool has_samples;		/* at least one samples row (no count: that reads them all) */
+	int64_t last_t_ns;		/* t_ns of its last sample (by seq), 0 if none */
+};
+
+/* -ENOENT (exit 2) if no such run. Free with store_run_full_free(). */
+int store_run_full_get(struct store *st, int64_t run_id, struct store_run_full *out,
+		   struct st_err *e);
+void store_run_full_free(struct store_run_full *r);
+
+/* A trial of a probe run with its raw per-trial metrics. */
+struct store_trial_metric {
+	char key[48];
+	double value;
+};
+
+struct store_trial_row {
+	int64_t id;
+	char arm[64];
+	int round, seq;
+	bool warmup;
+	char status[16];
+	bool has_primary;
+	double primary;
+	char note[160];
+	size_t n_metrics;
+	struct store_trial_metric *metrics;	/* sorted by key */
+};
+
+/* Every trial of run_id in seq order into a malloc'd array; free with store_trials_free(). */
+int store_trials_load(struct store *st, int64_t run_id, struct store_trial_row **rows,
+		      size_t *n, struct st_err *e);
+void store_trials_free(struct store_trial_row *rows, size_t n);
+
+/*
+ * Call fn for every sample row of run_id in seq order (data is the tick's
+ * JSON, valid during the call). A non-zero return from fn stops the walk
+ * and is returned.
+ */
+typedef int (*store_sample_each_fn)(void *arg, int64_t seq, int64_t t_ns, const char *data,
+			       size_t len);
+int store_samples_each(struct store *st, int64_t run_id, store_sample_each_fn fn, void *arg,
+		       struct st_err *e);
+
+/*
+ * Sample recordings (runs of kind "sample" with at least one sample row):
+ * the newest that ended at or before `before` (ISO time), and the oldest
+ * that started at or after `after`. *id = 0 when there is none.
+ */
+int store_sample_run_before(struct store *st, const char *before, int64_t *id,
+			    struct st_err *e);
+int store_sample_run_after(struct store *st, const char *after, int64_t *id,
+			   struct st_err *e);
+
+/* A journal row of a change run. */
+struct store_change_row {
+	int64_t id;
+	char kind[16];
+	char name[64];
+	char old_value[SETTING_VALUE_MAX];	/* "" with has_old false when NULL */
+	bool has_old, has_new;
+	char new_value[SETTING_VALUE_MAX];
+	char state[16];
+	bool temporary;
+	char created_at[40];
+};
+
+/* Up to max journal rows of run_id in id order. */
+int store_change_rows_of_run(struct store *st, int64_t run_id, struct store_change_row *rows,
+			 int max, int *n, struct st_err *e);
+
+/* The first snapshot of run_id (the one taken before the change); *id 0 if none. */
+int store_first_snapshot_of_run(struct store *st, int64_t run_id, int64_t *id,
+				char *reason, size_t reason_len, struct st_err *e);
+
+/* Sample recordings for `history --all`: newest first, up to max. */
+struct store_recording_row {
+	int64_t id;
+	char status[24];
+	char started_at[40];
+	int64_t ticks;
+	double duration_s;		/* t_ns of the last tick */
+};
+int store_recordings_recent(struct store *st, struct store_recording_row *rows, int max,
+			    int *n, struct st_err *e);
+
 #endif

@@ -1,0 +1,22 @@
+/*
+ * replay.h - `swaptune sample --replay ID`: a stored recording printed as it
+ * was live. The recorded ticks are the sampler's own JSON lines, so --json
+ * prints them as stored; the table and Prometheus text are rebuilt from
+ * each tick with the sampler's metric table (names, groups, units).
+ */
+#ifndef SWAPTUNE_REPLAY_H
+#define SWAPTUNE_REPLAY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "swaptune/err.h"
+#include "swaptune/store.h"
+
+enum replay_mode { REPLAY_TABLE, REPLAY_JSON, REPLAY_PROM };
+
+/* -ENOENT / -EINVAL (exit 2) if run_id is not a sample recording. */
+int sample_replay(struct store *st, int64_t run_id, enum replay_mode mode, FILE *out,
+		  struct st_err *e);
+
+#endif

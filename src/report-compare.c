@@ -1,0 +1,545 @@
+/*
+ * report-compare.c - two sample recordings side by side (--before/--after)
+ * and the recordings around an apply run (--change).
+ *
+ * Each tick's JSON is scanned once by a small reader of the sampler's own
+ * fixed layout (group -> numeric leaves), not a general parser: a report
+ * over a million ticks must take seconds. Per metric and recording it
+ * keeps a running mean, batch means, and a downsampled series for charts.
+ *
+ * Noise: consecutive ticks are autocorrelated, so per-tick values overstate
+ * n. Each recording is cut into up to BATCHES consecutive batches and
+ * Welch's t-test compares the batch means (effective n = batches): the
+ * batch-means method. A change is "beyond noise" when p < 0.05.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "swaptune/advisor.h"
+#include "swaptune/report.h"
+
+#define BATCHES 20
+#define POINTS 300
+
+struct metric_def {
+	const char *group, *key, *label, *unit;
+};
+
+static const struct metric_def metrics[] = {
+	{ "vmstat", "zswpin_pages_per_s", "zswpin", "pages/s" },
+	{ "vmstat", "zswpout_pages_per_s", "zswpout", "pages/s" },
+	{ "vmstat", "zswpwb_pages_per_s", "zswap writeback", "pages/s" },
+	{ "vmstat", "pswpin_pages_per_s", "pswpin", "pages/s" },
+	{ "vmstat", "pswpout_pages_per_s", "pswpout", "pages/s" },
+	{ "vmstat", "swap_ra_pages_per_s", "swap_ra", "pages/s" },
+	{ "vmstat", "swap_ra_hit_pages_per_s", "swap_ra_hit", "pages/s" },
+	{ "derived", "ra_wasted_pages_per_s", "wasted readahead", "pages/s" },
+	{ "derived", "ra_hit_pct", "readahead hit rate", "%" },
+	{ "vmstat", "pgmajfault_per_s", "major faults", "faults/s" },
+	{ "vmstat", "refault_anon_pages_per_s", "anon refaults", "pages/s" },
+	{ "vmstat", "pgscan_pages_per_s", "pages scanned", "pages/s" },
+	{ "psi", "some_pct", "PSI memory some", "%" },
+	{ "psi", "full_pct", "PSI memory full", "%" },
+	{ "meminfo", "swap_used_bytes", "swap used", "bytes" },
+	{ "meminfo", "zswap_bytes", "zswap pool", "bytes" },
+	{ "derived", "zswap_compression_ratio", "zswap compression ratio", "x" },
+	{ "cpu", "busy_pct", "CPU busy", "%" },
+	{ "derived", "ipc", "instructions per cycle", "" },
+};
+#define NM (sizeof(metrics) / sizeof(metrics[0]))
+
+/* metrics charted, when present */
+static const int charted[] = { 1, 0, 5, 7, 9, 12 };
+
+struct metric_acc {
+	size_t n;
+	double sum;
+	double bsum[BATCHES];
+	size_t bn[BATCHES];
+	double psum[POINTS];
+	size_t pn[POINTS];
+};
+
+struct recording {
+	struct store_run_full ri;
+	int64_t idx;			/* ticks read */
+	int64_t t_ns;			/* of the tick being read */
+	double span_ns;			/* last tick's t_ns + 1 */
+	double t_last_s;
+	uint64_t hash[NM];
+	struct metric_acc m[NM];
+};
+
+static uint64_t fnv(const char *g, size_t gl, const char *k, size_t kl)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < gl; i++)
+		h = (h ^ (unsigned char)g[i]) * 1099511628211ULL;
+	h = (h ^ '.') * 1099511628211ULL;
+	for (size_t i = 0; i < kl; i++)
+		h = (h ^ (unsigned char)k[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* Past the string starting at the quote p. */
+static const char *skip_string(const char *p, const char *end)
+{
+	for (p++; p < end;) {
+		const char *q = memchr(p, '"', (size_t)(end - p));
+		size_t bs = 0;
+
+		if (!q)
+			return end;
+		while (q - bs > p && q[-1 - (ptrdiff_t)bs] == '\\')
+			bs++;
+		if (bs % 2 == 0)
+			return q + 1;
+		p = q + 1;
+	}
+	return end;
+}
+
+static void add_value(struct recording *r, size_t m, double v)
+{
+	struct metric_acc *a = &r->m[m];
+	/* by time, so the length need not be counted first */
+	size_t b = (size_t)((double)r->t_ns * BATCHES / r->span_ns);
+	size_t pt = (size_t)((double)r->t_ns * POINTS / r->span_ns);
+
+	a->n++;
+	a->sum += v;
+	a->bsum[b < BATCHES ? b : BATCHES - 1] += v;
+	a->bn[b < BATCHES ? b : BATCHES - 1]++;
+	a->psum[pt < POINTS ? pt : POINTS - 1] += v;
+	a->pn[pt < POINTS ? pt : POINTS - 1]++;
+}
+
+/* Past a number, null, true or false. */
+static const char *skip_scalar(const char *p, const char *end)
+{
+	while (p < end && *p != ',' && *p != '}' && *p != ']')
+		p++;
+	return p;
+}
+
+/*
+ * One tick: walk {"group":{"key":number,...},...} and keep the known
+ * leaves. Only a matched leaf is converted with strtod().
+ */
+static int scan_tick(void *arg, int64_t seq, int64_t t_ns, const char *p, size_t len)
+{
+	struct recording *r = arg;
+	const char *end = p + len, *g = NULL, *k;
+	size_t gl = 0;
+	int depth = 0;
+
+	(void)seq;
+	r->t_ns = t_ns < 0 ? 0 : t_ns;
+	while (p < end) {
+		char c = *p;
+
+		if (c == '{') {
+			depth++;
+			p++;
+		} else if (c == '}') {
+			depth--;
+			p++;
+		} else if (c == '"') {
+			size_t kl;
+
+			k = p + 1;
+			p = skip_string(p, end);
+			kl = (size_t)(p - k - 1);
+			while (p < end && (*p == ' ' || *p == ':'))
+				p++;
+			if (p >= end)
+				break;
+			if (*p == '{') {
+				if (depth == 1) {
+					g = k;
+					gl = kl;
+				}
+			} else if (*p == '"') {
+				p = skip_string(p, end);
+			} else if (depth == 2 && g && (*p == '-' || (*p >= '0' && *p <= '9'))) {
+				uint64_t h = fnv(g, gl, k, kl);
+				size_t m = 0;
+
+				while (m < NM && r->hash[m] != h)
+					m++;
+				if (m < NM) {
+					char *e;
+
+					add_value(r, m, strtod(p, &e));
+					p = e;
+				} else {
+					p = skip_scalar(p, end);
+				}
+			} else {
+				p = skip_scalar(p, end);
+			}
+		} else {
+			p++;
+		}
+	}
+	r->t_last_s = (double)t_ns / 1e9;
+	r->idx++;
+	return 0;
+}
+
+static int load_recording(struct store *st, int64_t id, struct recording *r, struct st_err *e)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if ((rc = store_run_full_get(st, id, &r->ri, e)) < 0)
+		return rc;
+	if (strcmp(r->ri.kind, "sample"))
+		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE,
+				    "run %lld is a %s run, not a sample recording (swaptune sample --record)%s",
+				    (long long)id, r->ri.kind,
+				    !strcmp(r->ri.kind, "probe") ? "; for a probe use --run" : "");
+	if (!r->ri.has_samples)
+		return err_set_exit(e, -ENODATA, ST_EXIT_USAGE, "recording %lld has no samples",
+				    (long long)id);
+	for (size_t m = 0; m < NM; m++)
+		r->hash[m] = fnv(metrics[m].group, strlen(metrics[m].group), metrics[m].key,
+				 strlen(metrics[m].key));
+	r->span_ns = (double)r->ri.last_t_ns + 1;
+	return store_samples_each(st, id, scan_tick, r, e);
+}
+
+static double acc_mean(const struct metric_acc *a)
+{
+	return a->n ? a->sum / (double)a->n : NAN;
+}
+
+static size_t batch_means(const struct metric_acc *a, double *out)
+{
+	size_t n = 0;
+
+	for (size_t b = 0; b < BATCHES; b++)
+		if (a->bn[b])
+			out[n++] = a->bsum[b] / (double)a->bn[b];
+	return n;
+}
+
+/* The two recordings side by side: one row per fact. */
+static void recordings_table(struct report *rep, const struct recording *a, const struct recording *b)
+{
+	static const char *const cols[] = { "", "before", "after" };
+	struct report_section *s = report_add(rep, REPORT_TABLE, "recordings-compared", "Recordings compared");
+	const struct recording *r[2] = { a, b };
+
+	report_cols(s, 3, cols);
+	report_cell(s, "run");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%lld", (long long)r[i]->ri.id);
+	report_cell(s, "status");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", r[i]->ri.status);
+	report_cell(s, "started");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", r[i]->ri.started_at[0] ? r[i]->ri.started_at : REPORT_NOT_RECORDED);
+	report_cell(s, "ended");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", r[i]->ri.ended_at[0] ? r[i]->ri.ended_at : REPORT_NOT_RECORDED);
+	report_cell(s, "ticks");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%lld", (long long)r[i]->idx);
+	report_cell(s, "duration");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%.1f s", r[i]->t_last_s);
+	report_cell(s, "hostname");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", r[i]->ri.hostname[0] ? r[i]->ri.hostname : REPORT_NOT_RECORDED);
+	report_cell(s, "kernel");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", r[i]->ri.kernel[0] ? r[i]->ri.kernel : REPORT_NOT_RECORDED);
+	report_cell(s, "sampler parameters");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", r[i]->ri.params ? r[i]->ri.params : REPORT_NOT_RECORDED);
+	if (strcmp(a->ri.hostname, b->ri.hostname) || strcmp(a->ri.kernel, b->ri.kernel))
+		report_note(s, "the two recordings come from different hosts or kernels: the comparison is weak");
+}
+
+static void compare_table(struct report *rep, const struct recording *a, const struct recording *b)
+{
+	static const char *const cols[] = { "metric", "unit", "before", "after", "change", "change %",
+					    "95% CI of change", "p (Welch, batch means)", "beyond noise" };
+	struct report_section *s = report_add(rep, REPORT_TABLE, "metrics", "Before and after");
+
+	report_note(s, "means per tick; noise test: Welch's t-test on up to %d batch means per recording "
+		    "(consecutive ticks are autocorrelated, so each batch counts once); beyond noise = p < 0.05",
+		    BATCHES);
+	report_cols(s, 9, cols);
+	for (size_t m = 0; m < NM; m++) {
+		double ma = acc_mean(&a->m[m]), mb = acc_mean(&b->m[m]);
+		double xa[BATCHES], xb[BATCHES];
+		size_t na, nb;
+		struct stats_welch w;
+		bool ok;
+		char b1[32], b2[32];
+
+		if (!a->m[m].n && !b->m[m].n)
+			continue;
+		na = batch_means(&a->m[m], xa);
+		nb = batch_means(&b->m[m], xb);
+		ok = na >= 2 && nb >= 2 && stats_welch(xb, nb, xa, na, 0.95, &w, NULL) == 0;
+		report_cell(s, "%s", metrics[m].label);
+		report_cell(s, "%s", metrics[m].unit);
+		report_cell_num(s, ma);
+		report_cell_num(s, mb);
+		report_cell_num(s, mb - ma);
+		if (isfinite(ma) && isfinite(mb) && ma != 0)
+			report_cell(s, "%+.1f%%", (mb - ma) / fabs(ma) * 100);
+		else
+			report_cell(s, "-");
+		if (ok && w.flag == STATS_WELCH_OK)
+			report_cell(s, "%s .. %s", report_num(w.ci_low, b1, sizeof(b1)),
+				    report_num(w.ci_high, b2, sizeof(b2)));
+		else
+			report_cell(s, "-");
+		report_cell_num(s, ok ? w.p : NAN);
+		if (!a->m[m].n || !b->m[m].n)
+			report_cell(s, "not measured %s", !a->m[m].n ? "before" : "after");
+		else if (!ok)
+			report_cell(s, "%s", na < 2 || nb < 2 ? "too few ticks" : "-");
+		else if (w.flag == STATS_WELCH_IDENTICAL)
+			report_cell(s, "no (identical)");
+		else if (w.flag == STATS_WELCH_CONSTANT)
+			report_cell(s, "yes (constant, differ)");
+		else
+			report_cell(s, "%s", w.p < 0.05 ? "yes" : "no");
+	}
+}
+
+/* series of metric m: x in minutes from x0_s (seconds since the recording's start + offset) */
+static void add_series(struct report_section *s, const char *name, const struct recording *r,
+		       size_t m, double offset_s)
+{
+	double x[POINTS], y[POINTS];
+	size_t n = 0;
+
+	for (size_t p = 0; p < POINTS; p++)
+		if (r->m[m].pn[p]) {
+			/* the bucket's middle tick, spaced evenly over the recording */
+			x[n] = (offset_s + r->t_last_s * ((double)p + 0.5) / POINTS) / 60;
+			y[n++] = r->m[m].psum[p] / (double)r->m[m].pn[p];
+		}
+	report_series_add(s, name, x, y, n);
+}
+
+static double iso_seconds(const char *iso)
+{
+	struct tm tm;
+	double frac = 0;
+	const char *p;
+
+	memset(&tm, 0, sizeof(tm));
+	p = strptime(iso, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!p)
+		return NAN;
+	if (*p == '.')
+		frac = strtod(p, NULL);
+	return (double)timegm(&tm) + frac;
+}
+
+/*
+ * Charts. With a change time (change_iso non-NULL) both recordings sit on
+ * one clock, minutes relative to the change; else they are overlaid from
+ * their own starts.
+ */
+static void charts(struct report *rep, const struct recording *a, const struct recording *b,
+		   const char *change_iso)
+{
+	double t0 = change_iso ? iso_seconds(change_iso) : NAN;
+	double oa = 0, ob = 0;
+
+	if (isfinite(t0)) {
+		oa = iso_seconds(a->ri.started_at) - t0;
+		ob = iso_seconds(b->ri.started_at) - t0;
+		if (!isfinite(oa) || !isfinite(ob))
+			t0 = NAN, oa = ob = 0;
+	}
+	for (size_t i = 0; i < sizeof(charted) / sizeof(charted[0]); i++) {
+		size_t m = (size_t)charted[i];
+		struct report_section *s;
+		char id[64], title[128];
+
+		if (!a->m[m].n && !b->m[m].n)
+			continue;
+		snprintf(id, sizeof(id), "chart-%s", metrics[m].key);
+		snprintf(title, sizeof(title), "%s (%s)", metrics[m].label, metrics[m].unit);
+		s = report_add(rep, REPORT_CHART, id, title);
+		s->chart.kind = REPORT_CHART_SERIES;
+		s->chart.y_unit = strdup(metrics[m].unit);
+		s->chart.x_unit = strdup(isfinite(t0) ? "minutes from the change" : "minutes from the start");
+		add_series(s, "before", a, m, oa);
+		add_series(s, "after", b, m, ob);
+		if (isfinite(t0)) {
+			s->chart.has_marker = true;
+			s->chart.marker_x = 0;
+			s->chart.marker_label = strdup("change applied");
+		}
+	}
+}
+
+static void free_recordings(struct recording *a, struct recording *b)
+{
+	if (a)
+		store_run_full_free(&a->ri);
+	if (b)
+		store_run_full_free(&b->ri);
+	free(a);
+	free(b);
+}
+
+static int compare_into(struct store *st, struct report *rep, int64_t before, int64_t after,
+			const char *change_iso, struct st_err *e)
+{
+	struct recording *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	int r;
+
+	if (!a || !b) {
+		free_recordings(a, b);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	if ((r = load_recording(st, before, a, e)) < 0 || (r = load_recording(st, after, b, e)) < 0) {
+		free_recordings(a, b);
+		return r;
+	}
+	recordings_table(rep, a, b);
+	compare_table(rep, a, b);
+	charts(rep, a, b, change_iso);
+	free_recordings(a, b);
+	return 0;
+}
+
+int report_build_compare(struct store *st, int64_t before, int64_t after,
+			 struct report **out, struct st_err *e)
+{
+	char title[160];
+	struct report *rep;
+	struct store_run_full ri;
+	bool probe;
+	int r;
+
+	if ((r = store_run_full_get(st, before, &ri, e)) < 0)
+		return r;
+	probe = !strcmp(ri.kind, "probe");
+	store_run_full_free(&ri);
+	if (probe)
+		return report_build_probes(st, before, after, out, e);
+	snprintf(title, sizeof(title), "swaptune report: recording %lld before, %lld after",
+		 (long long)before, (long long)after);
+	rep = report_new("compare", title);
+	r = compare_into(st, rep, before, after, NULL, e);
+	if (r < 0) {
+		report_free(rep);
+		return r;
+	}
+	*out = rep;
+	return 0;
+}
+
+#define CHANGES_MAX 64
+
+static void change_sections(struct report *rep, const struct store_run_full *ri,
+			    const struct store_change_row *c, int n, int64_t snap, const char *snap_reason)
+{
+	static const char *const cols[] = { "setting", "before", "after", "state", "temporary", "at" };
+	struct report_section *s = report_add(rep, REPORT_FACTS, "change", "Change");
+	struct report_section *t;
+
+	report_fact(s, "apply run", "%lld", (long long)ri->id);
+	report_fact(s, "status", "%s", ri->status);
+	report_fact_opt(s, "when", ri->started_at);
+	report_fact_opt(s, "finished", ri->ended_at);
+	/* apply records its process, not its login: say so rather than guess */
+	report_fact(s, "who", "%s", REPORT_NOT_RECORDED " (the store keeps the process, not the user)");
+	if (ri->pid)
+		report_fact(s, "process", "pid %d", ri->pid);
+	report_fact_opt(s, "hostname", ri->hostname);
+	report_fact_opt(s, "kernel", ri->kernel);
+	report_fact_opt(s, "parameters", ri->params);
+
+	t = report_add(rep, REPORT_TABLE, "settings", "Settings diff");
+	report_cols(t, 6, cols);
+	for (int i = 0; i < n; i++) {
+		report_cell(t, "%s%s%s", strcmp(c[i].kind, "setting") ? c[i].kind : "",
+			    strcmp(c[i].kind, "setting") ? " " : "", c[i].name);
+		report_cell(t, "%s", c[i].has_old ? c[i].old_value : "(absent)");
+		report_cell(t, "%s", c[i].has_new ? c[i].new_value : "(absent)");
+		report_cell(t, "%s", c[i].state);
+		report_cell(t, "%s", c[i].temporary ? "yes" : "no");
+		report_cell(t, "%s", c[i].created_at);
+	}
+
+	t = report_add(rep, REPORT_TEXT, "rollback", "Rollback");
+	if (snap) {
+		report_note(t, "restores snapshot %lld (%s)", (long long)snap, snap_reason);
+		report_line(t, "sudo swaptune rollback --to %lld", (long long)snap);
+	} else {
+		report_line(t, "no snapshot was saved with this run; see swaptune history");
+	}
+}
+
+int report_build_change(struct store *st, int64_t apply_run, struct report **out,
+			struct st_err *e)
+{
+	struct store_change_row *c = calloc(CHANGES_MAX, sizeof(*c));
+	struct store_run_full ri;
+	struct report *rep = NULL;
+	struct report_section *s;
+	int64_t before = 0, after = 0, snap = 0;
+	char title[128], reason[128];
+	int n = 0, r;
+
+	memset(&ri, 0, sizeof(ri));
+	if (!c)
+		return err_set(e, -ENOMEM, "out of memory");
+	if ((r = store_run_full_get(st, apply_run, &ri, e)) < 0)
+		goto out;
+	if (strcmp(ri.kind, "apply")) {
+		r = err_set_exit(e, -EINVAL, ST_EXIT_USAGE,
+				 "run %lld is a %s run, not an apply run (see swaptune history)",
+				 (long long)apply_run, ri.kind);
+		goto out;
+	}
+	if ((r = store_change_rows_of_run(st, apply_run, c, CHANGES_MAX, &n, e)) < 0 ||
+	    (r = store_first_snapshot_of_run(st, apply_run, &snap, reason, sizeof(reason), e)) < 0 ||
+	    (r = store_sample_run_before(st, ri.started_at, &before, e)) < 0 ||
+	    (r = store_sample_run_after(st, ri.ended_at[0] ? ri.ended_at : ri.started_at, &after, e)) < 0)
+		goto out;
+
+	snprintf(title, sizeof(title), "swaptune report: change %lld", (long long)apply_run);
+	rep = report_new("change", title);
+	change_sections(rep, &ri, c, n, snap, reason);
+	s = report_add(rep, REPORT_TEXT, "recordings", "Recordings");
+	if (before)
+		report_line(s, "before: recording %lld, the last one that ended before the change", (long long)before);
+	else
+		report_line(s, "before: none recorded; record one before the next change:");
+	if (after)
+		report_line(s, "after: recording %lld, the first one that started after the change", (long long)after);
+	else
+		report_line(s, "after: none recorded yet; record one now, under the same load:");
+	if (!before || !after)
+		report_line(s, "swaptune sample --record --duration 10m");
+	if (before && after && (r = compare_into(st, rep, before, after, ri.started_at, e)) < 0)
+		goto out;
+	*out = rep;
+	rep = NULL;
+	r = 0;
+out:
+	report_free(rep);
+	store_run_full_free(&ri);
+	free(c);
+	return r;
+}

@@ -1,0 +1,233 @@
+/*
+ * report-html.c - the report as one self-contained HTML file: inline CSS,
+ * inline SVG charts drawn with svg.c, no scripts, no network. Every piece
+ * of text from the store is escaped.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "swaptune/report.h"
+#include "swaptune/svg.h"
+
+#define CHART_W 720
+#define BLUE "#3b6ea8"
+#define ORANGE "#d9822b"
+#define GREY "#8a94a0"
+
+static const char css[] =
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#1d232b;"
+	"max-width:1100px;margin:24px auto;padding:0 20px;background:#fff}"
+	"h1{font-size:22px;border-bottom:2px solid #3b6ea8;padding-bottom:6px}"
+	"h2{font-size:17px;margin-top:28px;color:#24415f}"
+	"p.note{color:#55606c;margin:2px 0 8px}"
+	"table{border-collapse:collapse;margin:6px 0;font-size:13px}"
+	"th,td{border:1px solid #d5dae0;padding:3px 8px;text-align:left;vertical-align:top}"
+	"th{background:#eef2f6}td.num{text-align:right;font-variant-numeric:tabular-nums}"
+	"table.facts th{width:14em}"
+	"div.wide{overflow-x:auto}"
+	"pre{background:#f4f6f8;border:1px solid #d5dae0;padding:8px;white-space:pre-wrap}"
+	"svg.chart{display:block;margin:8px 0;background:#fff}"
+	"svg .grid{stroke:#e3e7ec;stroke-width:1}svg .axis{stroke:#55606c;stroke-width:1}"
+	"svg .tick{font-size:11px;fill:#55606c}svg .unit{font-size:11px;fill:#24415f;font-weight:600}"
+	"svg .lbl{font-size:12px;fill:#1d232b}svg .mark{font-size:11px;fill:#b3261e}";
+
+static void esc(FILE *f, const char *s)
+{
+	svg_escape(f, s);
+}
+
+static void chart_bars(FILE *f, const struct report_section *s)
+{
+	const struct report_chart *c = &s->chart;
+	struct svg_plot p = { 70, 30, CHART_W - 90, 220, 0, 1, 0, 0 };
+	double lo = 0, hi = 0, step, slot;
+	int height = 300;
+
+	for (size_t i = 0; i < c->n_bars; i++) {
+		const struct report_bar *b = &c->bars[i];
+
+		if (isfinite(b->mean))
+			lo = fmin(lo, b->mean), hi = fmax(hi, b->mean);
+		if (isfinite(b->hi))
+			hi = fmax(hi, b->hi), lo = fmin(lo, b->lo);
+		for (size_t k = 0; k < b->n_pts; k++)
+			lo = fmin(lo, b->pts[k]), hi = fmax(hi, b->pts[k]);
+	}
+	step = svg_nice_range(&lo, &hi, 5);
+	p.ymin = lo;
+	p.ymax = hi;
+	svg_open(f, CHART_W, height, s->title);
+	svg_axes(f, &p, 0, step, NULL, c->y_unit);
+	slot = p.w / (double)(c->n_bars ? c->n_bars : 1);
+	for (size_t i = 0; i < c->n_bars; i++) {
+		const struct report_bar *b = &c->bars[i];
+		double cx = p.x0 + slot * ((double)i + 0.5), bw = fmin(slot * 0.5, 90);
+		double y0 = svg_y(&p, fmax(lo, 0)), ym = svg_y(&p, isfinite(b->mean) ? b->mean : 0);
+
+		fprintf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			"fill=\"%s\" fill-opacity=\"0.75\"/>\n", cx - bw / 2, fmin(y0, ym), bw,
+			fabs(y0 - ym), b->highlight ? GREY : BLUE);
+		if (isfinite(b->lo) && isfinite(b->hi)) {
+			double yl = svg_y(&p, b->lo), yh = svg_y(&p, b->hi);
+
+			fprintf(f, "<g class=\"whisker\" stroke=\"#1d232b\" stroke-width=\"1.5\">"
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/></g>\n",
+				cx, yl, cx, yh, cx - 8, yl, cx + 8, yl, cx - 8, yh, cx + 8, yh);
+		}
+		for (size_t k = 0; k < b->n_pts; k++) {
+			/* deterministic spread so equal values stay visible */
+			double dx = b->n_pts > 1 ? ((double)k / (double)(b->n_pts - 1) - 0.5) * bw * 0.6 : 0;
+
+			fprintf(f, "<circle class=\"trial\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" "
+				"stroke=\"#fff\" stroke-width=\"0.8\"/>\n", cx + dx, svg_y(&p, b->pts[k]), ORANGE);
+		}
+		svg_text(f, cx, p.y0 + p.h + 18, "middle", "lbl", b->name);
+	}
+	{
+		char grey[96];
+		const char *names[] = { "mean", grey, "95% CI of the mean", "one trial" };
+		static const char *const cols[] = { BLUE, GREY, "#1d232b", ORANGE };
+
+		snprintf(grey, sizeof(grey), "mean, %s", c->highlight_name ? c->highlight_name : "baseline");
+		svg_legend(f, p.x0, height - 12, names, cols, 4);
+	}
+	svg_close(f);
+}
+
+static void chart_series(FILE *f, const struct report_section *s)
+{
+	static const char *const colours[] = { BLUE, ORANGE, "#4f8a3c", "#8c4f9a" };
+	const struct report_chart *c = &s->chart;
+	struct svg_plot p = { 70, 30, CHART_W - 90, 170, 0, 0, 0, 0 };
+	double xlo = INFINITY, xhi = -INFINITY, ylo = 0, yhi = 0, xs, ys;
+	const char *names[4];
+	int height = 260;
+
+	for (size_t i = 0; i < c->n_series; i++)
+		for (size_t k = 0; k < c->series[i].n; k++) {
+			xlo = fmin(xlo, c->series[i].x[k]);
+			xhi = fmax(xhi, c->series[i].x[k]);
+			if (isfinite(c->series[i].y[k]))
+				ylo = fmin(ylo, c->series[i].y[k]), yhi = fmax(yhi, c->series[i].y[k]);
+		}
+	if (c->has_marker)
+		xlo = fmin(xlo, c->marker_x), xhi = fmax(xhi, c->marker_x);
+	xs = svg_nice_range(&xlo, &xhi, 8);
+	ys = svg_nice_range(&ylo, &yhi, 4);
+	p.xmin = xlo, p.xmax = xhi, p.ymin = ylo, p.ymax = yhi;
+	svg_open(f, CHART_W, height, s->title);
+	svg_axes(f, &p, xs, ys, c->x_unit, c->y_unit);
+	for (size_t i = 0; i < c->n_series && i < 4; i++) {
+		const struct report_series *v = &c->series[i];
+		bool pen = false;
+
+		names[i] = v->name;
+		fprintf(f, "<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" d=\"",
+			colours[i]);
+		for (size_t k = 0; k < v->n; k++) {
+			if (!isfinite(v->y[k])) {
+				pen = false;
+				continue;
+			}
+			fprintf(f, "%s%.1f %.1f", pen ? " L" : " M", svg_x(&p, v->x[k]), svg_y(&p, v->y[k]));
+			pen = true;
+		}
+		fputs("\"/>\n", f);
+	}
+	if (c->has_marker) {
+		double x = svg_x(&p, c->marker_x);
+
+		fprintf(f, "<line class=\"marker\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			"stroke=\"#b3261e\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>\n", x, p.y0, x,
+			p.y0 + p.h);
+		svg_text(f, x + 4, p.y0 + 10, "start", "mark", c->marker_label ? c->marker_label : "change");
+	}
+	svg_legend(f, p.x0, height - 12, names, colours, c->n_series < 4 ? c->n_series : 4);
+	svg_close(f);
+}
+
+static void html_table(FILE *f, const struct report_section *s)
+{
+	fputs("<div class=\"wide\"><table><tr>", f);
+	for (size_t c = 0; c < s->n_cols; c++) {
+		fputs("<th>", f);
+		esc(f, s->cols[c]);
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (size_t r = 0; r < s->n_rows; r++) {
+		fputs("<tr>", f);
+		for (size_t c = 0; c < s->n_cols; c++) {
+			const struct report_cell *x = &s->cells[r * s->n_cols + c];
+
+			fputs(x->is_num ? "<td class=\"num\">" : "<td>", f);
+			esc(f, x->text ? x->text : "");
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table></div>\n", f);
+}
+
+void report_render_html(FILE *f, const struct report *r)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "style-src 'unsafe-inline'; img-src data:\"><title>", f);
+	esc(f, r->title);
+	fprintf(f, "</title><style>%s</style></head>\n<body>\n<h1>", css);
+	esc(f, r->title);
+	fputs("</h1>\n", f);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct report_section *s = r->sec[i];
+
+		fputs("<section id=\"", f);
+		esc(f, s->id);
+		fputs("\"><h2>", f);
+		esc(f, s->title);
+		fputs("</h2>\n", f);
+		if (s->note) {
+			fputs("<p class=\"note\">", f);
+			esc(f, s->note);
+			fputs("</p>\n", f);
+		}
+		switch (s->type) {
+		case REPORT_FACTS:
+			fputs("<table class=\"facts\">\n", f);
+			for (size_t k = 0; k < s->n_facts; k++) {
+				fputs("<tr><th>", f);
+				esc(f, s->keys[k]);
+				fputs("</th><td>", f);
+				esc(f, s->values[k]);
+				fputs("</td></tr>\n", f);
+			}
+			fputs("</table>\n", f);
+			break;
+		case REPORT_TABLE:
+			if (s->n_rows)
+				html_table(f, s);
+			else
+				fputs("<p>(none)</p>\n", f);
+			break;
+		case REPORT_TEXT:
+			fputs("<pre>", f);
+			for (size_t k = 0; k < s->n_lines; k++) {
+				esc(f, s->lines[k]);
+				fputc('\n', f);
+			}
+			fputs("</pre>\n", f);
+			break;
+		case REPORT_CHART:
+			if (s->chart.kind == REPORT_CHART_BARS)
+				chart_bars(f, s);
+			else
+				chart_series(f, s);
+			break;
+		}
+		fputs("</section>\n", f);
+	}
+	fputs("</body></html>\n", f);
+}

@@ -1,0 +1,725 @@
+/*
+ * report-probe.c - the report of one probe run: host fingerprint, the
+ * command that reruns it, the per-arm table and chart, counter deltas,
+ * every per-trial counter whose mean differs between arms (largest
+ * relative change first, with its CI, like the kernel list's A/B tables),
+ * the raw trials, and the verdict with its reasons.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "swaptune/advice.h"
+#include "swaptune/advisor.h"
+#include "swaptune/report.h"
+
+static const char *jstr(const cJSON *o, const char *path0, const char *path1)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, path0);
+
+	if (path1)
+		x = cJSON_GetObjectItemCaseSensitive(x, path1);
+	return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+static bool jnum(const cJSON *o, const char *path0, const char *path1, double *v)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, path0);
+
+	if (path1)
+		x = cJSON_GetObjectItemCaseSensitive(x, path1);
+	if (!cJSON_IsNumber(x))
+		return false;
+	*v = x->valuedouble;
+	return true;
+}
+
+static void host_facts(struct report *rep, const struct store_run_full *ri, const cJSON *sum,
+		       const cJSON *par)
+{
+	struct report_section *s = report_add(rep, REPORT_FACTS, "host", "Host");
+	const char *h = jstr(sum, "host", "hostname"), *k = jstr(sum, "host", "kernel");
+	double v;
+	char buf[256];
+
+	report_fact_opt(s, "hostname", h && *h ? h : ri->hostname);
+	report_fact_opt(s, "kernel", k && *k ? k : ri->kernel);
+	report_fact_opt(s, "CPU model", jstr(sum, "host", "cpu_model"));
+	if (jnum(sum, "host", "mem_total_bytes", &v))
+		report_fact(s, "memory", "%.0f MiB", v / 1048576);
+	else
+		report_fact_opt(s, "memory", NULL);
+	if (cJSON_IsObject(cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "host"), "swap"))) {
+		const char *kind = jstr(cJSON_GetObjectItem(sum, "host"), "swap", "kind");
+		const char *dev = jstr(cJSON_GetObjectItem(sum, "host"), "swap", "device");
+
+		/* the probe records the scratch swap it used, not the host's own */
+		snprintf(buf, sizeof(buf), "%s%s%s (scratch swap of the probe)", kind ? kind : "?",
+			 dev && *dev ? " " : "", dev ? dev : "");
+		report_fact(s, "swap devices", "%s", buf);
+	} else {
+		report_fact_opt(s, "swap devices", NULL);
+	}
+	if (jstr(sum, "host", "zswap_compressor")) {
+		const cJSON *en = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "host"), "zswap_enabled_by_probe");
+
+		snprintf(buf, sizeof(buf), "compressor %s%s", *jstr(sum, "host", "zswap_compressor") ?
+			 jstr(sum, "host", "zswap_compressor") : "(none)",
+			 cJSON_IsTrue(en) ? ", enabled by the probe" : "");
+		report_fact(s, "zswap", "%s", buf);
+	} else {
+		report_fact_opt(s, "zswap", NULL);
+	}
+	report_fact_opt(s, "readahead", jstr(sum, "host", "readahead"));
+	if (jnum(par, "memcg", "version", &v))
+		report_fact(s, "cgroup mode", "v%.0f", v);
+	else
+		report_fact_opt(s, "cgroup mode", NULL);
+	report_fact_opt(s, "CPU counters", jstr(sum, "host", "cpu_counters"));
+	report_fact_opt(s, "swaptune version", jstr(sum, "swaptune_version", NULL));
+}
+
+static bool builtin_arm(const char *n)
+{
+	return !strcmp(n, "pc3") || !strcmp(n, "pc1") || !strcmp(n, "pc0") || !strcmp(n, "bypass");
+}
+
+static void sh_quote(char *out, size_t len, const char *s)
+{
+	size_t o = 0;
+
+	if (*s && !strpbrk(s, " \t\n'\"\\$`;&|<>()*?[]{}!#~")) {
+		snprintf(out, len, "%s", s);
+		return;
+	}
+	if (o < len)
+		out[o++] = '\'';
+	for (; *s && o + 5 < len; s++) {
+		if (*s == '\'') {
+			memcpy(out + o, "'\\''", 4);
+			o += 4;
+		} else {
+			out[o++] = *s;
+		}
+	}
+	if (o + 1 < len)
+		out[o++] = '\'';
+	out[o < len ? o : len - 1] = '\0';
+}
+
+#define ADD(...) do { if (n < sizeof(cmd)) n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, __VA_ARGS__); } while (0)
+
+/* The command line that reruns the probe, from its stored params. */
+static void recipe(struct report *rep, const struct advice_run *run, const cJSON *par)
+{
+	struct report_section *s = report_add(rep, REPORT_TEXT, "recipe", "Recipe: rerun this probe");
+	const cJSON *w = cJSON_GetObjectItem(par, "workload"), *m = cJSON_GetObjectItem(par, "method");
+	char cmd[4096], q[1024];
+	size_t n = 0;
+	bool all_builtin = true;
+	double v;
+
+	if (!par) {
+		report_line(s, "the run's parameters were not recorded: it cannot be rebuilt");
+		return;
+	}
+	ADD("sudo swaptune probe --workload %s", jstr(par, "workload", "name") ? jstr(par, "workload", "name") : "?");
+	for (size_t i = 0; i < run->n_arms; i++)
+		all_builtin &= builtin_arm(run->arms[i].name);
+	if (all_builtin) {
+		ADD(" --arms ");
+		for (size_t i = 0; i < run->n_arms; i++)
+			ADD("%s%s", i ? "," : "", run->arms[i].name);
+	} else {
+		for (size_t i = 0; i < run->n_arms; i++) {
+			const struct advice_arm *a = &run->arms[i];
+			char arm[1024];
+			size_t k = (size_t)snprintf(arm, sizeof(arm), "%s:", a->name);
+
+			for (int j = 0; j < a->n_settings && k < sizeof(arm); j++)
+				k += (size_t)snprintf(arm + k, sizeof(arm) - k, "%s%s=%s", j ? "," : "",
+						      a->settings[j].name, a->settings[j].value);
+			sh_quote(q, sizeof(q), arm);
+			ADD(" --arm %s", q);
+		}
+	}
+	if (jstr(par, "baseline", NULL))
+		ADD(" --baseline %s", jstr(par, "baseline", NULL));
+	if (jnum(m, "reps", NULL, &v))
+		ADD(" --reps %.0f", v);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(m, "adaptive"))) {
+		ADD(" --adaptive");
+		if (jnum(m, "max_reps", NULL, &v))
+			ADD(" --max-reps %.0f", v);
+	}
+	if (cJSON_IsFalse(cJSON_GetObjectItem(m, "warmup")))
+		ADD(" --no-warmup");
+	if (jnum(m, "seed", NULL, &v))
+		ADD(" --seed %.0f", v);
+	if (jnum(w, "working_set_bytes", NULL, &v))
+		ADD(" --working-set %.0f", v);
+	if (jnum(par, "memcg", "limit_bytes", &v))
+		ADD(" --memcg-limit %.0f", v);
+	if (jstr(par, "memcg", "limit_mode") && !strcmp(jstr(par, "memcg", "limit_mode"), "high"))
+		ADD(" --limit-mode high");
+	if (jnum(w, "ops", NULL, &v) && v > 0)
+		ADD(" --ops %.0f", v);
+	if (jnum(m, "duration_cap_s", NULL, &v))
+		ADD(" --duration %.0fs", v);
+	if (jnum(w, "zipf_theta", NULL, &v))
+		ADD(" --zipf-theta %g", v);
+	if (jnum(w, "stride_pages", NULL, &v))
+		ADD(" --stride %.0f", v);
+	if (jnum(w, "run_pages", NULL, &v))
+		ADD(" --run-pages %.0f", v);
+	if (jnum(w, "file_bytes", NULL, &v))
+		ADD(" --file-size %.0f", v);
+	if (jstr(w, "metric_regex", NULL)) {
+		sh_quote(q, sizeof(q), jstr(w, "metric_regex", NULL));
+		ADD(" --metric-regex %s", q);
+	}
+	if (cJSON_IsArray(cJSON_GetObjectItem(w, "argv"))) {
+		const cJSON *a;
+
+		ADD(" --");
+		cJSON_ArrayForEach(a, cJSON_GetObjectItem(w, "argv"))
+			if (cJSON_IsString(a)) {
+				sh_quote(q, sizeof(q), a->valuestring);
+				ADD(" %s", q);
+			}
+	}
+	report_line(s, "%s", cmd);
+	if (!jnum(m, "seed", NULL, &v))
+		report_note(s, "the seed was not recorded: the default (1) is used");
+}
+
+/* mean and the t-based CI of the mean of x[0..n) at 95 % */
+static void mean_ci(const double *x, size_t n, double *mean, double *lo, double *hi)
+{
+	double sd = stats_stddev(x, n), t;
+
+	*mean = stats_mean(x, n);
+	*lo = *hi = NAN;
+	if (n >= 2 && isfinite(sd)) {
+		t = stats_t_quantile(0.975, (double)(n - 1));
+		*lo = *mean - t * sd / sqrt((double)n);
+		*hi = *mean + t * sd / sqrt((double)n);
+	}
+}
+
+static const char *pct(double v, char *b, size_t len)
+{
+	if (!isfinite(v))
+		return "-";
+	snprintf(b, len, "%+.1f%%", v);
+	return b;
+}
+
+static void arms_table(struct report *rep, const struct advice_run *run,
+		       const struct verdict_result *v)
+{
+	static const char *const cols[] = { "arm", "settings", "n", "OOM kills", "failed", "mean",
+					    "sd", "95% CI of mean", "effect", "95% CI of effect",
+					    "p (Welch)", "status" };
+	struct report_section *s = report_add(rep, REPORT_TABLE, "arms", "Arms");
+	struct report_section *c;
+	char b1[64], b2[64];
+
+	report_note(s, "primary metric: %s; effect = change vs the baseline arm, + = better",
+		    run->in.metric_name);
+	report_cols(s, 12, cols);
+	for (size_t i = 0; i < run->n_arms; i++) {
+		const struct advice_arm *a = &run->arms[i];
+		const struct verdict_arm_result *r = &v->arms[i];
+		char set[512] = "";
+		size_t k = 0;
+		double m, lo, hi;
+
+		for (int j = 0; j < a->n_settings && k < sizeof(set); j++)
+			k += (size_t)snprintf(set + k, sizeof(set) - k, "%s%s=%s", j ? " " : "",
+					      a->settings[j].name, a->settings[j].value);
+		mean_ci(run->in.arms[i].primary, run->in.arms[i].n_trials, &m, &lo, &hi);
+		report_cell(s, "%s%s", a->name, run->in.arms[i].is_baseline ? " (baseline)" : "");
+		report_cell(s, "%s%s", set, a->emulated ? " (emulated)" : "");
+		report_cell_num(s, (double)r->n);
+		report_cell_num(s, (double)r->n_oom_killed);
+		report_cell_num(s, (double)a->n_failed);
+		report_cell_num(s, r->mean);
+		report_cell_num(s, r->stddev);
+		if (isfinite(lo))
+			report_cell(s, "%s .. %s", report_num(lo, b1, sizeof(b1)), report_num(hi, b2, sizeof(b2)));
+		else
+			report_cell(s, "-");
+		report_cell(s, "%s", r->compared ? pct(r->effect_pct, b1, sizeof(b1)) : "-");
+		if (r->compared)
+			report_cell(s, "%s .. %s", pct(r->ci_low_pct, b1, sizeof(b1)), pct(r->ci_high_pct, b2, sizeof(b2)));
+		else
+			report_cell(s, "-");
+		report_cell_num(s, r->compared ? r->p_welch : NAN);
+		report_cell(s, "%s", verdict_arm_status_name(r->status));
+	}
+
+	c = report_add(rep, REPORT_CHART, "arms-chart", "Primary metric per arm");
+	c->chart.kind = REPORT_CHART_BARS;
+	c->chart.y_unit = strdup(run->in.metric == VERDICT_METRIC_THROUGHPUT ? "ops/s" :
+				 run->in.metric == VERDICT_METRIC_WALL_TIME ? "s" : run->in.metric_name);
+	for (size_t i = 0; i < run->n_arms; i++) {
+		double m, lo, hi;
+
+		mean_ci(run->in.arms[i].primary, run->in.arms[i].n_trials, &m, &lo, &hi);
+		report_bar_add(c, run->arms[i].name, m, lo, hi, run->in.arms[i].primary,
+			       run->in.arms[i].n_trials, run->in.arms[i].is_baseline);
+	}
+}
+
+/* Values of metric key over the used trials of arm (completed, not warm-up). */
+static size_t arm_values(const struct store_trial_row *t, size_t nt, const char *arm,
+			 const char *key, double *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nt && n < max; i++) {
+		if (t[i].warmup || strcmp(t[i].status, "ok") || strcmp(t[i].arm, arm))
+			continue;
+		for (size_t k = 0; k < t[i].n_metrics; k++)
+			if (!strcmp(t[i].metrics[k].key, key))
+				out[n++] = t[i].metrics[k].value;
+	}
+	return n;
+}
+
+/* Distinct metric keys over all trials, sorted. */
+static size_t metric_keys(const struct store_trial_row *t, size_t nt, char (*keys)[48], size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nt; i++)
+		for (size_t k = 0; k < t[i].n_metrics; k++) {
+			size_t j = 0;
+
+			while (j < n && strcmp(keys[j], t[i].metrics[k].key))
+				j++;
+			if (j == n && n < max)
+				snprintf(keys[n++], 48, "%s", t[i].metrics[k].key);
+		}
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
+			char tmp[48];
+
+			memcpy(tmp, keys[j], 48);
+			memcpy(keys[j], keys[j - 1], 48);
+			memcpy(keys[j - 1], tmp, 48);
+		}
+	return n;
+}
+
+#define KEYS_MAX 96
+
+static void counters_table(struct report *rep, const struct advice_run *run,
+			   const struct store_trial_row *t, size_t nt)
+{
+	static const char *const keys[] = { "zswpin", "zswpout", "swap_ra", "swap_ra_hit",
+					    "swap_ra_wasted", "pgmajfault", "psi_some_us",
+					    "psi_full_us", "cpu_ns_per_op" };
+	struct report_section *s = report_add(rep, REPORT_TABLE, "counters", "Counter deltas per trial (arm means)");
+	const char *cols[1 + VERDICT_ARMS_MAX];
+	double x[VERDICT_TRIALS_MAX];
+
+	report_note(s, "counter deltas over one measured trial, mean of the completed trials; - = not measured");
+	cols[0] = "counter";
+	for (size_t i = 0; i < run->n_arms; i++)
+		cols[1 + i] = run->arms[i].name;
+	report_cols(s, 1 + run->n_arms, cols);
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		report_cell(s, "%s", keys[k]);
+		for (size_t i = 0; i < run->n_arms; i++) {
+			size_t n = arm_values(t, nt, run->arms[i].name, keys[k], x, VERDICT_TRIALS_MAX);
+
+			report_cell_num(s, n ? stats_mean(x, n) : NAN);
+		}
+	}
+}
+
+struct diff_row {
+	char key[48];
+	const char *arm;
+	double base, mean, pct, lo, hi, p;
+};
+
+static int diff_cmp(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+	double ax = isfinite(x->pct) ? fabs(x->pct) : INFINITY;
+	double ay = isfinite(y->pct) ? fabs(y->pct) : INFINITY;
+
+	if (ax != ay)
+		return ax < ay ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+static void differences_table(struct report *rep, const struct advice_run *run,
+			      const struct store_trial_row *t, size_t nt, const struct verdict_result *v)
+{
+	static const char *const cols[] = { "counter", "arm", "baseline mean", "arm mean",
+					    "change", "95% CI of change", "p (Welch)" };
+	struct report_section *s = report_add(rep, REPORT_TABLE, "differences",
+					      "Per-trial counters that differ between arms");
+	char (*keys)[48] = calloc(KEYS_MAX, 48);
+	struct diff_row *rows = calloc(KEYS_MAX * VERDICT_ARMS_MAX, sizeof(*rows));
+	double a[VERDICT_TRIALS_MAX], b[VERDICT_TRIALS_MAX];
+	size_t nk, nr = 0;
+	const char *base = v->baseline >= 0 ? run->arms[v->baseline].name : NULL;
+
+	if (!keys || !rows)
+		abort();
+	report_note(s, "every per-trial metric whose mean differs from the baseline arm's, largest relative change first; Welch 95%% CI");
+	report_cols(s, 7, cols);
+	nk = base ? metric_keys(t, nt, keys, KEYS_MAX) : 0;
+	for (size_t k = 0; k < nk; k++) {
+		size_t nb = arm_values(t, nt, base, keys[k], b, VERDICT_TRIALS_MAX);
+
+		for (size_t i = 0; i < run->n_arms && nb; i++) {
+			struct stats_welch w;
+			struct diff_row *d = &rows[nr];
+			size_t na;
+
+			if ((int)i == v->baseline)
+				continue;
+			na = arm_values(t, nt, run->arms[i].name, keys[k], a, VERDICT_TRIALS_MAX);
+			if (!na)
+				continue;
+			snprintf(d->key, sizeof(d->key), "%s", keys[k]);
+			d->arm = run->arms[i].name;
+			d->base = stats_mean(b, nb);
+			d->mean = stats_mean(a, na);
+			if (d->mean == d->base)
+				continue;
+			d->pct = d->base != 0 ? (d->mean - d->base) / fabs(d->base) * 100 : NAN;
+			d->lo = d->hi = d->p = NAN;
+			if (na >= 2 && nb >= 2 && stats_welch(a, na, b, nb, 0.95, &w, NULL) == 0) {
+				d->lo = w.ci_low_pct;
+				d->hi = w.ci_high_pct;
+				d->p = w.p;
+			}
+			nr++;
+		}
+	}
+	qsort(rows, nr, sizeof(*rows), diff_cmp);
+	for (size_t i = 0; i < nr; i++) {
+		char b1[32], b2[32];
+
+		report_cell(s, "%s", rows[i].key);
+		report_cell(s, "%s", rows[i].arm);
+		report_cell_num(s, rows[i].base);
+		report_cell_num(s, rows[i].mean);
+		report_cell(s, "%s", isfinite(rows[i].pct) ? pct(rows[i].pct, b1, sizeof(b1)) : "new");
+		if (isfinite(rows[i].lo))
+			report_cell(s, "%s .. %s", pct(rows[i].lo, b1, sizeof(b1)), pct(rows[i].hi, b2, sizeof(b2)));
+		else
+			report_cell(s, "-");
+		report_cell_num(s, rows[i].p);
+	}
+	free(keys);
+	free(rows);
+}
+
+static void trials_table(struct report *rep, const struct store_trial_row *t, size_t nt)
+{
+	struct report_section *s = report_add(rep, REPORT_TABLE, "trials", "Every trial (raw values)");
+	char (*keys)[48] = calloc(KEYS_MAX, 48);
+	const char *cols[6 + KEYS_MAX] = { "seq", "round", "arm", "status", "primary", "note" };
+	size_t nk;
+
+	if (!keys)
+		abort();
+	nk = metric_keys(t, nt, keys, KEYS_MAX);
+	for (size_t k = 0; k < nk; k++)
+		cols[6 + k] = keys[k];
+	report_cols(s, 6 + nk, cols);
+	for (size_t i = 0; i < nt; i++) {
+		report_cell_num(s, t[i].seq);
+		report_cell_num(s, t[i].round);
+		report_cell(s, "%s", t[i].arm);
+		report_cell(s, "%s%s", t[i].status, t[i].warmup ? " (warm-up)" : "");
+		report_cell_num(s, t[i].has_primary ? t[i].primary : NAN);
+		report_cell(s, "%s", t[i].note[0] ? t[i].note : "-");
+		for (size_t k = 0; k < nk; k++) {
+			double v = NAN;
+
+			for (size_t j = 0; j < t[i].n_metrics; j++)
+				if (!strcmp(t[i].metrics[j].key, keys[k]))
+					v = t[i].metrics[j].value;
+			report_cell_num(s, v);
+		}
+	}
+	free(keys);
+}
+
+static void verdict_section(struct report *rep, const struct advice_run *run,
+			    const struct verdict_result *v)
+{
+	struct report_section *s = report_add(rep, REPORT_TEXT, "verdict", "Verdict");
+
+	report_note(s, "%s, confidence %s; baseline %s", verdict_kind_name(v->kind),
+		    verdict_confidence_name(v->confidence), run->baseline_source);
+	for (size_t i = 0; i < v->n_reasons; i++)
+		report_line(s, "%s", v->reasons[i]);
+	if (v->kind == VERDICT_CHANGE && v->chosen >= 0)
+		report_line(s, "sudo swaptune apply --run %lld", (long long)run->run_id);
+}
+
+int report_build_run(struct store *st, const struct host *h, int64_t run_id,
+		     struct report **out, struct st_err *e)
+{
+	struct advice_run *run = calloc(1, sizeof(*run));
+	struct verdict_result *v = calloc(1, sizeof(*v));
+	struct store_trial_row *t = NULL;
+	struct store_run_full ri;
+	struct verdict_opts vo;
+	struct report *rep = NULL;
+	struct report_section *s;
+	cJSON *sum = NULL, *par = NULL;
+	size_t nt = 0;
+	char title[128];
+	int r;
+
+	memset(&ri, 0, sizeof(ri));
+	if (!run || !v) {
+		r = err_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((r = store_run_full_get(st, run_id, &ri, e)) < 0)
+		goto out;
+	if (strcmp(ri.kind, "probe")) {
+		r = err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "run %lld is a %s run, not a probe%s",
+				 (long long)run_id, ri.kind,
+				 !strcmp(ri.kind, "sample") ? ": compare recordings with --before/--after" :
+				 !strcmp(ri.kind, "apply") ? ": see --change" : "");
+		goto out;
+	}
+	if ((r = advice_load_run(st, h, run_id, NULL, run, e)) < 0)
+		goto out;
+	verdict_opts_init(&vo);
+	if ((r = verdict_compute(&run->in, &vo, v, e)) < 0) {
+		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);
+		goto out;
+	}
+	if ((r = store_trials_load(st, run_id, &t, &nt, e)) < 0)
+		goto out;
+	sum = ri.summary ? cJSON_Parse(ri.summary) : NULL;
+	par = ri.params ? cJSON_Parse(ri.params) : NULL;
+
+	snprintf(title, sizeof(title), "swaptune report: probe run %lld", (long long)run_id);
+	rep = report_new("run", title);
+	s = report_add(rep, REPORT_FACTS, "run", "Run");
+	report_fact(s, "run", "%lld", (long long)run_id);
+	report_fact(s, "status", "%s", ri.status);
+	report_fact_opt(s, "started", ri.started_at);
+	report_fact_opt(s, "ended", ri.ended_at);
+	report_fact_opt(s, "workload", run->workload);
+	report_fact(s, "primary metric", "%s", run->in.metric_name);
+	report_fact(s, "baseline", "%s", v->baseline >= 0 ? run->arms[v->baseline].name : "none");
+	host_facts(rep, &ri, sum, par);
+	recipe(rep, run, par);
+	verdict_section(rep, run, v);
+	arms_table(rep, run, v);
+	counters_table(rep, run, t, nt);
+	differences_table(rep, run, t, nt, v);
+	trials_table(rep, t, nt);
+	*out = rep;
+	r = 0;
+out:
+	cJSON_Delete(sum);
+	cJSON_Delete(par);
+	store_trials_free(t, nt);
+	store_run_full_free(&ri);
+	free(run);
+	free(v);
+	return r;
+}
+
+/* ---- two probe runs side by side (report --before/--after with probes) ---- */
+
+struct probe_side {
+	struct store_run_full ri;
+	struct advice_run *run;
+	struct store_trial_row *t;
+	size_t nt;
+};
+
+static void side_free(struct probe_side *p)
+{
+	store_run_full_free(&p->ri);
+	store_trials_free(p->t, p->nt);
+	free(p->run);
+}
+
+static int side_load(struct store *st, int64_t id, struct probe_side *p, struct st_err *e)
+{
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	if ((r = store_run_full_get(st, id, &p->ri, e)) < 0)
+		return r;
+	if (strcmp(p->ri.kind, "probe"))
+		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE,
+				    "run %lld is a %s run: compare two probes or two recordings",
+				    (long long)id, p->ri.kind);
+	p->run = calloc(1, sizeof(*p->run));
+	if (!p->run)
+		return err_set(e, -ENOMEM, "out of memory");
+	if ((r = advice_load_run(st, NULL, id, NULL, p->run, e)) < 0)
+		return r;
+	return store_trials_load(st, id, &p->t, &p->nt, e);
+}
+
+/* One row of a before/after comparison of x (after) against y (before). */
+static void pair_cells(struct report_section *s, const double *y, size_t ny, const double *x,
+		       size_t nx)
+{
+	struct stats_welch w;
+	double my = ny ? stats_mean(y, ny) : NAN, mx = nx ? stats_mean(x, nx) : NAN;
+	bool ok = nx >= 2 && ny >= 2 && stats_welch(x, nx, y, ny, 0.95, &w, NULL) == 0;
+	char b1[32], b2[32];
+
+	report_cell_num(s, (double)ny);
+	report_cell_num(s, (double)nx);
+	report_cell_num(s, my);
+	report_cell_num(s, mx);
+	report_cell(s, "%s", isfinite(my) && isfinite(mx) && my != 0 ?
+		    pct((mx - my) / fabs(my) * 100, b1, sizeof(b1)) : "-");
+	if (ok && w.flag == STATS_WELCH_OK && isfinite(w.ci_low_pct))
+		report_cell(s, "%s .. %s", pct(w.ci_low_pct, b1, sizeof(b1)), pct(w.ci_high_pct, b2, sizeof(b2)));
+	else
+		report_cell(s, "-");
+	report_cell_num(s, ok ? w.p : NAN);
+	report_cell(s, "%s", !ok ? "too few trials" : w.flag == STATS_WELCH_IDENTICAL ? "no (identical)" :
+		    w.flag == STATS_WELCH_CONSTANT ? "yes (constant, differ)" : w.p < 0.05 ? "yes" : "no");
+}
+
+static void probes_sections(struct report *rep, struct probe_side *a, struct probe_side *b)
+{
+	static const char *const cols[] = { "", "before", "after" };
+	static const char *const pcols[] = { "arm", "n before", "n after", "mean before", "mean after",
+					     "change", "95% CI of change", "p (Welch)", "beyond noise" };
+	static const char *const ccols[] = { "counter", "arm", "n before", "n after", "mean before",
+					     "mean after", "change", "95% CI of change", "p (Welch)",
+					     "beyond noise" };
+	struct probe_side *p[2] = { a, b };
+	struct report_section *s = report_add(rep, REPORT_TABLE, "runs-compared", "Probe runs compared");
+	struct report_section *c;
+	char (*keys)[48] = calloc(KEYS_MAX, 48);
+	double x[VERDICT_TRIALS_MAX], y[VERDICT_TRIALS_MAX];
+	size_t nk;
+
+	if (!keys)
+		abort();
+	report_cols(s, 3, cols);
+	report_cell(s, "run");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%lld", (long long)p[i]->ri.id);
+	report_cell(s, "started");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", p[i]->ri.started_at);
+	report_cell(s, "workload");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", p[i]->run->workload[0] ? p[i]->run->workload : REPORT_NOT_RECORDED);
+	report_cell(s, "primary metric");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", p[i]->run->in.metric_name);
+	report_cell(s, "hostname");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", p[i]->ri.hostname[0] ? p[i]->ri.hostname : REPORT_NOT_RECORDED);
+	report_cell(s, "kernel");
+	for (int i = 0; i < 2; i++)
+		report_cell(s, "%s", p[i]->ri.kernel[0] ? p[i]->ri.kernel : REPORT_NOT_RECORDED);
+	if (strcmp(a->run->workload, b->run->workload) || strcmp(a->run->in.metric_name, b->run->in.metric_name))
+		report_note(s, "the runs measured different workloads or metrics: the comparison is weak");
+
+	s = report_add(rep, REPORT_TABLE, "arms-compared", "Primary metric, arm by arm");
+	report_note(s, "arms matched by name; Welch's t-test on the completed trials; beyond noise = p < 0.05");
+	report_cols(s, 9, pcols);
+	c = report_add(rep, REPORT_CHART, "arms-compared-chart", "Primary metric per arm, before and after");
+	c->chart.kind = REPORT_CHART_BARS;
+	c->chart.highlight_name = strdup("before");
+	c->chart.y_unit = strdup(a->run->in.metric == VERDICT_METRIC_THROUGHPUT ? "ops/s" :
+				 a->run->in.metric == VERDICT_METRIC_WALL_TIME ? "s" : a->run->in.metric_name);
+	for (size_t i = 0; i < a->run->n_arms; i++) {
+		const struct verdict_arm *va = &a->run->in.arms[i], *vb = NULL;
+		double m, lo, hi;
+		char name[96];
+
+		for (size_t j = 0; j < b->run->n_arms; j++)
+			if (!strcmp(b->run->arms[j].name, a->run->arms[i].name))
+				vb = &b->run->in.arms[j];
+		if (!vb)
+			continue;
+		report_cell(s, "%s", a->run->arms[i].name);
+		pair_cells(s, va->primary, va->n_trials, vb->primary, vb->n_trials);
+		mean_ci(va->primary, va->n_trials, &m, &lo, &hi);
+		snprintf(name, sizeof(name), "%s before", a->run->arms[i].name);
+		report_bar_add(c, name, m, lo, hi, va->primary, va->n_trials, true);
+		mean_ci(vb->primary, vb->n_trials, &m, &lo, &hi);
+		snprintf(name, sizeof(name), "%s after", a->run->arms[i].name);
+		report_bar_add(c, name, m, lo, hi, vb->primary, vb->n_trials, false);
+	}
+
+	s = report_add(rep, REPORT_TABLE, "counters-compared", "Per-trial counters, arm by arm");
+	report_note(s, "every per-trial metric of an arm present in both runs whose mean differs, largest relative change first");
+	report_cols(s, 10, ccols);
+	nk = metric_keys(a->t, a->nt, keys, KEYS_MAX);
+	/* largest relative change first, as in the --run table */
+	{
+		struct diff_row *rows = calloc(KEYS_MAX * VERDICT_ARMS_MAX, sizeof(*rows));
+		size_t nr = 0;
+
+		if (!rows)
+			abort();
+		for (size_t k = 0; k < nk; k++)
+			for (size_t i = 0; i < a->run->n_arms; i++) {
+				const char *arm = a->run->arms[i].name;
+				size_t ny = arm_values(a->t, a->nt, arm, keys[k], y, VERDICT_TRIALS_MAX);
+				size_t nx = arm_values(b->t, b->nt, arm, keys[k], x, VERDICT_TRIALS_MAX);
+				double my, mx;
+
+				if (!nx || !ny || (mx = stats_mean(x, nx)) == (my = stats_mean(y, ny)))
+					continue;
+				snprintf(rows[nr].key, sizeof(rows[nr].key), "%s", keys[k]);
+				rows[nr].arm = arm;
+				rows[nr++].pct = my != 0 ? (mx - my) / fabs(my) * 100 : NAN;
+			}
+		qsort(rows, nr, sizeof(*rows), diff_cmp);
+		for (size_t i = 0; i < nr; i++) {
+			size_t ny = arm_values(a->t, a->nt, rows[i].arm, rows[i].key, y, VERDICT_TRIALS_MAX);
+			size_t nx = arm_values(b->t, b->nt, rows[i].arm, rows[i].key, x, VERDICT_TRIALS_MAX);
+
+			report_cell(s, "%s", rows[i].key);
+			report_cell(s, "%s", rows[i].arm);
+			pair_cells(s, y, ny, x, nx);
+		}
+		free(rows);
+	}
+	free(keys);
+}
+
+int report_build_probes(struct store *st, int64_t before, int64_t after, struct report **out,
+			struct st_err *e)
+{
+	struct probe_side a, b;
+	char title[160];
+	int r;
+
+	memset(&b, 0, sizeof(b));
+	if ((r = side_load(st, before, &a, e)) < 0 || (r = side_load(st, after, &b, e)) < 0)
+		goto out;
+	snprintf(title, sizeof(title), "swaptune report: probe run %lld before, %lld after",
+		 (long long)before, (long long)after);
+	*out = report_new("compare", title);
+	probes_sections(*out, &a, &b);
+out:
+	side_free(&a);
+	side_free(&b);
+	return r;
+}

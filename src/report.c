@@ -1,0 +1,264 @@
+/*
+ * report.c - the report model: sections of facts, tables, text and charts,
+ * built cell by cell. Allocation failure aborts (out of memory is the one
+ * abort the house style allows); everything else is plain data.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "swaptune/report.h"
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+
+	if (!d)
+		abort();
+	return d;
+}
+
+static char *vfmt(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	return s;
+}
+
+#define PUSH(arr, n, v) do { (arr) = xrealloc((arr), ((n) + 1) * sizeof(*(arr))); (arr)[(n)++] = (v); } while (0)
+
+struct report *report_new(const char *kind, const char *title)
+{
+	struct report *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		abort();
+	r->kind = xstrdup(kind);
+	r->title = xstrdup(title);
+	return r;
+}
+
+static void section_free(struct report_section *s)
+{
+	struct report_chart *c = &s->chart;
+
+	for (size_t i = 0; i < s->n_facts; i++) {
+		free(s->keys[i]);
+		free(s->values[i]);
+	}
+	for (size_t i = 0; i < s->n_cols; i++)
+		free(s->cols[i]);
+	for (size_t i = 0; i < s->n_rows * s->n_cols; i++)
+		free(s->cells[i].text);
+	for (size_t i = 0; i < s->n_lines; i++)
+		free(s->lines[i]);
+	for (size_t i = 0; i < c->n_bars; i++) {
+		free(c->bars[i].name);
+		free(c->bars[i].pts);
+	}
+	for (size_t i = 0; i < c->n_series; i++) {
+		free(c->series[i].name);
+		free(c->series[i].x);
+		free(c->series[i].y);
+	}
+	free(c->bars);
+	free(c->series);
+	free(c->y_unit);
+	free(c->x_unit);
+	free(c->marker_label);
+	free(c->highlight_name);
+	free(s->keys);
+	free(s->values);
+	free(s->cols);
+	free(s->cells);
+	free(s->lines);
+	free(s->id);
+	free(s->title);
+	free(s->note);
+	free(s);
+}
+
+void report_free(struct report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		section_free(r->sec[i]);
+	free(r->sec);
+	free(r->kind);
+	free(r->title);
+	free(r);
+}
+
+struct report_section *report_add(struct report *r, enum report_section_type t,
+				  const char *id, const char *title)
+{
+	struct report_section *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		abort();
+	s->type = t;
+	s->id = xstrdup(id);
+	s->title = xstrdup(title);
+	s->chart.marker_x = NAN;
+	PUSH(r->sec, r->n, s);
+	return s;
+}
+
+void report_note(struct report_section *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	free(s->note);
+	s->note = vfmt(fmt, ap);
+	va_end(ap);
+}
+
+void report_fact(struct report_section *s, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	char *v;
+	size_t n = s->n_facts;
+
+	va_start(ap, fmt);
+	v = vfmt(fmt, ap);
+	va_end(ap);
+	PUSH(s->keys, n, xstrdup(key));
+	PUSH(s->values, s->n_facts, v);
+}
+
+void report_fact_opt(struct report_section *s, const char *key, const char *value)
+{
+	report_fact(s, key, "%s", value && *value ? value : REPORT_NOT_RECORDED);
+}
+
+void report_line(struct report_section *s, const char *fmt, ...)
+{
+	va_list ap;
+	char *v;
+
+	va_start(ap, fmt);
+	v = vfmt(fmt, ap);
+	va_end(ap);
+	PUSH(s->lines, s->n_lines, v);
+}
+
+void report_cols(struct report_section *s, size_t n, const char *const *names)
+{
+	for (size_t i = 0; i < n; i++)
+		PUSH(s->cols, s->n_cols, xstrdup(names[i]));
+}
+
+static void push_cell(struct report_section *s, struct report_cell c)
+{
+	/* cells are appended; a row is complete every n_cols cells */
+	if (s->n_filled == s->n_rows * s->n_cols) {
+		size_t have = s->n_rows * s->n_cols;
+
+		s->cells = xrealloc(s->cells, (have + s->n_cols) * sizeof(*s->cells));
+		memset(s->cells + have, 0, s->n_cols * sizeof(*s->cells));
+		s->n_rows++;
+	}
+	s->cells[s->n_filled++] = c;
+}
+
+void report_cell(struct report_section *s, const char *fmt, ...)
+{
+	va_list ap;
+	struct report_cell c = { 0 };
+
+	va_start(ap, fmt);
+	c.text = vfmt(fmt, ap);
+	va_end(ap);
+	push_cell(s, c);
+}
+
+const char *report_num(double v, char *buf, size_t len)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) >= 1e4 && fabs(v) < 1e15)
+		snprintf(buf, len, "%.0f", v);	/* counters: every digit, no exponent */
+	else if (v != 0 && fabs(v) < 1e-3)
+		snprintf(buf, len, "%.3g", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+	return buf;
+}
+
+void report_cell_num(struct report_section *s, double v)
+{
+	char b[64];
+	struct report_cell c = { 0 };
+
+	c.text = xstrdup(report_num(v, b, sizeof(b)));
+	c.is_num = isfinite(v);
+	c.num = v;
+	push_cell(s, c);
+}
+
+void report_bar_add(struct report_section *s, const char *name, double mean, double lo,
+		    double hi, const double *pts, size_t n_pts, bool highlight)
+{
+	struct report_bar b = { xstrdup(name), mean, lo, hi, n_pts, NULL, highlight };
+
+	b.pts = xrealloc(NULL, n_pts * sizeof(double));
+	if (n_pts)
+		memcpy(b.pts, pts, n_pts * sizeof(double));
+	PUSH(s->chart.bars, s->chart.n_bars, b);
+}
+
+void report_series_add(struct report_section *s, const char *name, const double *x,
+		       const double *y, size_t n)
+{
+	struct report_series v = { xstrdup(name), n, NULL, NULL };
+
+	v.x = xrealloc(NULL, n * sizeof(double));
+	v.y = xrealloc(NULL, n * sizeof(double));
+	if (n) {
+		memcpy(v.x, x, n * sizeof(double));
+		memcpy(v.y, y, n * sizeof(double));
+	}
+	PUSH(s->chart.series, s->chart.n_series, v);
+}
+
+int report_format_parse(const char *name)
+{
+	static const char *const names[] = { "text", "md", "json", "html" };
+
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
+int report_render(FILE *f, const struct report *r, enum report_format fmt)
+{
+	switch (fmt) {
+	case REPORT_TEXT_FMT:
+		report_render_text(f, r);
+		return 0;
+	case REPORT_MD:
+		report_render_md(f, r);
+		return 0;
+	case REPORT_JSON:
+		return report_render_json(f, r);
+	case REPORT_HTML:
+		report_render_html(f, r);
+		return 0;
+	}
+	return -EINVAL;
+}
