@@ -231,6 +231,48 @@ static const char *bypass_name(const struct probe_result *r)
 	}
 }
 
+/* Arm i: its settings, its summary and its comparison with the baseline. */
+static cJSON *arm_json(const struct probe_config *c, const struct probe_result *r, int i)
+{
+	const struct probe_arm *arm = &c->arms[i];
+	const struct probe_arm_summary *s = &r->summary[i];
+	cJSON *ao = cJSON_CreateObject(), *so, *mo;
+
+	cJSON_AddStringToObject(ao, "name", arm->name);
+	cJSON_AddBoolToObject(ao, "baseline", i == c->baseline);
+	so = cJSON_AddObjectToObject(ao, "settings");
+	for (int k = 0; k < arm->nset; k++)
+		cJSON_AddStringToObject(so, arm->set[k].name, arm->set[k].value);
+	if (arm->zram)
+		cJSON_AddStringToObject(so, "swap", "zram");
+	cJSON_AddBoolToObject(ao, "emulated", arm->emulated);
+	if (arm->note[0])
+		cJSON_AddStringToObject(ao, "note", arm->note);
+	else
+		cJSON_AddNullToObject(ao, "note");
+	cJSON_AddNumberToObject(ao, "trials", s->trials);
+	cJSON_AddNumberToObject(ao, "completed", s->completed);
+	cJSON_AddNumberToObject(ao, "oom_kills", s->oom);
+	cJSON_AddNumberToObject(ao, "failed", s->failed);
+	cJSON_AddItemToObject(ao, "primary", stat_json(&s->primary));
+	mo = cJSON_AddObjectToObject(ao, "metrics");
+	for (int m = 0; m < PM_COUNT; m++)
+		if (s->have[m])
+			cJSON_AddItemToObject(mo, metric_defs[m].key, stat_json(&s->m[m]));
+	if (r->have_verdict) {
+		const struct verdict_arm_result *vr = &r->verdict.arms[i];
+		cJSON *vo = cJSON_AddObjectToObject(ao, "comparison");
+
+		cJSON_AddStringToObject(vo, "status", verdict_arm_status_name(vr->status));
+		add_num(vo, "effect_pct", vr->compared ? vr->effect_pct : NAN);
+		add_num(vo, "ci95_low_pct", vr->compared ? vr->ci_low_pct : NAN);
+		add_num(vo, "ci95_high_pct", vr->compared ? vr->ci_high_pct : NAN);
+		add_num(vo, "p_welch", vr->compared ? vr->p_welch : NAN);
+		cJSON_AddBoolToObject(vo, "significant", vr->significant);
+	}
+	return ao;
+}
+
 cJSON *probe_result_to_json(const struct probe_config *c, const struct probe_plan *p,
 			    const struct probe_result *r)
 {
@@ -284,45 +326,8 @@ cJSON *probe_result_to_json(const struct probe_config *c, const struct probe_pla
 		cJSON_AddNullToObject(o, "evidence");
 
 	a = cJSON_AddArrayToObject(root, "arms");
-	for (int i = 0; i < c->narms; i++) {
-		const struct probe_arm *arm = &c->arms[i];
-		const struct probe_arm_summary *s = &r->summary[i];
-		cJSON *ao = cJSON_CreateObject(), *so, *mo;
-
-		cJSON_AddStringToObject(ao, "name", arm->name);
-		cJSON_AddBoolToObject(ao, "baseline", i == c->baseline);
-		so = cJSON_AddObjectToObject(ao, "settings");
-		for (int k = 0; k < arm->nset; k++)
-			cJSON_AddStringToObject(so, arm->set[k].name, arm->set[k].value);
-		if (arm->zram)
-			cJSON_AddStringToObject(so, "swap", "zram");
-		cJSON_AddBoolToObject(ao, "emulated", arm->emulated);
-		if (arm->note[0])
-			cJSON_AddStringToObject(ao, "note", arm->note);
-		else
-			cJSON_AddNullToObject(ao, "note");
-		cJSON_AddNumberToObject(ao, "trials", s->trials);
-		cJSON_AddNumberToObject(ao, "completed", s->completed);
-		cJSON_AddNumberToObject(ao, "oom_kills", s->oom);
-		cJSON_AddNumberToObject(ao, "failed", s->failed);
-		cJSON_AddItemToObject(ao, "primary", stat_json(&s->primary));
-		mo = cJSON_AddObjectToObject(ao, "metrics");
-		for (int m = 0; m < PM_COUNT; m++)
-			if (s->have[m])
-				cJSON_AddItemToObject(mo, metric_defs[m].key, stat_json(&s->m[m]));
-		if (r->have_verdict) {
-			const struct verdict_arm_result *vr = &r->verdict.arms[i];
-			cJSON *vo = cJSON_AddObjectToObject(ao, "comparison");
-
-			cJSON_AddStringToObject(vo, "status", verdict_arm_status_name(vr->status));
-			add_num(vo, "effect_pct", vr->compared ? vr->effect_pct : NAN);
-			add_num(vo, "ci95_low_pct", vr->compared ? vr->ci_low_pct : NAN);
-			add_num(vo, "ci95_high_pct", vr->compared ? vr->ci_high_pct : NAN);
-			add_num(vo, "p_welch", vr->compared ? vr->p_welch : NAN);
-			cJSON_AddBoolToObject(vo, "significant", vr->significant);
-		}
-		cJSON_AddItemToArray(a, ao);
-	}
+	for (int i = 0; i < c->narms; i++)
+		cJSON_AddItemToArray(a, arm_json(c, r, i));
 
 	o = cJSON_AddObjectToObject(root, "verdict");
 	if (r->have_verdict) {
