@@ -31,6 +31,19 @@ grep -q '^Too little to go on' "$scratch/few.txt" || fail "one matching host is 
 "$SWAPTUNE" --db "$db" fleet-advise --backend floppy >/dev/null 2>&1; [ $? -eq 2 ] || fail "--backend floppy: not exit 2"
 "$SWAPTUNE" --db "$db" fleet-advise --from "$scratch/none.db" >/dev/null 2>&1; [ $? -eq 2 ] || fail "--from a missing store: not exit 2"
 
+check=$BUILD/helpers/schema-check
+if [ -x "$check" ]; then
+	"$check" "$SCHEMAS/fleet-report.schema.json" "$scratch/report.json" >"$scratch/v.out" 2>&1 ||
+		fail "fleet-report --json does not validate: $(head -5 "$scratch/v.out")"
+	"$check" "$SCHEMAS/fleet-advise.schema.json" "$scratch/advise.json" >"$scratch/v.out" 2>&1 ||
+		fail "fleet-advise --json does not validate: $(head -5 "$scratch/v.out")"
+	"$SWAPTUNE" --db "$db" import --json "$fx/host-00.json" >"$scratch/import.json" || fail "import --json: exit $?"
+	"$check" "$SCHEMAS/import.schema.json" "$scratch/import.json" >"$scratch/v.out" 2>&1 ||
+		fail "import --json does not validate: $(head -5 "$scratch/v.out")"
+	grep -q '"runs_present":[[:space:]]*1' "$scratch/import.json" || fail "import --json: the run is not present"
+else
+	fail "$check not built (make check builds it)"
+fi
 python3 - "$scratch/report.json" "$scratch/advise.json" "$fx"/host-0*.json <<'PY' || fail "pooled numbers differ from the reference"
 import json, math, statistics, sys
 rep, adv, files = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3:]
