@@ -395,12 +395,16 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 				}
 	}
 	if (r->have_verdict) {
-		fprintf(o, "\nVerdict           %s%s%s (%s confidence)\n",
-			verdict_kind_name(r->verdict.kind),
+		const struct judgement *j = &r->judgement;
+
+		fprintf(o, "\nVerdict           %s%s%s", verdict_kind_name(r->verdict.kind),
 			r->verdict.chosen >= 0 ? " " : "",
-			r->verdict.chosen >= 0 ? c->arms[r->verdict.chosen].name : "",
-			verdict_confidence_name(r->verdict.confidence));
-		for (size_t k = 0; k < r->verdict.n_reasons && k < 3; k++)
+			r->verdict.chosen >= 0 ? c->arms[r->verdict.chosen].name : "");
+		if (j->judged)
+			fprintf(o, " at look %zu of %zu (%u rounds)", j->look + 1, j->plan.n_looks,
+				j->plan.looks[j->look]);
+		fprintf(o, "\n");
+		for (size_t k = 0; k < r->verdict.n_reasons && k < 6; k++)
 			fprintf(o, "  %s\n", r->verdict.reasons[k]);
 	}
 	fprintf(o, "\nTook %s; %s; stored as run %lld in %s\n",

@@ -346,6 +346,7 @@ cJSON *probe_result_to_json(const struct probe_config *c, const struct probe_pla
 			cJSON_AddNullToObject(o, "arm");
 		cJSON_AddStringToObject(o, "confidence", verdict_confidence_name(r->verdict.confidence));
 		cJSON_AddBoolToObject(o, "decisive", r->verdict.decisive);
+		cJSON_AddItemToObject(o, "judgement", judge_json(&r->judgement));
 		rs = cJSON_AddArrayToObject(o, "reasons");
 		for (size_t k = 0; k < r->verdict.n_reasons; k++)
 			cJSON_AddItemToArray(rs, cJSON_CreateString(r->verdict.reasons[k]));

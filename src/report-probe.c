@@ -462,8 +462,7 @@ static void verdict_section(struct report *rep, const struct advice_run *run,
 {
 	struct report_section *s = report_add(rep, REPORT_TEXT, "verdict", "Verdict");
 
-	report_note(s, "%s, confidence %s; baseline %s", verdict_kind_name(v->kind),
-		    verdict_confidence_name(v->confidence), run->baseline_source);
+	report_note(s, "%s; baseline %s", verdict_kind_name(v->kind), run->baseline_source);
 	for (size_t i = 0; i < v->n_reasons; i++)
 		report_line(s, "%s", v->reasons[i]);
 	if (v->kind == VERDICT_CHANGE && v->chosen >= 0)
