@@ -375,7 +375,9 @@ static void judge_arm(const struct verdict2_design *d, size_t look,
 		ar->ci_high_pct = effect_of(ar->mean_log + tb * ar->se_log, hb);
 		ar->ucb97_pct = effect_of(ar->mean_log + q97 * ar->se_log, hb);
 		ar->need_pct = effect_of(tb * ar->se_log, hb);
-		ar->crosses = ar->mean_log > 0.0 && ar->ci_low_pct > 0.0;
+		/* a significant gain whose estimate is below the minimum effect is no reason to change */
+		ar->crosses = ar->mean_log > 0.0 && ar->ci_low_pct > 0.0 &&
+			      ar->effect_pct >= o->min_effect_pct;
 		ar->min_effect_confirmed = ar->ci_low_pct >= o->min_effect_pct;
 		ar->futile = ar->ucb97_pct < o->min_effect_pct;
 	}

@@ -241,12 +241,34 @@ int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
 	}
 	if (rc == 0) {
 		metric_verdict_arms(run, &r->in);
+		metric_verdict2_input(run, &r->in2);
+		judge_plan_from_params(r->params, &r->plan);
 		count_trials(run, r);
 		rc = choose_baseline(st, h, r, baseline, e);
+	}
+	if (rc == 0) {
+		r->in2.metric = r->in.metric;
+		snprintf(r->in2.metric_name, sizeof(r->in2.metric_name), "%s", r->in.metric_name);
+		for (size_t i = 0; i < r->in.n_arms && i < r->in2.n_arms; i++)
+			r->in2.arms[i].is_baseline = r->in.arms[i].is_baseline;
 	}
 	store_probe_run_free(run);
 	free(run);
 	return rc;
+}
+
+int advice_judge(const struct advice_run *r, double min_effect_pct, struct verdict_result *v,
+		 struct judgement *j, struct st_err *e)
+{
+	struct verdict2_opts o;
+	const char *base = NULL;
+
+	verdict2_opts_init(&o);
+	o.min_effect_pct = min_effect_pct >= 0 ? min_effect_pct : r->plan.min_effect_pct;
+	for (size_t i = 0; i < r->in.n_arms; i++)
+		if (r->in.arms[i].is_baseline)
+			base = r->in.arms[i].name;
+	return judge_run(&r->in2, &r->plan, &o, base, j, v, e);
 }
 
 const struct advice_arm *advice_run_arm(const struct advice_run *r, const char *name)
@@ -486,34 +508,31 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
 		r->started_at);
 	fprintf(out, "Baseline %s: %s\n", r->arms[v->baseline].name, r->baseline_source);
 	if (v->kind == VERDICT_CHANGE)
-		fprintf(out, "Verdict: CHANGE to %s (confidence %s)\n", r->arms[v->chosen].name,
-			verdict_confidence_name(v->confidence));
+		fprintf(out, "Verdict: CHANGE to %s\n", r->arms[v->chosen].name);
 	else if (v->kind == VERDICT_KEEP)
-		fprintf(out, "Verdict: KEEP %s (confidence %s)\n", r->arms[v->baseline].name,
-			verdict_confidence_name(v->confidence));
+		fprintf(out, "Verdict: KEEP %s\n", r->arms[v->baseline].name);
 	else
-		fprintf(out, "Verdict: INCONCLUSIVE (confidence %s)\n",
-			verdict_confidence_name(v->confidence));
-	fprintf(out, "\n  %-12s %-17s %5s %4s %10s %8s %9s  %-21s %7s %7s\n", "arm", "status",
-		"n", "oom", "mean", "sd", "effect", "ci", "p", "p-perm");
+		fprintf(out, "Verdict: INCONCLUSIVE\n");
+	fprintf(out, "\n  %-12s %-17s %5s %4s %10s %8s %9s  %-21s %7s\n", "arm", "status",
+		"n", "oom", "mean", "sd", "effect", "ci", "p");
 	for (size_t i = 0; i < v->n_arms; i++) {
 		const struct verdict_arm_result *a = &v->arms[i];
-		char m[24], sd[24], eff[24], lo[24], hi[24], ci[48], p[16], pp[16];
+		char m[24], sd[24], eff[24], lo[24], hi[24], ci[48], p[16];
 
 		if (a->compared)
 			snprintf(ci, sizeof(ci), "[%s, %s]", fmt_pct(lo, sizeof(lo), a->ci_low_pct),
 				 fmt_pct(hi, sizeof(hi), a->ci_high_pct));
 		else
 			snprintf(ci, sizeof(ci), "-");
-		fprintf(out, "  %-12s %-17s %5zu %4u %10s %8s %9s  %-21s %7s %7s\n", r->arms[i].name,
+		fprintf(out, "  %-12s %-17s %5zu %4u %10s %8s %9s  %-21s %7s\n", r->arms[i].name,
 			verdict_arm_status_name(a->status), a->n, a->n_oom_killed,
 			fmt_num(m, sizeof(m), a->mean), fmt_num(sd, sizeof(sd), a->stddev),
 			fmt_pct(eff, sizeof(eff), a->compared ? a->effect_pct : NAN), ci,
-			fmt_p(p, sizeof(p), a->compared ? a->p_welch : NAN),
-			fmt_p(pp, sizeof(pp), a->compared ? a->p_perm : NAN));
+			fmt_p(p, sizeof(p), a->compared ? a->p_welch : NAN));
 	}
-	fprintf(out, "  (effect: + is better than %s; %d %% confidence interval; Welch t-test and "
-		"permutation p; minimum effect %.1f %%)\n", r->arms[v->baseline].name, level,
+	(void)level;
+	fprintf(out, "  (effect: + is better than %s, from per-round paired log-ratios; interval at the "
+		"look's bound; p one-sided; minimum effect %.1f %%)\n", r->arms[v->baseline].name,
 		o->min_effect_pct);
 	for (size_t i = 0; i < v->n_arms; i++) {
 		for (int s = 0; s < VERDICT_SEC_COUNT; s++) {
@@ -532,7 +551,7 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
 			fprintf(out, "  note: arm %s is emulated%s%s\n", r->arms[i].name,
 				r->arms[i].note[0] ? ": " : "", r->arms[i].note);
 		if (r->arms[i].n_failed)
-			fprintf(out, "  note: arm %s had %u trial%s that failed to run (not counted)\n",
+			fprintf(out, "  note: arm %s had %u trial%s that failed to run (counted as its worst result)\n",
 				r->arms[i].name, r->arms[i].n_failed, r->arms[i].n_failed == 1 ? "" : "s");
 	}
 	fprintf(out, "\nReasons:\n");

@@ -27,7 +27,7 @@
 
 enum {
 	OPT_RUN = 256, OPT_BASELINE, OPT_MIN_EFFECT, OPT_YES, OPT_DRY_RUN, OPT_PERSIST,
-	OPT_CONFIRM_WITHIN, OPT_CONFIRM, OPT_FROM, OPT_WATCHDOG,
+	OPT_CONFIRM_WITHIN, OPT_CONFIRM, OPT_FROM, OPT_WATCHDOG, OPT_FORCE,
 };
 
 static const struct option apply_longopts[] = {
@@ -41,6 +41,7 @@ static const struct option apply_longopts[] = {
 	{ "confirm", no_argument, NULL, OPT_CONFIRM },
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "watchdog", required_argument, NULL, OPT_WATCHDOG },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ 0, 0, 0, 0 },
 };
 
@@ -48,7 +49,7 @@ struct apply_opts {
 	int64_t run_id;			/* 0 = none */
 	const char *baseline;
 	double min_effect_pct;
-	bool yes, dry_run, persist, confirm;
+	bool yes, dry_run, persist, confirm, force, min_effect_given;
 	long long confirm_within_ns;	/* 0 = none */
 	const char *from;
 	const char *watchdog;
@@ -96,6 +97,7 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct apply_o
 			o->baseline = optarg;
 			break;
 		case OPT_MIN_EFFECT:
+			o->min_effect_given = true;
 			o->min_effect_pct = strtod(optarg, &end);
 			if (*end || !isfinite(o->min_effect_pct) || o->min_effect_pct < 0)
 				return cmd_usage_error(ctx, &cmd_apply_entry,
@@ -123,6 +125,9 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct apply_o
 			break;
 		case OPT_FROM:
 			o->from = optarg;
+			break;
+		case OPT_FORCE:
+			o->force = true;
 			break;
 		case OPT_WATCHDOG:
 			o->watchdog = optarg;
@@ -156,8 +161,8 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct apply_o
 	if (!o->run_id && !o->n_want && !o->from)
 		return cmd_usage_error(ctx, &cmd_apply_entry,
 				       "nothing to apply: give --run ID (see swaptune recommend) or setting=value");
-	if ((o->baseline || o->min_effect_pct != 2.0) && !o->run_id)
-		return cmd_usage_error(ctx, &cmd_apply_entry, "--baseline and --min-effect go with --run");
+	if ((o->baseline || o->min_effect_given || o->force) && !o->run_id)
+		return cmd_usage_error(ctx, &cmd_apply_entry, "--baseline, --min-effect and --force go with --run");
 	return 0;
 }
 
@@ -166,7 +171,7 @@ static int want_from_run(struct cmd_ctx *ctx, struct apply_opts *o, struct apply
 {
 	struct advice_run *run = calloc(1, sizeof(*run));
 	struct verdict_result *v = calloc(1, sizeof(*v));
-	struct verdict_opts vo;
+	struct judgement j;
 	const struct advice_arm *arm;
 	int r;
 
@@ -177,19 +182,27 @@ static int want_from_run(struct cmd_ctx *ctx, struct apply_opts *o, struct apply
 	r = advice_load_run(&ctx->store, &ctx->host, o->run_id, o->baseline, run, &ctx->err);
 	if (r < 0)
 		goto out;
-	verdict_opts_init(&vo);
-	vo.min_effect_pct = o->min_effect_pct;
-	r = verdict_compute(&run->in, &vo, v, &ctx->err);
+	r = advice_judge(run, o->min_effect_given ? o->min_effect_pct : -1, v, &j, &ctx->err);
 	if (r < 0) {
 		err_prefix(&ctx->err, "probe run %lld", (long long)o->run_id);
 		goto out;
 	}
 	if (v->kind != VERDICT_CHANGE) {
 		r = err_set_exit(&ctx->err, -EAGAIN, ST_EXIT_RUNTIME,
-				 "probe run %lld recommends no change (%s, %s confidence): %s; nothing applied",
+				 "probe run %lld recommends no change (%s): %s; nothing applied",
 				 (long long)o->run_id, verdict_kind_name(v->kind),
-				 verdict_confidence_name(v->confidence),
 				 v->n_reasons ? v->reasons[0] : "no reason given");
+		goto out;
+	}
+	/* the plan fixed before the data is what the error rates hold for */
+	if (!o->force && (j.exploratory || !j.plan.recorded ||
+			  !j.r2.arms[v->chosen].min_effect_confirmed)) {
+		r = err_set_exit(&ctx->err, -EAGAIN, ST_EXIT_RUNTIME,
+				 "probe run %lld: the change to %s is %s; nothing applied (--force applies it anyway)",
+				 (long long)o->run_id, run->arms[v->chosen].name,
+				 j.exploratory ? "exploratory (judged with values other than the run's plan)" :
+				 !j.plan.recorded ? "judged without a plan stored with the run" :
+				 "significant but its interval does not clear the minimum effect");
 		goto out;
 	}
 	arm = &run->arms[v->chosen];
@@ -471,8 +484,8 @@ static void print_plan(struct cmd_ctx *ctx, const struct apply_opts *o,
 		       const struct persist_plan *plan)
 {
 	if (src->used)
-		fprintf(ctx->out, "Probe run %lld recommends %s (confidence %s): %s\n",
-			(long long)o->run_id, src->arm, src->confidence, src->headline);
+		fprintf(ctx->out, "Probe run %lld recommends %s: %s\n",
+			(long long)o->run_id, src->arm, src->headline);
 	for (int i = 0; i < o->n_want; i++) {
 		if (!ch[i].changed)
 			fprintf(ctx->out, "%s: %s (unchanged)\n", ch[i].name, ch[i].old_value);
@@ -603,7 +616,8 @@ out:
 static const struct cmd_option apply_options[] = {
 	{ "--run ID", "apply the recommendation of probe run ID (see swaptune recommend)" },
 	{ "--baseline ARM", "with --run: judge against ARM instead of the detected baseline" },
-	{ "--min-effect PCT", "with --run: smallest improvement worth a change (default 2)" },
+	{ "--min-effect PCT", "with --run: smallest improvement worth a change (default: the run's plan, 2); another value makes the verdict exploratory" },
+	{ "--force", "with --run: apply a change that is exploratory, has no stored plan, or does not clear the minimum effect" },
 	{ "--from FILE", "apply the setting=value lines of FILE (swaptune-boot.service uses /etc/swaptune/boot.conf)" },
 	{ "-y, --yes", "do not ask (needed without a terminal)" },
 	{ "--dry-run", "print every file and value that would be written; change nothing" },

@@ -43,7 +43,8 @@ enum {
 	OPT_MAX_REPS, OPT_SEED, OPT_WORKING_SET, OPT_MEMCG_LIMIT, OPT_LIMIT_MODE, OPT_OPS,
 	OPT_DURATION, OPT_ZIPF, OPT_STRIDE, OPT_FILE_SIZE, OPT_USER, OPT_METRIC_REGEX,
 	OPT_METRIC_LOWER, OPT_SWAP_SIZE, OPT_SCRATCH_DIR, OPT_BYPASS_MODE, OPT_NO_WARMUP,
-	OPT_YES, OPT_FORCE, OPT_DRY_RUN, OPT_RUN_PAGES, OPT_PROGRESS,
+	OPT_YES, OPT_FORCE, OPT_DRY_RUN, OPT_RUN_PAGES, OPT_PROGRESS, OPT_LOOKS, OPT_MIN_EFFECT,
+	OPT_MIN_TRIAL, OPT_MAX_TIME,
 };
 
 static const struct option probe_longopts[] = {
@@ -75,6 +76,10 @@ static const struct option probe_longopts[] = {
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "progress", required_argument, NULL, OPT_PROGRESS },
+	{ "looks", required_argument, NULL, OPT_LOOKS },
+	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
+	{ "min-trial", required_argument, NULL, OPT_MIN_TRIAL },
+	{ "max-time", required_argument, NULL, OPT_MAX_TIME },
 	{ 0, 0, 0, 0 },
 };
 
@@ -83,10 +88,14 @@ static const struct cmd_option probe_options[] = {
 	{ "--arms LIST", "built-in arms: pc3, pc1, pc0 (vm.page-cluster), bypass (default pc3,pc1,pc0)" },
 	{ "--arm NAME:KEY=VAL,...", "a custom arm over the settings registry (repeatable), e.g. noswapra:page-cluster=0,vma_ra_enabled=false" },
 	{ "--baseline NAME", "arm to compare against (default: the arm matching the host now, else the first)" },
-	{ "--reps N", "measured rounds, every arm once per round in shuffled order (default 3)" },
-	{ "--adaptive", "add rounds after --reps until the comparison is decisive" },
-	{ "--max-reps N", "adaptive: at most N rounds (default 10)" },
-	{ "--seed N", "seed of the round order and of the workload's accesses (default 1)" },
+	{ "--looks LIST", "sequential design: judge after these rounds, stopping at the first look that decides (default 5,10,15,20,25)" },
+	{ "--reps N", "a fixed design instead: exactly N measured rounds, judged once" },
+	{ "--max-reps N", "sequential: at most N rounds (the looks above N are dropped, N becomes the last)" },
+	{ "--adaptive", "the sequential design (the default; kept for scripts)" },
+	{ "--min-effect PCT", "smallest gain worth a change, fixed in the run's plan (default 2)" },
+	{ "--min-trial DUR", "built-in workloads: calibrate each trial's measured phase to last at least DUR (default 2s, 0 = off)" },
+	{ "--max-time DUR", "sequential: keep only the looks that fit DUR, measured from the warm-up (default 3m, 0 = no limit)" },
+	{ "--seed N", "seed of the round order and, derived from it, of the workload's accesses (default: a fresh random seed, recorded)" },
 	{ "--working-set SIZE", "the workload's memory (default 256M)" },
 	{ "--memcg-limit SIZE", "memory cgroup limit, below the working set so it swaps (default 128M)" },
 	{ "--limit-mode max|high", "cgroup v2: memory.max (default) or memory.high" },
@@ -151,9 +160,10 @@ void cmd_probe_progress(const struct probe_progress *p, void *arg)
 		else
 			snprintf(where, sizeof(where), "round %u/%u", p->round,
 				 p->round > p->rounds ? p->round : p->rounds);
-		fprintf(stderr, tty ? "\r\033[Kprobe: trial %u/%u (%s, arm %s), ETA %s" :
-			"probe: trial %u/%u (%s, arm %s), ETA %s\n", p->trial,
-			p->trials, where, p->arm, fmt_secs(p->eta_s, eta, sizeof(eta)));
+		fprintf(stderr, tty ? "\r\033[Kprobe: trial %u/%u (%s, arm %s), ETA %s%s%s" :
+			"probe: trial %u/%u (%s, arm %s), ETA %s%s%s\n", p->trial,
+			p->trials, where, p->arm, fmt_secs(p->eta_s, eta, sizeof(eta)),
+			p->msg ? "; " : "", p->msg ? p->msg : "");
 	}
 	fflush(stderr);
 }
@@ -220,14 +230,28 @@ static void print_plan(FILE *o, const struct probe_config *c, const struct probe
 	if (p->detect_bypass)
 		fprintf(o, "  %-28s a short check whether the kernel bypasses readahead for zswap\n",
 			"bypass detection");
+	fprintf(o, "Design            %s", c->plan.sequential ? "sequential, looks at rounds" :
+		"fixed,");
+	for (size_t k = 0; k < c->plan.n_looks; k++)
+		fprintf(o, "%s%u", k ? "," : " ", c->plan.looks[k]);
+	fprintf(o, "%s; false-change rate <= %g %%, minimum effect %g %%\n",
+		c->plan.sequential ? "" : " rounds", 100 * c->plan.alpha, c->plan.min_effect_pct);
+	if (c->plan.sequential && c->max_time_s > 0)
+		fprintf(o, "                  looks that do not fit %s (measured after the warm-up) are dropped\n",
+			fmt_secs(c->max_time_s, t2, sizeof(t2)));
 	fprintf(o, "Trials            %u (%u rounds incl. %s x %d arms%s)%s\n", p->trials, p->rounds,
 		c->warmup ? "warm-up" : "no warm-up", c->narms,
 		p->detect_bypass ? " + 1 detection" : "",
-		c->adaptive ? ", adaptive" : "");
-	if (c->adaptive)
-		fprintf(o, "                  up to %u trials until decisive\n", p->max_trials);
+		c->plan.sequential ? ", the first look" : "");
+	if (c->plan.sequential)
+		fprintf(o, "                  up to %u trials if no look decides earlier\n", p->max_trials);
+	if (c->workload->pattern != WORKLOAD_PAT_NONE && c->min_trial_s > 0 && c->warmup && !c->wp.ops)
+		fprintf(o, "Trial length      measured phase calibrated from the warm-up to last >= %s\n",
+			fmt_secs(c->min_trial_s, t2, sizeof(t2)));
+	fprintf(o, "Seed              %llu (workload %llu)\n", (unsigned long long)c->seed,
+		(unsigned long long)c->wp.seed);
 	fprintf(o, "Estimated time    %s", fmt_secs(p->est_total_s, t1, sizeof(t1)));
-	if (p->est_total_s < 0 || c->adaptive)
+	if (p->est_total_s < 0 || c->plan.sequential)
 		fprintf(o, ", at most %s", fmt_secs(p->est_max_s, t2, sizeof(t2)));
 	fprintf(o, "\nMemory            needs about %s, %s available\n",
 		fmt_bytes(p->need_bytes, b1, sizeof(b1)),
@@ -371,12 +395,16 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 				}
 	}
 	if (r->have_verdict) {
-		fprintf(o, "\nVerdict           %s%s%s (%s confidence)\n",
-			verdict_kind_name(r->verdict.kind),
+		const struct judgement *j = &r->judgement;
+
+		fprintf(o, "\nVerdict           %s%s%s", verdict_kind_name(r->verdict.kind),
 			r->verdict.chosen >= 0 ? " " : "",
-			r->verdict.chosen >= 0 ? c->arms[r->verdict.chosen].name : "",
-			verdict_confidence_name(r->verdict.confidence));
-		for (size_t k = 0; k < r->verdict.n_reasons && k < 3; k++)
+			r->verdict.chosen >= 0 ? c->arms[r->verdict.chosen].name : "");
+		if (j->judged)
+			fprintf(o, " at look %zu of %zu (%u rounds)", j->look + 1, j->plan.n_looks,
+				j->plan.looks[j->look]);
+		fprintf(o, "\n");
+		for (size_t k = 0; k < r->verdict.n_reasons && k < 6; k++)
 			fprintf(o, "  %s\n", r->verdict.reasons[k]);
 	}
 	fprintf(o, "\nTook %s; %s; stored as run %lld in %s\n",
@@ -416,7 +444,8 @@ struct probe_args {
 	const char *workload, *arms_list, *baseline;
 	const char *custom[PROBE_ARMS_MAX];
 	int ncustom;
-	bool yes, dry, have_ws, have_limit;
+	bool yes, dry, have_ws, have_limit, seed_given;
+	unsigned reps, max_reps;
 	enum cmd_progress progress;
 };
 
@@ -478,6 +507,31 @@ static int parse_workload_opt(struct cmd_ctx *ctx, struct probe_config *c, struc
 	return 1;
 }
 
+/* --looks 5,10,15: strictly increasing rounds, 2..PROBE_REPS_MAX. */
+static int parse_looks(struct cmd_ctx *ctx, struct probe_config *c, const char *list)
+{
+	struct judge_plan p = c->plan;
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	p.n_looks = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		long long v;
+
+		if (p.n_looks >= VERDICT2_LOOKS_MAX || fmt_parse_i64(t, 2, PROBE_REPS_MAX, &v) < 0 ||
+		    (p.n_looks && (unsigned)v <= p.looks[p.n_looks - 1]))
+			return cmd_usage_error(ctx, &cmd_probe_entry,
+					       "--looks needs increasing rounds 2..%d, at most %d of them, like 5,10,15",
+					       PROBE_REPS_MAX, VERDICT2_LOOKS_MAX);
+		p.looks[p.n_looks++] = (unsigned)v;
+	}
+	if (p.n_looks == 0)
+		return cmd_usage_error(ctx, &cmd_probe_entry, "--looks needs a list of rounds like 5,10,15");
+	p.sequential = true;
+	c->plan = p;
+	return 0;
+}
+
 /* The options of the design and the host side. 1 = not one of them. */
 static int parse_design_opt(struct cmd_ctx *ctx, struct probe_config *c, struct probe_args *a,
 			    int opt)
@@ -494,16 +548,37 @@ static int parse_design_opt(struct cmd_ctx *ctx, struct probe_config *c, struct 
 	case OPT_BASELINE: a->baseline = optarg; return 0;
 	case OPT_REPS:
 	case OPT_MAX_REPS:
-		if (parse_uint(optarg, &u) < 0 || u < 1 || u > PROBE_REPS_MAX)
-			return cmd_usage_error(ctx, &cmd_probe_entry, "%s must be 1..%d",
-					       opt == OPT_REPS ? "--reps" : "--max-reps", PROBE_REPS_MAX);
-		*(opt == OPT_REPS ? &c->reps : &c->max_reps) = (unsigned)u;
+		if (parse_uint(optarg, &u) < 0 || u < (opt == OPT_REPS ? 1 : 2) || u > PROBE_REPS_MAX)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "%s must be %d..%d",
+					       opt == OPT_REPS ? "--reps" : "--max-reps", opt == OPT_REPS ? 1 : 2,
+					       PROBE_REPS_MAX);
+		*(opt == OPT_REPS ? &a->reps : &a->max_reps) = (unsigned)u;
 		return 0;
 	case OPT_ADAPTIVE: c->adaptive = true; return 0;
+	case OPT_LOOKS: return parse_looks(ctx, c, optarg);
+	case OPT_MIN_EFFECT: {
+		double v;
+
+		if (fmt_parse_real(optarg, 0, 1000, &v) < 0)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--min-effect needs a percentage 0..1000, not \"%s\"", optarg);
+		c->plan.min_effect_pct = v;
+		return 0;
+	}
+	case OPT_MIN_TRIAL:
+	case OPT_MAX_TIME: {
+		long long ns;
+
+		if (fmt_parse_duration(optarg, &ns) < 0 || ns > 86400LL * 1000000000LL)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "%s: \"%s\" is not a duration up to a day",
+					       opt == OPT_MIN_TRIAL ? "--min-trial" : "--max-time", optarg);
+		*(opt == OPT_MIN_TRIAL ? &c->min_trial_s : &c->max_time_s) = (double)ns / 1e9;
+		return 0;
+	}
 	case OPT_SEED:
-		if (parse_uint(optarg, &u) < 0)
-			return cmd_usage_error(ctx, &cmd_probe_entry, "--seed: \"%s\" is not a number", optarg);
-		c->seed = c->wp.seed = u;
+		if (parse_uint(optarg, &u) < 0 || u >= (1ULL << 53))
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--seed: \"%s\" is not a number below 2^53", optarg);
+		probe_seed_set(c, u);
+		a->seed_given = true;
 		return 0;
 	case OPT_MEMCG_LIMIT:
 		a->have_limit = true;
@@ -614,6 +689,17 @@ static int parse_args(struct cmd_ctx *ctx, struct probe_config *c, struct probe_
 		if (rc < 0)
 			return rc;
 	}
+	if (a->reps) {
+		double me = c->plan.min_effect_pct;
+
+		judge_plan_fixed(&c->plan, a->reps);
+		c->plan.min_effect_pct = me;
+	}
+	if (a->max_reps)
+		judge_plan_truncate(&c->plan, a->max_reps);
+	c->reps = c->max_reps = c->plan.looks[c->plan.n_looks - 1];
+	if (!a->seed_given)
+		probe_seed_set(c, probe_seed_random());
 	return resolve_config(ctx, c, a, argc, argv);
 }
 

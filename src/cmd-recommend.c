@@ -60,6 +60,8 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	struct advice_run *run = NULL;
 	struct verdict_result *v = NULL;
 	struct verdict_opts vo;
+	struct judgement j;
+	bool min_given = false;
 	const char *baseline = NULL;
 	int64_t run_id = 0;
 	bool state = false, exit_code = false;
@@ -78,6 +80,7 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 						       "--run needs a run id, not \"%s\"", optarg);
 			break;
 		case OPT_MIN_EFFECT:
+			min_given = true;
 			vo.min_effect_pct = strtod(optarg, &end);
 			if (*end || end == optarg || !isfinite(vo.min_effect_pct) || vo.min_effect_pct < 0)
 				return cmd_usage_error(ctx, &cmd_recommend_entry,
@@ -130,13 +133,17 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			ctx->err.exit = ST_EXIT_USAGE;
 		goto out;
 	}
-	r = verdict_compute(&run->in, &vo, v, &ctx->err);
+	r = advice_judge(run, min_given ? vo.min_effect_pct : -1, v, &j, &ctx->err);
+	if (r == 0 && !min_given)
+		vo.min_effect_pct = j.plan.min_effect_pct;
 	if (r < 0) {
 		err_prefix(&ctx->err, "cannot judge probe run %lld", (long long)run_id);
 		goto out;
 	}
 	if (ctx->json) {
 		cJSON *doc = advice_verdict_json(run, &vo, v);
+
+		cJSON_AddItemToObject(doc, "judgement", judge_json(&j));
 
 		r = cmd_print_json(ctx, doc);
 	} else {

@@ -289,12 +289,14 @@ struct verify_opts {
 	bool yes, dry;
 	char scratch[PATH_MAX];
 	struct verdict_opts vo;
+	bool min_effect_given;
 };
 
 /* Everything one verify holds, in one allocation. */
 struct verify_work {
 	struct advice_run then, now;
 	struct verdict_result vthen, vnow;
+	struct judgement jthen, jnow;
 	struct probe_config c;
 	struct probe_plan p;
 	struct probe_result res;
@@ -327,6 +329,7 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct verify_
 				return cmd_usage_error(ctx, &cmd_verify_entry, "--reps must be 2..%d", PROBE_REPS_MAX);
 			break;
 		case OPT_MIN_EFFECT:
+			o->min_effect_given = true;
 			o->vo.min_effect_pct = strtod(optarg, &end);
 			if (*end || end == optarg || !isfinite(o->vo.min_effect_pct) || o->vo.min_effect_pct < 0)
 				return cmd_usage_error(ctx, &cmd_verify_entry, "--min-effect needs a percentage >= 0");
@@ -358,7 +361,8 @@ static int plan_rerun(struct cmd_ctx *ctx, struct verify_opts *o, struct verify_
 
 	if ((r = advice_load_run(&ctx->store, &ctx->host, t->probe_run, NULL, &w->then, &ctx->err)) < 0)
 		return r;
-	if ((r = verdict_compute(&w->then.in, &o->vo, &w->vthen, &ctx->err)) < 0)
+	if ((r = advice_judge(&w->then, o->min_effect_given ? o->vo.min_effect_pct : -1, &w->vthen,
+			      &w->jthen, &ctx->err)) < 0)
 		return r;
 	if (!t->arm[0] && w->vthen.kind == VERDICT_CHANGE)
 		snprintf(t->arm, sizeof(t->arm), "%s", w->then.arms[w->vthen.chosen].name);
@@ -431,7 +435,8 @@ static int judge_rerun(struct cmd_ctx *ctx, const struct verify_opts *o, struct 
 
 	if ((r = advice_load_run(&ctx->store, &ctx->host, w->res.run_id,
 				 w->then.arms[w->vthen.baseline].name, &w->now, &ctx->err)) < 0 ||
-	    (r = verdict_compute(&w->now.in, &o->vo, &w->vnow, &ctx->err)) < 0)
+	    (r = advice_judge(&w->now, o->min_effect_given ? o->vo.min_effect_pct : -1, &w->vnow,
+			      &w->jnow, &ctx->err)) < 0)
 		return r;
 	w->a_now = t->arm[0] ? arm_index(&w->now, t->arm) : -1;
 	w->result = judge(&w->vnow, w->a_now, &w->holds);

@@ -163,3 +163,92 @@ int metric_verdict_arms(const struct store_probe_run *run, struct verdict_input 
 						       have[i][s] == in->arms[i].n_trials;
 	return 0;
 }
+
+static enum verdict_outcome trial_outcome(const struct store_probe_trial *t)
+{
+	if (!strcmp(t->status, "ok"))
+		/* a log-ratio needs a positive value: anything else is a failed trial */
+		return t->have_primary && isfinite(t->primary) && t->primary > 0 ?
+		       VERDICT_OUT_OK : VERDICT_OUT_FAILED;
+	if (!strcmp(t->status, "oom"))
+		return VERDICT_OUT_OOM;
+	if (!strcmp(t->status, "timeout"))
+		return VERDICT_OUT_TIMEOUT;
+	if (!strcmp(t->status, "failed"))
+		return VERDICT_OUT_FAILED;
+	return VERDICT_OUT_MISSING;	/* interrupted: the probe stopped, not the arm */
+}
+
+/* The costs of one OK trial into round slot r; got[c] set for each present. */
+static void trial_costs(const struct store_probe_trial *t, struct verdict2_arm *va, size_t r,
+			bool got[VERDICT2_COSTS])
+{
+	double ra = NAN, ra_hit = NAN;
+
+	for (size_t k = 0; k < t->n_metrics; k++) {
+		int m = metric_find(t->metrics[k].key);
+		double v = t->metrics[k].value;
+
+		if (m == PM_SWAP_RA)
+			ra = v;
+		else if (m == PM_SWAP_RA_HIT)
+			ra_hit = v;
+		if (m < 0 || !isfinite(v) || v < 0)
+			continue;
+		if (m == PM_LAT_P99_NS) {
+			va->cost[VERDICT2_COST_P99_LATENCY][r] = v;
+			got[VERDICT2_COST_P99_LATENCY] = true;
+		} else if (metric_defs[m].secondary != METRIC_SEC_NONE) {
+			va->cost[metric_defs[m].secondary][r] = v;
+			got[metric_defs[m].secondary] = true;
+		}
+	}
+	if (!got[VERDICT_SEC_WASTED_RA_PAGES] && isfinite(ra) && isfinite(ra_hit) && ra >= ra_hit) {
+		va->cost[VERDICT_SEC_WASTED_RA_PAGES][r] = ra - ra_hit;
+		got[VERDICT_SEC_WASTED_RA_PAGES] = true;
+	}
+}
+
+int metric_verdict2_input(const struct store_probe_run *run, struct verdict2_input *in)
+{
+	unsigned ok[VERDICT_ARMS_MAX] = { 0 }, have[VERDICT_ARMS_MAX][VERDICT2_COSTS];
+
+	if (run->n_arms > VERDICT_ARMS_MAX)
+		return -EBADMSG;
+	memset(have, 0, sizeof(have));
+	in->n_arms = run->n_arms;
+	in->n_rounds = 0;
+	for (size_t i = 0; i < run->n_arms; i++) {
+		memset(&in->arms[i], 0, sizeof(in->arms[i]));
+		snprintf(in->arms[i].name, sizeof(in->arms[i].name), "%s", run->arms[i].name);
+	}
+	for (size_t k = 0; k < run->n_trials; k++) {
+		const struct store_probe_trial *t = &run->trials[k];
+		int ai = arm_index(run, t->arm_id);
+		struct verdict2_arm *va;
+		bool got[VERDICT2_COSTS] = { false };
+		size_t r;
+
+		if (ai < 0 || t->warmup || t->round < 1 || t->round > VERDICT2_ROUNDS_MAX)
+			continue;
+		r = t->round - 1;
+		va = &in->arms[ai];
+		va->outcome[r] = trial_outcome(t);
+		if (va->outcome[r] == VERDICT_OUT_MISSING)
+			continue;
+		if (t->round > in->n_rounds)
+			in->n_rounds = t->round;
+		if (va->outcome[r] != VERDICT_OUT_OK)
+			continue;
+		va->primary[r] = t->primary;
+		trial_costs(t, va, r, got);
+		ok[ai]++;
+		for (int c = 0; c < VERDICT2_COSTS; c++)
+			have[ai][c] += got[c];
+	}
+	/* a cost counts for an arm only when every completed trial has it */
+	for (size_t i = 0; i < run->n_arms; i++)
+		for (int c = 0; c < VERDICT2_COSTS; c++)
+			in->arms[i].has_cost[c] = ok[i] > 0 && have[i][c] == ok[i];
+	return 0;
+}

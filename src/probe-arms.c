@@ -7,6 +7,9 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "probe-int.h"
 
@@ -161,10 +164,9 @@ static uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-void probe_round_order(uint64_t seed, unsigned round, int n, int *order)
+/* A seeded Fisher-Yates permutation of 0..n-1. */
+static void shuffle(uint64_t s, int n, int *order)
 {
-	uint64_t s = seed ^ ((uint64_t)round * 0xd1b54a32d192ed03ULL);
-
 	for (int i = 0; i < n; i++)
 		order[i] = i;
 	splitmix64(&s);
@@ -174,4 +176,50 @@ void probe_round_order(uint64_t seed, unsigned round, int n, int *order)
 		order[i] = order[j];
 		order[j] = t;
 	}
+}
+
+void probe_round_order(uint64_t seed, unsigned round, int n, int *order)
+{
+	int label[PROBE_ARMS_MAX], row0[PROBE_ARMS_MAX];
+	unsigned rows = (unsigned)(n % 2 ? 2 * n : n), row;
+
+	if (round == 0 || n < 2 || n > PROBE_ARMS_MAX) {
+		/* the warm-up: a shuffle of its own */
+		shuffle(seed ^ 0xa0761d6478bd642fULL, n, order);
+		return;
+	}
+	/*
+	 * Williams design: row 0 is 0, 1, n-1, 2, n-2, ...; row i adds i
+	 * (mod n); for odd n the rows reversed follow, so that over every n
+	 * (even) or 2n (odd) rounds each arm precedes every other equally
+	 * often. Arms get random labels and the rows a random start, both
+	 * from the seed.
+	 */
+	shuffle(seed, n, label);
+	for (int k = 0, lo = 1, hi = n - 1; k < n; k++)
+		row0[k] = k == 0 ? 0 : k % 2 ? lo++ : hi--;
+	row = (round - 1 + (unsigned)(seed % rows)) % rows;
+	for (int k = 0; k < n; k++) {
+		int pos = row >= (unsigned)n ? n - 1 - k : k;
+
+		order[k] = label[(row0[pos] + (int)(row % (unsigned)n)) % n];
+	}
+}
+
+void probe_seed_set(struct probe_config *c, uint64_t seed)
+{
+	uint64_t s = seed ^ 0x57a9d17e0c0ffee5ULL;
+
+	c->seed = seed;
+	c->wp.seed = splitmix64(&s) & ((1ULL << 53) - 1);	/* exact in JSON numbers */
+}
+
+uint64_t probe_seed_random(void)
+{
+	uint64_t s = 0;
+
+	/* fall back to time and pid only if the kernel's source fails */
+	if (getrandom(&s, sizeof(s), 0) != (ssize_t)sizeof(s))
+		s = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
+	return s & ((1ULL << 53) - 1);	/* exact in JSON numbers */
 }

@@ -4,6 +4,7 @@
  * journal, the warm-up and measured rounds in shuffled arm order, adaptive
  * stopping, and the run's rows and summary in the store.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +162,7 @@ static int run_round(struct engine *E, unsigned round, bool warmup, struct st_er
 		t.round = round;
 		t.warmup = warmup;
 		t.seq = ++E->seq;
-		probe_report(E, PROBE_PHASE_TRIAL, a->name, round, NULL);
+		probe_report(E, PROBE_PHASE_TRIAL, a->name, round, E->look_msg[0] ? E->look_msg : NULL);
 		rc = probe_trial_run(E, a, E->c, &t, e);
 		if (rc < 0)
 			return rc;
@@ -203,23 +204,102 @@ static void engine_summarize(struct engine *E)
 	if (!rows)
 		return;
 	engine_rows(E, rows);
-	probe_verdict_from_rows(E->c, E->c->baseline, rows, E->r);
+	probe_judge_rows(E->c, E->c->baseline, rows, E->r);
 	store_probe_run_free(rows);
 	free(rows);
 }
 
-static bool engine_decisive(struct engine *E)
+/* The sequential design's decision at look k, from the stored rows. */
+static enum verdict2_decision engine_look(struct engine *E, size_t k)
 {
 	struct store_probe_run *rows = calloc(1, sizeof(*rows));
-	bool d;
+	const struct verdict2_result *r2 = &E->r->judgement.r2;
+	enum verdict2_decision d;
+	double need = NAN;
 
 	if (!rows)
-		return false;
+		return VERDICT2_CONTINUE;
 	engine_rows(E, rows);
-	d = probe_decisive(E->c, E->c->baseline, rows);
+	d = probe_judge_rows(E->c, E->c->baseline, rows, E->r);
 	store_probe_run_free(rows);
 	free(rows);
+	for (size_t i = 0; i < r2->n_arms; i++)
+		if ((int)i != r2->baseline && r2->arms[i].compared && isfinite(r2->arms[i].need_pct) &&
+		    (!isfinite(need) || r2->arms[i].need_pct < need))
+			need = r2->arms[i].need_pct;
+	snprintf(E->look_msg, sizeof(E->look_msg), "look %zu/%zu at round %u: %s", k + 1,
+		 E->c->plan.n_looks, E->c->plan.looks[k], verdict2_decision_name(d));
+	if (d == VERDICT2_CONTINUE && isfinite(need))
+		snprintf(E->look_msg + strlen(E->look_msg), sizeof(E->look_msg) - strlen(E->look_msg),
+			 ", stopping needs an effect of %+.1f %%", need);
 	return d;
+}
+
+/* The run's params again, with the plan and the accesses fixed after the warm-up. */
+static void engine_store_plan(struct engine *E)
+{
+	cJSON *pj = probe_params_json(E->c, E->p);
+	char *params = pj ? cJSON_PrintUnformatted(pj) : NULL;
+	struct st_err e1 = {0};
+
+	if (params)
+		store_run_set_params(E->st, E->r->run_id, params, &e1);
+	cJSON_free(params);
+	cJSON_Delete(pj);
+}
+
+/*
+ * After the warm-up: the accesses per trial that make the fastest arm's
+ * measured phase last min_trial_s (built-in workloads), and the looks of a
+ * sequential plan that fit the time budget. Both are fixed before any
+ * measured trial, and stored with the run's plan.
+ */
+static void engine_calibrate(struct engine *E)
+{
+	struct probe_config *c = E->c;
+	struct probe_result *r = E->r;
+	double rate = 0, round_s = 0, ratio = 1;
+	uint64_t ops = c->workload ? workload_ops(c->workload, &c->wp) : 0;
+	bool fixed_ops = c->wp.ops != 0;	/* --ops given: the user's, not calibrated */
+	unsigned n = 0;
+
+	for (size_t k = 0; k < r->ntrials; k++) {
+		const struct probe_trial *t = &r->trials[k];
+
+		if (t->warmup && t->status == PROBE_TRIAL_OK && t->have[PM_OPS] &&
+		    t->have[PM_ELAPSED_S] && t->v[PM_ELAPSED_S] > 0 &&
+		    t->v[PM_OPS] / t->v[PM_ELAPSED_S] > rate)
+			rate = t->v[PM_OPS] / t->v[PM_ELAPSED_S];
+	}
+	if (!probe_is_cmd(c) && !fixed_ops && c->min_trial_s > 0 && rate > 0 && ops > 0 &&
+	    rate * c->min_trial_s > (double)ops) {
+		c->wp.ops = (uint64_t)ceil(rate * c->min_trial_s);
+		ratio = (double)c->wp.ops / (double)ops;
+		r->calibrated_ops = c->wp.ops;
+	}
+	for (size_t k = 0; k < r->ntrials; k++) {
+		const struct probe_trial *t = &r->trials[k];
+		double el = t->have[PM_ELAPSED_S] ? t->v[PM_ELAPSED_S] : 0;
+
+		if (!t->warmup || t->status == PROBE_TRIAL_INTERRUPTED)
+			continue;
+		round_s += t->duration_s + el * (ratio - 1);
+		n++;
+	}
+	if (n > 0)
+		round_s *= (double)c->narms / n;
+	if (c->plan.sequential && c->max_time_s > 0 && round_s > 0) {
+		double left = c->max_time_s - (probe_now_s() - E->start_s);
+		unsigned fit = left > 0 ? (unsigned)(left / round_s) : 0;
+
+		if (fit < 2)
+			fit = 2;
+		if (fit < c->plan.looks[c->plan.n_looks - 1])
+			judge_plan_truncate(&c->plan, fit);
+	}
+	c->reps = c->plan.looks[c->plan.n_looks - 1];
+	E->planned_trials = E->seq + c->reps * (unsigned)c->narms;
+	engine_store_plan(E);
 }
 
 /* Host facts into r, the host and the run registered, the settings snapshotted. */
@@ -276,21 +356,18 @@ static int engine_rounds(struct engine *E, struct st_err *e)
 		rc = probe_store_arms(E->st, E->r->run_id, c, E->arm_ids, e);
 	if (rc == 0 && c->warmup)
 		rc = run_round(E, 0, true, e);
-	for (unsigned round = 1; rc == 0 && !probe_stopped(E); round++) {
-		if (round > c->reps && !c->adaptive)
-			break;
-		if (round > c->reps) {
-			if (engine_decisive(E)) {
-				E->r->adaptive_stopped = true;
-				break;
-			}
-			if (round > c->max_reps)
-				break;
-			E->planned_trials += (unsigned)c->narms;
-		}
+	if (rc == 0 && !probe_stopped(E))
+		engine_calibrate(E);
+	for (unsigned round = 1, k = 0; rc == 0 && !probe_stopped(E) && k < c->plan.n_looks; round++) {
 		rc = run_round(E, round, false, e);
-		if (rc == 0 && !probe_stopped(E))
-			E->r->rounds = round;
+		if (rc < 0 || probe_stopped(E))
+			break;
+		E->r->rounds = round;
+		if (round == c->plan.looks[k] && engine_look(E, k++) != VERDICT2_CONTINUE) {
+			/* stopped at a look before the last: the early stop the design allows */
+			E->r->adaptive_stopped = k < c->plan.n_looks;
+			break;
+		}
 	}
 	return rc;
 }
@@ -312,6 +389,7 @@ int probe_run(const struct host *h, struct store *st, struct probe_config *c,
 	E.p = p;
 	E.r = r;
 	E.planned_trials = p->trials;
+	E.start_s = t0;
 	if (!h->live)
 		return err_set_exit(e, -EOPNOTSUPP, ST_EXIT_DENIED,
 				    "probe runs workloads on the running kernel: it cannot run under --sysroot (use --dry-run)");

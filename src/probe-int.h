@@ -45,6 +45,8 @@ struct engine {
 	struct timespec t0;
 	unsigned planned_trials;
 	bool pmu_noted;
+	double start_s;			/* probe_now_s() when the run began */
+	char look_msg[160];		/* where the sequential design stands, for progress */
 };
 
 /* probe-arms.c: set (or replace) one setting of an arm. */
@@ -79,10 +81,12 @@ void probe_settle_bypass_arms(struct engine *E, const struct probe_bypass_check 
 void probe_summary_stats(const struct probe_config *c, struct probe_result *r);
 cJSON *probe_params_json(const struct probe_config *c, const struct probe_plan *p);
 const char *probe_primary_key(const struct probe_config *c);
-/* Whether the comparison with the baseline is decisive now (adaptive mode). */
-bool probe_decisive(const struct probe_config *c, int baseline, const struct store_probe_run *rows);
-/* The verdict of r from rows (stored, or made from r's trials). */
-void probe_verdict_from_rows(const struct probe_config *c, int baseline,
-			     const struct store_probe_run *rows, struct probe_result *r);
+/*
+ * Judge rows by c->plan (judge.h) into r->verdict and r->judgement; the
+ * sequential decision at the last look reached. Returns it (CONTINUE when
+ * the rows could not be judged).
+ */
+enum verdict2_decision probe_judge_rows(const struct probe_config *c, int baseline,
+					const struct store_probe_run *rows, struct probe_result *r);
 
 #endif

@@ -14,10 +14,13 @@ void probe_config_init(struct probe_config *c)
 	memset(c, 0, sizeof(*c));
 	workload_params_init(&c->wp);
 	c->baseline = -1;
-	c->reps = 3;
-	c->max_reps = 10;
+	judge_plan_default(&c->plan);
+	c->reps = c->plan.looks[c->plan.n_looks - 1];
+	c->max_reps = c->reps;
 	c->warmup = true;
-	c->seed = 1;
+	probe_seed_set(c, 1);
+	c->min_trial_s = 2.0;
+	c->max_time_s = 180;
 	c->duration_s = 60;
 	c->limit_mode = MEMCG_LIMIT_MAX;
 	c->bypass_mode = PROBE_BYPASS_PC0;
@@ -82,6 +85,9 @@ static double estimate_trial_s(const struct probe_config *c)
 		return -1;
 	/* preparation ~0.5 s, fill + swap-out ~2 s/GiB, ~8 us per access (half fault) */
 	est = 0.5 + 2.0 * ws_gib + ops * 8e-6;
+	/* the measured phase is calibrated from the warm-up to last min_trial_s */
+	if (c->min_trial_s > ops * 8e-6)
+		est += c->min_trial_s - ops * 8e-6;
 	if (c->duration_s > 0 && est > c->duration_s + 0.5 + 2.0 * ws_gib)
 		est = c->duration_s + 0.5 + 2.0 * ws_gib;
 	return est;
@@ -117,10 +123,13 @@ static int plan_headroom(const struct host *h, const struct probe_config *c, str
 /* Rounds, trials and the time they should take. */
 static void plan_estimate(const struct probe_config *c, struct probe_plan *p)
 {
-	p->rounds = c->reps + (c->warmup ? 1 : 0);
+	unsigned first = c->plan.looks[0], last = c->plan.looks[c->plan.n_looks - 1];
+
+	/* the fewest rounds (the first look) and the most (the last) */
+	p->rounds = first + (c->warmup ? 1 : 0);
 	p->trials = p->rounds * (unsigned)c->narms + (p->detect_bypass ? 1 : 0);
-	p->max_trials = c->adaptive ? (c->max_reps + (c->warmup ? 1 : 0)) * (unsigned)c->narms +
-				      (p->detect_bypass ? 1 : 0) : p->trials;
+	p->max_trials = (last + (c->warmup ? 1 : 0)) * (unsigned)c->narms +
+			(p->detect_bypass ? 1 : 0);
 	p->est_trial_s = estimate_trial_s(c);
 	if (p->est_trial_s < 0) {
 		/* cmd: unknown until it ran once; the cap bounds it */
@@ -129,6 +138,9 @@ static void plan_estimate(const struct probe_config *c, struct probe_plan *p)
 	} else {
 		p->est_total_s = 2.0 + p->est_trial_s * p->trials;
 		p->est_max_s = 2.0 + p->est_trial_s * p->max_trials;
+		/* a sequential plan keeps only the looks that fit the time budget */
+		if (c->plan.sequential && c->max_time_s > 0 && p->est_max_s > c->max_time_s)
+			p->est_max_s = c->max_time_s;
 	}
 }
 
@@ -146,11 +158,9 @@ int probe_plan(const struct host *h, struct probe_config *c, struct probe_plan *
 		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "no workload");
 	if (c->narms < 1)
 		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "no arms");
-	if (c->reps < 1 || c->reps > PROBE_REPS_MAX)
+	if (c->plan.n_looks < 1 || c->plan.looks[0] < 1 ||
+	    c->plan.looks[c->plan.n_looks - 1] > PROBE_REPS_MAX)
 		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "--reps must be 1..%d", PROBE_REPS_MAX);
-	if (c->adaptive && (c->max_reps < c->reps || c->max_reps > PROBE_REPS_MAX))
-		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE,
-				    "--max-reps must be from --reps (%u) to %d", c->reps, PROBE_REPS_MAX);
 	if (c->memcg_limit_bytes < 16 * MiB)
 		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "--memcg-limit below 16 MiB cannot hold a workload");
 	if (!probe_is_cmd(c) && c->wp.working_set_bytes <= c->memcg_limit_bytes)

@@ -70,26 +70,29 @@ int probe_verdict_input(const struct probe_config *c, int baseline,
 	return 0;
 }
 
-void probe_verdict_from_rows(const struct probe_config *c, int baseline,
-			     const struct store_probe_run *rows, struct probe_result *r)
+enum verdict2_decision probe_judge_rows(const struct probe_config *c, int baseline,
+					const struct store_probe_run *rows, struct probe_result *r)
 {
-	struct verdict_input *in = malloc(sizeof(*in));
+	struct verdict2_input *in = calloc(1, sizeof(*in));
+	struct verdict_input *v1 = calloc(1, sizeof(*v1));
+	enum verdict2_decision d = VERDICT2_CONTINUE;
 
 	r->have_verdict = false;
-	if (in && probe_verdict_input(c, baseline, rows, in) == 0)
-		r->have_verdict = c->narms >= 2 && verdict_compute(in, NULL, &r->verdict, NULL) == 0;
-	free(in);
-}
+	if (in && v1 && c->narms >= 2 && metric_verdict2_input(rows, in) == 0) {
+		const char *base = baseline >= 0 && baseline < c->narms ? c->arms[baseline].name : NULL;
 
-bool probe_decisive(const struct probe_config *c, int baseline, const struct store_probe_run *rows)
-{
-	struct verdict_input *in = malloc(sizeof(*in));
-	bool d = false;
-
-	if (in && probe_verdict_input(c, baseline, rows, in) == 0 &&
-	    verdict_is_decisive(in, NULL, &d, NULL) < 0)
-		d = false;
+		metric_verdict_primary(probe_primary_key(c), c->metric_higher_better, v1);
+		in->metric = v1->metric;
+		snprintf(in->metric_name, sizeof(in->metric_name), "%s", v1->metric_name);
+		if (base && (size_t)baseline < in->n_arms)
+			in->arms[baseline].is_baseline = true;
+		if (judge_run(in, &c->plan, NULL, base, &r->judgement, &r->verdict, NULL) == 0) {
+			r->have_verdict = true;
+			d = r->judgement.judged ? r->judgement.r2.decision : VERDICT2_CONTINUE;
+		}
+	}
 	free(in);
+	free(v1);
 	return d;
 }
 
@@ -100,7 +103,7 @@ void probe_summarize(const struct probe_config *c, int baseline, struct probe_re
 	probe_summary_stats(c, r);
 	r->have_verdict = false;
 	if (rows && probe_rows_from_result(c, r, rows) == 0)
-		probe_verdict_from_rows(c, baseline, rows, r);
+		probe_judge_rows(c, baseline, rows, r);
 	if (rows)
 		store_probe_run_free(rows);
 	free(rows);
@@ -192,10 +195,18 @@ cJSON *probe_params_json(const struct probe_config *c, const struct probe_plan *
 		cJSON_AddNumberToObject(o, "max_reps", c->max_reps);
 	cJSON_AddNumberToObject(o, "seed", (double)c->seed);
 	cJSON_AddNumberToObject(o, "duration_cap_s", c->duration_s);
+	cJSON_AddNumberToObject(o, "min_trial_s", c->min_trial_s);
+	cJSON_AddNumberToObject(o, "max_time_s", c->max_time_s);
 	a = cJSON_AddArrayToObject(root, "arm_names");
 	for (int i = 0; i < c->narms; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(c->arms[i].name));
 	cJSON_AddStringToObject(root, "baseline", c->arms[p->baseline].name);
+	{
+		struct judge_plan plan = c->plan;
+
+		snprintf(plan.baseline, sizeof(plan.baseline), "%s", c->arms[p->baseline].name);
+		cJSON_AddItemToObject(root, "plan", judge_plan_json(&plan));
+	}
 	return root;
 }
 
@@ -340,6 +351,7 @@ cJSON *probe_result_to_json(const struct probe_config *c, const struct probe_pla
 			cJSON_AddNullToObject(o, "arm");
 		cJSON_AddStringToObject(o, "confidence", verdict_confidence_name(r->verdict.confidence));
 		cJSON_AddBoolToObject(o, "decisive", r->verdict.decisive);
+		cJSON_AddItemToObject(o, "judgement", judge_json(&r->judgement));
 		rs = cJSON_AddArrayToObject(o, "reasons");
 		for (size_t k = 0; k < r->verdict.n_reasons; k++)
 			cJSON_AddItemToArray(rs, cJSON_CreateString(r->verdict.reasons[k]));

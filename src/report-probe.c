@@ -462,8 +462,7 @@ static void verdict_section(struct report *rep, const struct advice_run *run,
 {
 	struct report_section *s = report_add(rep, REPORT_TEXT, "verdict", "Verdict");
 
-	report_note(s, "%s, confidence %s; baseline %s", verdict_kind_name(v->kind),
-		    verdict_confidence_name(v->confidence), run->baseline_source);
+	report_note(s, "%s; baseline %s", verdict_kind_name(v->kind), run->baseline_source);
 	for (size_t i = 0; i < v->n_reasons; i++)
 		report_line(s, "%s", v->reasons[i]);
 	if (v->kind == VERDICT_CHANGE && v->chosen >= 0)
@@ -478,6 +477,7 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	struct store_trial_row *t = NULL;
 	struct store_run_full ri;
 	struct verdict_opts vo;
+	struct judgement run_j;
 	struct report *rep = NULL;
 	struct report_section *s;
 	cJSON *sum = NULL, *par = NULL;
@@ -502,7 +502,7 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	if ((r = advice_load_run(st, h, run_id, NULL, run, e)) < 0)
 		goto out;
 	verdict_opts_init(&vo);
-	if ((r = verdict_compute(&run->in, &vo, v, e)) < 0) {
+	if ((r = advice_judge(run, -1, v, &run_j, e)) < 0) {
 		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);
 		goto out;
 	}

@@ -318,3 +318,18 @@ int store_probe_trial_add(struct store *st, int64_t run_id, const struct store_p
 	store_exec(st, "ROLLBACK", NULL);
 	return r;
 }
+
+int store_run_set_params(struct store *st, int64_t run_id, const char *params_json,
+			 struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st, "UPDATE runs SET params = ?1 WHERE id = ?2", &stmt, e);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, params_json, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 2, run_id);
+	r = store_step_done(st, stmt, e);
+	sqlite3_finalize(stmt);
+	return r;
+}

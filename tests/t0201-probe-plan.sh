@@ -24,10 +24,10 @@ expect() {
 
 snap_before=$(cd "$v1" && find . -type f | sort | xargs md5sum | md5sum)
 
-"$SWAPTUNE" probe --dry-run --sysroot "$v1" --db "$db" >"$scratch/plan.txt" 2>&1 || fail "dry-run on vm-v1: exit $?"
+"$SWAPTUNE" probe --dry-run --seed 1 --sysroot "$v1" --db "$db" >"$scratch/plan.txt" 2>&1 || fail "dry-run on vm-v1: exit $?"
 same "$scratch/plan.txt" "$EXPECTED/probe-plan-vm-v1.txt"
 
-"$SWAPTUNE" probe --dry-run --sysroot "$v2" --db "$db" --arms pc0,pc3,bypass --limit-mode high \
+"$SWAPTUNE" probe --dry-run --seed 1 --sysroot "$v2" --db "$db" --arms pc0,pc3,bypass --limit-mode high \
 	--workload anon-seq --working-set 512M >"$scratch/plan2.txt" 2>&1 || fail "dry-run on v2: exit $?"
 same "$scratch/plan2.txt" "$EXPECTED/probe-plan-v2.txt"
 
@@ -43,7 +43,15 @@ j=$scratch/plan-vm-v1.json
 [ "$(jq -r '.plan.arms[2].settings.vma_ra_enabled' "$j")" = false ] || fail "custom arm: vma_ra_enabled"
 [ "$(jq -r '.plan.settings_now["vma_ra_enabled"]' "$j")" = true ] || fail "settings_now: vma_ra_enabled"
 [ "$(jq -r '.plan.settings_now["page-cluster"]' "$j")" = 3 ] || fail "settings_now: page-cluster"
-[ "$(jq -r .plan.trials "$j")" = 12 ] || fail "trials: $(jq -r .plan.trials "$j"), want 12"
+# the default sequential design: (first look 5 + warm-up) x 3 arms
+[ "$(jq -r .plan.trials "$j")" = 18 ] || fail "trials: $(jq -r .plan.trials "$j"), want 18"
+# a fresh random seed per run, unless --seed: two dry runs differ
+s1=$("$SWAPTUNE" probe --dry-run --sysroot "$v1" --db "$db" | sed -n 's/^Seed *//p')
+s2=$("$SWAPTUNE" probe --dry-run --sysroot "$v1" --db "$db" | sed -n 's/^Seed *//p')
+[ -n "$s1" ] && [ "$s1" != "$s2" ] || fail "the seed is not fresh per run: '$s1' then '$s2'"
+[ "$("$SWAPTUNE" probe --dry-run --seed 42 --sysroot "$v1" --db "$db" | sed -n 's/^Seed *//p')" = \
+  "$("$SWAPTUNE" probe --dry-run --seed 42 --sysroot "$v1" --db "$db" | sed -n 's/^Seed *//p')" ] ||
+	fail "--seed 42 does not give the same seeds twice"
 [ "$(jq -r .plan.enable_zswap "$j")" = true ] || fail "vm-v1 has zswap off: enable_zswap"
 [ "$(jq -r .plan.enable_zswap "$scratch/plan-v2-zswap-on.json")" = false ] || fail "v2: zswap is on already"
 [ "$(jq -r .plan.memcg_version "$scratch/plan-v2-zswap-on.json")" = 2 ] || fail "v2: memcg version"

@@ -48,7 +48,7 @@ INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, primary_value) V
  (1, 3, 2, 7, 0, 'ok', 1060), (1, 1, 2, 8, 0, 'ok', 1012), (1, 2, 2, 9, 0, 'ok', 1008),
  (1, 1, 3, 10, 0, 'ok', 995), (1, 3, 3, 11, 0, 'ok', 1041), (1, 2, 3, 12, 0, 'ok', 998),
  (1, 2, 4, 13, 0, 'ok', 1010), (1, 3, 4, 14, 0, 'ok', 1055), (1, 1, 4, 15, 0, 'ok', 1003),
- (1, 1, 5, 16, 0, 'ok', 990), (1, 3, 5, 17, 0, 'failed', NULL), (1, 2, 5, 18, 0, 'ok', 992),
+ (1, 1, 5, 16, 0, 'ok', 990), (1, 3, 5, 17, 0, 'ok', 1049), (1, 2, 5, 18, 0, 'ok', 992),
  (1, 3, 6, 19, 0, 'ok', 1047);
 -- run 2: pc0 OOM-killed once, and otherwise the fastest
 INSERT INTO runs (id, kind, status, params, summary) VALUES (2, 'probe', 'ok',
@@ -71,6 +71,19 @@ INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, primary_value) V
  (3, 6, 4, 7, 0, 'ok', 10.1), (3, 7, 4, 8, 0, 'ok', 9.2);
 -- run 4: newer but failed: not the default
 INSERT INTO runs (id, kind, status) VALUES (4, 'probe', 'failed');
+-- run 5: pc0 faster, but one of its trials failed to run: that counts as its
+-- worst result, never dropped (dropping it would favour an arm whose worst
+-- trials die)
+INSERT INTO runs (id, kind, status, params, summary) VALUES (5, 'probe', 'failed',
+ '{"workload":{"name":"anon-zipf"},"baseline":"pc3"}',
+ '{"primary_metric":{"key":"throughput_ops","name":"throughput","higher_is_better":true}}');
+INSERT INTO arms (id, run_id, name, settings) VALUES
+ (8, 5, 'pc3', '{"page-cluster":"3"}'), (9, 5, 'pc0', '{"page-cluster":"0"}');
+INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, primary_value) VALUES
+ (5, 8, 1, 1, 0, 'ok', 1000), (5, 9, 1, 2, 0, 'ok', 1050), (5, 8, 2, 3, 0, 'ok', 1012),
+ (5, 9, 2, 4, 0, 'ok', 1060), (5, 9, 3, 5, 0, 'ok', 1041), (5, 8, 3, 6, 0, 'ok', 995),
+ (5, 8, 4, 7, 0, 'ok', 1003), (5, 9, 4, 8, 0, 'failed', NULL), (5, 9, 5, 9, 0, 'ok', 1047),
+ (5, 8, 5, 10, 0, 'ok', 990);
 SQL
 
 # compare RUN DIRECTION: recommend's numbers against welch.py on the stored trials
@@ -79,10 +92,11 @@ compare() {
 	st recommend --run "$run" --json >"$scratch/r$run.json" || { fail "recommend --run $run: exit $?"; return; }
 	"$check" "$SCHEMAS/recommend.schema.json" "$scratch/r$run.json" >"$scratch/v.out" 2>&1 ||
 		fail "run $run json: $(cat "$scratch/v.out")"
-	sqlite3 -separator ' ' "$db" "SELECT a.name, t.primary_value FROM trials t JOIN arms a ON a.id = t.arm_id
-		WHERE t.run_id = $run AND t.warmup = 0 AND t.status = 'ok' ORDER BY t.round, t.seq" |
-		python3 "$TOP/tests/helpers/welch.py" pc3 "$dir" >"$scratch/ref$run.txt" ||
-		{ fail "welch.py on run $run"; return; }
+	sqlite3 -separator ' ' "$db" "SELECT a.name, t.round, t.status, coalesce(t.primary_value, '-')
+		FROM trials t JOIN arms a ON a.id = t.arm_id
+		WHERE t.run_id = $run AND t.warmup = 0 ORDER BY t.round, t.seq" |
+		python3 "$TOP/tests/helpers/paired.py" pc3 "$dir" 0.025 >"$scratch/ref$run.txt" ||
+		{ fail "paired.py on run $run"; return; }
 	python3 - "$scratch/r$run.json" "$scratch/ref$run.txt" <<'PY' || fail "run $run: recommend differs from the reference"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -111,22 +125,33 @@ assert v["settings"] == {"page-cluster": "0"}, v["settings"]
 assert v["apply"] == "swaptune apply --run 1", v["apply"]
 assert d["run"]["baseline"] == "pc3" and d["run"]["workload"] == "anon-zipf"
 arms = {a["name"]: a for a in d["arms"]}
-assert arms["pc0"]["trials"] == 5 and arms["pc0"]["failed"] == 1, arms["pc0"]
+assert arms["pc0"]["trials"] == 6 and arms["pc0"]["failed"] == 0, arms["pc0"]
 assert arms["pc3"]["trials"] == 5 and arms["pc3"]["baseline"]
 assert arms["pc0"]["status"] == "better" and arms["pc1"]["status"] != "better"
 assert abs(arms["pc3"]["mean"] - 1000.0) < 1e-9, arms["pc3"]["mean"]
 PY
 st recommend --run 1 >"$scratch/r1.txt" || fail "recommend --run 1 (text): exit $?"
-grep -q '^Verdict: CHANGE to pc0 (confidence ' "$scratch/r1.txt" || fail "run 1 text: no CHANGE line"
+grep -q '^Verdict: CHANGE to pc0$' "$scratch/r1.txt" || fail "run 1 text: no CHANGE line"
 grep -q '^To apply: swaptune apply --run 1$' "$scratch/r1.txt" || fail "run 1 text: no apply hint"
-grep -q "^  pc0 .* better .* +5\.1 %  \[+3\.9 %, +6\.2 %\]" "$scratch/r1.txt" || fail "run 1 text: pc0 row: $(grep pc0 "$scratch/r1.txt")"
-grep -q "^  note: arm pc0 had 1 trial that failed to run (not counted)" "$scratch/r1.txt" || fail "run 1 text: failed trial note"
+grep -q "^  pc0 .* better .* +5\.0 %  \[" "$scratch/r1.txt" || fail "run 1 text: pc0 row: $(grep pc0 "$scratch/r1.txt")"
+grep -q "false-change rate <= 2.5%" "$scratch/r1.txt" || fail "run 1 text: the procedure's error rate is not stated"
+
+# run 5: a failed trial is the arm's worst result, not dropped: no change
+compare 5 higher
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+arms = {a["name"]: a for a in d["arms"]}
+assert d["verdict"]["kind"] != "change", d["verdict"]
+assert arms["pc0"]["failed"] == 1, arms["pc0"]
+assert any("failed" in r and "worst" in r for r in d["verdict"]["reasons"]), d["verdict"]["reasons"]
+' "$scratch/r5.json" || fail "run 5: a failed trial must count against its arm"
 
 # --exit-code carries the answer: 10 change, 0 keep; errors stay 1-3
 st recommend --run 1 --exit-code >/dev/null; rc=$?
 [ $rc -eq 10 ] || fail "recommend --run 1 --exit-code: exit $rc, want 10 (change)"
-st recommend --run 1 --baseline pc0 --exit-code >/dev/null; rc=$?
-[ $rc -eq 0 ] || fail "recommend --baseline pc0 --exit-code: exit $rc, want 0 (keep)"
+st recommend --run 5 --exit-code >/dev/null; rc=$?
+[ $rc -eq 11 ] || fail "recommend --run 5 --exit-code: exit $rc, want 11 (inconclusive)"
 st recommend --run 999 --exit-code >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "recommend --run 999 --exit-code: exit $rc, want 2"
 
@@ -151,7 +176,7 @@ python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 arms = {a["name"]: a for a in d["arms"]}
-assert arms["pc0"]["status"] == "oom_failed" and arms["pc0"]["oom_killed"] == 1, arms["pc0"]
+assert arms["pc0"]["status"] != "better" and arms["pc0"]["oom_killed"] == 1, arms["pc0"]
 assert d["verdict"]["kind"] != "change", d["verdict"]
 assert any("OOM" in r or "killed" in r for r in d["verdict"]["reasons"]), d["verdict"]["reasons"]
 ' "$scratch/r2.json" || fail "run 2: OOM-killed arm must lose"

@@ -26,6 +26,7 @@
 #include "swaptune/err.h"
 #include "swaptune/facts.h"
 #include "swaptune/host.h"
+#include "swaptune/judge.h"
 #include "swaptune/store.h"
 
 #define RECOMMEND_SCHEMA "swaptune.recommend/1"
@@ -56,6 +57,8 @@ struct advice_run {
 	size_t n_arms;
 	struct advice_arm arms[VERDICT_ARMS_MAX];
 	struct verdict_input in;	/* arms in the same order */
+	struct verdict2_input in2;	/* the same trials by round, for the sequential verdict */
+	struct judge_plan plan;		/* the analysis plan stored with the run */
 };
 
 /* The newest probe run that ended "ok" (else the newest probe run); -ENOENT if none. */
@@ -70,6 +73,15 @@ int advice_latest_probe_run(struct store *st, int64_t *run_id, struct st_err *e)
  */
 int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
 		    const char *baseline, struct advice_run *r, struct st_err *e);
+
+/*
+ * Judge a loaded run by its stored plan (judge.h): v in the shape every
+ * renderer reads, j with the sequential details. min_effect_pct < 0 = the
+ * plan's; another value makes the judgement exploratory, as does a
+ * baseline other than the plan's.
+ */
+int advice_judge(const struct advice_run *r, double min_effect_pct, struct verdict_result *v,
+		 struct judgement *j, struct st_err *e);
 
 /* The arm called name, or NULL. */
 const struct advice_arm *advice_run_arm(const struct advice_run *r, const char *name);

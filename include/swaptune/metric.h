@@ -107,4 +107,15 @@ void metric_verdict_primary(const char *key, bool higher_is_better, struct verdi
  */
 int metric_verdict_arms(const struct store_probe_run *run, struct verdict_input *in);
 
+/*
+ * The sequential verdict's input from the same rows: every measured trial
+ * in its round's slot with its outcome ("ok" with a positive primary value,
+ * "oom", "timeout", "failed"; "interrupted" is a missing trial, and so is
+ * a round an arm never ran), the primary value and the guarded costs
+ * (the secondary costs and p99 latency) of completed trials. in->n_rounds
+ * is the last round with any outcome. Leaves metric, metric_name and
+ * is_baseline alone. -EBADMSG for more arms than the advisor takes.
+ */
+int metric_verdict2_input(const struct store_probe_run *run, struct verdict2_input *in);
+
 #endif

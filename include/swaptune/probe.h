@@ -33,6 +33,7 @@
 #include "swaptune/cgroup.h"
 #include "swaptune/err.h"
 #include "swaptune/host.h"
+#include "swaptune/judge.h"
 #include "swaptune/metric.h"
 #include "swaptune/settings.h"
 #include "swaptune/store.h"
@@ -95,11 +96,19 @@ int probe_arms_parse_list(const char *list, struct probe_arm *arms, int max,
 void probe_arm_describe(const struct probe_arm *a, char *buf, size_t len);
 
 /*
- * The order of the arms in round `round`: a Fisher-Yates shuffle of
- * 0..n-1 driven by splitmix64(seed, round); the same (seed, round, n)
- * always gives the same order.
+ * The order of the arms in round `round` (1..): the rows of a Williams
+ * design (balanced for first-order carry-over: over every n rounds, 2n for
+ * odd n, each arm follows every other equally often) with arm labels and
+ * the starting row drawn from seed; round 0 (warm-up) is a plain seeded
+ * shuffle. The same (seed, round, n) always gives the same order.
  */
 void probe_round_order(uint64_t seed, unsigned round, int n, int *order);
+
+/* The run's seed, and the workload's derived from it (a separate stream). */
+struct probe_config;
+void probe_seed_set(struct probe_config *c, uint64_t seed);
+/* A fresh seed from the kernel's random source. */
+uint64_t probe_seed_random(void);
 
 /* ---- metrics: enum probe_metric and its table live in metric.h ------- */
 
@@ -176,7 +185,12 @@ struct probe_config {
 	bool adaptive;
 	unsigned max_reps;
 	bool warmup;
-	uint64_t seed;			/* round order (the workload's seed is wp.seed) */
+	uint64_t seed;			/* the run's seed: round order; the workload's seed
+					 * wp.seed is derived from it (probe_seed_set()) */
+	struct judge_plan plan;		/* the analysis plan: looks, alpha, min effect */
+	double min_trial_s;		/* built-in workloads: measured phase at least this
+					 * long, calibrated from the warm-up (0 = off) */
+	double max_time_s;		/* sequential plans: the looks that fit (0 = no cap) */
 
 	uint64_t memcg_limit_bytes;
 	enum memcg_limit_mode limit_mode;
@@ -263,6 +277,8 @@ struct probe_result {
 	struct probe_arm_summary summary[PROBE_ARMS_MAX];
 	bool have_verdict;
 	struct verdict_result verdict;
+	struct judgement judgement;	/* the sequential details of the verdict */
+	uint64_t calibrated_ops;	/* accesses per trial after the warm-up, 0 = not calibrated */
 
 	double elapsed_s;
 	int restored;			/* journal rows undone at the end */

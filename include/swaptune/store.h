@@ -291,6 +291,10 @@ int store_run_first_snapshot(struct store *st, int64_t run_id, int64_t *snap_id,
 int store_probe_arm_add(struct store *st, int64_t run_id, const struct store_probe_arm *a,
 			int64_t *arm_id, struct st_err *e);
 
+/* Replace a run's params JSON (the probe's plan, fixed after its warm-up). */
+int store_run_set_params(struct store *st, int64_t run_id, const char *params_json,
+			 struct st_err *e);
+
 /* One trial (t->arm_id from store_probe_arm_add()) and its metrics, in one transaction. */
 int store_probe_trial_add(struct store *st, int64_t run_id, const struct store_probe_trial *t,
 			  struct st_err *e);

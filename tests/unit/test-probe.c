@@ -165,17 +165,31 @@ static void test_round_order(void **state)
 			for (int i = 0; i < n; i++)
 				assert_int_equal(seen[i], 1);
 		}
-	/* recorded orders for seed 1, 3 arms (a regression check of the shuffle) */
-	{
-		static const int want[6][3] = {
-			{ 2, 0, 1 }, { 1, 2, 0 }, { 0, 2, 1 }, { 1, 0, 2 }, { 0, 1, 2 }, { 1, 2, 0 },
-		};
+	/*
+	 * Williams balance: over n rounds (even n) or 2n (odd n) each arm
+	 * stands in every position equally often and directly follows every
+	 * other arm equally often, whatever the seed.
+	 */
+	for (int n = 2; n <= 6; n++)
+		for (uint64_t seed = 1; seed < 6; seed++) {
+			int rows = n % 2 ? 2 * n : n, pos[PROBE_ARMS_MAX][PROBE_ARMS_MAX] = { { 0 } };
+			int follows[PROBE_ARMS_MAX][PROBE_ARMS_MAX] = { { 0 } };
 
-		for (unsigned r = 0; r < 6; r++) {
-			probe_round_order(1, r, 3, a);
-			assert_memory_equal(a, want[r], sizeof(want[r]));
+			for (int r = 1; r <= rows; r++) {
+				probe_round_order(seed, (unsigned)r, n, a);
+				for (int k = 0; k < n; k++) {
+					pos[a[k]][k]++;
+					if (k)
+						follows[a[k - 1]][a[k]]++;
+				}
+			}
+			for (int i = 0; i < n; i++)
+				for (int j = 0; j < n; j++) {
+					assert_int_equal(pos[i][j], rows / n);
+					if (i != j)
+						assert_int_equal(follows[i][j], rows / n);
+				}
 		}
-	}
 	/* another seed shuffles differently */
 	for (unsigned r = 0; r < 20; r++) {
 		probe_round_order(1, r, 5, a);
@@ -257,11 +271,14 @@ static void test_summarize(void **state)
 	assert_float_equal(r->summary[1].primary.mean, 155, 1e-9);
 	assert_float_equal(r->summary[1].m[PM_SWAP_RA].mean, 0, 0);
 
-	/* the advisor sees the OOM kill: the arm failed and cannot win */
+	/*
+	 * the advisor sees the OOM kill as an outcome; 3 rounds are fewer than
+	 * the default plan's first look, so there is no verdict yet
+	 */
 	assert_true(r->have_verdict);
 	assert_int_equal(r->verdict.arms[1].n_oom_killed, 1);
-	assert_int_equal(r->verdict.arms[1].status, VERDICT_ARM_OOM_FAILED);
 	assert_int_not_equal(r->verdict.kind, VERDICT_CHANGE);
+	assert_false(r->judgement.judged);
 
 	/* the document carries the same figures */
 	{
@@ -326,8 +343,9 @@ static void test_plan_v1(void **state)
 	assert_string_equal(p.host_swap, "/dev/vdb");
 	assert_true(p.detect_bypass);
 	assert_false(p.mount_debugfs);		/* never on a sysroot */
-	assert_int_equal(p.rounds, 4);
-	assert_int_equal(p.trials, 4 * 3 + 1);
+	/* the default sequential plan: the first look at 5 rounds, + warm-up */
+	assert_int_equal(p.rounds, 6);
+	assert_int_equal(p.trials, 6 * 3 + 1);
 	assert_int_equal(p.need_bytes, (128 + 256 + 256) * MiB);
 	assert_int_equal(p.available_bytes, 24085760ull * 1024);
 	assert_true(p.est_total_s > 0);
@@ -335,13 +353,14 @@ static void test_plan_v1(void **state)
 	assert_int_equal(c->swap_size_bytes, 512 * MiB);
 	assert_float_equal(c->wp.max_duration_s, 60, 0);
 
-	/* adaptive: the cap of trials */
+	/* sequential, at most 8 rounds: looks at 5 and 8 */
 	plan_config(c, "pc3,pc0");
-	c->adaptive = true;
-	c->max_reps = 8;
+	judge_plan_truncate(&c->plan, 8);
+	assert_int_equal(c->plan.n_looks, 2);
+	assert_int_equal(c->plan.looks[1], 8);
 	assert_int_equal(probe_plan(&h, c, &p, &e), 0);
-	assert_int_equal(p.trials, 8);
-	assert_int_equal(p.max_trials, 18);
+	assert_int_equal(p.trials, (5 + 1) * 2);
+	assert_int_equal(p.max_trials, (8 + 1) * 2);
 	assert_int_equal(c->baseline, 0);
 	host_close(&h);
 	free(c);
@@ -413,7 +432,7 @@ static void test_plan_errors(void **state)
 		struct st_err e = {0};
 
 		plan_config(c, "pc3,pc0");
-		c->reps = 0;
+		c->plan.n_looks = 0;
 		assert_int_equal(probe_plan(&h, c, &p, &e), -EINVAL);
 	}
 	host_close(&h);
@@ -751,7 +770,7 @@ static void test_summary_is_recommend(void **state)
 	fx_scratch(dir);
 	snprintf(db, sizeof(db), "%s/db", dir);
 	assert_int_equal(store_open(&st, db, &e), 0);
-	assert_int_equal(store_run_begin(&st, "probe", "{\"workload\":{\"name\":\"anon-seq\"},\"baseline\":\"pc3\"}",
+	assert_int_equal(store_run_begin(&st, "probe", "{\"workload\":{\"name\":\"anon-seq\"},\"baseline\":\"pc3\",\"plan\":{\"sequential\":true,\"looks\":[5,10,15,20,25],\"alpha\":0.025,\"min_effect_pct\":2,\"baseline\":\"pc3\"}}",
 					 &r->run_id, &e), 0);
 	assert_int_equal(probe_store_arms(&st, r->run_id, c, arm_ids, &e), 0);
 	for (size_t k = 0; k < r->ntrials; k++)
@@ -770,11 +789,17 @@ static void test_summary_is_recommend(void **state)
 	store_probe_run_free(rows);
 	assert_same_input(mem, stored);
 
-	/* and so the same verdict */
-	assert_int_equal(verdict_compute(&adv->in, NULL, v, NULL), 0);
-	assert_int_equal(v->kind, r->verdict.kind);
-	assert_int_equal(v->chosen, r->verdict.chosen);
-	assert_int_equal(v->confidence, r->verdict.confidence);
+	/* and so the same verdict, judged the one way (judge.c) */
+	{
+		struct judgement *j = calloc(1, sizeof(*j));
+
+		assert_non_null(j);
+		assert_int_equal(advice_judge(adv, -1, v, j, NULL), 0);
+		assert_int_equal(v->kind, r->verdict.kind);
+		assert_int_equal(v->chosen, r->verdict.chosen);
+		assert_int_equal(j->judged, r->judgement.judged);
+		free(j);
+	}
 
 	store_close(&st);
 	fx_remove(dir);

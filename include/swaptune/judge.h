@@ -1,0 +1,68 @@
+/*
+ * judge.h - how every command judges a probe run: the analysis plan fixed
+ * before the data (stored with the run), the sequential paired verdict of
+ * the advisor (verdict2_look) at the last planned look the run reached, and
+ * its translation into the verdict_result the renderers, apply, verify and
+ * the TUI read. One place, so that probe, recommend, apply, verify, report
+ * and the TUI cannot disagree about a run.
+ */
+#ifndef SWAPTUNE_JUDGE_H
+#define SWAPTUNE_JUDGE_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "swaptune/advisor.h"
+#include "swaptune/err.h"
+
+/* The analysis plan (params "plan" of a probe run). */
+struct judge_plan {
+	bool recorded;			/* false: not stored (an older run) */
+	bool sequential;		/* looks at several rounds; false = fixed --reps */
+	size_t n_looks;
+	unsigned looks[VERDICT2_LOOKS_MAX];
+	double alpha;			/* one-sided false-change bound of the whole design */
+	double min_effect_pct;
+	char baseline[VERDICT_NAME_MAX];
+};
+
+/* The default plan: sequential looks 5/10/15/20/25, alpha 0.025, 2 %. */
+void judge_plan_default(struct judge_plan *p);
+/* The plan of a fixed design of n rounds (--reps N, or a run without a plan). */
+void judge_plan_fixed(struct judge_plan *p, unsigned n);
+/* Keep the looks at or below max_rounds, ending on max_rounds (a time budget). */
+void judge_plan_truncate(struct judge_plan *p, unsigned max_rounds);
+/* From a run's params JSON ("plan"); recorded = false when absent. */
+void judge_plan_from_params(const char *params_json, struct judge_plan *p);
+cJSON *judge_plan_json(const struct judge_plan *p);
+
+/* The outcome of judging a run. */
+struct judgement {
+	struct judge_plan plan;		/* as used */
+	struct verdict2_design design;
+	bool judged;			/* the run reached a planned look */
+	size_t look;			/* index into plan.looks */
+	bool exploratory;		/* judged with other values than the plan's */
+	char exploratory_why[160];
+	struct verdict2_result r2;
+};
+
+/*
+ * Judge in (baseline marked) by plan at the last look of the plan that the
+ * run reached (in->n_rounds). opts may override the minimum effect: a
+ * value other than the plan's makes the judgement exploratory, and so does
+ * a baseline other than the plan's (name given in baseline_used). The
+ * result is also written into v in the shape of verdict_compute()'s, so that
+ * renderers and commands built on it keep working: status per arm, effect
+ * and interval, reasons (the sequential verdict's, first the headline).
+ * Runs that did not reach the first look, or have fewer than 2 rounds, are
+ * INCONCLUSIVE with the reason. -EINVAL for a malformed input.
+ */
+int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
+	      const struct verdict2_opts *opts, const char *baseline_used,
+	      struct judgement *j, struct verdict_result *v, struct st_err *e);
+
+/* JSON of a judgement: plan, look, rounds, decision, error rates, exploratory. */
+cJSON *judge_json(const struct judgement *j);
+
+#endif

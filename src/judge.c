@@ -1,0 +1,330 @@
+/*
+ * judge.c - the analysis plan of a probe run and the one way every command
+ * judges a run with it (see judge.h): the advisor's sequential verdict at
+ * the last planned look reached, translated for the renderers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "swaptune/judge.h"
+
+void judge_plan_default(struct judge_plan *p)
+{
+	static const unsigned looks[] = VERDICT2_DEFAULT_LOOKS;
+
+	memset(p, 0, sizeof(*p));
+	p->recorded = true;
+	p->sequential = true;
+	p->n_looks = VERDICT2_DEFAULT_N_LOOKS;
+	memcpy(p->looks, looks, sizeof(looks));
+	p->alpha = 0.025;
+	p->min_effect_pct = 2.0;
+}
+
+void judge_plan_fixed(struct judge_plan *p, unsigned n)
+{
+	judge_plan_default(p);
+	p->sequential = false;
+	p->n_looks = 1;
+	p->looks[0] = n;
+}
+
+void judge_plan_truncate(struct judge_plan *p, unsigned max_rounds)
+{
+	size_t k = 0;
+
+	while (k < p->n_looks && p->looks[k] < max_rounds)
+		k++;
+	if (k < p->n_looks) {
+		p->looks[k] = max_rounds;
+		p->n_looks = k + 1;
+	}
+}
+
+void judge_plan_from_params(const char *params_json, struct judge_plan *p)
+{
+	cJSON *root = params_json && *params_json ? cJSON_Parse(params_json) : NULL;
+	cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "plan"), *x;
+	size_t n = 0;
+
+	judge_plan_default(p);
+	p->recorded = false;
+	x = cJSON_GetObjectItemCaseSensitive(o, "looks");
+	if (cJSON_IsArray(x)) {
+		cJSON *it;
+
+		cJSON_ArrayForEach(it, x) {
+			if (!cJSON_IsNumber(it) || n >= VERDICT2_LOOKS_MAX || it->valuedouble < 2 ||
+			    it->valuedouble > VERDICT2_ROUNDS_MAX ||
+			    (n && it->valuedouble <= p->looks[n - 1])) {
+				n = 0;
+				break;
+			}
+			p->looks[n++] = (unsigned)it->valuedouble;
+		}
+	}
+	if (n > 0) {
+		p->recorded = true;
+		p->n_looks = n;
+		x = cJSON_GetObjectItemCaseSensitive(o, "sequential");
+		p->sequential = cJSON_IsTrue(x);
+		x = cJSON_GetObjectItemCaseSensitive(o, "alpha");
+		if (cJSON_IsNumber(x) && x->valuedouble > 0 && x->valuedouble < 0.5)
+			p->alpha = x->valuedouble;
+		x = cJSON_GetObjectItemCaseSensitive(o, "min_effect_pct");
+		if (cJSON_IsNumber(x) && x->valuedouble >= 0 && x->valuedouble < 1000)
+			p->min_effect_pct = x->valuedouble;
+		x = cJSON_GetObjectItemCaseSensitive(o, "baseline");
+		if (cJSON_IsString(x))
+			snprintf(p->baseline, sizeof(p->baseline), "%s", x->valuestring);
+	}
+	cJSON_Delete(root);
+}
+
+cJSON *judge_plan_json(const struct judge_plan *p)
+{
+	cJSON *o = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(o, "looks");
+
+	cJSON_AddBoolToObject(o, "sequential", p->sequential);
+	for (size_t i = 0; i < p->n_looks; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(p->looks[i]));
+	cJSON_AddNumberToObject(o, "alpha", p->alpha);
+	cJSON_AddNumberToObject(o, "min_effect_pct", p->min_effect_pct);
+	cJSON_AddStringToObject(o, "baseline", p->baseline);
+	return o;
+}
+
+static void reason(struct verdict_result *v, const char *text)
+{
+	if (v->n_reasons < VERDICT_REASONS_MAX)
+		snprintf(v->reasons[v->n_reasons++], VERDICT_REASON_LEN, "%s", text);
+	else
+		v->n_reasons_dropped++;
+}
+
+static enum verdict_arm_status arm_status(const struct verdict2_result *r2, int i)
+{
+	const struct verdict2_arm_result *a = &r2->arms[i];
+
+	if (i == r2->baseline)
+		return VERDICT_ARM_BASELINE;
+	if (i == r2->chosen && r2->decision == VERDICT2_STOP_CHANGE)
+		return VERDICT_ARM_BETTER;
+	if (a->oom_vetoed || (a->n_oom > 0 && a->n_ok == 0))
+		return VERDICT_ARM_OOM_FAILED;
+	if (a->oom_path && a->n_ok > 0)
+		return VERDICT_ARM_COMPLETED;
+	if (!a->compared)
+		return VERDICT_ARM_TOO_FEW;
+	if (a->crosses && a->guard_harm)
+		return VERDICT_ARM_VETOED;
+	if (a->crosses && !a->min_effect_confirmed)
+		return VERDICT_ARM_BELOW_MIN;
+	if (a->crosses)
+		return VERDICT_ARM_BETTER;
+	if (a->ci_high_pct < 0)
+		return VERDICT_ARM_WORSE;
+	if (a->futile)
+		return VERDICT_ARM_NO_GAIN;
+	return VERDICT_ARM_NOISY;
+}
+
+/* Mean and sample sd of the completed trials of arm i in rounds [0, n). */
+static void arm_moments(const struct verdict2_arm *a, size_t n, double *mean, double *sd, size_t *k)
+{
+	double x[VERDICT2_ROUNDS_MAX];
+
+	*k = 0;
+	for (size_t r = 0; r < n; r++)
+		if (a->outcome[r] == VERDICT_OUT_OK)
+			x[(*k)++] = a->primary[r];
+	*mean = stats_mean(x, *k);
+	*sd = stats_stddev(x, *k);
+}
+
+/* The sequential result in the shape of verdict_compute()'s. */
+static void translate(const struct judgement *j, const struct verdict2_input *in,
+		      struct verdict_result *v)
+{
+	const struct verdict2_result *r2 = &j->r2;
+
+	memset(v, 0, sizeof(*v));
+	v->baseline = r2->baseline;
+	v->n_arms = in->n_arms;
+	switch (r2->decision) {
+	case VERDICT2_STOP_CHANGE:
+		v->kind = VERDICT_CHANGE;
+		v->chosen = r2->chosen;
+		v->confidence = VERDICT_CONF_HIGH;
+		break;
+	case VERDICT2_STOP_KEEP:
+		v->kind = VERDICT_KEEP;
+		v->chosen = r2->baseline;
+		v->confidence = VERDICT_CONF_HIGH;
+		break;
+	default:
+		v->kind = VERDICT_INCONCLUSIVE;
+		v->chosen = -1;
+		v->confidence = VERDICT_CONF_LOW;
+	}
+	v->decisive = r2->decision != VERDICT2_CONTINUE;
+	for (size_t i = 0; i < in->n_arms; i++) {
+		const struct verdict2_arm_result *a = &r2->arms[i];
+		struct verdict_arm_result *o = &v->arms[i];
+
+		o->status = arm_status(r2, (int)i);
+		arm_moments(&in->arms[i], j->plan.looks[j->look], &o->mean, &o->stddev, &o->n);
+		o->n_oom_killed = (unsigned)a->n_oom;
+		o->compared = a->compared;
+		o->effect_pct = a->compared ? a->effect_pct : NAN;
+		o->ci_low_pct = a->compared ? a->ci_low_pct : NAN;
+		o->ci_high_pct = a->compared ? a->ci_high_pct : NAN;
+		o->p_welch = a->compared ? a->p_one : NAN;
+		o->p_perm = NAN;
+		o->significant = a->crosses;
+		o->alpha_used = j->design.nominal_p[j->look];
+		o->decisive = a->crosses || a->futile;
+		for (int c = 0; c < VERDICT_SEC_COUNT; c++) {
+			const struct verdict2_guard *g = &a->guard[c];
+
+			o->sec[c].compared = g->status != VERDICT2_GUARD_UNUSED &&
+					     g->status != VERDICT2_GUARD_UNAVAILABLE;
+			o->sec[c].change_pct = o->sec[c].compared ? g->rise_pct : NAN;
+			o->sec[c].p = NAN;
+			o->sec[c].significant = g->status == VERDICT2_GUARD_HARM;
+			o->sec[c].vetoes = g->status == VERDICT2_GUARD_HARM && (int)i == r2->chosen;
+			o->sec[c].mean = NAN;
+		}
+	}
+	for (size_t k = 0; k < r2->n_reasons; k++)
+		reason(v, r2->reasons[k]);
+	if (j->exploratory) {
+		char t[VERDICT_REASON_LEN];
+
+		snprintf(t, sizeof(t), "exploratory: %s; the error rates above hold only for the plan stored with the run",
+			 j->exploratory_why);
+		reason(v, t);
+	}
+}
+
+static void not_judged(struct judgement *j, const struct verdict2_input *in,
+		       struct verdict_result *v, const char *why)
+{
+	memset(v, 0, sizeof(*v));
+	v->kind = VERDICT_INCONCLUSIVE;
+	v->chosen = -1;
+	v->n_arms = in->n_arms;
+	for (size_t i = 0; i < in->n_arms; i++) {
+		struct verdict_arm_result *o = &v->arms[i];
+
+		if (in->arms[i].is_baseline)
+			v->baseline = (int)i;
+		o->status = in->arms[i].is_baseline ? VERDICT_ARM_BASELINE : VERDICT_ARM_TOO_FEW;
+		arm_moments(&in->arms[i], in->n_rounds, &o->mean, &o->stddev, &o->n);
+		o->effect_pct = o->ci_low_pct = o->ci_high_pct = o->p_welch = o->p_perm = NAN;
+		for (size_t r = 0; r < in->n_rounds; r++)
+			o->n_oom_killed += in->arms[i].outcome[r] == VERDICT_OUT_OOM;
+	}
+	j->judged = false;
+	reason(v, why);
+}
+
+int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
+	      const struct verdict2_opts *opts, const char *baseline_used,
+	      struct judgement *j, struct verdict_result *v, struct st_err *e)
+{
+	struct verdict2_input *cut;
+	struct verdict2_opts o;
+	char why[VERDICT_REASON_LEN];
+	int rc;
+
+	memset(j, 0, sizeof(*j));
+	j->plan = *plan;
+	if (!plan->recorded)	/* an older run: a fixed design of the rounds it has */
+		judge_plan_fixed(&j->plan, (unsigned)in->n_rounds);
+	verdict2_opts_init(&o);
+	o.min_effect_pct = j->plan.min_effect_pct;
+	if (opts) {
+		o = *opts;
+		if (plan->recorded && fabs(opts->min_effect_pct - plan->min_effect_pct) > 1e-9) {
+			j->exploratory = true;
+			snprintf(j->exploratory_why, sizeof(j->exploratory_why),
+				 "minimum effect %g %% instead of the plan's %g %%",
+				 opts->min_effect_pct, plan->min_effect_pct);
+		}
+	}
+	if (plan->recorded && baseline_used && plan->baseline[0] &&
+	    strcmp(baseline_used, plan->baseline)) {
+		j->exploratory = true;
+		snprintf(j->exploratory_why, sizeof(j->exploratory_why),
+			 "baseline %s instead of the plan's %s", baseline_used, plan->baseline);
+	}
+	if (in->n_arms < 2) {
+		not_judged(j, in, v, "one arm: nothing to compare");
+		return 0;
+	}
+	if (in->n_rounds < 2 || in->n_rounds < j->plan.looks[0]) {
+		snprintf(why, sizeof(why),
+			 "the run has %zu measured round%s, fewer than the plan's first look at %u: no verdict",
+			 in->n_rounds, in->n_rounds == 1 ? "" : "s", j->plan.looks[0]);
+		not_judged(j, in, v, why);
+		return 0;
+	}
+	rc = verdict2_design_init(&j->design, j->plan.looks, j->plan.n_looks, in->n_arms - 1,
+				  j->plan.alpha, e);
+	if (rc < 0)
+		return rc;
+	while (j->look + 1 < j->plan.n_looks && j->plan.looks[j->look + 1] <= in->n_rounds)
+		j->look++;
+	cut = malloc(sizeof(*cut));
+	if (!cut)
+		return err_set(e, -ENOMEM, "out of memory");
+	*cut = *in;
+	cut->n_rounds = j->plan.looks[j->look];
+	rc = verdict2_look(&j->design, j->look, cut, &o, &j->r2, e);
+	if (rc == 0) {
+		j->judged = true;
+		translate(j, cut, v);
+		if (j->r2.decision == VERDICT2_CONTINUE) {
+			snprintf(why, sizeof(why),
+				 "the run stopped at look %zu of %zu (%u rounds) before the design could decide",
+				 j->look + 1, j->plan.n_looks, j->plan.looks[j->look]);
+			memmove(&v->reasons[1], &v->reasons[0],
+				sizeof(v->reasons[0]) * (VERDICT_REASONS_MAX - 1));
+			snprintf(v->reasons[0], VERDICT_REASON_LEN, "%s", why);
+			if (v->n_reasons < VERDICT_REASONS_MAX)
+				v->n_reasons++;
+		}
+	}
+	free(cut);
+	return rc;
+}
+
+cJSON *judge_json(const struct judgement *j)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, "plan", judge_plan_json(&j->plan));
+	cJSON_AddBoolToObject(o, "plan_recorded", j->plan.recorded);
+	cJSON_AddBoolToObject(o, "judged", j->judged);
+	if (j->judged) {
+		cJSON_AddNumberToObject(o, "look", (double)j->look + 1);
+		cJSON_AddNumberToObject(o, "rounds", j->plan.looks[j->look]);
+		cJSON_AddStringToObject(o, "decision", verdict2_decision_name(j->r2.decision));
+		cJSON_AddNumberToObject(o, "false_change_bound", j->r2.false_change_bound);
+		if (isfinite(j->r2.power_min_effect))
+			cJSON_AddNumberToObject(o, "power_min_effect", j->r2.power_min_effect);
+		else
+			cJSON_AddNullToObject(o, "power_min_effect");
+		if (isfinite(j->r2.sd_log))
+			cJSON_AddNumberToObject(o, "sd_log", j->r2.sd_log);
+		else
+			cJSON_AddNullToObject(o, "sd_log");
+	}
+	cJSON_AddBoolToObject(o, "exploratory", j->exploratory);
+	if (j->exploratory)
+		cJSON_AddStringToObject(o, "exploratory_why", j->exploratory_why);
+	return o;
+}
