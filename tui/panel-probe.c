@@ -389,6 +389,22 @@ static void probe_update(struct tui_ctx *c, void *p)
 
 /* ---- drawing ---- */
 
+/* A field's hint or error under it: two rows at most, broken at a space. */
+static int print_two_rows(WINDOW *w, int y, int cols, const char *lead, const char *h)
+{
+	int room = cols - 7 - (int)strlen(lead), cut = (int)strlen(h);
+
+	if (cut > room && room > 10)
+		for (cut = room; cut > 0 && h[cut] != ' '; cut--)
+			;
+	if (cut <= 0)
+		cut = room > 0 ? room : 0;
+	tui_print_clipped(w, y++, 6, cols, "%s%.*s", lead, cut, h);
+	if (h[cut])
+		tui_print_clipped(w, y++, 8 + (int)strlen(lead), cols, "%s", h + cut + (h[cut] == ' '));
+	return y;
+}
+
 static void draw_form(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int rows, int cols)
 {
 	int y = 1;
@@ -420,7 +436,7 @@ static void draw_form(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int r
 		y++;
 		if (s->err[i][0]) {
 			wattron(w, tui_style(c, TS_BAD));
-			tui_print_clipped(w, y++, 6, cols, "! %s", s->err[i]);
+			y = print_two_rows(w, y, cols, "! ", s->err[i]);
 			wattroff(w, tui_style(c, TS_BAD));
 		} else if (sel) {
 			char list[160] = "";
@@ -437,7 +453,7 @@ static void draw_form(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int r
 				}
 			}
 			wattron(w, tui_style(c, TS_DIM));
-			tui_print_clipped(w, y++, 6, cols, "%s", fields[i].hint ? fields[i].hint : list);
+			y = print_two_rows(w, y, cols, "", fields[i].hint ? fields[i].hint : list);
 			wattroff(w, tui_style(c, TS_DIM));
 		}
 	}

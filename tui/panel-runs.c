@@ -33,8 +33,9 @@ static void runs_details(struct tui_ctx *c, struct runs_state *r)
 	struct st_err e = { 0 };
 	unsigned done, planned;
 
+	if (x->id != r->shown_id)
+		r->text.top = 0;
 	tui_text_clear(&r->text);
-	r->text.top = 0;
 	r->shown_id = x->id;
 	snprintf(r->shown_status, sizeof(r->shown_status), "%s", x->status);
 	if (!strcmp(x->kind, "probe") && !strcmp(x->status, "running")) {
@@ -66,7 +67,9 @@ static void runs_update(struct tui_ctx *c, void *p)
 	r->ok = store_runs_recent(c->st, NULL, r->rows, MAX_RUNS, &r->n, &r->err) == 0;
 	if (r->sel >= r->n)
 		r->sel = r->n ? r->n - 1 : 0;
-	if (r->ok && r->n)
+	if (r->ok && r->n && (r->rows[r->sel].id != r->shown_id ||
+			      strcmp(r->rows[r->sel].status, r->shown_status) ||
+			      !strcmp(r->shown_status, "running")))
 		runs_details(c, r);
 }
 

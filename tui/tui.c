@@ -20,8 +20,8 @@ static const struct tui_panel *const panels[] = {
 
 /* Keys every panel has; the panel's own follow in the footer. */
 static const struct tui_key_help global_keys[] = {
-	{ "F1", "help" }, { "1-5", "panel" }, { "Tab", "next" }, { "F5", "probe" },
-	{ "r", "refresh" }, { "F10", "quit" }, { NULL, NULL },
+	{ "F1", "help" }, { "1-5", "panel" }, { "F5", "probe" }, { "F10", "quit" },
+	{ NULL, NULL },
 };
 
 static uint64_t now_ns(void)
@@ -42,6 +42,7 @@ static int footer_keys(struct tui_ctx *c, const struct tui_key_help *k, int x, i
 		if (x >= cols)
 			break;
 		attron(tui_style(c, TS_BAR));
+		mvaddch(row, x++, ' ');
 		mvaddnstr(row, x, k->what, cols - x);
 		x += (int)strlen(k->what);
 		if (x < cols)
@@ -100,7 +101,7 @@ static void draw_help(struct tui_ctx *c, int cur, void **state, int rows, int co
 		{ "F5 p", "the probe form" },
 		{ "Up Down PgUp PgDn", "scroll or choose" },
 		{ "r", "refresh now" },
-		{ "q F10", "quit (a running probe is stopped and the host restored first)" },
+		{ "q F10", "quit; a running probe is stopped first" },
 		{ NULL, NULL },
 	};
 	int w = cols > 76 ? 72 : cols - 4, h = 0, y;
@@ -110,7 +111,7 @@ static void draw_help(struct tui_ctx *c, int cur, void **state, int rows, int co
 		h++;
 	for (const struct tui_key_help *k = own; k && k->key; k++)
 		h++;
-	h += 8;
+	h += 6;
 	if (h > rows - 2)
 		h = rows - 2;
 	if (w < 20 || h < 5)
@@ -232,6 +233,7 @@ int tui_run(const struct host *h, struct store *st, const struct tui_opts *o,
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
+	set_escdelay(25);	/* Esc closes help and undoes an edit: no 1 s wait */
 	curs_set(0);
 	tui_style_init(&c);
 	body = newwin(LINES - 2 > 1 ? LINES - 2 : 1, COLS, 1, 0);

@@ -16,7 +16,7 @@
 static void add_arm_table(struct tui_text *t, const struct advice_run *run,
 			  const struct verdict_result *v)
 {
-	tui_text_add(t, TS_TITLE, "  %-10s %-11s %3s %3s %9s %8s %19s %6s", "arm", "status", "n",
+	tui_text_add(t, TS_TITLE, "  %-10s %-10s %3s %3s %9s %8s %17s %6s", "arm", "status", "n",
 		     "oom", "mean", "effect", "CI of effect", "p");
 	for (size_t i = 0; i < v->n_arms; i++) {
 		const struct verdict_arm_result *a = &v->arms[i];
@@ -24,13 +24,13 @@ static void add_arm_table(struct tui_text *t, const struct advice_run *run,
 
 		if (a->compared) {
 			snprintf(eff, sizeof(eff), "%+.1f %%", a->effect_pct);
-			snprintf(ci, sizeof(ci), "[%+.1f, %+.1f] %%", a->ci_low_pct, a->ci_high_pct);
+			snprintf(ci, sizeof(ci), "[%+.1f, %+.1f]%%", a->ci_low_pct, a->ci_high_pct);
 			if (isfinite(a->p_welch))
 				snprintf(p, sizeof(p), a->p_welch < 0.001 ? "<0.001" : "%.3f", a->p_welch);
 		}
 		tui_text_add(t, (int)i == v->chosen && v->kind == VERDICT_CHANGE ? TS_GOOD :
 			     a->n_oom_killed ? TS_BAD : TS_NORMAL,
-			     "  %-10.10s %-11.11s %3zu %3u %9s %8s %19s %6s", run->arms[i].name,
+			     "  %-10.10s %-10.10s %3zu %3u %9s %8s %17s %6s", run->arms[i].name,
 			     verdict_arm_status_name(a->status), a->n, a->n_oom_killed,
 			     tui_fmt_count(a->mean, m, sizeof(m)), eff, ci, p);
 	}
