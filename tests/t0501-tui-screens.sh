@@ -101,4 +101,21 @@ TUI_ENV="NO_COLOR=1" tui_start 80 24 --db "$db" --sysroot "$sr"
 expect "Readahead" "NO_COLOR: first draw"
 tmux capture-pane -e -t "$sess" -p | grep -q "$(printf '\033')\[[0-9;]*3[0-7]m" && fail "colours despite NO_COLOR"
 quit_ok
+
+# not root on the live host: read-only, and the probe form refuses
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+	nb=$scratch/nobody
+	mkdir -p "$nb" && chmod 777 "$nb" "$scratch"
+	TUI_ENV="HOME=$nb setpriv --reuid=65534 --regid=65534 --clear-groups" \
+		tui_start 80 24 --db "$nb/db" --interval 200ms
+	expect "read-only: probing \\(F5\\) needs root" "non-root: no read-only note on the status panel" &&
+		snap nonroot-status
+	keys 5
+	expect "read-only: probing needs root" "non-root: the form does not say root is needed"
+	keys s
+	expect "not started: probing needs root" "non-root: the probe was not refused" && snap nonroot-refused
+	[ -e "$nb/db" ] && [ "$(sqlite3 "$nb/db" "SELECT count(*) FROM runs WHERE kind = 'probe'")" != 0 ] &&
+		fail "non-root: a probe run was stored"
+	quit_ok
+fi
 done_testing

@@ -690,6 +690,11 @@ static bool probe_key(struct tui_ctx *c, void *p, int ch)
 		}
 		return false;
 	}
+	if (ch == 'a') {
+		snprintf(c->status, sizeof(c->status), " apply from the screen needs the change module "
+			 "(not merged yet): run swaptune apply --run %lld", (long long)s->res.run_id);
+		return true;
+	}
 	if (ch == 'n') {
 		probe_result_free(&s->res);
 		memset(&s->res, 0, sizeof(s->res));
@@ -697,7 +702,6 @@ static bool probe_key(struct tui_ctx *c, void *p, int ch)
 		s->view = PV_FORM;
 		return true;
 	}
-	(void)c;
 	return tui_text_key(&s->text, ch);
 }
 
@@ -719,8 +723,9 @@ static const struct tui_key_help *probe_keys(struct tui_ctx *c, void *p)
 	static const struct tui_key_help running[] = {
 		{ "c", "cancel" }, { NULL, NULL },
 	};
+	/* phase 2: "a apply" / confirm / rollback once the change module lands */
 	static const struct tui_key_help result[] = {
-		{ "n", "new probe" }, { "PgDn", "scroll" }, { NULL, NULL },
+		{ "n", "new probe" }, { "PgDn", "scroll" }, { "a", "apply: not yet" }, { NULL, NULL },
 	};
 	struct probe_state *s = p;
 

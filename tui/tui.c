@@ -257,6 +257,8 @@ int tui_run(const struct host *h, struct store *st, const struct tui_opts *o,
 			wait_ms = 250;
 		timeout(wait_ms);
 		ch = getch();
+		if (ch != ERR && ch != KEY_RESIZE)
+			c.status[0] = 0;	/* a message lasts until the next key */
 		if (ch == KEY_RESIZE) {
 			resize_body(body);
 		} else if (ch == ERR) {
