@@ -17,7 +17,10 @@ lock_held_above() {
 }
 if [ -z "$SWAPTUNE_TUI_LOCKED" ] && ! lock_held_above; then
 	command -v flock >/dev/null 2>&1 || { echo "needs flock(1) to take the host lock"; exit 77; }
-	SWAPTUNE_TUI_LOCKED=1 exec flock -w 900 /tmp/swaptune-host.lock sh "$0" "$@"
+	SWAPTUNE_TUI_LOCKED=1 flock -E 75 -w "${SWAPTUNE_LOCK_WAIT:-900}" /tmp/swaptune-host.lock sh "$0" "$@"
+	rc=$?
+	[ $rc -eq 75 ] && { echo "the host lock stayed busy for ${SWAPTUNE_LOCK_WAIT:-900} s"; exit 77; }
+	exit $rc
 fi
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tui-lib.sh"
