@@ -28,7 +28,7 @@ expect() {
 expect "Readahead" "status panel: no Readahead line"
 expect "page-cluster" "status panel: no page-cluster line"
 tmux send-keys -t "$sess" 2
-expect "vmstat.zswpin_pages_per_s" "live panel: no zswpin row"
+expect "zswap loads +[0-9.k]+/s" "live panel: no zswap loads row with its unit"
 tmux send-keys -t "$sess" 3
 expect "no runs in|run +kind" "runs panel did not draw"
 tmux send-keys -t "$sess" 4

@@ -14,11 +14,14 @@
 #define MAX_RESULTS 32
 
 struct advice_state {
+	struct tui_text text;
 	struct advisor_rule_result res[MAX_RESULTS];
 	size_t n;
 	struct st_err err;
 	bool ok;
 };
+
+static void advice_fill(struct advice_state *a);
 
 static void *advice_open(struct tui_ctx *c)
 {
@@ -46,50 +49,80 @@ static void advice_update(struct tui_ctx *c, void *p)
 		a->ok = advisor_rules_run(in, a->res, MAX_RESULTS, &a->n, &a->err) == 0;
 	}
 	facts_free(f);
+	if (a->ok)
+		advice_fill(a);
 out:
 	free(f);
 	free(in);
 }
 
+/* Findings first, with their fix and the probe that would measure them; then what was skipped. */
+static void advice_fill(struct advice_state *a)
+{
+	int findings = 0;
+
+	tui_text_clear(&a->text);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct advisor_rule_result *r = &a->res[i];
+
+		if (r->status != ADVISOR_RULE_FINDING)
+			continue;
+		findings++;
+		tui_text_add(&a->text, r->severity == ADVISOR_SEV_INFO ? TS_TITLE : TS_WARN, "%-5s %s: %s",
+			     advisor_severity_name(r->severity), r->rule, r->message);
+		if (r->fix[0])
+			tui_text_add(&a->text, TS_NORMAL, "      fix: %s", r->fix);
+		if (r->probe[0])
+			tui_text_add(&a->text, TS_NORMAL, "      measure: %s", r->probe);
+		tui_text_add(&a->text, TS_NORMAL, "%s", "");
+	}
+	if (!findings)
+		tui_text_add(&a->text, TS_NORMAL, "no findings from the host's state alone");
+	tui_text_add(&a->text, TS_NORMAL, "%s", "");
+	for (size_t i = 0; i < a->n; i++)
+		if (a->res[i].status == ADVISOR_RULE_SKIPPED)
+			tui_text_add(&a->text, TS_DIM, "skipped %s: %s", a->res[i].rule, a->res[i].message);
+	tui_text_add(&a->text, TS_NORMAL, "%s", "");
+	tui_text_add(&a->text, TS_DIM, "advice from the host's state only; a probe (F5) measures the "
+		     "settings and gives a verdict");
+}
+
 static void advice_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 {
 	struct advice_state *a = p;
-	int y = 1, findings = 0;
 
 	if (!a || !a->ok) {
 		tui_print_clipped(w, 1, 2, cols, "cannot run the rules: %s",
 				  a ? a->err.msg : "out of memory");
 		return;
 	}
-	for (size_t i = 0; i < a->n && y < rows - 1; i++) {
-		const struct advisor_rule_result *r = &a->res[i];
+	tui_text_draw(c, &a->text, w, 1, rows - 1, cols);
+}
 
-		if (r->status != ADVISOR_RULE_FINDING)
-			continue;
-		findings++;
-		wattron(w, A_BOLD);
-		tui_print_clipped(w, y++, 2, cols, "%-5s %s: %s",
-				  advisor_severity_name(r->severity), r->rule, r->message);
-		wattroff(w, A_BOLD);
-		if (r->fix[0] && y < rows - 1)
-			tui_print_clipped(w, y++, 8, cols, "fix: %s", r->fix);
-		if (r->probe[0] && y < rows - 1)
-			tui_print_clipped(w, y++, 8, cols, "measure: %s", r->probe);
-		y++;
-	}
-	if (!findings)
-		tui_print_clipped(w, y++, 2, cols, "no findings from the host's state alone");
-	y++;
-	for (size_t i = 0; i < a->n && y < rows; i++)
-		if (a->res[i].status == ADVISOR_RULE_SKIPPED)
-			tui_print_clipped(w, y++, 2, cols, "skipped %s: %s", a->res[i].rule,
-					  a->res[i].message);
+static bool advice_key(struct tui_ctx *c, void *p, int ch)
+{
+	struct advice_state *a = p;
+
 	(void)c;
+	return a && tui_text_key(&a->text, ch);
+}
+
+static const struct tui_key_help *advice_keys(struct tui_ctx *c, void *p)
+{
+	static const struct tui_key_help k[] = { { "Up/Dn", "scroll" }, { NULL, NULL } };
+
+	(void)c;
+	(void)p;
+	return k;
 }
 
 static void advice_close(void *p)
 {
-	free(p);
+	struct advice_state *a = p;
+
+	if (a)
+		tui_text_free(&a->text);
+	free(a);
 }
 
 const struct tui_panel tui_panel_advice = {
@@ -97,5 +130,7 @@ const struct tui_panel tui_panel_advice = {
 	.open = advice_open,
 	.update = advice_update,
 	.draw = advice_draw,
+	.key = advice_key,
+	.keys = advice_keys,
 	.close = advice_close,
 };

@@ -6,17 +6,39 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "swaptune/sampler.h"
 #include "tui-internal.h"
 
 #define HISTORY 120
 
-static const enum sample_metric shown[] = {
-	SM_ZSWPIN, SM_ZSWPOUT, SM_PSWPIN, SM_PSWPOUT, SM_SWAP_RA, SM_SWAP_RA_HIT,
-	SM_RA_HIT_PCT, SM_RA_WASTED, SM_PGMAJFAULT, SM_REFAULT_ANON, SM_REFAULT_FILE,
-	SM_PSI_SOME_PCT, SM_PSI_FULL_PCT, SM_ZP_STORED_PAGES, SM_ZSWAP_RATIO,
-	SM_SWAP_USED_BYTES, SM_CG_ZSWPIN, SM_CG_PSI_SOME_PCT,
+enum live_unit { LU_RATE, LU_PCT, LU_BYTES, LU_PAGES, LU_RATIO };
+
+/* What the screen shows, in words and units; the keys stay in sample --json. */
+static const struct {
+	enum sample_metric m;
+	const char *label;
+	enum live_unit unit;
+} shown[] = {
+	{ SM_ZSWPIN, "zswap loads", LU_RATE },
+	{ SM_ZSWPOUT, "zswap stores", LU_RATE },
+	{ SM_PSWPIN, "swap-ins from disk", LU_RATE },
+	{ SM_PSWPOUT, "swap-outs to disk", LU_RATE },
+	{ SM_SWAP_RA, "readahead pages", LU_RATE },
+	{ SM_SWAP_RA_HIT, "readahead hits", LU_RATE },
+	{ SM_RA_HIT_PCT, "readahead hit ratio", LU_PCT },
+	{ SM_RA_WASTED, "readahead wasted", LU_RATE },
+	{ SM_PGMAJFAULT, "major faults", LU_RATE },
+	{ SM_REFAULT_ANON, "anon refaults", LU_RATE },
+	{ SM_REFAULT_FILE, "file refaults", LU_RATE },
+	{ SM_PSI_SOME_PCT, "memory stall (some)", LU_PCT },
+	{ SM_PSI_FULL_PCT, "memory stall (full)", LU_PCT },
+	{ SM_ZP_STORED_PAGES, "zswap pool pages", LU_PAGES },
+	{ SM_ZSWAP_RATIO, "zswap compression", LU_RATIO },
+	{ SM_SWAP_USED_BYTES, "swap used", LU_BYTES },
+	{ SM_CG_ZSWPIN, "cgroup zswap loads", LU_RATE },
+	{ SM_CG_PSI_SOME_PCT, "cgroup stall (some)", LU_PCT },
 };
 #define NSHOWN ((int)(sizeof(shown) / sizeof(shown[0])))
 
@@ -58,7 +80,7 @@ static void live_update(struct tui_ctx *c, void *p)
 			 (uint64_t)r.tv_sec * 1000000000ull + (uint64_t)r.tv_nsec, &l->err) < 0)
 		return;
 	for (int i = 0; i < NSHOWN; i++)
-		l->have[i][l->pos] = sampler_value(l->s, shown[i], &l->hist[i][l->pos]);
+		l->have[i][l->pos] = sampler_value(l->s, shown[i].m, &l->hist[i][l->pos]);
 	l->pos = (l->pos + 1) % HISTORY;
 	if (l->filled < HISTORY)
 		l->filled++;
@@ -97,46 +119,97 @@ static void sparkline(struct tui_ctx *c, struct live_state *l, int i, WINDOW *w,
 	}
 }
 
+static const char *fmt_tick(uint64_t ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%g", (double)ns / 1e9);
+	return buf;
+}
+
+static const char *fmt_value(enum live_unit u, double v, char *buf, size_t len)
+{
+	char n[32];
+
+	switch (u) {
+	case LU_RATE:
+		snprintf(buf, len, "%s/s", tui_fmt_count(v, n, sizeof(n)));
+		break;
+	case LU_PCT:
+		snprintf(buf, len, "%.1f %%", v);
+		break;
+	case LU_BYTES:
+		tui_fmt_bytes(v, buf, len);
+		break;
+	case LU_PAGES:
+		snprintf(buf, len, "%s pg", tui_fmt_count(v, n, sizeof(n)));
+		break;
+	case LU_RATIO:
+		snprintf(buf, len, "%.2f x", v);
+		break;
+	}
+	return buf;
+}
+
+/*
+ * Columns: label (22), now and mean right-aligned (11 each), then the
+ * sparkline in its own column after a gap, as wide as the screen allows.
+ */
+#define COL_NOW_END	(2 + 22 + 11)
+#define COL_MEAN_END	(COL_NOW_END + 12)
+#define COL_SPARK	(COL_MEAN_END + 3)
+
 static void live_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 {
 	struct live_state *l = p;
-	int y = 1, spark;
+	int y = 1, spark = cols - COL_SPARK - 1;
+	char per[32];
 
 	if (!l || !l->s) {
 		tui_print_clipped(w, 1, 2, cols, "sampler unavailable: %s",
 				  l ? l->err.msg : "out of memory");
 		return;
 	}
-	tui_print_clipped(w, y++, 2, cols, "%-34s %12s %12s  history (last %d ticks)",
-			  "metric", "now", "mean", HISTORY);
-	spark = cols - 64;
+	if (spark > HISTORY)
+		spark = HISTORY;
+	wattron(w, tui_style(c, TS_TITLE));
+	tui_print_clipped(w, y, 2, cols, "%-22s", "metric");
+	tui_print_right(w, y, COL_NOW_END, "now");
+	tui_print_right(w, y, COL_MEAN_END, "mean");
+	if (spark > 4)
+		tui_print_clipped(w, y, COL_SPARK, cols, "last %d s", (int)(spark * (double)c->o->interval_ns / 1e9 + 0.5));
+	wattroff(w, tui_style(c, TS_TITLE));
+	y++;
 	for (int i = 0; i < NSHOWN && y < rows - 2; i++) {
-		const struct sample_metric_def *d = sampler_metric(shown[i]);
 		int last = (l->pos + HISTORY - 1) % HISTORY;
 		double mean;
 		char now[32] = "n/a", avg[32] = "n/a";
 
-		if (sampler_metric(shown[i])->group == SG_CGROUP && !sampler_has_cgroup(l->s))
+		if (sampler_metric(shown[i].m)->group == SG_CGROUP && !sampler_has_cgroup(l->s))
 			continue;
 		if (l->filled && l->have[i][last])
-			snprintf(now, sizeof(now), d->integral ? "%.0f" : "%.2f", l->hist[i][last]);
-		if (sampler_mean(l->s, shown[i], &mean))
-			snprintf(avg, sizeof(avg), d->integral ? "%.0f" : "%.2f", mean);
-		char label[64];
-
-		snprintf(label, sizeof(label), "%s.%s", sampler_group_name(d->group), d->key);
-		tui_print_clipped(w, y, 2, cols, "%-34.34s %12s %12s", label, now, avg);
+			fmt_value(shown[i].unit, l->hist[i][last], now, sizeof(now));
+		if (sampler_mean(l->s, shown[i].m, &mean))
+			fmt_value(shown[i].unit, mean, avg, sizeof(avg));
+		tui_print_clipped(w, y, 2, cols, "%-22.22s", shown[i].label);
+		tui_print_right(w, y, COL_NOW_END, "%s", now);
+		tui_print_right(w, y, COL_MEAN_END, "%s", avg);
 		if (spark > 4)
-			sparkline(c, l, i, w, y, 62, spark);
+			sparkline(c, l, i, w, y, COL_SPARK, spark);
 		y++;
 	}
 	y++;
+	wattron(w, tui_style(c, TS_DIM));
+	tui_print_clipped(w, y++, 2, cols, "rates per second over the last tick (%s s); pages are %ld bytes",
+			  fmt_tick(c->o->interval_ns, per, sizeof(per)), sysconf(_SC_PAGESIZE));
+	wattroff(w, tui_style(c, TS_DIM));
 	for (int g = 0; g < SG_COUNT && y < rows; g++) {
 		const char *why = sampler_unavailable(l->s, (enum sample_group)g);
 
-		if (why)
+		if (why) {
+			wattron(w, tui_style(c, TS_WARN));
 			tui_print_clipped(w, y++, 2, cols, "%s: %s",
 					  sampler_group_name((enum sample_group)g), why);
+			wattroff(w, tui_style(c, TS_WARN));
+		}
 	}
 	if (l->err.code && y < rows)
 		tui_print_clipped(w, y++, 2, cols, "last tick: %s", l->err.msg);

@@ -37,7 +37,7 @@ static void status_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int col
 {
 	struct status_state *s = p;
 	const struct host_facts *f;
-	char b1[32], b2[32], pcw[64];
+	char b1[32], b2[32], pcw[64], n1[32];
 	int y = 1;
 
 	if (!s || !s->ok) {
@@ -72,8 +72,8 @@ static void status_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int col
 	tui_print_clipped(w, y++, 2, cols, "%-16s %s", "vma_ra_enabled",
 			  f->have_vma_ra ? (f->vma_ra_enabled ? "true" : "false") : "n/a");
 	if (f->have_swap_ra && f->swap_ra)
-		tui_print_clipped(w, y++, 2, cols, "%-16s %.1f %% of %llu pages used since boot",
-				  "hit ratio", f->ra_hit_pct, (unsigned long long)f->swap_ra);
+		tui_print_clipped(w, y++, 2, cols, "%-16s %.1f %% of %s pages read ahead since boot",
+				  "hit ratio", f->ra_hit_pct, tui_fmt_count((double)f->swap_ra, n1, sizeof(n1)));
 	else
 		tui_print_clipped(w, y++, 2, cols, "%-16s %s", "hit ratio",
 				  f->have_swap_ra ? "no readahead since boot" : "not counted");
@@ -85,8 +85,8 @@ static void status_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int col
 	else
 		tui_print_clipped(w, y++, 2, cols, "%-16s not in this kernel", "zswap");
 	if (f->zswap_stats_available)
-		tui_print_clipped(w, y++, 2, cols, "%-16s %llu pages in %s, ratio %.2f", "pool",
-				  (unsigned long long)f->zswap_stored_pages,
+		tui_print_clipped(w, y++, 2, cols, "%-16s %s pages in %s, ratio %.2f", "pool",
+				  tui_fmt_count((double)f->zswap_stored_pages, n1, sizeof(n1)),
 				  fmt_bytes(f->zswap_pool_bytes, b1, sizeof(b1)), f->zswap_ratio);
 	tui_print_clipped(w, y++, 2, cols, "%-16s %s", "Cgroups", cgroup_mode_name(f->cgroup.mode));
 	if (f->psi_available)
@@ -95,7 +95,13 @@ static void status_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int col
 	tui_print_clipped(w, y++, 2, cols, "%-16s %s", "CPU counters",
 			  f->pmu.hw_available ? "hardware" :
 			  f->pmu.sw_available ? "software only (no hardware PMU)" : "none");
-	(void)c;
+	if (!c->root && y + 1 < rows) {
+		wattron(w, tui_style(c, TS_WARN));
+		tui_print_clipped(w, y + 1, 2, cols, "%s", c->h->live ?
+				  "read-only: probing (F5) needs root" :
+				  "read-only: a captured host (--sysroot); probing (F5) needs the live host");
+		wattroff(w, tui_style(c, TS_WARN));
+	}
 }
 
 static void status_close(void *p)

@@ -1,12 +1,14 @@
 /*
  * tui-internal.h - the panel "class" shared by the tui/ panels (htop's model: each
- * panel is a small ops struct; tui.c owns the screen, tabs and the loop).
+ * panel is a small ops struct; tui.c owns the screen, tabs, footer, help and
+ * the loop) and the drawing helpers of view.c.
  */
 #ifndef SWAPTUNE_TUI_INTERNAL_H
 #define SWAPTUNE_TUI_INTERNAL_H
 
 #include <ncurses.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "swaptune/tui.h"
 
@@ -15,7 +17,16 @@ struct tui_ctx {
 	struct store *st;
 	const struct tui_opts *o;
 	bool utf8;		/* terminal can draw block characters */
+	bool color;		/* colours in use (off: NO_COLOR, TERM without colours) */
+	bool root;		/* may change the live host (euid 0 and no sysroot) */
+	bool probe_busy;	/* a probe owns the store connection: others do not query it */
 	char status[256];	/* bottom line message */
+};
+
+/* One key of the footer / help overlay: "F5" "probe". */
+struct tui_key_help {
+	const char *key;
+	const char *what;
 };
 
 struct tui_panel {
@@ -29,6 +40,10 @@ struct tui_panel {
 	/* A key the loop did not handle; true if used. */
 	bool (*key)(struct tui_ctx *c, void *state, int ch);
 	void (*close)(void *state);
+	/* Keys this panel adds to the footer and help, ending with { NULL }; may be NULL. */
+	const struct tui_key_help *(*keys)(struct tui_ctx *c, void *state);
+	/* True while the panel takes every printable key (a form field being edited). */
+	bool (*grabs_keys)(void *state);
 	bool always_update;	/* keep sampling while hidden (live history) */
 };
 
@@ -36,9 +51,85 @@ extern const struct tui_panel tui_panel_status;
 extern const struct tui_panel tui_panel_live;
 extern const struct tui_panel tui_panel_runs;
 extern const struct tui_panel tui_panel_advice;
+extern const struct tui_panel tui_panel_probe;
 
-/* Helpers for panels. */
+/* ---- view.c: drawing helpers ---- */
+
+enum tui_style {
+	TS_NORMAL = 0,
+	TS_TITLE,	/* headings */
+	TS_GOOD,	/* a change worth making, done */
+	TS_WARN,	/* notes, needs root */
+	TS_BAD,		/* errors, OOM */
+	TS_DIM,		/* disabled keys, hints */
+	TS_BAR,		/* tab bar and footer */
+	TS_KEY,		/* a key in the footer */
+	TS_COUNT
+};
+
+/* Colours once after initscr(): off with NO_COLOR set or a terminal without them. */
+void tui_style_init(struct tui_ctx *c);
+/* The attributes of a style: colour pairs, or bold/reverse/dim on monochrome. */
+attr_t tui_style(const struct tui_ctx *c, enum tui_style s);
+
 void tui_print_clipped(WINDOW *w, int row, int col, int cols, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* Like tui_print_clipped, right-aligned so that the text ends before column end. */
+void tui_print_right(WINDOW *w, int row, int end, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* "656 MiB", "1.2 GiB", "512 B": binary units, 3 significant digits. */
+const char *tui_fmt_bytes(double b, char *buf, size_t len);
+/* "12.3k", "456", "1.20M": a count or rate without unit. */
+const char *tui_fmt_count(double v, char *buf, size_t len);
+/* "42 s", "3 min 05 s", "?" when negative. */
+const char *tui_fmt_secs(double s, char *buf, size_t len);
+
+/*
+ * A scrollable text view: logical lines, wrapped at draw time to the
+ * width (continuations indented by two more spaces than the line's own
+ * indent), scrolled with up/down/PgUp/PgDn/Home/End.
+ */
+struct tui_text {
+	char **lines;
+	unsigned char *style;	/* enum tui_style per line */
+	int n, cap;
+	int top;		/* first wrapped row shown */
+	int last_rows, last_total;
+};
+
+void tui_text_clear(struct tui_text *t);
+void tui_text_free(struct tui_text *t);
+void tui_text_add(struct tui_text *t, enum tui_style s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Every line of a multi-line string (e.g. captured output). */
+void tui_text_add_block(struct tui_text *t, enum tui_style s, const char *text);
+/* Draw rows [row, row+rows) of w; a "more" marker when scrolled or clipped. */
+void tui_text_draw(const struct tui_ctx *c, struct tui_text *t, WINDOW *w, int row,
+		   int rows, int cols);
+bool tui_text_key(struct tui_text *t, int ch);
+
+/*
+ * The readable form of a (possibly truncated) JSON object: one line per
+ * leaf, "key  value", nested objects as indented headings, arrays of
+ * scalars joined; numbers with "bytes" in the key as sizes.
+ */
+void tui_text_add_json(struct tui_text *t, const char *json);
+
+/* ---- verdict.c: a stored probe run, judged as `swaptune recommend --run` does ---- */
+
+/*
+ * The verdict on probe run run_id into t, in the words of `recommend`
+ * (advice_verdict_print()). Negative with e set when the run cannot be
+ * loaded or judged. The store must not be busy with a probe.
+ */
+int tui_verdict_text(struct tui_ctx *c, int64_t run_id, struct tui_text *t, struct st_err *e);
+
+/*
+ * For a probe run still running: trials stored so far and planned (from its
+ * params: arms x (rounds + warm-up)). -ENOENT when unknown.
+ */
+int tui_probe_run_counts(struct tui_ctx *c, int64_t run_id, unsigned *done, unsigned *planned,
+			 struct st_err *e);
 
 #endif

@@ -1,7 +1,8 @@
 /*
- * tui.h - the ncurses interface (`swaptune tui`): four panels over the same
+ * tui.h - the ncurses interface (`swaptune tui`): panels over the same
  * module APIs the commands use — host facts, the live sampler, the store's
- * runs, the advisor's rules. The screen code never reads a kernel file.
+ * runs, the advisor's rules — and a probe form that runs the probe engine
+ * and shows its verdict. The screen code never reads a kernel file.
  */
 #ifndef SWAPTUNE_TUI_H
 #define SWAPTUNE_TUI_H
@@ -15,7 +16,7 @@
 struct tui_opts {
 	uint64_t interval_ns;	/* live panel refresh, default 1 s */
 	const char *cgroup;	/* live panel: also sample this memory cgroup */
-	int start_panel;	/* 0 status, 1 live, 2 runs, 3 advice */
+	int start_panel;	/* 0 status, 1 live, 2 runs, 3 advice, 4 probe */
 	int max_frames;		/* stop after this many refreshes (0 = until q); for tests */
 };
 

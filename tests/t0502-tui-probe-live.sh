@@ -1,0 +1,100 @@
+#!/bin/sh
+# A probe from the screen on the live host (root): bad values in the form
+# are shown inline and start nothing; a short probe (pc3 against pc0, 64M
+# working set in a 32M memcg, 1 round) is cancelled mid-run and the host is
+# as before (page-cluster, swap, no swaptune cgroups); the same probe run to
+# the end shows per-arm bars and the verdict; q restores the terminal.
+# Changes host state: runs under flock /tmp/swaptune-host.lock (taken here
+# unless an ancestor, e.g. `flock ... make check`, holds it already).
+[ "$(id -u)" -eq 0 ] || { echo "needs root to probe (page-cluster, swap, cgroups)"; exit 77; }
+lock_held_above() {
+	pid=$$
+	while [ "${pid:-1}" -gt 1 ]; do
+		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "flock.*swaptune-host.lock" && return 0
+		pid=$(sed 's/.*) [A-Z] \([0-9]*\).*/\1/' "/proc/$pid/stat" 2>/dev/null)
+	done
+	return 1
+}
+if [ -z "$SWAPTUNE_TUI_LOCKED" ] && ! lock_held_above; then
+	command -v flock >/dev/null 2>&1 || { echo "needs flock(1) to take the host lock"; exit 77; }
+	SWAPTUNE_TUI_LOCKED=1 flock -E 75 -w "${SWAPTUNE_LOCK_WAIT:-900}" /tmp/swaptune-host.lock sh "$0" "$@"
+	rc=$?
+	[ $rc -eq 75 ] && { echo "the host lock stayed busy for ${SWAPTUNE_LOCK_WAIT:-900} s"; exit 77; }
+	exit $rc
+fi
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tui-lib.sh"
+need_probe_host
+command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
+wait_no_probe
+db=$scratch/db
+
+host_state() {
+	echo "page-cluster $(cat "$PC")"
+	echo "vma_ra $(cat /sys/kernel/mm/swap/vma_ra_enabled)"
+	echo "zswap $(cat "$ZS/enabled")"
+	echo "swaps $(tail -n +2 /proc/swaps | awk '{print $1}' | tr '\n' ' ')"
+	echo "cgroups $(find "$CG" -maxdepth 2 -name 'swaptune-*' | tr '\n' ' ')"
+}
+host_state >"$scratch/before"
+runs() { sqlite3 "$db" "SELECT count(*) FROM runs WHERE kind = 'probe'" 2>/dev/null || echo 0; }
+# edit FIELD-INDEX VALUE: from the first field
+edit() {
+	i=0
+	while [ $i -lt "$1" ]; do keys Down; i=$((i + 1)); done
+	keys Enter C-u
+	tmux send-keys -t "$sess" -l "$2"
+	keys Enter
+	i=0
+	while [ $i -lt "$1" ]; do keys Up; i=$((i + 1)); done
+}
+
+tui_start 80 24 --db "$db" --panel probe --interval 500ms
+expect "New probe" "probe form"
+grep -q "read-only" "$scratch/screen" && fail "root on the live host is shown read-only"
+
+# bad values: inline, and nothing starts
+edit 0 nosuch
+edit 2 12Q
+edit 4 0
+keys s
+expect "3 values to fix" "bad values do not block the start" && snap bad-values
+grep -q '! unknown workload "nosuch"' "$scratch/screen" || fail "no inline error for the workload"
+grep -q '! "12Q" is not a size' "$scratch/screen" || fail "no inline error for the limit"
+grep -q '! "0": give a whole number from 1' "$scratch/screen" || fail "no inline error for the rounds"
+sleep 1
+[ "$(runs)" = 0 ] || fail "a probe run was stored despite bad values"
+host_state >"$scratch/after-bad"
+cmp -s "$scratch/before" "$scratch/after-bad" || fail "bad values changed the host: $(diff "$scratch/before" "$scratch/after-bad")"
+
+# a short probe, cancelled mid-run
+keys d
+edit 1 pc3,pc0
+edit 2 32M
+edit 3 64M
+edit 4 1
+keys s
+expect "Probe running" "the probe did not start" 10
+expect "Trial +[1-9] of 4" "no trial count while running" 60 && snap running
+keys c
+expect "cancelled|interrupted" "cancel: no result" 90 && snap cancelled
+host_state >"$scratch/after-cancel"
+cmp -s "$scratch/before" "$scratch/after-cancel" ||
+	fail "cancelled probe left the host changed: $(diff "$scratch/before" "$scratch/after-cancel")"
+[ "$(sqlite3 "$db" "SELECT status FROM runs WHERE kind = 'probe' ORDER BY id DESC LIMIT 1")" = interrupted ] ||
+	fail "the cancelled run is not stored as interrupted"
+
+# the same probe to its verdict
+keys n
+expect "New probe" "n does not return to the form"
+grep -qE "Arms +pc3,pc0" "$scratch/screen" || fail "the form forgot its values"
+keys s
+expect "Verdict: (KEEP|CHANGE|INCONCLUSIVE)" "no verdict after the probe" 120 && snap verdict
+grep -qE "^  pc3 .*\[.*\]" "$scratch/screen" || fail "no bar with CI for pc3"
+grep -qE "^  pc0 " "$scratch/screen" || fail "no bar for pc0"
+fits 80 "verdict"
+host_state >"$scratch/after-run"
+cmp -s "$scratch/before" "$scratch/after-run" ||
+	fail "probe left the host changed: $(diff "$scratch/before" "$scratch/after-run")"
+quit_ok
+done_testing

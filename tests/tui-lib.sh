@@ -1,0 +1,63 @@
+# tui-lib.sh - sourced by tests/t05xx-tui-*.sh after lib.sh: a tmux session
+# running the real binary, waits on the screen's text, and screen captures
+# kept under the scratch dir and copied to tests/artifacts/tui/.
+command -v tmux >/dev/null 2>&1 || skip "tmux is not installed"
+sess=swaptune-$(basename "$0" .sh)-$$
+ARTIFACTS=$TOP/tests/artifacts/tui
+mkdir -p "$scratch/screens" "$ARTIFACTS"
+tui_cleanup() {
+	tmux kill-session -t "$sess" 2>/dev/null
+	cp "$scratch"/screens/*.txt "$ARTIFACTS"/ 2>/dev/null
+	return 0
+}
+cleanup_hooks="$cleanup_hooks tui_cleanup"
+
+# tui_start COLS ROWS ARGS...: the screen in a fresh session; exit status into $scratch/rc
+tui_start() {
+	cols=$1 rows=$2
+	shift 2
+	tmux kill-session -t "$sess" 2>/dev/null
+	rm -f "$scratch/rc"
+	tmux new-session -d -s "$sess" -x "$cols" -y "$rows" \
+		"LANG=C.UTF-8 ${TUI_ENV:-} $SWAPTUNE tui $*; echo exit=\$? >$scratch/rc; sleep 600"
+}
+
+# expect PATTERN WHAT [SECONDS]: wait for an extended regex on the screen
+expect() {
+	n=$(( ${3:-10} * 5 ))
+	i=0
+	while [ $i -lt $n ]; do
+		tmux capture-pane -t "$sess" -p >"$scratch/screen" 2>/dev/null
+		grep -qE "$1" "$scratch/screen" && return 0
+		sleep 0.2
+		i=$((i + 1))
+	done
+	fail "$2 (no /$1/ on the screen)"
+	sed 's/^/    | /' "$scratch/screen"
+	return 1
+}
+
+# snap NAME: keep the screen as it is now
+snap() {
+	tmux capture-pane -t "$sess" -p >"$scratch/screens/$(basename "$0" .sh)-$1.txt"
+}
+
+keys() {
+	tmux send-keys -t "$sess" "$@"
+	sleep 0.3
+}
+
+# quit_ok: q leaves with exit 0 and the terminal out of the alternate screen
+quit_ok() {
+	tmux send-keys -t "$sess" q
+	i=0
+	while [ $i -lt 100 ] && [ ! -s "$scratch/rc" ]; do sleep 0.2; i=$((i + 1)); done
+	[ "$(cat "$scratch/rc" 2>/dev/null)" = "exit=0" ] || fail "q did not exit 0: $(cat "$scratch/rc" 2>/dev/null)"
+	[ "$(tmux display -p -t "$sess" '#{alternate_on}')" = 0 ] || fail "the terminal was left in the alternate screen"
+}
+
+# the screen fits: no line longer than the width, the footer on the last row
+fits() {
+	awk -v w="$1" 'length($0) > w { bad = 1 } END { exit bad }' "$scratch/screen" ||
+		fail "$2: a line is wider than $1 columns"
+}

@@ -1,0 +1,85 @@
+/*
+ * test-tui-view.c - the TUI's formatting helpers (tui/view.c): sizes and
+ * counts for humans, and a run's summary JSON, even truncated, as lines of
+ * "label  value" without braces.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../tui/tui-internal.h"
+
+static void test_fmt_bytes(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(tui_fmt_bytes(656109568, b, sizeof(b)), "626 MiB");
+	assert_string_equal(tui_fmt_bytes(512, b, sizeof(b)), "512 B");
+	assert_string_equal(tui_fmt_bytes(1536, b, sizeof(b)), "1.50 KiB");
+	assert_string_equal(tui_fmt_bytes(25.0 * 1024 * 1024 * 1024, b, sizeof(b)), "25.0 GiB");
+}
+
+static void test_fmt_count(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(tui_fmt_count(12345, b, sizeof(b)), "12.3k");
+	assert_string_equal(tui_fmt_count(456, b, sizeof(b)), "456");
+	assert_string_equal(tui_fmt_count(1.2e6, b, sizeof(b)), "1.20M");
+	assert_string_equal(tui_fmt_count(0.25, b, sizeof(b)), "0.25");
+}
+
+static bool has_line(const struct tui_text *t, const char *want)
+{
+	for (int i = 0; i < t->n; i++)
+		if (!strcmp(t->lines[i], want))
+			return true;
+	return false;
+}
+
+static void test_json_table(void **state)
+{
+	struct tui_text t = { 0 };
+
+	(void)state;
+	tui_text_add_json(&t, "{\"ticks\":12,\"meminfo\":{\"swap_used_bytes\":656109568},"
+			  "\"arms\":[\"pc3\",\"pc0\"],\"ok\":true}");
+	assert_true(has_line(&t, "ticks                    12"));
+	assert_true(has_line(&t, "meminfo"));
+	assert_true(has_line(&t, "  swap used bytes          626 MiB"));
+	assert_true(has_line(&t, "arms                     pc3 pc0"));
+	assert_true(has_line(&t, "ok                       true"));
+	for (int i = 0; i < t.n; i++)
+		assert_null(strpbrk(t.lines[i], "{}\""));
+	assert_false(has_line(&t, "(summary shortened by the store listing)"));
+	tui_text_free(&t);
+}
+
+static void test_json_truncated(void **state)
+{
+	struct tui_text t = { 0 };
+
+	(void)state;
+	tui_text_add_json(&t, "{\"status\":\"ok\",\"elapsed_s\":12.3456,\"summary\":{\"pc3\":{\"mea");
+	assert_true(has_line(&t, "status                   ok"));
+	assert_true(has_line(&t, "elapsed s                12.3"));
+	assert_true(has_line(&t, "(summary shortened by the store listing)"));
+	tui_text_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fmt_bytes),
+		cmocka_unit_test(test_fmt_count),
+		cmocka_unit_test(test_json_table),
+		cmocka_unit_test(test_json_truncated),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

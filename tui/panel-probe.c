@@ -1,0 +1,775 @@
+/*
+ * panel-probe.c - probing from the screen: a form with the CLI's defaults
+ * and parsers, the engine run in a worker thread with its progress shown
+ * and cancellable, then per-arm bars with CI whiskers and the verdict.
+ *
+ * The engine is the one `swaptune probe` runs (probe_plan + probe_run); it
+ * restores the host when it ends, fails or is stopped. While it runs it
+ * owns the store connection (c->probe_busy): other panels leave it alone.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "swaptune/fmt.h"
+#include "swaptune/lock.h"
+#include "swaptune/probe.h"
+#include "tui-internal.h"
+
+/* The CLI's defaults (src/cmd-probe.c): a probe of ~2 minutes. */
+#define FORM_WORKLOAD	"anon-runs"
+#define FORM_ARMS	"pc3,pc1,pc0"
+#define FORM_WS		"256M"
+#define FORM_LIMIT	"128M"
+
+enum probe_view { PV_FORM, PV_RUNNING, PV_RESULT };
+enum form_field { F_WORKLOAD, F_ARMS, F_LIMIT, F_WS, F_ROUNDS, F_SEED, F_COUNT };
+
+static const struct {
+	const char *label;
+	const char *hint;
+} fields[F_COUNT] = {
+	[F_WORKLOAD] = { "Workload", NULL /* the list of workloads */ },
+	[F_ARMS] = { "Arms", "pc3,pc1,pc0,bypass or NAME:key=val,... (space between customs)" },
+	[F_LIMIT] = { "Memcg limit", "memory cgroup limit of each trial, e.g. 128M" },
+	[F_WS] = { "Working set", "the workload's memory, e.g. 256M (larger than the limit)" },
+	[F_ROUNDS] = { "Rounds", "sequential (looks at 5,10,15,20,25 rounds, stops when one decides) or N: a fixed design of N rounds" },
+	[F_SEED] = { "Seed", "round order and the workload's accesses" },
+};
+
+static volatile sig_atomic_t probe_stop;
+
+struct progress_copy {
+	enum probe_phase phase;
+	char arm[PROBE_ARM_NAME_MAX];
+	unsigned round, rounds, trial, trials;
+	double eta_s, at_s;
+	char msg[160];
+	bool seen;
+};
+
+struct probe_state {
+	struct tui_ctx *c;
+	enum probe_view view;
+	char val[F_COUNT][160];
+	char err[F_COUNT][ST_ERR_MSG_MAX];
+	int sel;
+	bool editing;
+	char edit[160];
+	char note[ST_ERR_MSG_MAX];	/* form: plan or refusal */
+	enum tui_style note_style;
+
+	struct probe_config cfg;
+	struct probe_plan plan;
+	struct probe_result res;
+	struct st_err run_err;
+	int run_rc;
+
+	pthread_t th;
+	bool thread_live;
+	int lockfd;
+	struct sigaction old[3];
+	pthread_mutex_t mu;		/* guards prog and done */
+	struct progress_copy prog;
+	bool done;
+	double started_s, ended_s;
+	bool cancelling;
+
+	struct tui_text text;		/* result: the verdict */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void form_defaults(struct probe_state *s)
+{
+	struct probe_config c;
+
+	probe_config_init(&c);
+	snprintf(s->val[F_WORKLOAD], sizeof(s->val[0]), "%s", FORM_WORKLOAD);
+	snprintf(s->val[F_ARMS], sizeof(s->val[0]), "%s", FORM_ARMS);
+	snprintf(s->val[F_LIMIT], sizeof(s->val[0]), "%s", FORM_LIMIT);
+	snprintf(s->val[F_WS], sizeof(s->val[0]), "%s", FORM_WS);
+	(void)c;
+	snprintf(s->val[F_ROUNDS], sizeof(s->val[0]), "sequential");
+	snprintf(s->val[F_SEED], sizeof(s->val[0]), "random");
+	memset(s->err, 0, sizeof(s->err));
+	s->note[0] = 0;
+}
+
+static void *probe_open(struct tui_ctx *c)
+{
+	struct probe_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->c = c;
+	s->lockfd = -1;
+	pthread_mutex_init(&s->mu, NULL);
+	form_defaults(s);
+	return s;
+}
+
+/* ---- validation: the CLI's parsers, field by field ---- */
+
+static int parse_arms(struct tui_ctx *c, const char *text, struct probe_config *cfg, char *err,
+		      size_t len)
+{
+	char buf[160], *save = NULL;
+	struct st_err e = { 0 };
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	cfg->narms = 0;
+	for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (strchr(tok, ':')) {
+			if (cfg->narms >= PROBE_ARMS_MAX) {
+				snprintf(err, len, "more than %d arms", PROBE_ARMS_MAX);
+				return -EINVAL;
+			}
+			if (probe_arm_parse(c->h, tok, &cfg->arms[cfg->narms], &e) < 0) {
+				snprintf(err, len, "%s", e.msg);
+				return -EINVAL;
+			}
+			for (int k = 0; k < cfg->narms; k++)
+				if (!strcmp(cfg->arms[k].name, cfg->arms[cfg->narms].name)) {
+					snprintf(err, len, "arm %s is given twice", cfg->arms[k].name);
+					return -EINVAL;
+				}
+			cfg->narms++;
+		} else if (probe_arms_parse_list(tok, cfg->arms, PROBE_ARMS_MAX, &cfg->narms, &e) < 0) {
+			snprintf(err, len, "%s", e.msg);
+			return -EINVAL;
+		}
+	}
+	if (cfg->narms < 2) {
+		snprintf(err, len, "give at least two arms to compare");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_size_field(const char *v, uint64_t *out, char *err, size_t len)
+{
+	unsigned long long b;
+
+	if (fmt_parse_size(v, &b) < 0 || b == 0) {
+		snprintf(err, len, "\"%s\" is not a size like 256M", v);
+		return -EINVAL;
+	}
+	*out = b;
+	return 0;
+}
+
+static int parse_uint_field(const char *v, unsigned long long lo, unsigned long long hi,
+			    unsigned long long *out, char *err, size_t len)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(v, &end, 10);
+	if (!v[0] || *end || errno || v[0] == '-' || *out < lo || *out > hi) {
+		snprintf(err, len, "\"%s\": give a whole number from %llu to %llu", v, lo, hi);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Fill s->cfg from the fields; errors inline. Returns how many fields are wrong. */
+static int form_validate(struct probe_state *s)
+{
+	struct probe_config *cfg = &s->cfg;
+	unsigned long long u;
+	int bad = 0;
+
+	memset(s->err, 0, sizeof(s->err));
+	probe_config_init(cfg);
+	cfg->metric_higher_better = true;
+	cfg->workload = workload_find(s->val[F_WORKLOAD]);
+	if (!cfg->workload) {
+		snprintf(s->err[F_WORKLOAD], sizeof(s->err[0]), "unknown workload \"%s\"", s->val[F_WORKLOAD]);
+		bad++;
+	} else if (cfg->workload->pattern == WORKLOAD_PAT_NONE) {
+		snprintf(s->err[F_WORKLOAD], sizeof(s->err[0]),
+			 "%s needs a command line: use swaptune probe --workload cmd -- PROG", cfg->workload->name);
+		bad++;
+	}
+	bad += parse_arms(s->c, s->val[F_ARMS], cfg, s->err[F_ARMS], sizeof(s->err[0])) < 0;
+	bad += parse_size_field(s->val[F_LIMIT], &cfg->memcg_limit_bytes, s->err[F_LIMIT],
+				sizeof(s->err[0])) < 0;
+	bad += parse_size_field(s->val[F_WS], &cfg->wp.working_set_bytes, s->err[F_WS],
+				sizeof(s->err[0])) < 0;
+	if (strcmp(s->val[F_ROUNDS], "sequential")) {
+		if (parse_uint_field(s->val[F_ROUNDS], 1, PROBE_REPS_MAX, &u, s->err[F_ROUNDS],
+				     sizeof(s->err[0])) < 0) {
+			bad++;
+		} else {
+			judge_plan_fixed(&cfg->plan, (unsigned)u);
+			cfg->reps = cfg->max_reps = (unsigned)u;
+		}
+	}
+	if (!strcmp(s->val[F_SEED], "random"))
+		probe_seed_set(cfg, probe_seed_random());
+	else if (parse_uint_field(s->val[F_SEED], 0, (1ULL << 53) - 1, &u, s->err[F_SEED],
+				  sizeof(s->err[0])) < 0)
+		bad++;
+	else
+		probe_seed_set(cfg, u);
+	return bad;
+}
+
+/* Validate and plan; true when the probe could start (the note says what it would do). */
+static bool form_check(struct probe_state *s)
+{
+	struct st_err e = { 0 };
+	char t[32], ws[32], lim[32];
+	int bad = form_validate(s);
+
+	if (bad) {
+		snprintf(s->note, sizeof(s->note), "%d value%s to fix (marked ! above): nothing started",
+			 bad, bad == 1 ? "" : "s");
+		s->note_style = TS_BAD;
+		return false;
+	}
+	if (probe_plan(s->c->h, &s->cfg, &s->plan, &e) < 0) {
+		snprintf(s->note, sizeof(s->note), "cannot plan: %s", e.msg);
+		s->note_style = TS_BAD;
+		return false;
+	}
+	snprintf(s->note, sizeof(s->note), "plan: %u trials (%u arms x %u rounds%s), about %s; "
+		 "working set %s in a %s memcg", s->plan.trials, s->cfg.narms, s->cfg.reps,
+		 s->cfg.warmup ? " + warm-up" : "",
+		 tui_fmt_secs(s->plan.est_total_s >= 0 ? s->plan.est_total_s : s->plan.est_max_s, t, sizeof(t)),
+		 tui_fmt_bytes((double)s->cfg.wp.working_set_bytes, ws, sizeof(ws)),
+		 tui_fmt_bytes((double)s->cfg.memcg_limit_bytes, lim, sizeof(lim)));
+	s->note_style = TS_GOOD;
+	return true;
+}
+
+/* ---- the worker ---- */
+
+static void on_progress(const struct probe_progress *p, void *arg)
+{
+	struct probe_state *s = arg;
+
+	pthread_mutex_lock(&s->mu);
+	s->prog.phase = p->phase;
+	snprintf(s->prog.arm, sizeof(s->prog.arm), "%s", p->arm ? p->arm : "");
+	s->prog.round = p->round;
+	s->prog.rounds = p->rounds;
+	s->prog.trial = p->trial;
+	s->prog.trials = p->trials;
+	s->prog.eta_s = p->eta_s;
+	s->prog.at_s = now_s();
+	if (p->msg)
+		snprintf(s->prog.msg, sizeof(s->prog.msg), "%s", p->msg);
+	s->prog.seen = true;
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void *worker(void *arg)
+{
+	struct probe_state *s = arg;
+	sigset_t all;
+	int rc;
+
+	/* signals go to the screen's thread: SIGWINCH must not interrupt the engine's waits */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	rc = probe_run(s->c->h, s->c->st, &s->cfg, &s->plan, &s->res, &s->run_err);
+	pthread_mutex_lock(&s->mu);
+	s->run_rc = rc;
+	s->done = true;
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+static void on_signal(int sig)
+{
+	probe_stop = sig;
+}
+
+static void probe_start(struct probe_state *s)
+{
+	struct tui_ctx *c = s->c;
+	struct st_err e = { 0 };
+	char lockpath[PATH_MAX];
+	struct sigaction sa;
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+
+	if (!form_check(s))
+		return;
+	if (!c->h->live) {
+		snprintf(s->note, sizeof(s->note), "not started: this screen reads a sysroot; probing runs "
+			 "workloads on the live host (swaptune probe --dry-run shows the plan)");
+		s->note_style = TS_WARN;
+		return;
+	}
+	if (!c->root) {
+		snprintf(s->note, sizeof(s->note), "not started: probing needs root (it changes page-cluster, "
+			 "swap and cgroups, then restores them); run swaptune tui as root");
+		s->note_style = TS_WARN;
+		return;
+	}
+	if (host_change_lock(c->h, c->st->path, "tui", &s->lockfd, lockpath, sizeof(lockpath), &e) < 0) {
+		snprintf(s->note, sizeof(s->note), "not started: %s", e.msg);
+		s->note_style = TS_BAD;
+		return;
+	}
+	probe_stop = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &s->old[i]);
+	s->cfg.stop = &probe_stop;
+	s->cfg.progress = on_progress;
+	s->cfg.progress_arg = s;
+	memset(&s->prog, 0, sizeof(s->prog));
+	memset(&s->res, 0, sizeof(s->res));
+	err_reset(&s->run_err);
+	s->done = false;
+	s->cancelling = false;
+	s->started_s = now_s();
+	c->probe_busy = true;
+	if (pthread_create(&s->th, NULL, worker, s) != 0) {
+		c->probe_busy = false;
+		host_change_unlock(s->lockfd);
+		s->lockfd = -1;
+		snprintf(s->note, sizeof(s->note), "not started: cannot create a thread");
+		s->note_style = TS_BAD;
+		return;
+	}
+	s->thread_live = true;
+	s->view = PV_RUNNING;
+}
+
+/* Join the finished worker and build the result view. */
+static void probe_finish(struct probe_state *s)
+{
+	struct tui_ctx *c = s->c;
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	struct st_err e = { 0 };
+
+	pthread_join(s->th, NULL);
+	s->thread_live = false;
+	s->ended_s = now_s();
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &s->old[i], NULL);
+	host_change_unlock(s->lockfd);
+	s->lockfd = -1;
+	c->probe_busy = false;
+	tui_text_clear(&s->text);
+	s->text.top = 0;
+	if (s->run_rc < 0)
+		tui_text_add(&s->text, TS_BAD, "the probe failed: %s", s->run_err.msg);
+	if (s->res.restore_error[0])
+		tui_text_add(&s->text, TS_BAD, "restoring the host: %s", s->res.restore_error);
+	if (s->res.run_id > 0 && s->res.ntrials > 0) {
+		if (tui_verdict_text(c, s->res.run_id, &s->text, &e) < 0)
+			tui_text_add(&s->text, TS_WARN, "no verdict: %s", e.msg);
+	}
+	s->view = PV_RESULT;
+}
+
+static void probe_update(struct tui_ctx *c, void *p)
+{
+	struct probe_state *s = p;
+	bool done;
+
+	if (!s || s->view != PV_RUNNING)
+		return;
+	pthread_mutex_lock(&s->mu);
+	done = s->done;
+	pthread_mutex_unlock(&s->mu);
+	if (done)
+		probe_finish(s);
+	(void)c;
+}
+
+/* ---- drawing ---- */
+
+/* A field's hint or error under it: two rows at most, broken at a space. */
+static int print_two_rows(WINDOW *w, int y, int cols, const char *lead, const char *h)
+{
+	int room = cols - 7 - (int)strlen(lead), cut = (int)strlen(h);
+
+	if (cut > room && room > 10)
+		for (cut = room; cut > 0 && h[cut] != ' '; cut--)
+			;
+	if (cut <= 0)
+		cut = room > 0 ? room : 0;
+	tui_print_clipped(w, y++, 6, cols, "%s%.*s", lead, cut, h);
+	if (h[cut])
+		tui_print_clipped(w, y++, 8 + (int)strlen(lead), cols, "%s", h + cut + (h[cut] == ' '));
+	return y;
+}
+
+static void draw_form(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int rows, int cols)
+{
+	int y = 1;
+
+	wattron(w, tui_style(c, TS_TITLE));
+	tui_print_clipped(w, y++, 2, cols, "New probe: A/B-test readahead settings with a workload "
+			  "in a memory cgroup");
+	wattroff(w, tui_style(c, TS_TITLE));
+	if (!c->h->live || !c->root) {
+		wattron(w, tui_style(c, TS_WARN));
+		tui_print_clipped(w, y, 2, cols, "%s", !c->h->live ?
+				  "read-only: a sysroot is not a live host; the form checks values only" :
+				  "read-only: probing needs root; the form checks values only");
+		wattroff(w, tui_style(c, TS_WARN));
+	}
+	y += 2;
+	for (int i = 0; i < F_COUNT && y < rows - 3; i++) {
+		bool sel = i == s->sel;
+		const char *v = sel && s->editing ? s->edit : s->val[i];
+
+		if (sel)
+			wattron(w, A_BOLD);
+		tui_print_clipped(w, y, 2, cols, "%s %-12s", sel ? ">" : " ", fields[i].label);
+		if (sel)
+			wattroff(w, A_BOLD);
+		wattron(w, sel && s->editing ? A_UNDERLINE | A_BOLD : sel ? A_REVERSE : A_NORMAL);
+		tui_print_clipped(w, y, 17, cols, " %-24s%s", v, sel && s->editing ? "_" : "");
+		wattroff(w, A_UNDERLINE | A_BOLD | A_REVERSE);
+		y++;
+		if (s->err[i][0]) {
+			wattron(w, tui_style(c, TS_BAD));
+			y = print_two_rows(w, y, cols, "! ", s->err[i]);
+			wattroff(w, tui_style(c, TS_BAD));
+		} else if (sel) {
+			char list[160] = "";
+
+			if (!fields[i].hint) {
+				size_t o = 0;
+
+				for (size_t k = 0; k < workload_count() && o + 1 < sizeof(list); k++) {
+					const struct workload_info *wi = workload_at(k);
+
+					if (wi->pattern != WORKLOAD_PAT_NONE)
+						o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
+								      o ? " " : "one of: ", wi->name);
+				}
+			}
+			wattron(w, tui_style(c, TS_DIM));
+			y = print_two_rows(w, y, cols, "", fields[i].hint ? fields[i].hint : list);
+			wattroff(w, tui_style(c, TS_DIM));
+		}
+	}
+	y++;
+	if (s->note[0] && y < rows) {
+		struct tui_text t = { 0 };
+
+		tui_text_add(&t, s->note_style, "%s", s->note);
+		tui_text_draw(c, &t, w, y, rows - y, cols);
+		tui_text_free(&t);
+	}
+}
+
+static void draw_running(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int rows, int cols)
+{
+	struct progress_copy pg;
+	char el[32], eta[32], where[64];
+	double now = now_s(), left;
+	int y = 1, barw = cols - 20;
+
+	pthread_mutex_lock(&s->mu);
+	pg = s->prog;
+	pthread_mutex_unlock(&s->mu);
+	wattron(w, tui_style(c, TS_TITLE));
+	tui_print_clipped(w, y++, 2, cols, "Probe running: %s, arms %s, %u round%s%s", s->val[F_WORKLOAD],
+			  s->val[F_ARMS], s->cfg.reps, s->cfg.reps == 1 ? "" : "s",
+			  s->cfg.warmup ? " + warm-up" : "");
+	wattroff(w, tui_style(c, TS_TITLE));
+	y++;
+	if (pg.phase == PROBE_PHASE_TRIAL && pg.round == 0)
+		snprintf(where, sizeof(where), "warm-up (not counted)");
+	else if (pg.phase == PROBE_PHASE_TRIAL)
+		snprintf(where, sizeof(where), "%u of %u", pg.round, pg.round > pg.rounds ? pg.round : pg.rounds);
+	else
+		snprintf(where, sizeof(where), "-");
+	tui_print_clipped(w, y++, 2, cols, "%-10s %s", "Phase", !pg.seen ? "starting" :
+			  pg.phase == PROBE_PHASE_SETUP ? "setting up" : pg.phase == PROBE_PHASE_DETECT ?
+			  "detecting zswap readahead bypass" : pg.phase == PROBE_PHASE_TRIAL ? "trials" :
+			  "restoring the host");
+	tui_print_clipped(w, y++, 2, cols, "%-10s %s", "Round", where);
+	tui_print_clipped(w, y++, 2, cols, "%-10s %s", "Arm", pg.arm[0] ? pg.arm : "-");
+	tui_print_clipped(w, y++, 2, cols, "%-10s %u of %u", "Trial", pg.trial,
+			  pg.trials ? pg.trials : s->plan.trials);
+	if (barw > 4) {
+		unsigned n = pg.trials ? pg.trials : s->plan.trials;
+		int fill = n ? (int)((double)(pg.trial ? pg.trial - 1 : 0) * barw / n) : 0;
+
+		mvwaddch(w, y, 13, '[');
+		wattron(w, tui_style(c, TS_GOOD));
+		for (int k = 0; k < fill; k++)
+			mvwaddch(w, y, 14 + k, '#');
+		wattroff(w, tui_style(c, TS_GOOD));
+		for (int k = fill; k < barw; k++)
+			mvwaddch(w, y, 14 + k, '.');
+		mvwaddch(w, y, 14 + barw, ']');
+		y++;
+	}
+	left = pg.eta_s >= 0 ? pg.eta_s - (now - pg.at_s) : -1;
+	tui_print_clipped(w, y++, 2, cols, "%-10s %s", "Elapsed", tui_fmt_secs(now - s->started_s, el, sizeof(el)));
+	tui_print_clipped(w, y++, 2, cols, "%-10s %s", "ETA", left >= 0 ? tui_fmt_secs(left, eta, sizeof(eta)) :
+			  "estimating after the first trials");
+	y++;
+	if (pg.msg[0] && y < rows)
+		tui_print_clipped(w, y++, 2, cols, "%s", pg.msg);
+	y++;
+	wattron(w, tui_style(c, s->cancelling ? TS_WARN : TS_DIM));
+	tui_print_clipped(w, y, 2, cols, "%s", s->cancelling ?
+			  "cancelling: the trial is stopped, the host is being restored..." :
+			  "c cancel: stops the trial; the engine restores page-cluster, swap and cgroups");
+	wattroff(w, tui_style(c, s->cancelling ? TS_WARN : TS_DIM));
+}
+
+/* Per-arm bars of the primary metric with the CI of the mean as whiskers. */
+static int draw_bars(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int y, int cols)
+{
+	const struct probe_result *r = &s->res;
+	int barw = cols - 2 - 9 - 2 - 26;
+	double max = 0;
+
+	for (int i = 0; i < s->cfg.narms; i++) {
+		const struct stats_summary *st = &r->summary[i].primary;
+
+		if (st->n && isfinite(st->mean) && st->mean > max)
+			max = st->mean;
+		if (st->n && isfinite(st->ci_high) && st->ci_high > max)
+			max = st->ci_high;
+	}
+	wattron(w, tui_style(c, TS_TITLE));
+	tui_print_clipped(w, y++, 2, cols, "%s per arm: mean, [ ] 95 %% CI of the mean",
+			  s->cfg.primary == PROBE_PRIMARY_THROUGHPUT ? "throughput, ops/s (higher is better)" :
+			  "primary metric");
+	wattroff(w, tui_style(c, TS_TITLE));
+	for (int i = 0; i < s->cfg.narms; i++) {
+		const struct probe_arm_summary *a = &r->summary[i];
+		const struct stats_summary *st = &a->primary;
+		char m[24], lo[24], hi[24];
+
+		tui_print_clipped(w, y, 2, cols, "%-9.9s", s->cfg.arms[i].name);
+		if (!st->n || !(max > 0)) {
+			wattron(w, tui_style(c, a->oom ? TS_BAD : TS_DIM));
+			tui_print_clipped(w, y++, 13, cols, "no completed trials%s",
+					  a->oom ? " (OOM-killed)" : "");
+			wattroff(w, tui_style(c, a->oom ? TS_BAD : TS_DIM));
+			continue;
+		}
+		if (barw >= 10) {
+			int pm = (int)lround(st->mean / max * (barw - 1));
+			int pl = isfinite(st->ci_low) ? (int)lround(fmax(st->ci_low, 0) / max * (barw - 1)) : pm;
+			int ph = isfinite(st->ci_high) ? (int)lround(st->ci_high / max * (barw - 1)) : pm;
+
+			for (int k = 0; k < barw; k++) {
+				const char *cell = " ";
+
+				if (k < pm)
+					cell = c->utf8 ? "█" : "#";
+				if (k > pl && k < ph && k >= pm)
+					cell = c->utf8 ? "─" : "-";
+				if (k == pl && pl != ph)
+					cell = c->utf8 ? "├" : "[";
+				if (k == ph && pl != ph)
+					cell = c->utf8 ? "┤" : "]";
+				if (k == pm && pl == ph)
+					cell = "|";
+				if (k < pm)
+					wattron(w, tui_style(c, TS_GOOD));
+				mvwaddstr(w, y, 13 + k, cell);
+				wattroff(w, tui_style(c, TS_GOOD));
+			}
+		}
+		tui_print_right(w, y, cols - 1, "%s [%s, %s]%s", tui_fmt_count(st->mean, m, sizeof(m)),
+				tui_fmt_count(st->ci_low, lo, sizeof(lo)), tui_fmt_count(st->ci_high, hi, sizeof(hi)),
+				a->oom ? " OOM" : "");
+		y++;
+	}
+	return y;
+}
+
+static void draw_result(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int rows, int cols)
+{
+	const struct probe_result *r = &s->res;
+	char el[32];
+	int y = 1;
+
+	wattron(w, tui_style(c, !strcmp(r->status ? r->status : "", "ok") ? TS_TITLE : TS_WARN));
+	tui_print_clipped(w, y++, 2, cols, "Probe run %lld %s: %zu trials in %s; host restored (%d change%s undone)",
+			  (long long)r->run_id, r->signal ? "cancelled" : r->status ? r->status : "failed",
+			  r->ntrials, tui_fmt_secs(s->ended_s - s->started_s, el, sizeof(el)),
+			  r->restored, r->restored == 1 ? "" : "s");
+	wattroff(w, tui_style(c, !strcmp(r->status ? r->status : "", "ok") ? TS_TITLE : TS_WARN));
+	y++;
+	if (r->ntrials)
+		y = draw_bars(c, s, w, y, cols) + 1;
+	tui_text_draw(c, &s->text, w, y, rows - y, cols);
+}
+
+static void probe_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
+{
+	struct probe_state *s = p;
+
+	if (!s) {
+		tui_print_clipped(w, 1, 2, cols, "out of memory");
+		return;
+	}
+	if (s->view == PV_FORM)
+		draw_form(c, s, w, rows, cols);
+	else if (s->view == PV_RUNNING)
+		draw_running(c, s, w, rows, cols);
+	else
+		draw_result(c, s, w, rows, cols);
+}
+
+/* ---- keys ---- */
+
+static bool edit_key(struct probe_state *s, int ch)
+{
+	size_t len = strlen(s->edit);
+
+	if (ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == '\t' || ch == KEY_DOWN || ch == KEY_UP) {
+		snprintf(s->val[s->sel], sizeof(s->val[0]), "%s", s->edit);
+		s->editing = false;
+		form_check(s);
+		if (ch == '\t' || ch == KEY_DOWN)
+			s->sel = (s->sel + 1) % F_COUNT;
+		else if (ch == KEY_UP)
+			s->sel = (s->sel + F_COUNT - 1) % F_COUNT;
+	} else if (ch == 27) {
+		s->editing = false;
+	} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+		if (len)
+			s->edit[len - 1] = 0;
+	} else if (ch == 21) {	/* ^U */
+		s->edit[0] = 0;
+	} else if (ch >= 32 && ch < 127 && len + 1 < sizeof(s->edit)) {
+		s->edit[len] = (char)ch;
+		s->edit[len + 1] = 0;
+	}
+	return true;
+}
+
+static bool form_key(struct probe_state *s, int ch)
+{
+	if (ch == KEY_DOWN || ch == 'j') {
+		s->sel = (s->sel + 1) % F_COUNT;
+	} else if (ch == KEY_UP || ch == 'k') {
+		s->sel = (s->sel + F_COUNT - 1) % F_COUNT;
+	} else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == 'e') {
+		snprintf(s->edit, sizeof(s->edit), "%s", s->val[s->sel]);
+		s->editing = true;
+	} else if (ch == 's' || ch == KEY_F(9)) {
+		probe_start(s);
+	} else if (ch == 'c') {
+		form_check(s);
+	} else if (ch == 'd') {
+		form_defaults(s);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static bool probe_key(struct tui_ctx *c, void *p, int ch)
+{
+	struct probe_state *s = p;
+
+	if (!s)
+		return false;
+	if (s->view == PV_FORM)
+		return s->editing ? edit_key(s, ch) : form_key(s, ch);
+	if (s->view == PV_RUNNING) {
+		if (ch == 'c' || ch == KEY_F(8) || ch == 27) {
+			probe_stop = SIGINT;
+			s->cancelling = true;
+			return true;
+		}
+		return false;
+	}
+	if (ch == 'a') {
+		snprintf(c->status, sizeof(c->status), " apply from the screen needs the change module "
+			 "(not merged yet): run swaptune apply --run %lld", (long long)s->res.run_id);
+		return true;
+	}
+	if (ch == 'n') {
+		probe_result_free(&s->res);
+		memset(&s->res, 0, sizeof(s->res));
+		s->note[0] = 0;
+		s->view = PV_FORM;
+		return true;
+	}
+	return tui_text_key(&s->text, ch);
+}
+
+static bool probe_grabs_keys(void *p)
+{
+	struct probe_state *s = p;
+
+	return s && s->view == PV_FORM && s->editing;
+}
+
+static const struct tui_key_help *probe_keys(struct tui_ctx *c, void *p)
+{
+	static const struct tui_key_help form[] = {
+		{ "Enter", "edit" }, { "s", "start" }, { "c", "check" }, { "d", "defaults" }, { NULL, NULL },
+	};
+	static const struct tui_key_help editing[] = {
+		{ "Enter", "done" }, { "Esc", "undo" }, { "^U", "clear" }, { NULL, NULL },
+	};
+	static const struct tui_key_help running[] = {
+		{ "c", "cancel" }, { NULL, NULL },
+	};
+	/* phase 2: "a apply" / confirm / rollback once the change module lands */
+	static const struct tui_key_help result[] = {
+		{ "n", "new probe" }, { "PgDn", "scroll" }, { "a", "apply: not yet" }, { NULL, NULL },
+	};
+	struct probe_state *s = p;
+
+	(void)c;
+	if (!s)
+		return NULL;
+	if (s->view == PV_FORM)
+		return s->editing ? editing : form;
+	return s->view == PV_RUNNING ? running : result;
+}
+
+static void probe_close(void *p)
+{
+	struct probe_state *s = p;
+
+	if (!s)
+		return;
+	if (s->thread_live) {
+		probe_stop = SIGINT;
+		probe_finish(s);
+	}
+	probe_result_free(&s->res);
+	tui_text_free(&s->text);
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+}
+
+const struct tui_panel tui_panel_probe = {
+	.title = "Probe",
+	.open = probe_open,
+	.update = probe_update,
+	.draw = probe_draw,
+	.key = probe_key,
+	.close = probe_close,
+	.keys = probe_keys,
+	.grabs_keys = probe_grabs_keys,
+	.always_update = true,
+};

@@ -1,0 +1,143 @@
+/*
+ * verdict.c - a stored probe run for the screen: its verdict in the words
+ * of `swaptune recommend` (the same loader, judge and renderer), and the
+ * trial counts of a run still going.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "swaptune/advice.h"
+#include "tui-internal.h"
+
+/* The arm table narrowed to 80 columns: the CLI's is 110 wide. */
+static void add_arm_table(struct tui_text *t, const struct advice_run *run,
+			  const struct verdict_result *v)
+{
+	tui_text_add(t, TS_TITLE, "  %-10s %-10s %3s %3s %9s %8s %17s %6s", "arm", "status", "n",
+		     "oom", "mean", "effect", "CI of effect", "p");
+	for (size_t i = 0; i < v->n_arms; i++) {
+		const struct verdict_arm_result *a = &v->arms[i];
+		char m[24], eff[24] = "-", ci[48] = "-", p[16] = "-";
+
+		if (a->compared) {
+			snprintf(eff, sizeof(eff), "%+.1f %%", a->effect_pct);
+			snprintf(ci, sizeof(ci), "[%+.1f, %+.1f]%%", a->ci_low_pct, a->ci_high_pct);
+			if (isfinite(a->p_welch))
+				snprintf(p, sizeof(p), a->p_welch < 0.001 ? "<0.001" : "%.3f", a->p_welch);
+		}
+		tui_text_add(t, (int)i == v->chosen && v->kind == VERDICT_CHANGE ? TS_GOOD :
+			     a->n_oom_killed ? TS_BAD : TS_NORMAL,
+			     "  %-10.10s %-10.10s %3zu %3u %9s %8s %17s %6s", run->arms[i].name,
+			     verdict_arm_status_name(a->status), a->n, a->n_oom_killed,
+			     tui_fmt_count(a->mean, m, sizeof(m)), eff, ci, p);
+	}
+}
+
+/*
+ * The recommend text with its wide arm table (header "  arm " up to the
+ * "  (effect:" legend) replaced by the narrow one.
+ */
+static void add_verdict_lines(struct tui_text *t, const struct advice_run *run,
+			      const struct verdict_result *v, const char *text)
+{
+	const char *p = text;
+	bool in_table = false;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		if (!strncmp(line, "  arm ", 6)) {
+			in_table = true;
+			add_arm_table(t, run, v);
+		} else if (in_table && !strncmp(line, "  (effect:", 10)) {
+			in_table = false;
+			tui_text_add(t, TS_DIM, "%s", line);
+		} else if (!in_table) {
+			tui_text_add(t, !strncmp(line, "Verdict:", 8) ?
+				     (v->kind == VERDICT_CHANGE ? TS_GOOD : TS_TITLE) :
+				     !strncmp(line, "Reasons:", 8) ? TS_TITLE :
+				     !strncmp(line, "  veto:", 7) ? TS_WARN : TS_NORMAL, "%s", line);
+		}
+		p += len + (nl ? 1 : 0);
+	}
+}
+
+int tui_verdict_text(struct tui_ctx *c, int64_t run_id, struct tui_text *t, struct st_err *e)
+{
+	struct judgement *j = NULL;
+	struct advice_run *run = calloc(1, sizeof(*run));
+	struct verdict_result *v = calloc(1, sizeof(*v));
+	struct verdict_opts vo;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	verdict_opts_init(&vo);
+	if (!run || !v) {
+		r = err_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	r = advice_load_run(c->st, c->h, run_id, NULL, run, e);
+	if (r < 0)
+		goto out;
+	j = malloc(sizeof(*j));
+	r = j ? advice_judge(run, -1, v, j, e) : err_set(e, -ENOMEM, "out of memory");
+	free(j);
+	if (r < 0) {
+		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);
+		goto out;
+	}
+	f = open_memstream(&text, &len);
+	if (!f) {
+		r = err_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	advice_verdict_print(f, run, &vo, v);
+	fclose(f);
+	add_verdict_lines(t, run, v, text ? text : "");
+	free(text);
+out:
+	free(run);
+	free(v);
+	return r;
+}
+
+int tui_probe_run_counts(struct tui_ctx *c, int64_t run_id, unsigned *done, unsigned *planned,
+			 struct st_err *e)
+{
+	struct advice_run *run = calloc(1, sizeof(*run));
+	cJSON *params = NULL, *m;
+	int r;
+
+	*done = *planned = 0;
+	if (!run)
+		return err_set(e, -ENOMEM, "out of memory");
+	r = advice_load_run(c->st, c->h, run_id, NULL, run, e);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < run->n_arms; i++)
+		*done += run->arms[i].n_ok + run->arms[i].n_oom + run->arms[i].n_failed +
+			 run->arms[i].n_warmup;
+	params = cJSON_Parse(run->params);
+	m = cJSON_GetObjectItem(params, "method");
+	if (m && cJSON_IsNumber(cJSON_GetObjectItem(m, "reps"))) {
+		unsigned reps = (unsigned)cJSON_GetObjectItem(m, "reps")->valuedouble;
+
+		if (cJSON_IsTrue(cJSON_GetObjectItem(m, "warmup")))
+			reps++;
+		*planned = reps * (unsigned)cJSON_GetArraySize(cJSON_GetObjectItem(params, "arm_names"));
+	}
+	if (!*planned)
+		r = err_set(e, -ENOENT, "run %lld has no plan in its params", (long long)run_id);
+out:
+	cJSON_Delete(params);
+	free(run);
+	return r;
+}

@@ -1,0 +1,394 @@
+/*
+ * view.c - drawing helpers shared by the panels: styles that degrade from
+ * colour to monochrome, clipped and right-aligned printing, number
+ * formatting, the scrollable text view and the readable rendering of a
+ * run's summary JSON.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui-internal.h"
+
+void tui_style_init(struct tui_ctx *c)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	c->color = !(nc && nc[0]) && has_colors();
+	if (!c->color)
+		return;
+	start_color();
+	use_default_colors();
+	/* only the 8 ANSI colours: works on a linux console and in tmux alike */
+	init_pair(TS_TITLE, COLOR_CYAN, -1);
+	init_pair(TS_GOOD, COLOR_GREEN, -1);
+	init_pair(TS_WARN, COLOR_YELLOW, -1);
+	init_pair(TS_BAD, COLOR_RED, -1);
+	init_pair(TS_DIM, COLOR_BLUE, -1);
+	init_pair(TS_BAR, COLOR_BLACK, COLOR_CYAN);
+	init_pair(TS_KEY, COLOR_WHITE, COLOR_BLACK);
+}
+
+attr_t tui_style(const struct tui_ctx *c, enum tui_style s)
+{
+	static const attr_t mono[TS_COUNT] = {
+		[TS_TITLE] = A_BOLD, [TS_GOOD] = A_BOLD, [TS_WARN] = A_UNDERLINE,
+		[TS_BAD] = A_BOLD | A_UNDERLINE, [TS_DIM] = A_DIM, [TS_BAR] = A_REVERSE,
+		[TS_KEY] = A_BOLD,
+	};
+
+	if (s <= TS_NORMAL || s >= TS_COUNT)
+		return A_NORMAL;
+	if (!c || !c->color)
+		return mono[s];
+	return COLOR_PAIR(s) | (s == TS_TITLE || s == TS_BAD || s == TS_KEY ? A_BOLD : 0);
+}
+
+void tui_print_clipped(WINDOW *w, int row, int col, int cols, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int room = cols - col;
+
+	if (room <= 0 || row < 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	mvwaddnstr(w, row, col, buf, room);
+}
+
+void tui_print_right(WINDOW *w, int row, int end, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int len, col;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	len = (int)strlen(buf);
+	col = end - len;
+	if (col < 0)
+		col = 0;
+	if (end > col && row >= 0)
+		mvwaddnstr(w, row, col, buf, end - col);
+}
+
+const char *tui_fmt_bytes(double b, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+
+	if (!isfinite(b)) {
+		snprintf(buf, len, "n/a");
+		return buf;
+	}
+	while (fabs(b) >= 1024 && u < 4) {
+		b /= 1024;
+		u++;
+	}
+	if (u == 0 || fabs(b) >= 100)
+		snprintf(buf, len, "%.0f %s", b, unit[u]);
+	else if (fabs(b) >= 10)
+		snprintf(buf, len, "%.1f %s", b, unit[u]);
+	else
+		snprintf(buf, len, "%.2f %s", b, unit[u]);
+	return buf;
+}
+
+const char *tui_fmt_count(double v, char *buf, size_t len)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, len, "n/a");
+	else if (a >= 1e9)
+		snprintf(buf, len, "%.2fG", v / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, len, "%.2fM", v / 1e6);
+	else if (a >= 1e4)
+		snprintf(buf, len, "%.1fk", v / 1e3);
+	else if (a >= 100 || v == floor(v))
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.2f", v);
+	return buf;
+}
+
+const char *tui_fmt_secs(double s, char *buf, size_t len)
+{
+	if (!isfinite(s) || s < 0)
+		snprintf(buf, len, "?");
+	else if (s < 90)
+		snprintf(buf, len, "%.0f s", s);
+	else
+		snprintf(buf, len, "%d min %02d s", (int)(s / 60), (int)s % 60);
+	return buf;
+}
+
+/* ---- text view ---- */
+
+void tui_text_clear(struct tui_text *t)
+{
+	for (int i = 0; i < t->n; i++)
+		free(t->lines[i]);
+	t->n = 0;
+}
+
+void tui_text_free(struct tui_text *t)
+{
+	tui_text_clear(t);
+	free(t->lines);
+	free(t->style);
+	memset(t, 0, sizeof(*t));
+}
+
+static void text_push(struct tui_text *t, enum tui_style s, const char *line, size_t len)
+{
+	char *copy;
+
+	if (t->n == t->cap) {
+		int cap = t->cap ? 2 * t->cap : 64;
+		char **l = realloc(t->lines, (size_t)cap * sizeof(*l));
+		unsigned char *st;
+
+		if (!l)
+			return;
+		t->lines = l;
+		st = realloc(t->style, (size_t)cap);
+		if (!st)
+			return;
+		t->style = st;
+		t->cap = cap;
+	}
+	copy = strndup(line, len);
+	if (!copy)
+		return;
+	t->lines[t->n] = copy;
+	t->style[t->n++] = (unsigned char)s;
+}
+
+void tui_text_add(struct tui_text *t, enum tui_style s, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!buf[0])
+		text_push(t, s, "", 0);
+	else
+		tui_text_add_block(t, s, buf);
+}
+
+void tui_text_add_block(struct tui_text *t, enum tui_style s, const char *text)
+{
+	const char *p = text, *nl;
+
+	while ((nl = strchr(p, '\n'))) {
+		text_push(t, s, p, (size_t)(nl - p));
+		p = nl + 1;
+	}
+	if (*p)
+		text_push(t, s, p, strlen(p));
+}
+
+/*
+ * Wrapped pieces of one line at width: calls out(piece, len, indent) for
+ * each; returns the number of rows. Breaks at the last space that fits.
+ */
+static int text_wrap(const char *line, int width, int row, int first, int last,
+		     WINDOW *w, attr_t attr, int col0)
+{
+	int indent = 0, rows = 0, len = (int)strlen(line), pos = 0;
+
+	while (line[indent] == ' ')
+		indent++;
+	if (indent > width / 2)
+		indent = 0;
+	do {
+		int lead = rows ? indent + 2 : 0;
+		int room = width - lead, take;
+
+		if (room < 8)
+			room = width, lead = 0;
+		take = len - pos;
+		if (take > room) {
+			take = room;
+			for (int k = room; k > room / 2; k--)
+				if (line[pos + k] == ' ') {
+					take = k;
+					break;
+				}
+		}
+		if (w && row + rows >= first && row + rows < last) {
+			wattron(w, attr);
+			mvwaddnstr(w, row + rows - first, col0 + lead, line + pos, take);
+			wattroff(w, attr);
+		}
+		rows++;
+		pos += take;
+		while (rows && line[pos] == ' ')
+			pos++;
+	} while (pos < len);
+	return rows;
+}
+
+void tui_text_draw(const struct tui_ctx *c, struct tui_text *t, WINDOW *w, int row,
+		   int rows, int cols)
+{
+	int total = 0, width = cols - 3, y = 0;
+
+	if (width < 10)
+		width = cols;
+	for (int i = 0; i < t->n; i++)
+		total += text_wrap(t->lines[i], width, 0, 0, 0, NULL, 0, 0);
+	if (t->top > total - rows)
+		t->top = total - rows;
+	if (t->top < 0)
+		t->top = 0;
+	t->last_rows = rows;
+	t->last_total = total;
+	for (int i = 0; i < t->n && y < t->top + rows; i++) {
+		WINDOW *sub = derwin(w, rows, width, row, 2);
+
+		if (!sub)
+			return;
+		y += text_wrap(t->lines[i], width, y, t->top, t->top + rows, sub,
+			       tui_style(c, (enum tui_style)t->style[i]), 0);
+		delwin(sub);
+	}
+	if (total > rows) {
+		wattron(w, tui_style(c, TS_DIM));
+		if (t->top > 0)
+			mvwaddstr(w, row, cols - 1, "^");
+		if (t->top + rows < total)
+			mvwaddstr(w, row + rows - 1, cols - 1, "v");
+		wattroff(w, tui_style(c, TS_DIM));
+	}
+}
+
+bool tui_text_key(struct tui_text *t, int ch)
+{
+	int page = t->last_rows > 2 ? t->last_rows - 1 : 1;
+
+	switch (ch) {
+	case KEY_DOWN: case 'j': t->top++; break;
+	case KEY_UP: case 'k': t->top--; break;
+	case KEY_NPAGE: case ' ': t->top += page; break;
+	case KEY_PPAGE: t->top -= page; break;
+	case KEY_HOME: case 'g': t->top = 0; break;
+	case KEY_END: case 'G': t->top = t->last_total; break;
+	default: return false;
+	}
+	if (t->top < 0)
+		t->top = 0;
+	return true;
+}
+
+/* ---- readable JSON ---- */
+
+static void json_label(const char *key, int klen, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (int i = 0; i < klen && o + 1 < len; i++)
+		out[o++] = key[i] == '_' ? ' ' : key[i];
+	out[o] = 0;
+}
+
+/*
+ * A lenient scanner rather than cJSON: store_runs_recent() truncates the
+ * summary, and a truncated document is still worth showing.
+ */
+void tui_text_add_json(struct tui_text *t, const char *json)
+{
+	const char *p = json;
+	char key[64] = "", label[64], val[256];
+	int depth = 0, klen = 0;
+	bool truncated = true;
+
+	while (*p) {
+		if (*p == '{' || *p == '[') {
+			if (*p == '{' && klen && depth > 0) {
+				json_label(key, klen, label, sizeof(label));
+				tui_text_add(t, TS_TITLE, "%*s%s", 2 * (depth - 1), "", label);
+			}
+			if (*p == '[' && klen) {
+				/* an array: its scalars on one line */
+				size_t o = 0;
+				const char *q = p + 1;
+				int d = 1;
+
+				while (*q && d > 0 && o + 2 < sizeof(val)) {
+					if (*q == '[' || *q == '{')
+						d++;
+					else if (*q == ']' || *q == '}')
+						d--;
+					if (d > 0 && *q != '"' && *q != '{' && *q != '}')
+						val[o++] = *q == ',' ? ' ' : *q;
+					q++;
+				}
+				val[o] = 0;
+				json_label(key, klen, label, sizeof(label));
+				tui_text_add(t, TS_NORMAL, "%*s%-24s %s", 2 * (depth > 0 ? depth - 1 : 0), "",
+					     label, val);
+				klen = 0;
+				p = q;
+				continue;
+			}
+			depth++;
+			klen = 0;
+			p++;
+		} else if (*p == '}' || *p == ']') {
+			depth--;
+			if (depth == 0)
+				truncated = false;
+			p++;
+		} else if (*p == '"') {
+			const char *s = ++p;
+
+			while (*p && *p != '"')
+				p += (*p == '\\' && p[1]) ? 2 : 1;
+			if (!*p)
+				break;
+			if (p[1] == ':') {
+				klen = (int)(p - s) < (int)sizeof(key) - 1 ? (int)(p - s) : (int)sizeof(key) - 1;
+				memcpy(key, s, (size_t)klen);
+				key[klen] = 0;
+				p += 2;
+			} else {
+				json_label(key, klen, label, sizeof(label));
+				tui_text_add(t, TS_NORMAL, "%*s%-24s %.*s", 2 * (depth > 0 ? depth - 1 : 0), "",
+					     label, (int)(p - s), s);
+				klen = 0;
+				p++;
+			}
+		} else if (klen && (isdigit((unsigned char)*p) || *p == '-' || isalpha((unsigned char)*p))) {
+			const char *s = p;
+			double v;
+
+			while (*p && *p != ',' && *p != '}' && *p != ']')
+				p++;
+			snprintf(val, sizeof(val), "%.*s", (int)(p - s), s);
+			v = strtod(val, NULL);
+			if (isdigit((unsigned char)val[0]) && strstr(key, "bytes") && (size_t)klen >= 5)
+				tui_fmt_bytes(v, val, sizeof(val));
+			else if (strchr(val, '.') && !strchr(val, 'e'))
+				snprintf(val, sizeof(val), "%.3g", v);
+			json_label(key, klen, label, sizeof(label));
+			tui_text_add(t, TS_NORMAL, "%*s%-24s %s", 2 * (depth > 0 ? depth - 1 : 0), "",
+				     label, val);
+			klen = 0;
+		} else {
+			p++;
+		}
+	}
+	if (truncated && json[0])
+		tui_text_add(t, TS_DIM, "(summary shortened by the store listing)");
+}
