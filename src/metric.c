@@ -99,32 +99,54 @@ static int arm_index(const struct store_probe_run *run, int64_t arm_id)
 }
 
 /* One used trial's secondary costs into slot n of va; have[] counts trials with each. */
+/*
+ * The guarded costs of one trial by cost index (the VERDICT_SEC_* costs,
+ * then p99 latency): got[c] set for each present; wasted readahead falls
+ * back to swap_ra - swap_ra_hit for rows without a key of their own.
+ */
+static void trial_costs_of(const struct store_probe_trial *t, double v[VERDICT2_COSTS],
+			   bool got[VERDICT2_COSTS])
+{
+	double ra = NAN, ra_hit = NAN;
+
+	for (int c = 0; c < VERDICT2_COSTS; c++)
+		got[c] = false;
+	for (size_t k = 0; k < t->n_metrics; k++) {
+		int m = metric_find(t->metrics[k].key);
+		double x = t->metrics[k].value;
+
+		if (m == PM_SWAP_RA)
+			ra = x;
+		else if (m == PM_SWAP_RA_HIT)
+			ra_hit = x;
+		if (m < 0 || !isfinite(x))
+			continue;
+		if (m == PM_LAT_P99_NS) {
+			v[VERDICT2_COST_P99_LATENCY] = x;
+			got[VERDICT2_COST_P99_LATENCY] = true;
+		} else if (metric_defs[m].secondary != METRIC_SEC_NONE) {
+			v[metric_defs[m].secondary] = x;
+			got[metric_defs[m].secondary] = true;
+		}
+	}
+	if (!got[VERDICT_SEC_WASTED_RA_PAGES] && isfinite(ra) && isfinite(ra_hit) && ra >= ra_hit) {
+		v[VERDICT_SEC_WASTED_RA_PAGES] = ra - ra_hit;
+		got[VERDICT_SEC_WASTED_RA_PAGES] = true;
+	}
+}
+
 static void trial_secondaries(const struct store_probe_trial *t, struct verdict_arm *va, size_t n,
 			      unsigned have[VERDICT_SEC_COUNT])
 {
-	bool got[VERDICT_SEC_COUNT] = { false };
-	double ra = NAN, ra_hit = NAN;
+	double v[VERDICT2_COSTS];
+	bool got[VERDICT2_COSTS];
 
-	for (size_t k = 0; k < t->n_metrics; k++) {
-		int m = metric_find(t->metrics[k].key);
-		double v = t->metrics[k].value;
-
-		if (m == PM_SWAP_RA)
-			ra = v;
-		else if (m == PM_SWAP_RA_HIT)
-			ra_hit = v;
-		if (m < 0 || metric_defs[m].secondary == METRIC_SEC_NONE || !isfinite(v))
-			continue;
-		va->secondary[metric_defs[m].secondary][n] = v;
-		got[metric_defs[m].secondary] = true;
-	}
-	/* rows without a wasted-readahead key of their own */
-	if (!got[VERDICT_SEC_WASTED_RA_PAGES] && isfinite(ra) && isfinite(ra_hit) && ra >= ra_hit) {
-		va->secondary[VERDICT_SEC_WASTED_RA_PAGES][n] = ra - ra_hit;
-		got[VERDICT_SEC_WASTED_RA_PAGES] = true;
-	}
+	trial_costs_of(t, v, got);
 	for (int s = 0; s < VERDICT_SEC_COUNT; s++)
-		have[s] += got[s];
+		if (got[s]) {
+			va->secondary[s][n] = v[s];
+			have[s]++;
+		}
 }
 
 int metric_verdict_arms(const struct store_probe_run *run, struct verdict_input *in)
@@ -179,34 +201,18 @@ static enum verdict_outcome trial_outcome(const struct store_probe_trial *t)
 	return VERDICT_OUT_MISSING;	/* interrupted: the probe stopped, not the arm */
 }
 
-/* The costs of one OK trial into round slot r; got[c] set for each present. */
+/* The costs of one OK trial into round slot r (negative values are not costs). */
 static void trial_costs(const struct store_probe_trial *t, struct verdict2_arm *va, size_t r,
 			bool got[VERDICT2_COSTS])
 {
-	double ra = NAN, ra_hit = NAN;
+	double v[VERDICT2_COSTS];
 
-	for (size_t k = 0; k < t->n_metrics; k++) {
-		int m = metric_find(t->metrics[k].key);
-		double v = t->metrics[k].value;
-
-		if (m == PM_SWAP_RA)
-			ra = v;
-		else if (m == PM_SWAP_RA_HIT)
-			ra_hit = v;
-		if (m < 0 || !isfinite(v) || v < 0)
-			continue;
-		if (m == PM_LAT_P99_NS) {
-			va->cost[VERDICT2_COST_P99_LATENCY][r] = v;
-			got[VERDICT2_COST_P99_LATENCY] = true;
-		} else if (metric_defs[m].secondary != METRIC_SEC_NONE) {
-			va->cost[metric_defs[m].secondary][r] = v;
-			got[metric_defs[m].secondary] = true;
-		}
-	}
-	if (!got[VERDICT_SEC_WASTED_RA_PAGES] && isfinite(ra) && isfinite(ra_hit) && ra >= ra_hit) {
-		va->cost[VERDICT_SEC_WASTED_RA_PAGES][r] = ra - ra_hit;
-		got[VERDICT_SEC_WASTED_RA_PAGES] = true;
-	}
+	trial_costs_of(t, v, got);
+	for (int c = 0; c < VERDICT2_COSTS; c++)
+		if (got[c] && v[c] >= 0)
+			va->cost[c][r] = v[c];
+		else
+			got[c] = false;
 }
 
 int metric_verdict2_input(const struct store_probe_run *run, struct verdict2_input *in)
