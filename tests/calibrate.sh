@@ -1,30 +1,30 @@
 #!/bin/sh
 # calibrate.sh - does the advisor find differences that are there, and only
-# those? (`make calibrate`; tests/t0304 runs a small version.)
+# those, on this machine? (`make calibrate`; tests/t0304 runs a small version.)
 #
 # A/A: AA_RUNS probes (seeds 1..AA_RUNS) of two arms with identical settings
-# (a:page-cluster=3, b:page-cluster=3). A correct method finds "no
-# significant difference" (Welch p >= 0.05, no CHANGE verdict) in at least
-# AA_MIN_PASS of them (19 of 20 by default: alpha = 0.05 expects 1).
+# (a:page-cluster=3, b:page-cluster=3) at the shipped design (sequential
+# looks, --min-trial, --max-time; DESIGN_ARGS adds options, e.g. "--reps 5").
+# The procedure's false-change bound is 2.5 %: pass when at most
+# AA_MAX_CHANGE of them say CHANGE (3 of 60 by default; with a true rate of
+# 2.5 % that fails about 6 % of the time, with 10 % about 97 %).
 # A/B: AB_RUNS probes of zswap against the same swap without zswap (every
 # swapped page goes to the loop device): a large, real difference that must
-# be detected every time: the zswap arm significantly faster (Welch p < 0.05,
-# the whole CI above the minimum effect: status "better", or "vetoed" when a
-# secondary cost vetoes the change; the verdict is printed either way).
+# be found every time (CHANGE to the zswap arm).
 #
 # Needs root; waits for another probe to finish. Prints one line per run and
 # a summary, and exits 0 when both criteria hold, 1 when not, 77 to skip.
-# Environment: SWAPTUNE (binary), AA_RUNS (20), AA_MIN_PASS (19), AB_RUNS (3),
-# WS (64M working set), LIMIT (32M memcg limit), REPS (8), WORKLOAD
+# Environment: SWAPTUNE (binary), AA_RUNS (60), AA_MAX_CHANGE (3), AB_RUNS (3),
+# WS (64M working set), LIMIT (32M memcg limit), DESIGN_ARGS (""), WORKLOAD
 # (anon-random), KEEP_DB (path: keep the store there).
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 SWAPTUNE=${SWAPTUNE:-$TOP/swaptune}
-AA_RUNS=${AA_RUNS:-20}
-AA_MIN_PASS=${AA_MIN_PASS:-19}
+AA_RUNS=${AA_RUNS:-60}
+AA_MAX_CHANGE=${AA_MAX_CHANGE:-3}
 AB_RUNS=${AB_RUNS:-3}
 WS=${WS:-64M}
 LIMIT=${LIMIT:-32M}
-REPS=${REPS:-8}
+DESIGN_ARGS=${DESIGN_ARGS:-}
 WORKLOAD=${WORKLOAD:-anon-random}
 
 [ "$(id -u)" -eq 0 ] || { echo "calibration needs root (it runs probes)"; exit 77; }
@@ -40,7 +40,7 @@ probe() {
 	tries=0
 	while :; do
 		"$SWAPTUNE" --db "$db" probe --yes --json --workload "$WORKLOAD" --working-set "$WS" \
-			--memcg-limit "$LIMIT" --reps "$REPS" "$@" >"$dir/probe.json" 2>"$dir/probe.err"
+			--memcg-limit "$LIMIT" $DESIGN_ARGS "$@" >"$dir/probe.json" 2>"$dir/probe.err"
 		rc=$?
 		if [ $rc -eq 3 ] && grep -q 'is changing this host' "$dir/probe.err"; then
 			tries=$((tries + 1))
@@ -67,34 +67,30 @@ print(f(arm["p_welch"]), f(arm["effect_pct"]), f(arm["ci_low_pct"]), f(arm["ci_h
 PY
 }
 
-echo "A/A: $AA_RUNS runs of $WORKLOAD, $WS in a $LIMIT memcg, $REPS rounds, arms a and b both page-cluster=3"
-printf '%4s %5s %9s %9s %20s %14s %s\n' seed run p_welch effect "95% CI" verdict status
-aa_pass=0 aa_sig=0 aa_change=0
+echo "A/A: $AA_RUNS runs of $WORKLOAD, $WS in a $LIMIT memcg, design ${DESIGN_ARGS:-as shipped}, arms a and b both page-cluster=3"
+printf '%4s %5s %9s %9s %20s %14s %s\n' seed run p_one effect "CI" verdict status
+aa_change=0
 for seed in $(seq 1 "$AA_RUNS"); do
 	run=$(probe --arm a:page-cluster=3 --arm b:page-cluster=3 --baseline a --seed "$seed") || exit 1
 	set -- $(judge "$run" b) || exit 1
 	p=$1 eff=$2 lo=$3 hi=$4 kind=$5 arm=$6 status=$7
-	sig=$(python3 -c "print(1 if '$p' != 'nan' and float('$p') < 0.05 else 0)")
-	[ "$sig" = 1 ] && aa_sig=$((aa_sig + 1))
 	[ "$kind" = change ] && aa_change=$((aa_change + 1))
-	[ "$sig" = 0 ] && [ "$kind" != change ] && aa_pass=$((aa_pass + 1))
 	printf '%4s %5s %9s %8s%% %20s %14s %s\n' "$seed" "$run" "$p" "$eff" "[$lo, $hi]" "$kind" "$status"
 done
 
 echo "A/B: $AB_RUNS runs, zswap (zswap.enabled=Y) against the same swap without zswap (disk, baseline)"
-printf '%4s %5s %9s %9s %20s %14s %s\n' seed run p_welch effect "95% CI" verdict status
+printf '%4s %5s %9s %9s %20s %14s %s\n' seed run p_one effect "CI" verdict status
 ab_pass=0
 for seed in $(seq 1 "$AB_RUNS"); do
 	run=$(probe --arm disk:zswap.enabled=N --arm zswap:zswap.enabled=Y --baseline disk --seed "$seed") || exit 1
 	set -- $(judge "$run" zswap) || exit 1
 	p=$1 eff=$2 lo=$3 hi=$4 kind=$5 arm=$6 status=$7
-	ok=$(python3 -c "print(1 if '$p' != 'nan' and float('$p') < 0.05 and float('$lo') >= 2 and '$status' in ('better', 'vetoed') else 0)")
-	[ "$ok" = 1 ] && ab_pass=$((ab_pass + 1))
+	[ "$kind" = change ] && [ "$arm" = zswap ] && ab_pass=$((ab_pass + 1))
 	printf '%4s %5s %9s %8s%% %20s %14s %s\n' "$seed" "$run" "$p" "$eff" "[$lo, $hi]" "$kind:$arm" "$status"
 done
 
-echo "A/A: $aa_pass of $AA_RUNS without a significant difference ($aa_sig with p < 0.05, $aa_change CHANGE verdicts); need $AA_MIN_PASS"
-echo "A/B: $ab_pass of $AB_RUNS detected (zswap significantly faster, p < 0.05); need $AB_RUNS"
-[ "$aa_pass" -ge "$AA_MIN_PASS" ] && [ "$ab_pass" -eq "$AB_RUNS" ] && { echo "calibration: pass"; exit 0; }
+echo "A/A: $aa_change of $AA_RUNS said CHANGE; at most $AA_MAX_CHANGE allowed"
+echo "A/B: $ab_pass of $AB_RUNS changed to zswap; need $AB_RUNS"
+[ "$aa_change" -le "$AA_MAX_CHANGE" ] && [ "$ab_pass" -eq "$AB_RUNS" ] && { echo "calibration: pass"; exit 0; }
 echo "calibration: FAIL"
 exit 1
