@@ -66,7 +66,7 @@ done
 "$SWAPTUNE" probe --db "$scratch/db2" --yes --workload anon-seq >"$scratch/out" 2>"$scratch/err2"
 rc=$?
 [ "$rc" -eq 3 ] || fail "second probe: exit $rc, want 3"
-grep -q "another swaptune probe is running (pid $bg" "$scratch/err2" || fail "second probe: $(cat "$scratch/err2")"
+grep -q "another swaptune probe (pid $bg) is changing this host" "$scratch/err2" || fail "second probe: $(cat "$scratch/err2")"
 wait "$bg"
 rc=$?
 p=$bg
