@@ -630,7 +630,7 @@ static const struct cmd_option sample_options[] = {
 	{ "--cgroup PATH", "also sample this memory cgroup (path under the memory controller)" },
 	{ "--pid PID", "count CPU events of this process (and its children)" },
 	{ "--no-cpu", "do not open CPU counters" },
-	{ "--prom", "Prometheus text format (node_exporter textfile collector)" },
+	{ "--prom", "Prometheus text: counters as _total, one exposition per tick" },
 	{ "--prom-file PATH", "with --prom: replace PATH atomically each tick instead of printing" },
 	{ "--record", "store the ticks as a sample run in the database" },
 	{ "--replay ID", "print recording ID (see history --all) as it was live, with --json or --prom too" },

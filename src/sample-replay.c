@@ -1,7 +1,8 @@
 /*
  * sample-replay.c - a stored sample recording printed as it was live
- * (see replay.h): JSON lines verbatim; the 80-column table and Prometheus
- * text rebuilt from each tick's JSON through the sampler's metric table.
+ * (see replay.h): JSON lines verbatim; the 80-column table rebuilt from
+ * each tick's JSON through the sampler's metric table, the Prometheus text
+ * through sample_prom_format() as live.
  */
 #include <cjson/cJSON.h>
 #include <inttypes.h>
