@@ -5,7 +5,10 @@
  *
  * Usage: sampler_open(), then sampler_tick() once per interval with explicit
  * timestamps (the first tick is the baseline: levels only, rates n/a), then
- * read sampler_value() / sampler_format_json(); sampler_close() at the end.
+ * read sampler_value() / sampler_counter() / sampler_format_json() /
+ * sample_prom_format(); sampler_close() at the end. Rates are for people
+ * and the JSON line; the raw counters are for Prometheus (rate() over
+ * _total counters loses no tick between scrapes).
  * Recording ticks into the store (sample --record) is the store's:
  * store_samples_begin/add/end() in store.h.
  *
