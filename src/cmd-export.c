@@ -175,6 +175,8 @@ static int export_build(struct cmd_ctx *ctx, const char *since, const int64_t *i
 	r = fleet_host_identity(&ctx->host, cJSON_AddObjectToObject(doc, "host"), mid, sizeof(mid),
 				&ctx->err);
 	if (r == 0)
+		cmd_identity_json(&ctx->host, doc);	/* swaptune_version at the top too */
+	if (r == 0)
 		r = store_fleet_export_ids(&ctx->store, since, ids, n_ids, &sel, &n, &ctx->err);
 	if (r == 0) {
 		for (size_t i = 0; i < n_ids; i++) {

@@ -154,6 +154,12 @@ static int report_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		r = report_build_compare(&ctx->store, before, after, &rep, &ctx->err);
 	if (r < 0)
 		return r;
+	if (fmt == REPORT_JSON) {
+		char ident[1024];
+
+		if (cmd_identity_members(&ctx->host, ident, sizeof(ident)) > 0)
+			rep->identity = strdup(ident);
+	}
 	if (output)
 		r = write_atomic(output, rep, (enum report_format)fmt, &ctx->err);
 	else if ((r = report_render(ctx->out, rep, (enum report_format)fmt)) < 0)

@@ -196,78 +196,45 @@ static void table_notes(FILE *o, const struct sampler *s)
 		"# scan = reclaim scan pages, cpu%% = task-clock of --pid/--cgroup\n");
 }
 
-/* ---- Prometheus text exposition ---- */
+/* ---- Prometheus text exposition (sample_prom_format) ---- */
 
-struct obuf {
-	char *p;
-	size_t len, used;
-	bool overflow;
-};
-
-static void oput(struct obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void oput(struct obuf *b, const char *fmt, ...)
+/*
+ * A value as the JSON line records it (%.10g): the replay of a recording
+ * then prints the very same exposition as the live run did.
+ */
+static bool live_value(const void *arg, enum sample_metric m, double *v)
 {
-	va_list ap;
-	int n;
+	char t[40];
 
-	if (b->overflow)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(b->p + b->used, b->len - b->used, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= b->len - b->used)
-		b->overflow = true;
-	else
-		b->used += (size_t)n;
+	if (!sampler_value(arg, m, v))
+		return false;
+	if (!sampler_metric(m)->integral) {
+		snprintf(t, sizeof(t), "%.10g", *v);
+		*v = strtod(t, NULL);
+	}
+	return true;
 }
 
-/* label values escape backslash, double quote and newline */
-static void olabel(struct obuf *b, const char *v)
+static bool live_counter(const void *arg, enum sample_counter c, double *v)
 {
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			oput(b, "\\%c", *v);
-		else if (*v == '\n')
-			oput(b, "\\n");
-		else
-			oput(b, "%c", *v);
-	}
+	uint64_t u;
+
+	if (!sampler_counter(arg, c, &u))
+		return false;
+	*v = (double)u;
+	return true;
 }
 
 static int prom_format(const struct sampler *s, char *buf, size_t len)
 {
-	struct obuf b = { buf, len, 0, false };
-	const char *cg = sampler_cgroup_path(s);
+	struct sample_prom_src src = {
+		.arg = s, .value = live_value, .counter = live_counter,
+		.cgroup = sampler_cgroup_path(s), .cpu_source = sampler_cpu_source(s),
+		.cpu_target = sampler_cpu_target(s), .interval_s = sampler_interval_s(s),
+		.seq = sampler_seq(s), .page_size = (double)sampler_page_size(s),
+	};
 
-	oput(&b, "# HELP swaptune_sample_info swaptune sampler configuration (value is always 1)\n"
-	     "# TYPE swaptune_sample_info gauge\n"
-	     "swaptune_sample_info{schema=\"%s\",cpu_source=\"%s\",cpu_target=\"%s\"} 1\n",
-	     SAMPLE_SCHEMA, sampler_cpu_source(s), sampler_cpu_target(s));
-	oput(&b, "# HELP swaptune_sample_interval_seconds length of the tick the rates cover\n"
-	     "# TYPE swaptune_sample_interval_seconds gauge\n"
-	     "swaptune_sample_interval_seconds %.6f\n", sampler_interval_s(s));
-	oput(&b, "# HELP swaptune_sample_ticks ticks taken since sampling started\n"
-	     "# TYPE swaptune_sample_ticks gauge\n"
-	     "swaptune_sample_ticks %" PRIu64 "\n", sampler_seq(s));
-	for (int m = 0; m < SM_COUNT; m++) {
-		const struct sample_metric_def *d = sampler_metric((enum sample_metric)m);
-		double v;
-
-		/* n/a: no sample at all (the format has no null) */
-		if (!sampler_value(s, (enum sample_metric)m, &v))
-			continue;
-		oput(&b, "# HELP %s %s\n# TYPE %s gauge\n%s", d->prom, d->help, d->prom, d->prom);
-		if (d->group == SG_CGROUP && cg) {
-			oput(&b, "{cgroup=\"");
-			olabel(&b, cg);
-			oput(&b, "\"}");
-		}
-		if (d->integral)
-			oput(&b, " %.0f\n", v);
-		else
-			oput(&b, " %.10g\n", v);
-	}
-	return b.overflow ? -ENOSPC : (int)b.used;
+	return sample_prom_format(&src, buf, len);
 }
 
 /* tmp file next to path, then rename(): readers never see half a file */
@@ -560,6 +527,8 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	r = sampler_open(&s, &ctx->host, &a.so, &ctx->err);
 	if (r < 0)
 		return r;
+	if (cmd_identity_members(&ctx->host, buf, sizeof(buf)) > 0)
+		sampler_set_json_members(s, buf);	/* every line says whose it is */
 	if (a.record) {
 		char *params = params_json(&a);
 
@@ -661,7 +630,7 @@ static const struct cmd_option sample_options[] = {
 	{ "--cgroup PATH", "also sample this memory cgroup (path under the memory controller)" },
 	{ "--pid PID", "count CPU events of this process (and its children)" },
 	{ "--no-cpu", "do not open CPU counters" },
-	{ "--prom", "Prometheus text format (node_exporter textfile collector)" },
+	{ "--prom", "Prometheus text: counters as _total, one exposition per tick" },
 	{ "--prom-file PATH", "with --prom: replace PATH atomically each tick instead of printing" },
 	{ "--record", "store the ticks as a sample run in the database" },
 	{ "--replay ID", "print recording ID (see history --all) as it was live, with --json or --prom too" },

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "swaptune/cmd.h"
 #include "swaptune/workload.h"
@@ -133,9 +134,69 @@ int cmd_getopt(struct cmd_ctx *ctx, const struct cmd_entry *c, int argc,
 	return opt;
 }
 
+/* a name of this host, "unknown" when the sysroot does not say */
+static void host_name(const struct host *h, char *buf, size_t len)
+{
+	if (host_read_line(h, HOST_HOSTNAME, buf, len, NULL) == 0 && buf[0])
+		return;
+	/* the live host's name is also the kernel's, without /proc mounted */
+	if (!h->live || gethostname(buf, len) < 0 || !buf[0])
+		snprintf(buf, len, "unknown");
+	buf[len - 1] = '\0';
+}
+
+static void add_missing_string(cJSON *o, const char *key, const char *val)
+{
+	if (!cJSON_HasObjectItem(o, key))
+		cJSON_AddStringToObject(o, key, val);
+}
+
+int cmd_identity_json(const struct host *h, cJSON *doc)
+{
+	char buf[256];
+	cJSON *host;
+
+	if (!cJSON_IsObject(doc))
+		return -EINVAL;
+	host = cJSON_GetObjectItemCaseSensitive(doc, "host");
+	if (!host)
+		host = cJSON_AddObjectToObject(doc, "host");
+	if (!cJSON_IsObject(host))
+		return -EINVAL;
+	host_read_machine_id(h, buf, sizeof(buf));
+	add_missing_string(host, "machine_id", buf);
+	host_name(h, buf, sizeof(buf));
+	add_missing_string(host, "hostname", buf);
+	host_read_boot_id(h, buf, sizeof(buf));
+	add_missing_string(host, "boot_id", buf);
+	add_missing_string(doc, "swaptune_version", SWAPTUNE_VERSION);
+	return 0;
+}
+
+int cmd_identity_members(const struct host *h, char *buf, size_t len)
+{
+	cJSON *doc = cJSON_CreateObject();
+	char *text;
+	int n = -ENOMEM;
+
+	if (doc && cmd_identity_json(h, doc) == 0 && (text = cJSON_PrintUnformatted(doc))) {
+		size_t tl = strlen(text);
+
+		/* drop the braces: the members go inside another object */
+		n = tl >= 2 && tl - 2 < len ? snprintf(buf, len, "%.*s", (int)(tl - 2), text + 1) :
+		    -ENOSPC;
+		cJSON_free(text);
+	}
+	cJSON_Delete(doc);
+	return n;
+}
+
 int cmd_print_json(struct cmd_ctx *ctx, cJSON *doc)
 {
-	char *text = cJSON_Print(doc);
+	char *text;
+
+	cmd_identity_json(&ctx->host, doc);	/* not an object: printed as it is */
+	text = cJSON_Print(doc);
 
 	cJSON_Delete(doc);
 	if (!text)

@@ -301,6 +301,26 @@ static cJSON *section_json(const struct report_section *s)
 	return o;
 }
 
+/* members: "k":v,... (no braces), each moved into doc */
+static void add_members(cJSON *doc, const char *members)
+{
+	size_t n = strlen(members);
+	char *text = malloc(n + 3);
+	cJSON *o;
+
+	if (!text)
+		return;
+	snprintf(text, n + 3, "{%s}", members);
+	o = cJSON_Parse(text);
+	free(text);
+	while (o && o->child) {
+		cJSON *it = cJSON_DetachItemViaPointer(o, o->child);
+
+		cJSON_AddItemToObject(doc, it->string, it);
+	}
+	cJSON_Delete(o);
+}
+
 int report_render_json(FILE *f, const struct report *r)
 {
 	cJSON *doc = cJSON_CreateObject(), *a;
@@ -314,6 +334,8 @@ int report_render_json(FILE *f, const struct report *r)
 	a = cJSON_AddArrayToObject(doc, "sections");
 	for (size_t i = 0; i < r->n; i++)
 		cJSON_AddItemToArray(a, section_json(r->sec[i]));
+	if (r->identity)
+		add_members(doc, r->identity);
 	text = cJSON_Print(doc);
 	cJSON_Delete(doc);
 	if (!text)

@@ -99,6 +99,7 @@ void report_free(struct report *r)
 	free(r->sec);
 	free(r->kind);
 	free(r->title);
+	free(r->identity);
 	free(r);
 }
 

@@ -1,9 +1,11 @@
 /*
  * sample-replay.c - a stored sample recording printed as it was live
- * (see replay.h): JSON lines verbatim; the 80-column table and Prometheus
- * text rebuilt from each tick's JSON through the sampler's metric table.
+ * (see replay.h): JSON lines verbatim; the 80-column table rebuilt from
+ * each tick's JSON through the sampler's metric table, the Prometheus text
+ * through sample_prom_format() as live.
  */
 #include <cjson/cJSON.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,59 +98,64 @@ static void table_row(struct replay *r, const cJSON *tick)
 	fputc('\n', r->out);
 }
 
-static void prom_text(struct replay *r, const cJSON *tick)
+static bool json_value(const void *arg, enum sample_metric m, double *v)
 {
-	const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(tick, "cpu");
-	const cJSON *src = cJSON_GetObjectItemCaseSensitive(cpu, "source");
-	const cJSON *tgt = cJSON_GetObjectItemCaseSensitive(cpu, "target");
-	const cJSON *cg = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(tick, "cgroup"), "path");
-	const cJSON *iv = cJSON_GetObjectItemCaseSensitive(tick, "interval_s");
-	const cJSON *seq = cJSON_GetObjectItemCaseSensitive(tick, "seq");
+	return tick_value(arg, m, v);
+}
 
+static bool json_counter(const void *arg, enum sample_counter c, double *v)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(arg, "counters"), sampler_counter_def(c)->key);
+
+	if (!cJSON_IsNumber(x))
+		return false;	/* n/a, or a recording made before counters were kept */
+	*v = x->valuedouble;
+	return true;
+}
+
+static const char *json_string(const cJSON *o, const char *key)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+static double json_number(const cJSON *o, const char *key)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(x) ? x->valuedouble : 0;
+}
+
+/* the same exposition the live run printed for this tick (sample_prom_format) */
+static int prom_text(struct replay *r, const cJSON *tick)
+{
+	static char buf[65536];
+	const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(tick, "cpu");
+	struct sample_prom_src src = {
+		.arg = tick, .value = json_value, .counter = json_counter,
+		.cgroup = json_string(cJSON_GetObjectItemCaseSensitive(tick, "cgroup"), "path"),
+		.cpu_source = json_string(cpu, "source"), .cpu_target = json_string(cpu, "target"),
+		.interval_s = json_number(tick, "interval_s"),
+		.seq = (uint64_t)json_number(tick, "seq"),
+		.page_size = json_number(tick, "page_size"),
+	};
+	int n = sample_prom_format(&src, buf, sizeof(buf));
+
+	if (n < 0)
+		return -EBADMSG;
 	if (r->rows)
 		fputc('\n', r->out);
-	fprintf(r->out, "# HELP swaptune_sample_info swaptune sampler configuration (value is always 1)\n"
-		"# TYPE swaptune_sample_info gauge\n"
-		"swaptune_sample_info{schema=\"%s\",cpu_source=\"%s\",cpu_target=\"%s\"} 1\n",
-		SAMPLE_SCHEMA, cJSON_IsString(src) ? src->valuestring : "none",
-		cJSON_IsString(tgt) ? tgt->valuestring : "none");
-	fprintf(r->out, "# HELP swaptune_sample_interval_seconds length of the tick the rates cover\n"
-		"# TYPE swaptune_sample_interval_seconds gauge\n"
-		"swaptune_sample_interval_seconds %.6f\n", cJSON_IsNumber(iv) ? iv->valuedouble : 0.0);
-	fprintf(r->out, "# HELP swaptune_sample_ticks ticks taken since sampling started\n"
-		"# TYPE swaptune_sample_ticks gauge\n"
-		"swaptune_sample_ticks %.0f\n", cJSON_IsNumber(seq) ? seq->valuedouble : 0.0);
-	for (int m = 0; m < SM_COUNT; m++) {
-		const struct sample_metric_def *d = sampler_metric((enum sample_metric)m);
-		double v;
-
-		if (!tick_value(tick, (enum sample_metric)m, &v))
-			continue;
-		fprintf(r->out, "# HELP %s %s\n# TYPE %s gauge\n%s", d->prom, d->help, d->prom, d->prom);
-		if (d->group == SG_CGROUP && cJSON_IsString(cg)) {
-			fputs("{cgroup=\"", r->out);
-			for (const char *p = cg->valuestring; *p; p++) {
-				if (*p == '\\' || *p == '"')
-					fputc('\\', r->out);
-				if (*p == '\n')
-					fputs("\\n", r->out);
-				else
-					fputc(*p, r->out);
-			}
-			fputs("\"}", r->out);
-		}
-		if (d->integral)
-			fprintf(r->out, " %.0f\n", v);
-		else
-			fprintf(r->out, " %.10g\n", v);
-	}
+	fwrite(buf, 1, (size_t)n, r->out);
+	return 0;
 }
 
 static int one_tick(void *arg, int64_t seq, int64_t t_ns, const char *data, size_t len)
 {
 	struct replay *r = arg;
 	cJSON *tick;
+	int rc = 0;
 
 	(void)seq;
 	(void)t_ns;
@@ -162,8 +169,10 @@ static int one_tick(void *arg, int64_t seq, int64_t t_ns, const char *data, size
 		if (r->mode == REPLAY_TABLE)
 			table_row(r, tick);
 		else
-			prom_text(r, tick);
+			rc = prom_text(r, tick);
 		cJSON_Delete(tick);
+		if (rc < 0)
+			return rc;
 	}
 	r->rows++;
 	return ferror(r->out) ? -EPIPE : 0;

@@ -25,146 +25,203 @@ static const char *const group_names[SG_COUNT] = {
 	"vmstat", "zswap", "psi", "meminfo", "cgroup", "cpu", "derived",
 };
 
-#define M(id, g, key, prom, integral, help) { id, g, key, prom, help, integral }
+#define M(id, g, key, prom, integral, unit, help) { id, g, key, prom, help, integral, unit }
 static const struct sample_metric_def metrics[SM_COUNT] = {
-	M(SM_PSWPIN, SG_VMSTAT, "pswpin_pages_per_s", "swaptune_pswpin_pages_per_second", 0,
+	M(SM_PSWPIN, SG_VMSTAT, "pswpin_pages_per_s", NULL, 0, SPU_SAME,
 	  "pages swapped in from a block device per second (vmstat pswpin)"),
-	M(SM_PSWPOUT, SG_VMSTAT, "pswpout_pages_per_s", "swaptune_pswpout_pages_per_second", 0,
+	M(SM_PSWPOUT, SG_VMSTAT, "pswpout_pages_per_s", NULL, 0, SPU_SAME,
 	  "pages swapped out to a block device per second (vmstat pswpout)"),
-	M(SM_ZSWPIN, SG_VMSTAT, "zswpin_pages_per_s", "swaptune_zswpin_pages_per_second", 0,
+	M(SM_ZSWPIN, SG_VMSTAT, "zswpin_pages_per_s", NULL, 0, SPU_SAME,
 	  "pages loaded from zswap per second (vmstat zswpin)"),
-	M(SM_ZSWPOUT, SG_VMSTAT, "zswpout_pages_per_s", "swaptune_zswpout_pages_per_second", 0,
+	M(SM_ZSWPOUT, SG_VMSTAT, "zswpout_pages_per_s", NULL, 0, SPU_SAME,
 	  "pages stored into zswap per second (vmstat zswpout)"),
-	M(SM_ZSWPWB, SG_VMSTAT, "zswpwb_pages_per_s", "swaptune_zswpwb_pages_per_second", 0,
+	M(SM_ZSWPWB, SG_VMSTAT, "zswpwb_pages_per_s", NULL, 0, SPU_SAME,
 	  "pages written back from zswap to the swap device per second (vmstat zswpwb)"),
-	M(SM_SWAP_RA, SG_VMSTAT, "swap_ra_pages_per_s", "swaptune_swap_ra_pages_per_second", 0,
+	M(SM_SWAP_RA, SG_VMSTAT, "swap_ra_pages_per_s", NULL, 0, SPU_SAME,
 	  "swap readahead pages per second (vmstat swap_ra)"),
-	M(SM_SWAP_RA_HIT, SG_VMSTAT, "swap_ra_hit_pages_per_s", "swaptune_swap_ra_hit_pages_per_second", 0,
+	M(SM_SWAP_RA_HIT, SG_VMSTAT, "swap_ra_hit_pages_per_s", NULL, 0, SPU_SAME,
 	  "swap readahead pages used per second (vmstat swap_ra_hit)"),
-	M(SM_PGMAJFAULT, SG_VMSTAT, "pgmajfault_per_s", "swaptune_pgmajfault_per_second", 0,
+	M(SM_PGMAJFAULT, SG_VMSTAT, "pgmajfault_per_s", NULL, 0, SPU_SAME,
 	  "major page faults per second (vmstat pgmajfault)"),
-	M(SM_REFAULT_ANON, SG_VMSTAT, "refault_anon_pages_per_s", "swaptune_refault_anon_pages_per_second", 0,
+	M(SM_REFAULT_ANON, SG_VMSTAT, "refault_anon_pages_per_s", NULL, 0, SPU_SAME,
 	  "anon workingset refaults per second (vmstat workingset_refault_anon)"),
-	M(SM_REFAULT_FILE, SG_VMSTAT, "refault_file_pages_per_s", "swaptune_refault_file_pages_per_second", 0,
+	M(SM_REFAULT_FILE, SG_VMSTAT, "refault_file_pages_per_s", NULL, 0, SPU_SAME,
 	  "file workingset refaults per second (vmstat workingset_refault_file)"),
-	M(SM_PGSCAN, SG_VMSTAT, "pgscan_pages_per_s", "swaptune_pgscan_pages_per_second", 0,
+	M(SM_PGSCAN, SG_VMSTAT, "pgscan_pages_per_s", NULL, 0, SPU_SAME,
 	  "pages scanned by reclaim per second (vmstat pgscan_anon + pgscan_file)"),
-	M(SM_PGSTEAL, SG_VMSTAT, "pgsteal_pages_per_s", "swaptune_pgsteal_pages_per_second", 0,
+	M(SM_PGSTEAL, SG_VMSTAT, "pgsteal_pages_per_s", NULL, 0, SPU_SAME,
 	  "pages reclaimed per second (vmstat pgsteal_anon + pgsteal_file)"),
-	M(SM_ZP_STORED_PAGES, SG_ZSWAP, "stored_pages", "swaptune_zswap_stored_pages", 1,
-	  "pages held in the zswap pool (debugfs stored_pages)"),
-	M(SM_ZP_POOL_BYTES, SG_ZSWAP, "pool_bytes", "swaptune_zswap_pool_bytes", 1,
+	M(SM_ZP_STORED_PAGES, SG_ZSWAP, "stored_pages", "swaptune_zswap_stored_bytes", 1, SPU_PAGES_TO_BYTES,
+	  "uncompressed size of the pages held in the zswap pool (debugfs stored_pages x page size)"),
+	M(SM_ZP_POOL_BYTES, SG_ZSWAP, "pool_bytes", "swaptune_zswap_pool_bytes", 1, SPU_SAME,
 	  "compressed size of the zswap pool in bytes (debugfs pool_total_size)"),
-	M(SM_ZP_INCOMPRESSIBLE_PAGES, SG_ZSWAP, "incompressible_pages", "swaptune_zswap_incompressible_pages", 1,
-	  "pages stored uncompressed because they did not compress (debugfs stored_incompressible_pages)"),
-	M(SM_ZP_WRITTEN_BACK, SG_ZSWAP, "written_back_pages_per_s", "swaptune_zswap_written_back_pages_per_second", 0,
+	M(SM_ZP_INCOMPRESSIBLE_PAGES, SG_ZSWAP, "incompressible_pages", "swaptune_zswap_incompressible_bytes", 1, SPU_PAGES_TO_BYTES,
+	  "size of the pages stored uncompressed because they did not compress (debugfs stored_incompressible_pages x page size)"),
+	M(SM_ZP_WRITTEN_BACK, SG_ZSWAP, "written_back_pages_per_s", NULL, 0, SPU_SAME,
 	  "pages written back from the zswap pool per second (debugfs written_back_pages)"),
-	M(SM_ZP_REJECTS, SG_ZSWAP, "rejects_per_s", "swaptune_zswap_rejects_per_second", 0,
+	M(SM_ZP_REJECTS, SG_ZSWAP, "rejects_per_s", NULL, 0, SPU_SAME,
 	  "stores zswap rejected per second (debugfs reject_*)"),
-	M(SM_ZP_POOL_LIMIT_HITS, SG_ZSWAP, "pool_limit_hits_per_s", "swaptune_zswap_pool_limit_hits_per_second", 0,
+	M(SM_ZP_POOL_LIMIT_HITS, SG_ZSWAP, "pool_limit_hits_per_s", NULL, 0, SPU_SAME,
 	  "times per second the zswap pool hit its size limit (debugfs pool_limit_hit)"),
-	M(SM_PSI_SOME_PCT, SG_PSI, "some_pct", "swaptune_psi_memory_some_percent", 0,
+	M(SM_PSI_SOME_PCT, SG_PSI, "some_pct", NULL, 0, SPU_SAME,
 	  "percent of the tick some task stalled on memory (from the PSI total)"),
-	M(SM_PSI_FULL_PCT, SG_PSI, "full_pct", "swaptune_psi_memory_full_percent", 0,
+	M(SM_PSI_FULL_PCT, SG_PSI, "full_pct", NULL, 0, SPU_SAME,
 	  "percent of the tick all non-idle tasks stalled on memory (from the PSI total)"),
-	M(SM_PSI_SOME_AVG10, SG_PSI, "some_avg10_pct", "swaptune_psi_memory_some_avg10_percent", 0,
-	  "PSI memory some, kernel 10 s average"),
-	M(SM_PSI_FULL_AVG10, SG_PSI, "full_avg10_pct", "swaptune_psi_memory_full_avg10_percent", 0,
-	  "PSI memory full, kernel 10 s average"),
-	M(SM_SWAP_USED_BYTES, SG_MEMINFO, "swap_used_bytes", "swaptune_swap_used_bytes", 1,
+	M(SM_PSI_SOME_AVG10, SG_PSI, "some_avg10_pct", "swaptune_memory_pressure_some_avg10_ratio", 0, SPU_PCT_TO_RATIO,
+	  "share of time some task stalled on memory, kernel 10 s average (PSI avg10 / 100)"),
+	M(SM_PSI_FULL_AVG10, SG_PSI, "full_avg10_pct", "swaptune_memory_pressure_full_avg10_ratio", 0, SPU_PCT_TO_RATIO,
+	  "share of time all non-idle tasks stalled on memory, kernel 10 s average (PSI avg10 / 100)"),
+	M(SM_SWAP_USED_BYTES, SG_MEMINFO, "swap_used_bytes", "swaptune_swap_used_bytes", 1, SPU_SAME,
 	  "swap in use in bytes (meminfo SwapTotal - SwapFree)"),
-	M(SM_SWAP_CACHED_BYTES, SG_MEMINFO, "swap_cached_bytes", "swaptune_swap_cached_bytes", 1,
+	M(SM_SWAP_CACHED_BYTES, SG_MEMINFO, "swap_cached_bytes", "swaptune_swap_cached_bytes", 1, SPU_SAME,
 	  "swap cache in bytes (meminfo SwapCached)"),
-	M(SM_ZSWAP_BYTES, SG_MEMINFO, "zswap_bytes", "swaptune_zswap_compressed_bytes", 1,
+	M(SM_ZSWAP_BYTES, SG_MEMINFO, "zswap_bytes", "swaptune_zswap_compressed_bytes", 1, SPU_SAME,
 	  "memory used by the zswap pool in bytes (meminfo Zswap)"),
-	M(SM_ZSWAPPED_BYTES, SG_MEMINFO, "zswapped_bytes", "swaptune_zswap_uncompressed_bytes", 1,
+	M(SM_ZSWAPPED_BYTES, SG_MEMINFO, "zswapped_bytes", "swaptune_zswap_uncompressed_bytes", 1, SPU_SAME,
 	  "uncompressed size of the pages in zswap in bytes (meminfo Zswapped)"),
-	M(SM_CG_ANON_BYTES, SG_CGROUP, "anon_bytes", "swaptune_cgroup_anon_bytes", 1,
+	M(SM_CG_ANON_BYTES, SG_CGROUP, "anon_bytes", "swaptune_cgroup_anon_bytes", 1, SPU_SAME,
 	  "anonymous memory of the cgroup in bytes (memory.stat anon / total_rss)"),
-	M(SM_CG_FILE_BYTES, SG_CGROUP, "file_bytes", "swaptune_cgroup_file_bytes", 1,
+	M(SM_CG_FILE_BYTES, SG_CGROUP, "file_bytes", "swaptune_cgroup_file_bytes", 1, SPU_SAME,
 	  "page cache of the cgroup in bytes (memory.stat file / total_cache)"),
-	M(SM_CG_SWAP_BYTES, SG_CGROUP, "swap_bytes", "swaptune_cgroup_swap_bytes", 1,
+	M(SM_CG_SWAP_BYTES, SG_CGROUP, "swap_bytes", "swaptune_cgroup_swap_bytes", 1, SPU_SAME,
 	  "swap used by the cgroup in bytes (cgroup v1 memory.stat total_swap)"),
-	M(SM_CG_SWAPCACHED_BYTES, SG_CGROUP, "swapcached_bytes", "swaptune_cgroup_swapcached_bytes", 1,
+	M(SM_CG_SWAPCACHED_BYTES, SG_CGROUP, "swapcached_bytes", "swaptune_cgroup_swapcached_bytes", 1, SPU_SAME,
 	  "swap cache charged to the cgroup in bytes (memory.stat swapcached)"),
-	M(SM_CG_ZSWAP_BYTES, SG_CGROUP, "zswap_bytes", "swaptune_cgroup_zswap_bytes", 1,
+	M(SM_CG_ZSWAP_BYTES, SG_CGROUP, "zswap_bytes", "swaptune_cgroup_zswap_bytes", 1, SPU_SAME,
 	  "zswap pool memory of the cgroup in bytes (cgroup v2 memory.stat zswap)"),
-	M(SM_CG_ZSWAPPED_BYTES, SG_CGROUP, "zswapped_bytes", "swaptune_cgroup_zswapped_bytes", 1,
+	M(SM_CG_ZSWAPPED_BYTES, SG_CGROUP, "zswapped_bytes", "swaptune_cgroup_zswapped_bytes", 1, SPU_SAME,
 	  "uncompressed size of the cgroup's pages in zswap (cgroup v2 memory.stat zswapped)"),
-	M(SM_CG_PGMAJFAULT, SG_CGROUP, "pgmajfault_per_s", "swaptune_cgroup_pgmajfault_per_second", 0,
+	M(SM_CG_PGMAJFAULT, SG_CGROUP, "pgmajfault_per_s", NULL, 0, SPU_SAME,
 	  "major faults of the cgroup per second (memory.stat pgmajfault)"),
-	M(SM_CG_ZSWPIN, SG_CGROUP, "zswpin_pages_per_s", "swaptune_cgroup_zswpin_pages_per_second", 0,
+	M(SM_CG_ZSWPIN, SG_CGROUP, "zswpin_pages_per_s", NULL, 0, SPU_SAME,
 	  "pages the cgroup loaded from zswap per second (cgroup v2 memory.stat zswpin)"),
-	M(SM_CG_ZSWPOUT, SG_CGROUP, "zswpout_pages_per_s", "swaptune_cgroup_zswpout_pages_per_second", 0,
+	M(SM_CG_ZSWPOUT, SG_CGROUP, "zswpout_pages_per_s", NULL, 0, SPU_SAME,
 	  "pages the cgroup stored into zswap per second (cgroup v2 memory.stat zswpout)"),
-	M(SM_CG_ZSWPWB, SG_CGROUP, "zswpwb_pages_per_s", "swaptune_cgroup_zswpwb_pages_per_second", 0,
+	M(SM_CG_ZSWPWB, SG_CGROUP, "zswpwb_pages_per_s", NULL, 0, SPU_SAME,
 	  "pages of the cgroup written back from zswap per second (cgroup v2 memory.stat zswpwb)"),
-	M(SM_CG_REFAULT_ANON, SG_CGROUP, "refault_anon_pages_per_s", "swaptune_cgroup_refault_anon_pages_per_second", 0,
+	M(SM_CG_REFAULT_ANON, SG_CGROUP, "refault_anon_pages_per_s", NULL, 0, SPU_SAME,
 	  "anon workingset refaults of the cgroup per second (memory.stat workingset_refault_anon)"),
-	M(SM_CG_PSI_SOME_PCT, SG_CGROUP, "psi_some_pct", "swaptune_cgroup_psi_memory_some_percent", 0,
+	M(SM_CG_PSI_SOME_PCT, SG_CGROUP, "psi_some_pct", NULL, 0, SPU_SAME,
 	  "percent of the tick some task of the cgroup stalled on memory (memory.pressure total)"),
-	M(SM_CG_PSI_FULL_PCT, SG_CGROUP, "psi_full_pct", "swaptune_cgroup_psi_memory_full_percent", 0,
+	M(SM_CG_PSI_FULL_PCT, SG_CGROUP, "psi_full_pct", NULL, 0, SPU_SAME,
 	  "percent of the tick all tasks of the cgroup stalled on memory (memory.pressure total)"),
-	M(SM_CPU_CYCLES, SG_CPU, "cycles_per_s", "swaptune_cpu_cycles_per_second", 0,
+	M(SM_CPU_CYCLES, SG_CPU, "cycles_per_s", NULL, 0, SPU_SAME,
 	  "CPU cycles per second (hardware counter)"),
-	M(SM_CPU_INSTRUCTIONS, SG_CPU, "instructions_per_s", "swaptune_cpu_instructions_per_second", 0,
+	M(SM_CPU_INSTRUCTIONS, SG_CPU, "instructions_per_s", NULL, 0, SPU_SAME,
 	  "instructions retired per second (hardware counter)"),
-	M(SM_CPU_DTLB_MISSES, SG_CPU, "dtlb_load_misses_per_s", "swaptune_cpu_dtlb_load_misses_per_second", 0,
+	M(SM_CPU_DTLB_MISSES, SG_CPU, "dtlb_load_misses_per_s", NULL, 0, SPU_SAME,
 	  "dTLB load misses per second (hardware counter)"),
-	M(SM_CPU_BUSY_PCT, SG_CPU, "busy_pct", "swaptune_cpu_busy_percent", 0,
+	M(SM_CPU_BUSY_PCT, SG_CPU, "busy_pct", NULL, 0, SPU_SAME,
 	  "CPU time of the target as percent of one CPU (task-clock software event)"),
-	M(SM_CPU_MAJOR_FAULTS, SG_CPU, "major_faults_per_s", "swaptune_cpu_major_faults_per_second", 0,
+	M(SM_CPU_MAJOR_FAULTS, SG_CPU, "major_faults_per_s", NULL, 0, SPU_SAME,
 	  "major faults per second (software event)"),
-	M(SM_CPU_MINOR_FAULTS, SG_CPU, "minor_faults_per_s", "swaptune_cpu_minor_faults_per_second", 0,
+	M(SM_CPU_MINOR_FAULTS, SG_CPU, "minor_faults_per_s", NULL, 0, SPU_SAME,
 	  "minor faults per second (software event)"),
-	M(SM_CPU_CONTEXT_SWITCHES, SG_CPU, "context_switches_per_s", "swaptune_cpu_context_switches_per_second", 0,
+	M(SM_CPU_CONTEXT_SWITCHES, SG_CPU, "context_switches_per_s", NULL, 0, SPU_SAME,
 	  "context switches per second (software event)"),
-	M(SM_RA_HIT_PCT, SG_DERIVED, "ra_hit_pct", "swaptune_readahead_hit_percent", 0,
-	  "swap readahead pages used as percent of pages read ahead in the tick (capped at 100)"),
-	M(SM_RA_WASTED, SG_DERIVED, "ra_wasted_pages_per_s", "swaptune_readahead_wasted_pages_per_second", 0,
+	M(SM_RA_HIT_PCT, SG_DERIVED, "ra_hit_pct", "swaptune_readahead_hit_ratio", 0, SPU_PCT_TO_RATIO,
+	  "share of the pages read ahead in the last tick that were used (swap_ra_hit / swap_ra, at most 1)"),
+	M(SM_RA_WASTED, SG_DERIVED, "ra_wasted_pages_per_s", NULL, 0, SPU_SAME,
 	  "readahead pages not used per second (swap_ra - swap_ra_hit, not below 0)"),
-	M(SM_ZSWAP_RATIO, SG_DERIVED, "zswap_compression_ratio", "swaptune_zswap_compression_ratio", 0,
+	M(SM_ZSWAP_RATIO, SG_DERIVED, "zswap_compression_ratio", "swaptune_zswap_compression_ratio", 0, SPU_SAME,
 	  "uncompressed / compressed size of the zswap pool (debugfs, else meminfo)"),
-	M(SM_IPC, SG_DERIVED, "ipc", "swaptune_cpu_instructions_per_cycle", 0,
+	M(SM_IPC, SG_DERIVED, "ipc", NULL, 0, SPU_SAME,
 	  "instructions per cycle (hardware counters)"),
 };
 #undef M
 
-/* Counters whose per-second rate becomes a metric. */
-enum counter {
-	C_PSWPIN, C_PSWPOUT, C_ZSWPIN, C_ZSWPOUT, C_ZSWPWB, C_SWAP_RA, C_SWAP_RA_HIT,
-	C_PGMAJFAULT, C_REFAULT_ANON, C_REFAULT_FILE, C_PGSCAN, C_PGSTEAL,
-	C_ZP_WB, C_ZP_REJECTS, C_ZP_LIMIT, C_PSI_SOME, C_PSI_FULL,
-	C_CG_PGMAJ, C_CG_ZSWPIN, C_CG_ZSWPOUT, C_CG_ZSWPWB, C_CG_REFAULT_ANON,
-	C_CG_PSI_SOME, C_CG_PSI_FULL,
-	C_CPU_CYCLES, C_CPU_INSN, C_CPU_DTLB, C_CPU_TASK_CLOCK, C_CPU_MAJ, C_CPU_MIN,
-	C_CPU_CSW,
-	C_COUNT
+/* kernel counter -> JSON "counters" key and Prometheus counter */
+#define C(id, g, key, prom, scale, help) [id] = { id, g, key, prom, scale, help }
+static const struct sample_counter_def counters[SC_COUNT] = {
+	C(SC_PSWPIN, SG_VMSTAT, "pswpin_pages", "swaptune_pswpin_pages_total", 1,
+	  "pages swapped in from a block device (vmstat pswpin)"),
+	C(SC_PSWPOUT, SG_VMSTAT, "pswpout_pages", "swaptune_pswpout_pages_total", 1,
+	  "pages swapped out to a block device (vmstat pswpout)"),
+	C(SC_ZSWPIN, SG_VMSTAT, "zswpin_pages", "swaptune_zswpin_pages_total", 1,
+	  "pages loaded from zswap (vmstat zswpin)"),
+	C(SC_ZSWPOUT, SG_VMSTAT, "zswpout_pages", "swaptune_zswpout_pages_total", 1,
+	  "pages stored into zswap (vmstat zswpout)"),
+	C(SC_ZSWPWB, SG_VMSTAT, "zswpwb_pages", "swaptune_zswpwb_pages_total", 1,
+	  "pages written back from zswap to the swap device (vmstat zswpwb)"),
+	C(SC_SWAP_RA, SG_VMSTAT, "swap_ra_pages", "swaptune_swap_ra_pages_total", 1,
+	  "pages read ahead on swap-in (vmstat swap_ra)"),
+	C(SC_SWAP_RA_HIT, SG_VMSTAT, "swap_ra_hit_pages", "swaptune_swap_ra_hit_pages_total", 1,
+	  "read-ahead swap pages that were used (vmstat swap_ra_hit)"),
+	C(SC_PGMAJFAULT, SG_VMSTAT, "pgmajfault", "swaptune_pgmajfault_total", 1,
+	  "major page faults (vmstat pgmajfault)"),
+	C(SC_REFAULT_ANON, SG_VMSTAT, "refault_anon_pages", "swaptune_workingset_refault_anon_pages_total", 1,
+	  "anon workingset refaults (vmstat workingset_refault_anon)"),
+	C(SC_REFAULT_FILE, SG_VMSTAT, "refault_file_pages", "swaptune_workingset_refault_file_pages_total", 1,
+	  "file workingset refaults (vmstat workingset_refault_file)"),
+	C(SC_PGSCAN, SG_VMSTAT, "pgscan_pages", "swaptune_pgscan_pages_total", 1,
+	  "pages scanned by reclaim (vmstat pgscan_anon + pgscan_file)"),
+	C(SC_PGSTEAL, SG_VMSTAT, "pgsteal_pages", "swaptune_pgsteal_pages_total", 1,
+	  "pages reclaimed (vmstat pgsteal_anon + pgsteal_file)"),
+	C(SC_ZP_WB, SG_ZSWAP, "zswap_written_back_pages", "swaptune_zswap_written_back_pages_total", 1,
+	  "pages written back from the zswap pool (debugfs written_back_pages)"),
+	C(SC_ZP_REJECTS, SG_ZSWAP, "zswap_rejects", "swaptune_zswap_rejects_total", 1,
+	  "stores zswap rejected (debugfs reject_*)"),
+	C(SC_ZP_LIMIT, SG_ZSWAP, "zswap_pool_limit_hits", "swaptune_zswap_pool_limit_hits_total", 1,
+	  "times the zswap pool hit its size limit (debugfs pool_limit_hit)"),
+	C(SC_PSI_SOME, SG_PSI, "psi_some_us", "swaptune_memory_pressure_some_seconds_total", 1e-6,
+	  "time some task stalled on memory (PSI memory some total)"),
+	C(SC_PSI_FULL, SG_PSI, "psi_full_us", "swaptune_memory_pressure_full_seconds_total", 1e-6,
+	  "time all non-idle tasks stalled on memory (PSI memory full total)"),
+	C(SC_CG_PGMAJ, SG_CGROUP, "cgroup_pgmajfault", "swaptune_cgroup_pgmajfault_total", 1,
+	  "major faults of the cgroup (memory.stat pgmajfault)"),
+	C(SC_CG_ZSWPIN, SG_CGROUP, "cgroup_zswpin_pages", "swaptune_cgroup_zswpin_pages_total", 1,
+	  "pages the cgroup loaded from zswap (cgroup v2 memory.stat zswpin)"),
+	C(SC_CG_ZSWPOUT, SG_CGROUP, "cgroup_zswpout_pages", "swaptune_cgroup_zswpout_pages_total", 1,
+	  "pages the cgroup stored into zswap (cgroup v2 memory.stat zswpout)"),
+	C(SC_CG_ZSWPWB, SG_CGROUP, "cgroup_zswpwb_pages", "swaptune_cgroup_zswpwb_pages_total", 1,
+	  "pages of the cgroup written back from zswap (cgroup v2 memory.stat zswpwb)"),
+	C(SC_CG_REFAULT_ANON, SG_CGROUP, "cgroup_refault_anon_pages",
+	  "swaptune_cgroup_workingset_refault_anon_pages_total", 1,
+	  "anon workingset refaults of the cgroup (memory.stat workingset_refault_anon)"),
+	C(SC_CG_PSI_SOME, SG_CGROUP, "cgroup_psi_some_us", "swaptune_cgroup_memory_pressure_some_seconds_total",
+	  1e-6, "time some task of the cgroup stalled on memory (memory.pressure some total)"),
+	C(SC_CG_PSI_FULL, SG_CGROUP, "cgroup_psi_full_us", "swaptune_cgroup_memory_pressure_full_seconds_total",
+	  1e-6, "time all tasks of the cgroup stalled on memory (memory.pressure full total)"),
+	C(SC_CPU_CYCLES, SG_CPU, "cpu_cycles", "swaptune_cpu_cycles_total", 1,
+	  "CPU cycles since sampling started (hardware counter)"),
+	C(SC_CPU_INSN, SG_CPU, "cpu_instructions", "swaptune_cpu_instructions_total", 1,
+	  "instructions retired since sampling started (hardware counter)"),
+	C(SC_CPU_DTLB, SG_CPU, "cpu_dtlb_load_misses", "swaptune_cpu_dtlb_load_misses_total", 1,
+	  "dTLB load misses since sampling started (hardware counter)"),
+	C(SC_CPU_TASK_CLOCK, SG_CPU, "cpu_task_clock_ns", "swaptune_cpu_task_clock_seconds_total", 1e-9,
+	  "CPU time of the target since sampling started (task-clock software event)"),
+	C(SC_CPU_MAJ, SG_CPU, "cpu_major_faults", "swaptune_cpu_major_faults_total", 1,
+	  "major faults since sampling started (software event)"),
+	C(SC_CPU_MIN, SG_CPU, "cpu_minor_faults", "swaptune_cpu_minor_faults_total", 1,
+	  "minor faults since sampling started (software event)"),
+	C(SC_CPU_CSW, SG_CPU, "cpu_context_switches", "swaptune_cpu_context_switches_total", 1,
+	  "context switches since sampling started (software event)"),
 };
+#undef C
 
 /* counter -> metric = rate x scale (PSI: us/s -> percent, task-clock: ns/s -> percent) */
 static const struct {
-	enum counter c;
+	enum sample_counter c;
 	enum sample_metric m;
 	double scale;
 } rate_map[] = {
-	{ C_PSWPIN, SM_PSWPIN, 1 }, { C_PSWPOUT, SM_PSWPOUT, 1 },
-	{ C_ZSWPIN, SM_ZSWPIN, 1 }, { C_ZSWPOUT, SM_ZSWPOUT, 1 },
-	{ C_ZSWPWB, SM_ZSWPWB, 1 }, { C_SWAP_RA, SM_SWAP_RA, 1 },
-	{ C_SWAP_RA_HIT, SM_SWAP_RA_HIT, 1 }, { C_PGMAJFAULT, SM_PGMAJFAULT, 1 },
-	{ C_REFAULT_ANON, SM_REFAULT_ANON, 1 }, { C_REFAULT_FILE, SM_REFAULT_FILE, 1 },
-	{ C_PGSCAN, SM_PGSCAN, 1 }, { C_PGSTEAL, SM_PGSTEAL, 1 },
-	{ C_ZP_WB, SM_ZP_WRITTEN_BACK, 1 }, { C_ZP_REJECTS, SM_ZP_REJECTS, 1 },
-	{ C_ZP_LIMIT, SM_ZP_POOL_LIMIT_HITS, 1 },
-	{ C_PSI_SOME, SM_PSI_SOME_PCT, 1e-4 }, { C_PSI_FULL, SM_PSI_FULL_PCT, 1e-4 },
-	{ C_CG_PGMAJ, SM_CG_PGMAJFAULT, 1 }, { C_CG_ZSWPIN, SM_CG_ZSWPIN, 1 },
-	{ C_CG_ZSWPOUT, SM_CG_ZSWPOUT, 1 }, { C_CG_ZSWPWB, SM_CG_ZSWPWB, 1 },
-	{ C_CG_REFAULT_ANON, SM_CG_REFAULT_ANON, 1 },
-	{ C_CG_PSI_SOME, SM_CG_PSI_SOME_PCT, 1e-4 }, { C_CG_PSI_FULL, SM_CG_PSI_FULL_PCT, 1e-4 },
-	{ C_CPU_CYCLES, SM_CPU_CYCLES, 1 }, { C_CPU_INSN, SM_CPU_INSTRUCTIONS, 1 },
-	{ C_CPU_DTLB, SM_CPU_DTLB_MISSES, 1 }, { C_CPU_TASK_CLOCK, SM_CPU_BUSY_PCT, 1e-7 },
-	{ C_CPU_MAJ, SM_CPU_MAJOR_FAULTS, 1 }, { C_CPU_MIN, SM_CPU_MINOR_FAULTS, 1 },
-	{ C_CPU_CSW, SM_CPU_CONTEXT_SWITCHES, 1 },
+	{ SC_PSWPIN, SM_PSWPIN, 1 }, { SC_PSWPOUT, SM_PSWPOUT, 1 },
+	{ SC_ZSWPIN, SM_ZSWPIN, 1 }, { SC_ZSWPOUT, SM_ZSWPOUT, 1 },
+	{ SC_ZSWPWB, SM_ZSWPWB, 1 }, { SC_SWAP_RA, SM_SWAP_RA, 1 },
+	{ SC_SWAP_RA_HIT, SM_SWAP_RA_HIT, 1 }, { SC_PGMAJFAULT, SM_PGMAJFAULT, 1 },
+	{ SC_REFAULT_ANON, SM_REFAULT_ANON, 1 }, { SC_REFAULT_FILE, SM_REFAULT_FILE, 1 },
+	{ SC_PGSCAN, SM_PGSCAN, 1 }, { SC_PGSTEAL, SM_PGSTEAL, 1 },
+	{ SC_ZP_WB, SM_ZP_WRITTEN_BACK, 1 }, { SC_ZP_REJECTS, SM_ZP_REJECTS, 1 },
+	{ SC_ZP_LIMIT, SM_ZP_POOL_LIMIT_HITS, 1 },
+	{ SC_PSI_SOME, SM_PSI_SOME_PCT, 1e-4 }, { SC_PSI_FULL, SM_PSI_FULL_PCT, 1e-4 },
+	{ SC_CG_PGMAJ, SM_CG_PGMAJFAULT, 1 }, { SC_CG_ZSWPIN, SM_CG_ZSWPIN, 1 },
+	{ SC_CG_ZSWPOUT, SM_CG_ZSWPOUT, 1 }, { SC_CG_ZSWPWB, SM_CG_ZSWPWB, 1 },
+	{ SC_CG_REFAULT_ANON, SM_CG_REFAULT_ANON, 1 },
+	{ SC_CG_PSI_SOME, SM_CG_PSI_SOME_PCT, 1e-4 }, { SC_CG_PSI_FULL, SM_CG_PSI_FULL_PCT, 1e-4 },
+	{ SC_CPU_CYCLES, SM_CPU_CYCLES, 1 }, { SC_CPU_INSN, SM_CPU_INSTRUCTIONS, 1 },
+	{ SC_CPU_DTLB, SM_CPU_DTLB_MISSES, 1 }, { SC_CPU_TASK_CLOCK, SM_CPU_BUSY_PCT, 1e-7 },
+	{ SC_CPU_MAJ, SM_CPU_MAJOR_FAULTS, 1 }, { SC_CPU_MIN, SM_CPU_MINOR_FAULTS, 1 },
+	{ SC_CPU_CSW, SM_CPU_CONTEXT_SWITCHES, 1 },
 };
 
 /* a PSI file kept open, with this tick's parse */
@@ -202,12 +259,12 @@ struct sampler {
 	char cg_path[PATH_MAX];
 
 	struct pmu_counters *pmu;
-	int pmu_idx[C_COUNT];		/* counter -> pmu event index, -1 */
+	int pmu_idx[SC_COUNT];		/* counter -> pmu event index, -1 */
 	const char *cpu_source, *cpu_target;
 	char cpu_note[512];
 
-	uint64_t cur[C_COUNT], prev[C_COUNT];
-	bool cur_ok[C_COUNT], prev_ok[C_COUNT];
+	uint64_t cur[SC_COUNT], prev[SC_COUNT];
+	bool cur_ok[SC_COUNT], prev_ok[SC_COUNT];
 
 	bool started;
 	uint64_t seq, first_ns, prev_ns, now_ns, wall_ns;
@@ -216,6 +273,7 @@ struct sampler {
 	double sum[SM_COUNT];
 	uint64_t nsum[SM_COUNT];
 	char why[SG_COUNT][WHY_LEN];
+	char members[1024];	/* sampler_set_json_members() */
 
 	char buf[SRC_BUF];
 };
@@ -223,6 +281,26 @@ struct sampler {
 const struct sample_metric_def *sampler_metric(enum sample_metric m)
 {
 	return (unsigned)m < SM_COUNT ? &metrics[m] : NULL;
+}
+
+const struct sample_counter_def *sampler_counter_def(enum sample_counter c)
+{
+	return (unsigned)c < SC_COUNT ? &counters[c] : NULL;
+}
+
+bool sampler_counter(const struct sampler *s, enum sample_counter c, uint64_t *v)
+{
+	if ((unsigned)c >= SC_COUNT || !s->cur_ok[c] ||
+	    (counters[c].group == SG_CGROUP && !s->cg_on))
+		return false;
+	if (v)
+		*v = s->cur[c];
+	return true;
+}
+
+long sampler_page_size(const struct sampler *s)
+{
+	return s->page_size;
 }
 
 const char *sampler_group_name(enum sample_group g)
@@ -318,11 +396,11 @@ static bool path_ok(const char *p)
 
 static void map_pmu(struct sampler *s)
 {
-	static const struct { const char *name; enum counter c; } names[] = {
-		{ "cycles", C_CPU_CYCLES }, { "instructions", C_CPU_INSN },
-		{ "dtlb_load_misses", C_CPU_DTLB }, { "task_clock_ns", C_CPU_TASK_CLOCK },
-		{ "major_faults", C_CPU_MAJ }, { "minor_faults", C_CPU_MIN },
-		{ "context_switches", C_CPU_CSW },
+	static const struct { const char *name; enum sample_counter c; } names[] = {
+		{ "cycles", SC_CPU_CYCLES }, { "instructions", SC_CPU_INSN },
+		{ "dtlb_load_misses", SC_CPU_DTLB }, { "task_clock_ns", SC_CPU_TASK_CLOCK },
+		{ "major_faults", SC_CPU_MAJ }, { "minor_faults", SC_CPU_MIN },
+		{ "context_switches", SC_CPU_CSW },
 	};
 
 	for (size_t i = 0; i < NELEM(names); i++)
@@ -417,7 +495,7 @@ int sampler_open(struct sampler **out, const struct host *h,
 	s->h = h;
 	s->o = *o;
 	s->page_size = sysconf(_SC_PAGESIZE);
-	for (int i = 0; i < C_COUNT; i++)
+	for (int i = 0; i < SC_COUNT; i++)
 		s->pmu_idx[i] = -1;
 	host_kvfile_init(&s->vmstat, HOST_VMSTAT, false, vmstat_keys, V_N);
 	host_kvfile_init(&s->meminfo, HOST_MEMINFO, true, meminfo_keys, MI_N);
@@ -488,7 +566,7 @@ void sampler_close(struct sampler *s)
 
 /* ---- one tick ---- */
 
-static void set_counter(struct sampler *s, enum counter c, bool ok, uint64_t v)
+static void set_counter(struct sampler *s, enum sample_counter c, bool ok, uint64_t v)
 {
 	s->cur_ok[c] = ok;
 	s->cur[c] = ok ? v : 0;
@@ -500,7 +578,7 @@ static void set_level(struct sampler *s, enum sample_metric m, bool ok, double v
 	s->val[m] = ok ? v : 0;
 }
 
-static void kf_counter(struct sampler *s, struct host_kvfile *f, int k, enum counter c)
+static void kf_counter(struct sampler *s, struct host_kvfile *f, int k, enum sample_counter c)
 {
 	uint64_t v = 0;
 	bool ok = kf_get(f, k, &v);
@@ -510,7 +588,7 @@ static void kf_counter(struct sampler *s, struct host_kvfile *f, int k, enum cou
 
 /* sum of two keys, or of the fallback pair on kernels without the first */
 static void kf_sum(struct sampler *s, struct host_kvfile *f, int a, int b, int fa, int fb,
-		   enum counter c)
+		   enum sample_counter c)
 {
 	uint64_t x, y;
 
@@ -529,9 +607,9 @@ static void sample_vmstat(struct sampler *s)
 	kf_read(s, f);
 	snprintf(s->why[SG_VMSTAT], WHY_LEN, "%s", f->file.why);
 	for (int k = V_PSWPIN; k <= V_REFAULT_FILE; k++)
-		kf_counter(s, f, k, (enum counter)(C_PSWPIN + k));
-	kf_sum(s, f, V_PGSCAN_ANON, V_PGSCAN_FILE, V_PGSCAN_KSWAPD, V_PGSCAN_DIRECT, C_PGSCAN);
-	kf_sum(s, f, V_PGSTEAL_ANON, V_PGSTEAL_FILE, -1, -1, C_PGSTEAL);
+		kf_counter(s, f, k, (enum sample_counter)(SC_PSWPIN + k));
+	kf_sum(s, f, V_PGSCAN_ANON, V_PGSCAN_FILE, V_PGSCAN_KSWAPD, V_PGSCAN_DIRECT, SC_PGSCAN);
+	kf_sum(s, f, V_PGSTEAL_ANON, V_PGSTEAL_FILE, -1, -1, SC_PGSTEAL);
 }
 
 static void sample_meminfo(struct sampler *s)
@@ -558,8 +636,8 @@ static void sample_psi(struct sampler *s)
 
 	psi_read(s, f);
 	snprintf(s->why[SG_PSI], WHY_LEN, "%s", f->ok ? "" : f->file.why);
-	set_counter(s, C_PSI_SOME, f->ok, f->psi.some.total_us);
-	set_counter(s, C_PSI_FULL, f->ok && f->psi.full.present, f->psi.full.total_us);
+	set_counter(s, SC_PSI_SOME, f->ok, f->psi.some.total_us);
+	set_counter(s, SC_PSI_FULL, f->ok && f->psi.full.present, f->psi.full.total_us);
 	set_level(s, SM_PSI_SOME_AVG10, f->ok, f->psi.some.avg10);
 	set_level(s, SM_PSI_FULL_AVG10, f->ok && f->psi.full.present, f->psi.full.avg10);
 }
@@ -577,14 +655,14 @@ static void sample_zswap(struct sampler *s)
 	set_level(s, SM_ZP_STORED_PAGES, s->zs_have[0], (double)s->zs_val[0]);
 	set_level(s, SM_ZP_POOL_BYTES, s->zs_have[1], (double)s->zs_val[1]);
 	set_level(s, SM_ZP_INCOMPRESSIBLE_PAGES, s->zs_have[2], (double)s->zs_val[2]);
-	set_counter(s, C_ZP_WB, s->zs_have[3], s->zs_val[3]);
-	set_counter(s, C_ZP_LIMIT, s->zs_have[4], s->zs_val[4]);
+	set_counter(s, SC_ZP_WB, s->zs_have[3], s->zs_val[3]);
+	set_counter(s, SC_ZP_LIMIT, s->zs_have[4], s->zs_val[4]);
 	for (size_t i = ZS_FIRST_REJECT; i < ZS_N; i++)
 		if (s->zs_have[i]) {
 			rej += s->zs_val[i];
 			any_rej = true;
 		}
-	set_counter(s, C_ZP_REJECTS, any_rej, rej);
+	set_counter(s, SC_ZP_REJECTS, any_rej, rej);
 }
 
 static void sample_cgroup(struct sampler *s)
@@ -606,15 +684,15 @@ static void sample_cgroup(struct sampler *s)
 
 		set_level(s, levels[i].m, ok, (double)v);
 	}
-	kf_counter(s, f, CG_PGMAJ, C_CG_PGMAJ);
-	kf_counter(s, f, CG_ZSWPIN, C_CG_ZSWPIN);
-	kf_counter(s, f, CG_ZSWPOUT, C_CG_ZSWPOUT);
-	kf_counter(s, f, CG_ZSWPWB, C_CG_ZSWPWB);
-	kf_counter(s, f, CG_REFAULT_ANON, C_CG_REFAULT_ANON);
+	kf_counter(s, f, CG_PGMAJ, SC_CG_PGMAJ);
+	kf_counter(s, f, CG_ZSWPIN, SC_CG_ZSWPIN);
+	kf_counter(s, f, CG_ZSWPOUT, SC_CG_ZSWPOUT);
+	kf_counter(s, f, CG_ZSWPWB, SC_CG_ZSWPWB);
+	kf_counter(s, f, CG_REFAULT_ANON, SC_CG_REFAULT_ANON);
 
 	psi_read(s, &s->cgpsi);
-	set_counter(s, C_CG_PSI_SOME, s->cgpsi.ok, s->cgpsi.psi.some.total_us);
-	set_counter(s, C_CG_PSI_FULL, s->cgpsi.ok && s->cgpsi.psi.full.present,
+	set_counter(s, SC_CG_PSI_SOME, s->cgpsi.ok, s->cgpsi.psi.some.total_us);
+	set_counter(s, SC_CG_PSI_FULL, s->cgpsi.ok && s->cgpsi.psi.full.present,
 		    s->cgpsi.psi.full.total_us);
 	if (!f->ok)
 		snprintf(why, WHY_LEN, "%s", f->file.why);
@@ -631,21 +709,21 @@ static void sample_cpu(struct sampler *s)
 
 	if (!s->pmu) {
 		snprintf(s->why[SG_CPU], WHY_LEN, "%s", s->cpu_note);
-		for (int c = C_CPU_CYCLES; c <= C_CPU_CSW; c++)
-			set_counter(s, (enum counter)c, false, 0);
+		for (int c = SC_CPU_CYCLES; c <= SC_CPU_CSW; c++)
+			set_counter(s, (enum sample_counter)c, false, 0);
 		return;
 	}
 	if (pmu_counters_read(s->pmu, &e) < 0) {
 		snprintf(s->why[SG_CPU], WHY_LEN, "%s", e.msg);
-		for (int c = C_CPU_CYCLES; c <= C_CPU_CSW; c++)
-			set_counter(s, (enum counter)c, false, 0);
+		for (int c = SC_CPU_CYCLES; c <= SC_CPU_CSW; c++)
+			set_counter(s, (enum sample_counter)c, false, 0);
 		return;
 	}
 	s->why[SG_CPU][0] = '\0';
-	for (int c = C_CPU_CYCLES; c <= C_CPU_CSW; c++) {
+	for (int c = SC_CPU_CYCLES; c <= SC_CPU_CSW; c++) {
 		int k = s->pmu_idx[c];
 
-		set_counter(s, (enum counter)c, k >= 0, k >= 0 ? s->pmu->ev[k].value : 0);
+		set_counter(s, (enum sample_counter)c, k >= 0, k >= 0 ? s->pmu->ev[k].value : 0);
 	}
 }
 
@@ -699,7 +777,7 @@ int sampler_tick(struct sampler *s, uint64_t mono_ns, uint64_t wall_ns,
 
 	dt = s->seq > 0 ? (double)(s->now_ns - s->prev_ns) / 1e9 : 0;
 	for (size_t i = 0; i < NELEM(rate_map); i++) {
-		enum counter c = rate_map[i].c;
+		enum sample_counter c = rate_map[i].c;
 		enum sample_metric m = rate_map[i].m;
 
 		/* a counter that went backwards was reset: n/a, new baseline */
@@ -858,6 +936,36 @@ static void jgroup(struct jbuf *j, const struct sampler *s, enum sample_group g,
 	jput(j, "}");
 }
 
+/* the raw counters, kernel units; the cgroup's only with --cgroup */
+static void jcounters(struct jbuf *j, const struct sampler *s)
+{
+	bool first = true;
+	uint64_t v;
+
+	jput(j, ",\"counters\":{");
+	for (int c = 0; c < SC_COUNT; c++) {
+		if (counters[c].group == SG_CGROUP && !s->cg_on)
+			continue;
+		jput(j, "%s\"%s\":", first ? "" : ",", counters[c].key);
+		if (sampler_counter(s, (enum sample_counter)c, &v))
+			jput(j, "%" PRIu64, v);
+		else
+			jput(j, "null");
+		first = false;
+	}
+	jput(j, "}");
+}
+
+int sampler_set_json_members(struct sampler *s, const char *members)
+{
+	if (!members)
+		members = "";
+	if (strlen(members) >= sizeof(s->members))
+		return -ENOSPC;
+	snprintf(s->members, sizeof(s->members), "%s", members);
+	return 0;
+}
+
 int sampler_format_json(const struct sampler *s, char *buf, size_t len)
 {
 	struct jbuf j = { buf, len, 0, false };
@@ -868,10 +976,12 @@ int sampler_format_json(const struct sampler *s, char *buf, size_t len)
 
 	gmtime_r(&secs, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-	jput(&j, "{\"schema\":\"%s\",\"seq\":%" PRIu64 ",\"time\":\"%s.%03uZ\","
-	     "\"elapsed_s\":%.6f,\"interval_s\":%.6f", SAMPLE_SCHEMA, s->seq, ts,
+	jput(&j, "{\"schema\":\"%s\",%s%s\"seq\":%" PRIu64 ",\"time\":\"%s.%03uZ\","
+	     "\"elapsed_s\":%.6f,\"interval_s\":%.6f", SAMPLE_SCHEMA, s->members,
+	     s->members[0] ? "," : "", s->seq, ts,
 	     (unsigned)(s->wall_ns / 1000000ULL % 1000), sampler_elapsed_s(s),
 	     sampler_interval_s(s));
+	jput(&j, ",\"page_size\":%ld", s->page_size);
 	jgroup(&j, s, SG_VMSTAT, false);
 	jgroup(&j, s, SG_ZSWAP, false);
 	jgroup(&j, s, SG_PSI, false);
@@ -887,6 +997,7 @@ int sampler_format_json(const struct sampler *s, char *buf, size_t len)
 	jstr(&j, s->cpu_note);
 	jgroup(&j, s, SG_CPU, true);
 	jgroup(&j, s, SG_DERIVED, false);
+	jcounters(&j, s);
 	jput(&j, ",\"unavailable\":{");
 	for (int g = 0; g < SG_COUNT; g++) {
 		const char *why = sampler_unavailable(s, (enum sample_group)g);

@@ -35,6 +35,27 @@ grep -q '"zswpin":[[:space:]]*null' "$scratch/status-no-zswap.json" || fail "no-
 grep -q '"compressor":[[:space:]]*"zstd"' "$scratch/status-v2-zswap-on.json" || fail "v2-zswap-on: compressor zstd"
 grep -q '"memory_root":[[:space:]]*"sys/fs/cgroup/memory"' "$scratch/status-vm-v1.json" || fail "vm-v1: memory root"
 
+# identity: the sysroot's machine id, hostname and boot id, and the version
+idroot=$scratch/idroot
+cp -r "$FIXTURES/v2-zswap-on" "$idroot"
+mkdir -p "$idroot/proc/sys/kernel/random"
+echo 6f0c3a2e-1111-4222-8333-944445555666 >"$idroot/proc/sys/kernel/random/boot_id"
+"$SWAPTUNE" status --json --sysroot "$idroot" --db "$scratch/db" >"$scratch/id.json" || fail "status on idroot: exit $?"
+validate "status --json with a boot id" status "$scratch/id.json"
+tr -d ' \t\n' <"$scratch/id.json" >"$scratch/id.flat"
+want="\"host\":{\"machine_id\":\"$(cat "$idroot/etc/machine-id")\",\"hostname\":\"$(cat "$idroot/proc/sys/kernel/hostname")\",\"boot_id\":\"6f0c3a2e-1111-4222-8333-944445555666\"}"
+grep -qF "$want" "$scratch/id.flat" || fail "status --json: host identity is not the sysroot's: $(grep -o '"host":{[^}]*}' "$scratch/id.flat")"
+grep -q '"swaptune_version":"[^"]' "$scratch/id.flat" || fail "status --json: no swaptune_version"
+tr -d ' \t\n' <"$scratch/status-no-zswap.json" | grep -qF '"boot_id":"unknown"' ||
+	fail "no boot id under the sysroot should be \"unknown\""
+if [ -r /proc/sys/kernel/random/boot_id ]; then
+	tr -d ' \t\n' <"$scratch/status-live.json" | grep -qF "\"boot_id\":\"$(cat /proc/sys/kernel/random/boot_id)\"" ||
+		fail "live status --json: boot_id is not this boot's"
+fi
+sed 's/"swaptune_version"/"swaptune_versio"/' "$scratch/id.json" >"$scratch/bad-id.json"
+"$check" "$SCHEMAS/status.schema.json" "$scratch/bad-id.json" >/dev/null 2>&1 &&
+	fail "schema-check accepted a status document without swaptune_version"
+
 # the checker catches what the schema forbids (one mutation each)
 doc=$scratch/status-vm-v1.json
 mutate() {	# mutate FROM TO: the mutated document must be rejected

@@ -38,6 +38,10 @@ for want in '"seq":1,' '"swap_used_bytes":268435456,' '"swap_cached_bytes":20971
 	grep -qF "$want" "$scratch/j" || fail "--json lacks $want"
 done
 grep -q '"seq":2,' "$scratch/j" || fail "second line is not seq 2"
+# every line names its host (the sysroot's) and the raw counters
+grep -q '"host":{"machine_id":"[^"]*","hostname":"[^"]*","boot_id":"[^"]*"},"swaptune_version":"' "$scratch/j" ||
+	fail "--json lines lack the host identity"
+[ "$(grep -c '"counters":{"pswpin_pages":' "$scratch/j")" -eq 2 ] || fail "--json lines lack the counters"
 grep -q 'sample: done after 2 ticks' "$scratch/j.err" || fail "no summary line on stderr: $(cat "$scratch/j.err")"
 
 # --- bad input: exit 2 with a message naming the option
@@ -109,9 +113,18 @@ prom_ok() {	# prom_ok FILE: strict exposition-format check
 }
 st --count 1 --interval 10ms --prom --cgroup swaptune-x >"$scratch/p.prom" 2>/dev/null || fail "--prom: exit $?"
 prom_ok "$scratch/p.prom"
-grep -qx 'swaptune_zswap_stored_pages 49152' "$scratch/p.prom" || fail "--prom lacks stored_pages 49152"
+grep -qx "swaptune_zswap_stored_bytes $((49152 * $(getconf PAGESIZE)))" "$scratch/p.prom" ||
+	fail "--prom lacks stored_bytes = 49152 pages"
 grep -qx 'swaptune_cgroup_anon_bytes{cgroup="swaptune-x"} 104857600' "$scratch/p.prom" || fail "--prom lacks the cgroup label"
-grep -q '^swaptune_readahead_hit_percent' "$scratch/p.prom" && fail "--prom: n/a values must be left out"
+grep -q '^swaptune_readahead_hit_ratio' "$scratch/p.prom" && fail "--prom: n/a values must be left out"
+# the raw kernel counters as _total counters (fixture values), PSI in seconds
+zin=$(awk '$1 == "zswpin" { print $2 }' "$fx/proc/vmstat")
+grep -qx "swaptune_zswpin_pages_total $zin" "$scratch/p.prom" || fail "--prom lacks zswpin_pages_total $zin"
+grep -qx '# TYPE swaptune_zswpin_pages_total counter' "$scratch/p.prom" || fail "--prom: zswpin is not a counter"
+some_us=$(sed -n 's/^some .*total=\([0-9]*\).*/\1/p' "$fx/proc/pressure/memory")
+grep -qx "swaptune_memory_pressure_some_seconds_total $(awk -v u="$some_us" 'BEGIN { printf "%.6f", u / 1e6 }')" \
+	"$scratch/p.prom" || fail "--prom: PSI some total in seconds"
+grep -E '^# TYPE [a-z_]*(_percent|_per_second) ' "$scratch/p.prom" && fail "--prom: percent or per-second families"
 grep -q ' [0-9]\{13\}$' "$scratch/p.prom" && fail "--prom: no timestamps (textfile collector rejects them)"
 # the checker rejects what it should
 printf '# TYPE a gauge\na{x="y} 1\n' >"$scratch/broken.prom"
@@ -123,7 +136,7 @@ st --count 5 --interval 10ms --prom --prom-file "$scratch/textfile/swaptune.prom
 	fail "--prom-file: exit $?"
 [ -s "$scratch/textfile/swaptune.prom" ] || fail "--prom-file: file not written"
 [ "$(ls "$scratch/textfile" | wc -l)" -eq 1 ] || fail "--prom-file left files behind: $(ls "$scratch/textfile")"
-grep -qx 'swaptune_sample_ticks 5' "$scratch/textfile/swaptune.prom" || fail "--prom-file does not hold the last tick"
+grep -qx 'swaptune_sample_ticks_total 5' "$scratch/textfile/swaptune.prom" || fail "--prom-file does not hold the last tick"
 prom_ok "$scratch/textfile/swaptune.prom"
 grep -q '^swaptune_' "$scratch/pf.out" && fail "--prom-file also printed metrics"
 st --count 1 --interval 10ms --prom --prom-file "$scratch/nodir/x.prom" 2>"$scratch/pe.err"

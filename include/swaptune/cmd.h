@@ -84,9 +84,27 @@ struct option;
 int cmd_getopt(struct cmd_ctx *ctx, const struct cmd_entry *c, int argc,
 	       char **argv, const char *shortopts, const struct option *longopts);
 
-/* Print a cJSON document to ctx->out (pretty) and free it. */
+/*
+ * Print a cJSON document to ctx->out (pretty) and free it. A top-level
+ * object gets the identity of cmd_identity_json() first.
+ */
 struct cJSON;
 int cmd_print_json(struct cmd_ctx *ctx, struct cJSON *doc);
+
+/*
+ * The identity every top-level JSON document carries: a "host" object with
+ * machine_id, hostname and boot_id of the host under the sysroot ("unknown"
+ * when the sysroot does not say), and "swaptune_version". Keys doc (or its
+ * "host" object) already has are kept. -EINVAL if doc or its "host" is not
+ * an object. The error document (main.c) calls it too.
+ */
+int cmd_identity_json(const struct host *h, struct cJSON *doc);
+/*
+ * The same identity as JSON object members without the braces
+ * ("host":{...},"swaptune_version":"..."), for documents written as text
+ * (sample --json lines). Returns the length, -ENOSPC or -ENOMEM.
+ */
+int cmd_identity_members(const struct host *h, char *buf, size_t len);
 
 
 extern const struct cmd_entry cmd_status_entry;

@@ -1,8 +1,10 @@
 /*
  * replay.h - `swaptune sample --replay ID`: a stored recording printed as it
  * was live. The recorded ticks are the sampler's own JSON lines, so --json
- * prints them as stored; the table and Prometheus text are rebuilt from
- * each tick with the sampler's metric table (names, groups, units).
+ * prints them as stored; the table is rebuilt from each tick with the
+ * sampler's metric table, the Prometheus text with sample_prom_format(), the
+ * live run's own formatter (ticks recorded before the JSON kept "counters"
+ * replay without the counter families).
  */
 #ifndef SWAPTUNE_REPLAY_H
 #define SWAPTUNE_REPLAY_H

@@ -85,6 +85,12 @@ struct report {
 	char *title;
 	size_t n;
 	struct report_section **sec;
+	/*
+	 * JSON object members the JSON rendering adds at the top level (the
+	 * identity of the host writing the report: "host":{...},
+	 * "swaptune_version":"..."), or NULL. Owned, freed by report_free().
+	 */
+	char *identity;
 };
 
 /* ---- building (report.c); every function aborts only on out of memory ---- */

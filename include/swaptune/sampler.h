@@ -5,7 +5,10 @@
  *
  * Usage: sampler_open(), then sampler_tick() once per interval with explicit
  * timestamps (the first tick is the baseline: levels only, rates n/a), then
- * read sampler_value() / sampler_format_json(); sampler_close() at the end.
+ * read sampler_value() / sampler_counter() / sampler_format_json() /
+ * sample_prom_format(); sampler_close() at the end. Rates are for people
+ * and the JSON line; the raw counters are for Prometheus (rate() over
+ * _total counters loses no tick between scrapes).
  * Recording ticks into the store (sample --record) is the store's:
  * store_samples_begin/add/end() in store.h.
  *
@@ -60,21 +63,88 @@ enum sample_metric {
 	SM_COUNT
 };
 
+struct sampler;
+
 enum sample_group {
 	SG_VMSTAT, SG_ZSWAP, SG_PSI, SG_MEMINFO, SG_CGROUP, SG_CPU, SG_DERIVED,
 	SG_COUNT
+};
+
+/* How a metric becomes a Prometheus gauge (sample_prom_format()). */
+enum sample_prom_unit {
+	SPU_SAME,		/* as it is (bytes, a ratio) */
+	SPU_PCT_TO_RATIO,	/* percent -> 0..1 */
+	SPU_PAGES_TO_BYTES,	/* pages x the page size */
 };
 
 struct sample_metric_def {
 	enum sample_metric id;
 	enum sample_group group;
 	const char *key;	/* JSON key in its group: "zswpout_pages_per_s" */
-	const char *prom;	/* Prometheus metric name */
+	/*
+	 * Prometheus gauge name, or NULL for a per-tick rate: Prometheus gets
+	 * the counter it comes from (sample_counter_def) and rate() instead.
+	 */
+	const char *prom;
 	const char *help;	/* one line, for # HELP */
 	bool integral;		/* printed as an integer (levels in bytes/pages) */
+	enum sample_prom_unit prom_unit;
 };
 
 const struct sample_metric_def *sampler_metric(enum sample_metric m);
+
+/*
+ * The cumulative counters behind the rates, as the kernel (or perf) keeps
+ * them: monotonic until a reset (reboot, re-created cgroup, a new sampler
+ * for CPU counters). The JSON line carries them in "counters", Prometheus
+ * as _total counters in base units.
+ */
+enum sample_counter {
+	SC_PSWPIN, SC_PSWPOUT, SC_ZSWPIN, SC_ZSWPOUT, SC_ZSWPWB, SC_SWAP_RA, SC_SWAP_RA_HIT,
+	SC_PGMAJFAULT, SC_REFAULT_ANON, SC_REFAULT_FILE, SC_PGSCAN, SC_PGSTEAL,
+	SC_ZP_WB, SC_ZP_REJECTS, SC_ZP_LIMIT, SC_PSI_SOME, SC_PSI_FULL,
+	SC_CG_PGMAJ, SC_CG_ZSWPIN, SC_CG_ZSWPOUT, SC_CG_ZSWPWB, SC_CG_REFAULT_ANON,
+	SC_CG_PSI_SOME, SC_CG_PSI_FULL,
+	SC_CPU_CYCLES, SC_CPU_INSN, SC_CPU_DTLB, SC_CPU_TASK_CLOCK, SC_CPU_MAJ, SC_CPU_MIN,
+	SC_CPU_CSW,
+	SC_COUNT
+};
+
+struct sample_counter_def {
+	enum sample_counter id;
+	enum sample_group group;	/* SG_CGROUP ones exist only with --cgroup */
+	const char *key;	/* JSON key in "counters", kernel units: "psi_some_us" */
+	const char *prom;	/* Prometheus counter: "swaptune_memory_pressure_some_seconds_total" */
+	double prom_scale;	/* kernel unit -> base unit (us -> s: 1e-6) */
+	const char *help;
+};
+
+const struct sample_counter_def *sampler_counter_def(enum sample_counter c);
+/* The raw value of c at the last tick; false when n/a. */
+bool sampler_counter(const struct sampler *s, enum sample_counter c, uint64_t *v);
+long sampler_page_size(const struct sampler *s);
+
+/*
+ * One Prometheus text exposition (format 0.0.4) of one tick: exactly one
+ * HELP and one TYPE line per family, counters as _total in base units
+ * (seconds, pages, events), levels as gauges in bytes, ratios in 0..1,
+ * the cgroup's families labelled cgroup="PATH", no timestamps (the
+ * node_exporter textfile collector refuses them). Values that are n/a are
+ * left out with their family. The source is a live sampler or a recorded
+ * tick, so that sample --replay ID --prom prints what the live run did.
+ */
+struct sample_prom_src {
+	const void *arg;
+	bool (*value)(const void *arg, enum sample_metric m, double *v);
+	bool (*counter)(const void *arg, enum sample_counter c, double *v);
+	const char *cgroup;		/* label value, NULL without --cgroup */
+	const char *cpu_source, *cpu_target;
+	double interval_s;
+	uint64_t seq;
+	double page_size;		/* 0: unknown (page gauges are left out) */
+};
+/* Returns the length written to buf, or -ENOSPC. */
+int sample_prom_format(const struct sample_prom_src *src, char *buf, size_t len);
 /* JSON object name of a group ("vmstat", "zswap", ...). */
 const char *sampler_group_name(enum sample_group g);
 
@@ -130,6 +200,14 @@ const char *sampler_unavailable(const struct sampler *s, enum sample_group g);
  * share/schema/sample.schema.json. Returns the length, or -ENOSPC.
  */
 int sampler_format_json(const struct sampler *s, char *buf, size_t len);
+
+/*
+ * JSON object members (no braces) every line carries right after "schema":
+ * the identity of the sampling host ("host":{...},"swaptune_version":...,
+ * from cmd_identity_members()). Copied; NULL or "" = none. -ENOSPC if
+ * longer than 1 KiB.
+ */
+int sampler_set_json_members(struct sampler *s, const char *members);
 
 /* Running means of every rate since the baseline, for the summary line. */
 bool sampler_mean(const struct sampler *s, enum sample_metric m, double *v);

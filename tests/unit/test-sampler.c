@@ -505,6 +505,111 @@ static void test_json(void **state)
 	assert_int_equal(sampler_format_json(f->s, json, 100), -ENOSPC);
 }
 
+static bool src_value(const void *arg, enum sample_metric m, double *v)
+{
+	return sampler_value(arg, m, v);
+}
+
+static bool src_counter(const void *arg, enum sample_counter c, double *v)
+{
+	uint64_t u;
+
+	if (!sampler_counter(arg, c, &u))
+		return false;
+	*v = (double)u;
+	return true;
+}
+
+/* each "# HELP name " and "# TYPE name " line exactly once */
+static void assert_families_once(const char *text)
+{
+	for (const char *p = text; (p = strstr(p, "# HELP ")); p++) {
+		char name[128], help[160], type[160];
+		const char *q = p + 7;
+		size_t n = strcspn(q, " ");
+
+		assert_true(n < sizeof(name));
+		memcpy(name, q, n);
+		name[n] = '\0';
+		snprintf(help, sizeof(help), "# HELP %s ", name);
+		snprintf(type, sizeof(type), "# TYPE %s ", name);
+		assert_ptr_equal(strstr(text, help), p);
+		assert_null(strstr(p + 1, help));
+		assert_non_null(strstr(text, type));
+		assert_null(strstr(strstr(text, type) + 1, type));
+		assert_null(strstr(name, "_percent"));
+		assert_null(strstr(name, "_per_second"));
+	}
+}
+
+static void test_prom(void **state)
+{
+	struct fx *f = *state;
+	struct sample_prom_src src = { .value = src_value, .counter = src_counter,
+				       .cgroup = "swaptune-x", .page_size = 4096 };
+	static char t0[65536], t1[65536], json[16384];
+	uint64_t v;
+	cJSON *d, *c;
+
+	open_sampler(f, "swaptune-x");
+	src.arg = f->s;
+	tick(f, 10 * S);
+	/* the baseline already has every counter, raw */
+	assert_true(sampler_counter(f->s, SC_ZSWPIN, &v));
+	assert_int_equal(v, 1000);
+	assert_true(sample_prom_format(&src, t0, sizeof(t0)) > 0);
+	step1(f);
+	tick(f, 12 * S);
+	assert_true(sampler_counter(f->s, SC_PSI_SOME, &v));
+	assert_int_equal(v, 1500000);
+	assert_false(sampler_counter(f->s, SC_CPU_CYCLES, &v));	/* no perf on a sysroot */
+	src.interval_s = sampler_interval_s(f->s);
+	src.seq = sampler_seq(f->s);
+	assert_true(sample_prom_format(&src, t1, sizeof(t1)) > 0);
+	assert_families_once(t1);
+	assert_non_null(strstr(t1, "# TYPE swaptune_zswpin_pages_total counter\nswaptune_zswpin_pages_total 1200\n"));
+	assert_non_null(strstr(t1, "\nswaptune_swap_ra_pages_total 800\n"));
+	assert_non_null(strstr(t1, "\nswaptune_memory_pressure_some_seconds_total 1.500000\n"));
+	assert_non_null(strstr(t1, "\nswaptune_zswap_rejects_total 18\n"));
+	assert_non_null(strstr(t1, "# TYPE swaptune_readahead_hit_ratio gauge\nswaptune_readahead_hit_ratio 0.5\n"));
+	assert_non_null(strstr(t1, "\nswaptune_zswap_stored_bytes 201326592\n"));
+	assert_non_null(strstr(t1, "\nswaptune_memory_pressure_some_avg10_ratio 0.0225\n"));
+	assert_non_null(strstr(t1, "\nswaptune_cgroup_pgmajfault_total{cgroup=\"swaptune-x\"} 340\n"));
+	assert_non_null(strstr(t1, "\nswaptune_sample_ticks_total 1\n"));
+	assert_null(strstr(t1, "swaptune_cpu_cycles_total"));	/* n/a: left out */
+	/* n/a on the baseline: no hit ratio yet */
+	assert_null(strstr(t0, "swaptune_readahead_hit_ratio"));
+	/* every counter of tick 0 is there at tick 1, not smaller */
+	for (int k = 0; k < SC_COUNT; k++) {
+		const char *name = sampler_counter_def((enum sample_counter)k)->prom;
+		char key[160];
+		const char *a, *b;
+
+		snprintf(key, sizeof(key), "\n%s", name);
+		if (!(a = strstr(t0, key)))
+			continue;
+		b = strstr(t1, key);
+		assert_non_null(b);
+		a = strchr(a + 1, ' ');
+		b = strchr(b + 1, ' ');
+		assert_true(strtod(b, NULL) >= strtod(a, NULL));
+	}
+	/* the JSON line carries the raw counters and the members it was given */
+	assert_int_equal(sampler_set_json_members(f->s, "\"host\":{\"machine_id\":\"m\"}"), 0);
+	assert_true(sampler_format_json(f->s, json, sizeof(json)) > 0);
+	assert_non_null(strstr(json, "{\"schema\":\"swaptune.sample/1\",\"host\":{\"machine_id\":\"m\"},\"seq\":1,"));
+	d = cJSON_Parse(json);
+	assert_non_null(d);
+	c = cJSON_GetObjectItem(d, "counters");
+	assert_int_equal(cJSON_GetObjectItem(c, "zswpin_pages")->valueint, 1200);
+	assert_int_equal(cJSON_GetObjectItem(c, "cgroup_pgmajfault")->valueint, 340);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(c, "cpu_cycles")));
+	assert_int_equal(cJSON_GetObjectItem(d, "page_size")->valueint, sysconf(_SC_PAGESIZE));
+	cJSON_Delete(d);
+	assert_int_equal(sampler_format_json(f->s, json, sizeof(json)) > 0, 1);
+	assert_int_equal(sample_prom_format(&src, t1, 100), -ENOSPC);
+}
+
 static void test_record(void **state)
 {
 	struct fx *f = *state;
@@ -679,6 +784,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_blank_line_in_memory_stat, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_open_errors, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_json, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_prom, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_record, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_no_allocation_per_tick, fx_setup, fx_teardown),
 		cmocka_unit_test(test_pmu_live),
