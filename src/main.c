@@ -36,6 +36,8 @@ static void report_repair(const char *line, void *arg)
 	print_line(stderr, "swaptune: ", line);
 }
 
+static bool host_opened;	/* ctx.host is open: error documents can name its host */
+
 /* The error document of --json (share/schema/error.schema.json), on stdout. */
 static void print_json_error(const struct cmd_ctx *ctx, const char *command, int status)
 {
@@ -51,6 +53,8 @@ static void print_json_error(const struct cmd_ctx *ctx, const char *command, int
 	cJSON_AddStringToObject(doc, "error", ctx->err.msg[0] ? ctx->err.msg : "unknown error");
 	cJSON_AddNumberToObject(doc, "errno", ctx->err.code < 0 ? -ctx->err.code : 0);
 	cJSON_AddStringToObject(doc, "version", SWAPTUNE_VERSION);
+	if (host_opened)	/* the identity of the host it was about, when known */
+		cmd_identity_json(&ctx->host, doc);
 	s = cJSON_Print(doc);
 	if (s)
 		printf("%s\n", s);
@@ -81,6 +85,7 @@ static int absolute_path(const char *path, char *out, size_t len, struct st_err 
 }
 
 static const char *fail_command;	/* the command being run, for --json errors */
+
 
 static int fail(struct cmd_ctx *ctx)
 {
@@ -213,6 +218,8 @@ int main(int argc, char **argv)
 		ctx.err.exit = ST_EXIT_USAGE;
 		return free(args), fail(&ctx);
 	}
+	host_opened = true;
+
 	if (!host_exists(&ctx.host, HOST_OSRELEASE)) {
 		err_set_exit(&ctx.err, -ENOENT, ST_EXIT_USAGE,
 			     "sysroot %s does not look like a host tree (no /%s)",
