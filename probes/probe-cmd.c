@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "swaptune/metric-extract.h"
 #include "swaptune/workload.h"
 
 #define CMD_OUT_MAX	(1u << 20)
@@ -95,6 +96,16 @@ static bool cmd_supported(const struct workload_params *p, char *reason, size_t 
 		if (cmd_regcomp(p, &re, reason, len) < 0)
 			return false;
 		regfree(&re);
+	}
+	if (p->metric_spec[0]) {
+		bool hb;
+
+		if (p->metric_regex[0]) {
+			snprintf(reason, len, "--metric and --metric-regex are two ways to read one metric: give one");
+			return false;
+		}
+		if (metric_spec_check(p->metric_spec, &hb, reason, len) < 0)
+			return false;
 	}
 	if (geteuid() != 0 &&
 	    ((p->run_as_uid != (uid_t)-1 && p->run_as_uid != geteuid()) ||
@@ -259,6 +270,10 @@ static void cmd_verdict(const struct workload_params *p, struct workload_result 
 		snprintf(r->reason, sizeof(r->reason),
 			 "metric_regex '%.100s' matched no number in the command's output",
 			 p->metric_regex);
+	} else if (p->metric_spec[0] && !r->metric_matched) {
+		r->failed = true;
+		snprintf(r->reason, sizeof(r->reason), "--metric %.60s: not in the command's output",
+			 p->metric_spec);
 	}
 }
 
@@ -341,7 +356,7 @@ static int cmd_run(const struct workload_params *p, struct workload_result *r, s
 {
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, fail[2] = { -1, -1 };
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
-	char *obuf = NULL, ebuf[CMD_ERR_TAIL], reason[WORKLOAD_REASON_MAX];
+	char *obuf = NULL, ebuf[CMD_ERR_TAIL], reason[WORKLOAD_REASON_MAX], spec_why[160];
 	size_t olen = 0, elen = 0;
 	struct cmd_fail f;
 	struct rusage ru;
@@ -408,6 +423,9 @@ static int cmd_run(const struct workload_params *p, struct workload_result *r, s
 	r->sys_ns = cmd_tv_ns(ru.ru_stime);
 	if (have_re)
 		r->metric_matched = cmd_metric(&re, obuf, olen, &r->metric_value);
+	if (p->metric_spec[0])
+		r->metric_matched = metric_extract(p->metric_spec, obuf, olen, &r->metric_value,
+						   spec_why, sizeof(spec_why)) == 0;
 	cmd_verdict(p, r, status, ebuf, elen);
 
 restore:

@@ -16,6 +16,7 @@
 
 #include "swaptune/cmd.h"
 #include "swaptune/lock.h"
+#include "swaptune/metric-extract.h"
 #include "swaptune/probe.h"
 
 #define MiB (1024ull * 1024)
@@ -44,7 +45,7 @@ enum {
 	OPT_DURATION, OPT_ZIPF, OPT_STRIDE, OPT_FILE_SIZE, OPT_USER, OPT_METRIC_REGEX,
 	OPT_METRIC_LOWER, OPT_SWAP_SIZE, OPT_SCRATCH_DIR, OPT_BYPASS_MODE, OPT_NO_WARMUP,
 	OPT_YES, OPT_FORCE, OPT_DRY_RUN, OPT_RUN_PAGES, OPT_PROGRESS, OPT_LOOKS, OPT_MIN_EFFECT,
-	OPT_MIN_TRIAL, OPT_MAX_TIME,
+	OPT_MIN_TRIAL, OPT_MAX_TIME, OPT_METRIC,
 };
 
 static const struct option probe_longopts[] = {
@@ -80,6 +81,7 @@ static const struct option probe_longopts[] = {
 	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 	{ "min-trial", required_argument, NULL, OPT_MIN_TRIAL },
 	{ "max-time", required_argument, NULL, OPT_MAX_TIME },
+	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ 0, 0, 0, 0 },
 };
 
@@ -108,6 +110,7 @@ static const struct cmd_option probe_options[] = {
 	{ "--user USER", "cmd: run the command as USER" },
 	{ "--metric-regex RE", "cmd: primary metric is group 1 of the last match in its output (else wall time)" },
 	{ "--metric-lower-better", "cmd: with --metric-regex, lower values are better" },
+	{ "--metric TOOL:PATH", "cmd: the primary metric from a benchmark's own output: fio:read.iops (fio --output-format=json), stress-ng:vm.bogo-ops-per-second-real-time (--metrics --yaml /dev/stdout), sysbench:events_per_second|latency_avg_ms|latency_p95_ms" },
 	{ "--swap-size SIZE", "scratch swap size (default 1.5 x working set + 64M, at least 512M)" },
 	{ "--scratch-dir DIR", "directory for the scratch swap file (default /var/lib/swaptune)" },
 	{ "--bypass-mode pc0|zram", "how to emulate the bypass arm when the kernel has none (default pc0)" },
@@ -503,6 +506,16 @@ static int parse_workload_opt(struct cmd_ctx *ctx, struct probe_config *c, struc
 		snprintf(c->wp.metric_regex, sizeof(c->wp.metric_regex), "%s", optarg);
 		return 0;
 	case OPT_METRIC_LOWER: c->metric_higher_better = false; return 0;
+	case OPT_METRIC: {
+		char why[400];
+		bool hb;
+
+		if (metric_spec_check(optarg, &hb, why, sizeof(why)) < 0)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "%s", why);
+		snprintf(c->wp.metric_spec, sizeof(c->wp.metric_spec), "%s", optarg);
+		c->metric_higher_better = hb;
+		return 0;
+	}
 	}
 	return 1;
 }
@@ -629,15 +642,18 @@ static int resolve_config(struct cmd_ctx *ctx, struct probe_config *c, const str
 		if (optind >= argc)
 			return cmd_usage_error(ctx, &cmd_probe_entry, "--workload cmd needs a command after --");
 		c->wp.argv = argv + optind;
-		c->primary = c->wp.metric_regex[0] ? PROBE_PRIMARY_METRIC : PROBE_PRIMARY_WALL;
+		c->primary = c->wp.metric_regex[0] || c->wp.metric_spec[0] ? PROBE_PRIMARY_METRIC :
+			     PROBE_PRIMARY_WALL;
+		if (c->wp.metric_regex[0] && c->wp.metric_spec[0])
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--metric and --metric-regex: give one");
 		if (!a->have_ws)
 			c->wp.working_set_bytes = 0;
 	} else {
 		if (optind < argc)
 			return cmd_usage_error(ctx, &cmd_probe_entry, "unexpected argument \"%s\" (a command goes with --workload cmd)",
 					       argv[optind]);
-		if (c->wp.metric_regex[0] || c->wp.run_as_uid != (uid_t)-1)
-			return cmd_usage_error(ctx, &cmd_probe_entry, "--metric-regex and --user go with --workload cmd");
+		if (c->wp.metric_regex[0] || c->wp.metric_spec[0] || c->wp.run_as_uid != (uid_t)-1)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--metric, --metric-regex and --user go with --workload cmd");
 		if (a->have_ws && !a->have_limit && c->wp.working_set_bytes / 2 >= 16 * MiB)
 			c->memcg_limit_bytes = c->wp.working_set_bytes / 2;
 	}

@@ -231,6 +231,35 @@ static void not_judged(struct judgement *j, const struct verdict2_input *in,
 	reason(v, why);
 }
 
+/*
+ * A metric that cannot move is not a metric: a command that runs for a
+ * fixed time (stress-ng --timeout, fio --runtime) has the same wall time in
+ * every trial whatever the setting. True (and why) when wall time is the
+ * primary metric and its spread over every completed trial is below 0.2 %.
+ */
+static bool wall_time_fixed(const struct verdict2_input *in, char *why, size_t len)
+{
+	double x[VERDICT_ARMS_MAX * VERDICT2_ROUNDS_MAX], m, sd;
+	size_t n = 0;
+
+	if (in->metric != VERDICT_METRIC_WALL_TIME)
+		return false;
+	for (size_t i = 0; i < in->n_arms; i++)
+		for (size_t r = 0; r < in->n_rounds; r++)
+			if (in->arms[i].outcome[r] == VERDICT_OUT_OK)
+				x[n++] = in->arms[i].primary[r];
+	if (n < 4)
+		return false;
+	m = stats_mean(x, n);
+	sd = stats_stddev(x, n);
+	if (!(m > 0) || !(sd / m < 0.002))
+		return false;
+	snprintf(why, len, "no verdict: the wall time is the same in every trial (spread %.3f %% of %.3g s): "
+		 "the command seems to run for a fixed time; measure its own output with --metric "
+		 "or --metric-regex", 100 * sd / m, m);
+	return true;
+}
+
 int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
 	      const struct verdict2_opts *opts, const char *baseline_used,
 	      struct judgement *j, struct verdict_result *v, struct st_err *e)
@@ -269,6 +298,10 @@ int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
 		snprintf(why, sizeof(why),
 			 "the run has %zu measured round%s, fewer than the plan's first look at %u: no verdict",
 			 in->n_rounds, in->n_rounds == 1 ? "" : "s", j->plan.looks[0]);
+		not_judged(j, in, v, why);
+		return 0;
+	}
+	if (wall_time_fixed(in, why, sizeof(why))) {
 		not_judged(j, in, v, why);
 		return 0;
 	}

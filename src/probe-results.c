@@ -163,6 +163,8 @@ cJSON *probe_params_json(const struct probe_config *c, const struct probe_plan *
 			cJSON_AddItemToArray(a, cJSON_CreateString(*v));
 		if (c->wp.metric_regex[0])
 			cJSON_AddStringToObject(w, "metric_regex", c->wp.metric_regex);
+		if (c->wp.metric_spec[0])
+			cJSON_AddStringToObject(w, "metric", c->wp.metric_spec);
 		if (c->wp.run_as_uid != (uid_t)-1)
 			cJSON_AddNumberToObject(w, "run_as_uid", (double)c->wp.run_as_uid);
 	} else {

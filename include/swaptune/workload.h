@@ -92,6 +92,7 @@ struct workload_params {
 	char *const *argv;		/* NULL-terminated; argv[0] looked up in PATH; no shell */
 	char metric_regex[WORKLOAD_REGEX_MAX];	/* POSIX ERE (REG_NEWLINE) on stdout, group 1 =
 						 * the number, last match wins; "" = none */
+	char metric_spec[96];		/* "fio:read.iops" ... (metric-extract.h); "" = none */
 	uid_t run_as_uid;		/* (uid_t)-1 = unchanged; needs root to change */
 	gid_t run_as_gid;		/* (gid_t)-1 = unchanged */
 };
