@@ -234,10 +234,18 @@ int main(int argc, char **argv)
 		r = store_default_path(ctx.db_path, sizeof(ctx.db_path), &ctx.err);
 	if (r < 0)
 		return free(args), fail(&ctx);
-	db_new = access(ctx.db_path, F_OK) != 0;
 	if (store_open(&ctx.store, ctx.db_path, &ctx.err) < 0) {
 		host_close(&ctx.host);
 		return free(args), fail(&ctx);
+	}
+	/* only a store this process made itself (O_EXCL) may be dropped below */
+	db_new = ctx.store.created;
+	{
+		char mid[64], boot[64];
+
+		host_read_machine_id(&ctx.host, mid, sizeof(mid));
+		host_read_boot_id(&ctx.host, boot, sizeof(boot));
+		store_set_identity(&ctx.store, mid, boot);
 	}
 
 	undo_register_all();
@@ -258,8 +266,15 @@ int main(int argc, char **argv)
 	}
 	store_close(&ctx.store);
 	/* bad input changes nothing: not even a store this run had to create */
-	if (status == ST_EXIT_USAGE && db_new)
+	if (status == ST_EXIT_USAGE && db_new) {
+		char side[PATH_MAX + 8];
+
 		unlink(ctx.db_path);
+		snprintf(side, sizeof(side), "%s-wal", ctx.db_path);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s-shm", ctx.db_path);
+		unlink(side);
+	}
 	host_close(&ctx.host);
 	free(args);
 	return status;

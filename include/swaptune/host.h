@@ -281,4 +281,10 @@ int host_self_exe(char *buf, size_t len);
  */
 int host_read_machine_id(const struct host *h, char *buf, size_t len);
 
+/*
+ * This boot's id (HOST_BOOT_ID under the sysroot, first line), "" and
+ * -ENOENT when absent (a captured tree without it). In host-id.c.
+ */
+int host_read_boot_id(const struct host *h, char *buf, size_t len);
+
 #endif

@@ -19,6 +19,7 @@
 #include "fixture-util.h"
 #include "swaptune/advice.h"
 #include "swaptune/cgroup.h"
+#include "swaptune/journal.h"
 #include "swaptune/lock.h"
 #include "swaptune/probe.h"
 #include "swaptune/scratch-swap.h"
@@ -528,11 +529,20 @@ static void test_memcg_v1(void **state)
 	assert_int_equal(memcg_undo(&h, "swaptune-left-9", "v1 sys/fs/cgroup/memory/swaptune-left-9", &e), 0);
 	assert_int_equal(access(abs, F_OK), -1);
 	assert_int_equal(memcg_undo(&h, "swaptune-left-9", "v1 sys/fs/cgroup/memory/swaptune-left-9", &e), 0);
-	assert_int_equal(memcg_undo(&h, "system", "v1 sys/fs/cgroup/memory/system", &e), -EINVAL);
+	assert_int_equal(memcg_undo(&h, "system", "v1 sys/fs/cgroup/memory/system", &e),
+			 JOURNAL_UNDO_REFUSED);
 	err_reset(&e);
-	assert_int_equal(memcg_undo(&h, "swaptune-x", "v1 sys/fs/cgroup/memory/other", &e), -EINVAL);
+	assert_int_equal(memcg_undo(&h, "swaptune-x", "v1 sys/fs/cgroup/memory/other", &e),
+			 JOURNAL_UNDO_REFUSED);
 	err_reset(&e);
-	assert_int_equal(memcg_undo(&h, "swaptune-x", NULL, &e), -EINVAL);
+	assert_int_equal(memcg_undo(&h, "swaptune-x", NULL, &e), JOURNAL_UNDO_REFUSED);
+	err_reset(&e);
+	/* a group of that name, but not directly under the controller's root */
+	assert_int_equal(memcg_undo(&h, "swaptune-x", "v1 sys/fs/cgroup/memory/a/swaptune-x", &e),
+			 JOURNAL_UNDO_REFUSED);
+	err_reset(&e);
+	assert_int_equal(memcg_undo(&h, "swaptune-x", "v1 ../../sys/fs/cgroup/memory/swaptune-x", &e),
+			 JOURNAL_UNDO_REFUSED);
 	host_close(&h);
 	fx_remove(dir);
 }
@@ -631,9 +641,17 @@ static void test_scratch_sysroot(void **state)
 		struct host live;
 
 		assert_int_equal(host_open(&live, "/", &e), 0);
-		assert_int_equal(scratch_undo_file(&live, "/etc/passwd", NULL, &e), -EINVAL);
+		assert_int_equal(scratch_undo_file(&live, "/etc/passwd", NULL, &e), JOURNAL_UNDO_REFUSED);
 		err_reset(&e);
-		assert_int_equal(scratch_undo_loop(&live, "/dev/sda", "1:2 /x", &e), -EINVAL);
+		assert_int_equal(scratch_undo_file(&live, "/etc/swaptune-swap-../passwd", NULL, &e),
+				 JOURNAL_UNDO_REFUSED);
+		err_reset(&e);
+		assert_int_equal(scratch_undo_loop(&live, "/dev/sda", "1:2 /x", &e), JOURNAL_UNDO_REFUSED);
+		err_reset(&e);
+		assert_int_equal(scratch_undo_zram(&live, "/dev/sda1", NULL, &e), JOURNAL_UNDO_REFUSED);
+		err_reset(&e);
+		assert_int_equal(scratch_undo_zram(&live, "/dev/zram0/../sda", NULL, &e),
+				 JOURNAL_UNDO_REFUSED);
 		host_close(&live);
 	}
 }
