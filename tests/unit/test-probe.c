@@ -449,6 +449,38 @@ static void test_lock(void **state)
 	err_reset(&e);
 	assert_int_equal(host_change_lock(&h, db, "probe", &fd2, path, sizeof(path), &e), 0);
 	host_change_unlock(fd2);
+	/* a symlink or a foreign file at the lock's path is refused, never truncated */
+	{
+		char victim[PATH_MAX + 16], db2[PATH_MAX + 16], lk[PATH_MAX + 32], buf[64];
+		FILE *f;
+
+		snprintf(victim, sizeof(victim), "%s/victim", dir);
+		f = fopen(victim, "w");
+		assert_non_null(f);
+		fputs("precious data\n", f);
+		fclose(f);
+		snprintf(db2, sizeof(db2), "%s/s", dir);
+		snprintf(lk, sizeof(lk), "%s.probe.lock", db2);
+		assert_int_equal(symlink(victim, lk), 0);
+		err_reset(&e);
+		assert_true(host_change_lock(&h, db2, "probe", &fd2, path, sizeof(path), &e) < 0);
+		assert_int_equal(err_exit_status(&e), ST_EXIT_DENIED);
+		unlink(lk);
+		assert_int_equal(link(victim, lk), 0);	/* a hard link: two names */
+		err_reset(&e);
+		assert_true(host_change_lock(&h, db2, "probe", &fd2, path, sizeof(path), &e) < 0);
+		unlink(lk);
+		assert_int_equal(rename(victim, lk), 0);	/* the file itself, not a lock */
+		err_reset(&e);
+		assert_true(host_change_lock(&h, db2, "probe", &fd2, path, sizeof(path), &e) < 0);
+		assert_non_null(strstr(e.msg, "not a swaptune lock file"));
+		f = fopen(lk, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(buf, sizeof(buf), f));
+		fclose(f);
+		assert_string_equal(buf, "precious data\n");
+		unlink(lk);
+	}
 	fx_remove(dir);
 	host_close(&h);
 }
