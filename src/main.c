@@ -264,17 +264,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "swaptune: cannot write output\n");
 		status = ST_EXIT_RUNTIME;
 	}
-	store_close(&ctx.store);
 	/* bad input changes nothing: not even a store this run had to create */
-	if (status == ST_EXIT_USAGE && db_new) {
-		char side[PATH_MAX + 8];
-
-		unlink(ctx.db_path);
-		snprintf(side, sizeof(side), "%s-wal", ctx.db_path);
-		unlink(side);
-		snprintf(side, sizeof(side), "%s-shm", ctx.db_path);
-		unlink(side);
-	}
+	if (status == ST_EXIT_USAGE && db_new)
+		store_close_remove(&ctx.store);
+	else
+		store_close(&ctx.store);
 	host_close(&ctx.host);
 	free(args);
 	return status;

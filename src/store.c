@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -166,7 +167,21 @@ static int open_file(struct store *st, const char *path, struct st_err *e)
 		return err_set_exit(e, -EINVAL, ST_EXIT_DENIED,
 				    "refusing database %s: not a regular file (use --db PATH)", path);
 	}
-	close(fd);
+	/*
+	 * Held shared while open, so that a process that made the store and
+	 * then drops it after a usage error (store_close_remove) sees that
+	 * others use it; it may have been dropped just before we got the lock
+	 */
+	if (flock(fd, LOCK_SH) == 0) {
+		struct stat now;
+
+		if (lstat(path, &now) < 0 || now.st_dev != sb.st_dev || now.st_ino != sb.st_ino) {
+			close(fd);
+			st->created = false;
+			return 2;
+		}
+	}
+	st->hold_fd1 = fd + 1;
 	return 0;
 }
 
@@ -218,7 +233,10 @@ int store_open(struct store *st, const char *path, struct st_err *e)
 
 	memset(st, 0, sizeof(*st));
 	snprintf(st->path, sizeof(st->path), "%s", path);
-	r = open_file(st, path, e);
+	for (int tries = 0; (r = open_file(st, path, e)) == 2 && tries < 20; tries++)
+		;
+	if (r == 2)
+		return err_set_exit(e, -EAGAIN, ST_EXIT_RUNTIME, "database %s keeps being replaced", path);
 	if (r < 0)
 		return r;
 	if (r > 0)
@@ -245,11 +263,36 @@ void store_set_identity(struct store *st, const char *machine_id, const char *bo
 	snprintf(st->boot_id, sizeof(st->boot_id), "%s", boot_id ? boot_id : "");
 }
 
+int store_close_remove(struct store *st)
+{
+	int fd = st->hold_fd1 - 1, r = -EBUSY;
+
+	if (st->db)
+		sqlite3_close_v2(st->db);
+	st->db = NULL;
+	/* exclusive only when no other process holds the store open */
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		char side[PATH_MAX + 8];
+
+		unlink(st->path);
+		snprintf(side, sizeof(side), "%s-wal", st->path);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s-shm", st->path);
+		unlink(side);
+		r = 0;
+	}
+	store_close(st);
+	return r;
+}
+
 void store_close(struct store *st)
 {
 	if (st->db)
 		sqlite3_close_v2(st->db);
 	st->db = NULL;
+	if (st->hold_fd1 > 0)
+		close(st->hold_fd1 - 1);
+	st->hold_fd1 = 0;
 }
 
 int store_exec(struct store *st, const char *sql, struct st_err *e)

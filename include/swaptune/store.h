@@ -26,6 +26,7 @@ struct store {
 	int64_t host_id;	/* row of this host, set by store_register_host() */
 	bool created;		/* store_open() created the file (O_EXCL) */
 	bool readonly;		/* opened without write permission: writes fail */
+	int hold_fd1;		/* 1 + fd held with a shared flock while open; 0 = none */
 	char machine_id[64];	/* recorded in every run, see store_set_identity() */
 	char boot_id[64];
 };
@@ -44,6 +45,12 @@ int store_default_path(char *out, size_t len, struct st_err *e);
  */
 int store_open(struct store *st, const char *path, struct st_err *e);
 void store_close(struct store *st);
+/*
+ * Close, and remove the store file (with its -wal and -shm) unless another
+ * process holds it open (-EBUSY: it stays). For a store this process
+ * created (st->created) and has no use for after a usage error.
+ */
+int store_close_remove(struct store *st);
 /* The machine and boot id written into every run this store begins. */
 void store_set_identity(struct store *st, const char *machine_id, const char *boot_id);
 
