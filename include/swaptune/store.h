@@ -183,7 +183,7 @@ struct store_awaiting {
 	double deadline;		/* params "confirm_deadline_unix", 0 unknown */
 };
 
-/* The newest one: 1 and *a filled, 0 if none, < 0 on error. */
+/* The newest one of this machine (st->machine_id, when set): 1 and *a filled, 0 if none, < 0 on error. */
 int store_runs_awaiting_confirm(struct store *st, const char *sysroot,
 				struct store_awaiting *a, struct st_err *e);
 /*
