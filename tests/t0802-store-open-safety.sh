@@ -85,7 +85,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev
 	cp -a "$fx" "$ro/fx" && chmod -R a+rX "$ro/fx"
 	"$SWAPTUNE" status --sysroot "$ro/fx" --db "$ro/root.db" >/dev/null 2>&1 || fail "status as root"
 	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/nonexistent "$ro/swaptune" "$@"; }
-	for c in status doctor "sample --count 1 --no-cpu"; do
+	for c in status doctor "sample --count 1 --no-cpu" "recommend --state"; do
 		# shellcheck disable=SC2086
 		as_nobody $c --sysroot "$ro/fx" >/dev/null 2>"$scratch/nb.err" ||
 			fail "$c as nobody without a store failed: $(cat "$scratch/nb.err")"
