@@ -29,9 +29,8 @@ static void parse_holder(const char *buf, int *pid, char *cmd, size_t len)
 
 /*
  * A lock file swaptune may write its holder line into: a regular file with
- * one link, owned by this user, empty or holding a short "PID COMMAND"
- * line. Anything else (a victim file planted at the lock's path) is never
- * truncated or written.
+ * one link, empty or holding a short "PID COMMAND" line. Anything else (a
+ * victim file planted at the lock's path) is never truncated or written.
  */
 static bool lock_file_ours(int fd)
 {
@@ -41,7 +40,7 @@ static bool lock_file_ours(int fd)
 	char *end;
 
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_nlink != 1 ||
-	    sb.st_uid != geteuid() || sb.st_size >= (off_t)sizeof(buf))
+	    sb.st_size >= (off_t)sizeof(buf))
 		return false;
 	if (sb.st_size == 0)
 		return true;
