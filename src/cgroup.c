@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "swaptune/cgroup.h"
+#include "swaptune/journal.h"
 
 static bool valid_name(const char *name)
 {
@@ -419,16 +420,25 @@ int memcg_destroy(struct memcg *m, struct st_err *e)
 int memcg_undo(const struct host *h, const char *ident, const char *detail,
 	       struct st_err *e)
 {
-	char dir[PATH_MAX];
-	const char *slash;
+	char dir[PATH_MAX], root[PATH_MAX], want[PATH_MAX + MEMCG_NAME_MAX + 2];
+	struct st_err e2 = {0};
 	int version, r;
 
-	/* detail is "v<N> <dir>"; the leaf of dir must be ident */
-	if (!detail || sscanf(detail, "v%d %4095s", &version, dir) != 2 || !valid_name(ident))
-		return err_set(e, -EINVAL, "cannot undo cgroup %s: malformed journal entry", ident);
-	slash = strrchr(dir, '/');
-	if (!slash || strcmp(slash + 1, ident) || strstr(dir, ".."))
-		return err_set(e, -EINVAL, "cannot undo cgroup %s: journal names %s", ident, dir);
+	/*
+	 * detail is "v<N> <dir>": it is swaptune's only when dir is a group
+	 * named swaptune-* directly under the memory controller's root, so
+	 * that no other group's processes are ever killed
+	 */
+	if (!valid_name(ident))
+		return err_set(e, JOURNAL_UNDO_REFUSED, "%s is not a cgroup name swaptune uses", ident);
+	if (!detail || sscanf(detail, "v%d %4095s", &version, dir) != 2)
+		return err_set(e, JOURNAL_UNDO_REFUSED, "malformed journal entry");
+	if (memcg_locate(h, &version, root, sizeof(root), &e2) < 0)
+		return err_set(e, JOURNAL_UNDO_REFUSED, "no memory controller here to check %s against",
+			       dir);
+	snprintf(want, sizeof(want), "%s/%s", root, ident);
+	if (strcmp(dir, want))
+		return err_set(e, JOURNAL_UNDO_REFUSED, "%s is not /%s", dir, want);
 	if (!host_exists(h, dir))
 		return 0;
 	r = empty_group(h, dir, e);

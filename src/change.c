@@ -319,6 +319,16 @@ static int spawn_watchdog(const struct host *h, const char *db_path, int64_t run
 }
 
 /* Nothing pending: say whether the last confirm-within apply already went back. */
+/*
+ * The watchdog a row names, to stop with SIGTERM: only a live process with
+ * the recorded start time. Start time 0 (unknown, or a crafted row) could
+ * be any process that now has that pid, so it is never signalled.
+ */
+static bool pid_is_watchdog(int pid, uint64_t pid_start)
+{
+	return pid > 1 && pid != getpid() && pid_start != 0 && host_pid_alive(pid, pid_start);
+}
+
 static int nothing_to_confirm(struct store *st, struct st_err *e)
 {
 	int64_t last = 0;
@@ -359,7 +369,7 @@ int change_confirm(struct store *st, const struct host *h, struct change_confirm
 				    (long long)p.run_id);
 	c->run_id = p.run_id;
 	c->watchdog_pid = p.pid;
-	if (host_pid_alive(p.pid, p.pid_start) && kill(p.pid, SIGTERM) == 0)
+	if (pid_is_watchdog(p.pid, p.pid_start) && kill(p.pid, SIGTERM) == 0)
 		c->watchdog_stopped = true;
 	store_run_end(st, p.run_id, "ok", NULL, NULL);
 	if (store_changes_committed(st, p.session, &c->rows, &c->n, e) < 0)
@@ -386,7 +396,7 @@ int change_revert_pending(struct store *st, const struct host *h,
 		return r;
 	r = journal_restore(&j, restored, e);
 	store_tx_commit(st, NULL);
-	if (host_pid_alive(p->pid, p->pid_start))
+	if (pid_is_watchdog(p->pid, p->pid_start))
 		kill(p->pid, SIGTERM);
 	store_run_end(st, p->run_id, "reverted", NULL, NULL);
 	store_run_end(st, *rb_run, r < 0 ? "failed" : "ok", NULL, NULL);

@@ -167,7 +167,8 @@ int cmd_identity_json(const struct host *h, cJSON *doc)
 	add_missing_string(host, "machine_id", buf);
 	host_name(h, buf, sizeof(buf));
 	add_missing_string(host, "hostname", buf);
-	host_read_boot_id(h, buf, sizeof(buf));
+	if (host_read_boot_id(h, buf, sizeof(buf)) < 0)
+		snprintf(buf, sizeof(buf), "unknown");
 	add_missing_string(host, "boot_id", buf);
 	add_missing_string(doc, "swaptune_version", SWAPTUNE_VERSION);
 	return 0;

@@ -1,14 +1,21 @@
 /*
- * host-id.c - the boot id of the host under the sysroot, one of the three
- * names (machine id, hostname, boot id) every JSON document carries.
+ * host-id.c - which boot of which machine this is (host.h): the boot id
+ * that tells live state of this boot from state a reboot already undid.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "swaptune/host.h"
 
 int host_read_boot_id(const struct host *h, char *buf, size_t len)
 {
-	if (host_read_line(h, HOST_BOOT_ID, buf, len, NULL) < 0 || !buf[0])
-		snprintf(buf, len, "unknown");
+	int r = host_read_line(h, HOST_BOOT_ID, buf, len, NULL);
+
+	if (r < 0 || !buf[0]) {
+		if (len)
+			buf[0] = '\0';
+		return r < 0 ? r : -ENOENT;
+	}
 	return 0;
 }

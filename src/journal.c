@@ -16,24 +16,39 @@
 static struct {
 	const char *kind;
 	journal_undo_fn fn;
+	bool lasting;		/* survives a reboot (a file), unlike live state */
 } undo_handlers[MAX_UNDO];
 
-int journal_register_undo(const char *kind, journal_undo_fn fn)
+static int register_undo(const char *kind, journal_undo_fn fn, bool lasting)
 {
 	for (int i = 0; i < MAX_UNDO; i++)
 		if (!undo_handlers[i].kind || !strcmp(undo_handlers[i].kind, kind)) {
 			undo_handlers[i].kind = kind;
 			undo_handlers[i].fn = fn;
+			undo_handlers[i].lasting = lasting;
 			return 0;
 		}
 	return -ENOSPC;
 }
 
-static journal_undo_fn find_undo(const char *kind)
+int journal_register_undo(const char *kind, journal_undo_fn fn)
+{
+	return register_undo(kind, fn, false);
+}
+
+int journal_register_undo_lasting(const char *kind, journal_undo_fn fn)
+{
+	return register_undo(kind, fn, true);
+}
+
+static journal_undo_fn find_undo(const char *kind, bool *lasting)
 {
 	for (int i = 0; i < MAX_UNDO && undo_handlers[i].kind; i++)
-		if (!strcmp(undo_handlers[i].kind, kind))
+		if (!strcmp(undo_handlers[i].kind, kind)) {
+			if (lasting)
+				*lasting = undo_handlers[i].lasting;
 			return undo_handlers[i].fn;
+		}
 	return NULL;
 }
 
@@ -56,6 +71,8 @@ int journal_begin(struct journal *j, struct store *st, const struct host *h,
 	clock_gettime(CLOCK_REALTIME, &ts);
 	snprintf(j->session, sizeof(j->session), "%d-%lld.%09ld", (int)j->pid,
 		 (long long)ts.tv_sec, ts.tv_nsec);
+	host_read_machine_id(h, j->machine_id, sizeof(j->machine_id));
+	host_read_boot_id(h, j->boot_id, sizeof(j->boot_id));
 	return 0;
 }
 
@@ -73,6 +90,8 @@ static int insert_row(struct journal *j, const char *kind, const char *name,
 	c->pid = (int)j->pid;
 	c->pid_start = j->pid_start;
 	snprintf(c->sysroot, sizeof(c->sysroot), "%s", sysroot_key(j->h));
+	snprintf(c->machine_id, sizeof(c->machine_id), "%s", j->machine_id);
+	snprintf(c->boot_id, sizeof(c->boot_id), "%s", j->boot_id);
 	snprintf(c->kind, sizeof(c->kind), "%s", kind);
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->has_old = old_value != NULL;
@@ -157,12 +176,18 @@ static int undo_one(struct store *st, const struct host *h, const struct store_c
 	int r;
 
 	if (strcmp(p->kind, "setting")) {
-		fn = find_undo(p->kind);
+		fn = find_undo(p->kind, NULL);
 		if (!fn) {
 			snprintf(msg, len, "cannot undo %s %s: no handler in this build", p->kind, p->name);
 			return err_set(e, -ENOSYS, "%s", msg);
 		}
 		r = fn(h, p->name, p->has_old ? p->old_value : NULL, e);
+		if (r == JOURNAL_UNDO_REFUSED) {
+			snprintf(msg, len, "warning: refused to undo %s %s: %s; journal row %lld marked refused",
+				 p->kind, p->name, e ? e->msg : "not swaptune's", (long long)p->id);
+			r = set_state(st, p->id, "refused", e ? e->msg : NULL, e);
+			return r < 0 ? r : 0;
+		}
 		if (r < 0) {
 			snprintf(msg, len, "failed to remove %s %s: %s", p->kind, p->name, e ? e->msg : "");
 			return r;
@@ -231,12 +256,73 @@ int journal_restore(struct journal *j, int *restored, struct st_err *e)
 	return first;
 }
 
+/* Live state made in another boot than this one: the reboot undid it. */
+static bool of_earlier_boot(const struct store_change *p, const char *boot_id)
+{
+	bool lasting = false;
+
+	if (!p->boot_id[0] || !boot_id[0] || !strcmp(p->boot_id, boot_id))
+		return false;
+	if (strcmp(p->kind, "setting"))
+		find_undo(p->kind, &lasting);
+	return !lasting;
+}
+
+static void report_foreign(struct store *st, int n, const char *mid,
+			   journal_report_fn report, void *arg)
+{
+	char line[PATH_MAX + 200];
+
+	snprintf(line, sizeof(line),
+		 "store %s holds %d pending change%s of machine %.8s\u2026; not undone here",
+		 st->path, n, n == 1 ? "" : "s", mid);
+	if (report)
+		report(line, arg);
+}
+
+/* Act on one pending row of this machine; returns as undo_one(). */
+static int repair_one(struct store *st, const struct host *h, const struct store_change *p,
+		      const char *boot_id, journal_report_fn report, void *arg,
+		      struct st_err *e)
+{
+	char msg[512], line[700];
+	int r;
+
+	if (of_earlier_boot(p, boot_id)) {
+		snprintf(msg, sizeof(msg), "%s %s was made in an earlier boot (%.8s): the reboot undid it",
+			 p->kind, p->name, p->boot_id);
+		r = set_state(st, p->id, "rebooted", msg, e);
+		if (report)
+			report(msg, arg);
+		return r < 0 ? r : 0;
+	}
+	/* a pid of another boot names some other process now */
+	if ((!p->boot_id[0] || !strcmp(p->boot_id, boot_id)) && host_pid_alive(p->pid, p->pid_start))
+		return 0;
+	r = undo_one(st, h, p, msg, sizeof(msg), e);
+	snprintf(line, sizeof(line), "%s (left by swaptune pid %d, which did not finish)", msg, p->pid);
+	if (report)
+		report(line, arg);
+	return r;
+}
+
 int journal_repair(struct store *st, const struct host *h,
 		   journal_report_fn report, void *arg, struct st_err *e)
 {
 	struct store_change *v = NULL;
-	int n, r, done = 0, first = 0;
+	char mid[64], boot_id[64], other[64] = "";
+	int n, r, done = 0, first = 0, foreign = 0;
 
+	host_read_machine_id(h, mid, sizeof(mid));
+	host_read_boot_id(h, boot_id, sizeof(boot_id));
+	/* look before locking: a store with nothing pending is not written to */
+	r = store_changes_pending(st, NULL, sysroot_key(h), &v, &n, e);
+	free(v);
+	v = NULL;
+	if (r < 0 || n == 0)
+		return r;
+	if (st->readonly)
+		return 0;
 	/* one repairer at a time: a second invocation waits, then finds nothing */
 	r = store_tx_begin(st, e);
 	if (r < 0)
@@ -248,15 +334,14 @@ int journal_repair(struct store *st, const struct host *h,
 	}
 	for (int i = 0; i < n; i++) {
 		struct st_err e1 = {0};
-		char msg[512], line[700];
 
-		if (host_pid_alive(v[i].pid, v[i].pid_start))
+		/* rows from before schema 3 carry no machine id: this store's own */
+		if (v[i].machine_id[0] && strcmp(v[i].machine_id, mid)) {
+			if (!foreign++)
+				snprintf(other, sizeof(other), "%s", v[i].machine_id);
 			continue;
-		r = undo_one(st, h, &v[i], msg, sizeof(msg), &e1);
-		snprintf(line, sizeof(line), "%s (left by swaptune pid %d, which did not finish)",
-			 msg, v[i].pid);
-		if (report)
-			report(line, arg);
+		}
+		r = repair_one(st, h, &v[i], boot_id, report, arg, &e1);
 		if (r < 0 && !first) {
 			first = r;
 			err_set(e, r, "%s", e1.msg);
@@ -265,6 +350,8 @@ int journal_repair(struct store *st, const struct host *h,
 		}
 	}
 	free(v);
+	if (foreign)
+		report_foreign(st, foreign, other, report, arg);
 	if (store_tx_commit(st, first ? NULL : e) < 0 && !first)
 		return -EIO;
 	return first ? first : done;

@@ -27,6 +27,35 @@ static void parse_holder(const char *buf, int *pid, char *cmd, size_t len)
 		snprintf(cmd, len, "command");
 }
 
+/*
+ * A lock file swaptune may write its holder line into: a regular file with
+ * one link, empty or holding a short "PID COMMAND" line. Anything else (a
+ * victim file planted at the lock's path) is never truncated or written.
+ */
+static bool lock_file_ours(int fd)
+{
+	char buf[65];
+	struct stat sb;
+	ssize_t n;
+	char *end;
+
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_nlink != 1 ||
+	    sb.st_size >= (off_t)sizeof(buf))
+		return false;
+	if (sb.st_size == 0)
+		return true;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return n == 0;
+	buf[n] = '\0';
+	if (strtol(buf, &end, 10) <= 0 || *end != ' ')
+		return false;
+	for (char *p = end + 1; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || *p == '-' || (*p == '\n' && !p[1])))
+			return false;
+	return true;
+}
+
 int host_change_lock(const struct host *h, const char *db_path, const char *command,
 		     int *fd, char *path, size_t len, struct st_err *e)
 {
@@ -42,10 +71,18 @@ int host_change_lock(const struct host *h, const char *db_path, const char *comm
 	} else {
 		snprintf(path, len, "%s.probe.lock", db_path);
 	}
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* never through a symlink, and never truncating a file that is not a lock */
+	*fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (*fd < 0)
-		return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot open lock %s: %s", path,
-				    strerror(errno));
+		return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot open lock %s: %s%s", path,
+				    strerror(errno), errno == ELOOP ? " (it is a symbolic link)" : "");
+	if (!lock_file_ours(*fd)) {
+		close(*fd);
+		*fd = -1;
+		return err_set_exit(e, -EEXIST, ST_EXIT_DENIED,
+				    "refusing lock %s: it is not a swaptune lock file (remove it or use another --db)",
+				    path);
+	}
 	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
 		int saved = errno;
 

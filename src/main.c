@@ -241,10 +241,18 @@ int main(int argc, char **argv)
 		r = store_default_path(ctx.db_path, sizeof(ctx.db_path), &ctx.err);
 	if (r < 0)
 		return free(args), fail(&ctx);
-	db_new = access(ctx.db_path, F_OK) != 0;
 	if (store_open(&ctx.store, ctx.db_path, &ctx.err) < 0) {
 		host_close(&ctx.host);
 		return free(args), fail(&ctx);
+	}
+	/* only a store this process made itself (O_EXCL) may be dropped below */
+	db_new = ctx.store.created;
+	{
+		char mid[64], boot[64];
+
+		host_read_machine_id(&ctx.host, mid, sizeof(mid));
+		host_read_boot_id(&ctx.host, boot, sizeof(boot));
+		store_set_identity(&ctx.store, mid, boot);
 	}
 
 	undo_register_all();
@@ -263,10 +271,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "swaptune: cannot write output\n");
 		status = ST_EXIT_RUNTIME;
 	}
-	store_close(&ctx.store);
 	/* bad input changes nothing: not even a store this run had to create */
 	if (status == ST_EXIT_USAGE && db_new)
-		unlink(ctx.db_path);
+		store_close_remove(&ctx.store);
+	else
+		store_close(&ctx.store);
 	host_close(&ctx.host);
 	free(args);
 	return status;

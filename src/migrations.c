@@ -98,6 +98,11 @@ static const char *const migrations[] = {
 	"CREATE UNIQUE INDEX runs_origin ON runs(origin_machine_id, origin_run_id,"
 	"  origin_started_at);"
 	"CREATE INDEX runs_origin_kind ON runs(origin_kind);",
+	/* 3: identity: journal rows and runs say which machine and boot made them */
+	"ALTER TABLE changes ADD COLUMN machine_id TEXT;"
+	"ALTER TABLE changes ADD COLUMN boot_id TEXT;"
+	"ALTER TABLE runs ADD COLUMN machine_id TEXT;"
+	"ALTER TABLE runs ADD COLUMN boot_id TEXT;",
 };
 
 int migrations_latest(void)
@@ -105,41 +110,74 @@ int migrations_latest(void)
 	return (int)(sizeof(migrations) / sizeof(migrations[0]));
 }
 
-int migrations_apply(sqlite3 *db, struct st_err *e)
+static int read_version(sqlite3 *db, int *version)
 {
 	sqlite3_stmt *stmt;
-	int version = 0;
+	int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*version = sqlite3_column_int(stmt, 0);
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int too_new(int version, struct st_err *e)
+{
+	return err_set_exit(e, -EPROTO, ST_EXIT_DENIED,
+			    "database schema %d is newer than this swaptune understands (%d): upgrade swaptune",
+			    version, migrations_latest());
+}
+
+/*
+ * Each step and its version bump commit together. The version is read
+ * again after BEGIN IMMEDIATE took the write lock: a process that opened a
+ * new store at the same moment may have migrated it meanwhile.
+ */
+int migrations_apply(struct store *st, struct st_err *e)
+{
+	sqlite3 *db = st->db;
+	int version = 0, rc;
 	char *msg = NULL;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, NULL) != SQLITE_OK)
-		return err_set(e, -EIO, "cannot read schema version: %s", sqlite3_errmsg(db));
-	if (sqlite3_step(stmt) == SQLITE_ROW)
-		version = sqlite3_column_int(stmt, 0);
-	sqlite3_finalize(stmt);
+	if ((rc = read_version(db, &version)) != SQLITE_OK)
+		return store_sqlite_err(st, rc, NULL, e);
 	if (version > migrations_latest())
-		return err_set_exit(e, -EPROTO, ST_EXIT_DENIED,
-				    "database schema %d is newer than this swaptune understands (%d): upgrade swaptune",
-				    version, migrations_latest());
-	for (int v = version; v < migrations_latest(); v++) {
+		return too_new(version, e);
+	while (version < migrations_latest()) {
 		char sql[64];
 
-		/* each step and its version bump commit together */
-		if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK)
+		if ((rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg)) != SQLITE_OK)
 			goto fail;
-		if (sqlite3_exec(db, migrations[v], NULL, NULL, &msg) != SQLITE_OK) {
+		if ((rc = read_version(db, &version)) != SQLITE_OK) {
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 			goto fail;
 		}
-		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
-		if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK ||
-		    sqlite3_exec(db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
+		if (version >= migrations_latest()) {
+			sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+			return version > migrations_latest() ? too_new(version, e) : 0;
+		}
+		if ((rc = sqlite3_exec(db, migrations[version], NULL, NULL, &msg)) != SQLITE_OK) {
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 			goto fail;
 		}
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", version + 1);
+		if ((rc = sqlite3_exec(db, sql, NULL, NULL, &msg)) != SQLITE_OK ||
+		    (rc = sqlite3_exec(db, "COMMIT", NULL, NULL, &msg)) != SQLITE_OK) {
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			goto fail;
+		}
+		version++;
 	}
 	return 0;
 fail:
-	err_set(e, -EIO, "database migration failed: %s", msg ? msg : sqlite3_errmsg(db));
+	if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB ||
+	    (rc & 0xff) == SQLITE_READONLY)
+		store_sqlite_err(st, rc, msg, e);
+	else
+		err_set(e, -EIO, "database %s: migration failed: %s", st->path, msg ? msg : sqlite3_errmsg(db));
 	sqlite3_free(msg);
-	return -EIO;
+	return e ? e->code : -EIO;
 }

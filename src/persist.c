@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "swaptune/journal.h"
 #include "swaptune/persist.h"
 
 static const char *const own_files[PERSIST_FILES_MAX] = {
@@ -723,7 +724,8 @@ static int write_atomic(const struct host *h, const char *rel, const char *conte
 	int fd;
 
 	snprintf(tmp, sizeof(tmp), "%s.swaptune-new", rel);
-	fd = openat(h->rootfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* never through a symlink planted where the temporary file goes */
+	fd = openat(h->rootfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return err_set(e, -errno, "cannot create %s/%s: %s", h->root, tmp, strerror(errno));
 	w = write(fd, content, n);
@@ -745,11 +747,53 @@ static int write_atomic(const struct host *h, const char *rel, const char *conte
 	return 0;
 }
 
+/*
+ * The directories above rel inside the sysroot are real directories (or
+ * missing), not symlinks that would lead out of it.
+ */
+static bool parents_plain(const struct host *h, const char *rel)
+{
+	char dir[PATH_MAX];
+	struct stat sb;
+
+	snprintf(dir, sizeof(dir), "%s", rel);
+	for (char *p = strchr(dir, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (fstatat(h->rootfd, dir, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+			return errno == ENOENT;
+		if (!S_ISDIR(sb.st_mode))
+			return false;
+		*p = '/';
+	}
+	return true;
+}
+
+/* A journal row names one of swaptune's own files, or a directory above one. */
+static bool own_path(const char *rel, bool dir)
+{
+	size_t n = strlen(rel);
+
+	for (int i = 0; i < PERSIST_FILES_MAX; i++) {
+		if (!own_files[i])
+			continue;
+		if (!dir && !strcmp(own_files[i], rel))
+			return true;
+		if (dir && n && !strncmp(own_files[i], rel, n) && own_files[i][n] == '/')
+			return true;
+	}
+	return false;
+}
+
 int persist_undo_file(const struct host *h, const char *ident, const char *detail,
 		      struct st_err *e)
 {
 	char tmp[PATH_MAX];
 
+	if (!own_path(ident, false))
+		return err_set(e, JOURNAL_UNDO_REFUSED, "%s is not a file swaptune writes", ident);
+	if (!parents_plain(h, ident))
+		return err_set(e, JOURNAL_UNDO_REFUSED, "a directory above %s/%s is a symlink",
+			       h->root, ident);
 	snprintf(tmp, sizeof(tmp), "%s.swaptune-new", ident);
 	unlinkat(h->rootfd, tmp, 0);
 	if (detail)
@@ -763,9 +807,14 @@ int persist_undo_dir(const struct host *h, const char *ident, const char *detail
 		     struct st_err *e)
 {
 	(void)detail;
+	if (!own_path(ident, true))
+		return err_set(e, JOURNAL_UNDO_REFUSED, "%s is not a directory swaptune makes", ident);
+	if (!parents_plain(h, ident))
+		return err_set(e, JOURNAL_UNDO_REFUSED, "a directory above %s/%s is a symlink",
+			       h->root, ident);
 	/* someone else put a file in it since: then it stays */
 	if (unlinkat(h->rootfd, ident, AT_REMOVEDIR) < 0 && errno != ENOENT &&
-	    errno != ENOTEMPTY && errno != EEXIST)
+	    errno != ENOTEMPTY && errno != EEXIST && errno != ENOTDIR)
 		return err_set(e, -errno, "cannot remove directory %s/%s: %s", h->root, ident,
 			       strerror(errno));
 	return 0;

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "swaptune/journal.h"
 #include "swaptune/scratch-swap.h"
 
 #define FILE_PREFIX "swaptune-swap-"
@@ -549,16 +550,85 @@ int scratch_debugfs_umount(const struct host *h, const struct change_log *log,
 
 /* ---- undo handlers ---- */
 
+/*
+ * Rows come from the store: each handler first checks that what a row
+ * names carries swaptune's own marks (its file prefix, a /dev/loopN or
+ * /dev/zramN name, the "swaptune" label of the swap header it writes)
+ * and refuses anything else before swapoff, detach or unlink.
+ */
+
+/* "/dev/<prefix><digits>" */
+static bool dev_name_is(const char *dev, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (strncmp(dev, prefix, n) || !dev[n])
+		return false;
+	for (const char *p = dev + n; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+/*
+ * 1 when path starts with the swap header swaptune writes (label
+ * "swaptune"), or with a page of zeros when zero_ok (a file made but not
+ * yet written); 0 when not; -ENOENT when it is gone or empty.
+ */
+static int label_ours(const char *path, bool zero_ok)
+{
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	struct swap_header_v1 *hdr;
+	char *page = calloc(1, ps);
+	ssize_t n;
+	int fd, r = 0;
+
+	if (!page)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		free(page);
+		return errno == ENOENT || errno == ENXIO ? -ENOENT : 0;
+	}
+	n = pread(fd, page, ps, 0);
+	close(fd);
+	hdr = (struct swap_header_v1 *)page;
+	if (n <= 0)
+		r = -ENOENT;
+	else if ((size_t)n == ps && !memcmp(page + ps - 10, "SWAPSPACE2", 10) &&
+		 !memcmp(hdr->volume_name, "swaptune", 9))
+		r = 1;
+	else if (zero_ok) {
+		r = 1;
+		for (ssize_t i = 0; i < n && r; i++)
+			r = page[i] == 0;
+	}
+	free(page);
+	return r;
+}
+
 int scratch_undo_file(const struct host *h, const char *ident, const char *detail,
 		      struct st_err *e)
 {
 	const char *base = strrchr(ident, '/');
+	struct stat sb;
+	int r;
 
 	(void)detail;
 	if (!h->live)
 		return 0;
-	if (!base || strncmp(base + 1, FILE_PREFIX, strlen(FILE_PREFIX)))
-		return err_set(e, -EINVAL, "refusing to remove %s: not a swaptune scratch file", ident);
+	if (ident[0] != '/' || !base || strncmp(base + 1, FILE_PREFIX, strlen(FILE_PREFIX)) ||
+	    strstr(ident, "/../") || strstr(ident, "/./"))
+		return err_set(e, JOURNAL_UNDO_REFUSED, "not a swaptune scratch file name");
+	if (lstat(ident, &sb) < 0)
+		return errno == ENOENT ? 0 : err_set(e, -errno, "cannot stat %s: %s", ident, strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return err_set(e, JOURNAL_UNDO_REFUSED, "not a regular file");
+	r = label_ours(ident, true);
+	if (r == -ENOENT && sb.st_size == 0)
+		r = 1;
+	if (r <= 0)
+		return err_set(e, JOURNAL_UNDO_REFUSED, "it does not hold swaptune's swap header");
 	if (unlink(ident) < 0 && errno != ENOENT)
 		return err_set(e, -errno, "cannot remove %s: %s", ident, strerror(errno));
 	return 0;
@@ -567,12 +637,28 @@ int scratch_undo_file(const struct host *h, const char *ident, const char *detai
 int scratch_undo_loop(const struct host *h, const char *ident, const char *detail,
 		      struct st_err *e)
 {
-	int r;
+	unsigned long long sdev, sino;
+	struct loop_info64 info;
+	int fd, r;
 
 	if (!h->live)
 		return 0;
-	if (strncmp(ident, "/dev/loop", 9))
-		return err_set(e, -EINVAL, "refusing to detach %s: not a loop device", ident);
+	if (!dev_name_is(ident, "/dev/loop"))
+		return err_set(e, JOURNAL_UNDO_REFUSED, "not a loop device name");
+	if (!detail || sscanf(detail, "%llu:%llu", &sdev, &sino) != 2)
+		return err_set(e, JOURNAL_UNDO_REFUSED, "malformed journal entry");
+	fd = open(ident, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENXIO ? 0 :
+		       err_set(e, -errno, "cannot open %s: %s", ident, strerror(errno));
+	r = ioctl(fd, LOOP_GET_STATUS64, &info);
+	close(fd);
+	if (r < 0)
+		return errno == ENXIO ? 0 : err_set(e, -errno, "cannot query %s: %s", ident, strerror(errno));
+	if (info.lo_device != sdev || info.lo_inode != sino)
+		return 0;	/* serves another file now: not ours, nothing of ours left */
+	if (label_ours(ident, false) != 1)
+		return err_set(e, JOURNAL_UNDO_REFUSED, "it does not hold swaptune's swap header");
 	r = do_swapoff(h, ident, e);
 	return r < 0 ? r : loop_detach(ident, detail, e);
 }
@@ -585,6 +671,13 @@ int scratch_undo_zram(const struct host *h, const char *ident, const char *detai
 	(void)detail;
 	if (!h->live)
 		return 0;
+	if (!dev_name_is(ident, "/dev/zram"))
+		return err_set(e, JOURNAL_UNDO_REFUSED, "not a zram device name");
+	r = label_ours(ident, false);
+	if (r == -ENOENT)
+		return 0;	/* gone, or reset already (disksize 0) */
+	if (r != 1)
+		return err_set(e, JOURNAL_UNDO_REFUSED, "it does not hold swaptune's swap header");
 	r = do_swapoff(h, ident, e);
 	return r < 0 ? r : zram_reset(h, ident, e);
 }
@@ -595,8 +688,10 @@ int scratch_undo_debugfs(const struct host *h, const char *ident, const char *de
 	char abs[PATH_MAX];
 
 	(void)detail;
-	if (!h->live || strcmp(ident, HOST_DEBUGFS))
+	if (!h->live)
 		return 0;
+	if (strcmp(ident, HOST_DEBUGFS))
+		return err_set(e, JOURNAL_UNDO_REFUSED, "not the debugfs mount point");
 	host_path(h, ident, abs, sizeof(abs));
 	if (umount2(abs, UMOUNT_NOFOLLOW) < 0 && errno != EINVAL && errno != ENOENT)
 		return err_set(e, -errno, "cannot unmount %s: %s", abs, strerror(errno));

@@ -12,7 +12,8 @@
 
 #define CHANGE_COLUMNS \
 	"SELECT id, coalesce(run_id, 0), session, pid, pid_start, sysroot, kind, name," \
-	" old_value, new_value, state, temporary, created_at, finished_at, note FROM changes"
+	" old_value, new_value, state, temporary, created_at, finished_at, note," \
+	" coalesce(machine_id, ''), coalesce(boot_id, '') FROM changes"
 
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 
@@ -43,6 +44,8 @@ static void read_row(sqlite3_stmt *stmt, struct store_change *c)
 	copy_col(stmt, 12, c->created_at, sizeof(c->created_at), NULL);
 	copy_col(stmt, 13, c->finished_at, sizeof(c->finished_at), &c->has_finished);
 	copy_col(stmt, 14, c->note, sizeof(c->note), &c->has_note);
+	copy_col(stmt, 15, c->machine_id, sizeof(c->machine_id), NULL);
+	copy_col(stmt, 16, c->boot_id, sizeof(c->boot_id), NULL);
 }
 
 /* Step a prepared CHANGE_COLUMNS query to the end into a malloc'd array; finalizes it. */
@@ -84,8 +87,8 @@ int store_change_add(struct store *st, const struct store_change *c, int64_t *id
 	sqlite3_stmt *stmt;
 	int r = store_prepare(st,
 		"INSERT INTO changes (session, run_id, pid, pid_start, sysroot, kind, name,"
-		" old_value, new_value, temporary, state) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'pending')", &stmt, e);
+		" old_value, new_value, temporary, state, machine_id, boot_id) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'pending', ?11, ?12)", &stmt, e);
 
 	if (r < 0)
 		return r;
@@ -102,6 +105,10 @@ int store_change_add(struct store *st, const struct store_change *c, int64_t *id
 	if (c->has_new)
 		sqlite3_bind_text(stmt, 9, c->new_value, -1, SQLITE_STATIC);
 	sqlite3_bind_int(stmt, 10, c->temporary);
+	if (c->machine_id[0])
+		sqlite3_bind_text(stmt, 11, c->machine_id, -1, SQLITE_STATIC);
+	if (c->boot_id[0])
+		sqlite3_bind_text(stmt, 12, c->boot_id, -1, SQLITE_STATIC);
 	r = store_step_done(st, stmt, e);
 	sqlite3_finalize(stmt);
 	if (r == 0 && id)

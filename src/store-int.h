@@ -12,7 +12,13 @@
 #include "swaptune/store.h"
 
 /* Apply every migration above the file's user_version (used by store_open). */
-int migrations_apply(sqlite3 *db, struct st_err *e);
+int migrations_apply(struct store *st, struct st_err *e);
+/*
+ * An SQLite failure as the store's error: busy and damaged content exit 1
+ * ("database X is busy", "database X is damaged: ..."), a missing
+ * permission exit 3. msg (may be NULL) replaces sqlite3_errmsg().
+ */
+int store_sqlite_err(struct store *st, int rc, const char *msg, struct st_err *e);
 
 /* Run a statement without results (BEGIN, COMMIT, ...). */
 int store_exec(struct store *st, const char *sql, struct st_err *e);

@@ -48,12 +48,16 @@ int store_runs_awaiting_confirm(struct store *st, const char *sysroot,
 		" FROM changes c JOIN runs r ON r.id = c.run_id"
 		" WHERE c.state = 'pending' AND c.sysroot = ?1 AND r.kind = 'apply'"
 		" AND r.status = 'awaiting-confirm'"
+		/* another machine's pending apply is not this one's to confirm or undo */
+		" AND (?2 IS NULL OR c.machine_id IS NULL OR c.machine_id = ?2)"
 		" GROUP BY c.session ORDER BY c.run_id DESC LIMIT 1", &stmt, e);
 
 	if (r < 0)
 		return r;
 	memset(a, 0, sizeof(*a));
 	sqlite3_bind_text(stmt, 1, sysroot, -1, SQLITE_STATIC);
+	if (st->machine_id[0])
+		sqlite3_bind_text(stmt, 2, st->machine_id, -1, SQLITE_STATIC);
 	r = sqlite3_step(stmt);
 	if (r == SQLITE_ROW) {
 		cJSON *o = cJSON_Parse(col_text(stmt, 5)), *d;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,7 +47,8 @@ static int mkdir_parents(const char *file, struct st_err *e)
 			char c = *p;
 
 			*p = '\0';
-			if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			/* a directory swaptune makes holds only its stores: private */
+			if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 				return err_set_exit(e, -errno, ST_EXIT_DENIED,
 						    "cannot create database directory %s: %s (use --db PATH)",
 						    dir, strerror(errno));
@@ -58,41 +60,229 @@ static int mkdir_parents(const char *file, struct st_err *e)
 	return 0;
 }
 
+static bool denied_errno(int err)
+{
+	return err == EACCES || err == EPERM || err == EROFS;
+}
+
+/*
+ * The store's status for an SQLite result: busy beyond the timeout and
+ * damaged content are failures (exit 1), not a missing permission (exit 3).
+ */
+int store_sqlite_err(struct store *st, int rc, const char *msg, struct st_err *e)
+{
+	const char *m = msg ? msg : st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
+
+	switch (rc & 0xff) {
+	case SQLITE_BUSY: case SQLITE_LOCKED:
+		return err_set_exit(e, -EAGAIN, ST_EXIT_RUNTIME,
+				    "database %s is busy: another swaptune holds it (%s)", st->path, m);
+	case SQLITE_CORRUPT: case SQLITE_NOTADB: case SQLITE_FORMAT:
+		return err_set_exit(e, -EBADMSG, ST_EXIT_RUNTIME, "database %s is damaged: %s",
+				    st->path, m);
+	case SQLITE_READONLY: case SQLITE_PERM: case SQLITE_CANTOPEN: case SQLITE_AUTH:
+		return err_set_exit(e, -EACCES, ST_EXIT_DENIED, "cannot write database %s: %s",
+				    st->path, m);
+	default:
+		return err_set_exit(e, -EIO, ST_EXIT_RUNTIME, "database %s: %s", st->path, m);
+	}
+}
+
+/* Run sql, retrying while another process holds the lock it needs. */
+static int exec_retry(struct store *st, const char *sql, struct st_err *e)
+{
+	char *msg = NULL;
+	int rc;
+
+	for (int i = 0; ; i++) {
+		rc = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
+		if (rc == SQLITE_OK)
+			return 0;
+		if ((rc & 0xff) != SQLITE_BUSY || i >= 100)
+			break;
+		sqlite3_free(msg);
+		msg = NULL;
+		usleep(50000);
+	}
+	store_sqlite_err(st, rc, msg, e);
+	sqlite3_free(msg);
+	return e ? e->code : -EIO;
+}
+
+static int journal_mode_wal(struct store *st, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	bool wal = false;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode", -1, &stmt, NULL) == SQLITE_OK) {
+		int rc = sqlite3_step(stmt);
+
+		if (rc == SQLITE_ROW)
+			wal = !sqlite3_stricmp((const char *)sqlite3_column_text(stmt, 0), "wal");
+		sqlite3_finalize(stmt);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return store_sqlite_err(st, rc, NULL, e);
+	}
+	/* WAL needs the directory writable for its -wal and -shm files */
+	return wal ? 0 : exec_retry(st, "PRAGMA journal_mode=WAL", e);
+}
+
+/*
+ * Open path as the store file: never through a symlink, and a new store
+ * with O_EXCL so that st->created says this process made it.
+ * Returns 1 when the file cannot be written for lack of permission.
+ */
+static int open_file(struct store *st, const char *path, struct st_err *e)
+{
+	struct stat sb;
+	int fd;
+
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		int r = mkdir_parents(path, e);
+
+		if (r < 0)
+			return denied_errno(-r) && e ? (err_reset(e), 1) : r;
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			st->created = true;
+		else if (errno == EEXIST)	/* another process made it just now */
+			fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return err_set_exit(e, -ELOOP, ST_EXIT_DENIED,
+					    "refusing database %s: it is a symbolic link (give the real file with --db PATH)",
+					    path);
+		if (denied_errno(errno))
+			return 1;
+		return err_set_exit(e, -errno, ST_EXIT_DENIED,
+				    "cannot open database %s: %s (use --db PATH)", path, strerror(errno));
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		if (st->created)
+			unlink(path);
+		st->created = false;
+		return err_set_exit(e, -EINVAL, ST_EXIT_DENIED,
+				    "refusing database %s: not a regular file (use --db PATH)", path);
+	}
+	/*
+	 * Held shared while open, so that a process that made the store and
+	 * then drops it after a usage error (store_close_remove) sees that
+	 * others use it; it may have been dropped just before we got the lock
+	 */
+	if (flock(fd, LOCK_SH) == 0) {
+		struct stat now;
+
+		if (lstat(path, &now) < 0 || now.st_dev != sb.st_dev || now.st_ino != sb.st_ino) {
+			close(fd);
+			st->created = false;
+			return 2;
+		}
+	}
+	st->hold_fd1 = fd + 1;
+	return 0;
+}
+
+static int configure(struct store *st, struct st_err *e)
+{
+	int r;
+
+	sqlite3_busy_timeout(st->db, 5000);	/* before anything that takes a lock */
+	if ((r = journal_mode_wal(st, e)) < 0 ||
+	    (r = store_exec(st, "PRAGMA foreign_keys=ON", e)) < 0 ||
+	    (r = store_exec(st, "PRAGMA synchronous=NORMAL", e)) < 0)
+		return r;
+	return migrations_apply(st, e);
+}
+
+/*
+ * Without write permission: the existing store read-only if it is readable
+ * and current, else an empty in-memory one, both refusing writes
+ * (query_only), so that reading commands run and writing ones fail.
+ */
+static int open_readonly(struct store *st, struct st_err *e)
+{
+	int fd = open(st->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	st->readonly = true;
+	if (fd >= 0) {
+		close(fd);
+		if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW |
+				    SQLITE_OPEN_FULLMUTEX, NULL) == SQLITE_OK) {
+			sqlite3_busy_timeout(st->db, 5000);
+			if (store_schema_version(st) == migrations_latest())
+				return store_exec(st, "PRAGMA foreign_keys=ON", e);
+		}
+		store_close(st);
+	}
+	if (sqlite3_open_v2(":memory:", &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX,
+			    NULL) != SQLITE_OK || migrations_apply(st, e) < 0 ||
+	    store_exec(st, "PRAGMA query_only=1", e) < 0) {
+		store_close(st);
+		return err_set_exit(e, -EACCES, ST_EXIT_DENIED, "cannot open database %s (use --db PATH)",
+				    st->path);
+	}
+	return 0;
+}
+
 int store_open(struct store *st, const char *path, struct st_err *e)
 {
-	int fd, r;
+	int rc, r;
 
 	memset(st, 0, sizeof(*st));
 	snprintf(st->path, sizeof(st->path), "%s", path);
-	r = mkdir_parents(path, e);
+	for (int tries = 0; (r = open_file(st, path, e)) == 2 && tries < 20; tries++)
+		;
+	if (r == 2)
+		return err_set_exit(e, -EAGAIN, ST_EXIT_RUNTIME, "database %s keeps being replaced", path);
 	if (r < 0)
 		return r;
-	/* find out with a real errno whether the file is usable */
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return err_set_exit(e, -errno, ST_EXIT_DENIED,
-				    "cannot open database %s: %s (use --db PATH)",
-				    path, strerror(errno));
-	close(fd);
-	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			    SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-		err_set_exit(e, -EIO, ST_EXIT_DENIED, "cannot open database %s: %s", path,
-			     st->db ? sqlite3_errmsg(st->db) : "out of memory");
+	if (r > 0)
+		return open_readonly(st, e);
+	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW |
+			     SQLITE_OPEN_FULLMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		r = st->db ? store_sqlite_err(st, rc, NULL, e) :
+		    err_set(e, -ENOMEM, "out of memory");
 		store_close(st);
-		return -EIO;
+		return r;
 	}
-	sqlite3_busy_timeout(st->db, 5000);
-	/* WAL needs the directory writable for its -wal and -shm files */
-	if (store_exec(st, "PRAGMA journal_mode=WAL", e) < 0 ||
-	    store_exec(st, "PRAGMA foreign_keys=ON", e) < 0 ||
-	    store_exec(st, "PRAGMA synchronous=NORMAL", e) < 0 ||
-	    migrations_apply(st->db, e) < 0) {
-		if (e && e->code == -EIO && !e->exit)
-			e->exit = ST_EXIT_DENIED;
+	r = configure(st, e);
+	if (r < 0) {
 		store_close(st);
-		return e ? e->code : -EIO;
+		return r;
 	}
 	return 0;
+}
+
+void store_set_identity(struct store *st, const char *machine_id, const char *boot_id)
+{
+	snprintf(st->machine_id, sizeof(st->machine_id), "%s", machine_id ? machine_id : "");
+	snprintf(st->boot_id, sizeof(st->boot_id), "%s", boot_id ? boot_id : "");
+}
+
+int store_close_remove(struct store *st)
+{
+	int fd = st->hold_fd1 - 1, r = -EBUSY;
+
+	if (st->db)
+		sqlite3_close_v2(st->db);
+	st->db = NULL;
+	/* exclusive only when no other process holds the store open */
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		char side[PATH_MAX + 8];
+
+		unlink(st->path);
+		snprintf(side, sizeof(side), "%s-wal", st->path);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s-shm", st->path);
+		unlink(side);
+		r = 0;
+	}
+	store_close(st);
+	return r;
 }
 
 void store_close(struct store *st)
@@ -100,16 +290,23 @@ void store_close(struct store *st)
 	if (st->db)
 		sqlite3_close_v2(st->db);
 	st->db = NULL;
+	if (st->hold_fd1 > 0)
+		close(st->hold_fd1 - 1);
+	st->hold_fd1 = 0;
 }
 
 int store_exec(struct store *st, const char *sql, struct st_err *e)
 {
 	char *msg = NULL;
+	int rc = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
 
-	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		err_set(e, -EIO, "database %s: %s", st->path, msg ? msg : "error");
+	if (rc != SQLITE_OK) {
+		int r = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_CORRUPT ||
+			(rc & 0xff) == SQLITE_NOTADB ? store_sqlite_err(st, rc, msg, e) :
+			err_set(e, -EIO, "database %s: %s", st->path, msg ? msg : "error");
+
 		sqlite3_free(msg);
-		return -EIO;
+		return e ? r : -EIO;
 	}
 	return 0;
 }
@@ -172,7 +369,8 @@ int store_run_begin(struct store *st, const char *kind, const char *params_json,
 {
 	sqlite3_stmt *stmt;
 	int r = store_prepare(st,
-		"INSERT INTO runs (host_id, kind, pid, params) VALUES (?1, ?2, ?3, ?4)",
+		"INSERT INTO runs (host_id, kind, pid, params, machine_id, boot_id)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 		&stmt, e);
 
 	if (r < 0)
@@ -183,6 +381,10 @@ int store_run_begin(struct store *st, const char *kind, const char *params_json,
 	sqlite3_bind_int(stmt, 3, (int)getpid());
 	if (params_json)
 		sqlite3_bind_text(stmt, 4, params_json, -1, SQLITE_STATIC);
+	if (st->machine_id[0])
+		sqlite3_bind_text(stmt, 5, st->machine_id, -1, SQLITE_STATIC);
+	if (st->boot_id[0])
+		sqlite3_bind_text(stmt, 6, st->boot_id, -1, SQLITE_STATIC);
 	r = store_step_done(st, stmt, e);
 	sqlite3_finalize(stmt);
 	if (r == 0)

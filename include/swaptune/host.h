@@ -282,8 +282,8 @@ int host_self_exe(char *buf, size_t len);
 int host_read_machine_id(const struct host *h, char *buf, size_t len);
 
 /*
- * The boot id (HOST_BOOT_ID under the sysroot, first line), "unknown" when
- * absent or empty. Always 0: a missing id is not an error.
+ * This boot's id (HOST_BOOT_ID under the sysroot, first line), "" and
+ * -ENOENT when absent (a captured tree without it). In host-id.c.
  */
 int host_read_boot_id(const struct host *h, char *buf, size_t len);
 

@@ -28,6 +28,8 @@ struct journal {
 	pid_t pid;
 	uint64_t pid_start;
 	char session[48];
+	char machine_id[64];	/* recorded in each row: repair acts on its own machine's only */
+	char boot_id[64];	/* and on live state of its own boot only */
 	struct change_log log;	/* filled by journal_hooks() */
 };
 
@@ -79,18 +81,33 @@ static inline const struct change_log *journal_hooks(struct journal *j)
  */
 int journal_restore(struct journal *j, int *restored, struct st_err *e);
 
-/* Undo handler for a resource kind: remove ident (detail as noted). */
+/*
+ * Undo handler for a resource kind: remove ident (detail as noted). A row
+ * comes from the store, which anyone may have written: a handler first
+ * checks that ident is something swaptune itself could have created (its
+ * own file names, cgroup names, devices carrying its swap label) and
+ * returns JOURNAL_UNDO_REFUSED (with the reason in e) without acting when
+ * it is not; the row is then marked "refused" and a warning printed.
+ */
 typedef int (*journal_undo_fn)(const struct host *h, const char *ident,
 			       const char *detail, struct st_err *e);
+#define JOURNAL_UNDO_REFUSED (-ECANCELED)
 int journal_register_undo(const char *kind, journal_undo_fn fn);
+/* The same for a resource that outlives a reboot (a file on disk). */
+int journal_register_undo_lasting(const char *kind, journal_undo_fn fn);
 
 /* Called with one line per repaired change ("restored page-cluster to 3 ..."). */
 typedef void (*journal_report_fn)(const char *line, void *arg);
 
 /*
  * Undo every pending change under this sysroot whose owner process is gone.
- * A setting someone changed since is left alone and reported. Returns the
- * number of changes undone, or a negative error.
+ * A setting someone changed since is left alone and reported. Only rows of
+ * this machine (host_read_machine_id) are acted on: another machine's
+ * pending rows are counted and reported in one line, never undone. Live
+ * state (settings, cgroups, devices, mounts) of an earlier boot is marked
+ * "rebooted" without acting: the reboot undid it; files are still undone.
+ * A row a handler refuses is marked "refused". Returns the number of
+ * changes undone, or a negative error. A read-only store is not repaired.
  */
 int journal_repair(struct store *st, const struct host *h,
 		   journal_report_fn report, void *arg, struct st_err *e);

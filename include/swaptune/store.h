@@ -24,6 +24,11 @@ struct store {
 	struct sqlite3 *db;
 	char path[PATH_MAX];
 	int64_t host_id;	/* row of this host, set by store_register_host() */
+	bool created;		/* store_open() created the file (O_EXCL) */
+	bool readonly;		/* opened without write permission: writes fail */
+	int hold_fd1;		/* 1 + fd held with a shared flock while open; 0 = none */
+	char machine_id[64];	/* recorded in every run, see store_set_identity() */
+	char boot_id[64];
 };
 
 /* The default database path for this user. */
@@ -31,10 +36,23 @@ int store_default_path(char *out, size_t len, struct st_err *e);
 
 /*
  * Open (creating the file and its directory if needed) and migrate.
- * -EACCES / -EROFS when the path is not writable.
+ * Never through a symlink: a symlinked final component is refused (exit 3).
+ * A new store is created O_EXCL mode 0600 (st->created), missing
+ * directories 0700. Without write permission the store opens read-only
+ * (st->readonly: an empty in-memory one when the file cannot be read);
+ * every write then fails. A damaged file or a lock held beyond the busy
+ * timeout is exit 1 ("is damaged", "is busy").
  */
 int store_open(struct store *st, const char *path, struct st_err *e);
 void store_close(struct store *st);
+/*
+ * Close, and remove the store file (with its -wal and -shm) unless another
+ * process holds it open (-EBUSY: it stays). For a store this process
+ * created (st->created) and has no use for after a usage error.
+ */
+int store_close_remove(struct store *st);
+/* The machine and boot id written into every run this store begins. */
+void store_set_identity(struct store *st, const char *machine_id, const char *boot_id);
 
 /* Schema version after migrations, and the newest this build knows. */
 int store_schema_version(struct store *st);
@@ -104,11 +122,14 @@ struct store_change {
 	char created_at[32];
 	char finished_at[32];
 	char note[1024];
+	char machine_id[64];		/* of the machine that made it; "" in rows before schema 3 */
+	char boot_id[64];		/* of its boot; "" when unknown */
 };
 
 /*
  * Add c as a "pending" row (columns session, run_id, pid, pid_start,
- * sysroot, kind, name, old/new value as flagged, temporary); *id = its row.
+ * sysroot, kind, name, old/new value as flagged, temporary, machine_id and
+ * boot_id when not ""); *id = its row.
  */
 int store_change_add(struct store *st, const struct store_change *c, int64_t *id,
 		     struct st_err *e);
@@ -162,7 +183,7 @@ struct store_awaiting {
 	double deadline;		/* params "confirm_deadline_unix", 0 unknown */
 };
 
-/* The newest one: 1 and *a filled, 0 if none, < 0 on error. */
+/* The newest one of this machine (st->machine_id, when set): 1 and *a filled, 0 if none, < 0 on error. */
 int store_runs_awaiting_confirm(struct store *st, const char *sysroot,
 				struct store_awaiting *a, struct st_err *e);
 /*

@@ -454,7 +454,18 @@ static void test_undo_dir_not_empty(void **state)
 	assert_int_equal(persist_undo_dir(&h, "etc/swaptune", NULL, &e), 0);
 	assert_true(host_exists(&h, "etc/swaptune/other"));
 	/* a file already gone is fine */
-	assert_int_equal(persist_undo_file(&h, "etc/swaptune/none", NULL, &e), 0);
+	assert_int_equal(persist_undo_file(&h, PERSIST_BOOT_FILE, NULL, &e), 0);
+	/* a row naming anything but swaptune's own files is refused, untouched */
+	assert_int_equal(persist_undo_file(&h, "etc/swaptune/other", NULL, &e), JOURNAL_UNDO_REFUSED);
+	assert_true(host_exists(&h, "etc/swaptune/other"));
+	err_reset(&e);
+	assert_int_equal(persist_undo_file(&h, "/etc/hostname", "x", &e), JOURNAL_UNDO_REFUSED);
+	err_reset(&e);
+	assert_int_equal(persist_undo_file(&h, "etc/sysctl.d/../../../x", NULL, &e),
+			 JOURNAL_UNDO_REFUSED);
+	err_reset(&e);
+	assert_int_equal(persist_undo_dir(&h, "etc/ssh", NULL, &e), JOURNAL_UNDO_REFUSED);
+	err_reset(&e);
 	host_close(&h);
 	fx_remove(dir);
 }

@@ -19,6 +19,7 @@
 #include "fixture-util.h"
 #include "swaptune/advice.h"
 #include "swaptune/cgroup.h"
+#include "swaptune/journal.h"
 #include "swaptune/lock.h"
 #include "swaptune/probe.h"
 #include "swaptune/scratch-swap.h"
@@ -467,6 +468,38 @@ static void test_lock(void **state)
 	err_reset(&e);
 	assert_int_equal(host_change_lock(&h, db, "probe", &fd2, path, sizeof(path), &e), 0);
 	host_change_unlock(fd2);
+	/* a symlink or a foreign file at the lock's path is refused, never truncated */
+	{
+		char victim[PATH_MAX + 16], db2[PATH_MAX + 16], lk[PATH_MAX + 32], buf[64];
+		FILE *f;
+
+		snprintf(victim, sizeof(victim), "%s/victim", dir);
+		f = fopen(victim, "w");
+		assert_non_null(f);
+		fputs("precious data\n", f);
+		fclose(f);
+		snprintf(db2, sizeof(db2), "%s/s", dir);
+		snprintf(lk, sizeof(lk), "%s.probe.lock", db2);
+		assert_int_equal(symlink(victim, lk), 0);
+		err_reset(&e);
+		assert_true(host_change_lock(&h, db2, "probe", &fd2, path, sizeof(path), &e) < 0);
+		assert_int_equal(err_exit_status(&e), ST_EXIT_DENIED);
+		unlink(lk);
+		assert_int_equal(link(victim, lk), 0);	/* a hard link: two names */
+		err_reset(&e);
+		assert_true(host_change_lock(&h, db2, "probe", &fd2, path, sizeof(path), &e) < 0);
+		unlink(lk);
+		assert_int_equal(rename(victim, lk), 0);	/* the file itself, not a lock */
+		err_reset(&e);
+		assert_true(host_change_lock(&h, db2, "probe", &fd2, path, sizeof(path), &e) < 0);
+		assert_non_null(strstr(e.msg, "not a swaptune lock file"));
+		f = fopen(lk, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(buf, sizeof(buf), f));
+		fclose(f);
+		assert_string_equal(buf, "precious data\n");
+		unlink(lk);
+	}
 	fx_remove(dir);
 	host_close(&h);
 }
@@ -547,11 +580,20 @@ static void test_memcg_v1(void **state)
 	assert_int_equal(memcg_undo(&h, "swaptune-left-9", "v1 sys/fs/cgroup/memory/swaptune-left-9", &e), 0);
 	assert_int_equal(access(abs, F_OK), -1);
 	assert_int_equal(memcg_undo(&h, "swaptune-left-9", "v1 sys/fs/cgroup/memory/swaptune-left-9", &e), 0);
-	assert_int_equal(memcg_undo(&h, "system", "v1 sys/fs/cgroup/memory/system", &e), -EINVAL);
+	assert_int_equal(memcg_undo(&h, "system", "v1 sys/fs/cgroup/memory/system", &e),
+			 JOURNAL_UNDO_REFUSED);
 	err_reset(&e);
-	assert_int_equal(memcg_undo(&h, "swaptune-x", "v1 sys/fs/cgroup/memory/other", &e), -EINVAL);
+	assert_int_equal(memcg_undo(&h, "swaptune-x", "v1 sys/fs/cgroup/memory/other", &e),
+			 JOURNAL_UNDO_REFUSED);
 	err_reset(&e);
-	assert_int_equal(memcg_undo(&h, "swaptune-x", NULL, &e), -EINVAL);
+	assert_int_equal(memcg_undo(&h, "swaptune-x", NULL, &e), JOURNAL_UNDO_REFUSED);
+	err_reset(&e);
+	/* a group of that name, but not directly under the controller's root */
+	assert_int_equal(memcg_undo(&h, "swaptune-x", "v1 sys/fs/cgroup/memory/a/swaptune-x", &e),
+			 JOURNAL_UNDO_REFUSED);
+	err_reset(&e);
+	assert_int_equal(memcg_undo(&h, "swaptune-x", "v1 ../../sys/fs/cgroup/memory/swaptune-x", &e),
+			 JOURNAL_UNDO_REFUSED);
 	host_close(&h);
 	fx_remove(dir);
 }
@@ -650,9 +692,17 @@ static void test_scratch_sysroot(void **state)
 		struct host live;
 
 		assert_int_equal(host_open(&live, "/", &e), 0);
-		assert_int_equal(scratch_undo_file(&live, "/etc/passwd", NULL, &e), -EINVAL);
+		assert_int_equal(scratch_undo_file(&live, "/etc/passwd", NULL, &e), JOURNAL_UNDO_REFUSED);
 		err_reset(&e);
-		assert_int_equal(scratch_undo_loop(&live, "/dev/sda", "1:2 /x", &e), -EINVAL);
+		assert_int_equal(scratch_undo_file(&live, "/etc/swaptune-swap-../passwd", NULL, &e),
+				 JOURNAL_UNDO_REFUSED);
+		err_reset(&e);
+		assert_int_equal(scratch_undo_loop(&live, "/dev/sda", "1:2 /x", &e), JOURNAL_UNDO_REFUSED);
+		err_reset(&e);
+		assert_int_equal(scratch_undo_zram(&live, "/dev/sda1", NULL, &e), JOURNAL_UNDO_REFUSED);
+		err_reset(&e);
+		assert_int_equal(scratch_undo_zram(&live, "/dev/zram0/../sda", NULL, &e),
+				 JOURNAL_UNDO_REFUSED);
 		host_close(&live);
 	}
 }

@@ -82,7 +82,7 @@ static void test_open_migrate(void **state)
 		sqlite3_finalize(stmt);
 	}
 	/* applying again is a no-op */
-	assert_int_equal(migrations_apply(st.db, &e), 0);
+	assert_int_equal(migrations_apply(&st, &e), 0);
 	assert_int_equal(store_schema_version(&st), migrations_latest());
 	assert_int_equal(store_register_host(&st, "m1", "host1", "6.18", &e), 0);
 	assert_true(st.host_id > 0);
