@@ -12,8 +12,10 @@
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
 #include "swaptune/persist.h"
+#include "swaptune/fmt.h"
 
 #define HISTORY_SCHEMA "swaptune.history/1"
+#define HISTORY_LIMIT_MAX 1000000
 
 enum { OPT_LIMIT = 256, OPT_ALL };
 
@@ -94,7 +96,7 @@ static void snapshot_line(const char *settings, char *buf, size_t len)
 
 static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, long *limit, bool *all)
 {
-	char *end;
+	long long v;
 	int r;
 
 	while ((r = cmd_getopt(ctx, &cmd_history_entry, argc, argv, "", history_longopts)) != -1) {
@@ -102,10 +104,12 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, long *limit, b
 		case -2:
 			return -EINVAL;
 		case OPT_LIMIT:
-			*limit = strtol(optarg, &end, 10);
-			if (*end || *limit <= 0)
+			/* strict: no overflow, no sign, no suffix; bounded (rows are allocated) */
+			if (fmt_parse_i64(optarg, 1, HISTORY_LIMIT_MAX, &v) < 0)
 				return cmd_usage_error(ctx, &cmd_history_entry,
-						       "--limit needs a number of runs > 0, not \"%s\"", optarg);
+						       "--limit needs a number of runs from 1 to %d, not \"%s\"",
+						       HISTORY_LIMIT_MAX, optarg);
+			*limit = (long)v;
 			break;
 		case OPT_ALL:
 			*all = true;
