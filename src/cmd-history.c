@@ -154,8 +154,9 @@ static void snapshot_out(struct cmd_ctx *ctx, cJSON *js, const struct store_snap
 		char line[1024];
 
 		snapshot_line(s->settings, line, sizeof(line));
+		/* store text may hold any byte (a crafted or imported store): escape it */
 		fprintf(ctx->out, "%5s  snapshot %-5lld %-28s %s\n", "", (long long)s->info.id,
-			s->info.reason, line);
+			fmt_printable(s->info.reason), fmt_printable(line));
 	}
 }
 
@@ -191,7 +192,8 @@ static void change_out(struct cmd_ctx *ctx, cJSON *jc, const struct store_change
 		snprintf(what, sizeof(what), "directory %s/%s created", root, c->name);
 	else
 		snprintf(what, sizeof(what), "%s %s", c->kind, c->name);
-	fprintf(ctx->out, "%5s  change %-7lld %-10s %s\n", "", (long long)c->id, c->state, what);
+	fprintf(ctx->out, "%5s  change %-7lld %-10s %s\n", "", (long long)c->id,
+		fmt_printable(c->state), fmt_printable(what));
 }
 
 /* One run with its snapshots and changes, as text or into jruns. */
@@ -215,7 +217,8 @@ static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run_inf
 		else
 			fprintf(ctx->out, "\n");
 		fprintf(ctx->out, "%5lld  %-19s  %-9s  %-16s  %s\n", (long long)run->id,
-			short_time(run->started_at, t1, sizeof(t1)), run->kind, run->status, detail);
+			fmt_printable(short_time(run->started_at, t1, sizeof(t1))),
+			fmt_printable(run->kind), fmt_printable(run->status), fmt_printable(detail));
 	}
 	if ((r = store_snapshots_of_run(&ctx->store, run->id, &snaps, &n_snaps, &ctx->err)) < 0 ||
 	    (r = store_changes_of_run(&ctx->store, run->id, &chg, &n_chg, &ctx->err)) < 0)
@@ -258,7 +261,8 @@ static int history_recordings(struct cmd_ctx *ctx, cJSON *doc, long limit)
 			fprintf(ctx->out, "\nSample recordings (swaptune report --before ID --after ID):\n"
 				"%5s  %-19s  %-11s  %8s  %10s\n", "RUN", "STARTED", "STATUS", "TICKS", "DURATION");
 		fprintf(ctx->out, "%5lld  %-19s  %-11s  %8lld  %9.1fs\n", (long long)rows[i].id,
-			short_time(rows[i].started_at, t1, sizeof(t1)), rows[i].status,
+			fmt_printable(short_time(rows[i].started_at, t1, sizeof(t1))),
+			fmt_printable(rows[i].status),
 			(long long)rows[i].ticks, rows[i].duration_s);
 	}
 	free(rows);

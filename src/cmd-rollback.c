@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "swaptune/fmt.h"
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
 #include "swaptune/persist.h"
@@ -241,18 +242,20 @@ static int print_commands(struct cmd_ctx *ctx, const struct change_rollback *rb,
 
 static void print_plan(struct cmd_ctx *ctx, const struct change_rollback *rb)
 {
+	/* store text and the sysroot path may hold any byte: escape them */
 	fprintf(ctx->out, "Rolling back to snapshot %lld (%s, %s):\n", (long long)rb->target.id,
-		rb->target.reason, rb->target.taken_at);
+		fmt_printable(rb->target.reason), fmt_printable(rb->target.taken_at));
 	for (int i = 0; i < rb->n; i++)
 		if (rb->ch[i].changed)
-			fprintf(ctx->out, "  %s: %s -> %s\n", rb->ch[i].name, rb->ch[i].old_value,
-				rb->ch[i].new_value);
+			fprintf(ctx->out, "  %s: %s -> %s\n", rb->ch[i].name,
+				fmt_printable(rb->ch[i].old_value), fmt_printable(rb->ch[i].new_value));
 	for (int i = 0; i < rb->plan->n_files; i++)
 		if (rb->plan->files[i].changed)
 			fprintf(ctx->out, "  %s %s/%s\n", rb->plan->files[i].remove ? "remove" : "restore",
-				ctx->host.root, rb->plan->files[i].rel);
+				fmt_printable(ctx->host.root), fmt_printable(rb->plan->files[i].rel));
 	for (int k = 0; k < rb->n_dirs; k++)
-		fprintf(ctx->out, "  remove directory %s/%s\n", ctx->host.root, rb->dirs[k]);
+		fprintf(ctx->out, "  remove directory %s/%s\n", fmt_printable(ctx->host.root),
+			fmt_printable(rb->dirs[k]));
 }
 
 static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, int64_t *to, bool *print,

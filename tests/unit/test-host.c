@@ -140,6 +140,17 @@ static void test_kv_parse(void **state)
 	err_reset(&e);
 	assert_int_equal(kv_parse(&t, "", "/proc/vmstat", false, &e), -EBADMSG);
 	assert_string_equal(e.msg, "/proc/vmstat: empty");
+	err_reset(&e);
+	/* past 64 bits, or kB whose bytes are: corrupt, not saturated */
+	assert_int_equal(kv_parse(&t, "a 1\nnr_free_pages 18446744073709551616\n", "/proc/vmstat",
+				  false, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "/proc/vmstat: line 2: value out of range"));
+	err_reset(&e);
+	assert_int_equal(kv_parse(&t, "MemTotal: 18446744073709551615 kB\n", "/proc/meminfo",
+				  true, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "/proc/meminfo: line 1: value out of range"));
+	err_reset(&e);
+	assert_int_equal(kv_parse(&t, "nr_free_pages -5\n", "/proc/vmstat", false, &e), -EBADMSG);
 	kv_free(&t);
 }
 
