@@ -82,6 +82,7 @@ live0=$(live_state)
 root0=$(root_state)
 echo "state before:"; echo "$live0" | sed "s/^/  /"
 case $live0 in *"swaps 0"*) ;; *) skip "swap is on: the host is not in its test state" ;; esac
+case $live0 in *"loop "*|*"cgroup "*) skip "a loop device or swaptune-* cgroup is left from elsewhere: the host is not in its test state" ;; esac
 
 # the schedule: KILLS lines "op fraction" from the seed; the kill comes
 # after that fraction of the operation's measured duration
@@ -118,7 +119,8 @@ prepare() {
 	rollback-live) "$SWAPTUNE" --db "$db" apply --yes page-cluster=0 >/dev/null 2>&1 || fail "prepare $1" ;;
 	rollback-root) "$SWAPTUNE" --db "$db" --sysroot "$root" apply --yes --persist page-cluster=0 >/dev/null 2>&1 ||
 		fail "prepare $1" ;;
-	import) cp "$db" "$scratch/imp.db"; rm -f "$scratch/imp.db-wal" "$scratch/imp.db-shm" ;;
+	import) rm -f "$scratch/imp.db" "$scratch/imp.db-wal" "$scratch/imp.db-shm"
+		sqlite3 "$db" ".backup '$scratch/imp.db'" || fail "prepare import" ;;
 	esac
 }
 # back to the state before: the next status repairs; a committed apply is rolled back
@@ -183,12 +185,20 @@ while read -r op frac; do
 	rows0=$(rows "$store" "$m")
 	run_op "$op"
 	sleep "$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')"
-	if kill -9 "$pid" 2>/dev/null; then
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	# 137: SIGKILL ended it; anything else: it had exited before the kill point
+	if [ $? -eq 137 ]; then
 		killed=$((killed + 1))
 	else
 		finished=$((finished + 1))
 	fi
-	wait "$pid" 2>/dev/null
+	# a killed probe's trial dies with it (PR_SET_PDEATHSIG), a moment later:
+	# until then it is alive and its journal rows are not yet orphans
+	i=0
+	while cat "$CG"/swaptune-probe-"$pid"-*/cgroup.procs 2>/dev/null | grep -q . && [ $i -lt 50 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
 	pid=""
 	# a --confirm-within watchdog outlives its apply: it is the owner now; leave it
 	settle "$op" "$n"
