@@ -88,6 +88,11 @@ static int open_beneath(const struct host *h, const char *rel, int flags)
 	if (fd >= 0 || errno != ENOSYS)
 		return (int)fd;
 #endif
+	return host_open_beneath_fallback(h, rel, flags);
+}
+
+int host_open_beneath_fallback(const struct host *h, const char *rel, int flags)
+{
 	char full[PATH_MAX], real[PATH_MAX];
 	size_t n = strlen(h->root);
 

@@ -85,6 +85,13 @@ int host_read_u64(const struct host *h, const char *rel, uint64_t *out,
  * directory. On the live host a plain openat(). Returns the fd or -errno.
  */
 int host_openat(const struct host *h, const char *rel, int flags);
+/*
+ * host_openat()'s resolver where openat2() is missing (ENOSYS): realpath()
+ * of the sysroot path must lie in the sysroot (else errno EXDEV), then an
+ * O_NOFOLLOW open of that path. Returns the fd, or -1 with errno set.
+ * Exposed for the unit tests.
+ */
+int host_open_beneath_fallback(const struct host *h, const char *rel, int flags);
 /* Set e for a failed host_openat() of rel (r its result); returns r or -ENOENT. */
 int host_open_error(const char *rel, int r, bool write, struct st_err *e);
 /*
