@@ -65,7 +65,7 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all deps check check-unit check-cmd check-asan bench install uninstall clean calibrate \
+.PHONY: all deps check check-unit check-cmd check-asan bench install uninstall clean calibrate chaos \
 	fuzz fuzz-build fuzz-targets deb sim sim-check
 
 all: $(BIN)
@@ -160,6 +160,13 @@ bench: $(BENCH_BIN) $(BIN)
 
 calibrate: $(BIN)
 	$(Q)SWAPTUNE=$(abspath $(BIN)) sh tests/calibrate.sh
+
+# the long chaos run (live, root; changes the host: run it under the host lock)
+CHAOS_KILLS ?= 300
+CHAOS_SEED ?= $(shell date +%s)
+chaos: $(BIN)
+	$(Q)CHAOS_KILLS=$(CHAOS_KILLS) CHAOS_SEED=$(CHAOS_SEED) BUILD=$(BUILD) TOP=$(CURDIR) \
+		SWAPTUNE=$(abspath $(BIN)) sh tests/t0810-chaos-kill.sh
 
 install: swaptune
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/schema \

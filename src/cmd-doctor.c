@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "swaptune/fmt.h"
 #include "swaptune/cmd.h"
 #include "swaptune/lock.h"
 #include "swaptune/probe.h"
@@ -34,9 +35,9 @@ static void print_human(FILE *o, const struct doctor_result *res, bool ready)
 		const struct doctor_check *c = doctor_at(i);
 
 		fprintf(o, "%-*s  %-7s  %s\n", width, c->name,
-			doctor_status_name(res[i].status), res[i].message);
+			doctor_status_name(res[i].status), fmt_printable(res[i].message));
 		if (res[i].fix[0])
-			fprintf(o, "%-*s  %-7s  fix: %s\n", width, "", "", res[i].fix);
+			fprintf(o, "%-*s  %-7s  fix: %s\n", width, "", "", fmt_printable(res[i].fix));
 	}
 	count(res, n);
 	fprintf(o, "\n%s: %d ok, %d warning%s, %d failed, %d skipped\n",

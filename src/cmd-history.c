@@ -12,8 +12,10 @@
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
 #include "swaptune/persist.h"
+#include "swaptune/fmt.h"
 
 #define HISTORY_SCHEMA "swaptune.history/1"
+#define HISTORY_LIMIT_MAX 1000000
 
 enum { OPT_LIMIT = 256, OPT_ALL };
 
@@ -94,7 +96,7 @@ static void snapshot_line(const char *settings, char *buf, size_t len)
 
 static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, long *limit, bool *all)
 {
-	char *end;
+	long long v;
 	int r;
 
 	while ((r = cmd_getopt(ctx, &cmd_history_entry, argc, argv, "", history_longopts)) != -1) {
@@ -102,10 +104,12 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, long *limit, b
 		case -2:
 			return -EINVAL;
 		case OPT_LIMIT:
-			*limit = strtol(optarg, &end, 10);
-			if (*end || *limit <= 0)
+			/* strict: no overflow, no sign, no suffix; bounded (rows are allocated) */
+			if (fmt_parse_i64(optarg, 1, HISTORY_LIMIT_MAX, &v) < 0)
 				return cmd_usage_error(ctx, &cmd_history_entry,
-						       "--limit needs a number of runs > 0, not \"%s\"", optarg);
+						       "--limit needs a number of runs from 1 to %d, not \"%s\"",
+						       HISTORY_LIMIT_MAX, optarg);
+			*limit = (long)v;
 			break;
 		case OPT_ALL:
 			*all = true;
@@ -150,8 +154,9 @@ static void snapshot_out(struct cmd_ctx *ctx, cJSON *js, const struct store_snap
 		char line[1024];
 
 		snapshot_line(s->settings, line, sizeof(line));
+		/* store text may hold any byte (a crafted or imported store): escape it */
 		fprintf(ctx->out, "%5s  snapshot %-5lld %-28s %s\n", "", (long long)s->info.id,
-			s->info.reason, line);
+			fmt_printable(s->info.reason), fmt_printable(line));
 	}
 }
 
@@ -187,7 +192,8 @@ static void change_out(struct cmd_ctx *ctx, cJSON *jc, const struct store_change
 		snprintf(what, sizeof(what), "directory %s/%s created", root, c->name);
 	else
 		snprintf(what, sizeof(what), "%s %s", c->kind, c->name);
-	fprintf(ctx->out, "%5s  change %-7lld %-10s %s\n", "", (long long)c->id, c->state, what);
+	fprintf(ctx->out, "%5s  change %-7lld %-10s %s\n", "", (long long)c->id,
+		fmt_printable(c->state), fmt_printable(what));
 }
 
 /* One run with its snapshots and changes, as text or into jruns. */
@@ -211,7 +217,8 @@ static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run_inf
 		else
 			fprintf(ctx->out, "\n");
 		fprintf(ctx->out, "%5lld  %-19s  %-9s  %-16s  %s\n", (long long)run->id,
-			short_time(run->started_at, t1, sizeof(t1)), run->kind, run->status, detail);
+			fmt_printable(short_time(run->started_at, t1, sizeof(t1))),
+			fmt_printable(run->kind), fmt_printable(run->status), fmt_printable(detail));
 	}
 	if ((r = store_snapshots_of_run(&ctx->store, run->id, &snaps, &n_snaps, &ctx->err)) < 0 ||
 	    (r = store_changes_of_run(&ctx->store, run->id, &chg, &n_chg, &ctx->err)) < 0)
@@ -254,7 +261,8 @@ static int history_recordings(struct cmd_ctx *ctx, cJSON *doc, long limit)
 			fprintf(ctx->out, "\nSample recordings (swaptune report --before ID --after ID):\n"
 				"%5s  %-19s  %-11s  %8s  %10s\n", "RUN", "STARTED", "STATUS", "TICKS", "DURATION");
 		fprintf(ctx->out, "%5lld  %-19s  %-11s  %8lld  %9.1fs\n", (long long)rows[i].id,
-			short_time(rows[i].started_at, t1, sizeof(t1)), rows[i].status,
+			fmt_printable(short_time(rows[i].started_at, t1, sizeof(t1))),
+			fmt_printable(rows[i].status),
 			(long long)rows[i].ticks, rows[i].duration_s);
 	}
 	free(rows);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "swaptune/fmt.h"
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
 #include "swaptune/persist.h"
@@ -30,22 +31,71 @@ static const struct option rollback_longopts[] = {
 	{ 0, 0, 0, 0 },
 };
 
-/* A line of shell for --print. */
-static void shell_line(cJSON *cmds, FILE *out, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void shell_line(cJSON *cmds, FILE *out, const char *fmt, ...)
+/*
+ * --print writes shell that must stay inert whatever the store holds: every
+ * path and value is one single-quoted word (a ' becomes '\''), file
+ * content is written by printf '%s' of such a word (no heredoc whose
+ * delimiter the content could contain), and text in comments has its
+ * control bytes (a newline would end the comment) escaped as \xNN.
+ */
+static void put_quoted(FILE *f, const char *s)
 {
-	char buf[PERSIST_CONTENT_MAX + PATH_MAX + 64];
-	va_list ap;
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
+/* root "/" rel as one quoted word */
+static void put_quoted_path(FILE *f, const char *root, const char *rel)
+{
+	char path[PATH_MAX * 2 + 2];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	put_quoted(f, path);
+}
+
+static void put_comment_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+/* Start and finish one command of --print (built in memory, then emitted). */
+struct shell_cmd {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static FILE *cmd_start(struct shell_cmd *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->f = open_memstream(&c->buf, &c->len);
+	return c->f;
+}
+
+static void cmd_end(struct shell_cmd *c, cJSON *cmds, FILE *out)
+{
+	if (!c->f)
+		return;
+	fclose(c->f);
 	if (cmds)
-		cJSON_AddItemToArray(cmds, cJSON_CreateString(buf));
+		cJSON_AddItemToArray(cmds, cJSON_CreateString(c->buf));
 	else
-		fprintf(out, "%s\n", buf);
+		fprintf(out, "%s\n", c->buf);
+	free(c->buf);
 }
 
 /* Undo a pending --confirm-within apply now, as if its deadline had passed. */
@@ -132,32 +182,58 @@ static cJSON *plan_doc(struct cmd_ctx *ctx, const struct change_rollback *rb, bo
 static int print_commands(struct cmd_ctx *ctx, const struct change_rollback *rb, cJSON *doc)
 {
 	const struct change_setting *ch = rb->ch;
+	const char *root = ctx->host.root;
 	cJSON *cmds = doc ? cJSON_AddArrayToObject(doc, "commands") : NULL;
+	struct shell_cmd c;
+	FILE *f;
 
-	if (!doc)
-		fprintf(ctx->out, "# restore snapshot %lld (%s, %s)\n", (long long)rb->target.id,
-			rb->target.reason, rb->target.taken_at);
+	if (!doc) {
+		fprintf(ctx->out, "# restore snapshot %lld (", (long long)rb->target.id);
+		put_comment_text(ctx->out, rb->target.reason);
+		fputs(", ", ctx->out);
+		put_comment_text(ctx->out, rb->target.taken_at);
+		fputs(")\n", ctx->out);
+	}
 	for (int i = 0; i < rb->n; i++) {
-		if (!ch[i].changed)
+		if (!ch[i].changed || !(f = cmd_start(&c)))
 			continue;
-		if (ch[i].sysctl[0] && ctx->host.live)
-			shell_line(cmds, ctx->out, "sysctl -w %s=%s", ch[i].sysctl, ch[i].new_value);
-		else
-			shell_line(cmds, ctx->out, "echo %s > %s", ch[i].new_value, ch[i].path);
+		if (ch[i].sysctl[0] && ctx->host.live) {
+			char kv[sizeof(ch[i].sysctl) + sizeof(ch[i].new_value) + 2];
+
+			snprintf(kv, sizeof(kv), "%s=%s", ch[i].sysctl, ch[i].new_value);
+			fputs("sysctl -w ", f);
+			put_quoted(f, kv);
+		} else {
+			fputs("printf '%s\\n' ", f);
+			put_quoted(f, ch[i].new_value);
+			fputs(" > ", f);
+			put_quoted(f, ch[i].path);
+		}
+		cmd_end(&c, cmds, ctx->out);
 	}
 	for (int i = 0; i < rb->plan->n_files; i++) {
-		const struct persist_file *f = &rb->plan->files[i];
+		const struct persist_file *pf = &rb->plan->files[i];
 
-		if (!f->changed)
+		if (!pf->changed || !(f = cmd_start(&c)))
 			continue;
-		if (f->remove)
-			shell_line(cmds, ctx->out, "rm -f %s/%s", ctx->host.root, f->rel);
-		else
-			shell_line(cmds, ctx->out, "cat > %s/%s <<'EOF'\n%sEOF", ctx->host.root,
-				   f->rel, f->content);
+		if (pf->remove) {
+			fputs("rm -f -- ", f);
+			put_quoted_path(f, root, pf->rel);
+		} else {
+			fputs("printf '%s' ", f);
+			put_quoted(f, pf->content);
+			fputs(" > ", f);
+			put_quoted_path(f, root, pf->rel);
+		}
+		cmd_end(&c, cmds, ctx->out);
 	}
-	for (int k = 0; k < rb->n_dirs; k++)
-		shell_line(cmds, ctx->out, "rmdir %s/%s", ctx->host.root, rb->dirs[k]);
+	for (int k = 0; k < rb->n_dirs; k++) {
+		if (!(f = cmd_start(&c)))
+			continue;
+		fputs("rmdir -- ", f);
+		put_quoted_path(f, root, rb->dirs[k]);
+		cmd_end(&c, cmds, ctx->out);
+	}
 	if (!doc && !change_rollback_needed(rb))
 		fprintf(ctx->out, "# nothing to do: the settings match snapshot %lld\n",
 			(long long)rb->target.id);
@@ -166,18 +242,20 @@ static int print_commands(struct cmd_ctx *ctx, const struct change_rollback *rb,
 
 static void print_plan(struct cmd_ctx *ctx, const struct change_rollback *rb)
 {
+	/* store text and the sysroot path may hold any byte: escape them */
 	fprintf(ctx->out, "Rolling back to snapshot %lld (%s, %s):\n", (long long)rb->target.id,
-		rb->target.reason, rb->target.taken_at);
+		fmt_printable(rb->target.reason), fmt_printable(rb->target.taken_at));
 	for (int i = 0; i < rb->n; i++)
 		if (rb->ch[i].changed)
-			fprintf(ctx->out, "  %s: %s -> %s\n", rb->ch[i].name, rb->ch[i].old_value,
-				rb->ch[i].new_value);
+			fprintf(ctx->out, "  %s: %s -> %s\n", rb->ch[i].name,
+				fmt_printable(rb->ch[i].old_value), fmt_printable(rb->ch[i].new_value));
 	for (int i = 0; i < rb->plan->n_files; i++)
 		if (rb->plan->files[i].changed)
 			fprintf(ctx->out, "  %s %s/%s\n", rb->plan->files[i].remove ? "remove" : "restore",
-				ctx->host.root, rb->plan->files[i].rel);
+				fmt_printable(ctx->host.root), fmt_printable(rb->plan->files[i].rel));
 	for (int k = 0; k < rb->n_dirs; k++)
-		fprintf(ctx->out, "  remove directory %s/%s\n", ctx->host.root, rb->dirs[k]);
+		fprintf(ctx->out, "  remove directory %s/%s\n", fmt_printable(ctx->host.root),
+			fmt_printable(rb->dirs[k]));
 }
 
 static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, int64_t *to, bool *print,

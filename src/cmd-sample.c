@@ -9,6 +9,8 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,18 +239,52 @@ static int prom_format(const struct sampler *s, char *buf, size_t len)
 	return sample_prom_format(&src, buf, len);
 }
 
+/*
+ * A fresh temporary file next to path: PATH.XXXXXX.tmp with a random
+ * suffix, created O_EXCL|O_NOFOLLOW so that nothing planted there (a
+ * symlink to a root-only file, a FIFO) is opened or truncated.
+ */
+static int create_tmp(const char *path, char *tmp, size_t len, struct st_err *e)
+{
+	static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char rnd[6];
+		char sfx[7];
+		int fd;
+
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			return err_set(e, -EIO, "--prom-file %s: no random bytes", path);
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			sfx[i] = abc[rnd[i] % (sizeof(abc) - 1)];
+		sfx[6] = '\0';
+		if ((size_t)snprintf(tmp, len, "%s.%s.tmp", path, sfx) >= len)
+			return err_set(e, -ENAMETOOLONG, "--prom-file %s: path too long", path);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return err_set(e, -errno, "cannot create %s: %s (check --prom-file)", tmp,
+				       strerror(errno));
+	}
+	return err_set(e, -EEXIST, "--prom-file %s: no free temporary name", path);
+}
+
 /* tmp file next to path, then rename(): readers never see half a file */
 static int write_atomic(const char *path, const char *data, size_t n, struct st_err *e)
 {
 	char tmp[PATH_MAX];
-	int fd;
+	int fd = create_tmp(path, tmp, sizeof(tmp), e);
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= sizeof(tmp))
-		return err_set(e, -ENAMETOOLONG, "--prom-file %s: path too long", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return err_set(e, -errno, "cannot create %s: %s (check --prom-file)", tmp,
-			       strerror(errno));
+		return fd;
+	if (fchmod(fd, 0644) < 0) {
+		int saved = errno;
+
+		close(fd);
+		unlink(tmp);
+		return err_set(e, -saved, "cannot chmod %s: %s", tmp, strerror(saved));
+	}
 	while (n > 0) {
 		ssize_t w = write(fd, data, n);
 
@@ -263,6 +299,13 @@ static int write_atomic(const char *path, const char *data, size_t n, struct st_
 		}
 		data += w;
 		n -= (size_t)w;
+	}
+	if (fsync(fd) < 0) {
+		int saved = errno;
+
+		close(fd);
+		unlink(tmp);
+		return err_set(e, -saved, "cannot sync %s: %s", tmp, strerror(saved));
 	}
 	if (close(fd) < 0 || rename(tmp, path) < 0) {
 		int saved = errno;

@@ -8,6 +8,7 @@
 
 #include "swaptune/cmd.h"
 #include "swaptune/facts.h"
+#include "swaptune/fmt.h"
 
 #define LABEL "%-18s"
 #define SUBLABEL "%-16s"
@@ -29,11 +30,13 @@ static void print_swaps(FILE *o, const struct host_facts *f)
 		const struct st_swap *s = &f->swaps[i];
 		char dev[96];
 
-		snprintf(dev, sizeof(dev), "%s%s%s", s->blockdev[0] ? s->blockdev : "?",
+		snprintf(dev, sizeof(dev), "%s%s%s", s->blockdev[0] ? fmt_printable(s->blockdev) : "?",
 			 s->rotational == 1 ? ", rotational" :
 			 s->rotational == 0 ? ", non-rotational" : ", rotational unknown",
 			 s->zram ? ", zram" : "");
-		fprintf(o, "  %-24s %-9s %10s %10s %5d  %s\n", s->path, s->type,
+		/* /proc/swaps paths may hold any byte (\ooo-unescaped): escape them */
+		fprintf(o, "  %-24s %-9s %10s %10s %5d  %s\n", fmt_printable(s->path),
+			fmt_printable(s->type),
 			fmt_bytes(s->size_bytes, b1, sizeof(b1)),
 			fmt_bytes(s->used_bytes, b2, sizeof(b2)), s->priority, dev);
 	}
@@ -49,11 +52,11 @@ static void print_zswap(FILE *o, const struct host_facts *f)
 		return;
 	}
 	fprintf(o, LABEL "%s, compressor %s", "zswap", f->zswap_enabled ? "on" : "off",
-		f->zswap_compressor[0] ? f->zswap_compressor : "?");
+		f->zswap_compressor[0] ? fmt_printable(f->zswap_compressor) : "?");
 	if ((v = settings_snapshot_get(&f->settings, "zswap.max_pool_percent")) && v->present)
-		fprintf(o, ", max pool %s %%", v->value);
+		fprintf(o, ", max pool %s %%", fmt_printable(v->value));
 	if ((v = settings_snapshot_get(&f->settings, "zswap.accept_threshold_percent")) && v->present)
-		fprintf(o, ", accept %s %%", v->value);
+		fprintf(o, ", accept %s %%", fmt_printable(v->value));
 	if ((v = settings_snapshot_get(&f->settings, "zswap.shrinker_enabled")) && v->present)
 		fprintf(o, ", shrinker %s", !strcmp(v->value, "Y") ? "on" : "off");
 	fprintf(o, "\n");
@@ -65,7 +68,8 @@ static void print_zswap(FILE *o, const struct host_facts *f)
 			fprintf(o, ", compression %.2f:1", f->zswap_ratio);
 		fprintf(o, "\n");
 	} else {
-		fprintf(o, "  " SUBLABEL "no debugfs counters: %s\n", "pool", f->zswap_stats_reason);
+		fprintf(o, "  " SUBLABEL "no debugfs counters: %s\n", "pool",
+			fmt_printable(f->zswap_stats_reason));
 		if (f->zswap_meminfo)
 			fprintf(o, "  " SUBLABEL "%s compressed holding %s (meminfo)\n", "",
 				fmt_bytes(f->zswap_meminfo_bytes, b1, sizeof(b1)),
@@ -77,13 +81,15 @@ static void print_human(FILE *o, const struct host_facts *f)
 {
 	char b1[32], b2[32], pcw[64];
 
-	fprintf(o, LABEL "%s (%s)\n", "Kernel", f->kernel, f->hostname);
+	/* every string from the host is escaped: a hostname can hold ESC and newlines */
+	fprintf(o, LABEL "%s (%s)\n", "Kernel", fmt_printable(f->kernel),
+		fmt_printable(f->hostname));
 	fprintf(o, LABEL "%s total, %s available\n", "Memory",
 		fmt_bytes(f->mem_total_bytes, b1, sizeof(b1)),
 		fmt_bytes(f->mem_available_bytes, b2, sizeof(b2)));
 	print_swaps(o, f);
 	fprintf(o, LABEL "%s: %s\n", "Readahead", f->ra_algo == RA_VMA ? "VMA" : "cluster",
-		f->ra_reason);
+		fmt_printable(f->ra_reason));
 	if (f->have_page_cluster)
 		fprintf(o, "  " SUBLABEL "%s\n", "page-cluster",
 			facts_page_cluster_words(f, pcw, sizeof(pcw)));
@@ -102,7 +108,7 @@ static void print_human(FILE *o, const struct host_facts *f)
 	fprintf(o, LABEL "%s", "Cgroups", cgroup_mode_name(f->cgroup.mode));
 	if (f->cgroup.memory_v1 || f->cgroup.memory_v2)
 		fprintf(o, ", memory controller %s at /%s\n", f->cgroup.memory_v1 ? "v1" : "v2",
-			f->cgroup.memory_root);
+			fmt_printable(f->cgroup.memory_root));
 	else
 		fprintf(o, ", no memory controller\n");
 	if (f->psi_available)
@@ -112,11 +118,13 @@ static void print_human(FILE *o, const struct host_facts *f)
 		fprintf(o, LABEL "not available (kernel without CONFIG_PSI or booted psi=0)\n", "PSI");
 	if (f->pmu.hw_available)
 		fprintf(o, LABEL "hardware (%s)\n", "CPU counters",
-			f->pmu.hw_pmu_name[0] ? f->pmu.hw_pmu_name : "cpu");
+			f->pmu.hw_pmu_name[0] ? fmt_printable(f->pmu.hw_pmu_name) : "cpu");
 	else if (f->pmu.sw_available)
-		fprintf(o, LABEL "software events only: %s\n", "CPU counters", f->pmu.hw_reason);
+		fprintf(o, LABEL "software events only: %s\n", "CPU counters",
+			fmt_printable(f->pmu.hw_reason));
 	else
-		fprintf(o, LABEL "none: %s\n", "CPU counters", f->pmu.sw_reason);
+		fprintf(o, LABEL "none: %s\n", "CPU counters",
+			fmt_printable(f->pmu.sw_reason));
 }
 
 static const struct option status_longopts[] = {

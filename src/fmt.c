@@ -127,3 +127,52 @@ const char *fmt_bytes(unsigned long long b, char *buf, size_t len)
 		snprintf(buf, len, "%.1f %s", v, unit[u]);
 	return buf;
 }
+
+/*
+ * Copy s into buf with every byte a terminal could act on escaped as \xNN:
+ * C0 controls (newline and ESC included), DEL, C1 controls (U+0080-U+009F)
+ * and bytes that are not valid UTF-8. Printable UTF-8 passes unchanged.
+ */
+const char *fmt_escape(const char *s, char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t o = 0;
+
+	if (len == 0)
+		return buf;
+	while (*p && o + 5 < len) {
+		int n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 :
+			(*p & 0xf8) == 0xf0 ? 4 : 0;
+		bool ok = n > 0;
+
+		for (int k = 1; ok && k < n; k++)
+			ok = (p[k] & 0xc0) == 0x80;
+		if (ok && n == 1)
+			ok = *p >= 0x20 && *p != 0x7f;
+		if (ok && n == 2)
+			ok = *p >= 0xc2 && !(*p == 0xc2 && p[1] < 0xa0);	/* overlong, C1 */
+		if (ok && n == 3)
+			ok = !(*p == 0xe0 && p[1] < 0xa0);			/* overlong */
+		if (ok && n == 4)
+			ok = *p <= 0xf4 && !(*p == 0xf0 && p[1] < 0x90);
+		if (!ok) {
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", *p++);
+			continue;
+		}
+		if (o + (size_t)n >= len)
+			break;
+		memcpy(buf + o, p, (size_t)n);
+		o += (size_t)n;
+		p += n;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+const char *fmt_printable(const char *s)
+{
+	static char ring[FMT_PRINTABLE_SLOTS][FMT_PRINTABLE_LEN];
+	static unsigned next;
+
+	return fmt_escape(s, ring[next++ % FMT_PRINTABLE_SLOTS], FMT_PRINTABLE_LEN);
+}

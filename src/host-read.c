@@ -33,11 +33,14 @@ static bool is_blank(char c)
 /*
  * Split line [p, eol): the key runs to the first blank (or ':' with
  * kb_units, as in "SwapTotal:  123 kB"); the value is the decimal number
- * after blanks and colons, saturating at UINT64_MAX; with kb_units a "kB"
- * unit makes it bytes. False when the line has no number after its key.
+ * after blanks and colons; with kb_units a "kB" unit makes it bytes.
+ * Returns 1, 0 when the line has no number after its key (a sign is not a
+ * number: counters are never negative), -ERANGE when the number (or its
+ * bytes) does not fit 64 bits: a kernel never prints one, so such a file is
+ * corrupt rather than saturated.
  */
-static bool kv_split(const char *p, const char *eol, bool kb_units, size_t *keylen,
-		     uint64_t *val)
+static int kv_split(const char *p, const char *eol, bool kb_units, size_t *keylen,
+		    uint64_t *val)
 {
 	const char *q = p;
 	uint64_t x = 0;
@@ -48,18 +51,23 @@ static bool kv_split(const char *p, const char *eol, bool kb_units, size_t *keyl
 	while (q < eol && (is_blank(*q) || *q == ':'))
 		q++;
 	if (q == eol || *q < '0' || *q > '9')
-		return false;
+		return 0;
 	for (; q < eol && *q >= '0' && *q <= '9'; q++) {
 		unsigned d = (unsigned)(*q - '0');
 
-		x = x > (UINT64_MAX - d) / 10 ? UINT64_MAX : x * 10 + d;
+		if (x > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		x = x * 10 + d;
 	}
 	while (q < eol && is_blank(*q))
 		q++;
-	if (kb_units && eol - q >= 2 && !memcmp(q, "kB", 2))
-		x = x > UINT64_MAX / 1024 ? UINT64_MAX : x * 1024;
+	if (kb_units && eol - q >= 2 && !memcmp(q, "kB", 2)) {
+		if (x > UINT64_MAX / 1024)
+			return -ERANGE;
+		x *= 1024;
+	}
 	*val = x;
-	return true;
+	return 1;
 }
 
 /* ---- key/value tables ---- */
@@ -134,7 +142,12 @@ int kv_parse(struct st_kvtab *t, const char *text, const char *name,
 			p = nl ? nl + 1 : eol;
 			continue;
 		}
-		if (!kv_split(p, eol, kb_units, &kl, &v) || kl == 0)
+		int got = kv_split(p, eol, kb_units, &kl, &v);
+
+		if (got < 0)
+			return err_set(e, -EBADMSG, "%s: line %d: value out of range in \"%.*s\"",
+				       name, line, (int)(eol - p < 60 ? eol - p : 60), p);
+		if (!got || kl == 0)
 			return err_set(e, -EBADMSG, "%s: line %d: expected \"key value\", found \"%.*s\"",
 				       name, line, (int)(eol - p < 60 ? eol - p : 60), p);
 		snprintf(key, sizeof(key), "%.*s", (int)kl, p);
@@ -225,6 +238,29 @@ int host_read_zswap_stats(const struct host *h, struct st_kvtab *t,
 
 /* ---- PSI ---- */
 
+/* scanf takes "-5" and 1e999 as numbers: no PSI average or total is either */
+static bool psi_sane(const char *l, const struct st_psi_line *pl)
+{
+	const char *eol = strchr(l, '\n'), *t = strstr(l, "total=");
+	const char *q;
+	uint64_t x = 0;
+
+	if (!eol)
+		eol = l + strlen(l);
+	if (memchr(l, '-', (size_t)(eol - l)))
+		return false;
+	if (!(pl->avg10 <= 100.0 && pl->avg60 <= 100.0 && pl->avg300 <= 100.0))
+		return false;
+	if (!t || t > eol)
+		return false;
+	for (q = t + 6; q < eol && *q >= '0' && *q <= '9'; q++) {
+		if (x > (UINT64_MAX - (unsigned)(*q - '0')) / 10)
+			return false;
+		x = x * 10 + (unsigned)(*q - '0');
+	}
+	return true;
+}
+
 int psi_parse(struct st_psi *p, const char *text, const char *name,
 	      struct st_err *e)
 {
@@ -241,6 +277,9 @@ int psi_parse(struct st_psi *p, const char *text, const char *name,
 		if (sscanf(l, "%7s avg10=%lf avg60=%lf avg300=%lf total=%llu", kind,
 			   &pl.avg10, &pl.avg60, &pl.avg300, &total) != 5)
 			return err_set(e, -EBADMSG, "%s: line %d: unexpected format", name, line);
+		if (!psi_sane(l, &pl))
+			return err_set(e, -EBADMSG, "%s: line %d: value negative or out of range",
+				       name, line);
 		pl.total_us = total;
 		if (!strcmp(kind, "some"))
 			p->some = pl;
@@ -291,9 +330,11 @@ static int file_ensure_open(const struct host *h, struct host_file *f, uint64_t 
 		return 0;
 	if (now_ns < f->retry_ns)
 		return -EAGAIN;
-	f->fd = openat(h->rootfd, f->rel, O_RDONLY | O_CLOEXEC);
+	f->fd = host_openat(h, f->rel, O_RDONLY);
 	if (f->fd < 0) {
-		int r = errno == ENOTDIR ? -ENOENT : -errno;
+		int r = f->fd == -ENOTDIR ? -ENOENT : f->fd;
+
+		f->fd = -1;
 
 		snprintf(f->why, sizeof(f->why), "/%s: %s", f->rel,
 			 r == -ENOENT ? "not available" : strerror(-r));
@@ -382,7 +423,7 @@ static void kvfile_learn(struct host_kvfile *f, const char *text, size_t n)
 
 		if (!eol)
 			eol = end;
-		got = kv_split(p, eol, f->kb_units, &kl, &v);
+		got = kv_split(p, eol, f->kb_units, &kl, &v) > 0;
 		k = kvfile_key(f, p, kl);
 		if (k >= 0) {
 			if (line < HOST_KVFILE_LINES) {
@@ -419,7 +460,7 @@ void host_kvfile_parse(struct host_kvfile *f, const char *text, size_t n)
 			if (!eol)
 				eol = end;
 			if (k >= 0) {
-				got = kv_split(p, eol, f->kb_units, &kl, &v);
+				got = kv_split(p, eol, f->kb_units, &kl, &v) > 0;
 				if (kl != f->keylen[k] || memcmp(p, f->keys[k], kl))
 					goto relearn;
 				f->val[k] = v;

@@ -8,10 +8,12 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -63,6 +65,100 @@ static const char *relname(const char *rel)
 	return rel;
 }
 
+/*
+ * Open rel beneath the sysroot. On the live host ("/") this is a plain
+ * openat(): /proc and /sys files are regular or behave. Under a captured
+ * tree the path is resolved beneath the tree: symlinks inside it (such as
+ * sys/class/block/vda -> ../../devices/...) work, a symlink or ".." that
+ * leaves it fails with -EXDEV; and a FIFO, device or socket where a kernel
+ * file is expected is refused with -EINVAL (opened O_NONBLOCK, so it never
+ * blocks), a directory with -EISDIR. openat2(RESOLVE_BENEATH) does the
+ * resolving; where the kernel lacks it (ENOSYS) the fallback is a realpath()
+ * prefix check followed by an O_NOFOLLOW open of the resolved path.
+ */
+static int open_beneath(const struct host *h, const char *rel, int flags)
+{
+#ifdef SYS_openat2
+	struct open_how how = {
+		.flags = (uint64_t)flags,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, h->rootfd, rel, &how, sizeof(how));
+
+	if (fd >= 0 || errno != ENOSYS)
+		return (int)fd;
+#endif
+	return host_open_beneath_fallback(h, rel, flags);
+}
+
+int host_open_beneath_fallback(const struct host *h, const char *rel, int flags)
+{
+	char full[PATH_MAX], real[PATH_MAX];
+	size_t n = strlen(h->root);
+
+	if ((size_t)snprintf(full, sizeof(full), "%s/%s", h->root, rel) >= sizeof(full)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (!realpath(full, real))
+		return -1;
+	if (strncmp(real, h->root, n) || (real[n] != '/' && real[n] != '\0')) {
+		errno = EXDEV;
+		return -1;
+	}
+	return open(real, flags | O_NOFOLLOW);
+}
+
+int host_openat(const struct host *h, const char *rel, int flags)
+{
+	struct stat st;
+	int fd;
+
+	rel = relname(rel);
+	if (h->live) {
+		fd = openat(h->rootfd, rel, flags | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	fd = open_beneath(h, rel, flags | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return errno == ELOOP ? -EXDEV : -errno;
+	if (fstat(fd, &st) < 0) {
+		int saved = errno;
+
+		close(fd);
+		return -saved;
+	}
+	if ((flags & O_DIRECTORY) ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	/* reads and writes of a regular file do not block either way */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+/* The error for a failed host_openat(), naming the file. */
+int host_open_error(const char *rel, int r, bool write, struct st_err *e)
+{
+	rel = relname(rel);
+	switch (r) {
+	case -ENOENT:
+	case -ENOTDIR:
+		return err_set(e, -ENOENT, "/%s: not available on this kernel", rel);
+	case -EXDEV:
+		return err_set_exit(e, -EXDEV, ST_EXIT_USAGE, "/%s: resolves outside the sysroot (a symlink or \"..\" leaves the tree); refused",
+			       rel);
+	case -EINVAL:
+		return err_set(e, -EINVAL, "/%s: not a regular file (a FIFO, device or socket) in the sysroot; refused",
+			       rel);
+	case -EISDIR:
+		return err_set_exit(e, -EISDIR, ST_EXIT_USAGE, "/%s: is a directory, not a file", rel);
+	default:
+		return err_set(e, r, "cannot open /%s%s: %s", rel, write ? " for writing" : "",
+			       strerror(-r));
+	}
+}
+
 bool host_exists(const struct host *h, const char *rel)
 {
 	return faccessat(h->rootfd, relname(rel), F_OK, 0) == 0;
@@ -83,12 +179,9 @@ ssize_t host_read(const struct host *h, const char *rel, char *buf, size_t len,
 	rel = relname(rel);
 	if (len == 0)
 		return err_set(e, -EINVAL, "host_read: empty buffer");
-	fd = openat(h->rootfd, rel, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return err_set(e, -ENOENT, "/%s: not available on this kernel", rel);
-		return err_set(e, -errno, "cannot open /%s: %s", rel, strerror(errno));
-	}
+	fd = host_openat(h, rel, O_RDONLY);
+	if (fd < 0)
+		return host_open_error(rel, fd, false, e);
 	for (;;) {
 		if (off + 1 >= len) {
 			close(fd);
@@ -173,12 +266,10 @@ int host_write(const struct host *h, const char *rel, const char *val,
 	int fd;
 
 	rel = relname(rel);
-	fd = openat(h->rootfd, rel, O_WRONLY | O_CLOEXEC | (h->live ? 0 : O_TRUNC));
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return err_set(e, -ENOENT, "/%s: not available on this kernel", rel);
-		return err_set(e, -errno, "cannot open /%s for writing: %s", rel, strerror(errno));
-	}
+	/* under a sysroot: beneath the tree, an existing regular file only */
+	fd = host_openat(h, rel, O_WRONLY | (h->live ? 0 : O_TRUNC));
+	if (fd < 0)
+		return host_open_error(rel, fd, true, e);
 	w = write(fd, val, n);
 	if (w < 0 || (size_t)w != n) {
 		int saved = w < 0 ? errno : EIO;
@@ -305,6 +396,14 @@ int host_read_swaps(const struct host *h, struct st_swap *out, int max, int *n,
 		if (sscanf(p, "%255s %15s %llu %llu %d", s.path, s.type, &size_kb,
 			   &used_kb, &prio) != 5)
 			return err_set(e, -EBADMSG, "/%s: line %d: cannot parse \"%.60s\"",
+				       HOST_SWAPS, line, p);
+		/* sizes are kB: a sign, or bytes beyond 64 bits, is a corrupt file */
+		if (strchr(p, '-') && sscanf(p, "%*s %*s %*[0-9] %*[0-9] %d", &prio) != 1)
+			return err_set(e, -EBADMSG, "/%s: line %d: negative size in \"%.60s\"",
+				       HOST_SWAPS, line, p);
+		if (size_kb > UINT64_MAX / 1024 || used_kb > UINT64_MAX / 1024 ||
+		    size_kb == ULLONG_MAX || used_kb == ULLONG_MAX)
+			return err_set(e, -EBADMSG, "/%s: line %d: size out of range in \"%.60s\"",
 				       HOST_SWAPS, line, p);
 		s.size_bytes = size_kb * 1024;
 		s.used_bytes = used_kb * 1024;
@@ -454,12 +553,9 @@ int host_list_dir(const struct host *h, const char *rel, char *buf, size_t len,
 
 	rel = relname(rel);
 	buf[0] = '\0';
-	fd = openat(h->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return err_set(e, -ENOENT, "/%s: not available", rel);
-		return err_set(e, -errno, "cannot open /%s: %s", rel, strerror(errno));
-	}
+	fd = host_openat(h, rel, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return host_open_error(rel, fd, false, e);
 	dir = fdopendir(fd);
 	if (!dir) {
 		close(fd);

@@ -121,7 +121,8 @@ validate history "$scratch/hist.json"
 # rollback (default: undo the latest apply, back to snapshot 3)
 st rollback --print >"$scratch/print" || fail "rollback --print: exit $?"
 sed "s|$root|ROOT|g" "$scratch/print" | sed 's/(before apply, .*)$/(before apply)/' >"$scratch/print.txt"
-printf '%s\n' '# restore snapshot 3 (before apply)' 'echo 0 > ROOT/proc/sys/vm/page-cluster' >"$scratch/print.want"
+# every path and value is a single-quoted word (see t0308-rollback-print-quoting.sh)
+printf '%s\n' '# restore snapshot 3 (before apply)' "printf '%s\\n' '0' > 'ROOT/proc/sys/vm/page-cluster'" >"$scratch/print.want"
 same "$scratch/print.txt" "$scratch/print.want"
 st rollback --yes >"$scratch/rb1" || fail "rollback: exit $?"
 [ "$(cat "$P")" = 0 ] || fail "page-cluster is $(cat "$P") after the first rollback, want 0"
@@ -133,12 +134,12 @@ st rollback --print >"$scratch/print2" || fail "rollback --print (2): exit $?"
 sed "s|$root|ROOT|g" "$scratch/print2" | sed 's/(before apply, .*)$/(before apply)/' >"$scratch/print2.txt"
 cat >"$scratch/print2.want" <<'TXT'
 # restore snapshot 1 (before apply)
-echo 3 > ROOT/proc/sys/vm/page-cluster
-echo N > ROOT/sys/module/zswap/parameters/enabled
-echo lzo > ROOT/sys/module/zswap/parameters/compressor
-rm -f ROOT/etc/sysctl.d/90-swaptune.conf
-rm -f ROOT/etc/swaptune/boot.conf
-rmdir ROOT/etc/swaptune
+printf '%s\n' '3' > 'ROOT/proc/sys/vm/page-cluster'
+printf '%s\n' 'N' > 'ROOT/sys/module/zswap/parameters/enabled'
+printf '%s\n' 'lzo' > 'ROOT/sys/module/zswap/parameters/compressor'
+rm -f -- 'ROOT/etc/sysctl.d/90-swaptune.conf'
+rm -f -- 'ROOT/etc/swaptune/boot.conf'
+rmdir -- 'ROOT/etc/swaptune'
 TXT
 same "$scratch/print2.txt" "$scratch/print2.want"
 st rollback --yes --json >"$scratch/rb2.json" || fail "second rollback: exit $?"

@@ -6,6 +6,7 @@
 #ifndef SWAPTUNE_FMT_H
 #define SWAPTUNE_FMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -27,5 +28,19 @@ int fmt_parse_i64(const char *s, long long min, long long max, long long *out);
 int fmt_parse_real(const char *s, double min, double max, double *out);
 /* "1.5 GiB", "512 B": into buf, which is returned. */
 const char *fmt_bytes(unsigned long long b, char *buf, size_t len);
+
+/*
+ * Text from outside (hostname, /proc/swaps paths, store rows) for a
+ * human-readable line: control bytes (newline, ESC...), DEL, C1 controls and
+ * invalid UTF-8 become \xNN; printable UTF-8 is kept. fmt_escape() writes
+ * into buf (truncating) and returns it; fmt_printable() uses one of
+ * FMT_PRINTABLE_SLOTS static buffers in turn, so up to that many results may
+ * be used in one printf (not thread-safe; truncates at FMT_PRINTABLE_LEN).
+ * JSON output needs neither: cJSON escapes.
+ */
+const char *fmt_escape(const char *s, char *buf, size_t len);
+#define FMT_PRINTABLE_SLOTS 16
+#define FMT_PRINTABLE_LEN 2048
+const char *fmt_printable(const char *s);
 
 #endif

@@ -76,7 +76,28 @@ int host_read_line(const struct host *h, const char *rel, char *buf, size_t len,
 /* Read a single unsigned integer file. -EBADMSG on garbage. */
 int host_read_u64(const struct host *h, const char *rel, uint64_t *out,
 		  struct st_err *e);
-/* Write val (a newline is not added) to rel; the kernel's error is reported. */
+/*
+ * Open rel (flags as open(2); O_CLOEXEC is added). Under a sysroot the path
+ * resolves beneath the tree (openat2 RESOLVE_BENEATH, or a realpath prefix
+ * check where openat2 is missing): -EXDEV when a symlink or ".." leaves it;
+ * and only a regular file (a directory with O_DIRECTORY) is accepted, opened
+ * without blocking: -EINVAL for a FIFO, device or socket, -EISDIR for a
+ * directory. On the live host a plain openat(). Returns the fd or -errno.
+ */
+int host_openat(const struct host *h, const char *rel, int flags);
+/*
+ * host_openat()'s resolver where openat2() is missing (ENOSYS): realpath()
+ * of the sysroot path must lie in the sysroot (else errno EXDEV), then an
+ * O_NOFOLLOW open of that path. Returns the fd, or -1 with errno set.
+ * Exposed for the unit tests.
+ */
+int host_open_beneath_fallback(const struct host *h, const char *rel, int flags);
+/* Set e for a failed host_openat() of rel (r its result); returns r or -ENOENT. */
+int host_open_error(const char *rel, int r, bool write, struct st_err *e);
+/*
+ * Write val (a newline is not added) to rel; the kernel's error is reported.
+ * Under a sysroot only an existing regular file beneath the tree is written.
+ */
 int host_write(const struct host *h, const char *rel, const char *val,
 	       struct st_err *e);
 

@@ -59,12 +59,30 @@ static void test_parse_size(void **state)
 	assert_int_equal(fmt_parse_size("1MX", &b), -EINVAL);
 }
 
+static void test_escape(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_string_equal(fmt_escape("plain /dev/vdb", b, sizeof(b)), "plain /dev/vdb");
+	assert_string_equal(fmt_escape("a\033[2J\nb\r\x7f", b, sizeof(b)), "a\\x1b[2J\\x0ab\\x0d\\x7f");
+	/* printable UTF-8 stays; C1 (U+009B) and invalid bytes do not */
+	assert_string_equal(fmt_escape("caf\xc3\xa9", b, sizeof(b)), "caf\xc3\xa9");
+	assert_string_equal(fmt_escape("\xc2\x9b", b, sizeof(b)), "\\xc2\\x9b");
+	assert_string_equal(fmt_escape("\x9b" "1m\xff", b, sizeof(b)), "\\x9b" "1m\\xff");
+	assert_string_equal(fmt_escape(NULL, b, sizeof(b)), "");
+	/* truncates, never splits an escape */
+	assert_string_equal(fmt_escape("\033\033\033", b, 8), "\\x1b");
+	assert_string_equal(fmt_printable("x\ny"), "x\\x0ay");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

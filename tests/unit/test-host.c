@@ -13,7 +13,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include "fixture-util.h"
@@ -100,6 +106,63 @@ static void test_read_values(void **state)
 	fx_remove(dir);
 }
 
+/* Under a sysroot: links inside the tree work, links out of it do not. */
+static void test_open_beneath(void **state)
+{
+	char dir[PATH_MAX], link[PATH_MAX + 64], cmd[PATH_MAX * 2 + 64], buf[64];
+	struct st_err e = {0};
+	struct host h;
+	int fd;
+
+	(void)state;
+	fx_copy("vm-v1", dir);
+	fx_host(&h, dir);
+	fx_write(dir, "inside", "7\n");
+	snprintf(cmd, sizeof(cmd), "echo 5 >'%s.outside'", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(link, sizeof(link), "%s/proc/in", dir);
+	assert_int_equal(symlink("../inside", link), 0);
+	snprintf(link, sizeof(link), "%s/proc/out", dir);
+	snprintf(cmd, sizeof(cmd), "%s.outside", strrchr(dir, '/') + 1);
+	snprintf(buf, sizeof(buf), "../../%.50s", cmd);
+	assert_int_equal(symlink(buf, link), 0);
+	snprintf(link, sizeof(link), "%s/proc/abs", dir);
+	snprintf(cmd, sizeof(cmd), "%s.outside", dir);
+	assert_int_equal(symlink(cmd, link), 0);
+
+	/* openat2, and the realpath fallback, agree */
+	for (int fb = 0; fb < 2; fb++) {
+		fd = fb ? host_open_beneath_fallback(&h, "proc/in", O_RDONLY) :
+			  host_openat(&h, "proc/in", O_RDONLY);
+		assert_true(fd >= 0);
+		close(fd);
+		errno = 0;
+		fd = fb ? host_open_beneath_fallback(&h, "proc/out", O_RDONLY) :
+			  host_openat(&h, "proc/out", O_RDONLY);
+		assert_true(fd < 0);
+		assert_int_equal(fb ? errno : -fd, EXDEV);
+		errno = 0;
+		fd = fb ? host_open_beneath_fallback(&h, "proc/abs", O_WRONLY) :
+			  host_openat(&h, "proc/abs", O_WRONLY);
+		assert_true(fd < 0);
+		assert_int_equal(fb ? errno : -fd, EXDEV);
+	}
+	assert_int_equal(host_write(&h, "proc/abs", "0", &e), -EXDEV);
+	assert_non_null(strstr(e.msg, "outside the sysroot"));
+	snprintf(cmd, sizeof(cmd), "%s.outside", dir);
+	{
+		FILE *f = fopen(cmd, "r");
+
+		assert_non_null(f);
+		assert_non_null(fgets(buf, sizeof(buf), f));
+		fclose(f);
+		assert_string_equal(buf, "5\n");
+	}
+	unlink(cmd);
+	host_close(&h);
+	fx_remove(dir);
+}
+
 static void test_kv_parse(void **state)
 {
 	struct st_err e = {0};
@@ -140,6 +203,17 @@ static void test_kv_parse(void **state)
 	err_reset(&e);
 	assert_int_equal(kv_parse(&t, "", "/proc/vmstat", false, &e), -EBADMSG);
 	assert_string_equal(e.msg, "/proc/vmstat: empty");
+	err_reset(&e);
+	/* past 64 bits, or kB whose bytes are: corrupt, not saturated */
+	assert_int_equal(kv_parse(&t, "a 1\nnr_free_pages 18446744073709551616\n", "/proc/vmstat",
+				  false, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "/proc/vmstat: line 2: value out of range"));
+	err_reset(&e);
+	assert_int_equal(kv_parse(&t, "MemTotal: 18446744073709551615 kB\n", "/proc/meminfo",
+				  true, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "/proc/meminfo: line 1: value out of range"));
+	err_reset(&e);
+	assert_int_equal(kv_parse(&t, "nr_free_pages -5\n", "/proc/vmstat", false, &e), -EBADMSG);
 	kv_free(&t);
 }
 
@@ -616,6 +690,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open),
 		cmocka_unit_test(test_read_values),
+		cmocka_unit_test(test_open_beneath),
 		cmocka_unit_test(test_kv_parse),
 		cmocka_unit_test(test_vmstat_meminfo),
 		cmocka_unit_test(test_swaps),
