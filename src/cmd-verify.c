@@ -29,7 +29,7 @@
 #define VERIFY_SCHEMA "swaptune.verify/1"
 #define ARGV_MAX 64
 
-enum { OPT_RUN = 256, OPT_REPS, OPT_YES, OPT_DRY_RUN, OPT_SCRATCH_DIR, OPT_MIN_EFFECT, OPT_PROGRESS };
+enum { OPT_RUN = 256, OPT_REPS, OPT_YES, OPT_DRY_RUN, OPT_SCRATCH_DIR, OPT_MIN_EFFECT, OPT_PROGRESS, OPT_ARM };
 
 static const struct option verify_longopts[] = {
 	{ "run", required_argument, NULL, OPT_RUN },
@@ -39,6 +39,7 @@ static const struct option verify_longopts[] = {
 	{ "scratch-dir", required_argument, NULL, OPT_SCRATCH_DIR },
 	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 	{ "progress", required_argument, NULL, OPT_PROGRESS },
+	{ "arm", required_argument, NULL, OPT_ARM },
 	{ 0, 0, 0, 0 },
 };
 
@@ -347,6 +348,11 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct verify_
 		case OPT_SCRATCH_DIR:
 			snprintf(o->scratch, sizeof(o->scratch), "%s", optarg);
 			break;
+		case OPT_ARM:
+			if (!*optarg || strlen(optarg) >= sizeof(o->t.arm))
+				return cmd_usage_error(ctx, &cmd_verify_entry, "--arm needs an arm name");
+			snprintf(o->t.arm, sizeof(o->t.arm), "%s", optarg);
+			break;
 		case OPT_PROGRESS:
 			if (cmd_parse_progress(optarg, &o->progress) < 0)
 				return cmd_usage_error(ctx, &cmd_verify_entry, "--progress is auto, tty, plain or none");
@@ -357,6 +363,8 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct verify_
 	}
 	if (optind < argc)
 		return cmd_usage_error(ctx, &cmd_verify_entry, "unexpected argument \"%s\"", argv[optind]);
+	if (o->t.arm[0] && !o->t.probe_run)
+		return cmd_usage_error(ctx, &cmd_verify_entry, "--arm needs --run ID");
 	return 0;
 }
 
@@ -580,6 +588,7 @@ out:
 
 static const struct cmd_option verify_options[] = {
 	{ "--run ID", "repeat probe run ID instead of the one behind the applied setting" },
+	{ "--arm NAME", "with --run: judge arm NAME (e.g. the one a fleet rollout applied) instead of the run's recommended arm" },
 	{ "--reps N", "measured rounds for the re-run (default: as the original run)" },
 	{ "--min-effect PCT", "smallest improvement that counts, in percent (default 2)" },
 	{ "--scratch-dir DIR", "directory for the probe's scratch swap file" },
@@ -592,7 +601,7 @@ static const struct cmd_option verify_options[] = {
 const struct cmd_entry cmd_verify_entry = {
 	.name = "verify",
 	.summary = "re-run the probe behind the applied setting and check the benefit still holds",
-	.usage = "[--run ID] [--reps N] [--min-effect PCT] [--yes] [--dry-run] [--progress MODE]",
+	.usage = "[--run ID [--arm NAME]] [--reps N] [--min-effect PCT] [--yes] [--dry-run] [--progress MODE]",
 	.options = verify_options,
 	.answers = "0 the benefit holds, 10 it no longer holds, 11 inconclusive (--dry-run: 0)",
 	.exec = verify_exec,

@@ -2,7 +2,7 @@
 # verify without a live probe: --progress takes auto|tty|plain|none like
 # probe's (anything else is a usage error, exit 2, naming the choices), and
 # --help states the answers the exit status carries (0 holds, 10 no longer
-# holds, 11 inconclusive) apart from the errors.
+# holds, 11 inconclusive) apart from the errors; --arm needs --run.
 . "$(dirname "$0")/lib.sh"
 
 db=$scratch/db
@@ -19,6 +19,9 @@ for m in auto tty plain none; do
 	[ $rc -eq 1 ] && grep -q 'nothing to verify' "$scratch/err" ||
 		fail "verify --progress $m: exit $rc: $(cat "$scratch/err")"
 done
+"$SWAPTUNE" --db "$db" verify --arm pc0 >/dev/null 2>"$scratch/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q -- '--arm needs --run ID' "$scratch/err" || fail "verify --arm without --run: exit $rc: $(cat "$scratch/err")"
 "$SWAPTUNE" verify --help >"$scratch/help" || fail "verify --help failed"
 grep -q -- '--progress MODE' "$scratch/help" || fail "--help lacks --progress"
 grep -q '^Exit status: 0 the benefit holds, 10 it no longer holds, 11 inconclusive' "$scratch/help" ||
