@@ -99,7 +99,8 @@ staged() {
 			fail "$log: $h has an apply run: the stage after the regression ran"
 	done
 	grep -q 'swaptune apply with a confirmation deadline' "$scratch/$log.log" || fail "$log: no apply task ran"
-	tail -n 12 "$scratch/$log.log" | grep -q 'f3 *:' && fail "$log: f3 in the recap (its stage ran)"
+	grep -Eq 'apply.yml for (f3|f4)' "$scratch/$log.log" && fail "$log: the stage after the regression ran"
+	grep -q 'NO MORE HOSTS LEFT' "$scratch/$log.log" || fail "$log: the rollout did not stop"
 }
 
 t0=$(date +%s)
