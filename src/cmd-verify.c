@@ -7,6 +7,10 @@
  * The applied arm is the one of the newest apply from a probe run that is
  * still in effect (not rolled back or reverted); with --run ID any stored
  * probe run is repeated and its verdict compared.
+ *
+ * The exit status carries the answer, for scripts and fleet rollouts that
+ * gate on it: 0 the benefit holds, ST_EXIT_ANSWER_CHANGE (10) it no longer
+ * holds, ST_EXIT_ANSWER_INCONCLUSIVE (11) not enough evidence either way.
  */
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -25,7 +29,7 @@
 #define VERIFY_SCHEMA "swaptune.verify/1"
 #define ARGV_MAX 64
 
-enum { OPT_RUN = 256, OPT_REPS, OPT_YES, OPT_DRY_RUN, OPT_SCRATCH_DIR, OPT_MIN_EFFECT };
+enum { OPT_RUN = 256, OPT_REPS, OPT_YES, OPT_DRY_RUN, OPT_SCRATCH_DIR, OPT_MIN_EFFECT, OPT_PROGRESS, OPT_ARM };
 
 static const struct option verify_longopts[] = {
 	{ "run", required_argument, NULL, OPT_RUN },
@@ -34,6 +38,8 @@ static const struct option verify_longopts[] = {
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "scratch-dir", required_argument, NULL, OPT_SCRATCH_DIR },
 	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
+	{ "progress", required_argument, NULL, OPT_PROGRESS },
+	{ "arm", required_argument, NULL, OPT_ARM },
 	{ 0, 0, 0, 0 },
 };
 
@@ -287,6 +293,7 @@ struct verify_opts {
 	struct target t;
 	unsigned reps;			/* 0 = as the original run */
 	bool yes, dry;
+	enum cmd_progress progress;
 	char scratch[PATH_MAX];
 	struct verdict_opts vo;
 	bool min_effect_given;
@@ -344,12 +351,23 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct verify_
 		case OPT_SCRATCH_DIR:
 			snprintf(o->scratch, sizeof(o->scratch), "%s", optarg);
 			break;
+		case OPT_ARM:
+			if (!*optarg || strlen(optarg) >= sizeof(o->t.arm))
+				return cmd_usage_error(ctx, &cmd_verify_entry, "--arm needs an arm name");
+			snprintf(o->t.arm, sizeof(o->t.arm), "%s", optarg);
+			break;
+		case OPT_PROGRESS:
+			if (cmd_parse_progress(optarg, &o->progress) < 0)
+				return cmd_usage_error(ctx, &cmd_verify_entry, "--progress is auto, tty, plain or none");
+			break;
 		default:
 			return cmd_usage_error(ctx, &cmd_verify_entry, "unexpected option");
 		}
 	}
 	if (optind < argc)
 		return cmd_usage_error(ctx, &cmd_verify_entry, "unexpected argument \"%s\"", argv[optind]);
+	if (o->t.arm[0] && !o->t.probe_run)
+		return cmd_usage_error(ctx, &cmd_verify_entry, "--arm needs --run ID");
 	return 0;
 }
 
@@ -402,6 +420,7 @@ static int print_dry_run(struct cmd_ctx *ctx, const struct verify_opts *o,
 static int rerun(struct cmd_ctx *ctx, const struct verify_opts *o, struct verify_work *w)
 {
 	struct sigaction sa, old_int, old_term, old_hup;
+	enum cmd_progress progress;
 	char params[160];
 	int r;
 
@@ -415,7 +434,15 @@ static int rerun(struct cmd_ctx *ctx, const struct verify_opts *o, struct verify
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 	w->c.stop = &verify_stop;
+	progress = cmd_progress_resolve(o->progress, ctx->json);
+	if (progress != CMD_PROGRESS_NONE) {
+		w->c.progress = cmd_probe_progress;
+		w->c.progress_arg = &progress;
+	}
 	r = probe_run(&ctx->host, &ctx->store, &w->c, &w->p, &w->res, &ctx->err);
+	if (progress == CMD_PROGRESS_TTY)
+		fprintf(stderr, "\r\033[K");
+	w->c.progress = NULL;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
@@ -493,6 +520,24 @@ static int print_result(struct cmd_ctx *ctx, const struct verify_opts *o,
 	return 0;
 }
 
+/*
+ * The answer as the exit status: 0 the benefit holds (a vetoed gain still
+ * holds), ST_EXIT_ANSWER_CHANGE it no longer holds (weaker, gone, reversed,
+ * OOM-killed; without an arm: a different decisive verdict), and
+ * ST_EXIT_ANSWER_INCONCLUSIVE when the re-run cannot tell.
+ */
+static int verify_exit_status(const struct target *t, const struct verify_work *w)
+{
+	if (!t->arm[0]) {
+		if (w->vnow.kind == VERDICT_INCONCLUSIVE && w->vthen.kind != VERDICT_INCONCLUSIVE)
+			return ST_EXIT_ANSWER_INCONCLUSIVE;
+		return w->holds ? ST_EXIT_OK : ST_EXIT_ANSWER_CHANGE;
+	}
+	if (w->holds)
+		return ST_EXIT_OK;
+	return strcmp(w->result, "inconclusive") ? ST_EXIT_ANSWER_CHANGE : ST_EXIT_ANSWER_INCONCLUSIVE;
+}
+
 static int verify_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct verify_opts o;
@@ -535,7 +580,8 @@ static int verify_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		goto out;
 	if ((r = rerun(ctx, &o, w)) < 0 || (r = judge_rerun(ctx, &o, w)) < 0)
 		goto out;
-	r = print_result(ctx, &o, w);
+	if ((r = print_result(ctx, &o, w)) == 0)
+		r = verify_exit_status(&o.t, w);
 out:
 	change_unlock(lockfd);
 	probe_result_free(&w->res);
@@ -547,18 +593,21 @@ out:
 
 static const struct cmd_option verify_options[] = {
 	{ "--run ID", "repeat probe run ID instead of the one behind the applied setting" },
+	{ "--arm NAME", "with --run: judge arm NAME (e.g. the one a fleet rollout applied) instead of the run's recommended arm" },
 	{ "--reps N", "measured rounds for the re-run (default: as the original run)" },
 	{ "--min-effect PCT", "smallest improvement that counts, in percent (default 2)" },
 	{ "--scratch-dir DIR", "directory for the probe's scratch swap file" },
 	{ "-y, --yes", "do not ask (needed without a terminal)" },
 	{ "--dry-run", "say what would be re-run; change nothing" },
+	{ "--progress MODE", "auto (a live line on a terminal, else nothing), tty, plain (one line per step on stderr, for logs and scripts) or none" },
 	{ NULL, NULL },
 };
 
 const struct cmd_entry cmd_verify_entry = {
 	.name = "verify",
 	.summary = "re-run the probe behind the applied setting and check the benefit still holds",
-	.usage = "[--run ID] [--reps N] [--min-effect PCT] [--yes] [--dry-run]",
+	.usage = "[--run ID [--arm NAME]] [--reps N] [--min-effect PCT] [--yes] [--dry-run] [--progress MODE]",
 	.options = verify_options,
+	.answers = "0 the benefit holds, 10 it no longer holds, 11 inconclusive (--dry-run: 0)",
 	.exec = verify_exec,
 };

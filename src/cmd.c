@@ -81,8 +81,12 @@ void cmd_print_help(FILE *f, const struct cmd_entry *c)
 	}
 	fprintf(f, "\nCommon options:\n");
 	print_options(f, cmd_common_options);
-	fprintf(f, "\nExit status: 0 ok, 1 runtime failure, 2 usage or bad input, "
-		"3 not permitted or prerequisite missing.\n");
+	if (c->answers)
+		fprintf(f, "\nExit status: %s; errors: 1 runtime failure, 2 usage or bad input, "
+			"3 not permitted or prerequisite missing.\n", c->answers);
+	else
+		fprintf(f, "\nExit status: 0 ok, 1 runtime failure, 2 usage or bad input, "
+			"3 not permitted or prerequisite missing.\n");
 }
 
 void cmd_print_overview(FILE *f)

@@ -39,7 +39,10 @@ probe=$(sed -n 's/^[[:space:]]*"run_id":[[:space:]]*\([0-9]*\),.*/\1/p' "$scratc
 sqlite3 "$db" "INSERT INTO runs (kind, status, params) VALUES ('apply', 'ok',
 	'{\"source_run\":$probe,\"arm\":\"zswap\",\"settings\":{\"zswap.enabled\":\"Y\"}}')" || fail "recording the apply"
 
-run verify --yes --json || { fail "verify: exit $? ($(cat "$scratch/err"))"; done_testing; }
+run verify --yes --json --progress plain
+rc=$?
+[ $rc -eq 0 ] || { fail "verify: exit $rc, want 0 (holds) ($(cat "$scratch/err"))"; done_testing; }
+grep -q '^probe: trial [0-9]*/[0-9]* ' "$scratch/err" || fail "verify --progress plain: no trial lines on stderr"
 cp "$scratch/out" "$scratch/verify.json"
 "$check" "$SCHEMAS/verify.schema.json" "$scratch/verify.json" >"$scratch/v.out" 2>&1 || fail "verify json: $(cat "$scratch/v.out")"
 python3 - "$scratch/verify.json" "$probe" <<'PY' || fail "verify result: $(cat "$scratch/verify.json")"
@@ -55,7 +58,7 @@ assert d["now"]["run_id"] > d["then"]["run_id"]
 print("then %+.1f %%, now %+.1f %%: %s" % (d["then"]["effect_pct"], d["now"]["effect_pct"], d["result"]))
 PY
 # the re-run repeated the stored one
-new=$(sqlite3 "$db" "SELECT max(id) FROM runs WHERE kind = 'probe'")
+new=$(sqlite3 "$db" "SELECT min(id) FROM runs WHERE kind = 'probe' AND id > $probe")
 for q in "json_extract(params, '$.workload')" "json_extract(params, '$.baseline')" \
 	"json_extract(params, '$.arm_names')" "json_extract(params, '$.memcg.limit_bytes')" \
 	"json_extract(params, '$.method.reps')"; do
@@ -71,6 +74,13 @@ done
 	fail "journal rows not restored: $(sqlite3 "$db" "SELECT kind, name, state FROM changes WHERE state IN ('pending', 'failed')")"
 settings >"$scratch/settings1"
 [ -n "$settings0_racy" ] || probes_elsewhere || same "$scratch/settings1" "$scratch/settings0"
+# an impossible minimum effect: the benefit no longer holds, exit 10
+run verify --yes --json --progress none --min-effect 500 --reps 3
+rc=$?
+[ $rc -eq 10 ] || fail "verify --min-effect 500: exit $rc, want 10 ($(cat "$scratch/err"))"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["holds"] and d["result"] in ("weaker","gone"), d["result"]' \
+	"$scratch/out" || fail "verify --min-effect 500: $(cat "$scratch/out")"
+[ -s "$scratch/err" ] && fail "verify --progress none wrote to stderr: $(head -3 "$scratch/err")"
 # nothing in effect: a clear refusal
 sqlite3 "$db" "UPDATE runs SET status = 'reverted' WHERE kind = 'apply'"
 st verify --yes >/dev/null 2>"$scratch/err"

@@ -39,6 +39,9 @@ struct cmd_entry {
 	const char *usage;		/* after "swaptune NAME" */
 	const struct cmd_option *options;	/* terminated by { NULL } */
 	unsigned flags;
+	/* Exit statuses that carry an answer, for --help (NULL = none), e.g.
+	 * "0 the benefit holds, 10 it no longer holds, 11 inconclusive". */
+	const char *answers;
 	/* Returns an exit status >= 0, or a negative error with ctx->err set. */
 	int (*exec)(struct cmd_ctx *ctx, int argc, char **argv);
 };
