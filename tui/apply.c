@@ -338,6 +338,32 @@ bool tui_apply_counting(const struct tui_apply *a)
 	return a && a->state == AP_AWAIT;
 }
 
+/* text at (y, x), wrapped at spaces to cols; the next free row */
+static int print_wrapped(WINDOW *w, int y, int x, int rows, int cols, const char *text)
+{
+	const char *p = text;
+	int width = cols - x - 1;
+
+	while (*p && y < rows && width > 8) {
+		int len = (int)strlen(p), cut = len;
+
+		if (len > width) {
+			cut = width;
+			while (cut > width / 2 && p[cut] != ' ')
+				cut--;
+			if (p[cut] != ' ')
+				cut = width;
+		}
+		tui_print_clipped(w, y++, x, cols, "%.*s", cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		x = x < 4 ? x + 2 : x;	/* continuation indented once */
+		width = cols - x - 1;
+	}
+	return y;
+}
+
 static int draw_diff(struct tui_ctx *c, struct tui_apply *a, WINDOW *w, int y, int rows, int cols)
 {
 	for (int i = 0; i < a->n && y < rows; i++) {
@@ -365,9 +391,12 @@ static int draw_diff(struct tui_ctx *c, struct tui_apply *a, WINDOW *w, int y, i
 
 static void draw_plan(struct tui_ctx *c, struct tui_apply *a, WINDOW *w, int y, int rows, int cols)
 {
+	char line[VERDICT_REASON_LEN + 64];
+
+	snprintf(line, sizeof(line), "Probe run %lld recommends %s: %s", (long long)a->run_id, a->arm,
+		 a->headline);
 	wattron(w, A_BOLD);
-	tui_print_clipped(w, y++, 2, cols, "Probe run %lld recommends %s: %s", (long long)a->run_id,
-			  a->arm, a->headline);
+	y = print_wrapped(w, y, 2, rows, cols, line);
 	wattroff(w, A_BOLD);
 	y++;
 	tui_print_clipped(w, y++, 2, cols, "Settings (setting, now -> new, kernel file):");
@@ -384,14 +413,16 @@ static void draw_plan(struct tui_ctx *c, struct tui_apply *a, WINDOW *w, int y, 
 	y++;
 	if (a->refusal[0]) {
 		wattron(w, tui_style(c, a->forced ? TS_WARN : TS_BAD));
-		tui_print_clipped(w, y++, 2, cols, "%s: %s", a->forced ? "Forced" : "Refused", a->refusal);
+		snprintf(line, sizeof(line), "%s: %s", a->forced ? "Forced" : "Refused", a->refusal);
+		y = print_wrapped(w, y, 2, rows, cols, line);
 		if (!a->forced)
 			tui_print_clipped(w, y++, 2, cols, "(apply --run refuses it too; f forces it anyway)");
 		wattroff(w, tui_style(c, a->forced ? TS_WARN : TS_BAD));
 	}
 	if (!c->can_change) {
 		wattron(w, tui_style(c, TS_WARN));
-		tui_print_clipped(w, y++, 2, cols, "read-only: %s", c->change_why);
+		snprintf(line, sizeof(line), "read-only: %s", c->change_why);
+		y = print_wrapped(w, y, 2, rows, cols, line);
 		wattroff(w, tui_style(c, TS_WARN));
 	} else if (!a->refusal[0] || a->forced) {
 		tui_print_clipped(w, y++, 2, cols, "Press y to apply these changes, Esc to go back.");
@@ -432,10 +463,10 @@ void tui_apply_draw(struct tui_ctx *c, struct tui_apply *a, WINDOW *w, int rows,
 		return;
 	}
 	wattron(w, tui_style(c, a->outcome_style) | A_BOLD);
-	tui_print_clipped(w, y++, 2, cols, "%s", a->outcome[0]);
+	y = print_wrapped(w, y, 2, rows, cols, a->outcome[0]);
 	wattroff(w, tui_style(c, a->outcome_style) | A_BOLD);
 	if (a->outcome[1][0])
-		tui_print_clipped(w, y++, 2, cols, "%s", a->outcome[1]);
+		y = print_wrapped(w, y, 2, rows, cols, a->outcome[1]);
 	tui_print_clipped(w, y + 1, 2, cols, "Esc back to the panels; History (6) shows the changes.");
 }
 
@@ -491,8 +522,12 @@ bool tui_apply_key(struct tui_ctx *c, struct tui_apply *a, int ch)
 	return true;
 }
 
-const struct tui_key_help *tui_apply_keys(struct tui_apply *a)
+const struct tui_key_help *tui_apply_keys(struct tui_ctx *c, struct tui_apply *a)
 {
+	static const struct tui_key_help plan_ro[] = {
+		{ "y", "apply (disabled)" }, { "p", "persist" }, { "w", "confirm-within" },
+		{ "Esc", "back" }, { NULL, NULL },
+	};
 	static const struct tui_key_help plan[] = {
 		{ "y", "apply" }, { "p", "persist" }, { "w", "confirm-within" }, { "f", "force" },
 		{ "Esc", "back" }, { NULL, NULL },
@@ -509,7 +544,9 @@ const struct tui_key_help *tui_apply_keys(struct tui_apply *a)
 		return done;
 	if (a->editing)
 		return editing;
-	return a->state == AP_PLAN ? plan : a->state == AP_AWAIT ? await : done;
+	if (a->state == AP_PLAN)
+		return c->can_change ? plan : plan_ro;
+	return a->state == AP_AWAIT ? await : done;
 }
 
 void tui_apply_close(struct tui_apply *a)

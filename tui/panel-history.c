@@ -372,7 +372,7 @@ static const struct tui_key_help *hist_keys(struct tui_ctx *c, void *p)
 		{ NULL, NULL },
 	};
 	static const struct tui_key_help ro[] = {
-		{ "Up/Dn", "run" }, { "b", "rollback (needs root)" }, { "o", "report" }, { NULL, NULL },
+		{ "Up/Dn", "run" }, { "b", "rollback (disabled)" }, { "o", "report" }, { NULL, NULL },
 	};
 	static const struct tui_key_help ask[] = { { "y", "yes" }, { "n", "no" }, { NULL, NULL } };
 	static const struct tui_key_help path[] = {

@@ -75,7 +75,7 @@ bool tui_apply_key(struct tui_ctx *c, struct tui_apply *a, int ch);
 void tui_apply_tick(struct tui_ctx *c, struct tui_apply *a);
 /* True while a confirm-within countdown is shown (the loop redraws faster). */
 bool tui_apply_counting(const struct tui_apply *a);
-const struct tui_key_help *tui_apply_keys(struct tui_apply *a);
+const struct tui_key_help *tui_apply_keys(struct tui_ctx *c, struct tui_apply *a);
 void tui_apply_close(struct tui_apply *a);
 
 /* ---- view.c: drawing helpers ---- */

@@ -57,7 +57,7 @@ static int footer_keys(struct tui_ctx *c, const struct tui_key_help *k, int x, i
 static void draw_bars(struct tui_ctx *c, int cur, void **state, struct tui_apply *ap, int rows,
 		      int cols)
 {
-	const struct tui_key_help *own = ap ? tui_apply_keys(ap) :
+	const struct tui_key_help *own = ap ? tui_apply_keys(c, ap) :
 		panels[cur]->keys ? panels[cur]->keys(c, state[cur]) : NULL;
 	int x;
 
