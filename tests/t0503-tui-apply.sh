@@ -148,8 +148,15 @@ select "run 1, probe" "200x60: run 1"
 keys a
 expect "Apply probe run" "200x60 apply screen" && snap 200x60-apply
 fits 200 "200x60 apply"
+# confirmed from another terminal while the countdown runs: the screen says so
+keys y
+expect "Confirm within" "200x60: no countdown" && snap 200x60-countdown
+"$SWAPTUNE" --db "$db" --sysroot "$root" apply --confirm >/dev/null || fail "apply --confirm from outside: exit $?"
+expect "was confirmed elsewhere" "the screen missed the confirm from outside" 5
+[ "$(cat "$P")" = 0 ] || fail "confirmed from outside: page-cluster $(cat "$P")"
 keys Escape
 quit_ok
+"$SWAPTUNE" --db "$db" --sysroot "$root" rollback --yes >/dev/null || fail "rollback from the CLI: exit $?"
 
 # a sysroot this user cannot write (or the live host without root): the keys say why
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then

@@ -308,6 +308,7 @@ static void do_revert(struct tui_ctx *c, struct tui_apply *a)
 
 void tui_apply_tick(struct tui_ctx *c, struct tui_apply *a)
 {
+	struct store_run_full ri;
 	struct change_pending p;
 	struct st_err e = { 0 };
 	char now[256], l1[160];
@@ -324,13 +325,21 @@ void tui_apply_tick(struct tui_ctx *c, struct tui_apply *a)
 	}
 	if (r > 0 && p.run_id == a->a.run_id)
 		return;
-	/* no longer pending and not confirmed from here: the watchdog put the settings back */
+	/* no longer pending: the watchdog put the settings back, or apply --confirm came from elsewhere */
 	change_settle_confirms(c->st, &e);
 	a->state = AP_DONE;
 	settings_now(c, a, now, sizeof(now));
-	snprintf(l1, sizeof(l1), "The deadline passed without a confirm: the watchdog reverted apply"
-		 " run %lld.", (long long)a->a.run_id);
-	outcome(a, TS_WARN, l1, now);
+	memset(&ri, 0, sizeof(ri));
+	if (store_run_full_get(c->st, a->a.run_id, &ri, &e) == 0 && !strcmp(ri.status, "ok")) {
+		snprintf(l1, sizeof(l1), "Apply run %lld was confirmed elsewhere (swaptune apply --confirm).",
+			 (long long)a->a.run_id);
+		outcome(a, TS_GOOD, l1, now);
+	} else {
+		snprintf(l1, sizeof(l1), "The deadline passed without a confirm: the watchdog reverted"
+			 " apply run %lld.", (long long)a->a.run_id);
+		outcome(a, TS_WARN, l1, now);
+	}
+	store_run_full_free(&ri);
 }
 
 bool tui_apply_counting(const struct tui_apply *a)
