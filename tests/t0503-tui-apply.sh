@@ -3,7 +3,9 @@
 # crafted probe run whose verdict is a change): a opens the apply screen with
 # the settings diff; a refused verdict says why and f forces it; y applies
 # through the change module with confirm-within; left to expire, the
-# watchdog puts page-cluster back and the screen says so; c confirms; the
+# watchdog puts page-cluster back and the screen says so; c confirms (with p
+# persist: a sysctl.d file in the sysroot); an apply --confirm from outside
+# shows as confirmed; the
 # History panel's b rolls back after y/N, leaving the tree byte-identical;
 # o writes the run's report; a read-only sysroot disables the keys; q
 # restores the terminal. Screens go to tests/artifacts/tui/.
@@ -100,8 +102,11 @@ keys Escape
 expect "run 1, probe" "runs: run 1 no longer chosen after the apply"
 keys a
 expect "Probe run 1 recommends pc0" "apply screen again"
+keys p
+expect "write $root/etc/" "persist: the boot-time files to write" && snap 80x24-apply-persist
 keys y
 expect "Confirm within" "no countdown (2m)"
+ls "$root/etc/sysctl.d/"*swaptune* >/dev/null 2>&1 || fail "persist: no sysctl.d file in the sysroot"
 keys c
 expect "Confirmed apply run [0-9]+" "c did not confirm" && snap 80x24-confirmed
 grep -q "now: page-cluster = 0" "$scratch/screen" || fail "confirmed: current value"
@@ -119,6 +124,7 @@ fits 80 "history"
 keys b
 expect "Roll back to snapshot [0-9]+ \\(before apply" "b did not ask" && snap 80x24-rollback-ask
 grep -q "page-cluster: 0 -> 3" "$scratch/screen" || fail "rollback plan: page-cluster 0 -> 3"
+grep -q "remove $root/etc/" "$scratch/screen" || fail "rollback plan: the boot-time files to remove"
 keys n
 expect "rollback cancelled" "N did not cancel"
 [ "$(cat "$P")" = 0 ] || fail "N rolled back"
