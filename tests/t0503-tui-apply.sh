@@ -5,9 +5,8 @@
 # through the change module with confirm-within; left to expire, the
 # watchdog puts page-cluster back and the screen says so; c confirms (with p
 # persist: a sysctl.d file in the sysroot); an apply --confirm from outside
-# shows as confirmed; the
-# History panel's b rolls back after y/N, leaving the tree byte-identical;
-# o writes the run's report; a read-only sysroot disables the keys; q
+# shows as confirmed; the History panel's b rolls back after y/N, leaving
+# the tree byte-identical (kernel files by value); o writes the run's report; a read-only sysroot disables the keys; q
 # restores the terminal. Screens go to tests/artifacts/tui/.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tui-lib.sh"
