@@ -7,7 +7,8 @@
 # persist: a sysctl.d file in the sysroot); an apply --confirm from outside
 # shows as confirmed; the History panel's b rolls back after y/N, leaving
 # the tree byte-identical (kernel files by value); o writes the run's
-# report; a read-only sysroot disables the keys; q restores the terminal. Screens go to tests/artifacts/tui/.
+# report; a read-only sysroot disables the keys; q restores the terminal.
+# Screens go to tests/artifacts/tui/.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tui-lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
