@@ -119,7 +119,7 @@ keys Escape
 # History: the confirmed apply, b with N, then b with y
 keys 6
 expect "run +kind +status" "history panel did not draw"
-select "run $applied, apply:" "history: the apply run not selectable" && snap 80x24-history
+choose "run $applied, apply:" "history: the apply run not selectable" && snap 80x24-history
 fits 80 "history"
 keys b
 expect "Roll back to snapshot [0-9]+ \\(before apply" "b did not ask" && snap 80x24-rollback-ask
@@ -137,7 +137,7 @@ sums >"$scratch/sums.after"
 cmp -s "$scratch/sums.before" "$scratch/sums.after" || { fail "the sysroot is not byte-identical after rollback"; diff "$scratch/sums.before" "$scratch/sums.after" | head; }
 
 # o: the report of the probe run, written atomically to the path typed
-select "run 1, probe:" "history: run 1 not selectable"
+choose "run 1, probe:" "history: run 1 not selectable"
 keys o
 expect "Write the report of run 1 to: ./swaptune-run-1.txt" "o: default path" && snap 80x24-report-path
 keys C-u "$scratch/run1.txt" Enter
@@ -150,7 +150,7 @@ quit_ok
 # 200x60: the apply screen
 tui_start 200 60 --db "$db" --sysroot "$root" --panel runs --interval 500ms
 expect "run +kind" "200x60 runs"
-select "run 1, probe" "200x60: run 1"
+choose "run 1, probe" "200x60: run 1"
 keys a
 expect "Apply probe run" "200x60 apply screen" && snap 200x60-apply
 fits 200 "200x60 apply"
@@ -180,7 +180,7 @@ else
 	why="changing kernel settings needs root"
 fi
 expect "run +kind" "read-only: runs"
-select "run 1, probe" "read-only: run 1"
+choose "run 1, probe" "read-only: run 1"
 keys a
 expect "read-only: $why" "read-only: no reason on the apply screen" && snap 80x24-apply-readonly
 keys y

@@ -62,8 +62,8 @@ fits() {
 		fail "$2: a line is wider than $1 columns"
 }
 
-# select PATTERN WHAT: press Down (at most 20 times) until PATTERN is on the screen
-select() {
+# choose PATTERN WHAT: press Down (at most 20 times) until PATTERN is on the screen
+choose() {
 	n=0
 	tmux capture-pane -t "$sess" -p >"$scratch/screen"
 	while ! grep -qE "$1" "$scratch/screen" && [ $n -lt 20 ]; do
