@@ -161,8 +161,30 @@ expect "Confirm within" "200x60: no countdown" && snap 200x60-countdown
 expect "was confirmed elsewhere" "the screen missed the confirm from outside" 5
 [ "$(cat "$P")" = 0 ] || fail "confirmed from outside: page-cluster $(cat "$P")"
 keys Escape
-quit_ok
 "$SWAPTUNE" --db "$db" --sysroot "$root" rollback --yes >/dev/null || fail "rollback from the CLI: exit $?"
+# r reverts at once, before the deadline
+expect "run 1, probe" "200x60: run 1 no longer chosen"
+keys a
+expect "Probe run 1 recommends pc0" "200x60: apply screen again"
+grep -qE "page-cluster +3 -> 0" "$scratch/screen" || fail "200x60: diff after the CLI rollback"
+keys y
+expect "Confirm within" "200x60: no countdown for r"
+keys r
+expect "Reverted apply run [0-9]+ now \\(1 change undone" "r did not revert" && snap 200x60-reverted-now
+[ "$(cat "$P")" = 3 ] || fail "r: page-cluster $(cat "$P")"
+keys Escape
+# an apply awaiting confirmation (from the CLI): History's b reverts it after y
+"$SWAPTUNE" --db "$db" --sysroot "$root" apply page-cluster=1 --confirm-within 2m --yes >/dev/null ||
+	fail "apply --confirm-within from the CLI: exit $?"
+keys 6
+expect "run +kind" "200x60 history"
+keys b
+expect "Apply run [0-9]+ awaits confirmation: revert it now\\? \\[y/N\\]" "b with a pending apply" &&
+	snap 200x60-history-revert-ask
+keys y
+expect "reverted apply run [0-9]+ \\(1 change undone\\)" "b did not revert the pending apply"
+[ "$(cat "$P")" = 3 ] || fail "b on the pending apply: page-cluster $(cat "$P")"
+quit_ok
 
 # a sysroot this user cannot write (or the live host without root): the keys say why
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
