@@ -43,7 +43,6 @@ struct tui_apply {
 	char edit[32];
 	struct change_apply a;
 	uint64_t last_poll;
-	bool deadline_passed;
 	char outcome[2][ST_ERR_MSG_MAX + 64];
 	enum tui_style outcome_style;
 };
@@ -317,7 +316,6 @@ void tui_apply_tick(struct tui_ctx *c, struct tui_apply *a)
 	if (!a || a->state != AP_AWAIT || mono_ms() - a->last_poll < 1000)
 		return;
 	a->last_poll = mono_ms();
-	a->deadline_passed = wall_now() >= a->a.deadline;
 	r = change_pending_confirm(c->st, c->h, &p, &e);
 	if (r < 0) {
 		snprintf(c->status, sizeof(c->status), " cannot check the pending apply: %s", e.msg);
