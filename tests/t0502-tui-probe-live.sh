@@ -93,6 +93,13 @@ expect "Verdict: (KEEP|CHANGE|INCONCLUSIVE)" "no verdict after the probe" 120 &&
 grep -qE "^  pc3 .*\[.*\]" "$scratch/screen" || fail "no bar with CI for pc3"
 grep -qE "^  pc0 " "$scratch/screen" || fail "no bar for pc0"
 fits 80 "verdict"
+# a opens the apply screen on this run's verdict (the diff, or why there is none); Esc leaves it
+keys a
+expect "Apply probe run [0-9]+" "a on the result did not open the apply screen" && snap apply
+grep -qE "recommends (pc0|no change)" "$scratch/screen" || fail "apply screen without the verdict"
+fits 80 "apply from the result"
+keys Escape
+expect "Verdict: " "Esc did not return to the result"
 host_state >"$scratch/after-run"
 cmp -s "$scratch/before" "$scratch/after-run" ||
 	fail "probe left the host changed: $(diff "$scratch/before" "$scratch/after-run")"

@@ -61,3 +61,25 @@ fits() {
 	awk -v w="$1" 'length($0) > w { bad = 1 } END { exit bad }' "$scratch/screen" ||
 		fail "$2: a line is wider than $1 columns"
 }
+
+# choose PATTERN WHAT: press Down (at most 20 times) until PATTERN is on the screen
+choose() {
+	n=0
+	tmux capture-pane -t "$sess" -p >"$scratch/screen"
+	while ! grep -qE "$1" "$scratch/screen" && [ $n -lt 20 ]; do
+		keys Down
+		tmux capture-pane -t "$sess" -p >"$scratch/screen"
+		n=$((n + 1))
+	done
+	expect "$1" "$2" 2
+}
+
+# tui_start_as USER COLS ROWS ARGS...: tui_start as another user (su), HOME in $scratch
+tui_start_as() {
+	user=$1 cols=$2 rows=$3
+	shift 3
+	tmux kill-session -t "$sess" 2>/dev/null
+	rm -f "$scratch/rc"
+	tmux new-session -d -s "$sess" -x "$cols" -y "$rows" \
+		"su -s /bin/sh $user -c 'HOME=$scratch/home-$user LANG=C.UTF-8 $SWAPTUNE tui $*'; echo exit=\$? >$scratch/rc; sleep 600"
+}

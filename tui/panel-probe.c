@@ -700,8 +700,10 @@ static bool probe_key(struct tui_ctx *c, void *p, int ch)
 		return false;
 	}
 	if (ch == 'a') {
-		snprintf(c->status, sizeof(c->status), " apply from the screen needs the change module "
-			 "(not merged yet): run swaptune apply --run %lld", (long long)s->res.run_id);
+		if (s->res.run_id)
+			c->apply_req = s->res.run_id;
+		else
+			snprintf(c->status, sizeof(c->status), " this probe stored no run: nothing to apply");
 		return true;
 	}
 	if (ch == 'n') {
@@ -732,9 +734,8 @@ static const struct tui_key_help *probe_keys(struct tui_ctx *c, void *p)
 	static const struct tui_key_help running[] = {
 		{ "c", "cancel" }, { NULL, NULL },
 	};
-	/* phase 2: "a apply" / confirm / rollback once the change module lands */
 	static const struct tui_key_help result[] = {
-		{ "n", "new probe" }, { "PgDn", "scroll" }, { "a", "apply: not yet" }, { NULL, NULL },
+		{ "n", "new probe" }, { "PgDn", "scroll" }, { "a", "apply" }, { NULL, NULL },
 	};
 	struct probe_state *s = p;
 

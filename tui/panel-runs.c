@@ -59,12 +59,18 @@ static void runs_details(struct tui_ctx *c, struct runs_state *r)
 static void runs_update(struct tui_ctx *c, void *p)
 {
 	struct runs_state *r = p;
+	int64_t sel_id;
 
 	/* a probe run from this screen owns the store connection until it ends */
 	if (!r || c->probe_busy)
 		return;
+	sel_id = r->n ? r->rows[r->sel].id : 0;
 	err_reset(&r->err);
 	r->ok = store_runs_recent(c->st, NULL, r->rows, MAX_RUNS, &r->n, &r->err) == 0;
+	/* new runs (an apply from the screen) push the list down: keep the run chosen */
+	for (int i = 0; sel_id && i < r->n; i++)
+		if (r->rows[i].id == sel_id)
+			r->sel = i;
 	if (r->sel >= r->n)
 		r->sel = r->n ? r->n - 1 : 0;
 	if (r->ok && r->n && (r->rows[r->sel].id != r->shown_id ||
@@ -132,10 +138,16 @@ static bool runs_key(struct tui_ctx *c, void *p, int ch)
 		r->sel++;
 	else if ((ch == KEY_UP || ch == 'k') && r->sel > 0)
 		r->sel--;
+	else if (ch == 'a' && r->n && !strcmp(r->rows[r->sel].kind, "probe"))
+		c->apply_req = r->rows[r->sel].id;
+	else if (ch == 'a')
+		snprintf(c->status, sizeof(c->status), " a applies a probe run's verdict: choose a probe run");
 	else if (ch == KEY_NPAGE || ch == KEY_PPAGE || ch == ' ' || ch == KEY_HOME || ch == KEY_END)
 		return tui_text_key(&r->text, ch);
 	else
 		return false;
+	if (ch == 'a')
+		return true;
 	if (!c->probe_busy && r->n)
 		runs_details(c, r);
 	return true;
@@ -144,7 +156,7 @@ static bool runs_key(struct tui_ctx *c, void *p, int ch)
 static const struct tui_key_help *runs_keys(struct tui_ctx *c, void *p)
 {
 	static const struct tui_key_help k[] = {
-		{ "Up/Dn", "run" }, { "PgDn", "details" }, { NULL, NULL },
+		{ "Up/Dn", "run" }, { "PgDn", "details" }, { "a", "apply" }, { NULL, NULL },
 	};
 
 	(void)c;

@@ -20,6 +20,9 @@ struct tui_ctx {
 	bool color;		/* colours in use (off: NO_COLOR, TERM without colours) */
 	bool root;		/* may change the live host (euid 0 and no sysroot) */
 	bool probe_busy;	/* a probe owns the store connection: others do not query it */
+	bool can_change;	/* may apply and roll back (root on the live host, a writable sysroot) */
+	char change_why[160];	/* why not, when !can_change */
+	int64_t apply_req;	/* a panel asks for the apply screen on this probe run */
 	char status[256];	/* bottom line message */
 };
 
@@ -52,6 +55,28 @@ extern const struct tui_panel tui_panel_live;
 extern const struct tui_panel tui_panel_runs;
 extern const struct tui_panel tui_panel_advice;
 extern const struct tui_panel tui_panel_probe;
+extern const struct tui_panel tui_panel_history;
+
+/*
+ * Whether the change keys (apply, confirm, rollback) may be used; false
+ * with c->status set to the reason (c->change_why) when not.
+ */
+bool tui_change_allowed(struct tui_ctx *c, const char *what);
+
+/* ---- apply.c: the apply screen over the panels (verdict -> apply -> confirm) ---- */
+
+struct tui_apply;
+/* The screen for probe run run_id: its verdict, the diff, the refusal if any. */
+struct tui_apply *tui_apply_open(struct tui_ctx *c, int64_t run_id);
+void tui_apply_draw(struct tui_ctx *c, struct tui_apply *a, WINDOW *w, int rows, int cols);
+/* A key; false when the screen closes (free it with tui_apply_close()). */
+bool tui_apply_key(struct tui_ctx *c, struct tui_apply *a, int ch);
+/* Called every loop turn: polls a pending confirm-within once a second. */
+void tui_apply_tick(struct tui_ctx *c, struct tui_apply *a);
+/* True while a confirm-within countdown is shown (the loop redraws faster). */
+bool tui_apply_counting(const struct tui_apply *a);
+const struct tui_key_help *tui_apply_keys(struct tui_ctx *c, struct tui_apply *a);
+void tui_apply_close(struct tui_apply *a);
 
 /* ---- view.c: drawing helpers ---- */
 
@@ -108,6 +133,12 @@ void tui_text_add_block(struct tui_text *t, enum tui_style s, const char *text);
 void tui_text_draw(const struct tui_ctx *c, struct tui_text *t, WINDOW *w, int row,
 		   int rows, int cols);
 bool tui_text_key(struct tui_text *t, int ch);
+
+/*
+ * A one-line edit of buf (len bytes): printable keys, Backspace, ^U.
+ * 1 on Enter, -1 on Esc, 0 otherwise.
+ */
+int tui_line_key(char *buf, size_t len, int ch);
 
 /*
  * The readable form of a (possibly truncated) JSON object: one line per

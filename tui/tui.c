@@ -14,13 +14,14 @@
 
 static const struct tui_panel *const panels[] = {
 	&tui_panel_status, &tui_panel_live, &tui_panel_runs, &tui_panel_advice,
-	&tui_panel_probe,
+	&tui_panel_probe, &tui_panel_history,
 };
+#define PANEL_PROBE 4
 #define NPANELS ((int)(sizeof(panels) / sizeof(panels[0])))
 
 /* Keys every panel has; the panel's own follow in the footer. */
 static const struct tui_key_help global_keys[] = {
-	{ "F1", "help" }, { "1-5", "panel" }, { "F5", "probe" }, { "F10", "quit" },
+	{ "F1", "help" }, { "1-6", "panel" }, { "F5", "probe" }, { "F10", "quit" },
 	{ NULL, NULL },
 };
 
@@ -53,9 +54,11 @@ static int footer_keys(struct tui_ctx *c, const struct tui_key_help *k, int x, i
 	return x;
 }
 
-static void draw_bars(struct tui_ctx *c, int cur, void **state, int rows, int cols)
+static void draw_bars(struct tui_ctx *c, int cur, void **state, struct tui_apply *ap, int rows,
+		      int cols)
 {
-	const struct tui_key_help *own = panels[cur]->keys ? panels[cur]->keys(c, state[cur]) : NULL;
+	const struct tui_key_help *own = ap ? tui_apply_keys(c, ap) :
+		panels[cur]->keys ? panels[cur]->keys(c, state[cur]) : NULL;
 	int x;
 
 	attron(tui_style(c, TS_BAR));
@@ -88,7 +91,8 @@ static void draw_bars(struct tui_ctx *c, int cur, void **state, int rows, int co
 	}
 	/* the panel's keys first: at 80 columns they matter more than the global ones */
 	x = footer_keys(c, own, 0, rows - 1, cols);
-	footer_keys(c, global_keys, x, rows - 1, cols);
+	if (!ap)
+		footer_keys(c, global_keys, x, rows - 1, cols);
 }
 
 static void draw_help(struct tui_ctx *c, int cur, void **state, int rows, int cols)
@@ -96,7 +100,8 @@ static void draw_help(struct tui_ctx *c, int cur, void **state, int rows, int co
 	const struct tui_key_help *own = panels[cur]->keys ? panels[cur]->keys(c, state[cur]) : NULL;
 	static const struct tui_key_help more[] = {
 		{ "? h F1", "this help (any key closes it)" },
-		{ "1-5 F2", "Status, Live, Runs, Advice, Probe (F2 next)" },
+		{ "1-6 F2", "Status, Live, Runs, Advice, Probe, History (F2 next)" },
+		{ "a", "apply a probe run's verdict (Probe result, Runs)" },
 		{ "Tab Left Right", "next / previous panel" },
 		{ "F5 p", "the probe form" },
 		{ "Up Down PgUp PgDn", "scroll or choose" },
@@ -154,16 +159,20 @@ static void draw_help(struct tui_ctx *c, int cur, void **state, int rows, int co
 	delwin(win);
 }
 
-static void draw_frame(struct tui_ctx *c, int cur, void **state, WINDOW *body, bool help)
+static void draw_frame(struct tui_ctx *c, int cur, void **state, struct tui_apply *ap,
+		       WINDOW *body, bool help)
 {
 	int rows, cols;
 
 	getmaxyx(stdscr, rows, cols);
 	erase();
-	draw_bars(c, cur, state, rows, cols);
+	draw_bars(c, cur, state, ap, rows, cols);
 	wnoutrefresh(stdscr);
 	werase(body);
-	panels[cur]->draw(c, state[cur], body, rows - 2, cols);
+	if (ap)
+		tui_apply_draw(c, ap, body, rows - 2, cols);
+	else
+		panels[cur]->draw(c, state[cur], body, rows - 2, cols);
 	wnoutrefresh(body);
 	if (help)
 		draw_help(c, cur, state, rows, cols);
@@ -201,13 +210,36 @@ static bool global_key(struct tui_ctx *c, int *cur, void **state, int ch, bool *
 	} else if (ch == KEY_BTAB || ch == KEY_LEFT) {
 		switch_to(c, cur, *cur - 1, state);
 	} else if (ch == KEY_F(5) || ch == 'p') {
-		switch_to(c, cur, NPANELS - 1, state);
+		switch_to(c, cur, PANEL_PROBE, state);
 	} else if (ch == 'r') {
 		panels[*cur]->update(c, state[*cur]);
 	} else {
 		return false;
 	}
 	return true;
+}
+
+bool tui_change_allowed(struct tui_ctx *c, const char *what)
+{
+	if (c->can_change)
+		return true;
+	snprintf(c->status, sizeof(c->status), " %s is disabled: %s", what, c->change_why);
+	return false;
+}
+
+/* Who may apply and roll back: the change module's rule (root for the live host), and a sysroot we can write. */
+static void change_rights(struct tui_ctx *c)
+{
+	c->can_change = true;
+	if (c->h->live && geteuid() != 0) {
+		c->can_change = false;
+		snprintf(c->change_why, sizeof(c->change_why),
+			 "changing kernel settings needs root (sudo swaptune tui)");
+	} else if (!c->h->live && access(c->h->root, W_OK) != 0) {
+		c->can_change = false;
+		snprintf(c->change_why, sizeof(c->change_why), "the sysroot %.100s is not writable",
+			 c->h->root);
+	}
 }
 
 int tui_run(const struct host *h, struct store *st, const struct tui_opts *o,
@@ -220,6 +252,7 @@ int tui_run(const struct host *h, struct store *st, const struct tui_opts *o,
 	int cur = o->start_panel >= 0 && o->start_panel < NPANELS ? o->start_panel : 0;
 	int frames = 0;
 	bool help = false, quit = false;
+	struct tui_apply *ap = NULL;
 	WINDOW *body;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
@@ -228,6 +261,7 @@ int tui_run(const struct host *h, struct store *st, const struct tui_opts *o,
 	setlocale(LC_ALL, "");
 	c.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
 	c.root = h->live && geteuid() == 0;
+	change_rights(&c);
 	if (!initscr())
 		return err_set(e, -EIO, "cannot initialise the terminal");
 	cbreak();
@@ -248,12 +282,12 @@ int tui_run(const struct host *h, struct store *st, const struct tui_opts *o,
 		uint64_t t = now_ns();
 		int ch, wait_ms;
 
-		draw_frame(&c, cur, state, body, help);
+		draw_frame(&c, cur, state, ap, body, help);
 		if (o->max_frames && ++frames >= o->max_frames)
 			break;
 		wait_ms = t >= next ? 0 : (int)((next - t) / 1000000ull);
 		/* a probe's progress is worth more than one frame a second */
-		if (wait_ms > 250 && c.probe_busy)
+		if (wait_ms > 250 && (c.probe_busy || tui_apply_counting(ap)))
 			wait_ms = 250;
 		timeout(wait_ms);
 		ch = getch();
@@ -265,6 +299,14 @@ int tui_run(const struct host *h, struct store *st, const struct tui_opts *o,
 			/* timer: the tick below */
 		} else if (help) {
 			help = ch == KEY_F(1) || ch == '?' ? !help : false;
+		} else if (ap) {
+			if (ch == KEY_F(1)) {
+				help = true;
+			} else if (!tui_apply_key(&c, ap, ch)) {
+				tui_apply_close(ap);
+				ap = NULL;
+				panels[cur]->update(&c, state[cur]);
+			}
 		} else if (panels[cur]->grabs_keys && panels[cur]->grabs_keys(state[cur])) {
 			panels[cur]->key(&c, state[cur], ch);
 		} else if (panels[cur]->key && panels[cur]->key(&c, state[cur], ch)) {
@@ -272,6 +314,10 @@ int tui_run(const struct host *h, struct store *st, const struct tui_opts *o,
 		} else if (!global_key(&c, &cur, state, ch, &help, &quit)) {
 			beep();
 		}
+		if (c.apply_req && !ap)
+			ap = tui_apply_open(&c, c.apply_req);
+		c.apply_req = 0;
+		tui_apply_tick(&c, ap);
 		if (now_ns() >= next) {
 			for (int i = 0; i < NPANELS; i++)
 				if (i == cur || panels[i]->always_update)
@@ -287,6 +333,7 @@ int tui_run(const struct host *h, struct store *st, const struct tui_opts *o,
 		clrtoeol();
 		refresh();
 	}
+	tui_apply_close(ap);
 	for (int i = 0; i < NPANELS; i++)
 		panels[i]->close(state[i]);
 	delwin(body);

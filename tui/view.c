@@ -392,3 +392,23 @@ void tui_text_add_json(struct tui_text *t, const char *json)
 	if (truncated && json[0])
 		tui_text_add(t, TS_DIM, "(summary shortened by the store listing)");
 }
+
+int tui_line_key(char *buf, size_t len, int ch)
+{
+	size_t n = strlen(buf);
+
+	if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
+		return 1;
+	if (ch == 27)
+		return -1;
+	if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+		if (n)
+			buf[n - 1] = 0;
+	} else if (ch == 21) {	/* ^U */
+		buf[0] = 0;
+	} else if (ch >= 32 && ch < 127 && n + 1 < len) {
+		buf[n] = (char)ch;
+		buf[n + 1] = 0;
+	}
+	return 0;
+}

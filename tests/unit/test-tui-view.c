@@ -72,6 +72,29 @@ static void test_json_truncated(void **state)
 	tui_text_free(&t);
 }
 
+/* the one-line editor of the confirm-within and report-path prompts */
+static void test_line_key(void **state)
+{
+	char buf[8] = "2m";
+
+	(void)state;
+	assert_int_equal(tui_line_key(buf, sizeof(buf), 21), 0);	/* ^U clears */
+	assert_string_equal(buf, "");
+	for (const char *p = "30s"; *p; p++)
+		assert_int_equal(tui_line_key(buf, sizeof(buf), *p), 0);
+	assert_string_equal(buf, "30s");
+	assert_int_equal(tui_line_key(buf, sizeof(buf), KEY_BACKSPACE), 0);
+	assert_string_equal(buf, "30");
+	for (int i = 0; i < 10; i++)		/* never past the buffer */
+		tui_line_key(buf, sizeof(buf), 'x');
+	assert_string_equal(buf, "30xxxxx");
+	assert_int_equal(tui_line_key(buf, sizeof(buf), 1), 0);	/* other control keys ignored */
+	assert_string_equal(buf, "30xxxxx");
+	assert_int_equal(tui_line_key(buf, sizeof(buf), '\n'), 1);
+	assert_int_equal(tui_line_key(buf, sizeof(buf), KEY_ENTER), 1);
+	assert_int_equal(tui_line_key(buf, sizeof(buf), 27), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -79,6 +102,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_count),
 		cmocka_unit_test(test_json_table),
 		cmocka_unit_test(test_json_truncated),
+		cmocka_unit_test(test_line_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
