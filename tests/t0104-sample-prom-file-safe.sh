@@ -28,7 +28,7 @@ cmp -s "$scratch/victim" "$scratch/victim.orig" || fail "a planted PATH.<pid>.tm
 cmp -s "$scratch/victim2" "$scratch/victim2.orig" || fail "a symlink at PATH was written through"
 [ -L "$out" ] && fail "$out is still a symlink, not the new file"
 [ -f "$out" ] || fail "$out not written"
-grep -qx 'swaptune_sample_ticks 2' "$out" || fail "$out does not hold the last tick"
+grep -qx 'swaptune_sample_ticks_total 2' "$out" || fail "$out does not hold the last tick"
 [ "$(stat -c %a "$out")" = 644 ] || fail "$out mode $(stat -c %a "$out"), want 644"
 # only the planted links and the result remain: no temporary file left behind
 left=$(cd "$dir" && ls | grep -v '^swaptune\.prom$' | grep -v '^swaptune\.prom\.[0-9]*\.tmp$')
