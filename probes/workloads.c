@@ -456,6 +456,46 @@ static uint64_t tv_ns(struct timeval tv)
 	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
 }
 
+/*
+ * What one clock pair costs (best of 32), and one whole sample: two clock
+ * reads around a resident access, the histogram, the next gap (best of 4
+ * blocks of 16, so an interrupt does not inflate it). The page is the last
+ * one written, the likeliest to be resident: a swap-in here would prefetch
+ * before the measured phase starts. Sets r->timer_overhead_ns; returns the
+ * cost of one sample in ns.
+ */
+static uint64_t sample_cost_ns(const struct workload_mem *m, struct workload_result *r,
+			       struct workload_rng *srng, const double *log1m)
+{
+	uint64_t t0, t1, sum = 0, cost = ~0ull;
+
+	r->timer_overhead_ns = ~0ull;
+	for (int i = 0; i < 32; i++) {
+		t0 = workload_now_ns();
+		t1 = workload_now_ns();
+		if (t1 - t0 < r->timer_overhead_ns)
+			r->timer_overhead_ns = t1 - t0;
+	}
+	for (int blk = 0; blk < 4; blk++) {
+		uint64_t b0 = workload_now_ns(), b1;
+
+		for (int i = 0; i < 16; i++) {
+			t0 = workload_now_ns();
+			if (m->base)
+				sum += workload_touch(m->base, m->npages - 1, m->page_shift);
+			t1 = workload_now_ns();
+			workload_hist_record(&r->hist, t1 - t0, 1);
+			sum += next_gap(srng, log1m, 1 + i % LG_GAP_MAX);
+		}
+		b1 = workload_now_ns();
+		if ((b1 - b0) / 16 < cost)
+			cost = (b1 - b0) / 16;
+	}
+	/* keep the touches from being optimised away */
+	r->checksum ^= sum;
+	return cost;
+}
+
 int workload_measure(const struct workload_params *p, struct workload_gen *g,
 		     const struct workload_mem *m, const struct workload_access *acc,
 		     struct workload_result *r, struct st_err *e)
@@ -473,35 +513,7 @@ int workload_measure(const struct workload_params *p, struct workload_gen *g,
 		log1m[i] = log1p(-1.0 / (double)(1u << i));
 	workload_rng_seed(&srng, workload_splitmix64(&seed));
 
-	/*
-	 * What one clock pair costs (best of 32), and one whole sample: two
-	 * clock reads around a resident access, the histogram, the next gap
-	 * (best of 4 blocks of 16, so an interrupt does not inflate it). The
-	 * page is the last one written, the likeliest to be resident: a swap-in
-	 * here would prefetch before the measured phase starts.
-	 */
-	r->timer_overhead_ns = ~0ull;
-	for (int i = 0; i < 32; i++) {
-		t0 = workload_now_ns();
-		t1 = workload_now_ns();
-		if (t1 - t0 < r->timer_overhead_ns)
-			r->timer_overhead_ns = t1 - t0;
-	}
-	for (int blk = 0; blk < 4; blk++) {
-		uint64_t b0 = workload_now_ns(), b1;
-
-		for (int i = 0; i < 16; i++) {
-			t0 = workload_now_ns();
-			if (m->base)
-				sum += workload_touch(m->base, m->npages - 1, m->page_shift);
-			t1 = workload_now_ns();
-			workload_hist_record(&r->hist, t1 - t0, 1);
-			sum += next_gap(&srng, log1m, 1 + i % LG_GAP_MAX);
-		}
-		b1 = workload_now_ns();
-		if ((b1 - b0) / 16 < sample_cost)
-			sample_cost = (b1 - b0) / 16;
-	}
+	sample_cost = sample_cost_ns(m, r, &srng, log1m);
 	workload_hist_reset(&r->hist);
 	workload_rng_seed(&srng, workload_splitmix64(&seed));
 	sum = 0;

@@ -183,26 +183,10 @@ static void add_vmstat(cJSON *o, const struct st_kvtab *vm, const char *key)
 		cJSON_AddNullToObject(o, key);
 }
 
-cJSON *facts_to_json(const struct host_facts *f)
+static void swaps_json(cJSON *root, const struct host_facts *f)
 {
-	cJSON *root = cJSON_CreateObject(), *o, *a, *s;
-	static const char *const vm_keys[] = {
-		"pswpin", "pswpout", "zswpin", "zswpout", "zswpwb", "swap_ra",
-		"swap_ra_hit", "pgmajfault", NULL,
-	};
+	cJSON *a = cJSON_AddArrayToObject(root, "swaps"), *s;
 
-	cJSON_AddStringToObject(root, "schema", STATUS_SCHEMA);
-	cJSON_AddStringToObject(root, "kernel", f->kernel);
-	cJSON_AddStringToObject(root, "hostname", f->hostname);
-
-	o = cJSON_AddObjectToObject(root, "memory");
-	add_u64(o, "total_bytes", f->mem_total_bytes);
-	add_u64(o, "available_bytes", f->mem_available_bytes);
-	add_u64(o, "swap_total_bytes", f->swap_total_bytes);
-	add_u64(o, "swap_free_bytes", f->swap_free_bytes);
-	add_u64(o, "swap_cached_bytes", f->swap_cached_bytes);
-
-	a = cJSON_AddArrayToObject(root, "swaps");
 	for (int i = 0; i < f->nswaps; i++) {
 		const struct st_swap *sw = &f->swaps[i];
 
@@ -223,8 +207,12 @@ cJSON *facts_to_json(const struct host_facts *f)
 		cJSON_AddBoolToObject(s, "zram", sw->zram);
 		cJSON_AddItemToArray(a, s);
 	}
+}
 
-	o = cJSON_AddObjectToObject(root, "readahead");
+static void readahead_json(cJSON *root, const struct host_facts *f)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "readahead");
+
 	if (f->have_page_cluster)
 		cJSON_AddNumberToObject(o, "page_cluster", f->page_cluster);
 	else
@@ -246,8 +234,12 @@ cJSON *facts_to_json(const struct host_facts *f)
 		cJSON_AddNumberToObject(o, "hit_pct", f->ra_hit_pct);
 	else
 		cJSON_AddNullToObject(o, "hit_pct");
+}
 
-	o = cJSON_AddObjectToObject(root, "zswap");
+static void zswap_json(cJSON *root, const struct host_facts *f)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "zswap"), *s;
+
 	cJSON_AddBoolToObject(o, "present", f->zswap_present);
 	cJSON_AddBoolToObject(o, "enabled", f->zswap_enabled);
 	s = cJSON_AddObjectToObject(o, "params");
@@ -280,6 +272,54 @@ cJSON *facts_to_json(const struct host_facts *f)
 		cJSON_AddNumberToObject(s, "compression_ratio", f->zswap_ratio);
 	else
 		cJSON_AddNullToObject(s, "compression_ratio");
+}
+
+static void pressure_and_pmu_json(cJSON *root, const struct host_facts *f)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "psi");
+
+	cJSON_AddBoolToObject(o, "available", f->psi_available);
+	if (f->psi_available) {
+		cJSON_AddNumberToObject(o, "some_avg10", f->psi.some.avg10);
+		cJSON_AddNumberToObject(o, "full_avg10", f->psi.full.avg10);
+		add_u64(o, "some_total_us", f->psi.some.total_us);
+		add_u64(o, "full_total_us", f->psi.full.total_us);
+	}
+	o = cJSON_AddObjectToObject(root, "pmu");
+	cJSON_AddBoolToObject(o, "hardware", f->pmu.hw_available);
+	cJSON_AddBoolToObject(o, "software", f->pmu.sw_available);
+	cJSON_AddStringToObject(o, "counters", f->pmu.hw_available ? "hardware" :
+				f->pmu.sw_available ? "software" : "none");
+	cJSON_AddBoolToObject(o, "probed_live", f->pmu.probed_live);
+	if (f->pmu.hw_reason[0])
+		cJSON_AddStringToObject(o, "hardware_reason", f->pmu.hw_reason);
+	if (f->pmu.sw_reason[0])
+		cJSON_AddStringToObject(o, "software_reason", f->pmu.sw_reason);
+	if (f->pmu.paranoid != -99)
+		cJSON_AddNumberToObject(o, "perf_event_paranoid", f->pmu.paranoid);
+}
+
+cJSON *facts_to_json(const struct host_facts *f)
+{
+	cJSON *root = cJSON_CreateObject(), *o;
+	static const char *const vm_keys[] = {
+		"pswpin", "pswpout", "zswpin", "zswpout", "zswpwb", "swap_ra",
+		"swap_ra_hit", "pgmajfault", NULL,
+	};
+
+	cJSON_AddStringToObject(root, "schema", STATUS_SCHEMA);
+	cJSON_AddStringToObject(root, "kernel", f->kernel);
+	cJSON_AddStringToObject(root, "hostname", f->hostname);
+
+	o = cJSON_AddObjectToObject(root, "memory");
+	add_u64(o, "total_bytes", f->mem_total_bytes);
+	add_u64(o, "available_bytes", f->mem_available_bytes);
+	add_u64(o, "swap_total_bytes", f->swap_total_bytes);
+	add_u64(o, "swap_free_bytes", f->swap_free_bytes);
+	add_u64(o, "swap_cached_bytes", f->swap_cached_bytes);
+	swaps_json(root, f);
+	readahead_json(root, f);
+	zswap_json(root, f);
 
 	o = cJSON_AddObjectToObject(root, "vmstat");
 	for (int i = 0; vm_keys[i]; i++)
@@ -293,27 +333,6 @@ cJSON *facts_to_json(const struct host_facts *f)
 		cJSON_AddStringToObject(o, "memory_root", f->cgroup.memory_root);
 	else
 		cJSON_AddNullToObject(o, "memory_root");
-
-	o = cJSON_AddObjectToObject(root, "psi");
-	cJSON_AddBoolToObject(o, "available", f->psi_available);
-	if (f->psi_available) {
-		cJSON_AddNumberToObject(o, "some_avg10", f->psi.some.avg10);
-		cJSON_AddNumberToObject(o, "full_avg10", f->psi.full.avg10);
-		add_u64(o, "some_total_us", f->psi.some.total_us);
-		add_u64(o, "full_total_us", f->psi.full.total_us);
-	}
-
-	o = cJSON_AddObjectToObject(root, "pmu");
-	cJSON_AddBoolToObject(o, "hardware", f->pmu.hw_available);
-	cJSON_AddBoolToObject(o, "software", f->pmu.sw_available);
-	cJSON_AddStringToObject(o, "counters", f->pmu.hw_available ? "hardware" :
-				f->pmu.sw_available ? "software" : "none");
-	cJSON_AddBoolToObject(o, "probed_live", f->pmu.probed_live);
-	if (f->pmu.hw_reason[0])
-		cJSON_AddStringToObject(o, "hardware_reason", f->pmu.hw_reason);
-	if (f->pmu.sw_reason[0])
-		cJSON_AddStringToObject(o, "software_reason", f->pmu.sw_reason);
-	if (f->pmu.paranoid != -99)
-		cJSON_AddNumberToObject(o, "perf_event_paranoid", f->pmu.paranoid);
+	pressure_and_pmu_json(root, f);
 	return root;
 }

@@ -148,6 +148,38 @@ missing:
 	return -1;
 }
 
+/*
+ * Take the common options out of argv; the rest (argv[0] first, and all
+ * after "--" as given) into args, NULL-terminated. The count, or -1 with
+ * ctx->err set.
+ */
+static int split_common_options(struct cmd_ctx *ctx, int argc, char **argv, char **args,
+				const char **db, bool *help, bool *version)
+{
+	int nargs = 1, i, r;
+
+	args[0] = argv[0];
+	/* known before any error, so that an early one is a JSON document too */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json"))
+			ctx->json = true;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {	/* the rest belongs to the command */
+			for (; i < argc; i++)
+				args[nargs++] = argv[i];
+			break;
+		}
+		r = common_option(ctx, argc, argv, i, db, help, version);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			args[nargs++] = argv[i];
+		i += r > 0 ? r - 1 : 0;
+	}
+	args[nargs] = NULL;
+	return nargs;
+}
+
 int main(int argc, char **argv)
 {
 	struct cmd_ctx ctx = { .out = stdout };
@@ -155,33 +187,17 @@ int main(int argc, char **argv)
 	const char *db = NULL;
 	bool help = false, version = false, db_new;
 	char **args = calloc((size_t)argc + 1, sizeof(char *));
-	int nargs = 0, i, r, status;
+	int nargs = 0, r, status;
 
 	if (!args)
 		return ST_EXIT_RUNTIME;
-	args[nargs++] = argv[0];
 	if (argc == 3 && !strcmp(argv[1], "--completion") && !strcmp(argv[2], "bash")) {
 		cmd_print_completion_bash(stdout);
 		return free(args), 0;
 	}
-	/* known before any error, so that an early one is a JSON document too */
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--json"))
-			ctx.json = true;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {	/* the rest belongs to the command */
-			for (; i < argc; i++)
-				args[nargs++] = argv[i];
-			break;
-		}
-		r = common_option(&ctx, argc, argv, i, &db, &help, &version);
-		if (r < 0)
-			return free(args), fail(&ctx);
-		if (r == 0)
-			args[nargs++] = argv[i];
-		i += r > 0 ? r - 1 : 0;
-	}
-	args[nargs] = NULL;
+	nargs = split_common_options(&ctx, argc, argv, args, &db, &help, &version);
+	if (nargs < 0)
+		return free(args), fail(&ctx);
 
 	if (version) {
 		printf("swaptune %s\n", SWAPTUNE_VERSION);
