@@ -25,6 +25,17 @@ while read -r cmd; do
 	grep -q "^\.B $cmd\$" "$man" || fail "COMMANDS has no entry for $cmd"
 done <"$scratch/help.cmds"
 
+# OPTIONS documents every option of every command, as --help spells it
+while read -r cmd; do
+	"$SWAPTUNE" "$cmd" --help | sed -n '/^Options:/,/^$/p' | sed -n 's/^  \(-[^ ]*\).*/\1/p' |
+	while read -r o; do
+		grep -q "^\.B $(printf '%s' "$o" | sed 's/-/\\\\-/g')" "$man" ||
+			echo "$cmd: option $o is not in the man page's OPTIONS"
+	done
+done <"$scratch/help.cmds" >"$scratch/missing"
+[ -s "$scratch/missing" ] && fail "$(cat "$scratch/missing")"
+grep -q '^\.SH EXAMPLES' "$man" || fail "man page lacks EXAMPLES"
+grep -q '^\.B \\-\\-version' "$man" || fail "man page lacks --version"
 for s in SWAPTUNE_SYSROOT SWAPTUNE_DB '\.SH EXIT STATUS' '\.SH FILES' '\.SH COMMON OPTIONS' '\.SH NAME'; do
 	grep -q "$s" "$man" || fail "man page lacks $s"
 done

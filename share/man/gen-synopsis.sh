@@ -24,4 +24,26 @@ awk -v syn="$tmp.syn" '
 	!skip { print }
 ' "$man" >"$tmp"
 cat "$tmp" >"$man"
+
+# OPTIONS: every command's options as its --help lists them
+"$bin" --help | sed -n '/^Commands:/,/^$/p' | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p' |
+while read -r cmd; do
+	"$bin" "$cmd" --help | sed -n '/^Options:/,/^$/p' | grep -q '^  -' || continue
+	printf '.SS "%s options"\n' "$cmd"
+	"$bin" "$cmd" --help | sed -n '/^Options:/,/^$/p' | sed -n 's/^  \(-.*\)$/\1/p' |
+	while IFS= read -r line; do
+		spell=$(printf '%s' "$line" | sed 's/  .*//')
+		help=$(printf '%s' "$line" | sed 's/^[^ ]*\( [^ ][^ ]*\)*  *//')
+		[ "$spell" = "$line" ] && help=""
+		printf '.TP\n.B %s\n%s\n' "$(printf '%s' "$spell" | sed 's/\\/\\e/g; s/-/\\-/g')" \
+			"$(printf '%s' "$help" | sed 's/\\/\\e/g; s/^\./\\\&./; s/^'"'"'/\\\&'"'"'/')"
+	done
+done >"$tmp.opt"
+awk -v opt="$tmp.opt" '
+	/^\.\\" BEGIN GENERATED OPTIONS/ { print; print ".SH OPTIONS"; while ((getline l < opt) > 0) print l; skip = 1; next }
+	/^\.\\" END GENERATED OPTIONS/ { skip = 0 }
+	!skip { print }
+' "$man" >"$tmp"
+cat "$tmp" >"$man"
+rm -f "$tmp.opt"
 echo "gen-synopsis: $(wc -l <"$tmp.syn") commands in $man"
