@@ -8,7 +8,7 @@
 #      decision says nothing was probed;
 #   2. the canaries' own verdict: when it is "change", f1 (stage 1) gets it
 #      and confirms it, f2 (stage 2, whose gate demands an impossible
-#      --min-effect 500) gets exit 10 from verify, is rolled back, and the
+#      --min-effect 100000) gets exit 10 from verify, is rolled back, and the
 #      rollout stops before f3 and f4; when it is not, the decision says so
 #      and no sysroot changes;
 #   3. only when the canary said no change: the decision forced
@@ -58,7 +58,7 @@ c1 swaptune_db=$scratch/c1.db
 
 [fleet]
 f1 swaptune_db=$scratch/f1.db swaptune_sysroot=$scratch/root-f1
-f2 swaptune_db=$scratch/f2.db swaptune_sysroot=$scratch/root-f2 swaptune_verify_args="--min-effect 500"
+f2 swaptune_db=$scratch/f2.db swaptune_sysroot=$scratch/root-f2 swaptune_verify_args="--min-effect 100000"
 f3 swaptune_db=$scratch/f3.db swaptune_sysroot=$scratch/root-f3
 f4 swaptune_db=$scratch/f4.db swaptune_sysroot=$scratch/root-f4
 
