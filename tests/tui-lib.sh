@@ -58,7 +58,8 @@ quit_ok() {
 
 # the screen fits: no line longer than the width, the footer on the last row
 fits() {
-	awk -v w="$1" 'length($0) > w { bad = 1 } END { exit bad }' "$scratch/screen" ||
+	# columns, not bytes: bars and CI whiskers are multi-byte UTF-8
+	LC_ALL=C.UTF-8 awk -v w="$1" 'length($0) > w { bad = 1 } END { exit bad }' "$scratch/screen" ||
 		fail "$2: a line is wider than $1 columns"
 }
 
