@@ -41,6 +41,11 @@ host_state() {
 	find /sys/fs/cgroup -maxdepth 3 -name 'swaptune-*' 2>/dev/null
 }
 host_state >"$scratch/host0"
+# confirm-within watchdogs of applies a failed run left unconfirmed
+stop_watchdogs() {
+	for p in $(pgrep -f -- "--db $scratch/" 2>/dev/null); do kill "$p" 2>/dev/null; done
+}
+cleanup_hooks="stop_watchdogs"
 
 # fresh stores and sysroots for the fleet
 fresh_fleet() {
