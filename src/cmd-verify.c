@@ -125,7 +125,11 @@ static int config_from_run(struct cmd_ctx *ctx, const struct advice_run *run,
 		c->wp.argv = argv_buf;
 		if (cJSON_IsString(re))
 			snprintf(c->wp.metric_regex, sizeof(c->wp.metric_regex), "%s", re->valuestring);
-		c->primary = c->wp.metric_regex[0] ? PROBE_PRIMARY_METRIC : PROBE_PRIMARY_WALL;
+		if (cJSON_IsString(cJSON_GetObjectItem(w, "metric")))
+			snprintf(c->wp.metric_spec, sizeof(c->wp.metric_spec), "%s",
+				 cJSON_GetObjectItem(w, "metric")->valuestring);
+		c->primary = c->wp.metric_regex[0] || c->wp.metric_spec[0] ? PROBE_PRIMARY_METRIC :
+			     PROBE_PRIMARY_WALL;
 		c->metric_higher_better = run->in.metric != VERDICT_METRIC_LOWER_BETTER;
 		if (cJSON_IsNumber(cJSON_GetObjectItem(w, "run_as_uid")))
 			c->wp.run_as_uid = (uid_t)num(w, "run_as_uid", -1);
@@ -142,6 +146,15 @@ static int config_from_run(struct cmd_ctx *ctx, const struct advice_run *run,
 	c->max_reps = (unsigned)num(m, "max_reps", c->max_reps);
 	c->seed = (uint64_t)num(m, "seed", (double)c->seed);
 	c->duration_s = num(m, "duration_cap_s", c->duration_s);
+	/* the same design: the stored plan, or the fixed rounds of an older run */
+	c->min_trial_s = num(m, "min_trial_s", 0);
+	c->max_time_s = num(m, "max_time_s", 0);
+	if (run->plan.recorded)
+		c->plan = run->plan;
+	else
+		judge_plan_fixed(&c->plan, c->reps ? c->reps : 3);
+	if (!c->plan.sequential)
+		c->reps = c->max_reps = c->plan.looks[c->plan.n_looks - 1];
 	a = cJSON_GetObjectItem(o, "baseline");
 	if (cJSON_IsString(a))
 		base = a->valuestring;
@@ -391,7 +404,11 @@ static int plan_rerun(struct cmd_ctx *ctx, struct verify_opts *o, struct verify_
 	if ((r = config_from_run(ctx, &w->then, &w->c, w->argv_buf)) < 0)
 		return r;
 	if (o->reps) {
-		w->c.reps = o->reps;
+		double me = w->c.plan.min_effect_pct;
+
+		judge_plan_fixed(&w->c.plan, o->reps);
+		w->c.plan.min_effect_pct = me;
+		w->c.reps = w->c.max_reps = o->reps;
 		w->c.adaptive = false;
 	}
 	if (o->scratch[0])
