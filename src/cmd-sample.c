@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "swaptune/fmt.h"
 #include "swaptune/cmd.h"
 #include "swaptune/replay.h"
 #include "swaptune/sampler.h"
@@ -65,32 +66,6 @@ static const struct column table_cols[] = {
 };
 #define NCOLS (sizeof(table_cols) / sizeof(table_cols[0]))
 
-/* A value in at most 5 characters: 0, 1.23, 45.6, 789, 12345, 123k, 12.3M. */
-static const char *fmt5(char *b, size_t len, bool ok, double v)
-{
-	if (!ok)
-		return "n/a";
-	if (v < 0)
-		v = 0;
-	if (v == 0)
-		snprintf(b, len, "0");
-	else if (v < 9.995)
-		snprintf(b, len, "%.2f", v);
-	else if (v < 99.95)
-		snprintf(b, len, "%.1f", v);
-	else if (v < 99999.5)
-		snprintf(b, len, "%.0f", v);
-	else if (v < 999.5e3)
-		snprintf(b, len, "%.0fk", v / 1e3);
-	else if (v < 99.95e6)
-		snprintf(b, len, "%.1fM", v / 1e6);
-	else if (v < 999.5e6)
-		snprintf(b, len, "%.0fM", v / 1e6);
-	else
-		snprintf(b, len, "%.1fG", v / 1e9);
-	return b;
-}
-
 static void column_for(const struct sampler *s, size_t i, struct column *c)
 {
 	*c = table_cols[i];
@@ -134,7 +109,7 @@ static void table_row(FILE *o, const struct sampler *s, uint64_t wall_ns)
 
 		column_for(s, i, &c);
 		ok = sampler_value(s, c.m, &v);
-		fprintf(o, "%6s", fmt5(b, sizeof(b), ok, v * c.scale));
+		fprintf(o, "%6s", fmt_short(b, sizeof(b), ok, v * c.scale));
 	}
 	fputc('\n', o);
 }

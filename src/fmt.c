@@ -176,3 +176,28 @@ const char *fmt_printable(const char *s)
 
 	return fmt_escape(s, ring[next++ % FMT_PRINTABLE_SLOTS], FMT_PRINTABLE_LEN);
 }
+
+const char *fmt_short(char *b, size_t len, bool ok, double v)
+{
+	if (!ok)
+		return "n/a";
+	if (v < 0)
+		v = 0;
+	if (v == 0)
+		snprintf(b, len, "0");
+	else if (v < 9.995)
+		snprintf(b, len, "%.2f", v);
+	else if (v < 99.95)
+		snprintf(b, len, "%.1f", v);
+	else if (v < 99999.5)
+		snprintf(b, len, "%.0f", v);
+	else if (v < 999.5e3)
+		snprintf(b, len, "%.0fk", v / 1e3);
+	else if (v < 99.95e6)
+		snprintf(b, len, "%.1fM", v / 1e6);
+	else if (v < 999.5e6)
+		snprintf(b, len, "%.0fM", v / 1e6);
+	else
+		snprintf(b, len, "%.1fG", v / 1e9);
+	return b;
+}

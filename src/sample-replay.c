@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "swaptune/fmt.h"
 #include "swaptune/replay.h"
 #include "swaptune/sampler.h"
 
@@ -44,31 +45,6 @@ static bool tick_value(const cJSON *tick, enum sample_metric m, double *v)
 	return true;
 }
 
-static const char *fmt5(char *b, size_t len, bool ok, double v)
-{
-	if (!ok)
-		return "n/a";
-	if (v < 0)
-		v = 0;
-	if (v == 0)
-		snprintf(b, len, "0");
-	else if (v < 9.995)
-		snprintf(b, len, "%.2f", v);
-	else if (v < 99.95)
-		snprintf(b, len, "%.1f", v);
-	else if (v < 99999.5)
-		snprintf(b, len, "%.0f", v);
-	else if (v < 999.5e3)
-		snprintf(b, len, "%.0fk", v / 1e3);
-	else if (v < 99.95e6)
-		snprintf(b, len, "%.1fM", v / 1e6);
-	else if (v < 999.5e6)
-		snprintf(b, len, "%.0fM", v / 1e6);
-	else
-		snprintf(b, len, "%.1fG", v / 1e9);
-	return b;
-}
-
 static void table_row(struct replay *r, const cJSON *tick)
 {
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(tick, "time");
@@ -93,7 +69,7 @@ static void table_row(struct replay *r, const cJSON *tick)
 		double v = 0;
 		bool ok = tick_value(tick, cols[i].m, &v);
 
-		fprintf(r->out, "%6s", fmt5(b, sizeof(b), ok, v * cols[i].scale));
+		fprintf(r->out, "%6s", fmt_short(b, sizeof(b), ok, v * cols[i].scale));
 	}
 	fputc('\n', r->out);
 }

@@ -43,4 +43,10 @@ const char *fmt_escape(const char *s, char *buf, size_t len);
 #define FMT_PRINTABLE_LEN 2048
 const char *fmt_printable(const char *s);
 
+/*
+ * A value in at most 5 characters for tables: 0, 1.23, 45.6, 789, 12345, 123k,
+ * 12.3M, 1.2G; negative values as 0; "n/a" when !ok. Written into b.
+ */
+const char *fmt_short(char *b, size_t len, bool ok, double v);
+
 #endif
