@@ -10,7 +10,8 @@
 # 2.5 % that fails about 6 % of the time, with 10 % about 97 %).
 # A/B: AB_RUNS probes of zswap against the same swap without zswap (every
 # swapped page goes to the loop device): a large, real difference that must
-# be found every time (CHANGE to the zswap arm).
+# be found every time (the zswap arm's comparison crosses its bound; the
+# verdict itself may be held back by a cost guardrail, which is printed).
 #
 # Needs root; waits for another probe to finish. Prints one line per run and
 # a summary, and exits 0 when both criteria hold, 1 when not, 77 to skip.
@@ -85,12 +86,14 @@ for seed in $(seq 1 "$AB_RUNS"); do
 	run=$(probe --arm disk:zswap.enabled=N --arm zswap:zswap.enabled=Y --baseline disk --seed "$seed") || exit 1
 	set -- $(judge "$run" zswap) || exit 1
 	p=$1 eff=$2 lo=$3 hi=$4 kind=$5 arm=$6 status=$7
-	[ "$kind" = change ] && [ "$arm" = zswap ] && ab_pass=$((ab_pass + 1))
+	# detected: the comparison crossed its bound (the verdict may still be held
+	# back by a cost guardrail: zswap's compression costs CPU per operation)
+	case $status in better|vetoed|below_min) ab_pass=$((ab_pass + 1)) ;; esac
 	printf '%4s %5s %9s %8s%% %20s %14s %s\n' "$seed" "$run" "$p" "$eff" "[$lo, $hi]" "$kind:$arm" "$status"
 done
 
 echo "A/A: $aa_change of $AA_RUNS said CHANGE; at most $AA_MAX_CHANGE allowed"
-echo "A/B: $ab_pass of $AB_RUNS changed to zswap; need $AB_RUNS"
+echo "A/B: $ab_pass of $AB_RUNS detected zswap as faster; need $AB_RUNS"
 [ "$aa_change" -le "$AA_MAX_CHANGE" ] && [ "$ab_pass" -eq "$AB_RUNS" ] && { echo "calibration: pass"; exit 0; }
 echo "calibration: FAIL"
 exit 1
