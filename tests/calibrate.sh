@@ -88,7 +88,7 @@ for seed in $(seq 1 "$AB_RUNS"); do
 	p=$1 eff=$2 lo=$3 hi=$4 kind=$5 arm=$6 status=$7
 	# detected: the comparison crossed its bound (the verdict may still be held
 	# back by a cost guardrail: zswap's compression costs CPU per operation)
-	case $status in better|vetoed|below_min) ab_pass=$((ab_pass + 1)) ;; esac
+	case $status in better|vetoed|below_min_effect) ab_pass=$((ab_pass + 1)) ;; esac
 	printf '%4s %5s %9s %8s%% %20s %14s %s\n' "$seed" "$run" "$p" "$eff" "[$lo, $hi]" "$kind:$arm" "$status"
 done
 
