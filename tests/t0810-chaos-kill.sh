@@ -243,5 +243,7 @@ pid=""
 integrity "$db" "after the detach case"
 
 echo "chaos: seed $SEED, $n kill points: $killed processes killed mid-run, $finished had finished; ${secs}s"
-[ $killed -ge $((n / 2)) ] || fail "only $killed of $n kill points hit a running process"
+# kill points are drawn over each operation's measured length, so some land
+# after it finished; at least 2 in 5 must hit a running process
+[ $killed -ge $((n * 2 / 5)) ] || fail "only $killed of $n kill points hit a running process"
 done_testing
