@@ -29,7 +29,7 @@ db=$scratch/db
 wait_no_probe
 before=$(settings)
 "$SWAPTUNE" probe --db "$db" --yes --json --workload anon-runs --arms pc3,pc1,pc0 \
-	--arm pc2:page-cluster=2 --baseline pc3 --reps 2 --working-set 512M --memcg-limit 384M \
+	--arm pc2:page-cluster=2 --baseline pc3 --reps 2 --min-trial 0 --working-set 512M --memcg-limit 384M \
 	>"$scratch/run.json" 2>"$scratch/run.err"
 rc=$?
 [ "$rc" -eq 0 ] || { echo "FAIL: probe: exit $rc: $(cat "$scratch/run.err")"; exit 1; }
