@@ -29,7 +29,7 @@ run() {
 	done
 }
 
-run probe --yes --json --workload anon-random --working-set 64M --memcg-limit 32M --reps 3 --seed 7 \
+run probe --yes --json --workload anon-random --working-set 64M --memcg-limit 32M --reps 5 --min-trial 0 --seed 7 \
 	--arm disk:zswap.enabled=N --arm zswap:zswap.enabled=Y --baseline disk ||
 	{ fail "probe: exit $? ($(cat "$scratch/err"))"; done_testing; }
 settings >"$scratch/settings0"
@@ -75,7 +75,7 @@ done
 settings >"$scratch/settings1"
 [ -n "$settings0_racy" ] || probes_elsewhere || same "$scratch/settings1" "$scratch/settings0"
 # an impossible minimum effect: the benefit no longer holds, exit 10
-run verify --yes --json --progress none --min-effect 500 --reps 3
+run verify --yes --json --progress none --min-effect 500 --reps 5
 rc=$?
 [ $rc -eq 10 ] || fail "verify --min-effect 500: exit $rc, want 10 ($(cat "$scratch/err"))"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["holds"] and d["result"] in ("weaker","gone"), d["result"]' \
