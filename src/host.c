@@ -258,6 +258,48 @@ int host_read_u64(const struct host *h, const char *rel, uint64_t *out,
 	return 0;
 }
 
+/*
+ * A file of a captured tree is replaced whole (a new file beside it, then
+ * rename), so that a kill in the middle never leaves it empty or half
+ * written: repair must be able to read what is there. The target is the
+ * real path of the file host_openat() resolved beneath the tree.
+ */
+static int replace_in_tree(const struct host *h, const char *rel, const char *val,
+			   struct st_err *e)
+{
+	char link[64], real[PATH_MAX], tmp[PATH_MAX + 32], *slash;
+	size_t n = strlen(val);
+	struct stat sb;
+	ssize_t len;
+	int fd = host_openat(h, rel, O_RDONLY), tfd;
+
+	if (fd < 0)
+		return host_open_error(rel, fd, true, e);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, real, sizeof(real) - 1);
+	if (len <= 0 || fstat(fd, &sb) < 0) {
+		close(fd);
+		return err_set(e, -EIO, "cannot write \"%s\" to /%s: cannot resolve it", val, rel);
+	}
+	close(fd);
+	real[len] = '\0';
+	slash = strrchr(real, '/');
+	if (!slash)
+		return err_set(e, -EIO, "cannot write \"%s\" to /%s: cannot resolve it", val, rel);
+	snprintf(tmp, sizeof(tmp), "%.*s/.swaptune-write.XXXXXX", (int)(slash - real), real);
+	tfd = mkstemp(tmp);
+	if (tfd < 0)
+		return err_set(e, -errno, "cannot write \"%s\" to /%s: %s", val, rel, strerror(errno));
+	if (fchmod(tfd, sb.st_mode & 07777) < 0 || write(tfd, val, n) != (ssize_t)n ||
+	    close(tfd) < 0 || rename(tmp, real) < 0) {
+		int saved = errno ? errno : EIO;
+
+		unlink(tmp);
+		return err_set(e, -saved, "cannot write \"%s\" to /%s: %s", val, rel, strerror(saved));
+	}
+	return 0;
+}
+
 int host_write(const struct host *h, const char *rel, const char *val,
 	       struct st_err *e)
 {
@@ -266,6 +308,8 @@ int host_write(const struct host *h, const char *rel, const char *val,
 	int fd;
 
 	rel = relname(rel);
+	if (!h->live)
+		return replace_in_tree(h, rel, val, e);
 	/* under a sysroot: beneath the tree, an existing regular file only */
 	fd = host_openat(h, rel, O_WRONLY | (h->live ? 0 : O_TRUNC));
 	if (fd < 0)
