@@ -77,6 +77,27 @@ cJSON *change_setting_json(const struct change_setting *c)
 	return o;
 }
 
+void change_files_json(const struct host *h, const struct persist_plan *p, cJSON *arr)
+{
+	for (int i = 0; i < p->n_files; i++) {
+		const struct persist_file *f = &p->files[i];
+		cJSON *x;
+		char path[PATH_MAX];
+
+		if (!f->changed)
+			continue;
+		x = cJSON_CreateObject();
+		snprintf(path, sizeof(path), "%s/%s", h->root, f->rel);
+		cJSON_AddStringToObject(x, "path", path);
+		cJSON_AddStringToObject(x, "action", f->remove ? "remove" : "write");
+		if (f->remove)
+			cJSON_AddNullToObject(x, "content");
+		else
+			cJSON_AddStringToObject(x, "content", f->content);
+		cJSON_AddItemToArray(arr, x);
+	}
+}
+
 cJSON *change_snapshot_json(const struct settings_snapshot *s)
 {
 	cJSON *o = cJSON_CreateObject();

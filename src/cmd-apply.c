@@ -304,23 +304,7 @@ static cJSON *plan_json(const struct host *h, const struct persist_plan *p)
 	cJSON *o = cJSON_CreateObject(), *files = cJSON_AddArrayToObject(o, "files");
 	cJSON *conf = cJSON_AddArrayToObject(o, "conflicts"), *notes = cJSON_AddArrayToObject(o, "notes");
 
-	for (int i = 0; i < p->n_files; i++) {
-		const struct persist_file *f = &p->files[i];
-		cJSON *x;
-		char path[PATH_MAX];
-
-		if (!f->changed)
-			continue;
-		x = cJSON_CreateObject();
-		snprintf(path, sizeof(path), "%s/%s", h->root, f->rel);
-		cJSON_AddStringToObject(x, "path", path);
-		cJSON_AddStringToObject(x, "action", f->remove ? "remove" : "write");
-		if (f->remove)
-			cJSON_AddNullToObject(x, "content");
-		else
-			cJSON_AddStringToObject(x, "content", f->content);
-		cJSON_AddItemToArray(files, x);
-	}
+	change_files_json(h, p, files);
 	for (int i = 0; i < p->n_conflicts; i++) {
 		const struct persist_conflict *c = &p->conflicts[i];
 		cJSON *x = cJSON_CreateObject();

@@ -150,24 +150,7 @@ static cJSON *plan_doc(struct cmd_ctx *ctx, const struct change_rollback *rb, bo
 	for (int i = 0; i < rb->n; i++)
 		if (rb->ch[i].changed)
 			cJSON_AddItemToArray(arr, change_setting_json(&rb->ch[i]));
-	arr = cJSON_AddArrayToObject(doc, "files");
-	for (int i = 0; i < plan->n_files; i++) {
-		const struct persist_file *f = &plan->files[i];
-		cJSON *x;
-		char path[PATH_MAX];
-
-		if (!f->changed)
-			continue;
-		x = cJSON_CreateObject();
-		snprintf(path, sizeof(path), "%s/%s", ctx->host.root, f->rel);
-		cJSON_AddStringToObject(x, "path", path);
-		cJSON_AddStringToObject(x, "action", f->remove ? "remove" : "write");
-		if (f->remove)
-			cJSON_AddNullToObject(x, "content");
-		else
-			cJSON_AddStringToObject(x, "content", f->content);
-		cJSON_AddItemToArray(arr, x);
-	}
+	change_files_json(&ctx->host, plan, cJSON_AddArrayToObject(doc, "files"));
 	arr = cJSON_AddArrayToObject(doc, "directories_removed");
 	for (int k = 0; k < rb->n_dirs; k++) {
 		char path[PATH_MAX];

@@ -48,6 +48,8 @@ int change_diff(const struct host *h, const struct advice_setting *want, int n,
 cJSON *change_setting_json(const struct change_setting *c);
 
 /* Settings of a snapshot as a JSON object (null for absent settings). */
+/* The boot-time files plan p would write or remove, as {"path","action","content"} into arr. */
+void change_files_json(const struct host *h, const struct persist_plan *p, cJSON *arr);
 cJSON *change_snapshot_json(const struct settings_snapshot *s);
 
 /*
