@@ -274,23 +274,19 @@ int store_change_rows_of_run(struct store *st, int64_t run_id, struct store_chan
 int store_first_snapshot_of_run(struct store *st, int64_t run_id, int64_t *id,
 				char *reason, size_t reason_len, struct st_err *e)
 {
-	sqlite3_stmt *s;
-	int r = store_prepare(st, "SELECT id, reason FROM snapshots WHERE run_id = ?1 ORDER BY id LIMIT 1",
-			      &s, e);
+	struct store_snapshot_info info;
+	int r;
 
-	*id = 0;
 	if (reason_len)
 		reason[0] = '\0';
-	if (r < 0)
+	/* the change commands' queries, with the snapshot's reason */
+	if ((r = store_run_first_snapshot(st, run_id, id, e)) < 0 || !*id)
 		return r;
-	sqlite3_bind_int64(s, 1, run_id);
-	r = sqlite3_step(s);
-	if (r == SQLITE_ROW) {
-		*id = sqlite3_column_int64(s, 0);
-		snprintf(reason, reason_len, "%s", col_text(s, 1));
-	}
-	sqlite3_finalize(s);
-	return r == SQLITE_ROW || r == SQLITE_DONE ? 0 : db_error(st, e);
+	if ((r = store_snapshot_info(st, *id, &info, e)) < 0)
+		return r;
+	if (r > 0)
+		snprintf(reason, reason_len, "%s", info.reason);
+	return 0;
 }
 
 int store_recordings_recent(struct store *st, struct store_recording_row *rows, int max,
