@@ -299,10 +299,18 @@ cJSON *probe_result_to_json(const struct probe_config *c, const struct probe_pla
 	if (r->error[0])
 		cJSON_AddStringToObject(root, "error", r->error);
 	add_num(root, "elapsed_s", r->elapsed_s);
+	/* stored with the run: the report names the version that measured it */
+	cJSON_AddStringToObject(root, "swaptune_version", SWAPTUNE_VERSION);
 
 	o = cJSON_AddObjectToObject(root, "host");
 	cJSON_AddStringToObject(o, "kernel", r->kernel);
 	cJSON_AddStringToObject(o, "hostname", r->hostname);
+	if (r->cpu_model[0])
+		cJSON_AddStringToObject(o, "cpu_model", r->cpu_model);
+	else
+		cJSON_AddNullToObject(o, "cpu_model");
+	if (r->mem_total_bytes)
+		cJSON_AddNumberToObject(o, "mem_total_bytes", (double)r->mem_total_bytes);
 	cJSON_AddStringToObject(o, "readahead", r->readahead[0] ? r->readahead : "unknown");
 	cJSON_AddStringToObject(o, "zswap_compressor", r->zswap_compressor);
 	cJSON_AddBoolToObject(o, "zswap_enabled_by_probe", r->zswap_enabled_by_probe);

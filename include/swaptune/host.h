@@ -308,4 +308,10 @@ int host_read_machine_id(const struct host *h, char *buf, size_t len);
  */
 int host_read_boot_id(const struct host *h, char *buf, size_t len);
 
+/*
+ * The CPU's "model name" from cpuinfo under the sysroot, "" and -ENOENT when
+ * the architecture does not say (or the file is absent). In host-id.c.
+ */
+int host_read_cpu_model(const struct host *h, char *buf, size_t len);
+
 #endif
