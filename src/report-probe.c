@@ -111,8 +111,41 @@ static void sh_quote(char *out, size_t len, const char *s)
 
 #define ADD(...) do { if (n < sizeof(cmd)) n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, __VA_ARGS__); } while (0)
 
-/* The command line that reruns the probe, from its stored params. */
-static void recipe(struct report *rep, const struct advice_run *run, const cJSON *par)
+/*
+ * The design as it ran: a sequential plan's looks with no budget left to cut
+ * them (--max-time 0), or the fixed rounds; its minimum effect.
+ */
+static size_t recipe_design(char *cmd, size_t len, size_t n, const cJSON *par, const cJSON *m)
+{
+	const cJSON *plan = cJSON_GetObjectItem(par, "plan"), *looks = cJSON_GetObjectItem(plan, "looks"), *l;
+	double v;
+
+	if (cJSON_IsTrue(cJSON_GetObjectItem(plan, "sequential")) && cJSON_GetArraySize(looks) > 0) {
+		bool first = true;
+
+		n += (size_t)snprintf(cmd + n, n < len ? len - n : 0, " --looks ");
+		cJSON_ArrayForEach(l, looks)
+			if (cJSON_IsNumber(l) && n < len) {
+				n += (size_t)snprintf(cmd + n, len - n, "%s%.0f", first ? "" : ",", l->valuedouble);
+				first = false;
+			}
+		if (n < len)
+			n += (size_t)snprintf(cmd + n, len - n, " --max-time 0");
+	} else if (jnum(m, "reps", NULL, &v) && n < len) {
+		n += (size_t)snprintf(cmd + n, len - n, " --reps %.0f", v);
+	}
+	if (jnum(plan, "min_effect_pct", NULL, &v) && n < len)
+		n += (size_t)snprintf(cmd + n, len - n, " --min-effect %g", v);
+	return n;
+}
+
+/*
+ * The command line that reruns the probe, from its stored params: the design
+ * as it ran and the accesses per trial the warm-up calibrated (--ops with
+ * --min-trial 0), so the rerun's own report shows the same line.
+ */
+static void recipe(struct report *rep, const struct advice_run *run, const cJSON *par,
+		   const cJSON *sum)
 {
 	struct report_section *s = report_add(rep, REPORT_TEXT, "recipe", "Recipe: rerun this probe");
 	const cJSON *w = cJSON_GetObjectItem(par, "workload"), *m = cJSON_GetObjectItem(par, "method");
@@ -147,12 +180,17 @@ static void recipe(struct report *rep, const struct advice_run *run, const cJSON
 	}
 	if (jstr(par, "baseline", NULL))
 		ADD(" --baseline %s", jstr(par, "baseline", NULL));
-	if (jnum(m, "reps", NULL, &v))
-		ADD(" --reps %.0f", v);
-	if (cJSON_IsTrue(cJSON_GetObjectItem(m, "adaptive"))) {
-		ADD(" --adaptive");
-		if (jnum(m, "max_reps", NULL, &v))
-			ADD(" --max-reps %.0f", v);
+	if (cJSON_IsObject(cJSON_GetObjectItem(par, "plan"))) {
+		n = recipe_design(cmd, sizeof(cmd), n, par, m);
+	} else {
+		/* a run from before the stored plan */
+		if (jnum(m, "reps", NULL, &v))
+			ADD(" --reps %.0f", v);
+		if (cJSON_IsTrue(cJSON_GetObjectItem(m, "adaptive"))) {
+			ADD(" --adaptive");
+			if (jnum(m, "max_reps", NULL, &v))
+				ADD(" --max-reps %.0f", v);
+		}
 	}
 	if (cJSON_IsFalse(cJSON_GetObjectItem(m, "warmup")))
 		ADD(" --no-warmup");
@@ -164,8 +202,11 @@ static void recipe(struct report *rep, const struct advice_run *run, const cJSON
 		ADD(" --memcg-limit %.0f", v);
 	if (jstr(par, "memcg", "limit_mode") && !strcmp(jstr(par, "memcg", "limit_mode"), "high"))
 		ADD(" --limit-mode high");
-	if (jnum(w, "ops", NULL, &v) && v > 0)
+	if (jnum(w, "ops", NULL, &v) && v > 0) {
 		ADD(" --ops %.0f", v);
+		if (jnum(m, "min_trial_s", NULL, &v))
+			ADD(" --min-trial 0");
+	}
 	if (jnum(m, "duration_cap_s", NULL, &v))
 		ADD(" --duration %.0fs", v);
 	if (jnum(w, "zipf_theta", NULL, &v))
@@ -179,7 +220,16 @@ static void recipe(struct report *rep, const struct advice_run *run, const cJSON
 	if (jstr(w, "metric_regex", NULL)) {
 		sh_quote(q, sizeof(q), jstr(w, "metric_regex", NULL));
 		ADD(" --metric-regex %s", q);
+		if (cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "primary_metric"),
+						      "higher_is_better")))
+			ADD(" --metric-lower-better");
 	}
+	if (jstr(w, "metric", NULL)) {
+		sh_quote(q, sizeof(q), jstr(w, "metric", NULL));
+		ADD(" --metric %s", q);
+	}
+	if (jstr(sum, "bypass", "mode") && !strcmp(jstr(sum, "bypass", "mode"), "emulated-zram"))
+		ADD(" --bypass-mode zram");
 	if (cJSON_IsArray(cJSON_GetObjectItem(w, "argv"))) {
 		const cJSON *a;
 
@@ -522,7 +572,7 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	report_fact(s, "primary metric", "%s", run->in.metric_name);
 	report_fact(s, "baseline", "%s", v->baseline >= 0 ? run->arms[v->baseline].name : "none");
 	host_facts(rep, &ri, sum, par);
-	recipe(rep, run, par);
+	recipe(rep, run, par, sum);
 	verdict_section(rep, run, v);
 	arms_table(rep, run, v);
 	counters_table(rep, run, t, nt);
