@@ -12,6 +12,7 @@
  * too, so exactly one of them wins.
  */
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +112,38 @@ cJSON *change_snapshot_json(const struct settings_snapshot *s)
 	return o;
 }
 
+/*
+ * A change run names its host (hostname, kernel: a report for a ticket says
+ * where) and who asked for it: the real uid's login and sudo's SUDO_USER, as
+ * params.who. Best effort: an unreadable name is left out, never guessed.
+ */
+static int change_run_begin(struct store *st, const struct host *h, const char *kind,
+			    const char *params_json, int64_t *run_id, struct st_err *e)
+{
+	char mid[128], name[128], kernel[128], *text = NULL;
+	cJSON *p = params_json ? cJSON_Parse(params_json) : NULL, *who;
+	const struct passwd *pw = getpwuid(getuid());
+	const char *sudo = getenv("SUDO_USER");
+	int r;
+
+	host_read_machine_id(h, mid, sizeof(mid));
+	if (host_read_line(h, HOST_HOSTNAME, name, sizeof(name), NULL) >= 0 &&
+	    host_kernel_release(h, kernel, sizeof(kernel), NULL) >= 0)
+		store_register_host(st, mid, name, kernel, NULL);
+	if (cJSON_IsObject(p) && (who = cJSON_AddObjectToObject(p, "who"))) {
+		cJSON_AddNumberToObject(who, "uid", (double)getuid());
+		if (pw && pw->pw_name)
+			cJSON_AddStringToObject(who, "user", pw->pw_name);
+		if (sudo && *sudo)
+			cJSON_AddStringToObject(who, "sudo_user", sudo);
+		text = cJSON_PrintUnformatted(p);
+	}
+	r = store_run_begin(st, kind, text ? text : params_json, run_id, e);
+	free(text);
+	cJSON_Delete(p);
+	return r;
+}
+
 int change_begin(struct store *st, const struct host *h, const char *kind,
 		 const char *params_json, int64_t *run_id, int64_t *snap_id,
 		 struct st_err *e)
@@ -119,7 +152,7 @@ int change_begin(struct store *st, const struct host *h, const char *kind,
 	char reason[32];
 	int r;
 
-	if ((r = store_run_begin(st, kind, params_json, run_id, e)) < 0)
+	if ((r = change_run_begin(st, h, kind, params_json, run_id, e)) < 0)
 		return r;
 	snprintf(reason, sizeof(reason), "before %s", kind);
 	if ((r = settings_snapshot(h, &before, e)) < 0 ||
@@ -262,7 +295,7 @@ int change_watchdog(struct store *st, const struct host *h, int64_t run_id,
 
 	snprintf(params, sizeof(params),
 		 "{\"reason\":\"confirm-within expired\",\"apply_run\":%lld}", (long long)run_id);
-	if (store_run_begin(st, "rollback", params, &rb_run, NULL) == 0) {
+	if (change_run_begin(st, h, "rollback", params, &rb_run, NULL) == 0) {
 		if (settings_snapshot(h, &after, NULL) == 0)
 			store_snapshot_save(st, rb_run, "after confirm-within expired", &after,
 					    NULL, NULL);
@@ -410,7 +443,7 @@ int change_revert_pending(struct store *st, const struct host *h,
 	*restored = 0;
 	snprintf(params, sizeof(params), "{\"reason\":\"rollback of unconfirmed apply\",\"apply_run\":%lld}",
 		 (long long)p->run_id);
-	if ((r = store_run_begin(st, "rollback", params, rb_run, e)) < 0)
+	if ((r = change_run_begin(st, h, "rollback", params, rb_run, e)) < 0)
 		return r;
 	journal_of_session(&j, st, h, p->session);
 	if ((r = store_tx_begin(st, e)) < 0)

@@ -12,6 +12,7 @@
  * Welch's t-test compares the batch means (effective n = batches): the
  * batch-means method. A change is "beyond noise" when p < 0.05.
  */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -229,6 +230,37 @@ static size_t batch_means(const struct metric_acc *a, double *out)
 	return n;
 }
 
+/* a recording's sampler parameters in words: "every 1 s for 120 s, cgroup X, CPU counters" */
+static void sampler_cell(struct report_section *s, const char *params)
+{
+	cJSON *p = params ? cJSON_Parse(params) : NULL;
+	const cJSON *iv = cJSON_GetObjectItem(p, "interval_s"), *du = cJSON_GetObjectItem(p, "duration_s");
+	const cJSON *cg = cJSON_GetObjectItem(p, "cgroup"), *pid = cJSON_GetObjectItem(p, "pid");
+	const cJSON *cpu = cJSON_GetObjectItem(p, "cpu_counters");
+	char buf[512];
+	size_t n = 0;
+
+	if (!cJSON_IsObject(p)) {
+		report_cell(s, "%s", params ? params : REPORT_NOT_RECORDED);
+		cJSON_Delete(p);
+		return;
+	}
+	buf[0] = '\0';
+#define PUT(...) do { if (n < sizeof(buf)) n += (size_t)snprintf(buf + n, sizeof(buf) - n, __VA_ARGS__); } while (0)
+	if (cJSON_IsNumber(iv))
+		PUT("every %g s", iv->valuedouble);
+	if (cJSON_IsNumber(du) && du->valuedouble > 0)
+		PUT("%sfor %g s", n ? " " : "", du->valuedouble);
+	if (cJSON_IsString(cg) && *cg->valuestring)
+		PUT("%scgroup %s", n ? ", " : "", cg->valuestring);
+	if (cJSON_IsNumber(pid) && pid->valuedouble > 0)
+		PUT("%spid %.0f", n ? ", " : "", pid->valuedouble);
+	PUT("%s%s", n ? ", " : "", cJSON_IsFalse(cpu) ? "no CPU counters" : "CPU counters");
+#undef PUT
+	report_cell(s, "%s", buf);
+	cJSON_Delete(p);
+}
+
 /* The two recordings side by side: one row per fact. */
 static void recordings_table(struct report *rep, const struct recording *a, const struct recording *b)
 {
@@ -261,9 +293,9 @@ static void recordings_table(struct report *rep, const struct recording *a, cons
 	report_cell(s, "kernel");
 	for (int i = 0; i < 2; i++)
 		report_cell(s, "%s", r[i]->ri.kernel[0] ? r[i]->ri.kernel : REPORT_NOT_RECORDED);
-	report_cell(s, "sampler parameters");
+	report_cell(s, "sampler");
 	for (int i = 0; i < 2; i++)
-		report_cell(s, "%s", r[i]->ri.params ? r[i]->ri.params : REPORT_NOT_RECORDED);
+		sampler_cell(s, r[i]->ri.params);
 	if (strcmp(a->ri.hostname, b->ri.hostname) || strcmp(a->ri.kernel, b->ri.kernel))
 		report_note(s, "the two recordings come from different hosts or kernels: the comparison is weak");
 }
@@ -291,18 +323,21 @@ static void compare_table(struct report *rep, const struct recording *a, const s
 		na = batch_means(&a->m[m], xa);
 		nb = batch_means(&b->m[m], xb);
 		ok = na >= 2 && nb >= 2 && stats_welch(xb, nb, xa, na, 0.95, &w, NULL) == 0;
+		/* bytes read as MiB; the test is scale-free */
+		double k = !strcmp(metrics[m].unit, "bytes") ? 1.0 / 1048576 : 1;
+
 		report_cell(s, "%s", metrics[m].label);
-		report_cell(s, "%s", metrics[m].unit);
-		report_cell_num(s, ma);
-		report_cell_num(s, mb);
-		report_cell_num(s, mb - ma);
+		report_cell(s, "%s", k != 1 ? "MiB" : metrics[m].unit);
+		report_cell_num(s, ma * k);
+		report_cell_num(s, mb * k);
+		report_cell_num(s, (mb - ma) * k);
 		if (isfinite(ma) && isfinite(mb) && ma != 0)
 			report_cell(s, "%+.1f%%", (mb - ma) / fabs(ma) * 100);
 		else
 			report_cell(s, "-");
 		if (ok && w.flag == STATS_WELCH_OK)
-			report_cell(s, "%s .. %s", report_num(w.ci_low, b1, sizeof(b1)),
-				    report_num(w.ci_high, b2, sizeof(b2)));
+			report_cell(s, "%s .. %s", report_num(w.ci_low * k, b1, sizeof(b1)),
+				    report_num(w.ci_high * k, b2, sizeof(b2)));
 		else
 			report_cell(s, "-");
 		report_cell_num(s, ok ? w.p : NAN);
@@ -450,6 +485,24 @@ int report_build_compare(struct store *st, int64_t before, int64_t after,
 
 #define CHANGES_MAX 64
 
+/* params.who of a change run: the login and, through sudo, who ran sudo */
+static void change_who(struct report_section *s, const char *params)
+{
+	cJSON *p = params ? cJSON_Parse(params) : NULL, *who = cJSON_GetObjectItem(p, "who");
+	const cJSON *user = cJSON_GetObjectItem(who, "user"), *sudo = cJSON_GetObjectItem(who, "sudo_user");
+	const cJSON *uid = cJSON_GetObjectItem(who, "uid");
+
+	if (cJSON_IsString(user) && cJSON_IsString(sudo))
+		report_fact(s, "who", "%s (through sudo, as %s)", sudo->valuestring, user->valuestring);
+	else if (cJSON_IsString(user))
+		report_fact(s, "who", "%s", user->valuestring);
+	else if (cJSON_IsNumber(uid))
+		report_fact(s, "who", "uid %.0f", uid->valuedouble);
+	else	/* an apply from before swaptune recorded it: say so rather than guess */
+		report_fact(s, "who", "%s", REPORT_NOT_RECORDED " (this apply predates the record of its user)");
+	cJSON_Delete(p);
+}
+
 static void change_sections(struct report *rep, const struct store_run_full *ri,
 			    const struct store_change_row *c, int n, int64_t snap, const char *snap_reason)
 {
@@ -461,8 +514,7 @@ static void change_sections(struct report *rep, const struct store_run_full *ri,
 	report_fact(s, "status", "%s", ri->status);
 	report_fact_opt(s, "when", ri->started_at);
 	report_fact_opt(s, "finished", ri->ended_at);
-	/* apply records its process, not its login: say so rather than guess */
-	report_fact(s, "who", "%s", REPORT_NOT_RECORDED " (the store keeps the process, not the user)");
+	change_who(s, ri->params);
 	if (ri->pid)
 		report_fact(s, "process", "pid %d", ri->pid);
 	report_fact_opt(s, "hostname", ri->hostname);
