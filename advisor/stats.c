@@ -270,6 +270,34 @@ int stats_welch(const double *a, size_t n_a, const double *b, size_t n_b,
 	return 0;
 }
 
+int stats_welch_ratio_ci(const struct stats_welch *w, double *lo_pct, double *hi_pct)
+{
+	double va, vb, tq, qa, qb, qc, disc;
+
+	if (!w || !lo_pct || !hi_pct)
+		return -EINVAL;
+	*lo_pct = *hi_pct = NAN;
+	if (!(w->mean_b > 0))
+		return -ERANGE;
+	if (w->flag != STATS_WELCH_OK) {
+		*lo_pct = *hi_pct = (w->mean_a / w->mean_b - 1) * 100;
+		return 0;
+	}
+	va = w->sd_a * w->sd_a / (double)w->n_a;
+	vb = w->sd_b * w->sd_b / (double)w->n_b;
+	tq = stats_t_quantile(1.0 - (1.0 - w->level) / 2.0, w->df);
+	/* (mean_a - R mean_b)^2 <= tq^2 (va + R^2 vb), a quadratic in R */
+	qa = w->mean_b * w->mean_b - tq * tq * vb;
+	qb = -2 * w->mean_a * w->mean_b;
+	qc = w->mean_a * w->mean_a - tq * tq * va;
+	disc = qb * qb - 4 * qa * qc;
+	if (!(qa > 0) || disc < 0)
+		return -ERANGE;
+	*lo_pct = ((-qb - sqrt(disc)) / (2 * qa) - 1) * 100;
+	*hi_pct = ((-qb + sqrt(disc)) / (2 * qa) - 1) * 100;
+	return 0;
+}
+
 /* splitmix64 (Steele, Lea, Flood 2014): tiny, seedable from any value, good
  * enough to draw permutations. */
 static uint64_t splitmix64_next(uint64_t *state)

@@ -424,7 +424,8 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 
 	if (!keys || !rows)
 		abort();
-	report_note(s, "every per-trial metric whose mean differs from the baseline arm's, largest relative change first; Welch 95%% CI");
+	report_note(s, "every per-trial metric whose mean differs from the baseline arm's, largest relative change first; "
+		    "95%% CI of the ratio of means (Fieller, Welch df); - = unbounded (baseline mean not clear of 0)");
 	report_cols(s, 7, cols);
 	nk = base ? metric_keys(t, nt, keys, KEYS_MAX) : 0;
 	for (size_t k = 0; k < nk; k++) {
@@ -449,8 +450,7 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 			d->pct = d->base != 0 ? (d->mean - d->base) / fabs(d->base) * 100 : NAN;
 			d->lo = d->hi = d->p = NAN;
 			if (na >= 2 && nb >= 2 && stats_welch(a, na, b, nb, 0.95, &w, NULL) == 0) {
-				d->lo = w.ci_low_pct;
-				d->hi = w.ci_high_pct;
+				stats_welch_ratio_ci(&w, &d->lo, &d->hi);
 				d->p = w.p;
 			}
 			nr++;
@@ -633,15 +633,18 @@ static void pair_cells(struct report_section *s, const double *y, size_t ny, con
 	double my = ny ? stats_mean(y, ny) : NAN, mx = nx ? stats_mean(x, nx) : NAN;
 	bool ok = nx >= 2 && ny >= 2 && stats_welch(x, nx, y, ny, 0.95, &w, NULL) == 0;
 	char b1[32], b2[32];
+	double lo = NAN, hi = NAN;
 
+	if (ok)
+		stats_welch_ratio_ci(&w, &lo, &hi);
 	report_cell_num(s, (double)ny);
 	report_cell_num(s, (double)nx);
 	report_cell_num(s, my);
 	report_cell_num(s, mx);
 	report_cell(s, "%s", isfinite(my) && isfinite(mx) && my != 0 ?
 		    pct((mx - my) / fabs(my) * 100, b1, sizeof(b1)) : "-");
-	if (ok && w.flag == STATS_WELCH_OK && isfinite(w.ci_low_pct))
-		report_cell(s, "%s .. %s", pct(w.ci_low_pct, b1, sizeof(b1)), pct(w.ci_high_pct, b2, sizeof(b2)));
+	if (ok && w.flag == STATS_WELCH_OK && isfinite(lo))
+		report_cell(s, "%s .. %s", pct(lo, b1, sizeof(b1)), pct(hi, b2, sizeof(b2)));
 	else
 		report_cell(s, "-");
 	report_cell_num(s, ok ? w.p : NAN);

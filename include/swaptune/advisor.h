@@ -103,6 +103,17 @@ int stats_welch(const double *a, size_t n_a, const double *b, size_t n_b,
 		double level, struct stats_welch *out, struct st_err *e);
 
 /*
+ * The relative change mean_a / mean_b - 1 of a Welch result, in percent,
+ * with Fieller's interval at w->level and w's degrees of freedom: unlike
+ * ci_low_pct/ci_high_pct (the difference's interval over mean_b, as if
+ * mean_b were exact) it never goes below -100 % for positive data and widens
+ * when mean_b is uncertain. Both arms constant: the exact ratio. -ERANGE
+ * when mean_b <= 0 or is not distinguishable from 0 (the interval is
+ * unbounded); -EINVAL for a NULL argument.
+ */
+int stats_welch_ratio_ci(const struct stats_welch *w, double *lo_pct, double *hi_pct);
+
+/*
  * Two-sided permutation test of the difference of means: the fraction of
  * ways to split the pooled values into groups of n_a and n_b whose
  * |mean difference| is at least the observed one. Exact enumeration when the
