@@ -77,17 +77,24 @@ int metric_find(const char *key)
 	return -1;
 }
 
-void metric_verdict_primary(const char *key, bool higher_is_better, struct verdict_input *in)
+enum verdict_metric metric_primary(const char *key, bool higher_is_better, const char **label)
 {
 	int m = metric_find(key);
 
+	*label = m >= 0 ? metric_defs[m].label : "";
 	if (m == PM_THROUGHPUT)
-		in->metric = VERDICT_METRIC_THROUGHPUT;
-	else if (m == PM_WALL_S)
-		in->metric = VERDICT_METRIC_WALL_TIME;
-	else
-		in->metric = higher_is_better ? VERDICT_METRIC_HIGHER_BETTER : VERDICT_METRIC_LOWER_BETTER;
-	snprintf(in->metric_name, sizeof(in->metric_name), "%s", m >= 0 ? metric_defs[m].label : "");
+		return VERDICT_METRIC_THROUGHPUT;
+	if (m == PM_WALL_S)
+		return VERDICT_METRIC_WALL_TIME;
+	return higher_is_better ? VERDICT_METRIC_HIGHER_BETTER : VERDICT_METRIC_LOWER_BETTER;
+}
+
+void metric_verdict_primary(const char *key, bool higher_is_better, struct verdict_input *in)
+{
+	const char *label;
+
+	in->metric = metric_primary(key, higher_is_better, &label);
+	snprintf(in->metric_name, sizeof(in->metric_name), "%s", label);
 }
 
 static int arm_index(const struct store_probe_run *run, int64_t arm_id)

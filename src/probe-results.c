@@ -74,16 +74,15 @@ enum verdict2_decision probe_judge_rows(const struct probe_config *c, int baseli
 					const struct store_probe_run *rows, struct probe_result *r)
 {
 	struct verdict2_input *in = calloc(1, sizeof(*in));
-	struct verdict_input *v1 = calloc(1, sizeof(*v1));
 	enum verdict2_decision d = VERDICT2_CONTINUE;
 
 	r->have_verdict = false;
-	if (in && v1 && c->narms >= 2 && metric_verdict2_input(rows, in) == 0) {
+	if (in && c->narms >= 2 && metric_verdict2_input(rows, in) == 0) {
 		const char *base = baseline >= 0 && baseline < c->narms ? c->arms[baseline].name : NULL;
+		const char *label;
 
-		metric_verdict_primary(probe_primary_key(c), c->metric_higher_better, v1);
-		in->metric = v1->metric;
-		snprintf(in->metric_name, sizeof(in->metric_name), "%s", v1->metric_name);
+		in->metric = metric_primary(probe_primary_key(c), c->metric_higher_better, &label);
+		snprintf(in->metric_name, sizeof(in->metric_name), "%s", label);
 		if (base && (size_t)baseline < in->n_arms)
 			in->arms[baseline].is_baseline = true;
 		if (judge_run(in, &c->plan, NULL, base, &r->judgement, &r->verdict, NULL) == 0) {
@@ -92,7 +91,6 @@ enum verdict2_decision probe_judge_rows(const struct probe_config *c, int baseli
 		}
 	}
 	free(in);
-	free(v1);
 	return d;
 }
 
