@@ -324,35 +324,82 @@ static void arms_table(struct report *rep, const struct advice_run *run,
 	}
 }
 
+/* Trials in the order they ran (seq, then row id): the raw table lists them so. */
+static int by_seq(const void *a, const void *b)
+{
+	const struct store_probe_trial *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The run's rows by the loader recommend and the probe judge from
+ * (store_probe_run_load()), into a malloc'd *t; free with trials_free()
+ * whatever it returns.
+ */
+static int trials_load(struct store *st, int64_t run_id, struct store_probe_run **t,
+		       struct st_err *e)
+{
+	int r;
+
+	if (!(*t = calloc(1, sizeof(**t))))
+		return err_set(e, -ENOMEM, "out of memory");
+	if ((r = store_probe_run_load(st, run_id, *t, e)) < 0)
+		return r;
+	qsort((*t)->trials, (*t)->n_trials, sizeof(*(*t)->trials), by_seq);
+	return 0;
+}
+
+static void trials_free(struct store_probe_run *t)
+{
+	if (t)
+		store_probe_run_free(t);
+	free(t);
+}
+
+/* The name of the arm trial x ran ("" for an arm the run does not list). */
+static const char *trial_arm(const struct store_probe_run *t, const struct store_probe_trial *x)
+{
+	for (size_t i = 0; i < t->n_arms; i++)
+		if (t->arms[i].id == x->arm_id)
+			return t->arms[i].name;
+	return "";
+}
+
 /* Values of metric key over the used trials of arm (completed, not warm-up). */
-static size_t arm_values(const struct store_trial_row *t, size_t nt, const char *arm,
-			 const char *key, double *out, size_t max)
+static size_t arm_values(const struct store_probe_run *t, const char *arm, const char *key,
+			 double *out, size_t max)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < nt && n < max; i++) {
-		if (t[i].warmup || strcmp(t[i].status, "ok") || strcmp(t[i].arm, arm))
+	for (size_t i = 0; i < t->n_trials && n < max; i++) {
+		const struct store_probe_trial *x = &t->trials[i];
+
+		if (x->warmup || strcmp(x->status, "ok") || strcmp(trial_arm(t, x), arm))
 			continue;
-		for (size_t k = 0; k < t[i].n_metrics; k++)
-			if (!strcmp(t[i].metrics[k].key, key))
-				out[n++] = t[i].metrics[k].value;
+		for (size_t k = 0; k < x->n_metrics; k++)
+			if (!strcmp(x->metrics[k].key, key))
+				out[n++] = x->metrics[k].value;
 	}
 	return n;
 }
 
 /* Distinct metric keys over all trials, sorted. */
-static size_t metric_keys(const struct store_trial_row *t, size_t nt, char (*keys)[48], size_t max)
+static size_t metric_keys(const struct store_probe_run *t, char (*keys)[48], size_t max)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < nt; i++)
-		for (size_t k = 0; k < t[i].n_metrics; k++) {
+	for (size_t i = 0; i < t->n_trials; i++)
+		for (size_t k = 0; k < t->trials[i].n_metrics; k++) {
+			const char *key = t->trials[i].metrics[k].key;
 			size_t j = 0;
 
-			while (j < n && strcmp(keys[j], t[i].metrics[k].key))
+			while (j < n && strcmp(keys[j], key))
 				j++;
 			if (j == n && n < max)
-				snprintf(keys[n++], 48, "%s", t[i].metrics[k].key);
+				snprintf(keys[n++], 48, "%s", key);
 		}
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
@@ -368,7 +415,7 @@ static size_t metric_keys(const struct store_trial_row *t, size_t nt, char (*key
 #define KEYS_MAX 96
 
 static void counters_table(struct report *rep, const struct advice_run *run,
-			   const struct store_trial_row *t, size_t nt)
+			   const struct store_probe_run *t)
 {
 	static const char *const keys[] = { "zswpin", "zswpout", "swap_ra", "swap_ra_hit",
 					    "swap_ra_wasted", "pgmajfault", "psi_some_us",
@@ -385,7 +432,7 @@ static void counters_table(struct report *rep, const struct advice_run *run,
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 		report_cell(s, "%s", keys[k]);
 		for (size_t i = 0; i < run->n_arms; i++) {
-			size_t n = arm_values(t, nt, run->arms[i].name, keys[k], x, VERDICT_TRIALS_MAX);
+			size_t n = arm_values(t, run->arms[i].name, keys[k], x, VERDICT_TRIALS_MAX);
 
 			report_cell_num(s, n ? stats_mean(x, n) : NAN);
 		}
@@ -410,7 +457,7 @@ static int diff_cmp(const void *a, const void *b)
 }
 
 static void differences_table(struct report *rep, const struct advice_run *run,
-			      const struct store_trial_row *t, size_t nt, const struct verdict_result *v)
+			      const struct store_probe_run *t, const struct verdict_result *v)
 {
 	static const char *const cols[] = { "counter", "arm", "baseline mean", "arm mean",
 					    "change", "95% CI of change", "p (Welch)" };
@@ -427,9 +474,9 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 	report_note(s, "every per-trial metric whose mean differs from the baseline arm's, largest relative change first; "
 		    "95%% CI of the ratio of means (Fieller, Welch df); - = unbounded (baseline mean not clear of 0)");
 	report_cols(s, 7, cols);
-	nk = base ? metric_keys(t, nt, keys, KEYS_MAX) : 0;
+	nk = base ? metric_keys(t, keys, KEYS_MAX) : 0;
 	for (size_t k = 0; k < nk; k++) {
-		size_t nb = arm_values(t, nt, base, keys[k], b, VERDICT_TRIALS_MAX);
+		size_t nb = arm_values(t, base, keys[k], b, VERDICT_TRIALS_MAX);
 
 		for (size_t i = 0; i < run->n_arms && nb; i++) {
 			struct stats_welch w;
@@ -438,7 +485,7 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 
 			if ((int)i == v->baseline)
 				continue;
-			na = arm_values(t, nt, run->arms[i].name, keys[k], a, VERDICT_TRIALS_MAX);
+			na = arm_values(t, run->arms[i].name, keys[k], a, VERDICT_TRIALS_MAX);
 			if (!na)
 				continue;
 			snprintf(d->key, sizeof(d->key), "%s", keys[k]);
@@ -475,7 +522,7 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 	free(rows);
 }
 
-static void trials_table(struct report *rep, const struct store_trial_row *t, size_t nt)
+static void trials_table(struct report *rep, const struct store_probe_run *t)
 {
 	struct report_section *s = report_add(rep, REPORT_TABLE, "trials", "Every trial (raw values)");
 	char (*keys)[48] = calloc(KEYS_MAX, 48);
@@ -484,23 +531,25 @@ static void trials_table(struct report *rep, const struct store_trial_row *t, si
 
 	if (!keys)
 		abort();
-	nk = metric_keys(t, nt, keys, KEYS_MAX);
+	nk = metric_keys(t, keys, KEYS_MAX);
 	for (size_t k = 0; k < nk; k++)
 		cols[6 + k] = keys[k];
 	report_cols(s, 6 + nk, cols);
-	for (size_t i = 0; i < nt; i++) {
-		report_cell_num(s, t[i].seq);
-		report_cell_num(s, t[i].round);
-		report_cell(s, "%s", t[i].arm);
-		report_cell(s, "%s%s", t[i].status, t[i].warmup ? " (warm-up)" : "");
-		report_cell_num(s, t[i].has_primary ? t[i].primary : NAN);
-		report_cell(s, "%s", t[i].note[0] ? t[i].note : "-");
+	for (size_t i = 0; i < t->n_trials; i++) {
+		const struct store_probe_trial *x = &t->trials[i];
+
+		report_cell_num(s, x->seq);
+		report_cell_num(s, x->round);
+		report_cell(s, "%s", trial_arm(t, x));
+		report_cell(s, "%s%s", x->status, x->warmup ? " (warm-up)" : "");
+		report_cell_num(s, x->have_primary ? x->primary : NAN);
+		report_cell(s, "%s", x->note[0] ? x->note : "-");
 		for (size_t k = 0; k < nk; k++) {
 			double v = NAN;
 
-			for (size_t j = 0; j < t[i].n_metrics; j++)
-				if (!strcmp(t[i].metrics[j].key, keys[k]))
-					v = t[i].metrics[j].value;
+			for (size_t j = 0; j < x->n_metrics; j++)
+				if (!strcmp(x->metrics[j].key, keys[k]))
+					v = x->metrics[j].value;
 			report_cell_num(s, v);
 		}
 	}
@@ -524,14 +573,13 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 {
 	struct advice_run *run = calloc(1, sizeof(*run));
 	struct verdict_result *v = calloc(1, sizeof(*v));
-	struct store_trial_row *t = NULL;
+	struct store_probe_run *t = NULL;
 	struct store_run_full ri;
 	struct verdict_opts vo;
 	struct judgement run_j;
 	struct report *rep = NULL;
 	struct report_section *s;
 	cJSON *sum = NULL, *par = NULL;
-	size_t nt = 0;
 	char title[128];
 	int r;
 
@@ -556,7 +604,7 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);
 		goto out;
 	}
-	if ((r = store_trials_load(st, run_id, &t, &nt, e)) < 0)
+	if ((r = trials_load(st, run_id, &t, e)) < 0)
 		goto out;
 	sum = ri.summary ? cJSON_Parse(ri.summary) : NULL;
 	par = ri.params ? cJSON_Parse(ri.params) : NULL;
@@ -575,15 +623,15 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	recipe(rep, run, par, sum);
 	verdict_section(rep, run, v);
 	arms_table(rep, run, v);
-	counters_table(rep, run, t, nt);
-	differences_table(rep, run, t, nt, v);
-	trials_table(rep, t, nt);
+	counters_table(rep, run, t);
+	differences_table(rep, run, t, v);
+	trials_table(rep, t);
 	*out = rep;
 	r = 0;
 out:
 	cJSON_Delete(sum);
 	cJSON_Delete(par);
-	store_trials_free(t, nt);
+	trials_free(t);
 	store_run_full_free(&ri);
 	free(run);
 	free(v);
@@ -595,14 +643,13 @@ out:
 struct probe_side {
 	struct store_run_full ri;
 	struct advice_run *run;
-	struct store_trial_row *t;
-	size_t nt;
+	struct store_probe_run *t;
 };
 
 static void side_free(struct probe_side *p)
 {
 	store_run_full_free(&p->ri);
-	store_trials_free(p->t, p->nt);
+	trials_free(p->t);
 	free(p->run);
 }
 
@@ -622,7 +669,7 @@ static int side_load(struct store *st, int64_t id, struct probe_side *p, struct 
 		return err_set(e, -ENOMEM, "out of memory");
 	if ((r = advice_load_run(st, NULL, id, NULL, p->run, e)) < 0)
 		return r;
-	return store_trials_load(st, id, &p->t, &p->nt, e);
+	return trials_load(st, id, &p->t, e);
 }
 
 /* One row of a before/after comparison of x (after) against y (before). */
@@ -722,7 +769,7 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 	s = report_add(rep, REPORT_TABLE, "counters-compared", "Per-trial counters, arm by arm");
 	report_note(s, "every per-trial metric of an arm present in both runs whose mean differs, largest relative change first");
 	report_cols(s, 10, ccols);
-	nk = metric_keys(a->t, a->nt, keys, KEYS_MAX);
+	nk = metric_keys(a->t, keys, KEYS_MAX);
 	/* largest relative change first, as in the --run table */
 	{
 		struct diff_row *rows = calloc(KEYS_MAX * VERDICT_ARMS_MAX, sizeof(*rows));
@@ -733,8 +780,8 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 		for (size_t k = 0; k < nk; k++)
 			for (size_t i = 0; i < a->run->n_arms; i++) {
 				const char *arm = a->run->arms[i].name;
-				size_t ny = arm_values(a->t, a->nt, arm, keys[k], y, VERDICT_TRIALS_MAX);
-				size_t nx = arm_values(b->t, b->nt, arm, keys[k], x, VERDICT_TRIALS_MAX);
+				size_t ny = arm_values(a->t, arm, keys[k], y, VERDICT_TRIALS_MAX);
+				size_t nx = arm_values(b->t, arm, keys[k], x, VERDICT_TRIALS_MAX);
 				double my, mx;
 
 				if (!nx || !ny || (mx = stats_mean(x, nx)) == (my = stats_mean(y, ny)))
@@ -745,8 +792,8 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 			}
 		qsort(rows, nr, sizeof(*rows), diff_cmp);
 		for (size_t i = 0; i < nr; i++) {
-			size_t ny = arm_values(a->t, a->nt, rows[i].arm, rows[i].key, y, VERDICT_TRIALS_MAX);
-			size_t nx = arm_values(b->t, b->nt, rows[i].arm, rows[i].key, x, VERDICT_TRIALS_MAX);
+			size_t ny = arm_values(a->t, rows[i].arm, rows[i].key, y, VERDICT_TRIALS_MAX);
+			size_t nx = arm_values(b->t, rows[i].arm, rows[i].key, x, VERDICT_TRIALS_MAX);
 
 			report_cell(s, "%s", rows[i].key);
 			report_cell(s, "%s", rows[i].arm);

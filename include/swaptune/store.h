@@ -469,30 +469,6 @@ int store_run_full_get(struct store *st, int64_t run_id, struct store_run_full *
 		   struct st_err *e);
 void store_run_full_free(struct store_run_full *r);
 
-/* A trial of a probe run with its raw per-trial metrics. */
-struct store_trial_metric {
-	char key[48];
-	double value;
-};
-
-struct store_trial_row {
-	int64_t id;
-	char arm[64];
-	int round, seq;
-	bool warmup;
-	char status[16];
-	bool has_primary;
-	double primary;
-	char note[160];
-	size_t n_metrics;
-	struct store_trial_metric *metrics;	/* sorted by key */
-};
-
-/* Every trial of run_id in seq order into a malloc'd array; free with store_trials_free(). */
-int store_trials_load(struct store *st, int64_t run_id, struct store_trial_row **rows,
-		      size_t *n, struct st_err *e);
-void store_trials_free(struct store_trial_row *rows, size_t n);
-
 /*
  * Call fn for every sample row of run_id in seq order (data is the tick's
  * JSON, valid during the call). A non-zero return from fn stops the walk
