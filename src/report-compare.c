@@ -483,7 +483,12 @@ int report_build_compare(struct store *st, int64_t before, int64_t after,
 	return 0;
 }
 
-#define CHANGES_MAX 64
+/*
+ * A cell of the settings diff shows at most a setting value's width: a
+ * resource row (a boot-time file) holds the file's whole old content, and
+ * the table shows its start, as it always has.
+ */
+#define CELL_MAX ((int)SETTING_VALUE_MAX - 1)
 
 /* params.who of a change run: the login and, through sudo, who ran sudo */
 static void change_who(struct report_section *s, const char *params)
@@ -504,7 +509,7 @@ static void change_who(struct report_section *s, const char *params)
 }
 
 static void change_sections(struct report *rep, const struct store_run_full *ri,
-			    const struct store_change_row *c, int n, int64_t snap, const char *snap_reason)
+			    const struct store_change *c, int n, int64_t snap, const char *snap_reason)
 {
 	static const char *const cols[] = { "setting", "before", "after", "state", "temporary", "at" };
 	struct report_section *s = report_add(rep, REPORT_FACTS, "change", "Change");
@@ -524,10 +529,10 @@ static void change_sections(struct report *rep, const struct store_run_full *ri,
 	t = report_add(rep, REPORT_TABLE, "settings", "Settings diff");
 	report_cols(t, 6, cols);
 	for (int i = 0; i < n; i++) {
-		report_cell(t, "%s%s%s", strcmp(c[i].kind, "setting") ? c[i].kind : "",
-			    strcmp(c[i].kind, "setting") ? " " : "", c[i].name);
-		report_cell(t, "%s", c[i].has_old ? c[i].old_value : "(absent)");
-		report_cell(t, "%s", c[i].has_new ? c[i].new_value : "(absent)");
+		report_cell(t, "%s%s%.*s", strcmp(c[i].kind, "setting") ? c[i].kind : "",
+			    strcmp(c[i].kind, "setting") ? " " : "", CELL_MAX, c[i].name);
+		report_cell(t, "%.*s", CELL_MAX, c[i].has_old ? c[i].old_value : "(absent)");
+		report_cell(t, "%.*s", CELL_MAX, c[i].has_new ? c[i].new_value : "(absent)");
 		report_cell(t, "%s", c[i].state);
 		report_cell(t, "%s", c[i].temporary ? "yes" : "no");
 		report_cell(t, "%s", c[i].created_at);
@@ -545,7 +550,7 @@ static void change_sections(struct report *rep, const struct store_run_full *ri,
 int report_build_change(struct store *st, int64_t apply_run, struct report **out,
 			struct st_err *e)
 {
-	struct store_change_row *c = calloc(CHANGES_MAX, sizeof(*c));
+	struct store_change *c = NULL;
 	struct store_run_full ri;
 	struct report *rep = NULL;
 	struct report_section *s;
@@ -554,8 +559,6 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 	int n = 0, r;
 
 	memset(&ri, 0, sizeof(ri));
-	if (!c)
-		return err_set(e, -ENOMEM, "out of memory");
 	if ((r = store_run_full_get(st, apply_run, &ri, e)) < 0)
 		goto out;
 	if (strcmp(ri.kind, "apply")) {
@@ -564,7 +567,7 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 				 (long long)apply_run, ri.kind);
 		goto out;
 	}
-	if ((r = store_change_rows_of_run(st, apply_run, c, CHANGES_MAX, &n, e)) < 0 ||
+	if ((r = store_changes_of_run(st, apply_run, &c, &n, e)) < 0 ||
 	    (r = store_first_snapshot_of_run(st, apply_run, &snap, reason, sizeof(reason), e)) < 0 ||
 	    (r = store_sample_run_before(st, ri.started_at, &before, e)) < 0 ||
 	    (r = store_sample_run_after(st, ri.ended_at[0] ? ri.ended_at : ri.started_at, &after, e)) < 0)

@@ -1,9 +1,9 @@
 /*
  * store-report.c - the store's read side for reports and replays: one run
  * in full with its host row, the sample rows of a recording (streamed), the
- * recordings around a change, and a change run's journal rows and first
- * snapshot. (A probe run's trials come from store_probe_run_load(), the
- * loader recommend uses.)
+ * recordings around a change, and a change run's first snapshot. (A probe
+ * run's trials come from store_probe_run_load(), the loader recommend uses;
+ * a change run's journal rows from store_changes_of_run().)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,37 +143,6 @@ int store_sample_run_after(struct store *st, const char *after, int64_t *id,
 		"SELECT id FROM runs WHERE kind = 'sample' AND started_at >= ?1"
 		" AND EXISTS (SELECT 1 FROM samples WHERE run_id = runs.id)"
 		" ORDER BY started_at, id LIMIT 1", after, id, e);
-}
-
-int store_change_rows_of_run(struct store *st, int64_t run_id, struct store_change_row *rows,
-			 int max, int *n, struct st_err *e)
-{
-	sqlite3_stmt *s;
-	int r = store_prepare(st,
-		"SELECT id, kind, name, old_value, new_value, state, temporary, created_at"
-		" FROM changes WHERE run_id = ?1 ORDER BY id", &s, e);
-
-	*n = 0;
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(s, 1, run_id);
-	while ((r = sqlite3_step(s)) == SQLITE_ROW && *n < max) {
-		struct store_change_row *c = &rows[(*n)++];
-
-		memset(c, 0, sizeof(*c));
-		c->id = sqlite3_column_int64(s, 0);
-		snprintf(c->kind, sizeof(c->kind), "%s", col_text(s, 1));
-		snprintf(c->name, sizeof(c->name), "%s", col_text(s, 2));
-		c->has_old = sqlite3_column_type(s, 3) != SQLITE_NULL;
-		snprintf(c->old_value, sizeof(c->old_value), "%s", col_text(s, 3));
-		c->has_new = sqlite3_column_type(s, 4) != SQLITE_NULL;
-		snprintf(c->new_value, sizeof(c->new_value), "%s", col_text(s, 4));
-		snprintf(c->state, sizeof(c->state), "%s", col_text(s, 5));
-		c->temporary = sqlite3_column_int(s, 6);
-		snprintf(c->created_at, sizeof(c->created_at), "%s", col_text(s, 7));
-	}
-	sqlite3_finalize(s);
-	return r == SQLITE_DONE || r == SQLITE_ROW ? 0 : db_error(st, e);
 }
 
 int store_first_snapshot_of_run(struct store *st, int64_t run_id, int64_t *id,

@@ -489,23 +489,6 @@ int store_sample_run_before(struct store *st, const char *before, int64_t *id,
 int store_sample_run_after(struct store *st, const char *after, int64_t *id,
 			   struct st_err *e);
 
-/* A journal row of a change run. */
-struct store_change_row {
-	int64_t id;
-	char kind[16];
-	char name[64];
-	char old_value[SETTING_VALUE_MAX];	/* "" with has_old false when NULL */
-	bool has_old, has_new;
-	char new_value[SETTING_VALUE_MAX];
-	char state[16];
-	bool temporary;
-	char created_at[40];
-};
-
-/* Up to max journal rows of run_id in id order. */
-int store_change_rows_of_run(struct store *st, int64_t run_id, struct store_change_row *rows,
-			 int max, int *n, struct st_err *e);
-
 /* The first snapshot of run_id (the one taken before the change); *id 0 if none. */
 int store_first_snapshot_of_run(struct store *st, int64_t run_id, int64_t *id,
 				char *reason, size_t reason_len, struct st_err *e);
