@@ -1,9 +1,8 @@
 /*
  * store-report.c - the store's read side for reports and replays: one run
- * in full with its host row, the sample rows of a recording (streamed), the
- * recordings around a change, and a change run's first snapshot. (A probe
- * run's trials come from store_probe_run_load(), the loader recommend uses;
- * a change run's journal rows from store_changes_of_run().)
+ * in full with its host row, a probe run's trials with their raw metrics,
+ * the sample rows of a recording (streamed), the recordings around a
+ * change, and a change run's journal rows and first snapshot.
  */
 #include <stdio.h>
 #include <stdlib.h>
