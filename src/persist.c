@@ -118,6 +118,22 @@ static int kv_set(struct persist_kv *kv, int *n, const char *name, const char *v
 }
 
 /*
+ * The line at p into buf (NUL-terminated, cut to len - 1 bytes, without its
+ * newline); returns where the next line starts. Call while *p.
+ */
+static const char *next_line(const char *p, char *buf, size_t len)
+{
+	const char *nl = strchr(p, '\n');
+	size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return nl ? nl + 1 : p + strlen(p);
+}
+
+/*
  * Parse "key = value" / "key=value" lines, # and ; comments. Calls fn for
  * every assignment; sysctl style also drops a leading '-' (ignore errors).
  */
@@ -129,16 +145,10 @@ static int parse_assignments(const char *text, bool sysctl_style, assign_fn fn, 
 	int line = 0, r;
 
 	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		char buf[512], *l, *eq;
 
 		line++;
-		if (n >= sizeof(buf))
-			n = sizeof(buf) - 1;
-		memcpy(buf, p, n);
-		buf[n] = '\0';
-		p = nl ? nl + 1 : p + strlen(p);
+		p = next_line(p, buf, sizeof(buf));
 		l = trim(buf);
 		if (!*l || *l == '#' || *l == ';')
 			continue;
@@ -493,16 +503,10 @@ static int scan_modprobe_text(const char *text, struct modprobe_scan *s)
 	int line = 0;
 
 	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		char buf[1024], *save = NULL, *tok;
 
 		line++;
-		if (n >= sizeof(buf))
-			n = sizeof(buf) - 1;
-		memcpy(buf, p, n);
-		buf[n] = '\0';
-		p = nl ? nl + 1 : p + strlen(p);
+		p = next_line(p, buf, sizeof(buf));
 		tok = strtok_r(buf, " \t", &save);
 		if (!tok || strcmp(tok, "options"))
 			continue;
