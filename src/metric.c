@@ -16,17 +16,18 @@
 
 /*
  * Not folded with the sampler's tables (src/sampler.c: SM_* per-tick
- * values, SC_* running counters), though about fifteen rows read the same
- * kernel counter (vmstat zswpin, PSI totals, ...): a row here is one
- * trial's delta or level (pages over the trial, us of stall, a latency
- * percentile), judged by direction and fed to the advisor's costs, under a
- * key stored in the metrics table; a sampler row is a per-second rate, a
- * percent of the tick or a level in bytes, under a key of the JSON-lines
- * schema (swaptune.sample/1) and a Prometheus name. Same source, other
- * quantity and unit, and both spellings are published names that cannot
- * change; most rows on either side have no counterpart (latencies, ops,
- * rusage and memcg peak here; reclaim scans, PSI avg10, meminfo and pool
- * levels, IPC there). One table would be two tables side by side.
+ * values, SC_* running counters), though some twenty rows read the same
+ * kernel source (vmstat zswpin, PSI totals, zswap debugfs, perf events): a
+ * row here is one trial's delta or level (pages over the trial, us of
+ * stall, a latency percentile), judged by direction and fed to the
+ * advisor's costs, under a key stored in the metrics table; a sampler row
+ * is a per-second rate, a percent of the tick or a level in bytes, under a
+ * key of the JSON-lines schema (swaptune.sample/1) and a Prometheus name.
+ * Same source, other quantity and unit, and both spellings are published
+ * names that cannot change; most rows on either side have no counterpart
+ * (latencies, ops, rusage and memcg peak here; reclaim scans, PSI avg10,
+ * meminfo and pool levels, IPC there). One table would be two tables side
+ * by side.
  */
 const struct metric_def metric_defs[PM_COUNT] = {
 	[PM_THROUGHPUT] = { "throughput_ops", "throughput", "ops/s", HI, METRIC_KIND_PRIMARY, NONE },
