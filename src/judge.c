@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "swaptune/fmt.h"
 #include "swaptune/judge.h"
 
 void judge_plan_default(struct judge_plan *p)
@@ -347,14 +348,8 @@ cJSON *judge_json(const struct judgement *j)
 		cJSON_AddNumberToObject(o, "rounds", j->plan.looks[j->look]);
 		cJSON_AddStringToObject(o, "decision", verdict2_decision_name(j->r2.decision));
 		cJSON_AddNumberToObject(o, "false_change_bound", j->r2.false_change_bound);
-		if (isfinite(j->r2.power_min_effect))
-			cJSON_AddNumberToObject(o, "power_min_effect", j->r2.power_min_effect);
-		else
-			cJSON_AddNullToObject(o, "power_min_effect");
-		if (isfinite(j->r2.sd_log))
-			cJSON_AddNumberToObject(o, "sd_log", j->r2.sd_log);
-		else
-			cJSON_AddNullToObject(o, "sd_log");
+		fmt_json_num(o, "power_min_effect", j->r2.power_min_effect);
+		fmt_json_num(o, "sd_log", j->r2.sd_log);
 	}
 	cJSON_AddBoolToObject(o, "exploratory", j->exploratory);
 	if (j->exploratory)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "probe-int.h"
+#include "swaptune/fmt.h"
 
 /* ---- summary and verdict --------------------------------------------- */
 
@@ -109,23 +110,15 @@ void probe_summarize(const struct probe_config *c, int baseline, struct probe_re
 
 /* ---- the result document -------------------------------------------- */
 
-static void add_num(cJSON *o, const char *k, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
 static cJSON *stat_json(const struct stats_summary *s)
 {
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddNumberToObject(o, "n", (double)s->n);
-	add_num(o, "mean", s->mean);
-	add_num(o, "stddev", s->stddev);
-	add_num(o, "ci95_low", s->ci_low);
-	add_num(o, "ci95_high", s->ci_high);
+	fmt_json_num(o, "mean", s->mean);
+	fmt_json_num(o, "stddev", s->stddev);
+	fmt_json_num(o, "ci95_low", s->ci_low);
+	fmt_json_num(o, "ci95_high", s->ci_high);
 	return o;
 }
 
@@ -219,8 +212,8 @@ static cJSON *trial_json(const struct probe_config *c, const struct probe_trial 
 	cJSON_AddNumberToObject(o, "seq", t->seq);
 	cJSON_AddBoolToObject(o, "warmup", t->warmup);
 	cJSON_AddStringToObject(o, "status", probe_trial_status_name(t->status));
-	add_num(o, "primary", t->primary);
-	add_num(o, "duration_s", t->duration_s);
+	fmt_json_num(o, "primary", t->primary);
+	fmt_json_num(o, "duration_s", t->duration_s);
 	if (t->note[0])
 		cJSON_AddStringToObject(o, "note", t->note);
 	else
@@ -228,7 +221,7 @@ static cJSON *trial_json(const struct probe_config *c, const struct probe_trial 
 	m = cJSON_AddObjectToObject(o, "metrics");
 	for (int k = 0; k < PM_COUNT; k++)
 		if (t->have[k])
-			add_num(m, metric_defs[k].key, t->v[k]);
+			fmt_json_num(m, metric_defs[k].key, t->v[k]);
 	return o;
 }
 
@@ -275,10 +268,10 @@ static cJSON *arm_json(const struct probe_config *c, const struct probe_result *
 		cJSON *vo = cJSON_AddObjectToObject(ao, "comparison");
 
 		cJSON_AddStringToObject(vo, "status", verdict_arm_status_name(vr->status));
-		add_num(vo, "effect_pct", vr->compared ? vr->effect_pct : NAN);
-		add_num(vo, "ci95_low_pct", vr->compared ? vr->ci_low_pct : NAN);
-		add_num(vo, "ci95_high_pct", vr->compared ? vr->ci_high_pct : NAN);
-		add_num(vo, "p_welch", vr->compared ? vr->p_welch : NAN);
+		fmt_json_num(vo, "effect_pct", vr->compared ? vr->effect_pct : NAN);
+		fmt_json_num(vo, "ci95_low_pct", vr->compared ? vr->ci_low_pct : NAN);
+		fmt_json_num(vo, "ci95_high_pct", vr->compared ? vr->ci_high_pct : NAN);
+		fmt_json_num(vo, "p_welch", vr->compared ? vr->p_welch : NAN);
 		cJSON_AddBoolToObject(vo, "significant", vr->significant);
 	}
 	return ao;
@@ -296,7 +289,7 @@ cJSON *probe_result_to_json(const struct probe_config *c, const struct probe_pla
 		cJSON_AddNumberToObject(root, "signal", r->signal);
 	if (r->error[0])
 		cJSON_AddStringToObject(root, "error", r->error);
-	add_num(root, "elapsed_s", r->elapsed_s);
+	fmt_json_num(root, "elapsed_s", r->elapsed_s);
 	/* stored with the run: the report names the version that measured it */
 	cJSON_AddStringToObject(root, "swaptune_version", SWAPTUNE_VERSION);
 
