@@ -19,10 +19,6 @@ int migrations_apply(struct store *st, struct st_err *e);
  * permission exit 3. msg (may be NULL) replaces sqlite3_errmsg().
  */
 int store_sqlite_err(struct store *st, int rc, const char *msg, struct st_err *e);
-/* The connection's last error as -EIO (exit 1): "database PATH: message". */
-int store_db_error(struct store *st, struct st_err *e);
-/* Column i of the current row as text; "" for NULL. */
-const char *store_col_text(sqlite3_stmt *stmt, int i);
 
 /* Run a statement without results (BEGIN, COMMIT, ...). */
 int store_exec(struct store *st, const char *sql, struct st_err *e);

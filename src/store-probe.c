@@ -13,6 +13,18 @@
 #include "store-int.h"
 #include "swaptune/store.h"
 
+static const char *col_text(sqlite3_stmt *stmt, int i)
+{
+	const unsigned char *t = sqlite3_column_text(stmt, i);
+
+	return t ? (const char *)t : "";
+}
+
+static int db_error(struct store *st, struct st_err *e)
+{
+	return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+}
+
 int store_probe_latest_run(struct store *st, int64_t *run_id, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
@@ -29,7 +41,7 @@ int store_probe_latest_run(struct store *st, int64_t *run_id, struct st_err *e)
 	} else if (r == SQLITE_DONE) {
 		r = err_set(e, -ENOENT, "no probe run in %s", st->path);
 	} else {
-		r = store_db_error(st, e);
+		r = db_error(st, e);
 	}
 	sqlite3_finalize(stmt);
 	return r;
@@ -48,13 +60,13 @@ static int load_run_row(struct store *st, struct store_probe_run *r, struct st_e
 	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(stmt);
 		return rc == SQLITE_DONE ? err_set(e, -ENOENT, "no run %lld in %s", (long long)r->id,
-						   st->path) : store_db_error(st, e);
+						   st->path) : db_error(st, e);
 	}
-	snprintf(r->kind, sizeof(r->kind), "%s", store_col_text(stmt, 0));
-	snprintf(r->status, sizeof(r->status), "%s", store_col_text(stmt, 1));
-	snprintf(r->started_at, sizeof(r->started_at), "%s", store_col_text(stmt, 2));
-	r->params = strdup(store_col_text(stmt, 3));
-	r->summary = strdup(store_col_text(stmt, 4));
+	snprintf(r->kind, sizeof(r->kind), "%s", col_text(stmt, 0));
+	snprintf(r->status, sizeof(r->status), "%s", col_text(stmt, 1));
+	snprintf(r->started_at, sizeof(r->started_at), "%s", col_text(stmt, 2));
+	r->params = strdup(col_text(stmt, 3));
+	r->summary = strdup(col_text(stmt, 4));
 	sqlite3_finalize(stmt);
 	if (!r->params || !r->summary)
 		return err_set(e, -ENOMEM, "out of memory");
@@ -81,13 +93,13 @@ static int load_arms(struct store *st, struct store_probe_run *r, struct st_err 
 		}
 		a = &r->arms[r->n_arms++];
 		a->id = sqlite3_column_int64(stmt, 0);
-		snprintf(a->name, sizeof(a->name), "%s", store_col_text(stmt, 1));
-		snprintf(a->settings, sizeof(a->settings), "%s", store_col_text(stmt, 2));
+		snprintf(a->name, sizeof(a->name), "%s", col_text(stmt, 1));
+		snprintf(a->settings, sizeof(a->settings), "%s", col_text(stmt, 2));
 		a->emulated = sqlite3_column_int(stmt, 3) != 0;
-		snprintf(a->note, sizeof(a->note), "%s", store_col_text(stmt, 4));
+		snprintf(a->note, sizeof(a->note), "%s", col_text(stmt, 4));
 	}
 	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : store_db_error(st, e);
+	return rc == SQLITE_DONE ? 0 : db_error(st, e);
 }
 
 static int load_trials(struct store *st, struct store_probe_run *r, struct st_err *e)
@@ -122,13 +134,13 @@ static int load_trials(struct store *st, struct store_probe_run *r, struct st_er
 		t->round = (unsigned)sqlite3_column_int(stmt, 2);
 		t->seq = (unsigned)sqlite3_column_int(stmt, 3);
 		t->warmup = sqlite3_column_int(stmt, 4) != 0;
-		snprintf(t->status, sizeof(t->status), "%s", store_col_text(stmt, 5));
+		snprintf(t->status, sizeof(t->status), "%s", col_text(stmt, 5));
 		t->have_primary = sqlite3_column_type(stmt, 6) != SQLITE_NULL;
 		t->primary = t->have_primary ? sqlite3_column_double(stmt, 6) : NAN;
-		snprintf(t->note, sizeof(t->note), "%s", store_col_text(stmt, 7));
+		snprintf(t->note, sizeof(t->note), "%s", col_text(stmt, 7));
 	}
 	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : store_db_error(st, e);
+	return rc == SQLITE_DONE ? 0 : db_error(st, e);
 }
 
 static struct store_probe_trial *trial_by_id(struct store_probe_run *r, int64_t id, size_t *hint)
@@ -177,13 +189,13 @@ static int load_metrics(struct store *st, struct store_probe_run *r, struct st_e
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		struct store_probe_trial *t = trial_by_id(r, sqlite3_column_int64(stmt, 0), &hint);
 
-		if (t && metric_push(t, store_col_text(stmt, 1), sqlite3_column_double(stmt, 2)) < 0) {
+		if (t && metric_push(t, col_text(stmt, 1), sqlite3_column_double(stmt, 2)) < 0) {
 			sqlite3_finalize(stmt);
 			return err_set(e, -ENOMEM, "out of memory");
 		}
 	}
 	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : store_db_error(st, e);
+	return rc == SQLITE_DONE ? 0 : db_error(st, e);
 }
 
 int store_probe_run_load(struct store *st, int64_t run_id, struct store_probe_run *r,
@@ -226,7 +238,7 @@ int store_run_first_snapshot(struct store *st, int64_t run_id, int64_t *snap_id,
 	if (rc == SQLITE_ROW)
 		*snap_id = sqlite3_column_int64(stmt, 0);
 	sqlite3_finalize(stmt);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_db_error(st, e);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_error(st, e);
 }
 
 int store_probe_arm_add(struct store *st, int64_t run_id, const struct store_probe_arm *a,

@@ -18,6 +18,18 @@
 	"   AND b.status = 'ok' AND b.id > a.id" \
 	"   AND json_extract(b.params, '$.to_run') <= a.id)"
 
+static const char *col_text(sqlite3_stmt *stmt, int i)
+{
+	const unsigned char *t = sqlite3_column_text(stmt, i);
+
+	return t ? (const char *)t : "";
+}
+
+static int db_error(struct store *st, struct st_err *e)
+{
+	return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+}
+
 int store_runs_settle_confirms(struct store *st, struct st_err *e)
 {
 	return store_exec(st,
@@ -48,10 +60,10 @@ int store_runs_awaiting_confirm(struct store *st, const char *sysroot,
 		sqlite3_bind_text(stmt, 2, st->machine_id, -1, SQLITE_STATIC);
 	r = sqlite3_step(stmt);
 	if (r == SQLITE_ROW) {
-		cJSON *o = cJSON_Parse(store_col_text(stmt, 5)), *d;
+		cJSON *o = cJSON_Parse(col_text(stmt, 5)), *d;
 
 		a->run_id = sqlite3_column_int64(stmt, 0);
-		snprintf(a->session, sizeof(a->session), "%s", store_col_text(stmt, 1));
+		snprintf(a->session, sizeof(a->session), "%s", col_text(stmt, 1));
 		a->pid = sqlite3_column_int(stmt, 2);
 		a->pid_start = (uint64_t)sqlite3_column_int64(stmt, 3);
 		a->n_rows = sqlite3_column_int(stmt, 4);
@@ -63,7 +75,7 @@ int store_runs_awaiting_confirm(struct store *st, const char *sysroot,
 	} else if (r == SQLITE_DONE) {
 		r = 0;
 	} else {
-		r = store_db_error(st, e);
+		r = db_error(st, e);
 	}
 	sqlite3_finalize(stmt);
 	return r;
@@ -85,7 +97,7 @@ int store_runs_last_confirm_apply(struct store *st, int64_t *run_id, char *statu
 	r = 0;
 	if (sqlite3_step(stmt) == SQLITE_ROW) {
 		*run_id = sqlite3_column_int64(stmt, 0);
-		snprintf(status, len, "%s", store_col_text(stmt, 1));
+		snprintf(status, len, "%s", col_text(stmt, 1));
 		r = 1;
 	}
 	sqlite3_finalize(stmt);
@@ -109,7 +121,7 @@ int store_runs_apply_in_effect(struct store *st, struct store_apply_ref *a, stru
 	if (r == SQLITE_ROW) {
 		a->apply_run = sqlite3_column_int64(stmt, 0);
 		a->probe_run = sqlite3_column_int64(stmt, 1);
-		snprintf(a->arm, sizeof(a->arm), "%s", store_col_text(stmt, 2));
+		snprintf(a->arm, sizeof(a->arm), "%s", col_text(stmt, 2));
 		r = 1;
 	} else {
 		/* like a missing row: nothing in effect that can be verified */
@@ -123,8 +135,8 @@ static void read_snapshot_info(sqlite3_stmt *stmt, struct store_snapshot_info *s
 {
 	s->id = sqlite3_column_int64(stmt, 0);
 	s->run_id = sqlite3_column_int64(stmt, 1);
-	snprintf(s->reason, sizeof(s->reason), "%s", store_col_text(stmt, 2));
-	snprintf(s->taken_at, sizeof(s->taken_at), "%s", store_col_text(stmt, 3));
+	snprintf(s->reason, sizeof(s->reason), "%s", col_text(stmt, 2));
+	snprintf(s->taken_at, sizeof(s->taken_at), "%s", col_text(stmt, 3));
 }
 
 /* Step a snapshot-info query once: 1 with *s, 0 without a row. Finalizes. */
@@ -140,7 +152,7 @@ static int one_snapshot_info(struct store *st, sqlite3_stmt *stmt,
 	} else if (r == SQLITE_DONE) {
 		r = 0;
 	} else {
-		r = store_db_error(st, e);
+		r = db_error(st, e);
 	}
 	sqlite3_finalize(stmt);
 	return r;
@@ -212,11 +224,11 @@ int store_runs_history(struct store *st, bool all, long limit, struct store_run_
 		memset(w, 0, sizeof(*w));
 		w->id = sqlite3_column_int64(stmt, 0);
 		snprintf(w->kind, sizeof(w->kind), "%s", sqlite3_column_text(stmt, 1) ?
-			 store_col_text(stmt, 1) : "?");
-		snprintf(w->status, sizeof(w->status), "%s", store_col_text(stmt, 2));
-		snprintf(w->started_at, sizeof(w->started_at), "%s", store_col_text(stmt, 3));
-		snprintf(w->ended_at, sizeof(w->ended_at), "%s", store_col_text(stmt, 4));
-		w->params = strdup(store_col_text(stmt, 5));
+			 col_text(stmt, 1) : "?");
+		snprintf(w->status, sizeof(w->status), "%s", col_text(stmt, 2));
+		snprintf(w->started_at, sizeof(w->started_at), "%s", col_text(stmt, 3));
+		snprintf(w->ended_at, sizeof(w->ended_at), "%s", col_text(stmt, 4));
+		w->params = strdup(col_text(stmt, 5));
 		if (!w->params)
 			break;
 		(*n)++;
@@ -230,7 +242,7 @@ int store_runs_history(struct store *st, bool all, long limit, struct store_run_
 	if (r != SQLITE_DONE) {
 		store_run_infos_free(v, *n);
 		*n = 0;
-		return store_db_error(st, e);
+		return db_error(st, e);
 	}
 	*rows = v;
 	return 0;
@@ -259,14 +271,14 @@ int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapsh
 			v = nv;
 		}
 		read_snapshot_info(stmt, &v[*n].info);
-		snprintf(v[*n].settings, sizeof(v[*n].settings), "%s", store_col_text(stmt, 4));
+		snprintf(v[*n].settings, sizeof(v[*n].settings), "%s", col_text(stmt, 4));
 		(*n)++;
 	}
 	sqlite3_finalize(stmt);
 	if (r != SQLITE_DONE) {
 		free(v);
 		*n = 0;
-		return r == SQLITE_ROW ? err_set(e, -ENOMEM, "out of memory") : store_db_error(st, e);
+		return r == SQLITE_ROW ? err_set(e, -ENOMEM, "out of memory") : db_error(st, e);
 	}
 	*rows = v;
 	return 0;

@@ -88,18 +88,6 @@ int store_sqlite_err(struct store *st, int rc, const char *msg, struct st_err *e
 	}
 }
 
-int store_db_error(struct store *st, struct st_err *e)
-{
-	return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
-}
-
-const char *store_col_text(sqlite3_stmt *stmt, int i)
-{
-	const unsigned char *t = sqlite3_column_text(stmt, i);
-
-	return t ? (const char *)t : "";
-}
-
 /* Run sql, retrying while another process holds the lock it needs. */
 static int exec_retry(struct store *st, const char *sql, struct st_err *e)
 {
@@ -327,7 +315,7 @@ int store_prepare(struct store *st, const char *sql, sqlite3_stmt **stmt,
 		  struct st_err *e)
 {
 	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK)
-		return store_db_error(st, e);
+		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
 	return 0;
 }
 
@@ -336,7 +324,7 @@ int store_step_done(struct store *st, sqlite3_stmt *stmt, struct st_err *e)
 	int rc = sqlite3_step(stmt);
 
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return store_db_error(st, e);
+		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
 	return 0;
 }
 
@@ -371,7 +359,7 @@ int store_register_host(struct store *st, const char *machine_id,
 	if (sqlite3_step(stmt) == SQLITE_ROW)
 		st->host_id = sqlite3_column_int64(stmt, 0);
 	else
-		r = store_db_error(st, e);
+		r = err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
 	sqlite3_finalize(stmt);
 	return r;
 }
@@ -453,7 +441,7 @@ int store_runs_recent(struct store *st, const char *kind, struct store_run_row *
 	}
 	sqlite3_finalize(stmt);
 	if (r != SQLITE_DONE && r != SQLITE_ROW)
-		return store_db_error(st, e);
+		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
 	return 0;
 }
 
