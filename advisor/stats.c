@@ -52,8 +52,22 @@ double stats_stddev(const double *x, size_t n)
 	return sqrt(ss / (double)(n - 1));
 }
 
+/* One modified-Lentz step with coefficient aa: updates c and d, returns the factor. */
+static double lentz_step(double aa, double *c, double *d)
+{
+	*d = 1.0 + aa * *d;
+	if (fabs(*d) < BETA_TINY)
+		*d = BETA_TINY;
+	*c = 1.0 + aa / *c;
+	if (fabs(*c) < BETA_TINY)
+		*c = BETA_TINY;
+	*d = 1.0 / *d;
+	return *d * *c;
+}
+
 /* Continued fraction for I_x(a, b), Numerical Recipes' betacf with the
- * modified Lentz method; NAN if it does not converge. */
+ * modified Lentz method (an even and an odd step per m); NAN if it does not
+ * converge. */
 static double beta_cf(double a, double b, double x)
 {
 	double qab = a + b, qap = a + 1.0, qam = a - 1.0;
@@ -64,27 +78,10 @@ static double beta_cf(double a, double b, double x)
 	d = 1.0 / d;
 	h = d;
 	for (int m = 1; m <= BETA_MAXIT; m++) {
-		double m2 = 2.0 * m, aa, del;
+		double m2 = 2.0 * m, del;
 
-		aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-		d = 1.0 + aa * d;
-		if (fabs(d) < BETA_TINY)
-			d = BETA_TINY;
-		c = 1.0 + aa / c;
-		if (fabs(c) < BETA_TINY)
-			c = BETA_TINY;
-		d = 1.0 / d;
-		h *= d * c;
-
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1.0 + aa * d;
-		if (fabs(d) < BETA_TINY)
-			d = BETA_TINY;
-		c = 1.0 + aa / c;
-		if (fabs(c) < BETA_TINY)
-			c = BETA_TINY;
-		d = 1.0 / d;
-		del = d * c;
+		h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d);
+		del = lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &c, &d);
 		h *= del;
 		if (fabs(del - 1.0) < BETA_EPS)
 			return h;
