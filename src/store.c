@@ -66,6 +66,35 @@ static bool denied_errno(int err)
 }
 
 /*
+ * Whether SQLite failed because the filesystem under the store is full:
+ * SQLITE_FULL, or an I/O error (the WAL index, a sync) whose errno says so.
+ */
+static bool disk_full(struct store *st, int rc)
+{
+	int sys = st->db ? sqlite3_system_errno(st->db) : 0;
+
+	return (rc & 0xff) == SQLITE_FULL ||
+	       ((rc & 0xff) == SQLITE_IOERR && (sys == ENOSPC || sys == EDQUOT));
+}
+
+static int disk_full_err(struct store *st, struct st_err *e)
+{
+	return err_set_exit(e, -ENOSPC, ST_EXIT_RUNTIME,
+			    "database %s: the disk is full (no space left on its filesystem);"
+			    " free space there and run again", st->path);
+}
+
+int store_db_err(struct store *st, struct st_err *e)
+{
+	int rc = st->db ? sqlite3_extended_errcode(st->db) : SQLITE_ERROR;
+
+	if (disk_full(st, rc))
+		return disk_full_err(st, e);
+	return err_set(e, -EIO, "database %s: %s", st->path,
+		       st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+}
+
+/*
  * The store's status for an SQLite result: busy beyond the timeout and
  * damaged content are failures (exit 1), not a missing permission (exit 3).
  */
@@ -73,6 +102,8 @@ int store_sqlite_err(struct store *st, int rc, const char *msg, struct st_err *e
 {
 	const char *m = msg ? msg : st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
 
+	if (disk_full(st, rc))
+		return disk_full_err(st, e);
 	switch (rc & 0xff) {
 	case SQLITE_BUSY: case SQLITE_LOCKED:
 		return err_set_exit(e, -EAGAIN, ST_EXIT_RUNTIME,
@@ -302,7 +333,8 @@ int store_exec(struct store *st, const char *sql, struct st_err *e)
 
 	if (rc != SQLITE_OK) {
 		int r = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_CORRUPT ||
-			(rc & 0xff) == SQLITE_NOTADB ? store_sqlite_err(st, rc, msg, e) :
+			(rc & 0xff) == SQLITE_NOTADB || disk_full(st, rc) ?
+			store_sqlite_err(st, rc, msg, e) :
 			err_set(e, -EIO, "database %s: %s", st->path, msg ? msg : "error");
 
 		sqlite3_free(msg);
@@ -315,7 +347,7 @@ int store_prepare(struct store *st, const char *sql, sqlite3_stmt **stmt,
 		  struct st_err *e)
 {
 	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK)
-		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+		return store_db_err(st, e);
 	return 0;
 }
 
@@ -324,7 +356,7 @@ int store_step_done(struct store *st, sqlite3_stmt *stmt, struct st_err *e)
 	int rc = sqlite3_step(stmt);
 
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+		return store_db_err(st, e);
 	return 0;
 }
 
@@ -359,7 +391,7 @@ int store_register_host(struct store *st, const char *machine_id,
 	if (sqlite3_step(stmt) == SQLITE_ROW)
 		st->host_id = sqlite3_column_int64(stmt, 0);
 	else
-		r = err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+		r = store_db_err(st, e);
 	sqlite3_finalize(stmt);
 	return r;
 }
@@ -441,7 +473,7 @@ int store_runs_recent(struct store *st, const char *kind, struct store_run_row *
 	}
 	sqlite3_finalize(stmt);
 	if (r != SQLITE_DONE && r != SQLITE_ROW)
-		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+		return store_db_err(st, e);
 	return 0;
 }
 

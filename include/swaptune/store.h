@@ -545,4 +545,19 @@ struct store_recording_row {
 int store_recordings_recent(struct store *st, struct store_recording_row *rows, int max,
 			    int *n, struct st_err *e);
 
+/* ---- runs whose process is gone (journal_repair) ---- */
+
+/* Whether this machine's process pid is still alive. */
+typedef bool (*store_pid_alive_fn)(int pid);
+/*
+ * End as "interrupted" this machine's runs still "running" whose process is
+ * gone: it was killed, or its store became unwritable (disk full) before it
+ * could end its run. A run of an earlier boot than boot_id is gone; one of
+ * this boot when alive(pid) says so. Runs of other machines and a pid that
+ * is alive again (reused) are left. Up to 64 per call; *ended counts them.
+ * Reads only when none is found (or the store is read-only).
+ */
+int store_runs_end_orphans(struct store *st, const char *machine_id, const char *boot_id,
+			   store_pid_alive_fn alive, int *ended, struct st_err *e);
+
 #endif
