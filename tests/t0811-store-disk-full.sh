@@ -3,7 +3,8 @@
 # dir and unmounted on exit, also on failure). The store, its WAL, and a
 # sysroot copy live on it, and it is filled up
 #   - while `sample --record` runs: a clear error, a non-zero exit, the
-#     ticks committed before kept, and the run not left "running";
+#     ticks committed before kept, and the run not left "running" (nor
+#     that of a recording killed with SIGKILL: the next command ends it);
 #   - before `apply --persist` on the sysroot copy, leaving 0 to 128 KiB:
 #     the apply succeeds whole, or fails with a clear message and the tree
 #     unchanged, nothing pending in the journal once space is back;
@@ -104,9 +105,23 @@ integrity "sample --record"
 "$SWAPTUNE" --db "$db" --sysroot "$root" sample --record --count 2 --interval 20ms >/dev/null 2>"$scratch/s2.err" ||
 	fail "sample --record after space came back: exit $?: $(cat "$scratch/s2.err")"
 
+# the same without a full disk: a recording killed outright is not left "running" either
+"$SWAPTUNE" --db "$db" --sysroot "$root" sample --record --interval 20ms --count 100000 >/dev/null 2>&1 &
+spid=$!
+i=0
+while [ $i -lt 100 ]; do
+	run=$(q "SELECT max(id) FROM runs WHERE kind = 'sample' AND status = 'running'")
+	[ -n "$run" ] && [ "$(q "SELECT count(*) FROM samples WHERE run_id = $run")" -ge 2 ] && break
+	sleep 0.1; i=$((i + 1))
+done
+kill -9 "$spid"; wait "$spid" 2>/dev/null; spid=""
+"$SWAPTUNE" --db "$db" --sysroot "$root" history --all >/dev/null 2>&1
+[ "$(q "SELECT status FROM runs WHERE id = ${run:-0}")" = interrupted ] ||
+	fail "sample --record killed: run ${run:-?} is '$(q "SELECT status FROM runs WHERE id = ${run:-0}")', want interrupted"
+
 # ---- 2. apply --persist on the sysroot copy, the disk full at several points ----
 applied=0 refused=0
-for leave in 0 8192 32768 65536 73728 81920 90112 98304 106496 114688 122880 131072; do
+for leave in 0 8192 32768 65536 73728 81920 90112 98304 106496 114688 118784 122880 126976 131072 135168 139264 143360 147456 163840; do
 	reset_store
 	s0=$(root_state)
 	fill_leave $leave
