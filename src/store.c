@@ -5,6 +5,7 @@
  * in store-runs.c.
  */
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +75,8 @@ static bool disk_full(struct store *st, int rc)
 	int sys = st->db ? sqlite3_system_errno(st->db) : 0;
 
 	return (rc & 0xff) == SQLITE_FULL ||
-	       ((rc & 0xff) == SQLITE_IOERR && (sys == ENOSPC || sys == EDQUOT));
+	       ((rc & 0xff) == SQLITE_IOERR && (sys == ENOSPC || sys == EDQUOT)) ||
+	       (st->disk_full && (rc & 0xff) == SQLITE_READONLY);
 }
 
 static int disk_full_err(struct store *st, struct st_err *e)
@@ -258,6 +260,42 @@ static int open_readonly(struct store *st, struct st_err *e)
 	return 0;
 }
 
+/*
+ * The store's disk is full: read what is there without writing anything.
+ * A WAL store opened afresh needs room for its -shm index, so the file is
+ * opened immutable (no index, no locks): nobody can commit to it while the
+ * disk stays full. Writes fail with the disk-full error; when even reading
+ * fails, so does the open (never an empty store in its place).
+ */
+static int open_full_readonly(struct store *st, struct st_err *e)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char uri[PATH_MAX * 3 + 32];
+	size_t o = 0;
+
+	st->readonly = st->disk_full = true;
+	o += (size_t)snprintf(uri, sizeof(uri), "file:");
+	for (const char *p = st->path; *p && o + 4 < sizeof(uri); p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (isalnum(c) || strchr("/-._~", c)) {
+			uri[o++] = (char)c;
+		} else {
+			uri[o++] = '%';
+			uri[o++] = hex[c >> 4];
+			uri[o++] = hex[c & 15];
+		}
+	}
+	snprintf(uri + o, sizeof(uri) - o, "?immutable=1");
+	if (sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+			    SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_FULLMUTEX, NULL) == SQLITE_OK &&
+	    store_schema_version(st) == migrations_latest() &&
+	    store_exec(st, "PRAGMA foreign_keys=ON", NULL) == 0)
+		return 0;
+	store_close(st);
+	return disk_full_err(st, e);
+}
+
 int store_open(struct store *st, const char *path, struct st_err *e)
 {
 	int rc, r;
@@ -281,6 +319,10 @@ int store_open(struct store *st, const char *path, struct st_err *e)
 		return r;
 	}
 	r = configure(st, e);
+	if (r == -ENOSPC) {
+		store_close(st);
+		return open_full_readonly(st, e);
+	}
 	if (r < 0) {
 		store_close(st);
 		return r;

@@ -12,8 +12,9 @@
 #   - while a short live probe runs (only when this host can probe; live
 #     probes run under the host lock, which the suite holds): the probe stops
 #     with a clear message and the host is restored.
-# After space is freed every command works again and PRAGMA integrity_check
-# is ok. Run by hand under the host lock:
+# While the disk is full, reading commands (status, recommend, history,
+# fleet-report) still read the store. After space is freed every command
+# works again and PRAGMA integrity_check is ok. Run by hand under the host lock:
 #   flock /tmp/swaptune-host.lock sh tests/t0811-store-disk-full.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -118,6 +119,23 @@ kill -9 "$spid"; wait "$spid" 2>/dev/null; spid=""
 "$SWAPTUNE" --db "$db" --sysroot "$root" history --all >/dev/null 2>&1
 [ "$(q "SELECT status FROM runs WHERE id = ${run:-0}")" = interrupted ] ||
 	fail "sample --record killed: run ${run:-?} is '$(q "SELECT status FROM runs WHERE id = ${run:-0}")', want interrupted"
+
+# with the disk full, reading commands still read the store; writing ones say why they cannot
+reset_store
+fill
+for c in status recommend fleet-report doctor "history --all"; do
+	# shellcheck disable=SC2086
+	"$SWAPTUNE" --db "$db" --sysroot "$root" $c >"$scratch/rd.out" 2>"$scratch/rd.err"
+	rc=$?
+	[ $rc -eq 0 ] || [ "$c" = doctor ] || fail "$c on a full disk: exit $rc: $(cat "$scratch/rd.err")"
+done
+"$SWAPTUNE" --db "$db" --sysroot "$root" history --all >"$scratch/rd.out" 2>&1
+grep -q sample "$scratch/rd.out" || fail "history --all on a full disk does not show the store's recordings: $(cat "$scratch/rd.out")"
+"$SWAPTUNE" --db "$db" --sysroot "$root" apply --yes page-cluster=2 >/dev/null 2>"$scratch/rd.err"
+[ $? -eq 1 ] || fail "apply on a full disk: want exit 1"
+clear_msg "$scratch/rd.err" "apply on a full disk (store opened read-only)"
+[ "$(cat "$root/proc/sys/vm/page-cluster")" = 3 ] || fail "apply on a full disk changed page-cluster"
+unfill
 
 # ---- 2. apply --persist on the sysroot copy, the disk full at several points ----
 applied=0 refused=0

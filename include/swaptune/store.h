@@ -26,6 +26,7 @@ struct store {
 	int64_t host_id;	/* row of this host, set by store_register_host() */
 	bool created;		/* store_open() created the file (O_EXCL) */
 	bool readonly;		/* opened without write permission: writes fail */
+	bool disk_full;		/* read-only because its disk is full: writes say so */
 	int hold_fd1;		/* 1 + fd held with a shared flock while open; 0 = none */
 	char machine_id[64];	/* recorded in every run, see store_set_identity() */
 	char boot_id[64];
@@ -40,7 +41,9 @@ int store_default_path(char *out, size_t len, struct st_err *e);
  * A new store is created O_EXCL mode 0600 (st->created), missing
  * directories 0700. Without write permission the store opens read-only
  * (st->readonly: an empty in-memory one when the file cannot be read);
- * every write then fails. A damaged file or a lock held beyond the busy
+ * every write then fails. The same when the store's disk is full
+ * (st->disk_full): reading commands still run, a write fails with -ENOSPC
+ * "the disk is full". A damaged file or a lock held beyond the busy
  * timeout is exit 1 ("is damaged", "is busy").
  */
 int store_open(struct store *st, const char *path, struct st_err *e);
