@@ -263,9 +263,10 @@ static int open_readonly(struct store *st, struct st_err *e)
 /*
  * The store's disk is full: read what is there without writing anything.
  * A WAL store opened afresh needs room for its -shm index, so the file is
- * opened immutable (no index, no locks): nobody can commit to it while the
- * disk stays full. Writes fail with the disk-full error; when even reading
- * fails, so does the open (never an empty store in its place).
+ * opened immutable (no index, no locks), and only when no commit waits in
+ * its -wal file (an immutable read would not see it). Writes fail with the
+ * disk-full error; when the store cannot be read so, the open fails with it
+ * (never an empty store in its place).
  */
 static int open_full_readonly(struct store *st, struct st_err *e)
 {
@@ -273,7 +274,13 @@ static int open_full_readonly(struct store *st, struct st_err *e)
 	char uri[PATH_MAX * 3 + 32];
 	size_t o = 0;
 
+	struct stat sb;
+
 	st->readonly = st->disk_full = true;
+	/* commits still in the WAL would be invisible to an immutable read */
+	snprintf(uri, sizeof(uri), "%s-wal", st->path);
+	if (stat(uri, &sb) == 0 && sb.st_size > 0)
+		return disk_full_err(st, e);
 	o += (size_t)snprintf(uri, sizeof(uri), "file:");
 	for (const char *p = st->path; *p && o + 4 < sizeof(uri); p++) {
 		unsigned char c = (unsigned char)*p;
