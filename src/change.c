@@ -413,6 +413,8 @@ int change_confirm(struct store *st, const struct host *h, struct change_confirm
 	if ((r = store_tx_begin(st, e)) < 0)
 		return r;
 	r = journal_commit_session(st, p.session, &n, e);
+	if (r == 0 && n > 0)	/* in the same transaction: confirmed is "ok" */
+		r = store_run_end(st, p.run_id, "ok", NULL, e);
 	if (r < 0 || store_tx_commit(st, e) < 0) {
 		store_tx_rollback(st);
 		return r < 0 ? r : -EIO;
@@ -425,7 +427,6 @@ int change_confirm(struct store *st, const struct host *h, struct change_confirm
 	c->watchdog_pid = p.pid;
 	if (pid_is_watchdog(p.pid, p.pid_start) && kill(p.pid, SIGTERM) == 0)
 		c->watchdog_stopped = true;
-	store_run_end(st, p.run_id, "ok", NULL, NULL);
 	if (store_changes_committed(st, p.session, &c->rows, &c->n, e) < 0)
 		return -EIO;
 	return 0;
@@ -481,18 +482,36 @@ static char *apply_params(const struct change_apply *a)
 	return text;
 }
 
+/*
+ * The session's rows become permanent and the run "ok" in one transaction:
+ * an apply the journal keeps is always one rollback can find, even when
+ * the store's disk fills between the two (then neither happens and the
+ * caller undoes the change).
+ */
+static int commit_run(struct store *st, const char *session, int64_t run_id,
+		      struct st_err *e)
+{
+	int r;
+
+	if ((r = store_tx_begin(st, e)) < 0)
+		return r;
+	if ((r = journal_commit_session(st, session, NULL, e)) < 0 ||
+	    (r = store_run_end(st, run_id, "ok", NULL, e)) < 0 ||
+	    (r = store_tx_commit(st, e)) < 0) {
+		store_tx_rollback(st);
+		return r;
+	}
+	return 0;
+}
+
 /* Every row written: make them permanent, or hand them to the watchdog. */
 static int apply_settle(struct store *st, const struct host *h, struct journal *j,
 			struct change_apply *a, struct st_err *e)
 {
 	int moved = 0, r;
 
-	if (!a->confirm_within_ns) {
-		if ((r = journal_commit_session(st, j->session, NULL, e)) < 0)
-			return r;
-		store_run_end(st, a->run_id, "ok", NULL, NULL);
-		return 0;
-	}
+	if (!a->confirm_within_ns)
+		return commit_run(st, j->session, a->run_id, e);
 	if ((r = store_run_end(st, a->run_id, "awaiting-confirm", NULL, e)) < 0)
 		return r;
 	if ((r = spawn_watchdog(h, a->db_path, a->run_id, a->deadline, j->session,
@@ -719,7 +738,7 @@ int change_rollback_run(struct store *st, const struct host *h,
 		return r;
 	journal_begin(&j, st, h, *run_id, e);
 	if ((r = change_write(&j, rb->ch, rb->n, rb->plan, NULL, e)) < 0 ||
-	    (r = journal_commit_session(st, j.session, NULL, e)) < 0) {
+	    (r = commit_run(st, j.session, *run_id, e)) < 0) {
 		struct st_err e2 = { 0 };
 
 		journal_restore(&j, NULL, &e2);
@@ -731,7 +750,6 @@ int change_rollback_run(struct store *st, const struct host *h,
 
 		persist_undo_dir(h, rb->dirs[k], NULL, &e2);
 	}
-	store_run_end(st, *run_id, "ok", NULL, NULL);
 	if (settings_snapshot(h, &after, NULL) == 0)
 		store_snapshot_save(st, *run_id, "after rollback", &after, NULL, NULL);
 	return 0;

@@ -22,7 +22,7 @@ static const char *col_text(sqlite3_stmt *stmt, int i)
 
 static int db_error(struct store *st, struct st_err *e)
 {
-	return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+	return store_db_err(st, e);
 }
 
 int store_probe_latest_run(struct store *st, int64_t *run_id, struct st_err *e)

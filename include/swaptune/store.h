@@ -26,6 +26,7 @@ struct store {
 	int64_t host_id;	/* row of this host, set by store_register_host() */
 	bool created;		/* store_open() created the file (O_EXCL) */
 	bool readonly;		/* opened without write permission: writes fail */
+	bool disk_full;		/* read-only because its disk is full: writes say so */
 	int hold_fd1;		/* 1 + fd held with a shared flock while open; 0 = none */
 	char machine_id[64];	/* recorded in every run, see store_set_identity() */
 	char boot_id[64];
@@ -40,7 +41,9 @@ int store_default_path(char *out, size_t len, struct st_err *e);
  * A new store is created O_EXCL mode 0600 (st->created), missing
  * directories 0700. Without write permission the store opens read-only
  * (st->readonly: an empty in-memory one when the file cannot be read);
- * every write then fails. A damaged file or a lock held beyond the busy
+ * every write then fails. The same when the store's disk is full
+ * (st->disk_full): reading commands still run, a write fails with -ENOSPC
+ * "the disk is full". A damaged file or a lock held beyond the busy
  * timeout is exit 1 ("is damaged", "is busy").
  */
 int store_open(struct store *st, const char *path, struct st_err *e);
@@ -503,5 +506,20 @@ struct store_recording_row {
 };
 int store_recordings_recent(struct store *st, struct store_recording_row *rows, int max,
 			    int *n, struct st_err *e);
+
+/* ---- runs whose process is gone (journal_repair) ---- */
+
+/* Whether this machine's process pid is still alive. */
+typedef bool (*store_pid_alive_fn)(int pid);
+/*
+ * End as "interrupted" this machine's runs still "running" whose process is
+ * gone: it was killed, or its store became unwritable (disk full) before it
+ * could end its run. A run of an earlier boot than boot_id is gone; one of
+ * this boot when alive(pid) says so. Runs of other machines and a pid that
+ * is alive again (reused) are left. Up to 64 per call; *ended counts them.
+ * Reads only when none is found (or the store is read-only).
+ */
+int store_runs_end_orphans(struct store *st, const char *machine_id, const char *boot_id,
+			   store_pid_alive_fn alive, int *ended, struct st_err *e);
 
 #endif
