@@ -2,7 +2,10 @@
  * cmd-verify.c - `swaptune verify`: re-run the probe that justified the
  * setting now in effect (same workload, parameters, arms and baseline, as
  * stored with that run), judge the new run the same way, and say whether
- * the applied arm still beats the baseline.
+ * the applied arm still beats the baseline. The re-run is a replication
+ * of the original run's recipe: it is judged pooled with the original and
+ * every earlier re-run (advice_judge_pooled()), and a gain that a cost
+ * guardrail vetoes in the re-run never counts as holding.
  *
  * The applied arm is the one of the newest apply from a probe run that is
  * still in effect (not rolled back or reverted); with --run ID any stored
@@ -198,7 +201,11 @@ out:
 	return r;
 }
 
-/* How the applied arm compares now. */
+/*
+ * How the applied arm compares now, from the re-run judged alone. A gain
+ * that a cost guardrail vetoes does not hold: the change would not have
+ * been recommended with that cost.
+ */
 static const char *judge(const struct verdict_result *v, int arm, bool *holds)
 {
 	*holds = false;
@@ -210,8 +217,7 @@ static const char *judge(const struct verdict_result *v, int arm, bool *holds)
 		*holds = true;
 		return "holds";
 	case VERDICT_ARM_VETOED:
-		*holds = true;
-		return "holds-vetoed";
+		return "vetoed";
 	case VERDICT_ARM_BELOW_MIN:
 		return "weaker";
 	case VERDICT_ARM_EQUIVALENT:
@@ -230,12 +236,37 @@ static const char *judge(const struct verdict_result *v, int arm, bool *holds)
 	return "inconclusive";
 }
 
+/*
+ * The same with the original run and earlier verifies pooled (the re-run is
+ * the k-th run of the recipe): a veto, a reversal or OOM kills in the re-run
+ * itself stand; otherwise the pooled comparison of the arm at the re-run's
+ * alpha_k decides - crosses: holds; a pooled gain below the minimum effect:
+ * weaker; pooled-futile: gone; else inconclusive.
+ */
+static const char *judge_pooled(const struct verdict_result *v, const struct advice_pool *p,
+				int arm, bool *holds)
+{
+	const char *alone = judge(v, arm, holds);
+	const struct verdict2_rep_arm_result *a;
+
+	if (arm < 0 || !p->applied || !strcmp(alone, "vetoed") || !strcmp(alone, "reversed") ||
+	    !strcmp(alone, "oom"))
+		return alone;
+	a = &p->rep.arms[arm];
+	*holds = a->crosses;
+	if (a->crosses)
+		return "holds";
+	if (a->p_one < p->rep.alpha_each)
+		return "weaker";
+	return a->futile ? "gone" : "inconclusive";
+}
+
 static const char *result_words(const char *res)
 {
 	if (!strcmp(res, "holds"))
 		return "the benefit holds";
-	if (!strcmp(res, "holds-vetoed"))
-		return "the gain holds, though a secondary cost vetoes the change";
+	if (!strcmp(res, "vetoed"))
+		return "the benefit does not hold: a cost guardrail vetoes the gain (consider swaptune rollback)";
 	if (!strcmp(res, "weaker"))
 		return "the benefit shrank below the minimum effect";
 	if (!strcmp(res, "gone"))
@@ -317,6 +348,7 @@ struct verify_work {
 	struct advice_run then, now;
 	struct verdict_result vthen, vnow;
 	struct judgement jthen, jnow;
+	struct advice_pool pool;	/* the re-run with the original and earlier verifies */
 	struct probe_config c;
 	struct probe_plan p;
 	struct probe_result res;
@@ -392,8 +424,9 @@ static int plan_rerun(struct cmd_ctx *ctx, struct verify_opts *o, struct verify_
 
 	if ((r = advice_load_run(&ctx->store, &ctx->host, t->probe_run, NULL, &w->then, &ctx->err)) < 0)
 		return r;
-	if ((r = advice_judge(&w->then, o->min_effect_given ? o->vo.min_effect_pct : -1, &w->vthen,
-			      &w->jthen, &ctx->err)) < 0)
+	if ((r = advice_judge_pooled(&ctx->store, &ctx->host, &w->then,
+				     o->min_effect_given ? o->vo.min_effect_pct : -1, &w->vthen,
+				     &w->jthen, NULL, &ctx->err)) < 0)
 		return r;
 	if (!t->arm[0] && w->vthen.kind == VERDICT_CHANGE)
 		snprintf(t->arm, sizeof(t->arm), "%s", w->then.arms[w->vthen.chosen].name);
@@ -479,11 +512,12 @@ static int judge_rerun(struct cmd_ctx *ctx, const struct verify_opts *o, struct 
 
 	if ((r = advice_load_run(&ctx->store, &ctx->host, w->res.run_id,
 				 w->then.arms[w->vthen.baseline].name, &w->now, &ctx->err)) < 0 ||
-	    (r = advice_judge(&w->now, o->min_effect_given ? o->vo.min_effect_pct : -1, &w->vnow,
-			      &w->jnow, &ctx->err)) < 0)
+	    (r = advice_judge_pooled(&ctx->store, &ctx->host, &w->now,
+				     o->min_effect_given ? o->vo.min_effect_pct : -1, &w->vnow, &w->jnow,
+				     &w->pool, &ctx->err)) < 0)
 		return r;
 	w->a_now = t->arm[0] ? arm_index(&w->now, t->arm) : -1;
-	w->result = judge(&w->vnow, w->a_now, &w->holds);
+	w->result = judge_pooled(&w->vnow, &w->pool, w->a_now, &w->holds);
 	if (!t->arm[0])
 		w->holds = w->vnow.kind == w->vthen.kind;
 	if (w->verify_run) {
@@ -522,6 +556,7 @@ static int print_result(struct cmd_ctx *ctx, const struct verify_opts *o,
 		cJSON_AddStringToObject(doc, "result", w->result);
 		cJSON_AddBoolToObject(doc, "holds", w->holds);
 		cJSON_AddStringToObject(doc, "message", result_words(w->result));
+		cJSON_AddItemToObject(doc, "replication", advice_pool_json(&w->now, &w->pool));
 		return cmd_print_json(ctx, doc);
 	}
 	if (w->a_then >= 0) {
@@ -532,15 +567,16 @@ static int print_result(struct cmd_ctx *ctx, const struct verify_opts *o,
 			verdict_kind_name(w->vthen.kind), (long long)w->then.run_id,
 			verdict_kind_name(w->vnow.kind), (long long)w->now.run_id);
 	}
+	advice_pool_print(ctx->out, &w->now, &w->pool);
 	fprintf(ctx->out, "Result: %s.\n", t->arm[0] ? result_words(w->result) :
 		w->holds ? "the same verdict" : "a different verdict");
 	return 0;
 }
 
 /*
- * The answer as the exit status: 0 the benefit holds (a vetoed gain still
- * holds), ST_EXIT_ANSWER_CHANGE it no longer holds (weaker, gone, reversed,
- * OOM-killed; without an arm: a different decisive verdict), and
+ * The answer as the exit status: 0 the benefit holds, ST_EXIT_ANSWER_CHANGE
+ * it no longer holds (vetoed by a cost, weaker, gone, reversed, OOM-killed;
+ * without an arm: a different decisive verdict), and
  * ST_EXIT_ANSWER_INCONCLUSIVE when the re-run cannot tell.
  */
 static int verify_exit_status(const struct target *t, const struct verify_work *w)
