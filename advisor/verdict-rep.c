@@ -15,7 +15,7 @@ double verdict2_rep_alpha(double alpha, size_t k)
 {
 	if (k == 0)
 		return NAN;
-	return k == 1 ? alpha : ldexp(alpha, -(int)(k > 60 ? 60 : k) - 2);
+	return k == 1 ? alpha : ldexp(alpha, -(int)(k > 60 ? 60 : k) - 3);
 }
 
 /* Signed log scale -> "positive = better" percent. */

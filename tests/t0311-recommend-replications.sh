@@ -40,7 +40,7 @@ assert kind[1] == "keep", kind[1]
 # the lucky run: alone CHANGE, pooled not
 assert rep[3]["pooled"] and rep[3]["k"] == 3 and rep[3]["runs"] == [1, 2, 3], rep[3]
 assert rep[3]["own_verdict"] == "change" and kind[3] == "inconclusive", (rep[3], kind[3])
-assert abs(rep[3]["alpha_k"] - 0.025 / 32) < 1e-12, rep[3]["alpha_k"]
+assert abs(rep[3]["alpha_k"] - 0.025 / 64) < 1e-12, rep[3]["alpha_k"]
 arm = {a["name"]: a for a in rep[3]["arms"]}["pc0"]
 assert arm["runs_pooled"] == 3 and not arm["crosses"] and arm["effect_pct"] < 4, arm
 assert "earlier runs count" in " ".join(d[3]["verdict"]["reasons"]), d[3]["verdict"]["reasons"]

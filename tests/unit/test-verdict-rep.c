@@ -58,15 +58,15 @@ static void test_alpha_schedule(void **state)
 	(void)state;
 	assert_true(isnan(verdict2_rep_alpha(0.025, 0)));
 	assert_float_equal(verdict2_rep_alpha(0.025, 1), 0.025, 1e-15);
-	/* k >= 2: alpha 2^-(k + 2): the replications together spend at most alpha / 8 */
-	assert_float_equal(verdict2_rep_alpha(0.025, 2), 0.025 / 16, 1e-15);
-	assert_float_equal(verdict2_rep_alpha(0.025, 3), 0.025 / 32, 1e-15);
+	/* k >= 2: alpha 2^-(k + 3): the replications together spend at most alpha / 16 */
+	assert_float_equal(verdict2_rep_alpha(0.025, 2), 0.025 / 32, 1e-15);
+	assert_float_equal(verdict2_rep_alpha(0.025, 3), 0.025 / 64, 1e-15);
 	{
 		double sum = 0;
 
 		for (size_t k = 2; k < 60; k++)
 			sum += verdict2_rep_alpha(0.025, k);
-		assert_true(sum <= 0.025 / 8 + 1e-15);
+		assert_true(sum <= 0.025 / 16 + 1e-15);
 	}
 }
 
@@ -97,7 +97,7 @@ static void test_lucky_run_does_not_survive(void **state)
 	assert_int_equal(out.arms[1].n_runs, 3);
 	assert_false(out.arms[1].crosses);
 	assert_non_null(strstr(out.reason, "earlier runs count"));
-	assert_float_equal(out.alpha_each, 0.025 / 32, 1e-15);
+	assert_float_equal(out.alpha_each, 0.025 / 64, 1e-15);
 }
 
 /* The same +10 % three times: the pooled test crosses. */
