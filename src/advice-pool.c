@@ -256,3 +256,56 @@ void advice_pool_print(FILE *out, const struct advice_run *r, const struct advic
 			a->p_one, a->crosses ? "crosses" : a->futile ? "futile" : "");
 	}
 }
+
+/*
+ * How the applied arm compares now, from the re-run judged alone. A gain
+ * that a cost guardrail vetoes does not hold: the change would not have
+ * been recommended with that cost.
+ */
+static const char *alone_result(const struct verdict_result *v, int arm, bool *holds)
+{
+	*holds = false;
+	if (arm < 0)
+		return "no-arm";
+	switch (v->arms[arm].status) {
+	case VERDICT_ARM_BETTER:
+	case VERDICT_ARM_COMPLETED:
+		*holds = true;
+		return "holds";
+	case VERDICT_ARM_VETOED:
+		return "vetoed";
+	case VERDICT_ARM_BELOW_MIN:
+		return "weaker";
+	case VERDICT_ARM_EQUIVALENT:
+	case VERDICT_ARM_NO_GAIN:
+		return "gone";
+	case VERDICT_ARM_WORSE:
+		return "reversed";
+	case VERDICT_ARM_OOM_FAILED:
+		return "oom";
+	case VERDICT_ARM_NOISY:
+	case VERDICT_ARM_TOO_FEW:
+		return "inconclusive";
+	case VERDICT_ARM_BASELINE:
+		break;
+	}
+	return "inconclusive";
+}
+
+const char *advice_verify_result(const struct verdict_result *v, const struct advice_pool *p,
+				 int arm, bool *holds)
+{
+	const char *alone = alone_result(v, arm, holds);
+	const struct verdict2_rep_arm_result *a;
+
+	if (arm < 0 || !p->applied || !strcmp(alone, "vetoed") || !strcmp(alone, "reversed") ||
+	    !strcmp(alone, "oom"))
+		return alone;
+	a = &p->rep.arms[arm];
+	*holds = a->crosses;
+	if (a->crosses)
+		return "holds";
+	if (a->p_one < p->rep.alpha_each)
+		return "weaker";
+	return a->futile ? "gone" : "inconclusive";
+}

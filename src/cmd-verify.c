@@ -201,66 +201,6 @@ out:
 	return r;
 }
 
-/*
- * How the applied arm compares now, from the re-run judged alone. A gain
- * that a cost guardrail vetoes does not hold: the change would not have
- * been recommended with that cost.
- */
-static const char *judge(const struct verdict_result *v, int arm, bool *holds)
-{
-	*holds = false;
-	if (arm < 0)
-		return "no-arm";
-	switch (v->arms[arm].status) {
-	case VERDICT_ARM_BETTER:
-	case VERDICT_ARM_COMPLETED:
-		*holds = true;
-		return "holds";
-	case VERDICT_ARM_VETOED:
-		return "vetoed";
-	case VERDICT_ARM_BELOW_MIN:
-		return "weaker";
-	case VERDICT_ARM_EQUIVALENT:
-	case VERDICT_ARM_NO_GAIN:
-		return "gone";
-	case VERDICT_ARM_WORSE:
-		return "reversed";
-	case VERDICT_ARM_OOM_FAILED:
-		return "oom";
-	case VERDICT_ARM_NOISY:
-	case VERDICT_ARM_TOO_FEW:
-		return "inconclusive";
-	case VERDICT_ARM_BASELINE:
-		break;
-	}
-	return "inconclusive";
-}
-
-/*
- * The same with the original run and earlier verifies pooled (the re-run is
- * the k-th run of the recipe): a veto, a reversal or OOM kills in the re-run
- * itself stand; otherwise the pooled comparison of the arm at the re-run's
- * alpha_k decides - crosses: holds; a pooled gain below the minimum effect:
- * weaker; pooled-futile: gone; else inconclusive.
- */
-static const char *judge_pooled(const struct verdict_result *v, const struct advice_pool *p,
-				int arm, bool *holds)
-{
-	const char *alone = judge(v, arm, holds);
-	const struct verdict2_rep_arm_result *a;
-
-	if (arm < 0 || !p->applied || !strcmp(alone, "vetoed") || !strcmp(alone, "reversed") ||
-	    !strcmp(alone, "oom"))
-		return alone;
-	a = &p->rep.arms[arm];
-	*holds = a->crosses;
-	if (a->crosses)
-		return "holds";
-	if (a->p_one < p->rep.alpha_each)
-		return "weaker";
-	return a->futile ? "gone" : "inconclusive";
-}
-
 static const char *result_words(const char *res)
 {
 	if (!strcmp(res, "holds"))
@@ -517,7 +457,7 @@ static int judge_rerun(struct cmd_ctx *ctx, const struct verify_opts *o, struct 
 				     &w->pool, &ctx->err)) < 0)
 		return r;
 	w->a_now = t->arm[0] ? arm_index(&w->now, t->arm) : -1;
-	w->result = judge_pooled(&w->vnow, &w->pool, w->a_now, &w->holds);
+	w->result = advice_verify_result(&w->vnow, &w->pool, w->a_now, &w->holds);
 	if (!t->arm[0])
 		w->holds = w->vnow.kind == w->vthen.kind;
 	if (w->verify_run) {

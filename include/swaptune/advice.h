@@ -21,6 +21,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "swaptune/advisor.h"
 #include "swaptune/err.h"
@@ -113,6 +114,20 @@ struct advice_pool {
 int advice_judge_pooled(struct store *st, const struct host *h, const struct advice_run *r,
 			double min_effect_pct, struct verdict_result *v, struct judgement *j,
 			struct advice_pool *pool, struct st_err *e);
+
+/*
+ * verify's answer for the applied arm (index arm in the re-run, -1 none) of
+ * a re-run judged by advice_judge_pooled(): "holds" (*holds true),
+ * "vetoed", "weaker", "gone", "reversed", "oom", "inconclusive" or
+ * "no-arm". A veto by a cost guardrail, a reversal or OOM kills in the
+ * re-run itself stand (a vetoed gain never holds); otherwise, when earlier
+ * runs were pooled, the pooled comparison of the arm at the re-run's alpha_k
+ * decides: it crosses - holds; a pooled gain significant but below the
+ * minimum effect - weaker; pooled-futile - gone; else inconclusive. Without
+ * pooling, the re-run's own arm status decides the same way.
+ */
+const char *advice_verify_result(const struct verdict_result *v, const struct advice_pool *p,
+				 int arm, bool *holds);
 
 /* JSON of a pool ("replication" in recommend and verify documents). */
 cJSON *advice_pool_json(const struct advice_run *r, const struct advice_pool *p);
