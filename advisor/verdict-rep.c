@@ -73,6 +73,7 @@ static void pool_arm(const struct verdict2_rep_input *in, size_t i, double alpha
 				   stats_norm_quantile(1.0 - alpha_each) * ar->pooled.pool.se,
 				   in->higher_better);
 	ar->crosses = ar->p_one < alpha_each && ar->pooled.effect_pct >= min_effect_pct;
+	ar->min_effect_confirmed = ar->ci_low_pct >= min_effect_pct;
 	ar->futile = effect_of(ar->pooled.pool.pooled + stats_norm_quantile(0.975) *
 			       ar->pooled.pool.se, in->higher_better) < min_effect_pct;
 }

@@ -302,8 +302,8 @@ const char *advice_verify_result(const struct verdict_result *v, const struct ad
 	    !strcmp(alone, "oom"))
 		return alone;
 	a = &p->rep.arms[arm];
-	*holds = a->crosses;
-	if (a->crosses)
+	*holds = a->crosses && a->min_effect_confirmed;
+	if (*holds)
 		return "holds";
 	if (a->p_one < p->rep.alpha_each)
 		return "weaker";

@@ -122,8 +122,10 @@ int advice_judge_pooled(struct store *st, const struct host *h, const struct adv
  * "no-arm". A veto by a cost guardrail, a reversal or OOM kills in the
  * re-run itself stand (a vetoed gain never holds); otherwise, when earlier
  * runs were pooled, the pooled comparison of the arm at the re-run's alpha_k
- * decides: it crosses - holds; a pooled gain significant but below the
- * minimum effect - weaker; pooled-futile - gone; else inconclusive. Without
+ * decides: it crosses with the minimum effect confirmed (the lower bound at
+ * alpha_k clears it, as a run alone must) - holds; a pooled gain
+ * significant but not shown to reach the minimum effect - weaker;
+ * pooled-futile - gone; else inconclusive. Without
  * pooling, the re-run's own arm status decides the same way.
  */
 const char *advice_verify_result(const struct verdict_result *v, const struct advice_pool *p,

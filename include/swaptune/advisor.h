@@ -714,6 +714,7 @@ struct verdict2_rep_arm_result {
 	double z, p_one;		/* pooled one-sided test of "no gain" */
 	double ci_low_pct;		/* lower bound at the run's alpha_k */
 	bool crosses;			/* p_one < alpha_each and effect >= min effect */
+	bool min_effect_confirmed;	/* ci_low_pct >= min effect */
 	bool futile;			/* one-sided 97.5 % upper bound < min effect */
 	double p_oom_base_worse;	/* Fisher on the summed OOM counts */
 	bool oom_path;			/* baseline OOM-killed credibly more, summed */

@@ -16,7 +16,7 @@
 
 #include "swaptune/advice.h"
 
-enum pooled { NONE, CROSSES, WEAKER, FUTILE, NOISY };
+enum pooled { NONE, CROSSES, CROSSES_BELOW_MIN, WEAKER, FUTILE, NOISY };
 
 static void test_verify_result(void **state)
 {
@@ -42,6 +42,8 @@ static void test_verify_result(void **state)
 		{ VERDICT_ARM_NOISY, CROSSES, "holds", true },
 		{ VERDICT_ARM_BETTER, NOISY, "inconclusive", false },	/* a lucky re-run alone */
 		{ VERDICT_ARM_BETTER, WEAKER, "weaker", false },
+		/* crosses, but the lower bound does not reach the minimum effect */
+		{ VERDICT_ARM_BELOW_MIN, CROSSES_BELOW_MIN, "weaker", false },
 		{ VERDICT_ARM_NOISY, FUTILE, "gone", false },
 	};
 	static struct verdict_result v;
@@ -59,8 +61,10 @@ static void test_verify_result(void **state)
 		v.arms[1].status = t[i].alone;
 		p.applied = t[i].pooled != NONE;
 		p.rep.alpha_each = 0.001;
-		a->p_one = t[i].pooled == CROSSES || t[i].pooled == WEAKER ? 0.0001 : 0.2;
-		a->crosses = t[i].pooled == CROSSES;
+		a->p_one = t[i].pooled == CROSSES || t[i].pooled == CROSSES_BELOW_MIN ||
+			   t[i].pooled == WEAKER ? 0.0001 : 0.2;
+		a->crosses = t[i].pooled == CROSSES || t[i].pooled == CROSSES_BELOW_MIN;
+		a->min_effect_confirmed = t[i].pooled == CROSSES;
 		a->futile = t[i].pooled == FUTILE;
 		got = advice_verify_result(&v, &p, 1, &holds);
 		if (strcmp(got, t[i].want) || holds != t[i].holds)

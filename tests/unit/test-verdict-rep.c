@@ -113,6 +113,11 @@ static void test_real_effect_repeated(void **state)
 	assert_true(out.overrode);
 	assert_float_equal(out.arms[1].pooled.effect_pct, 10.0, 1e-9);
 	assert_true(out.arms[1].p_one < out.alpha_each);
+	assert_true(out.arms[1].min_effect_confirmed);
+	/* a minimum effect of 9 %: it crosses, but the lower bound does not clear 9 % */
+	assert_int_equal(verdict2_replicate(&in, &own, 0.025, 9.0, &out, NULL), 0);
+	assert_true(out.arms[1].crosses);
+	assert_false(out.arms[1].min_effect_confirmed);
 }
 
 /* A candidate the latest run vetoes (a cost in harm, or OOM kills) is never chosen. */
