@@ -35,27 +35,40 @@ static int arm_named(const struct advice_run *r, const char *name)
 	return -1;
 }
 
-/* Run id judged alone against base; its arms into row j of in, aligned with cur. */
-static void add_earlier(struct store *st, const struct host *h, int64_t id, const char *base,
-			const struct advice_run *cur, double min_effect_pct,
-			struct verdict2_rep_input *in, size_t row)
+/* An earlier run of the recipe, judged alone. */
+struct earlier {
+	int64_t id;
+	struct verdict2_rep_arm arm[VERDICT_ARMS_MAX];
+};
+
+/*
+ * Run x->id judged alone against base, its arms aligned with cur's. False
+ * when it is not a replication: not loadable, another recipe once its arms'
+ * settings are known, or stopped before its first look (it gave no verdict).
+ */
+static bool add_earlier(struct store *st, const struct host *h, const char *base,
+			const struct advice_run *cur, double min_effect_pct, struct earlier *x)
 {
 	struct advice_run *r = calloc(1, sizeof(*r));
 	struct verdict_result *v = calloc(1, sizeof(*v));
 	struct judgement *j = calloc(1, sizeof(*j));
+	bool counted = false;
 
-	if (r && v && j && advice_load_run(st, h, id, base, r, NULL) == 0 &&
+	if (r && v && j && advice_load_run(st, h, x->id, base, r, NULL) == 0 &&
 	    !strcmp(r->recipe, cur->recipe) &&
-	    advice_judge(r, min_effect_pct, v, j, NULL) == 0)
+	    advice_judge(r, min_effect_pct, v, j, NULL) == 0 && j->judged) {
+		counted = true;
 		for (size_t i = 0; i < cur->n_arms; i++) {
 			int k = arm_named(r, cur->arms[i].name);
 
 			if (k >= 0)
-				rep_arm(j, k, &in->arm[row][i]);
+				rep_arm(j, k, &x->arm[i]);
 		}
+	}
 	free(r);
 	free(v);
 	free(j);
+	return counted;
 }
 
 /* The pooled verdict into v: kind, chosen arm, arm statuses, first reasons. */
@@ -108,7 +121,8 @@ int advice_judge_pooled(struct store *st, const struct host *h, const struct adv
 	struct advice_pool local, *p = pool ? pool : &local;
 	struct store_probe_earlier *rows = NULL;
 	struct verdict2_rep_input *in = NULL;
-	size_t n = 0, first = 0, k_total;
+	struct earlier *got = NULL;
+	size_t n = 0, m = 0, first = 0, k_total;
 	char mine[JUDGE_RECIPE_LEN];
 	double alpha;
 	int rc;
@@ -127,40 +141,44 @@ int advice_judge_pooled(struct store *st, const struct host *h, const struct adv
 		return rc;
 	/* the earlier runs whose params give this recipe (confirmed with arms on loading) */
 	{
-		size_t m = 0;
+		size_t kept = 0;
 
 		for (size_t i = 0; i < n; i++) {
 			char rec[JUDGE_RECIPE_LEN];
 
 			if (judge_recipe(rows[i].params, NULL, rec) == 0 && !strcmp(rec, mine))
-				rows[m++] = rows[i];
+				rows[kept++] = rows[i];
 			else
 				free(rows[i].params);
 		}
-		n = m;
+		n = kept;
 	}
-	k_total = n + 1;
-	if (n == 0)
-		goto out;
+	got = calloc(n ? n : 1, sizeof(*got));
 	in = calloc(1, sizeof(*in));
-	if (!in) {
+	if (!got || !in) {
 		rc = err_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
-	if (n + 1 > VERDICT2_REPS_MAX) {
-		first = n + 1 - VERDICT2_REPS_MAX;
+	for (size_t i = 0; i < n; i++) {
+		got[m].id = rows[i].id;
+		m += add_earlier(st, h, r->arms[v->baseline].name, r, min_effect_pct, &got[m]);
+	}
+	if (m == 0)
+		goto out;
+	k_total = m + 1;
+	if (k_total > VERDICT2_REPS_MAX) {
+		first = k_total - VERDICT2_REPS_MAX;
 		p->n_beyond = first;
 	}
-	in->k = n - first + 1;
+	in->k = k_total - first;
 	in->n_arms = r->n_arms;
 	in->baseline = v->baseline;
 	in->higher_better = r->in.metric == VERDICT_METRIC_THROUGHPUT ||
 			    r->in.metric == VERDICT_METRIC_HIGHER_BETTER;
 	p->n_ids = 0;
-	for (size_t i = first; i < n; i++) {
-		add_earlier(st, h, rows[i].id, r->arms[v->baseline].name, r, min_effect_pct, in,
-			    i - first);
-		p->run_ids[p->n_ids++] = rows[i].id;
+	for (size_t i = first; i < m; i++) {
+		memcpy(in->arm[i - first], got[i].arm, sizeof(got[i].arm));
+		p->run_ids[p->n_ids++] = got[i].id;
 	}
 	for (size_t i = 0; i < r->n_arms; i++)
 		rep_arm(j, (int)i, &in->arm[in->k - 1][i]);
@@ -176,6 +194,7 @@ int advice_judge_pooled(struct store *st, const struct host *h, const struct adv
 	override(r, p, v);
 out:
 	store_probe_earlier_free(rows, n);
+	free(got);
 	free(in);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #  - run 4 differs only in the working set: another recipe, judged alone;
 #  - runs 5-7 repeat a real +10 %: pooled, CHANGE;
 #  - run 8 (the 4th of run 3's recipe) counts runs 1, 2, 3 and 8;
+#  - run 9 stopped before its first look (no verdict): run 10 is the 5th;
 #  - apply --run 3 refuses the change the pooled verdict does not make.
 # Documents validate against the schema.
 . "$(dirname "$0")/lib.sh"
@@ -25,14 +26,14 @@ st() { "$SWAPTUNE" --db "$db" --sysroot "$sr" "$@"; }
 st history >/dev/null || fail "creating the store"
 python3 "$TOP/tests/helpers/rep-runs.py" "$db" || fail "inserting the runs"
 
-for r in 1 3 4 7 8; do
+for r in 1 3 4 7 8 10; do
 	st recommend --run $r --json >"$scratch/r$r.json" || fail "recommend --run $r --json: exit $?"
 	"$check" "$SCHEMAS/recommend.schema.json" "$scratch/r$r.json" >"$scratch/v.out" 2>&1 ||
 		fail "run $r json: $(cat "$scratch/v.out")"
 done
 python3 - "$scratch" <<'PY' || fail "replication verdicts"
 import json, sys
-d = {r: json.load(open("%s/r%d.json" % (sys.argv[1], r))) for r in (1, 3, 4, 7, 8)}
+d = {r: json.load(open("%s/r%d.json" % (sys.argv[1], r))) for r in (1, 3, 4, 7, 8, 10)}
 rep = {r: d[r]["replication"] for r in d}
 kind = {r: d[r]["verdict"]["kind"] for r in d}
 assert rep[1]["k"] == 1 and not rep[1]["pooled"] and rep[1]["runs"] == [1], rep[1]
@@ -55,6 +56,9 @@ assert arm["crosses"] and 8 < arm["effect_pct"] < 12, arm
 # every earlier run counts, and the recipe ignores seeds and calibrated accesses
 assert rep[8]["k"] == 4 and rep[8]["runs"] == [1, 2, 3, 8] and rep[8]["recipe"] == rep[3]["recipe"], rep[8]
 assert kind[8] == "inconclusive" and rep[8]["own_verdict"] == "change", (kind[8], rep[8])
+# a run stopped before its first look gave no verdict: not a replication
+assert rep[10]["k"] == 5 and rep[10]["runs"] == [1, 2, 3, 8, 10], rep[10]
+assert abs(rep[10]["alpha_k"] - 0.025 / 256) < 1e-12, rep[10]["alpha_k"]
 PY
 
 st recommend --run 3 >"$scratch/r3.txt" || fail "recommend --run 3: exit $?"

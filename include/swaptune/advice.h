@@ -89,9 +89,10 @@ int advice_judge(const struct advice_run *r, double min_effect_pct, struct verdi
  * The replication rule (advisor.h, verdict2_replicate()) applied to a
  * loaded run: the probe runs of this host stored before it with the same
  * recipe count as earlier replications. Each is judged alone by its own
- * plan against this run's baseline; every one counts in k (also those that
- * stopped before a look or cannot be loaded: aborting a run that looks bad
- * does not buy a fresh alpha), those with an estimate are pooled.
+ * plan against this run's baseline; every one that reached its first look
+ * (and so gave a verdict, whatever it was, even if stopped later) counts in
+ * k and is pooled; a run stopped before its first look gave no verdict and
+ * is not a replication.
  */
 struct advice_pool {
 	bool applied;			/* k >= 2: the verdict is the pooled one */

@@ -8,6 +8,9 @@ test (t0311). Deterministic: the noise is a fixed pseudo-random sequence.
   run 4     recipe B (the same but 512M): pc0 +6 %, alone
   runs 5-7  recipe C (anon-runs 64M in 32M): pc0 +10 % in every run
   run 8     recipe A again with other seeds: same as run 3 (the 4th of A)
+  run 9     recipe A stopped after 2 rounds, before its first look: no
+            verdict, not a replication
+  run 10    recipe A, as run 3: the 5th of A
 """
 import math, random, sqlite3, sys, json
 
@@ -56,4 +59,6 @@ run(5, 64 * M, 32 * M, 0.10)
 run(6, 64 * M, 32 * M, 0.10)
 run(7, 64 * M, 32 * M, 0.10)
 run(8, 256 * M, 128 * M, 0.06)
+run(9, 256 * M, 128 * M, 0.06, rounds=2)
+run(10, 256 * M, 128 * M, 0.06)
 db.commit()
