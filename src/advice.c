@@ -216,6 +216,22 @@ done:
 	return 0;
 }
 
+/* The run's recipe from its params and its arms' settings ("" without params). */
+static void recipe_of(struct advice_run *r)
+{
+	cJSON *arms = cJSON_CreateObject();
+
+	for (size_t i = 0; i < r->n_arms; i++) {
+		cJSON *o = cJSON_AddObjectToObject(arms, r->arms[i].name);
+
+		for (int k = 0; o && k < r->arms[i].n_settings; k++)
+			cJSON_AddStringToObject(o, r->arms[i].settings[k].name, r->arms[i].settings[k].value);
+	}
+	if (judge_recipe(r->params, arms, r->recipe) < 0)
+		r->recipe[0] = 0;
+	cJSON_Delete(arms);
+}
+
 int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
 		    const char *baseline, struct advice_run *r, struct st_err *e)
 {
@@ -245,6 +261,7 @@ int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
 		metric_verdict2_input(run, &r->in2);
 		judge_plan_from_params(r->params, &r->plan);
 		count_trials(run, r);
+		recipe_of(r);
 		rc = choose_baseline(st, h, r, baseline, e);
 	}
 	if (rc == 0) {

@@ -600,7 +600,7 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	if ((r = advice_load_run(st, h, run_id, NULL, run, e)) < 0)
 		goto out;
 	verdict_opts_init(&vo);
-	if ((r = advice_judge(run, -1, v, &run_j, e)) < 0) {
+	if ((r = advice_judge_pooled(st, h, run, -1, v, &run_j, NULL, e)) < 0) {
 		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);
 		goto out;
 	}

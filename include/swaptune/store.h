@@ -324,6 +324,25 @@ int store_probe_trial_add(struct store *st, int64_t run_id, const struct store_p
 			  struct st_err *e);
 
 /*
+ * ---- replications of a probe recipe (src/store-probe.c) ----
+ *
+ * The probe runs stored before run_id (id < run_id, any status, this host's
+ * kind "probe" only: imported rows are other hosts' history), oldest first,
+ * with their params JSON, malloc'd into *rows (free with
+ * store_probe_earlier_free()). The caller picks those of the same recipe
+ * (judge_recipe()).
+ */
+struct store_probe_earlier {
+	int64_t id;
+	char status[24];
+	char *params;			/* owned, "" if none */
+};
+
+int store_probe_earlier(struct store *st, int64_t run_id, struct store_probe_earlier **rows,
+			size_t *n, struct st_err *e);
+void store_probe_earlier_free(struct store_probe_earlier *rows, size_t n);
+
+/*
  * ---- samples (store-samples.c): `sample --record` and its readers ----
  *
  * A recording is a runs row of kind "sample" (params: the sampling options
