@@ -114,6 +114,25 @@ double verdict2_power(const struct verdict2_design *d, double effect_pct, double
 	return p > 1.0 ? 1.0 : p;
 }
 
+double verdict2_effect_for_power(const struct verdict2_design *d, double power, double sd_log)
+{
+	double lo = 0.0, hi = 10.0;	/* log-ratios: no gain .. x22 026 */
+
+	if (!(power > 0.0) || !(power < 1.0))
+		return NAN;
+	if (!(verdict2_power(d, expm1(hi) * 100.0, sd_log) >= power))
+		return NAN;
+	while (hi - lo > 1e-5) {
+		double mid = (lo + hi) / 2;
+
+		if (verdict2_power(d, expm1(mid) * 100.0, sd_log) >= power)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return expm1(hi) * 100.0;
+}
+
 int verdict2_pool_runs(const double *y, const double *v, size_t k,
 		       struct verdict2_pooled *out, struct st_err *e)
 {
@@ -441,7 +460,11 @@ static void explain_guards(struct verdict2_result *out, int a, const char *name)
 	for (size_t c = 0; c < VERDICT2_COSTS; c++) {
 		const struct verdict2_guard *g = &ar->guard[c];
 
-		if (g->status == VERDICT2_GUARD_NOT_SHOWN)
+		if (g->status == VERDICT2_GUARD_NOT_SHOWN && g->n < 2)
+			reason(out, "%s: %s cannot be bounded yet: %zu round%s where both arms completed "
+			       "(the others were OOM-killed, timed out or failed); more rounds can show it",
+			       name, cost_name(c), g->n, g->n == 1 ? "" : "s");
+		else if (g->status == VERDICT2_GUARD_NOT_SHOWN)
 			reason(out, "%s: no rise of %s beyond the margin could not be shown "
 			       "(upper bound %+.1f%%, %zu rounds)", name, cost_name(c), g->ucb_pct, g->n);
 		else if (g->status == VERDICT2_GUARD_HARM)

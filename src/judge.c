@@ -203,6 +203,13 @@ static void translate(const struct judgement *j, const struct verdict2_input *in
 	}
 	for (size_t k = 0; k < r2->n_reasons; k++)
 		reason(v, r2->reasons[k]);
+	if (isfinite(r2->power_min_effect) && isfinite(j->effect_80_pct)) {
+		char t[VERDICT_REASON_LEN];
+
+		snprintf(t, sizeof(t), "80%% power at that variation needs a gain of >= %.1f%% with this design",
+			 j->effect_80_pct);
+		reason(v, t);
+	}
 	if (j->exploratory) {
 		char t[VERDICT_REASON_LEN];
 
@@ -322,6 +329,9 @@ int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
 	rc = verdict2_look(&j->design, j->look, cut, &o, &j->r2, e);
 	if (rc == 0) {
 		j->judged = true;
+		/* for the reader, not the decision: only where a verdict is shown, never in the simulator */
+		j->effect_80_pct = isfinite(j->r2.power_min_effect) ?
+				   verdict2_effect_for_power(&j->design, 0.8, j->r2.sd_log) : NAN;
 		translate(j, cut, v);
 		if (j->r2.decision == VERDICT2_CONTINUE) {
 			snprintf(why, sizeof(why),
@@ -351,6 +361,7 @@ cJSON *judge_json(const struct judgement *j)
 		cJSON_AddStringToObject(o, "decision", verdict2_decision_name(j->r2.decision));
 		cJSON_AddNumberToObject(o, "false_change_bound", j->r2.false_change_bound);
 		fmt_json_num(o, "power_min_effect", j->r2.power_min_effect);
+		fmt_json_num(o, "effect_80pct_power_pct", j->effect_80_pct);
 		fmt_json_num(o, "sd_log", j->r2.sd_log);
 	}
 	cJSON_AddBoolToObject(o, "exploratory", j->exploratory);

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The whole flow from the keyboard on the live host at 80x24 (root): the
-# probe form with the shipped defaults but arms pc3,pc0 and a fixed design
-# of 5 rounds (the sequential default keeps only the looks its 3-minute
-# budget fits, and on a loaded machine that can be too few to decide), start, progress, the verdict (CHANGE to pc0: pc3 is OOM-killed and slower
+# probe form with the shipped defaults (the sequential design, its 3-minute
+# budget) but arms pc3,pc0; a fixed design of 5 rounds is not enough here:
+# pc3 is OOM-killed in most trials, and the cost guardrails need rounds where
+# both arms complete, which the later looks bring; start, progress, the verdict (CHANGE to pc0: pc3 is OOM-killed and slower
 # on this workload), a opens the settings diff, y applies with the default
 # confirm-within and a countdown, c confirms, the History panel's b rolls
 # back after y; page-cluster, zswap, swap and cgroups end as they began.
@@ -65,9 +66,7 @@ edit() {
 	while [ $i -lt "$1" ]; do keys Up; i=$((i + 1)); done
 }
 edit 1 pc3,pc0
-edit 4 5
-expect "Arms +pc3,pc0" "form: editing the arms"
-expect "Rounds +5" "form: editing the rounds" && snap 1-form
+expect "Arms +pc3,pc0" "form: editing the arms" && snap 1-form
 fits 80 "form"
 
 # start; the progress view names the look, round and arm

@@ -660,6 +660,12 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
  * verdict2_look() cost a little power at the first looks). NAN on bad input.
  */
 double verdict2_power(const struct verdict2_design *d, double effect_pct, double sd_log);
+/*
+ * The smallest gain (percent) design d finds with the given power (e.g.
+ * 0.8) at sd_log: verdict2_power() inverted by bisection on the log-ratio,
+ * to 1e-5 there. NAN on bad input or beyond +2 000 000 %.
+ */
+double verdict2_effect_for_power(const struct verdict2_design *d, double power, double sd_log);
 
 /*
  * Random-effects pooling of runs of the same recipe: y[i] the per-run log

@@ -45,6 +45,7 @@ struct judgement {
 	bool exploratory;		/* judged with other values than the plan's */
 	char exploratory_why[160];
 	struct verdict2_result r2;
+	double effect_80_pct;		/* the gain found with 80 % power at r2.sd_log, NAN if none */
 };
 
 /*

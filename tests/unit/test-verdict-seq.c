@@ -495,6 +495,14 @@ static void test_power(void **state)
 	assert_true(verdict2_power(&d5, 2.0, 0.07) < p);
 	assert_close(verdict2_power(&d5, 0.0, 0.07), d5.alpha_each, 1e-5, "power at 0 = alpha");
 	assert_true(isnan(verdict2_power(&d5, 5.0, 0.0)));
+	/* inverted: one look, Phi(log(1+g) * 5 / 0.05 - 1.959964) = 0.8 at
+	 * log(1+g) = (1.959964 + 0.841621) * 0.01 [stdlib NormalDist] */
+	assert_close(verdict2_effect_for_power(&d1, 0.8, 0.05), expm1(0.02801585) * 100, 2e-3, "inverse, one look");
+	p = verdict2_effect_for_power(&d5, 0.8, 0.07);
+	assert_true(verdict2_power(&d5, p, 0.07) >= 0.8);
+	assert_true(verdict2_power(&d5, p * 0.99, 0.07) < 0.8);
+	assert_true(isnan(verdict2_effect_for_power(&d5, 1.0, 0.07)));
+	assert_true(isnan(verdict2_effect_for_power(&d5, 0.8, 0.0)));
 }
 
 static void test_errors(void **state)
