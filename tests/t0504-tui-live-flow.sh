@@ -93,7 +93,7 @@ grep -q "confirm within: 2m" "$scratch/screen" || fail "confirm-within default 2
 snap 5-apply
 fits 80 "apply"
 keys y
-expect "Confirm within [0-9]+ s" "no countdown after y" && snap 6-countdown
+expect "Confirm within [0-9]+ (min|s)" "no countdown after y" && snap 6-countdown
 [ "$(cat "$PC")" = 0 ] || fail "after y page-cluster is $(cat "$PC")"
 keys c
 expect "Confirmed apply run [0-9]+" "c did not confirm" && snap 7-confirmed
