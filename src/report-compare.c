@@ -76,25 +76,24 @@ struct recording {
 	struct metric_acc m[NM];
 };
 
-static void add_value(struct recording *r, size_t m, double v)
+/* A value of the tick in batch b and chart point pt. */
+static void add_value(struct recording *r, size_t m, double v, size_t b, size_t pt)
 {
 	struct metric_acc *a = &r->m[m];
-	/* by time, so the length need not be counted first */
-	size_t b = (size_t)((double)r->t_ns * BATCHES / r->span_ns);
-	size_t pt = (size_t)((double)r->t_ns * POINTS / r->span_ns);
 
 	a->n++;
 	a->sum += v;
-	a->bsum[b < BATCHES ? b : BATCHES - 1] += v;
-	a->bn[b < BATCHES ? b : BATCHES - 1]++;
-	a->psum[pt < POINTS ? pt : POINTS - 1] += v;
-	a->pn[pt < POINTS ? pt : POINTS - 1]++;
+	a->bsum[b] += v;
+	a->bn[b]++;
+	a->psum[pt] += v;
+	a->pn[pt]++;
 }
 
 /* One tick: the known leaves, read from the stored values (slots looked up per shape). */
 static int scan_tick(const struct store_tick *t, void *arg)
 {
 	struct recording *r = arg;
+	size_t b, pt;
 
 	if (r->shape != t->shape) {
 		for (size_t m = 0; m < NM; m++)
@@ -102,11 +101,16 @@ static int scan_tick(const struct store_tick *t, void *arg)
 		r->shape = t->shape;
 	}
 	r->t_ns = (int64_t)t->t_ns < 0 ? 0 : (int64_t)t->t_ns;
+	/* by time, so the length need not be counted first */
+	b = (size_t)((double)r->t_ns * BATCHES / r->span_ns);
+	pt = (size_t)((double)r->t_ns * POINTS / r->span_ns);
+	b = b < BATCHES ? b : BATCHES - 1;
+	pt = pt < POINTS ? pt : POINTS - 1;
 	for (size_t m = 0; m < NM; m++) {
 		double v;
 
 		if (store_tick_number(t, r->slot[m], &v))
-			add_value(r, m, v);
+			add_value(r, m, v, b, pt);
 	}
 	r->t_last_s = (double)(int64_t)t->t_ns / 1e9;
 	r->idx++;

@@ -152,6 +152,8 @@ static int one_tick(const struct store_tick *t, void *arg)
 		fwrite(json, 1, len, r->out);
 		fputc('\n', r->out);
 	} else {
+		if (t->shape == 0)
+			return -EBADMSG;
 		map_slots(r, t);
 		r->tick = t;
 		if (r->mode == REPLAY_TABLE)
@@ -183,8 +185,7 @@ int sample_replay(struct store *st, int64_t run_id, enum replay_mode mode, FILE 
 	}
 	rc = store_samples_read(st, run_id, one_tick, &r, e);
 	if (rc == -EBADMSG && (!e || !e->msg[0]))
-		rc = err_set(e, rc, "recording %lld: a tick cannot be printed as Prometheus text",
-			     (long long)run_id);
+		rc = err_set(e, rc, "recording %lld: a tick is not JSON", (long long)run_id);
 	else if (rc == -ENOMEM)
 		rc = err_set(e, rc, "out of memory");
 	else if (rc == -EPIPE)

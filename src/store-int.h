@@ -99,8 +99,14 @@ bool tick_shape_fits(const struct tick_shape *sh, const struct tick_shape *doc);
 /* Encode doc's leaves against sh into out (cap bytes): its length, or -ENOSPC. */
 long tick_encode(const struct tick_shape *sh, const struct tick_shape *doc, uint8_t *out,
 		 size_t cap);
-/* Decode vals into sh->n values: 0, or -EBADMSG. */
+/* Decode vals into sh->n values: 0, or -EBADMSG (also for bytes left over). */
 int tick_decode(const struct tick_shape *sh, const uint8_t *b, size_t len, struct tick_val *v);
+/*
+ * Decode slots from .. to-1 from *p (slot `from` starts there) and advance
+ * *p: a reader that needs only the first leaves stops early. 0, -EBADMSG.
+ */
+int tick_decode_some(const struct tick_shape *sh, const uint8_t **p, const uint8_t *end,
+		     struct tick_val *v, size_t from, size_t to);
 /* A JSON row's tokens as values (TICK_TOK). */
 void tick_doc_vals(const struct tick_shape *doc, struct tick_val *v);
 /* The tick's JSON text into out (cap bytes): its length, or -ENOSPC. */

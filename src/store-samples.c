@@ -224,6 +224,7 @@ struct tick_reader {
 	size_t n_json, evict;
 	unsigned serial;
 	struct tick_shape doc;
+	struct tick_shape none;		/* of a row whose text is not JSON: no leaves */
 	struct tick_val *v;
 	size_t v_cap;
 	char *text;			/* store_tick_json() of a compact row */
@@ -235,9 +236,31 @@ struct store_tick_priv {
 	const struct tick_shape *sh;
 	const char *json;		/* a JSON row's text, else NULL */
 	size_t json_len;
+	const uint8_t *cur, *end;	/* a compact row's vals not decoded yet */
+	size_t decoded;			/* slots decoded into rd->v */
+	bool damaged;			/* its vals do not decode */
 	bool formatted;			/* rd->text holds this tick's JSON */
 	long text_len;
 };
+
+/*
+ * Decode the slots up to and including slot (all: sh->n - 1) on first use:
+ * the report reads a few leaves of a tick, and they come early.
+ */
+static bool decoded(struct store_tick_priv *p, size_t slot)
+{
+	if (slot < p->decoded)
+		return true;
+	if (p->damaged)
+		return false;
+	if (tick_decode_some(p->sh, &p->cur, p->end, p->rd->v, p->decoded, slot + 1) < 0 ||
+	    (slot + 1 >= p->sh->n && p->cur != p->end)) {
+		p->damaged = true;
+		return false;
+	}
+	p->decoded = slot + 1;
+	return true;
+}
 
 static void reader_free(struct tick_reader *rd)
 {
@@ -356,9 +379,8 @@ static int reader_row(struct tick_reader *rd, sqlite3_stmt *s, store_sample_fn f
 		r = reader_json_row(rd, priv.json, priv.json_len, &priv.sh);
 		if (r == -ENOMEM)
 			return err_set(e, r, "out of memory");
-		if (r < 0)
-			return err_set(e, -EBADMSG, "recording %lld: tick %llu is not JSON",
-				       (long long)rd->run_id, (unsigned long long)t.seq);
+		if (r < 0)	/* its text as it is, shape 0 */
+			priv.sh = &rd->none;
 	} else {
 		const void *b = sqlite3_column_blob(s, 4);
 
@@ -368,12 +390,18 @@ static int reader_row(struct tick_reader *rd, sqlite3_stmt *s, store_sample_fn f
 				       (long long)rd->run_id, (unsigned long long)t.seq);
 		if (grow((void **)&rd->v, &rd->v_cap, priv.sh->n + 1, sizeof(*rd->v)) < 0)
 			return err_set(e, -ENOMEM, "out of memory");
-		if (tick_decode(priv.sh, b, (size_t)sqlite3_column_bytes(s, 4), rd->v) < 0)
-			return err_set(e, -EBADMSG, "recording %lld: tick %llu is damaged",
-				       (long long)rd->run_id, (unsigned long long)t.seq);
+		priv.cur = b;
+		priv.end = priv.cur + sqlite3_column_bytes(s, 4);
+		if (!priv.sh->n && priv.cur != priv.end)
+			priv.damaged = true;
 	}
+	priv.decoded = priv.json ? priv.sh->n : 0;
 	t.shape = priv.sh->serial;
-	return fn(&t, arg);
+	r = priv.damaged ? 0 : fn(&t, arg);
+	if (priv.damaged)	/* found as far as fn read it */
+		return err_set(e, -EBADMSG, "recording %lld: tick %llu is damaged",
+			       (long long)rd->run_id, (unsigned long long)t.seq);
+	return r;
 }
 
 int store_ticks_walk(struct store *st, int64_t run_id, store_sample_fn fn, void *arg,
@@ -461,7 +489,7 @@ bool store_tick_number(const struct store_tick *t, int slot, double *v)
 {
 	const struct tick_shape *sh = t->priv->sh;
 
-	if (slot < 0 || (size_t)slot >= sh->n)
+	if (slot < 0 || (size_t)slot >= sh->n || !decoded(t->priv, (size_t)slot))
 		return false;
 	return tick_number(sh, t->priv->rd->v, (size_t)slot, v);
 }
@@ -475,7 +503,7 @@ int store_tick_string(const struct store_tick *t, int slot, char *buf, size_t le
 
 	if (len)
 		buf[0] = '\0';
-	if (slot < 0 || (size_t)slot >= sh->n ||
+	if (slot < 0 || (size_t)slot >= sh->n || !decoded(t->priv, (size_t)slot) ||
 	    tick_token(sh, t->priv->rd->v, (size_t)slot, tok, sizeof(tok)) < 0 || tok[0] != '"')
 		return -ENOENT;
 	x = cJSON_Parse(tok);
@@ -496,6 +524,8 @@ const char *store_tick_json(const struct store_tick *t, size_t *len)
 		*len = p->json_len;
 		return p->json;
 	}
+	if (p->sh->n && !decoded(p, p->sh->n - 1))
+		return NULL;
 	while (!p->formatted) {
 		long n = rd->text ? tick_format(p->sh, rd->v, rd->text, rd->text_cap) : -ENOSPC;
 

@@ -460,15 +460,21 @@ long tick_encode(const struct tick_shape *sh, const struct tick_shape *doc, uint
 	return (long)at;
 }
 
-int tick_decode(const struct tick_shape *sh, const uint8_t *b, size_t len, struct tick_val *v)
+int tick_decode_some(const struct tick_shape *sh, const uint8_t **pp, const uint8_t *end,
+		     struct tick_val *v, size_t from, size_t to)
 {
-	const uint8_t *p = b, *end = b + len;
+	const uint8_t *p = *pp;
 
-	for (size_t i = 0; i < sh->n; i++) {
+	if (to > sh->n)
+		to = sh->n;
+	for (size_t i = from; i < to; i++) {
 		uint64_t x;
 
-		if (get_varint(&p, end, &x) < 0)
+		if (p < end && *p < 0x80) {	/* most leaves: one byte */
+			x = *p++;
+		} else if (get_varint(&p, end, &x) < 0) {
 			return -EBADMSG;
+		}
 		v[i].tag = (uint8_t)(x & 7);
 		x >>= 3;
 		switch (v[i].tag) {
@@ -501,7 +507,17 @@ int tick_decode(const struct tick_shape *sh, const uint8_t *b, size_t len, struc
 			return -EBADMSG;
 		}
 	}
-	return p == end ? 0 : -EBADMSG;
+	*pp = p;
+	return 0;
+}
+
+int tick_decode(const struct tick_shape *sh, const uint8_t *b, size_t len, struct tick_val *v)
+{
+	const uint8_t *p = b;
+
+	if (tick_decode_some(sh, &p, b + len, v, 0, sh->n) < 0)
+		return -EBADMSG;
+	return p == b + len ? 0 : -EBADMSG;
 }
 
 void tick_doc_vals(const struct tick_shape *doc, struct tick_val *v)

@@ -355,7 +355,8 @@ int store_samples_end(struct sample_recording *r, const char *status,
 /*
  * One recorded tick, valid only during the callback. Ticks of one JSON
  * structure (the same keys in the same order) share `shape` within a read,
- * so a reader can look its slots up once per shape.
+ * so a reader can look its slots up once per shape. Shape 0: a tick whose
+ * text is not JSON (kept as it came): it has no leaves.
  */
 struct store_tick_priv;
 struct store_tick {
@@ -377,7 +378,11 @@ int store_tick_slot(const struct store_tick *t, const char *group, const char *k
 bool store_tick_number(const struct store_tick *t, int slot, double *v);
 /* The slot's string, unescaped, into buf: 0, or -ENOENT when it holds no string. */
 int store_tick_string(const struct store_tick *t, int slot, char *buf, size_t len);
-/* The tick's JSON exactly as it was stored; NULL when out of memory. */
+/*
+ * The tick's JSON exactly as it was stored; NULL when out of memory or
+ * when its stored values are damaged (the read then fails with -EBADMSG).
+ * A compact tick's values are decoded as far as they are read.
+ */
 const char *store_tick_json(const struct store_tick *t, size_t *len);
 
 /* Called per tick in seq order; 0 goes on, > 0 stops the read, < 0 is an error that stops it. */
