@@ -257,10 +257,13 @@ static bool parse_time(const char *s, size_t len, int64_t *ms)
 
 static int format_time(int64_t ms, char *out, size_t cap)
 {
-	time_t secs = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+	time_t secs;
 	struct tm tm;
 	char ts[32];
 
+	if (ms > (1LL << 50) || ms < -(1LL << 50))	/* past any calendar gmtime_r() prints */
+		return -EINVAL;
+	secs = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
 	if (!gmtime_r(&secs, &tm) || !strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm))
 		return -EINVAL;
 	return snprintf(out, cap, "\"%s.%03dZ\"", ts, (int)(ms - (int64_t)secs * 1000));
@@ -489,6 +492,8 @@ int tick_decode_some(const struct tick_shape *sh, const uint8_t **pp, const uint
 				return -EBADMSG;
 			v[i].i = zag(x);
 			v[i].frac = *p++;
+			if (v[i].frac == 0 || v[i].frac > DIGITS_MAX)
+				return -EBADMSG;	/* the encoder writes no such point */
 			break;
 		case TICK_LIT:
 			if (x > 2)
@@ -591,9 +596,14 @@ long tick_token(const struct tick_shape *sh, const struct tick_val *v, size_t i,
 		return k < 0 || (size_t)k >= cap ? -ENOSPC : k;
 	case TICK_DEC:
 		return format_dec(x->i, x->frac, out, cap);
-	case TICK_TIME:
-		k = format_time(sh->slots[i].time_ms + x->i, out, cap);
+	case TICK_TIME: {
+		int64_t ms;
+
+		if (__builtin_add_overflow(sh->slots[i].time_ms, x->i, &ms))
+			return -EINVAL;
+		k = format_time(ms, out, cap);
 		return k < 0 || (size_t)k >= cap ? -ENOSPC : k;
+	}
 	default:
 		return -EINVAL;
 	}
