@@ -676,6 +676,15 @@ bool tick_number(const struct tick_shape *sh, const struct tick_val *v, size_t i
 	default:
 		return false;
 	}
+	if (x->tag == TICK_RAW && x->n >= sizeof(buf)) {	/* a number of many digits */
+		char *big = strndup(x->p, x->n);
+
+		if (!big)
+			return false;
+		*out = strtod(big, NULL);
+		free(big);
+		return true;
+	}
 	if ((n = tick_token(sh, v, i, buf, sizeof(buf))) < 0)
 		return false;
 	*out = strtod(buf, NULL);
