@@ -76,12 +76,14 @@ struct tick_shape {
 	uint32_t tail;			/* structure text after the last slot starts here */
 };
 
-/* One slot's value in a decoded tick. */
+/* One slot's value in a decoded tick (16 bytes: a tick decodes many). */
 struct tick_val {
 	uint8_t tag, frac;
-	int64_t i;
-	const char *p;
-	uint32_t n;
+	uint32_t n;			/* TICK_STR, TICK_RAW, TICK_TOK: bytes at p */
+	union {
+		int64_t i;		/* TICK_INT, TICK_DEC, TICK_LIT, TICK_TIME */
+		const char *p;
+	};
 };
 
 /*
