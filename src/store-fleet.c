@@ -383,6 +383,8 @@ static const char *const import_sql[S_COUNT] = {
 		     " coalesce(?7, strftime('%Y-%m-%dT%H:%M:%fZ','now')), ?8, ?9, ?10)",
 };
 
+static struct tick_writer *cache_writer(struct store *st, int64_t rid);
+
 /* A run's ticks through the recorder's writer: compact as if recorded here. */
 static int import_samples(struct store *st, int64_t rid, const cJSON *samples, struct st_err *e)
 {
@@ -392,7 +394,7 @@ static int import_samples(struct store *st, int64_t rid, const cJSON *samples, s
 
 	if (!cJSON_GetArraySize(samples))
 		return 0;
-	if (!(w = tick_writer_new(st, rid)))
+	if ((w = cache_writer(st, rid)) == NULL)
 		return err_set(e, -ENOMEM, "out of memory");
 	cJSON_ArrayForEach(x, samples) {
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(x, "data");
@@ -410,7 +412,6 @@ static int import_samples(struct store *st, int64_t rid, const cJSON *samples, s
 		if (rc < 0)
 			break;
 	}
-	tick_writer_free(w);
 	return rc;
 }
 
@@ -483,15 +484,28 @@ static int import_children(struct store *st, sqlite3_stmt **s, int64_t rid, cons
 static struct {
 	sqlite3 *db;
 	sqlite3_stmt *s[S_COUNT];
+	struct tick_writer *ticks;	/* the samples writer, reset per run */
 } cache;
 
 static void cache_drop(void)
 {
+	tick_writer_free(cache.ticks);
+	cache.ticks = NULL;
 	for (int i = 0; i < S_COUNT; i++) {
 		sqlite3_finalize(cache.s[i]);
 		cache.s[i] = NULL;
 	}
 	cache.db = NULL;
+}
+
+/* Kept with the statements: one writer for every run of an import, NULL if out of memory. */
+static struct tick_writer *cache_writer(struct store *st, int64_t rid)
+{
+	if (cache.ticks)
+		tick_writer_reset(cache.ticks, rid);
+	else
+		cache.ticks = tick_writer_new(st, rid);
+	return cache.ticks;
 }
 
 static int cache_get(struct store *st, sqlite3_stmt ***s, struct st_err *e)

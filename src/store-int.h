@@ -126,6 +126,8 @@ long tick_token(const struct tick_shape *sh, const struct tick_val *v, size_t i,
 struct tick_writer *tick_writer_new(struct store *st, int64_t run_id);
 int tick_writer_add(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const char *json,
 		    size_t len, struct st_err *e);
+/* The same writer (its statements kept) for another run. */
+void tick_writer_reset(struct tick_writer *w, int64_t run_id);
 void tick_writer_free(struct tick_writer *w);
 /* Every tick of run_id, whatever its kind (store_samples_read() without the check). */
 int store_ticks_walk(struct store *st, int64_t run_id, store_sample_fn fn, void *arg,

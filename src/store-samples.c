@@ -61,6 +61,14 @@ struct tick_writer *tick_writer_new(struct store *st, int64_t run_id)
 	return w;
 }
 
+void tick_writer_reset(struct tick_writer *w, int64_t run_id)
+{
+	for (size_t i = 0; i < w->n_shapes; i++)
+		tick_shape_free(&w->shapes[i], true);
+	w->n_shapes = w->evict = 0;
+	w->run_id = run_id;
+}
+
 void tick_writer_free(struct tick_writer *w)
 {
 	if (!w)
