@@ -473,8 +473,28 @@ int tick_decode_some(const struct tick_shape *sh, const uint8_t **pp, const uint
 	for (size_t i = from; i < to; i++) {
 		uint64_t x;
 
-		if (p < end && *p < 0x80) {	/* most leaves: one byte */
+		if (p < end && *p == TICK_SAME) {	/* most leaves: as in the shape */
+			v[i].tag = TICK_SAME;
+			p++;
+			continue;
+		}
+		if (p < end && *p < 0x80) {
 			x = *p++;
+		} else if (end - p >= 10) {	/* room for any varint: no bound checks */
+			uint8_t b;
+			int shift = 0;
+
+			x = 0;
+			do {
+				b = *p++;
+				x |= (uint64_t)(b & 0x7f) << shift;
+				shift += 7;
+			} while ((b & 0x80) && shift < 63);
+			if (b & 0x80) {
+				if (*p > 1)
+					return -EBADMSG;
+				x |= (uint64_t)*p++ << 63;
+			}
 		} else if (get_varint(&p, end, &x) < 0) {
 			return -EBADMSG;
 		}
