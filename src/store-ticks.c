@@ -32,21 +32,29 @@ static void ws(struct scan *c)
 		c->pos++;
 }
 
-/* Past a string at c->pos (its opening quote); -EBADMSG if unterminated or raw control bytes. */
+/*
+ * Past a string at c->pos (its opening quote); -EBADMSG if unterminated. Its
+ * bytes are kept verbatim, so they need no checking here: memchr() to the
+ * next quote, and a quote after an odd run of backslashes is escaped.
+ */
 static int string_end(struct scan *c)
 {
 	size_t p = c->pos + 1;
 
 	while (p < c->len) {
-		unsigned char ch = (unsigned char)c->s[p];
+		const char *q = memchr(c->s + p, '"', c->len - p);
+		size_t qi, bs = 0;
 
-		if (ch == '"') {
-			c->pos = p + 1;
+		if (!q)
+			break;
+		qi = (size_t)(q - c->s);
+		while (qi - bs > c->pos + 1 && c->s[qi - 1 - bs] == '\\')
+			bs++;
+		if (bs % 2 == 0) {
+			c->pos = qi + 1;
 			return 0;
 		}
-		if (ch < 0x20)
-			return -EBADMSG;
-		p += ch == '\\' ? 2 : 1;
+		p = qi + 1;
 	}
 	return -EBADMSG;
 }

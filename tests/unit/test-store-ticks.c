@@ -106,6 +106,8 @@ static void test_leaves_round_trip(void **state)
 	assert_int_equal(n, 14);	/* 14 leaves, TICK_SAME each */
 	for (size_t i = 1; i < sizeof(docs) / sizeof(docs[0]); i++)
 		round_trip(first, docs[i]);
+	/* a string with a raw control byte (not JSON, but kept byte for byte) */
+	round_trip("{\"a\":\"x\"}", "{\"a\":\"raw\ncontrol \\\"q\\\\\"}");
 	/* a number longer than any buffer of the reader's (found by fuzz-ticks) */
 	round_trip("{\"a\":1}", "{\"a\":0e0000000000000000000000000000000000000000000000000000000000000000000000005}");
 }
@@ -145,7 +147,7 @@ static void test_not_taken(void **state)
 {
 	static const char *const bad[] = {
 		"", "not json", "{\"a\":1", "{\"a\":01}", "{\"a\":1.}", "{\"a\":tru}",
-		"{\"a\":\"raw\ncontrol\"}", "{\"a\":1} trailing", "\"a string\"", "{\"a\" 1}",
+		"{\"a\":\"unterminated}", "{\"a\":\"esc\\\"}", "{\"a\":1} trailing", "\"a string\"", "{\"a\" 1}",
 	};
 
 	(void)state;
