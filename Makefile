@@ -121,7 +121,9 @@ fuzz: fuzz-build
 # Offline simulator of verdicts (tests/sim): `make sim` builds it,
 # `make sim-check` runs 10 000 A/A and A/B probes per configuration for the
 # old and new verdicts and the deliberately bad one, and checks the gates of
-# the new one (the bad one must fail them; see tests/t0310-sim-gates.sh).
+# the new one (the bad one must fail them; see tests/t0310-sim-gates.sh),
+# then 10 000 persistent operators (a recipe re-run up to 5 times until it
+# says CHANGE) per configuration, pooled (must pass) and alone (must fail).
 SIM_BIN := $(BUILD)/sim/sim
 
 sim: $(SIM_BIN)
@@ -132,9 +134,12 @@ $(SIM_BIN): tests/sim/sim.c $(BUILD)/libswaptune.a
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libswaptune.a $(LIBS) $(ALL_LDFLAGS)
 
 sim-check: $(SIM_BIN)
-	$(Q)$(SIM_BIN) -n 10000 -m new && $(SIM_BIN) -n 10000 -m old; \
+	$(Q)$(SIM_BIN) -n 10000 -m new || exit 1; $(SIM_BIN) -n 10000 -m old; \
 	if $(SIM_BIN) -n 10000 -m naive; then echo "naive method passed the gates: gates too weak"; exit 1; \
-	else echo "naive method rejected by the gates, as it must be"; fi
+	else echo "naive method rejected by the gates, as it must be"; fi; \
+	$(SIM_BIN) -P -n 10000 -m pooled || exit 1; \
+	if $(SIM_BIN) -P -n 10000 -m alone; then echo "re-running until CHANGE passed the gate: gate too weak"; exit 1; \
+	else echo "runs judged alone rejected by the persistent-operator gate, as they must be"; fi
 
 # NO_TEST_TOOLS=1: only what the build needs, not the test suite's tools
 deps:
@@ -158,8 +163,8 @@ check-asan:
 bench: $(BENCH_BIN) $(BIN)
 	$(Q)for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
-calibrate: $(BIN)
-	$(Q)SWAPTUNE=$(abspath $(BIN)) sh tests/calibrate.sh
+calibrate: $(BIN) $(BUILD)/helpers/known-effect
+	$(Q)SWAPTUNE=$(abspath $(BIN)) KNOWN_EFFECT=$(abspath $(BUILD)/helpers/known-effect) sh tests/calibrate.sh
 
 # the long chaos run (live, root; changes the host: run it under the host lock)
 CHAOS_KILLS ?= 300

@@ -52,8 +52,22 @@ double stats_stddev(const double *x, size_t n)
 	return sqrt(ss / (double)(n - 1));
 }
 
+/* One modified-Lentz step with coefficient aa: updates c and d, returns the factor. */
+static double lentz_step(double aa, double *c, double *d)
+{
+	*d = 1.0 + aa * *d;
+	if (fabs(*d) < BETA_TINY)
+		*d = BETA_TINY;
+	*c = 1.0 + aa / *c;
+	if (fabs(*c) < BETA_TINY)
+		*c = BETA_TINY;
+	*d = 1.0 / *d;
+	return *d * *c;
+}
+
 /* Continued fraction for I_x(a, b), Numerical Recipes' betacf with the
- * modified Lentz method; NAN if it does not converge. */
+ * modified Lentz method (an even and an odd step per m); NAN if it does not
+ * converge. */
 static double beta_cf(double a, double b, double x)
 {
 	double qab = a + b, qap = a + 1.0, qam = a - 1.0;
@@ -64,27 +78,10 @@ static double beta_cf(double a, double b, double x)
 	d = 1.0 / d;
 	h = d;
 	for (int m = 1; m <= BETA_MAXIT; m++) {
-		double m2 = 2.0 * m, aa, del;
+		double m2 = 2.0 * m, del;
 
-		aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-		d = 1.0 + aa * d;
-		if (fabs(d) < BETA_TINY)
-			d = BETA_TINY;
-		c = 1.0 + aa / c;
-		if (fabs(c) < BETA_TINY)
-			c = BETA_TINY;
-		d = 1.0 / d;
-		h *= d * c;
-
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1.0 + aa * d;
-		if (fabs(d) < BETA_TINY)
-			d = BETA_TINY;
-		c = 1.0 + aa / c;
-		if (fabs(c) < BETA_TINY)
-			c = BETA_TINY;
-		d = 1.0 / d;
-		del = d * c;
+		h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d);
+		del = lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &c, &d);
 		h *= del;
 		if (fabs(del - 1.0) < BETA_EPS)
 			return h;
@@ -267,6 +264,34 @@ int stats_welch(const double *a, size_t n_a, const double *b, size_t n_b,
 	} else {
 		out->diff_pct = out->ci_low_pct = out->ci_high_pct = NAN;
 	}
+	return 0;
+}
+
+int stats_welch_ratio_ci(const struct stats_welch *w, double *lo_pct, double *hi_pct)
+{
+	double va, vb, tq, qa, qb, qc, disc;
+
+	if (!w || !lo_pct || !hi_pct)
+		return -EINVAL;
+	*lo_pct = *hi_pct = NAN;
+	if (!(w->mean_b > 0))
+		return -ERANGE;
+	if (w->flag != STATS_WELCH_OK) {
+		*lo_pct = *hi_pct = (w->mean_a / w->mean_b - 1) * 100;
+		return 0;
+	}
+	va = w->sd_a * w->sd_a / (double)w->n_a;
+	vb = w->sd_b * w->sd_b / (double)w->n_b;
+	tq = stats_t_quantile(1.0 - (1.0 - w->level) / 2.0, w->df);
+	/* (mean_a - R mean_b)^2 <= tq^2 (va + R^2 vb), a quadratic in R */
+	qa = w->mean_b * w->mean_b - tq * tq * vb;
+	qb = -2 * w->mean_a * w->mean_b;
+	qc = w->mean_a * w->mean_a - tq * tq * va;
+	disc = qb * qb - 4 * qa * qc;
+	if (!(qa > 0) || disc < 0)
+		return -ERANGE;
+	*lo_pct = ((-qb - sqrt(disc)) / (2 * qa) - 1) * 100;
+	*hi_pct = ((-qb + sqrt(disc)) / (2 * qa) - 1) * 100;
 	return 0;
 }
 

@@ -171,13 +171,8 @@ static int file_anon_run(const struct workload_params *p, struct workload_result
 	uint64_t t0 = workload_now_ns();
 	int rc;
 
-	workload_result_begin(r, w, p);
-	rc = workload_gen_init(&g, w, p, e);
-	if (rc == 0)
-		rc = workload_mem_map(&m, p->working_set_bytes, e);
+	rc = workload_anon_setup(w, p, r, &g, &m, e);
 	if (rc == 0) {
-		workload_fill_compressible(m.base, m.npages, m.page_size, p->seed);
-		r->working_set_bytes = m.npages * m.page_size;
 		f.buf = aligned_alloc(m.page_size, m.page_size);
 		if (!f.buf)
 			rc = err_set(e, -ENOMEM, "cannot allocate a page");

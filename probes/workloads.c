@@ -630,6 +630,23 @@ void workload_fill_compressible(char *base, uint64_t npages, size_t page_size, u
 	workload_fill_pages(base, 0, npages, page_size, seed, WORKLOAD_FILL_COMPRESSIBLE);
 }
 
+int workload_anon_setup(const struct workload_info *w, const struct workload_params *p,
+			struct workload_result *r, struct workload_gen *g, struct workload_mem *m,
+			struct st_err *e)
+{
+	int rc;
+
+	workload_result_begin(r, w, p);
+	rc = workload_gen_init(g, w, p, e);
+	if (rc == 0)
+		rc = workload_mem_map(m, p->working_set_bytes, e);
+	if (rc == 0) {
+		w->fill_anon(m->base, m->npages, m->page_size, p->seed);
+		r->working_set_bytes = m->npages * m->page_size;
+	}
+	return rc;
+}
+
 int workload_run_anon(const struct workload_info *w, const struct workload_params *p,
 		      struct workload_result *r, struct st_err *e)
 {
@@ -638,13 +655,8 @@ int workload_run_anon(const struct workload_info *w, const struct workload_param
 	uint64_t t0 = workload_now_ns();
 	int rc;
 
-	workload_result_begin(r, w, p);
-	rc = workload_gen_init(&g, w, p, e);
-	if (rc == 0)
-		rc = workload_mem_map(&m, p->working_set_bytes, e);
+	rc = workload_anon_setup(w, p, r, &g, &m, e);
 	if (rc == 0) {
-		w->fill_anon(m.base, m.npages, m.page_size, p->seed);
-		r->working_set_bytes = m.npages * m.page_size;
 		r->setup_ns = workload_now_ns() - t0;
 		rc = workload_measure(p, &g, &m, NULL, r, e);
 	}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "swaptune/advice.h"
+#include "swaptune/fmt.h"
 #include "swaptune/metric.h"
 #include "swaptune/settings.h"
 
@@ -215,6 +216,22 @@ done:
 	return 0;
 }
 
+/* The run's recipe from its params and its arms' settings ("" without params). */
+static void recipe_of(struct advice_run *r)
+{
+	cJSON *arms = cJSON_CreateObject();
+
+	for (size_t i = 0; i < r->n_arms; i++) {
+		cJSON *o = cJSON_AddObjectToObject(arms, r->arms[i].name);
+
+		for (int k = 0; o && k < r->arms[i].n_settings; k++)
+			cJSON_AddStringToObject(o, r->arms[i].settings[k].name, r->arms[i].settings[k].value);
+	}
+	if (judge_recipe(r->params, arms, r->recipe) < 0)
+		r->recipe[0] = 0;
+	cJSON_Delete(arms);
+}
+
 int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
 		    const char *baseline, struct advice_run *r, struct st_err *e)
 {
@@ -244,6 +261,7 @@ int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
 		metric_verdict2_input(run, &r->in2);
 		judge_plan_from_params(r->params, &r->plan);
 		count_trials(run, r);
+		recipe_of(r);
 		rc = choose_baseline(st, h, r, baseline, e);
 	}
 	if (rc == 0) {
@@ -350,15 +368,6 @@ void advice_rules_input(const struct host_facts *f, struct advisor_host_facts *a
 
 /* ---- rendering ---- */
 
-/* NAN and infinities are not JSON numbers: they become null. */
-static void add_num(cJSON *o, const char *k, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
 static cJSON *settings_json(const struct advice_arm *a)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -401,9 +410,9 @@ cJSON *advice_verdict_json(const struct advice_run *r, const struct verdict_opts
 	}
 	cJSON_AddStringToObject(verdict, "confidence", verdict_confidence_name(v->confidence));
 	cJSON_AddBoolToObject(verdict, "decisive", v->decisive);
-	add_num(verdict, "min_effect_pct", o->min_effect_pct);
-	add_num(verdict, "alpha", o->alpha);
-	add_num(verdict, "ci_level", 1.0 - o->alpha);
+	fmt_json_num(verdict, "min_effect_pct", o->min_effect_pct);
+	fmt_json_num(verdict, "alpha", o->alpha);
+	fmt_json_num(verdict, "ci_level", 1.0 - o->alpha);
 	reasons = cJSON_AddArrayToObject(verdict, "reasons");
 	for (size_t i = 0; i < v->n_reasons; i++)
 		cJSON_AddItemToArray(reasons, cJSON_CreateString(v->reasons[i]));
@@ -432,14 +441,14 @@ cJSON *advice_verdict_json(const struct advice_run *r, const struct verdict_opts
 		cJSON_AddNumberToObject(x, "trials", (double)a->n);
 		cJSON_AddNumberToObject(x, "oom_killed", a->n_oom_killed);
 		cJSON_AddNumberToObject(x, "failed", ai->n_failed);
-		add_num(x, "mean", a->mean);
-		add_num(x, "stddev", a->stddev);
+		fmt_json_num(x, "mean", a->mean);
+		fmt_json_num(x, "stddev", a->stddev);
 		cJSON_AddBoolToObject(x, "compared", a->compared);
-		add_num(x, "effect_pct", a->effect_pct);
-		add_num(x, "ci_low_pct", a->ci_low_pct);
-		add_num(x, "ci_high_pct", a->ci_high_pct);
-		add_num(x, "p_welch", a->p_welch);
-		add_num(x, "p_permutation", a->p_perm);
+		fmt_json_num(x, "effect_pct", a->effect_pct);
+		fmt_json_num(x, "ci_low_pct", a->ci_low_pct);
+		fmt_json_num(x, "ci_high_pct", a->ci_high_pct);
+		fmt_json_num(x, "p_welch", a->p_welch);
+		fmt_json_num(x, "p_permutation", a->p_perm);
 		cJSON_AddBoolToObject(x, "permutation_exact", a->perm_exact);
 		cJSON_AddBoolToObject(x, "significant", a->significant);
 		cJSON_AddBoolToObject(x, "decisive", a->decisive);
@@ -451,10 +460,10 @@ cJSON *advice_verdict_json(const struct advice_run *r, const struct verdict_opts
 			if (!r->in.arms[i].has_secondary[s])
 				continue;
 			so = cJSON_AddObjectToObject(sec, verdict_secondary_name(s));
-			add_num(so, "mean", sr->compared || (int)i == v->baseline ? sr->mean :
+			fmt_json_num(so, "mean", sr->compared || (int)i == v->baseline ? sr->mean :
 				NAN);
-			add_num(so, "change_pct", sr->change_pct);
-			add_num(so, "p", sr->p);
+			fmt_json_num(so, "change_pct", sr->change_pct);
+			fmt_json_num(so, "p", sr->p);
 			cJSON_AddBoolToObject(so, "significant", sr->significant);
 			cJSON_AddBoolToObject(so, "vetoes", sr->vetoes);
 		}

@@ -12,6 +12,7 @@
  * too, so exactly one of them wins.
  */
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +112,38 @@ cJSON *change_snapshot_json(const struct settings_snapshot *s)
 	return o;
 }
 
+/*
+ * A change run names its host (hostname, kernel: a report for a ticket says
+ * where) and who asked for it: the real uid's login and sudo's SUDO_USER, as
+ * params.who. Best effort: an unreadable name is left out, never guessed.
+ */
+static int change_run_begin(struct store *st, const struct host *h, const char *kind,
+			    const char *params_json, int64_t *run_id, struct st_err *e)
+{
+	char mid[128], name[128], kernel[128], *text = NULL;
+	cJSON *p = params_json ? cJSON_Parse(params_json) : NULL, *who;
+	const struct passwd *pw = getpwuid(getuid());
+	const char *sudo = getenv("SUDO_USER");
+	int r;
+
+	host_read_machine_id(h, mid, sizeof(mid));
+	if (host_read_line(h, HOST_HOSTNAME, name, sizeof(name), NULL) >= 0 &&
+	    host_kernel_release(h, kernel, sizeof(kernel), NULL) >= 0)
+		store_register_host(st, mid, name, kernel, NULL);
+	if (cJSON_IsObject(p) && (who = cJSON_AddObjectToObject(p, "who"))) {
+		cJSON_AddNumberToObject(who, "uid", (double)getuid());
+		if (pw && pw->pw_name)
+			cJSON_AddStringToObject(who, "user", pw->pw_name);
+		if (sudo && *sudo)
+			cJSON_AddStringToObject(who, "sudo_user", sudo);
+		text = cJSON_PrintUnformatted(p);
+	}
+	r = store_run_begin(st, kind, text ? text : params_json, run_id, e);
+	free(text);
+	cJSON_Delete(p);
+	return r;
+}
+
 int change_begin(struct store *st, const struct host *h, const char *kind,
 		 const char *params_json, int64_t *run_id, int64_t *snap_id,
 		 struct st_err *e)
@@ -119,7 +152,7 @@ int change_begin(struct store *st, const struct host *h, const char *kind,
 	char reason[32];
 	int r;
 
-	if ((r = store_run_begin(st, kind, params_json, run_id, e)) < 0)
+	if ((r = change_run_begin(st, h, kind, params_json, run_id, e)) < 0)
 		return r;
 	snprintf(reason, sizeof(reason), "before %s", kind);
 	if ((r = settings_snapshot(h, &before, e)) < 0 ||
@@ -262,7 +295,7 @@ int change_watchdog(struct store *st, const struct host *h, int64_t run_id,
 
 	snprintf(params, sizeof(params),
 		 "{\"reason\":\"confirm-within expired\",\"apply_run\":%lld}", (long long)run_id);
-	if (store_run_begin(st, "rollback", params, &rb_run, NULL) == 0) {
+	if (change_run_begin(st, h, "rollback", params, &rb_run, NULL) == 0) {
 		if (settings_snapshot(h, &after, NULL) == 0)
 			store_snapshot_save(st, rb_run, "after confirm-within expired", &after,
 					    NULL, NULL);
@@ -380,6 +413,8 @@ int change_confirm(struct store *st, const struct host *h, struct change_confirm
 	if ((r = store_tx_begin(st, e)) < 0)
 		return r;
 	r = journal_commit_session(st, p.session, &n, e);
+	if (r == 0 && n > 0)	/* in the same transaction: confirmed is "ok" */
+		r = store_run_end(st, p.run_id, "ok", NULL, e);
 	if (r < 0 || store_tx_commit(st, e) < 0) {
 		store_tx_rollback(st);
 		return r < 0 ? r : -EIO;
@@ -392,7 +427,6 @@ int change_confirm(struct store *st, const struct host *h, struct change_confirm
 	c->watchdog_pid = p.pid;
 	if (pid_is_watchdog(p.pid, p.pid_start) && kill(p.pid, SIGTERM) == 0)
 		c->watchdog_stopped = true;
-	store_run_end(st, p.run_id, "ok", NULL, NULL);
 	if (store_changes_committed(st, p.session, &c->rows, &c->n, e) < 0)
 		return -EIO;
 	return 0;
@@ -410,7 +444,7 @@ int change_revert_pending(struct store *st, const struct host *h,
 	*restored = 0;
 	snprintf(params, sizeof(params), "{\"reason\":\"rollback of unconfirmed apply\",\"apply_run\":%lld}",
 		 (long long)p->run_id);
-	if ((r = store_run_begin(st, "rollback", params, rb_run, e)) < 0)
+	if ((r = change_run_begin(st, h, "rollback", params, rb_run, e)) < 0)
 		return r;
 	journal_of_session(&j, st, h, p->session);
 	if ((r = store_tx_begin(st, e)) < 0)
@@ -448,18 +482,36 @@ static char *apply_params(const struct change_apply *a)
 	return text;
 }
 
+/*
+ * The session's rows become permanent and the run "ok" in one transaction:
+ * an apply the journal keeps is always one rollback can find, even when
+ * the store's disk fills between the two (then neither happens and the
+ * caller undoes the change).
+ */
+static int commit_run(struct store *st, const char *session, int64_t run_id,
+		      struct st_err *e)
+{
+	int r;
+
+	if ((r = store_tx_begin(st, e)) < 0)
+		return r;
+	if ((r = journal_commit_session(st, session, NULL, e)) < 0 ||
+	    (r = store_run_end(st, run_id, "ok", NULL, e)) < 0 ||
+	    (r = store_tx_commit(st, e)) < 0) {
+		store_tx_rollback(st);
+		return r;
+	}
+	return 0;
+}
+
 /* Every row written: make them permanent, or hand them to the watchdog. */
 static int apply_settle(struct store *st, const struct host *h, struct journal *j,
 			struct change_apply *a, struct st_err *e)
 {
 	int moved = 0, r;
 
-	if (!a->confirm_within_ns) {
-		if ((r = journal_commit_session(st, j->session, NULL, e)) < 0)
-			return r;
-		store_run_end(st, a->run_id, "ok", NULL, NULL);
-		return 0;
-	}
+	if (!a->confirm_within_ns)
+		return commit_run(st, j->session, a->run_id, e);
 	if ((r = store_run_end(st, a->run_id, "awaiting-confirm", NULL, e)) < 0)
 		return r;
 	if ((r = spawn_watchdog(h, a->db_path, a->run_id, a->deadline, j->session,
@@ -686,7 +738,7 @@ int change_rollback_run(struct store *st, const struct host *h,
 		return r;
 	journal_begin(&j, st, h, *run_id, e);
 	if ((r = change_write(&j, rb->ch, rb->n, rb->plan, NULL, e)) < 0 ||
-	    (r = journal_commit_session(st, j.session, NULL, e)) < 0) {
+	    (r = commit_run(st, j.session, *run_id, e)) < 0) {
 		struct st_err e2 = { 0 };
 
 		journal_restore(&j, NULL, &e2);
@@ -698,7 +750,6 @@ int change_rollback_run(struct store *st, const struct host *h,
 
 		persist_undo_dir(h, rb->dirs[k], NULL, &e2);
 	}
-	store_run_end(st, *run_id, "ok", NULL, NULL);
 	if (settings_snapshot(h, &after, NULL) == 0)
 		store_snapshot_save(st, *run_id, "after rollback", &after, NULL, NULL);
 	return 0;

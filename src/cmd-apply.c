@@ -172,7 +172,9 @@ static int want_from_run(struct cmd_ctx *ctx, struct apply_opts *o, struct apply
 	struct advice_run *run = calloc(1, sizeof(*run));
 	struct verdict_result *v = calloc(1, sizeof(*v));
 	struct judgement j;
+	struct advice_pool pool;
 	const struct advice_arm *arm;
+	bool confirmed;
 	int r;
 
 	if (!run || !v) {
@@ -182,7 +184,9 @@ static int want_from_run(struct cmd_ctx *ctx, struct apply_opts *o, struct apply
 	r = advice_load_run(&ctx->store, &ctx->host, o->run_id, o->baseline, run, &ctx->err);
 	if (r < 0)
 		goto out;
-	r = advice_judge(run, o->min_effect_given ? o->min_effect_pct : -1, v, &j, &ctx->err);
+	/* the earlier runs of the run's recipe count (advice_judge_pooled()) */
+	r = advice_judge_pooled(&ctx->store, &ctx->host, run, o->min_effect_given ? o->min_effect_pct : -1,
+				v, &j, &pool, &ctx->err);
 	if (r < 0) {
 		err_prefix(&ctx->err, "probe run %lld", (long long)o->run_id);
 		goto out;
@@ -194,9 +198,11 @@ static int want_from_run(struct cmd_ctx *ctx, struct apply_opts *o, struct apply
 				 v->n_reasons ? v->reasons[0] : "no reason given");
 		goto out;
 	}
+	confirmed = pool.applied ? pool.rep.arms[v->chosen].ci_low_pct >=
+		    (o->min_effect_given ? o->min_effect_pct : j.plan.min_effect_pct) :
+		    j.r2.arms[v->chosen].min_effect_confirmed;
 	/* the plan fixed before the data is what the error rates hold for */
-	if (!o->force && (j.exploratory || !j.plan.recorded ||
-			  !j.r2.arms[v->chosen].min_effect_confirmed)) {
+	if (!o->force && (j.exploratory || !j.plan.recorded || !confirmed)) {
 		r = err_set_exit(&ctx->err, -EAGAIN, ST_EXIT_RUNTIME,
 				 "probe run %lld: the change to %s is %s; nothing applied (--force applies it anyway)",
 				 (long long)o->run_id, run->arms[v->chosen].name,

@@ -28,31 +28,6 @@ static const struct option export_longopts[] = {
 
 #define EXPORT_IDS_MAX 4096
 
-/* "model name : X" from cpuinfo ("" when the architecture does not say). */
-static void cpu_model(const struct host *h, char *out, size_t len)
-{
-	size_t cap = 1 << 20;
-	char *buf = malloc(cap), *p, *nl;
-
-	out[0] = '\0';
-	if (!buf)
-		return;
-	if (host_read(h, HOST_CPUINFO, buf, cap, NULL) >= 0) {
-		for (p = buf; p && *p; p = nl ? nl + 1 : NULL) {
-			nl = strchr(p, '\n');
-			if (!strncmp(p, "model name", 10) && strchr(p, ':') && (!nl || strchr(p, ':') < nl)) {
-				char *v = strchr(p, ':') + 1;
-
-				while (*v == ' ' || *v == '\t')
-					v++;
-				snprintf(out, len, "%.*s", nl ? (int)(nl - v) : (int)strlen(v), v);
-				break;
-			}
-		}
-	}
-	free(buf);
-}
-
 int fleet_host_identity(const struct host *h, cJSON *o, char *mid, size_t mid_len,
 			struct st_err *e)
 {
@@ -71,8 +46,7 @@ int fleet_host_identity(const struct host *h, cJSON *o, char *mid, size_t mid_le
 		cJSON_AddNullToObject(o, "kernel");
 	else
 		cJSON_AddStringToObject(o, "kernel", buf);
-	cpu_model(h, buf, sizeof(buf));
-	if (buf[0])
+	if (host_read_cpu_model(h, buf, sizeof(buf)) == 0)
 		cJSON_AddStringToObject(o, "cpu_model", buf);
 	else
 		cJSON_AddNullToObject(o, "cpu_model");

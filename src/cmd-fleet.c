@@ -20,14 +20,6 @@
 #define FLEET_REPORT_SCHEMA "swaptune.fleet-report/1"
 #define FLEET_ADVISE_SCHEMA "swaptune.fleet-advise/1"
 
-static void add_num(cJSON *o, const char *k, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
 static cJSON *pool_json(const struct fleet_arm_pool *a)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -35,13 +27,13 @@ static cJSON *pool_json(const struct fleet_arm_pool *a)
 
 	cJSON_AddStringToObject(o, "arm", a->name);
 	cJSON_AddNumberToObject(o, "runs", (double)p->k);
-	add_num(o, "log_ratio", p->k ? p->mu : NAN);
-	add_num(o, "se", p->k ? p->se : NAN);
-	add_num(o, "effect_pct", p->k ? p->effect_pct : NAN);
-	add_num(o, "ci95_low_pct", p->k ? p->ci_low_pct : NAN);
-	add_num(o, "ci95_high_pct", p->k ? p->ci_high_pct : NAN);
-	add_num(o, "tau2", p->k ? p->tau2 : NAN);
-	add_num(o, "q", p->k ? p->q : NAN);
+	fmt_json_num(o, "log_ratio", p->k ? p->mu : NAN);
+	fmt_json_num(o, "se", p->k ? p->se : NAN);
+	fmt_json_num(o, "effect_pct", p->k ? p->effect_pct : NAN);
+	fmt_json_num(o, "ci95_low_pct", p->k ? p->ci_low_pct : NAN);
+	fmt_json_num(o, "ci95_high_pct", p->k ? p->ci_high_pct : NAN);
+	fmt_json_num(o, "tau2", p->k ? p->tau2 : NAN);
+	fmt_json_num(o, "q", p->k ? p->q : NAN);
 	return o;
 }
 
@@ -106,7 +98,7 @@ static cJSON *report_json(const struct fleet_group *g, size_t ng, size_t n_runs)
 		cJSON_AddNumberToObject(o, "hosts", (double)g[i].n_hosts);
 		cJSON_AddNumberToObject(o, "trials", g[i].n_trials);
 		cJSON_AddNumberToObject(o, "oom", g[i].n_oom);
-		add_num(o, "oom_rate", g[i].n_trials ? (double)g[i].n_oom / g[i].n_trials : NAN);
+		fmt_json_num(o, "oom_rate", g[i].n_trials ? (double)g[i].n_oom / g[i].n_trials : NAN);
 		v = cJSON_AddObjectToObject(o, "verdicts");
 		for (size_t k = 0; k < g[i].n_verdicts; k++)
 			cJSON_AddNumberToObject(v, g[i].verdicts[k].kind, g[i].verdicts[k].n);

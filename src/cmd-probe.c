@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "swaptune/advice.h"
 #include "swaptune/cmd.h"
 #include "swaptune/lock.h"
 #include "swaptune/metric-extract.h"
@@ -719,6 +720,37 @@ static int parse_args(struct cmd_ctx *ctx, struct probe_config *c, struct probe_
 	return resolve_config(ctx, c, a, argc, argv);
 }
 
+/*
+ * A run that repeats the recipe of earlier runs on this host is a
+ * replication: the verdict shown is the pooled one, as recommend and apply
+ * judge it (advice_judge_pooled()), with the runs pooled in its reasons.
+ */
+static void pool_verdict(struct cmd_ctx *ctx, const struct probe_config *c, struct probe_result *r)
+{
+	struct advice_run *run = calloc(1, sizeof(*run));
+	struct verdict_result *v = calloc(1, sizeof(*v));
+	struct judgement *j = calloc(1, sizeof(*j));
+	struct advice_pool *pool = calloc(1, sizeof(*pool));
+	bool same = false;
+
+	if (run && v && j && pool && r->have_verdict && r->verdict.baseline >= 0 &&
+	    r->verdict.baseline < c->narms &&
+	    advice_load_run(&ctx->store, &ctx->host, r->run_id, c->arms[r->verdict.baseline].name, run,
+			    NULL) == 0 &&
+	    advice_judge_pooled(&ctx->store, &ctx->host, run, -1, v, j, pool, NULL) == 0 &&
+	    pool->applied && run->n_arms == (size_t)c->narms) {
+		same = true;
+		for (int i = 0; i < c->narms; i++)
+			same &= !strcmp(run->arms[i].name, c->arms[i].name);
+	}
+	if (same)
+		r->verdict = *v;
+	free(run);
+	free(v);
+	free(j);
+	free(pool);
+}
+
 /* Run the planned probe under the host-change lock, with signals caught; print the result. */
 static int run_probe(struct cmd_ctx *ctx, struct probe_config *c, const struct probe_plan *p,
 		     struct probe_result *r, struct probe_args *a)
@@ -762,6 +794,7 @@ static int run_probe(struct cmd_ctx *ctx, struct probe_config *c, const struct p
 	host_change_unlock(lockfd);
 
 	if (r->run_id > 0 && (rc == 0 || r->ntrials > 0)) {
+		pool_verdict(ctx, c, r);
 		if (ctx->json) {
 			int r2 = cmd_print_json(ctx, probe_result_to_json(c, p, r));
 

@@ -61,6 +61,7 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	struct verdict_result *v = NULL;
 	struct verdict_opts vo;
 	struct judgement j;
+	struct advice_pool pool;
 	bool min_given = false;
 	const char *baseline = NULL;
 	int64_t run_id = 0;
@@ -133,7 +134,8 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			ctx->err.exit = ST_EXIT_USAGE;
 		goto out;
 	}
-	r = advice_judge(run, min_given ? vo.min_effect_pct : -1, v, &j, &ctx->err);
+	r = advice_judge_pooled(&ctx->store, &ctx->host, run, min_given ? vo.min_effect_pct : -1, v,
+				&j, &pool, &ctx->err);
 	if (r == 0 && !min_given)
 		vo.min_effect_pct = j.plan.min_effect_pct;
 	if (r < 0) {
@@ -144,10 +146,12 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		cJSON *doc = advice_verdict_json(run, &vo, v);
 
 		cJSON_AddItemToObject(doc, "judgement", judge_json(&j));
+		cJSON_AddItemToObject(doc, "replication", advice_pool_json(run, &pool));
 
 		r = cmd_print_json(ctx, doc);
 	} else {
 		advice_verdict_print(ctx->out, run, &vo, v);
+		advice_pool_print(ctx->out, run, &pool);
 		r = 0;
 	}
 	if (r == 0 && exit_code)

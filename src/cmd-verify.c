@@ -2,7 +2,10 @@
  * cmd-verify.c - `swaptune verify`: re-run the probe that justified the
  * setting now in effect (same workload, parameters, arms and baseline, as
  * stored with that run), judge the new run the same way, and say whether
- * the applied arm still beats the baseline.
+ * the applied arm still beats the baseline. The re-run is a replication
+ * of the original run's recipe: it is judged pooled with the original and
+ * every earlier re-run (advice_judge_pooled()), and a gain that a cost
+ * guardrail vetoes in the re-run never counts as holding.
  *
  * The applied arm is the one of the newest apply from a probe run that is
  * still in effect (not rolled back or reverted); with --run ID any stored
@@ -198,44 +201,12 @@ out:
 	return r;
 }
 
-/* How the applied arm compares now. */
-static const char *judge(const struct verdict_result *v, int arm, bool *holds)
-{
-	*holds = false;
-	if (arm < 0)
-		return "no-arm";
-	switch (v->arms[arm].status) {
-	case VERDICT_ARM_BETTER:
-	case VERDICT_ARM_COMPLETED:
-		*holds = true;
-		return "holds";
-	case VERDICT_ARM_VETOED:
-		*holds = true;
-		return "holds-vetoed";
-	case VERDICT_ARM_BELOW_MIN:
-		return "weaker";
-	case VERDICT_ARM_EQUIVALENT:
-	case VERDICT_ARM_NO_GAIN:
-		return "gone";
-	case VERDICT_ARM_WORSE:
-		return "reversed";
-	case VERDICT_ARM_OOM_FAILED:
-		return "oom";
-	case VERDICT_ARM_NOISY:
-	case VERDICT_ARM_TOO_FEW:
-		return "inconclusive";
-	case VERDICT_ARM_BASELINE:
-		break;
-	}
-	return "inconclusive";
-}
-
 static const char *result_words(const char *res)
 {
 	if (!strcmp(res, "holds"))
 		return "the benefit holds";
-	if (!strcmp(res, "holds-vetoed"))
-		return "the gain holds, though a secondary cost vetoes the change";
+	if (!strcmp(res, "vetoed"))
+		return "the benefit does not hold: a cost guardrail vetoes the gain (consider swaptune rollback)";
 	if (!strcmp(res, "weaker"))
 		return "the benefit shrank below the minimum effect";
 	if (!strcmp(res, "gone"))
@@ -317,6 +288,7 @@ struct verify_work {
 	struct advice_run then, now;
 	struct verdict_result vthen, vnow;
 	struct judgement jthen, jnow;
+	struct advice_pool pool;	/* the re-run with the original and earlier verifies */
 	struct probe_config c;
 	struct probe_plan p;
 	struct probe_result res;
@@ -392,8 +364,9 @@ static int plan_rerun(struct cmd_ctx *ctx, struct verify_opts *o, struct verify_
 
 	if ((r = advice_load_run(&ctx->store, &ctx->host, t->probe_run, NULL, &w->then, &ctx->err)) < 0)
 		return r;
-	if ((r = advice_judge(&w->then, o->min_effect_given ? o->vo.min_effect_pct : -1, &w->vthen,
-			      &w->jthen, &ctx->err)) < 0)
+	if ((r = advice_judge_pooled(&ctx->store, &ctx->host, &w->then,
+				     o->min_effect_given ? o->vo.min_effect_pct : -1, &w->vthen,
+				     &w->jthen, NULL, &ctx->err)) < 0)
 		return r;
 	if (!t->arm[0] && w->vthen.kind == VERDICT_CHANGE)
 		snprintf(t->arm, sizeof(t->arm), "%s", w->then.arms[w->vthen.chosen].name);
@@ -479,11 +452,12 @@ static int judge_rerun(struct cmd_ctx *ctx, const struct verify_opts *o, struct 
 
 	if ((r = advice_load_run(&ctx->store, &ctx->host, w->res.run_id,
 				 w->then.arms[w->vthen.baseline].name, &w->now, &ctx->err)) < 0 ||
-	    (r = advice_judge(&w->now, o->min_effect_given ? o->vo.min_effect_pct : -1, &w->vnow,
-			      &w->jnow, &ctx->err)) < 0)
+	    (r = advice_judge_pooled(&ctx->store, &ctx->host, &w->now,
+				     o->min_effect_given ? o->vo.min_effect_pct : -1, &w->vnow, &w->jnow,
+				     &w->pool, &ctx->err)) < 0)
 		return r;
 	w->a_now = t->arm[0] ? arm_index(&w->now, t->arm) : -1;
-	w->result = judge(&w->vnow, w->a_now, &w->holds);
+	w->result = advice_verify_result(&w->vnow, &w->pool, w->a_now, &w->holds);
 	if (!t->arm[0])
 		w->holds = w->vnow.kind == w->vthen.kind;
 	if (w->verify_run) {
@@ -522,6 +496,7 @@ static int print_result(struct cmd_ctx *ctx, const struct verify_opts *o,
 		cJSON_AddStringToObject(doc, "result", w->result);
 		cJSON_AddBoolToObject(doc, "holds", w->holds);
 		cJSON_AddStringToObject(doc, "message", result_words(w->result));
+		cJSON_AddItemToObject(doc, "replication", advice_pool_json(&w->now, &w->pool));
 		return cmd_print_json(ctx, doc);
 	}
 	if (w->a_then >= 0) {
@@ -532,15 +507,16 @@ static int print_result(struct cmd_ctx *ctx, const struct verify_opts *o,
 			verdict_kind_name(w->vthen.kind), (long long)w->then.run_id,
 			verdict_kind_name(w->vnow.kind), (long long)w->now.run_id);
 	}
+	advice_pool_print(ctx->out, &w->now, &w->pool);
 	fprintf(ctx->out, "Result: %s.\n", t->arm[0] ? result_words(w->result) :
 		w->holds ? "the same verdict" : "a different verdict");
 	return 0;
 }
 
 /*
- * The answer as the exit status: 0 the benefit holds (a vetoed gain still
- * holds), ST_EXIT_ANSWER_CHANGE it no longer holds (weaker, gone, reversed,
- * OOM-killed; without an arm: a different decisive verdict), and
+ * The answer as the exit status: 0 the benefit holds, ST_EXIT_ANSWER_CHANGE
+ * it no longer holds (vetoed by a cost, weaker, gone, reversed, OOM-killed;
+ * without an arm: a different decisive verdict), and
  * ST_EXIT_ANSWER_INCONCLUSIVE when the re-run cannot tell.
  */
 static int verify_exit_status(const struct target *t, const struct verify_work *w)

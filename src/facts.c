@@ -103,6 +103,7 @@ int facts_collect(const struct host *h, struct host_facts *f, struct st_err *e)
 		return r;
 	if (host_read_line(h, HOST_HOSTNAME, f->hostname, sizeof(f->hostname), NULL) < 0)
 		gethostname(f->hostname, sizeof(f->hostname));
+	host_read_cpu_model(h, f->cpu_model, sizeof(f->cpu_model));
 
 	if ((r = host_read_meminfo(h, &mi, e)) < 0)
 		goto out;

@@ -3,6 +3,7 @@
  * durations ("200ms", "2s") and sizes ("512M") users type. Shared by the
  * commands and the TUI (see fmt.h).
  */
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
 #include <errno.h>
@@ -200,4 +201,12 @@ const char *fmt_short(char *b, size_t len, bool ok, double v)
 	else
 		snprintf(b, len, "%.1fG", v / 1e9);
 	return b;
+}
+
+void fmt_json_num(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
 }

@@ -264,6 +264,35 @@ int host_read_u64(const struct host *h, const char *rel, uint64_t *out,
  * written: repair must be able to read what is there. The target is the
  * real path of the file host_openat() resolved beneath the tree.
  */
+/*
+ * With the tree's filesystem full there is no room for the new file: then
+ * the value goes into the file's own blocks (written at offset 0, then cut
+ * to its length), so an apply that fails on a full disk can still put the
+ * old value back.
+ */
+static int write_in_place(const struct host *h, const char *rel, const char *val,
+			  struct st_err *e)
+{
+	size_t n = strlen(val);
+	int fd = host_openat(h, rel, O_WRONLY), saved;
+
+	if (fd < 0)
+		return host_open_error(rel, fd, true, e);
+	if (pwrite(fd, val, n, 0) != (ssize_t)n || ftruncate(fd, (off_t)n) < 0) {
+		saved = errno ? errno : EIO;
+		close(fd);
+		return err_set(e, -saved, "cannot write \"%s\" to /%s: %s", val, rel, strerror(saved));
+	}
+	if (close(fd) < 0)
+		return err_set(e, -errno, "cannot write \"%s\" to /%s: %s", val, rel, strerror(errno));
+	return 0;
+}
+
+static bool no_space(int err)
+{
+	return err == ENOSPC || err == EDQUOT;
+}
+
 static int replace_in_tree(const struct host *h, const char *rel, const char *val,
 			   struct st_err *e)
 {
@@ -288,13 +317,19 @@ static int replace_in_tree(const struct host *h, const char *rel, const char *va
 		return err_set(e, -EIO, "cannot write \"%s\" to /%s: cannot resolve it", val, rel);
 	snprintf(tmp, sizeof(tmp), "%.*s/.swaptune-write.XXXXXX", (int)(slash - real), real);
 	tfd = mkstemp(tmp);
-	if (tfd < 0)
+	if (tfd < 0) {
+		if (no_space(errno))
+			return write_in_place(h, rel, val, e);
 		return err_set(e, -errno, "cannot write \"%s\" to /%s: %s", val, rel, strerror(errno));
+	}
+	errno = 0;
 	if (fchmod(tfd, sb.st_mode & 07777) < 0 || write(tfd, val, n) != (ssize_t)n ||
 	    close(tfd) < 0 || rename(tmp, real) < 0) {
-		int saved = errno ? errno : EIO;
+		int saved = errno ? errno : ENOSPC;
 
 		unlink(tmp);
+		if (no_space(saved))
+			return write_in_place(h, rel, val, e);
 		return err_set(e, -saved, "cannot write \"%s\" to /%s: %s", val, rel, strerror(saved));
 	}
 	return 0;

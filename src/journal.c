@@ -164,6 +164,17 @@ int journal_resource_done(struct journal *j, const char *kind, const char *ident
 }
 
 /*
+ * Mark a row whose change was undone. When the store cannot take the mark
+ * (its disk is full) the host is restored all the same: the row stays
+ * pending and the next command's repair finds the old value in place and
+ * marks it then, so this is not an undo failure.
+ */
+static void mark_restored(struct store *st, int64_t id)
+{
+	set_state(st, id, "restored", NULL, NULL);
+}
+
+/*
  * Undo one pending change; *msg says what happened. Returns 1 when something
  * was written or removed, 0 when nothing needed undoing, or a negative error.
  */
@@ -193,8 +204,8 @@ static int undo_one(struct store *st, const struct host *h, const struct store_c
 			return r;
 		}
 		snprintf(msg, len, "removed %s %s", p->kind, p->name);
-		r = set_state(st, p->id, "restored", NULL, e);
-		return r < 0 ? r : 1;
+		mark_restored(st, p->id);
+		return 1;
 	}
 	d = settings_find(p->name);
 	if (!d || !p->has_old) {
@@ -226,8 +237,8 @@ static int undo_one(struct store *st, const struct host *h, const struct store_c
 		return r;
 	}
 	snprintf(msg, len, "restored %s %s -> %s", p->name, p->new_value, p->old_value);
-	r = set_state(st, p->id, "restored", NULL, e);
-	return r < 0 ? r : 1;
+	mark_restored(st, p->id);
+	return 1;
 }
 
 int journal_restore(struct journal *j, int *restored, struct st_err *e)
@@ -306,6 +317,11 @@ static int repair_one(struct store *st, const struct host *h, const struct store
 	return r;
 }
 
+static bool pid_alive(int pid)
+{
+	return host_pid_alive((pid_t)pid, 0);
+}
+
 int journal_repair(struct store *st, const struct host *h,
 		   journal_report_fn report, void *arg, struct st_err *e)
 {
@@ -315,6 +331,19 @@ int journal_repair(struct store *st, const struct host *h,
 
 	host_read_machine_id(h, mid, sizeof(mid));
 	host_read_boot_id(h, boot_id, sizeof(boot_id));
+	/* runs left "running" by a process that is gone end as interrupted */
+	{
+		struct st_err e1 = {0};
+		int ended = 0;
+
+		if (store_runs_end_orphans(st, mid, boot_id, pid_alive, &ended, &e1) < 0 &&
+		    report) {
+			char line[300];
+
+			snprintf(line, sizeof(line), "cannot end runs left running: %s", e1.msg);
+			report(line, arg);
+		}
+	}
 	/* look before locking: a store with nothing pending is not written to */
 	r = store_changes_pending(st, NULL, sysroot_key(h), &v, &n, e);
 	free(v);

@@ -3,11 +3,14 @@
  * judges a run with it (see judge.h): the advisor's sequential verdict at
  * the last planned look reached, translated for the renderers.
  */
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "swaptune/fmt.h"
 #include "swaptune/judge.h"
 
 void judge_plan_default(struct judge_plan *p)
@@ -347,17 +350,104 @@ cJSON *judge_json(const struct judgement *j)
 		cJSON_AddNumberToObject(o, "rounds", j->plan.looks[j->look]);
 		cJSON_AddStringToObject(o, "decision", verdict2_decision_name(j->r2.decision));
 		cJSON_AddNumberToObject(o, "false_change_bound", j->r2.false_change_bound);
-		if (isfinite(j->r2.power_min_effect))
-			cJSON_AddNumberToObject(o, "power_min_effect", j->r2.power_min_effect);
-		else
-			cJSON_AddNullToObject(o, "power_min_effect");
-		if (isfinite(j->r2.sd_log))
-			cJSON_AddNumberToObject(o, "sd_log", j->r2.sd_log);
-		else
-			cJSON_AddNullToObject(o, "sd_log");
+		fmt_json_num(o, "power_min_effect", j->r2.power_min_effect);
+		fmt_json_num(o, "sd_log", j->r2.sd_log);
 	}
 	cJSON_AddBoolToObject(o, "exploratory", j->exploratory);
 	if (j->exploratory)
 		cJSON_AddStringToObject(o, "exploratory_why", j->exploratory_why);
 	return o;
+}
+
+/* Copy the named items of from (when present) into to, in the given order. */
+static void copy_items(cJSON *to, const cJSON *from, const char *const *keys)
+{
+	for (; *keys; keys++) {
+		cJSON *x = cJSON_GetObjectItemCaseSensitive(from, *keys);
+
+		if (x)
+			cJSON_AddItemToObject(to, *keys, cJSON_Duplicate(x, true));
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* An object with its keys sorted (values as given), or NULL. */
+static cJSON *sorted_object(const cJSON *o)
+{
+	const char *keys[64];
+	size_t n = 0;
+	cJSON *it, *out;
+
+	if (!cJSON_IsObject(o))
+		return NULL;
+	cJSON_ArrayForEach(it, o)
+		if (n < 64 && it->string)
+			keys[n++] = it->string;
+	qsort(keys, n, sizeof(keys[0]), cmp_str);
+	out = cJSON_CreateObject();
+	for (size_t i = 0; i < n; i++) {
+		cJSON *x = cJSON_GetObjectItemCaseSensitive(o, keys[i]);
+
+		cJSON_AddItemToObject(out, keys[i], cJSON_IsObject(x) ? sorted_object(x) :
+				      cJSON_Duplicate(x, true));
+	}
+	return out;
+}
+
+int judge_recipe(const char *params_json, const cJSON *arm_settings, char out[JUDGE_RECIPE_LEN])
+{
+	static const char *const wkeys[] = { "name", "working_set_bytes", "argv", "metric_regex",
+		"metric", "run_as_uid", "zipf_theta", "stride_pages", "run_pages", "file_bytes", NULL };
+	static const char *const mkeys[] = { "limit_bytes", "limit_mode", NULL };
+	cJSON *p = params_json && *params_json ? cJSON_Parse(params_json) : NULL;
+	cJSON *w = cJSON_GetObjectItemCaseSensitive(p, "workload");
+	cJSON *method = cJSON_GetObjectItemCaseSensitive(p, "method"), *c, *x, *names;
+	char *text;
+	uint64_t h = 1469598103934665603ULL;
+	double min_trial;
+
+	out[0] = 0;
+	if (!cJSON_IsObject(w)) {
+		cJSON_Delete(p);
+		return -EBADMSG;
+	}
+	c = cJSON_CreateObject();
+	x = cJSON_AddObjectToObject(c, "workload");
+	copy_items(x, w, wkeys);
+	x = cJSON_GetObjectItemCaseSensitive(method, "min_trial_s");
+	min_trial = cJSON_IsNumber(x) ? x->valuedouble : 0;
+	if (!(min_trial > 0))
+		copy_items(cJSON_GetObjectItemCaseSensitive(c, "workload"), w,
+			   (const char *const[]){ "ops", NULL });
+	cJSON_AddNumberToObject(c, "min_trial_s", min_trial);
+	x = cJSON_AddObjectToObject(c, "memcg");
+	copy_items(x, cJSON_GetObjectItemCaseSensitive(p, "memcg"), mkeys);
+	copy_items(c, p, (const char *const[]){ "baseline", NULL });
+	names = cJSON_GetObjectItemCaseSensitive(p, "arm_names");
+	if (cJSON_IsArray(names)) {
+		const char *v[VERDICT_ARMS_MAX];
+		size_t n = 0;
+		cJSON *it, *a = cJSON_AddArrayToObject(c, "arms");
+
+		cJSON_ArrayForEach(it, names)
+			if (cJSON_IsString(it) && n < VERDICT_ARMS_MAX)
+				v[n++] = it->valuestring;
+		qsort(v, n, sizeof(v[0]), cmp_str);
+		for (size_t i = 0; i < n; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+	}
+	if (arm_settings)
+		cJSON_AddItemToObject(c, "arm_settings", sorted_object(arm_settings));
+	text = cJSON_PrintUnformatted(c);
+	for (const unsigned char *s = (const unsigned char *)(text ? text : ""); *s; s++)
+		h = (h ^ *s) * 1099511628211ULL;
+	snprintf(out, JUDGE_RECIPE_LEN, "%016llx", (unsigned long long)h);
+	cJSON_free(text);
+	cJSON_Delete(c);
+	cJSON_Delete(p);
+	return 0;
 }

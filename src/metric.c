@@ -14,6 +14,21 @@
 #define NEU METRIC_NEUTRAL
 #define NONE METRIC_SEC_NONE
 
+/*
+ * Not folded with the sampler's tables (src/sampler.c: SM_* per-tick
+ * values, SC_* running counters), though some twenty rows read the same
+ * kernel source (vmstat zswpin, PSI totals, zswap debugfs, perf events): a
+ * row here is one trial's delta or level (pages over the trial, us of
+ * stall, a latency percentile), judged by direction and fed to the
+ * advisor's costs, under a key stored in the metrics table; a sampler row
+ * is a per-second rate, a percent of the tick or a level in bytes, under a
+ * key of the JSON-lines schema (swaptune.sample/1) and a Prometheus name.
+ * Same source, other quantity and unit, and both spellings are published
+ * names that cannot change; most rows on either side have no counterpart
+ * (latencies, ops, rusage and memcg peak here; reclaim scans, PSI avg10,
+ * meminfo and pool levels, IPC there). One table would be two tables side
+ * by side.
+ */
 const struct metric_def metric_defs[PM_COUNT] = {
 	[PM_THROUGHPUT] = { "throughput_ops", "throughput", "ops/s", HI, METRIC_KIND_PRIMARY, NONE },
 	[PM_WALL_S] = { "wall_s", "wall time", "s", LO, METRIC_KIND_PRIMARY, NONE },
@@ -77,17 +92,24 @@ int metric_find(const char *key)
 	return -1;
 }
 
-void metric_verdict_primary(const char *key, bool higher_is_better, struct verdict_input *in)
+enum verdict_metric metric_primary(const char *key, bool higher_is_better, const char **label)
 {
 	int m = metric_find(key);
 
+	*label = m >= 0 ? metric_defs[m].label : "";
 	if (m == PM_THROUGHPUT)
-		in->metric = VERDICT_METRIC_THROUGHPUT;
-	else if (m == PM_WALL_S)
-		in->metric = VERDICT_METRIC_WALL_TIME;
-	else
-		in->metric = higher_is_better ? VERDICT_METRIC_HIGHER_BETTER : VERDICT_METRIC_LOWER_BETTER;
-	snprintf(in->metric_name, sizeof(in->metric_name), "%s", m >= 0 ? metric_defs[m].label : "");
+		return VERDICT_METRIC_THROUGHPUT;
+	if (m == PM_WALL_S)
+		return VERDICT_METRIC_WALL_TIME;
+	return higher_is_better ? VERDICT_METRIC_HIGHER_BETTER : VERDICT_METRIC_LOWER_BETTER;
+}
+
+void metric_verdict_primary(const char *key, bool higher_is_better, struct verdict_input *in)
+{
+	const char *label;
+
+	in->metric = metric_primary(key, higher_is_better, &label);
+	snprintf(in->metric_name, sizeof(in->metric_name), "%s", label);
 }
 
 static int arm_index(const struct store_probe_run *run, int64_t arm_id)

@@ -61,32 +61,11 @@ static const char *base_name(const char *path)
 int persist_read_file(const struct host *h, const char *rel, char *buf, size_t len,
 		      struct st_err *e)
 {
-	size_t off = 0;
-	ssize_t r;
-	int fd = openat(h->rootfd, rel, O_RDONLY | O_CLOEXEC);
+	ssize_t r = host_file_get(h, rel, buf, len, e);
 
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return -ENOENT;
-		return err_set(e, -errno, "cannot open %s/%s: %s", h->root, rel, strerror(errno));
-	}
-	while ((r = read(fd, buf + off, len - 1 - off)) > 0) {
-		off += (size_t)r;
-		if (off + 1 >= len) {
-			close(fd);
-			return err_set(e, -EFBIG, "%s/%s: larger than %zu bytes, not a file swaptune wrote",
-				       h->root, rel, len - 1);
-		}
-	}
-	if (r < 0) {
-		int saved = errno;
-
-		close(fd);
-		return err_set(e, -saved, "cannot read %s/%s: %s", h->root, rel, strerror(saved));
-	}
-	close(fd);
-	buf[off] = '\0';
-	return (int)off;
+	if (r == -EFBIG)
+		return err_prefix(e, "not a file swaptune wrote");
+	return (int)r;
 }
 
 static char *trim(char *s)
@@ -118,6 +97,22 @@ static int kv_set(struct persist_kv *kv, int *n, const char *name, const char *v
 }
 
 /*
+ * The line at p into buf (NUL-terminated, cut to len - 1 bytes, without its
+ * newline); returns where the next line starts. Call while *p.
+ */
+static const char *next_line(const char *p, char *buf, size_t len)
+{
+	const char *nl = strchr(p, '\n');
+	size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return nl ? nl + 1 : p + strlen(p);
+}
+
+/*
  * Parse "key = value" / "key=value" lines, # and ; comments. Calls fn for
  * every assignment; sysctl style also drops a leading '-' (ignore errors).
  */
@@ -129,16 +124,10 @@ static int parse_assignments(const char *text, bool sysctl_style, assign_fn fn, 
 	int line = 0, r;
 
 	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		char buf[512], *l, *eq;
 
 		line++;
-		if (n >= sizeof(buf))
-			n = sizeof(buf) - 1;
-		memcpy(buf, p, n);
-		buf[n] = '\0';
-		p = nl ? nl + 1 : p + strlen(p);
+		p = next_line(p, buf, sizeof(buf));
 		l = trim(buf);
 		if (!*l || *l == '#' || *l == ';')
 			continue;
@@ -328,15 +317,10 @@ static int list_conf(const struct host *h, const char *dir, struct conf_file **v
 {
 	struct dirent *de;
 	DIR *d;
-	int fd = openat(h->rootfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (fd < 0)
-		return 0;	/* an absent directory holds nothing */
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return 0;
-	}
+	d = host_file_opendir(h, dir);
+	if (!d)
+		return 0;	/* an absent directory holds nothing (nor one outside the tree) */
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
 		struct conf_file *f;
@@ -362,7 +346,7 @@ static int list_conf(const struct host *h, const char *dir, struct conf_file **v
 		f = &(*v)[(*n)++];
 		snprintf(f->base, sizeof(f->base), "%s", de->d_name);
 		snprintf(f->rel, sizeof(f->rel), "%s/%s", dir, de->d_name);
-		if (fstatat(h->rootfd, f->rel, &st, 0) == 0) {
+		if (host_file_stat(h, f->rel, &st) == 0) {
 			f->dev = st.st_dev;
 			f->ino = st.st_ino;
 		} else {
@@ -448,7 +432,7 @@ int persist_scan_sysctl(const struct host *h, const char *setting, const char *k
 			goto out;
 	if (n > 1)
 		qsort(v, (size_t)n, sizeof(*v), cmp_conf);
-	if (fstatat(h->rootfd, "etc/sysctl.conf", &st, 0) < 0)
+	if (host_file_stat(h, "etc/sysctl.conf", &st) < 0)
 		st.st_ino = 0;
 	for (int i = 0; i < n; i++) {
 		if (!strcmp(v[i].base, ours))
@@ -493,16 +477,10 @@ static int scan_modprobe_text(const char *text, struct modprobe_scan *s)
 	int line = 0;
 
 	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		char buf[1024], *save = NULL, *tok;
 
 		line++;
-		if (n >= sizeof(buf))
-			n = sizeof(buf) - 1;
-		memcpy(buf, p, n);
-		buf[n] = '\0';
-		p = nl ? nl + 1 : p + strlen(p);
+		p = next_line(p, buf, sizeof(buf));
 		tok = strtok_r(buf, " \t", &save);
 		if (!tok || strcmp(tok, "options"))
 			continue;
@@ -714,39 +692,6 @@ int persist_plan(const struct host *h, const struct persist_kv *set, int n,
 	return 0;
 }
 
-/* Write content to rel through a temporary file renamed into place. */
-static int write_atomic(const struct host *h, const char *rel, const char *content,
-			struct st_err *e)
-{
-	char tmp[PATH_MAX];
-	size_t n = strlen(content);
-	ssize_t w;
-	int fd;
-
-	snprintf(tmp, sizeof(tmp), "%s.swaptune-new", rel);
-	/* never through a symlink planted where the temporary file goes */
-	fd = openat(h->rootfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return err_set(e, -errno, "cannot create %s/%s: %s", h->root, tmp, strerror(errno));
-	w = write(fd, content, n);
-	if (w < 0 || (size_t)w != n || fsync(fd) < 0) {
-		int saved = w < 0 || (size_t)w == n ? errno : EIO;
-
-		close(fd);
-		unlinkat(h->rootfd, tmp, 0);
-		return err_set(e, -saved, "cannot write %s/%s: %s", h->root, tmp, strerror(saved));
-	}
-	close(fd);
-	if (renameat(h->rootfd, tmp, h->rootfd, rel) < 0) {
-		int saved = errno;
-
-		unlinkat(h->rootfd, tmp, 0);
-		return err_set(e, -saved, "cannot rename %s/%s into place: %s", h->root, tmp,
-			       strerror(saved));
-	}
-	return 0;
-}
-
 /*
  * The directories above rel inside the sysroot are real directories (or
  * missing), not symlinks that would lead out of it.
@@ -788,24 +733,26 @@ int persist_undo_file(const struct host *h, const char *ident, const char *detai
 		      struct st_err *e)
 {
 	char tmp[PATH_MAX];
+	int r;
 
 	if (!own_path(ident, false))
 		return err_set(e, JOURNAL_UNDO_REFUSED, "%s is not a file swaptune writes", ident);
 	if (!parents_plain(h, ident))
 		return err_set(e, JOURNAL_UNDO_REFUSED, "a directory above %s/%s is a symlink",
 			       h->root, ident);
-	snprintf(tmp, sizeof(tmp), "%s.swaptune-new", ident);
-	unlinkat(h->rootfd, tmp, 0);
+	snprintf(tmp, sizeof(tmp), "%s" HOST_FILE_TMP_SUFFIX, ident);
+	host_file_remove(h, tmp, false, NULL);
 	if (detail)
-		return write_atomic(h, ident, detail, e);
-	if (unlinkat(h->rootfd, ident, 0) < 0 && errno != ENOENT)
-		return err_set(e, -errno, "cannot remove %s/%s: %s", h->root, ident, strerror(errno));
-	return 0;
+		return host_file_replace(h, ident, detail, 0644, e);
+	r = host_file_remove(h, ident, false, e);
+	return r == -ENOENT ? 0 : r;
 }
 
 int persist_undo_dir(const struct host *h, const char *ident, const char *detail,
 		     struct st_err *e)
 {
+	int r;
+
 	(void)detail;
 	if (!own_path(ident, true))
 		return err_set(e, JOURNAL_UNDO_REFUSED, "%s is not a directory swaptune makes", ident);
@@ -813,11 +760,12 @@ int persist_undo_dir(const struct host *h, const char *ident, const char *detail
 		return err_set(e, JOURNAL_UNDO_REFUSED, "a directory above %s/%s is a symlink",
 			       h->root, ident);
 	/* someone else put a file in it since: then it stays */
-	if (unlinkat(h->rootfd, ident, AT_REMOVEDIR) < 0 && errno != ENOENT &&
-	    errno != ENOTEMPTY && errno != EEXIST && errno != ENOTDIR)
-		return err_set(e, -errno, "cannot remove directory %s/%s: %s", h->root, ident,
-			       strerror(errno));
-	return 0;
+	r = host_file_remove(h, ident, true, e);
+	if (r == -ENOTEMPTY || r == -EEXIST || r == -ENOTDIR) {
+		err_reset(e);
+		r = 0;
+	}
+	return r == -ENOENT ? 0 : r;
 }
 
 /* Create the missing directories above rel, each journaled first. */
@@ -825,23 +773,25 @@ static int make_parents(const struct host *h, const struct change_log *log, cons
 			struct st_err *e)
 {
 	char dir[PATH_MAX];
-	struct stat st;
 
 	snprintf(dir, sizeof(dir), "%s", rel);
 	for (char *p = strchr(dir, '/'); p; p = strchr(p + 1, '/')) {
 		int r;
 
 		*p = '\0';
-		if (fstatat(h->rootfd, dir, &st, 0) == 0) {
+		r = host_openat(h, dir, O_RDONLY | O_DIRECTORY);
+		if (r >= 0) {
+			close(r);
 			*p = '/';
 			continue;
 		}
+		if (r != -ENOENT)
+			return host_open_error(dir, r, true, e);
 		r = change_log_note(log, PERSIST_KIND_DIR, dir, NULL, e);
 		if (r < 0)
 			return err_prefix(e, "not creating %s/%s: cannot journal it", h->root, dir);
-		if (mkdirat(h->rootfd, dir, 0755) < 0 && errno != EEXIST)
-			return err_set(e, -errno, "cannot create directory %s/%s: %s", h->root,
-				       dir, strerror(errno));
+		if ((r = host_file_mkdir(h, dir, 0755, e)) < 0)
+			return r;
 		*p = '/';
 	}
 	return 0;
@@ -873,10 +823,9 @@ int persist_write(const struct host *h, const struct change_log *log,
 		if (r < 0)
 			return err_prefix(e, "not writing %s/%s: cannot journal it", h->root, f->rel);
 		if (f->remove) {
-			if (unlinkat(h->rootfd, f->rel, 0) < 0 && errno != ENOENT)
-				return err_set(e, -errno, "cannot remove %s/%s: %s", h->root,
-					       f->rel, strerror(errno));
-		} else if ((r = write_atomic(h, f->rel, f->content, e)) < 0) {
+			if ((r = host_file_remove(h, f->rel, false, e)) < 0 && r != -ENOENT)
+				return r;
+		} else if ((r = host_file_replace(h, f->rel, f->content, 0644, e)) < 0) {
 			return r;
 		}
 		if (written)

@@ -316,6 +316,8 @@ static int engine_begin(struct engine *E, struct st_err *e)
 	if (rc == 0) {
 		snprintf(r->kernel, sizeof(r->kernel), "%s", f->kernel);
 		snprintf(r->hostname, sizeof(r->hostname), "%s", f->hostname);
+		snprintf(r->cpu_model, sizeof(r->cpu_model), "%s", f->cpu_model);
+		r->mem_total_bytes = f->mem_total_bytes;
 		snprintf(r->zswap_compressor, sizeof(r->zswap_compressor), "%s", f->zswap_compressor);
 		r->memcg_version = E->p->memcg_version;
 		host_read_machine_id(E->h, mid, sizeof(mid));

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "probe-int.h"
+#include "swaptune/fmt.h"
 
 /* ---- summary and verdict --------------------------------------------- */
 
@@ -74,16 +75,15 @@ enum verdict2_decision probe_judge_rows(const struct probe_config *c, int baseli
 					const struct store_probe_run *rows, struct probe_result *r)
 {
 	struct verdict2_input *in = calloc(1, sizeof(*in));
-	struct verdict_input *v1 = calloc(1, sizeof(*v1));
 	enum verdict2_decision d = VERDICT2_CONTINUE;
 
 	r->have_verdict = false;
-	if (in && v1 && c->narms >= 2 && metric_verdict2_input(rows, in) == 0) {
+	if (in && c->narms >= 2 && metric_verdict2_input(rows, in) == 0) {
 		const char *base = baseline >= 0 && baseline < c->narms ? c->arms[baseline].name : NULL;
+		const char *label;
 
-		metric_verdict_primary(probe_primary_key(c), c->metric_higher_better, v1);
-		in->metric = v1->metric;
-		snprintf(in->metric_name, sizeof(in->metric_name), "%s", v1->metric_name);
+		in->metric = metric_primary(probe_primary_key(c), c->metric_higher_better, &label);
+		snprintf(in->metric_name, sizeof(in->metric_name), "%s", label);
 		if (base && (size_t)baseline < in->n_arms)
 			in->arms[baseline].is_baseline = true;
 		if (judge_run(in, &c->plan, NULL, base, &r->judgement, &r->verdict, NULL) == 0) {
@@ -92,7 +92,6 @@ enum verdict2_decision probe_judge_rows(const struct probe_config *c, int baseli
 		}
 	}
 	free(in);
-	free(v1);
 	return d;
 }
 
@@ -111,23 +110,15 @@ void probe_summarize(const struct probe_config *c, int baseline, struct probe_re
 
 /* ---- the result document -------------------------------------------- */
 
-static void add_num(cJSON *o, const char *k, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
 static cJSON *stat_json(const struct stats_summary *s)
 {
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddNumberToObject(o, "n", (double)s->n);
-	add_num(o, "mean", s->mean);
-	add_num(o, "stddev", s->stddev);
-	add_num(o, "ci95_low", s->ci_low);
-	add_num(o, "ci95_high", s->ci_high);
+	fmt_json_num(o, "mean", s->mean);
+	fmt_json_num(o, "stddev", s->stddev);
+	fmt_json_num(o, "ci95_low", s->ci_low);
+	fmt_json_num(o, "ci95_high", s->ci_high);
 	return o;
 }
 
@@ -221,8 +212,8 @@ static cJSON *trial_json(const struct probe_config *c, const struct probe_trial 
 	cJSON_AddNumberToObject(o, "seq", t->seq);
 	cJSON_AddBoolToObject(o, "warmup", t->warmup);
 	cJSON_AddStringToObject(o, "status", probe_trial_status_name(t->status));
-	add_num(o, "primary", t->primary);
-	add_num(o, "duration_s", t->duration_s);
+	fmt_json_num(o, "primary", t->primary);
+	fmt_json_num(o, "duration_s", t->duration_s);
 	if (t->note[0])
 		cJSON_AddStringToObject(o, "note", t->note);
 	else
@@ -230,7 +221,7 @@ static cJSON *trial_json(const struct probe_config *c, const struct probe_trial 
 	m = cJSON_AddObjectToObject(o, "metrics");
 	for (int k = 0; k < PM_COUNT; k++)
 		if (t->have[k])
-			add_num(m, metric_defs[k].key, t->v[k]);
+			fmt_json_num(m, metric_defs[k].key, t->v[k]);
 	return o;
 }
 
@@ -277,10 +268,10 @@ static cJSON *arm_json(const struct probe_config *c, const struct probe_result *
 		cJSON *vo = cJSON_AddObjectToObject(ao, "comparison");
 
 		cJSON_AddStringToObject(vo, "status", verdict_arm_status_name(vr->status));
-		add_num(vo, "effect_pct", vr->compared ? vr->effect_pct : NAN);
-		add_num(vo, "ci95_low_pct", vr->compared ? vr->ci_low_pct : NAN);
-		add_num(vo, "ci95_high_pct", vr->compared ? vr->ci_high_pct : NAN);
-		add_num(vo, "p_welch", vr->compared ? vr->p_welch : NAN);
+		fmt_json_num(vo, "effect_pct", vr->compared ? vr->effect_pct : NAN);
+		fmt_json_num(vo, "ci95_low_pct", vr->compared ? vr->ci_low_pct : NAN);
+		fmt_json_num(vo, "ci95_high_pct", vr->compared ? vr->ci_high_pct : NAN);
+		fmt_json_num(vo, "p_welch", vr->compared ? vr->p_welch : NAN);
 		cJSON_AddBoolToObject(vo, "significant", vr->significant);
 	}
 	return ao;
@@ -298,11 +289,19 @@ cJSON *probe_result_to_json(const struct probe_config *c, const struct probe_pla
 		cJSON_AddNumberToObject(root, "signal", r->signal);
 	if (r->error[0])
 		cJSON_AddStringToObject(root, "error", r->error);
-	add_num(root, "elapsed_s", r->elapsed_s);
+	fmt_json_num(root, "elapsed_s", r->elapsed_s);
+	/* stored with the run: the report names the version that measured it */
+	cJSON_AddStringToObject(root, "swaptune_version", SWAPTUNE_VERSION);
 
 	o = cJSON_AddObjectToObject(root, "host");
 	cJSON_AddStringToObject(o, "kernel", r->kernel);
 	cJSON_AddStringToObject(o, "hostname", r->hostname);
+	if (r->cpu_model[0])
+		cJSON_AddStringToObject(o, "cpu_model", r->cpu_model);
+	else
+		cJSON_AddNullToObject(o, "cpu_model");
+	if (r->mem_total_bytes)
+		cJSON_AddNumberToObject(o, "mem_total_bytes", (double)r->mem_total_bytes);
 	cJSON_AddStringToObject(o, "readahead", r->readahead[0] ? r->readahead : "unknown");
 	cJSON_AddStringToObject(o, "zswap_compressor", r->zswap_compressor);
 	cJSON_AddBoolToObject(o, "zswap_enabled_by_probe", r->zswap_enabled_by_probe);

@@ -13,6 +13,7 @@
  * Welch's t-test compares the batch means (effective n = batches): the
  * batch-means method. A change is "beyond noise" when p < 0.05.
  */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -152,6 +153,37 @@ static size_t batch_means(const struct metric_acc *a, double *out)
 	return n;
 }
 
+/* a recording's sampler parameters in words: "every 1 s for 120 s, cgroup X, CPU counters" */
+static void sampler_cell(struct report_section *s, const char *params)
+{
+	cJSON *p = params ? cJSON_Parse(params) : NULL;
+	const cJSON *iv = cJSON_GetObjectItem(p, "interval_s"), *du = cJSON_GetObjectItem(p, "duration_s");
+	const cJSON *cg = cJSON_GetObjectItem(p, "cgroup"), *pid = cJSON_GetObjectItem(p, "pid");
+	const cJSON *cpu = cJSON_GetObjectItem(p, "cpu_counters");
+	char buf[512];
+	size_t n = 0;
+
+	if (!cJSON_IsObject(p)) {
+		report_cell(s, "%s", params ? params : REPORT_NOT_RECORDED);
+		cJSON_Delete(p);
+		return;
+	}
+	buf[0] = '\0';
+#define PUT(...) do { if (n < sizeof(buf)) n += (size_t)snprintf(buf + n, sizeof(buf) - n, __VA_ARGS__); } while (0)
+	if (cJSON_IsNumber(iv))
+		PUT("every %g s", iv->valuedouble);
+	if (cJSON_IsNumber(du) && du->valuedouble > 0)
+		PUT("%sfor %g s", n ? " " : "", du->valuedouble);
+	if (cJSON_IsString(cg) && *cg->valuestring)
+		PUT("%scgroup %s", n ? ", " : "", cg->valuestring);
+	if (cJSON_IsNumber(pid) && pid->valuedouble > 0)
+		PUT("%spid %.0f", n ? ", " : "", pid->valuedouble);
+	PUT("%s%s", n ? ", " : "", cJSON_IsFalse(cpu) ? "no CPU counters" : "CPU counters");
+#undef PUT
+	report_cell(s, "%s", buf);
+	cJSON_Delete(p);
+}
+
 /* The two recordings side by side: one row per fact. */
 static void recordings_table(struct report *rep, const struct recording *a, const struct recording *b)
 {
@@ -184,9 +216,9 @@ static void recordings_table(struct report *rep, const struct recording *a, cons
 	report_cell(s, "kernel");
 	for (int i = 0; i < 2; i++)
 		report_cell(s, "%s", r[i]->ri.kernel[0] ? r[i]->ri.kernel : REPORT_NOT_RECORDED);
-	report_cell(s, "sampler parameters");
+	report_cell(s, "sampler");
 	for (int i = 0; i < 2; i++)
-		report_cell(s, "%s", r[i]->ri.params ? r[i]->ri.params : REPORT_NOT_RECORDED);
+		sampler_cell(s, r[i]->ri.params);
 	if (strcmp(a->ri.hostname, b->ri.hostname) || strcmp(a->ri.kernel, b->ri.kernel))
 		report_note(s, "the two recordings come from different hosts or kernels: the comparison is weak");
 }
@@ -214,18 +246,21 @@ static void compare_table(struct report *rep, const struct recording *a, const s
 		na = batch_means(&a->m[m], xa);
 		nb = batch_means(&b->m[m], xb);
 		ok = na >= 2 && nb >= 2 && stats_welch(xb, nb, xa, na, 0.95, &w, NULL) == 0;
+		/* bytes read as MiB; the test is scale-free */
+		double k = !strcmp(metrics[m].unit, "bytes") ? 1.0 / 1048576 : 1;
+
 		report_cell(s, "%s", metrics[m].label);
-		report_cell(s, "%s", metrics[m].unit);
-		report_cell_num(s, ma);
-		report_cell_num(s, mb);
-		report_cell_num(s, mb - ma);
+		report_cell(s, "%s", k != 1 ? "MiB" : metrics[m].unit);
+		report_cell_num(s, ma * k);
+		report_cell_num(s, mb * k);
+		report_cell_num(s, (mb - ma) * k);
 		if (isfinite(ma) && isfinite(mb) && ma != 0)
 			report_cell(s, "%+.1f%%", (mb - ma) / fabs(ma) * 100);
 		else
 			report_cell(s, "-");
 		if (ok && w.flag == STATS_WELCH_OK)
-			report_cell(s, "%s .. %s", report_num(w.ci_low, b1, sizeof(b1)),
-				    report_num(w.ci_high, b2, sizeof(b2)));
+			report_cell(s, "%s .. %s", report_num(w.ci_low * k, b1, sizeof(b1)),
+				    report_num(w.ci_high * k, b2, sizeof(b2)));
 		else
 			report_cell(s, "-");
 		report_cell_num(s, ok ? w.p : NAN);
@@ -371,10 +406,33 @@ int report_build_compare(struct store *st, int64_t before, int64_t after,
 	return 0;
 }
 
-#define CHANGES_MAX 64
+/*
+ * A cell of the settings diff shows at most a setting value's width: a
+ * resource row (a boot-time file) holds the file's whole old content, and
+ * the table shows its start, as it always has.
+ */
+#define CELL_MAX ((int)SETTING_VALUE_MAX - 1)
+
+/* params.who of a change run: the login and, through sudo, who ran sudo */
+static void change_who(struct report_section *s, const char *params)
+{
+	cJSON *p = params ? cJSON_Parse(params) : NULL, *who = cJSON_GetObjectItem(p, "who");
+	const cJSON *user = cJSON_GetObjectItem(who, "user"), *sudo = cJSON_GetObjectItem(who, "sudo_user");
+	const cJSON *uid = cJSON_GetObjectItem(who, "uid");
+
+	if (cJSON_IsString(user) && cJSON_IsString(sudo))
+		report_fact(s, "who", "%s (through sudo, as %s)", sudo->valuestring, user->valuestring);
+	else if (cJSON_IsString(user))
+		report_fact(s, "who", "%s", user->valuestring);
+	else if (cJSON_IsNumber(uid))
+		report_fact(s, "who", "uid %.0f", uid->valuedouble);
+	else	/* an apply from before swaptune recorded it: say so rather than guess */
+		report_fact(s, "who", "%s", REPORT_NOT_RECORDED " (this apply predates the record of its user)");
+	cJSON_Delete(p);
+}
 
 static void change_sections(struct report *rep, const struct store_run_full *ri,
-			    const struct store_change_row *c, int n, int64_t snap, const char *snap_reason)
+			    const struct store_change *c, int n, int64_t snap, const char *snap_reason)
 {
 	static const char *const cols[] = { "setting", "before", "after", "state", "temporary", "at" };
 	struct report_section *s = report_add(rep, REPORT_FACTS, "change", "Change");
@@ -384,8 +442,7 @@ static void change_sections(struct report *rep, const struct store_run_full *ri,
 	report_fact(s, "status", "%s", ri->status);
 	report_fact_opt(s, "when", ri->started_at);
 	report_fact_opt(s, "finished", ri->ended_at);
-	/* apply records its process, not its login: say so rather than guess */
-	report_fact(s, "who", "%s", REPORT_NOT_RECORDED " (the store keeps the process, not the user)");
+	change_who(s, ri->params);
 	if (ri->pid)
 		report_fact(s, "process", "pid %d", ri->pid);
 	report_fact_opt(s, "hostname", ri->hostname);
@@ -395,10 +452,10 @@ static void change_sections(struct report *rep, const struct store_run_full *ri,
 	t = report_add(rep, REPORT_TABLE, "settings", "Settings diff");
 	report_cols(t, 6, cols);
 	for (int i = 0; i < n; i++) {
-		report_cell(t, "%s%s%s", strcmp(c[i].kind, "setting") ? c[i].kind : "",
-			    strcmp(c[i].kind, "setting") ? " " : "", c[i].name);
-		report_cell(t, "%s", c[i].has_old ? c[i].old_value : "(absent)");
-		report_cell(t, "%s", c[i].has_new ? c[i].new_value : "(absent)");
+		report_cell(t, "%s%s%.*s", strcmp(c[i].kind, "setting") ? c[i].kind : "",
+			    strcmp(c[i].kind, "setting") ? " " : "", CELL_MAX, c[i].name);
+		report_cell(t, "%.*s", CELL_MAX, c[i].has_old ? c[i].old_value : "(absent)");
+		report_cell(t, "%.*s", CELL_MAX, c[i].has_new ? c[i].new_value : "(absent)");
 		report_cell(t, "%s", c[i].state);
 		report_cell(t, "%s", c[i].temporary ? "yes" : "no");
 		report_cell(t, "%s", c[i].created_at);
@@ -416,7 +473,7 @@ static void change_sections(struct report *rep, const struct store_run_full *ri,
 int report_build_change(struct store *st, int64_t apply_run, struct report **out,
 			struct st_err *e)
 {
-	struct store_change_row *c = calloc(CHANGES_MAX, sizeof(*c));
+	struct store_change *c = NULL;
 	struct store_run_full ri;
 	struct report *rep = NULL;
 	struct report_section *s;
@@ -425,8 +482,6 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 	int n = 0, r;
 
 	memset(&ri, 0, sizeof(ri));
-	if (!c)
-		return err_set(e, -ENOMEM, "out of memory");
 	if ((r = store_run_full_get(st, apply_run, &ri, e)) < 0)
 		goto out;
 	if (strcmp(ri.kind, "apply")) {
@@ -435,7 +490,7 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 				 (long long)apply_run, ri.kind);
 		goto out;
 	}
-	if ((r = store_change_rows_of_run(st, apply_run, c, CHANGES_MAX, &n, e)) < 0 ||
+	if ((r = store_changes_of_run(st, apply_run, &c, &n, e)) < 0 ||
 	    (r = store_first_snapshot_of_run(st, apply_run, &snap, reason, sizeof(reason), e)) < 0 ||
 	    (r = store_sample_run_before(st, ri.started_at, &before, e)) < 0 ||
 	    (r = store_sample_run_after(st, ri.ended_at[0] ? ri.ended_at : ri.started_at, &after, e)) < 0)

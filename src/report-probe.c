@@ -111,8 +111,41 @@ static void sh_quote(char *out, size_t len, const char *s)
 
 #define ADD(...) do { if (n < sizeof(cmd)) n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, __VA_ARGS__); } while (0)
 
-/* The command line that reruns the probe, from its stored params. */
-static void recipe(struct report *rep, const struct advice_run *run, const cJSON *par)
+/*
+ * The design as it ran: a sequential plan's looks with no budget left to cut
+ * them (--max-time 0), or the fixed rounds; its minimum effect.
+ */
+static size_t recipe_design(char *cmd, size_t len, size_t n, const cJSON *par, const cJSON *m)
+{
+	const cJSON *plan = cJSON_GetObjectItem(par, "plan"), *looks = cJSON_GetObjectItem(plan, "looks"), *l;
+	double v;
+
+	if (cJSON_IsTrue(cJSON_GetObjectItem(plan, "sequential")) && cJSON_GetArraySize(looks) > 0) {
+		bool first = true;
+
+		n += (size_t)snprintf(cmd + n, n < len ? len - n : 0, " --looks ");
+		cJSON_ArrayForEach(l, looks)
+			if (cJSON_IsNumber(l) && n < len) {
+				n += (size_t)snprintf(cmd + n, len - n, "%s%.0f", first ? "" : ",", l->valuedouble);
+				first = false;
+			}
+		if (n < len)
+			n += (size_t)snprintf(cmd + n, len - n, " --max-time 0");
+	} else if (jnum(m, "reps", NULL, &v) && n < len) {
+		n += (size_t)snprintf(cmd + n, len - n, " --reps %.0f", v);
+	}
+	if (jnum(plan, "min_effect_pct", NULL, &v) && n < len)
+		n += (size_t)snprintf(cmd + n, len - n, " --min-effect %g", v);
+	return n;
+}
+
+/*
+ * The command line that reruns the probe, from its stored params: the design
+ * as it ran and the accesses per trial the warm-up calibrated (--ops with
+ * --min-trial 0), so the rerun's own report shows the same line.
+ */
+static void recipe(struct report *rep, const struct advice_run *run, const cJSON *par,
+		   const cJSON *sum)
 {
 	struct report_section *s = report_add(rep, REPORT_TEXT, "recipe", "Recipe: rerun this probe");
 	const cJSON *w = cJSON_GetObjectItem(par, "workload"), *m = cJSON_GetObjectItem(par, "method");
@@ -147,12 +180,17 @@ static void recipe(struct report *rep, const struct advice_run *run, const cJSON
 	}
 	if (jstr(par, "baseline", NULL))
 		ADD(" --baseline %s", jstr(par, "baseline", NULL));
-	if (jnum(m, "reps", NULL, &v))
-		ADD(" --reps %.0f", v);
-	if (cJSON_IsTrue(cJSON_GetObjectItem(m, "adaptive"))) {
-		ADD(" --adaptive");
-		if (jnum(m, "max_reps", NULL, &v))
-			ADD(" --max-reps %.0f", v);
+	if (cJSON_IsObject(cJSON_GetObjectItem(par, "plan"))) {
+		n = recipe_design(cmd, sizeof(cmd), n, par, m);
+	} else {
+		/* a run from before the stored plan */
+		if (jnum(m, "reps", NULL, &v))
+			ADD(" --reps %.0f", v);
+		if (cJSON_IsTrue(cJSON_GetObjectItem(m, "adaptive"))) {
+			ADD(" --adaptive");
+			if (jnum(m, "max_reps", NULL, &v))
+				ADD(" --max-reps %.0f", v);
+		}
 	}
 	if (cJSON_IsFalse(cJSON_GetObjectItem(m, "warmup")))
 		ADD(" --no-warmup");
@@ -164,8 +202,11 @@ static void recipe(struct report *rep, const struct advice_run *run, const cJSON
 		ADD(" --memcg-limit %.0f", v);
 	if (jstr(par, "memcg", "limit_mode") && !strcmp(jstr(par, "memcg", "limit_mode"), "high"))
 		ADD(" --limit-mode high");
-	if (jnum(w, "ops", NULL, &v) && v > 0)
+	if (jnum(w, "ops", NULL, &v) && v > 0) {
 		ADD(" --ops %.0f", v);
+		if (jnum(m, "min_trial_s", NULL, &v))
+			ADD(" --min-trial 0");
+	}
 	if (jnum(m, "duration_cap_s", NULL, &v))
 		ADD(" --duration %.0fs", v);
 	if (jnum(w, "zipf_theta", NULL, &v))
@@ -179,7 +220,16 @@ static void recipe(struct report *rep, const struct advice_run *run, const cJSON
 	if (jstr(w, "metric_regex", NULL)) {
 		sh_quote(q, sizeof(q), jstr(w, "metric_regex", NULL));
 		ADD(" --metric-regex %s", q);
+		if (cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "primary_metric"),
+						      "higher_is_better")))
+			ADD(" --metric-lower-better");
 	}
+	if (jstr(w, "metric", NULL)) {
+		sh_quote(q, sizeof(q), jstr(w, "metric", NULL));
+		ADD(" --metric %s", q);
+	}
+	if (jstr(sum, "bypass", "mode") && !strcmp(jstr(sum, "bypass", "mode"), "emulated-zram"))
+		ADD(" --bypass-mode zram");
 	if (cJSON_IsArray(cJSON_GetObjectItem(w, "argv"))) {
 		const cJSON *a;
 
@@ -274,35 +324,82 @@ static void arms_table(struct report *rep, const struct advice_run *run,
 	}
 }
 
+/* Trials in the order they ran (seq, then row id): the raw table lists them so. */
+static int by_seq(const void *a, const void *b)
+{
+	const struct store_probe_trial *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The run's rows by the loader recommend and the probe judge from
+ * (store_probe_run_load()), into a malloc'd *t; free with trials_free()
+ * whatever it returns.
+ */
+static int trials_load(struct store *st, int64_t run_id, struct store_probe_run **t,
+		       struct st_err *e)
+{
+	int r;
+
+	if (!(*t = calloc(1, sizeof(**t))))
+		return err_set(e, -ENOMEM, "out of memory");
+	if ((r = store_probe_run_load(st, run_id, *t, e)) < 0)
+		return r;
+	qsort((*t)->trials, (*t)->n_trials, sizeof(*(*t)->trials), by_seq);
+	return 0;
+}
+
+static void trials_free(struct store_probe_run *t)
+{
+	if (t)
+		store_probe_run_free(t);
+	free(t);
+}
+
+/* The name of the arm trial x ran ("" for an arm the run does not list). */
+static const char *trial_arm(const struct store_probe_run *t, const struct store_probe_trial *x)
+{
+	for (size_t i = 0; i < t->n_arms; i++)
+		if (t->arms[i].id == x->arm_id)
+			return t->arms[i].name;
+	return "";
+}
+
 /* Values of metric key over the used trials of arm (completed, not warm-up). */
-static size_t arm_values(const struct store_trial_row *t, size_t nt, const char *arm,
-			 const char *key, double *out, size_t max)
+static size_t arm_values(const struct store_probe_run *t, const char *arm, const char *key,
+			 double *out, size_t max)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < nt && n < max; i++) {
-		if (t[i].warmup || strcmp(t[i].status, "ok") || strcmp(t[i].arm, arm))
+	for (size_t i = 0; i < t->n_trials && n < max; i++) {
+		const struct store_probe_trial *x = &t->trials[i];
+
+		if (x->warmup || strcmp(x->status, "ok") || strcmp(trial_arm(t, x), arm))
 			continue;
-		for (size_t k = 0; k < t[i].n_metrics; k++)
-			if (!strcmp(t[i].metrics[k].key, key))
-				out[n++] = t[i].metrics[k].value;
+		for (size_t k = 0; k < x->n_metrics; k++)
+			if (!strcmp(x->metrics[k].key, key))
+				out[n++] = x->metrics[k].value;
 	}
 	return n;
 }
 
 /* Distinct metric keys over all trials, sorted. */
-static size_t metric_keys(const struct store_trial_row *t, size_t nt, char (*keys)[48], size_t max)
+static size_t metric_keys(const struct store_probe_run *t, char (*keys)[48], size_t max)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < nt; i++)
-		for (size_t k = 0; k < t[i].n_metrics; k++) {
+	for (size_t i = 0; i < t->n_trials; i++)
+		for (size_t k = 0; k < t->trials[i].n_metrics; k++) {
+			const char *key = t->trials[i].metrics[k].key;
 			size_t j = 0;
 
-			while (j < n && strcmp(keys[j], t[i].metrics[k].key))
+			while (j < n && strcmp(keys[j], key))
 				j++;
 			if (j == n && n < max)
-				snprintf(keys[n++], 48, "%s", t[i].metrics[k].key);
+				snprintf(keys[n++], 48, "%s", key);
 		}
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
@@ -318,7 +415,7 @@ static size_t metric_keys(const struct store_trial_row *t, size_t nt, char (*key
 #define KEYS_MAX 96
 
 static void counters_table(struct report *rep, const struct advice_run *run,
-			   const struct store_trial_row *t, size_t nt)
+			   const struct store_probe_run *t)
 {
 	static const char *const keys[] = { "zswpin", "zswpout", "swap_ra", "swap_ra_hit",
 					    "swap_ra_wasted", "pgmajfault", "psi_some_us",
@@ -335,7 +432,7 @@ static void counters_table(struct report *rep, const struct advice_run *run,
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 		report_cell(s, "%s", keys[k]);
 		for (size_t i = 0; i < run->n_arms; i++) {
-			size_t n = arm_values(t, nt, run->arms[i].name, keys[k], x, VERDICT_TRIALS_MAX);
+			size_t n = arm_values(t, run->arms[i].name, keys[k], x, VERDICT_TRIALS_MAX);
 
 			report_cell_num(s, n ? stats_mean(x, n) : NAN);
 		}
@@ -360,7 +457,7 @@ static int diff_cmp(const void *a, const void *b)
 }
 
 static void differences_table(struct report *rep, const struct advice_run *run,
-			      const struct store_trial_row *t, size_t nt, const struct verdict_result *v)
+			      const struct store_probe_run *t, const struct verdict_result *v)
 {
 	static const char *const cols[] = { "counter", "arm", "baseline mean", "arm mean",
 					    "change", "95% CI of change", "p (Welch)" };
@@ -374,11 +471,12 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 
 	if (!keys || !rows)
 		abort();
-	report_note(s, "every per-trial metric whose mean differs from the baseline arm's, largest relative change first; Welch 95%% CI");
+	report_note(s, "every per-trial metric whose mean differs from the baseline arm's, largest relative change first; "
+		    "95%% CI of the ratio of means (Fieller, Welch df); - = unbounded (baseline mean not clear of 0)");
 	report_cols(s, 7, cols);
-	nk = base ? metric_keys(t, nt, keys, KEYS_MAX) : 0;
+	nk = base ? metric_keys(t, keys, KEYS_MAX) : 0;
 	for (size_t k = 0; k < nk; k++) {
-		size_t nb = arm_values(t, nt, base, keys[k], b, VERDICT_TRIALS_MAX);
+		size_t nb = arm_values(t, base, keys[k], b, VERDICT_TRIALS_MAX);
 
 		for (size_t i = 0; i < run->n_arms && nb; i++) {
 			struct stats_welch w;
@@ -387,7 +485,7 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 
 			if ((int)i == v->baseline)
 				continue;
-			na = arm_values(t, nt, run->arms[i].name, keys[k], a, VERDICT_TRIALS_MAX);
+			na = arm_values(t, run->arms[i].name, keys[k], a, VERDICT_TRIALS_MAX);
 			if (!na)
 				continue;
 			snprintf(d->key, sizeof(d->key), "%s", keys[k]);
@@ -399,8 +497,7 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 			d->pct = d->base != 0 ? (d->mean - d->base) / fabs(d->base) * 100 : NAN;
 			d->lo = d->hi = d->p = NAN;
 			if (na >= 2 && nb >= 2 && stats_welch(a, na, b, nb, 0.95, &w, NULL) == 0) {
-				d->lo = w.ci_low_pct;
-				d->hi = w.ci_high_pct;
+				stats_welch_ratio_ci(&w, &d->lo, &d->hi);
 				d->p = w.p;
 			}
 			nr++;
@@ -425,7 +522,7 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 	free(rows);
 }
 
-static void trials_table(struct report *rep, const struct store_trial_row *t, size_t nt)
+static void trials_table(struct report *rep, const struct store_probe_run *t)
 {
 	struct report_section *s = report_add(rep, REPORT_TABLE, "trials", "Every trial (raw values)");
 	char (*keys)[48] = calloc(KEYS_MAX, 48);
@@ -434,23 +531,25 @@ static void trials_table(struct report *rep, const struct store_trial_row *t, si
 
 	if (!keys)
 		abort();
-	nk = metric_keys(t, nt, keys, KEYS_MAX);
+	nk = metric_keys(t, keys, KEYS_MAX);
 	for (size_t k = 0; k < nk; k++)
 		cols[6 + k] = keys[k];
 	report_cols(s, 6 + nk, cols);
-	for (size_t i = 0; i < nt; i++) {
-		report_cell_num(s, t[i].seq);
-		report_cell_num(s, t[i].round);
-		report_cell(s, "%s", t[i].arm);
-		report_cell(s, "%s%s", t[i].status, t[i].warmup ? " (warm-up)" : "");
-		report_cell_num(s, t[i].has_primary ? t[i].primary : NAN);
-		report_cell(s, "%s", t[i].note[0] ? t[i].note : "-");
+	for (size_t i = 0; i < t->n_trials; i++) {
+		const struct store_probe_trial *x = &t->trials[i];
+
+		report_cell_num(s, x->seq);
+		report_cell_num(s, x->round);
+		report_cell(s, "%s", trial_arm(t, x));
+		report_cell(s, "%s%s", x->status, x->warmup ? " (warm-up)" : "");
+		report_cell_num(s, x->have_primary ? x->primary : NAN);
+		report_cell(s, "%s", x->note[0] ? x->note : "-");
 		for (size_t k = 0; k < nk; k++) {
 			double v = NAN;
 
-			for (size_t j = 0; j < t[i].n_metrics; j++)
-				if (!strcmp(t[i].metrics[j].key, keys[k]))
-					v = t[i].metrics[j].value;
+			for (size_t j = 0; j < x->n_metrics; j++)
+				if (!strcmp(x->metrics[j].key, keys[k]))
+					v = x->metrics[j].value;
 			report_cell_num(s, v);
 		}
 	}
@@ -474,14 +573,13 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 {
 	struct advice_run *run = calloc(1, sizeof(*run));
 	struct verdict_result *v = calloc(1, sizeof(*v));
-	struct store_trial_row *t = NULL;
+	struct store_probe_run *t = NULL;
 	struct store_run_full ri;
 	struct verdict_opts vo;
 	struct judgement run_j;
 	struct report *rep = NULL;
 	struct report_section *s;
 	cJSON *sum = NULL, *par = NULL;
-	size_t nt = 0;
 	char title[128];
 	int r;
 
@@ -502,11 +600,11 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	if ((r = advice_load_run(st, h, run_id, NULL, run, e)) < 0)
 		goto out;
 	verdict_opts_init(&vo);
-	if ((r = advice_judge(run, -1, v, &run_j, e)) < 0) {
+	if ((r = advice_judge_pooled(st, h, run, -1, v, &run_j, NULL, e)) < 0) {
 		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);
 		goto out;
 	}
-	if ((r = store_trials_load(st, run_id, &t, &nt, e)) < 0)
+	if ((r = trials_load(st, run_id, &t, e)) < 0)
 		goto out;
 	sum = ri.summary ? cJSON_Parse(ri.summary) : NULL;
 	par = ri.params ? cJSON_Parse(ri.params) : NULL;
@@ -522,18 +620,18 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	report_fact(s, "primary metric", "%s", run->in.metric_name);
 	report_fact(s, "baseline", "%s", v->baseline >= 0 ? run->arms[v->baseline].name : "none");
 	host_facts(rep, &ri, sum, par);
-	recipe(rep, run, par);
+	recipe(rep, run, par, sum);
 	verdict_section(rep, run, v);
 	arms_table(rep, run, v);
-	counters_table(rep, run, t, nt);
-	differences_table(rep, run, t, nt, v);
-	trials_table(rep, t, nt);
+	counters_table(rep, run, t);
+	differences_table(rep, run, t, v);
+	trials_table(rep, t);
 	*out = rep;
 	r = 0;
 out:
 	cJSON_Delete(sum);
 	cJSON_Delete(par);
-	store_trials_free(t, nt);
+	trials_free(t);
 	store_run_full_free(&ri);
 	free(run);
 	free(v);
@@ -545,14 +643,13 @@ out:
 struct probe_side {
 	struct store_run_full ri;
 	struct advice_run *run;
-	struct store_trial_row *t;
-	size_t nt;
+	struct store_probe_run *t;
 };
 
 static void side_free(struct probe_side *p)
 {
 	store_run_full_free(&p->ri);
-	store_trials_free(p->t, p->nt);
+	trials_free(p->t);
 	free(p->run);
 }
 
@@ -572,7 +669,7 @@ static int side_load(struct store *st, int64_t id, struct probe_side *p, struct 
 		return err_set(e, -ENOMEM, "out of memory");
 	if ((r = advice_load_run(st, NULL, id, NULL, p->run, e)) < 0)
 		return r;
-	return store_trials_load(st, id, &p->t, &p->nt, e);
+	return trials_load(st, id, &p->t, e);
 }
 
 /* One row of a before/after comparison of x (after) against y (before). */
@@ -583,15 +680,18 @@ static void pair_cells(struct report_section *s, const double *y, size_t ny, con
 	double my = ny ? stats_mean(y, ny) : NAN, mx = nx ? stats_mean(x, nx) : NAN;
 	bool ok = nx >= 2 && ny >= 2 && stats_welch(x, nx, y, ny, 0.95, &w, NULL) == 0;
 	char b1[32], b2[32];
+	double lo = NAN, hi = NAN;
 
+	if (ok)
+		stats_welch_ratio_ci(&w, &lo, &hi);
 	report_cell_num(s, (double)ny);
 	report_cell_num(s, (double)nx);
 	report_cell_num(s, my);
 	report_cell_num(s, mx);
 	report_cell(s, "%s", isfinite(my) && isfinite(mx) && my != 0 ?
 		    pct((mx - my) / fabs(my) * 100, b1, sizeof(b1)) : "-");
-	if (ok && w.flag == STATS_WELCH_OK && isfinite(w.ci_low_pct))
-		report_cell(s, "%s .. %s", pct(w.ci_low_pct, b1, sizeof(b1)), pct(w.ci_high_pct, b2, sizeof(b2)));
+	if (ok && w.flag == STATS_WELCH_OK && isfinite(lo))
+		report_cell(s, "%s .. %s", pct(lo, b1, sizeof(b1)), pct(hi, b2, sizeof(b2)));
 	else
 		report_cell(s, "-");
 	report_cell_num(s, ok ? w.p : NAN);
@@ -669,7 +769,7 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 	s = report_add(rep, REPORT_TABLE, "counters-compared", "Per-trial counters, arm by arm");
 	report_note(s, "every per-trial metric of an arm present in both runs whose mean differs, largest relative change first");
 	report_cols(s, 10, ccols);
-	nk = metric_keys(a->t, a->nt, keys, KEYS_MAX);
+	nk = metric_keys(a->t, keys, KEYS_MAX);
 	/* largest relative change first, as in the --run table */
 	{
 		struct diff_row *rows = calloc(KEYS_MAX * VERDICT_ARMS_MAX, sizeof(*rows));
@@ -680,8 +780,8 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 		for (size_t k = 0; k < nk; k++)
 			for (size_t i = 0; i < a->run->n_arms; i++) {
 				const char *arm = a->run->arms[i].name;
-				size_t ny = arm_values(a->t, a->nt, arm, keys[k], y, VERDICT_TRIALS_MAX);
-				size_t nx = arm_values(b->t, b->nt, arm, keys[k], x, VERDICT_TRIALS_MAX);
+				size_t ny = arm_values(a->t, arm, keys[k], y, VERDICT_TRIALS_MAX);
+				size_t nx = arm_values(b->t, arm, keys[k], x, VERDICT_TRIALS_MAX);
 				double my, mx;
 
 				if (!nx || !ny || (mx = stats_mean(x, nx)) == (my = stats_mean(y, ny)))
@@ -692,8 +792,8 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 			}
 		qsort(rows, nr, sizeof(*rows), diff_cmp);
 		for (size_t i = 0; i < nr; i++) {
-			size_t ny = arm_values(a->t, a->nt, rows[i].arm, rows[i].key, y, VERDICT_TRIALS_MAX);
-			size_t nx = arm_values(b->t, b->nt, rows[i].arm, rows[i].key, x, VERDICT_TRIALS_MAX);
+			size_t ny = arm_values(a->t, rows[i].arm, rows[i].key, y, VERDICT_TRIALS_MAX);
+			size_t nx = arm_values(b->t, rows[i].arm, rows[i].key, x, VERDICT_TRIALS_MAX);
 
 			report_cell(s, "%s", rows[i].key);
 			report_cell(s, "%s", rows[i].arm);

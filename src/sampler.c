@@ -25,6 +25,14 @@ static const char *const group_names[SG_COUNT] = {
 	"vmstat", "zswap", "psi", "meminfo", "cgroup", "cpu", "derived",
 };
 
+/*
+ * Per-tick values. Not the probe's metric table (src/metric.c) though some
+ * rows read the same kernel counters: these are rates per second, percents
+ * of a tick and levels in bytes under the JSON-lines keys and Prometheus
+ * names, which are published; that table holds one trial's deltas (pages,
+ * us, ns) under the keys stored with each trial, with a direction and the
+ * advisor's costs. See the comment at metric_defs for the full reasoning.
+ */
 #define M(id, g, key, prom, integral, unit, help) { id, g, key, prom, help, integral, unit }
 static const struct sample_metric_def metrics[SM_COUNT] = {
 	M(SM_PSWPIN, SG_VMSTAT, "pswpin_pages_per_s", NULL, 0, SPU_SAME,

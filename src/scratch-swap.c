@@ -283,6 +283,22 @@ static int mark_nonrotational(struct scratch_swap *s, struct st_err *e)
 	return 0;
 }
 
+/* The start of both creators: s cleared for kind, size rounded down to pages; live hosts only. */
+static int scratch_begin(struct scratch_swap *s, const struct host *h,
+			 const struct change_log *log, enum scratch_swap_kind kind,
+			 uint64_t size_bytes, const char *what, struct st_err *e)
+{
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+
+	memset(s, 0, sizeof(*s));
+	s->h = h;
+	change_log_copy(&s->log, log);
+	s->kind = kind;
+	s->loop_fd = -1;
+	s->size_bytes = size_bytes / ps * ps;
+	return need_live(h, what, e);
+}
+
 int scratch_swap_create_loop(struct scratch_swap *s, const struct host *h,
 			     const struct change_log *log, const char *dir,
 			     uint64_t size_bytes, struct st_err *e)
@@ -293,13 +309,7 @@ int scratch_swap_create_loop(struct scratch_swap *s, const struct host *h,
 	struct stat fst;
 	int fd, r;
 
-	memset(s, 0, sizeof(*s));
-	s->h = h;
-	change_log_copy(&s->log, log);
-	s->kind = SCRATCH_SWAP_LOOP;
-	s->loop_fd = -1;
-	s->size_bytes = size_bytes / ps * ps;
-	if ((r = need_live(h, "make scratch swap", e)) < 0)
+	if ((r = scratch_begin(s, h, log, SCRATCH_SWAP_LOOP, size_bytes, "make scratch swap", e)) < 0)
 		return r;
 	r = usable_dir(dir, why, sizeof(why));
 	if (r < 0)
@@ -398,13 +408,7 @@ int scratch_swap_create_zram(struct scratch_swap *s, const struct host *h,
 	uint64_t disksize = 0;
 	int fd, r;
 
-	memset(s, 0, sizeof(*s));
-	s->h = h;
-	change_log_copy(&s->log, log);
-	s->kind = SCRATCH_SWAP_ZRAM;
-	s->loop_fd = -1;
-	s->size_bytes = size_bytes / ps * ps;
-	if ((r = need_live(h, "set up zram", e)) < 0)
+	if ((r = scratch_begin(s, h, log, SCRATCH_SWAP_ZRAM, size_bytes, "set up zram", e)) < 0)
 		return r;
 	snprintf(s->dev, sizeof(s->dev), "/dev/" ZRAM_DEV);
 	zram_rel(s->dev, "disksize", rel, sizeof(rel));

@@ -75,7 +75,7 @@ static int read_rows(struct store *st, sqlite3_stmt *stmt, struct store_change *
 	if (r != SQLITE_DONE) {
 		free(v);
 		*n = 0;
-		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+		return store_db_err(st, e);
 	}
 	*rows = v;
 	return 0;

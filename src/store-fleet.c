@@ -16,7 +16,7 @@
 
 static int db_err(struct store *st, struct st_err *e)
 {
-	return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+	return store_db_err(st, e);
 }
 
 static const char *col_str(sqlite3_stmt *s, int i)

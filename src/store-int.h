@@ -20,6 +20,13 @@ int migrations_apply(struct store *st, struct st_err *e);
  */
 int store_sqlite_err(struct store *st, int rc, const char *msg, struct st_err *e);
 
+/*
+ * The store's error for the last failed call on st->db: -ENOSPC "the disk
+ * is full" (exit 1) when the filesystem under the store is full, else -EIO
+ * with SQLite's message.
+ */
+int store_db_err(struct store *st, struct st_err *e);
+
 /* Run a statement without results (BEGIN, COMMIT, ...). */
 int store_exec(struct store *st, const char *sql, struct st_err *e);
 /* Prepare with an error message naming the store. */

@@ -22,7 +22,7 @@ static const char *col_text(sqlite3_stmt *stmt, int i)
 
 static int db_error(struct store *st, struct st_err *e)
 {
-	return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+	return store_db_err(st, e);
 }
 
 int store_probe_latest_run(struct store *st, int64_t *run_id, struct st_err *e)
@@ -332,4 +332,59 @@ int store_run_set_params(struct store *st, int64_t run_id, const char *params_js
 	r = store_step_done(st, stmt, e);
 	sqlite3_finalize(stmt);
 	return r;
+}
+
+int store_probe_earlier(struct store *st, int64_t run_id, struct store_probe_earlier **rows,
+			size_t *n, struct st_err *e)
+{
+	struct store_probe_earlier *v = NULL;
+	size_t cap = 0;
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st, "SELECT id, status, params FROM runs WHERE kind = 'probe' AND id < ?1"
+			      " ORDER BY id", &stmt, e);
+
+	*rows = NULL;
+	*n = 0;
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (*n == cap) {
+			struct store_probe_earlier *nv = realloc(v, (cap ? cap * 2 : 8) * sizeof(*v));
+
+			if (!nv) {
+				r = err_set(e, -ENOMEM, "out of memory");
+				goto fail;
+			}
+			v = nv;
+			cap = cap ? cap * 2 : 8;
+		}
+		v[*n].id = sqlite3_column_int64(stmt, 0);
+		snprintf(v[*n].status, sizeof(v[*n].status), "%s", col_text(stmt, 1));
+		v[*n].params = strdup(col_text(stmt, 2));
+		if (!v[*n].params) {
+			r = err_set(e, -ENOMEM, "out of memory");
+			goto fail;
+		}
+		(*n)++;
+	}
+	if (r != SQLITE_DONE) {
+		r = db_error(st, e);
+		goto fail;
+	}
+	sqlite3_finalize(stmt);
+	*rows = v;
+	return 0;
+fail:
+	sqlite3_finalize(stmt);
+	store_probe_earlier_free(v, *n);
+	*n = 0;
+	return r;
+}
+
+void store_probe_earlier_free(struct store_probe_earlier *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(rows[i].params);
+	free(rows);
 }

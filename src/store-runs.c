@@ -27,11 +27,13 @@ static const char *col_text(sqlite3_stmt *stmt, int i)
 
 static int db_error(struct store *st, struct st_err *e)
 {
-	return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+	return store_db_err(st, e);
 }
 
 int store_runs_settle_confirms(struct store *st, struct st_err *e)
 {
+	if (st->readonly)	/* nothing can be settled; the next writable open does it */
+		return 0;
 	return store_exec(st,
 		"UPDATE runs SET status = 'reverted',"
 		" ended_at = coalesce(ended_at, strftime('%Y-%m-%dT%H:%M:%fZ','now'))"
@@ -282,4 +284,49 @@ int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapsh
 	}
 	*rows = v;
 	return 0;
+}
+
+int store_runs_end_orphans(struct store *st, const char *machine_id, const char *boot_id,
+			   store_pid_alive_fn alive, int *ended, struct st_err *e)
+{
+	int64_t ids[64];
+	sqlite3_stmt *stmt;
+	int n = 0, rc, r;
+
+	*ended = 0;
+	r = store_prepare(st,
+		"SELECT id, coalesce(pid, 0), coalesce(boot_id, '') FROM runs"
+		" WHERE status = 'running' AND (machine_id IS NULL OR machine_id = ?1)"
+		" ORDER BY id LIMIT 64", &stmt, e);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, machine_id, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		int pid = sqlite3_column_int(stmt, 1);
+		const char *boot = col_text(stmt, 2);
+
+		/* an earlier boot's process is gone; this boot's only when its pid is */
+		if ((boot[0] && boot_id[0] && strcmp(boot, boot_id)) || (pid > 0 && !alive(pid)))
+			ids[n++] = sqlite3_column_int64(stmt, 0);
+	}
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_DONE)
+		return db_error(st, e);
+	if (!n || st->readonly)
+		return 0;
+	r = store_prepare(st,
+		"UPDATE runs SET status = 'interrupted',"
+		" ended_at = coalesce(ended_at, strftime('%Y-%m-%dT%H:%M:%fZ','now'))"
+		" WHERE id = ?1 AND status = 'running'", &stmt, e);
+	if (r < 0)
+		return r;
+	for (int i = 0; i < n && r == 0; i++) {
+		sqlite3_reset(stmt);
+		sqlite3_bind_int64(stmt, 1, ids[i]);
+		r = store_step_done(st, stmt, e);
+		if (r == 0)
+			*ended += sqlite3_changes(st->db);
+	}
+	sqlite3_finalize(stmt);
+	return r;
 }

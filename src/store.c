@@ -5,6 +5,7 @@
  * in store-runs.c.
  */
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,36 @@ static bool denied_errno(int err)
 }
 
 /*
+ * Whether SQLite failed because the filesystem under the store is full:
+ * SQLITE_FULL, or an I/O error (the WAL index, a sync) whose errno says so.
+ */
+static bool disk_full(struct store *st, int rc)
+{
+	int sys = st->db ? sqlite3_system_errno(st->db) : 0;
+
+	return (rc & 0xff) == SQLITE_FULL ||
+	       ((rc & 0xff) == SQLITE_IOERR && (sys == ENOSPC || sys == EDQUOT)) ||
+	       (st->disk_full && (rc & 0xff) == SQLITE_READONLY);
+}
+
+static int disk_full_err(struct store *st, struct st_err *e)
+{
+	return err_set_exit(e, -ENOSPC, ST_EXIT_RUNTIME,
+			    "database %s: the disk is full (no space left on its filesystem);"
+			    " free space there and run again", st->path);
+}
+
+int store_db_err(struct store *st, struct st_err *e)
+{
+	int rc = st->db ? sqlite3_extended_errcode(st->db) : SQLITE_ERROR;
+
+	if (disk_full(st, rc))
+		return disk_full_err(st, e);
+	return err_set(e, -EIO, "database %s: %s", st->path,
+		       st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+}
+
+/*
  * The store's status for an SQLite result: busy beyond the timeout and
  * damaged content are failures (exit 1), not a missing permission (exit 3).
  */
@@ -73,6 +104,8 @@ int store_sqlite_err(struct store *st, int rc, const char *msg, struct st_err *e
 {
 	const char *m = msg ? msg : st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
 
+	if (disk_full(st, rc))
+		return disk_full_err(st, e);
 	switch (rc & 0xff) {
 	case SQLITE_BUSY: case SQLITE_LOCKED:
 		return err_set_exit(e, -EAGAIN, ST_EXIT_RUNTIME,
@@ -227,6 +260,49 @@ static int open_readonly(struct store *st, struct st_err *e)
 	return 0;
 }
 
+/*
+ * The store's disk is full: read what is there without writing anything.
+ * A WAL store opened afresh needs room for its -shm index, so the file is
+ * opened immutable (no index, no locks), and only when no commit waits in
+ * its -wal file (an immutable read would not see it). Writes fail with the
+ * disk-full error; when the store cannot be read so, the open fails with it
+ * (never an empty store in its place).
+ */
+static int open_full_readonly(struct store *st, struct st_err *e)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char uri[PATH_MAX * 3 + 32];
+	size_t o = 0;
+
+	struct stat sb;
+
+	st->readonly = st->disk_full = true;
+	/* commits still in the WAL would be invisible to an immutable read */
+	snprintf(uri, sizeof(uri), "%s-wal", st->path);
+	if (stat(uri, &sb) == 0 && sb.st_size > 0)
+		return disk_full_err(st, e);
+	o += (size_t)snprintf(uri, sizeof(uri), "file:");
+	for (const char *p = st->path; *p && o + 4 < sizeof(uri); p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (isalnum(c) || strchr("/-._~", c)) {
+			uri[o++] = (char)c;
+		} else {
+			uri[o++] = '%';
+			uri[o++] = hex[c >> 4];
+			uri[o++] = hex[c & 15];
+		}
+	}
+	snprintf(uri + o, sizeof(uri) - o, "?immutable=1");
+	if (sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+			    SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_FULLMUTEX, NULL) == SQLITE_OK &&
+	    store_schema_version(st) == migrations_latest() &&
+	    store_exec(st, "PRAGMA foreign_keys=ON", NULL) == 0)
+		return 0;
+	store_close(st);
+	return disk_full_err(st, e);
+}
+
 int store_open(struct store *st, const char *path, struct st_err *e)
 {
 	int rc, r;
@@ -250,6 +326,10 @@ int store_open(struct store *st, const char *path, struct st_err *e)
 		return r;
 	}
 	r = configure(st, e);
+	if (r == -ENOSPC) {
+		store_close(st);
+		return open_full_readonly(st, e);
+	}
 	if (r < 0) {
 		store_close(st);
 		return r;
@@ -302,7 +382,8 @@ int store_exec(struct store *st, const char *sql, struct st_err *e)
 
 	if (rc != SQLITE_OK) {
 		int r = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_CORRUPT ||
-			(rc & 0xff) == SQLITE_NOTADB ? store_sqlite_err(st, rc, msg, e) :
+			(rc & 0xff) == SQLITE_NOTADB || disk_full(st, rc) ?
+			store_sqlite_err(st, rc, msg, e) :
 			err_set(e, -EIO, "database %s: %s", st->path, msg ? msg : "error");
 
 		sqlite3_free(msg);
@@ -315,7 +396,7 @@ int store_prepare(struct store *st, const char *sql, sqlite3_stmt **stmt,
 		  struct st_err *e)
 {
 	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK)
-		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+		return store_db_err(st, e);
 	return 0;
 }
 
@@ -324,7 +405,7 @@ int store_step_done(struct store *st, sqlite3_stmt *stmt, struct st_err *e)
 	int rc = sqlite3_step(stmt);
 
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+		return store_db_err(st, e);
 	return 0;
 }
 
@@ -359,7 +440,7 @@ int store_register_host(struct store *st, const char *machine_id,
 	if (sqlite3_step(stmt) == SQLITE_ROW)
 		st->host_id = sqlite3_column_int64(stmt, 0);
 	else
-		r = err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+		r = store_db_err(st, e);
 	sqlite3_finalize(stmt);
 	return r;
 }
@@ -441,7 +522,7 @@ int store_runs_recent(struct store *st, const char *kind, struct store_run_row *
 	}
 	sqlite3_finalize(stmt);
 	if (r != SQLITE_DONE && r != SQLITE_ROW)
-		return err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+		return store_db_err(st, e);
 	return 0;
 }
 

@@ -13,11 +13,21 @@
 # be found every time (the zswap arm's comparison crosses its bound; the
 # verdict itself may be held back by a cost guardrail, which is printed).
 #
+# Known effect: KNOWN_RUNS probes (cmd workload tests/helpers/known-effect,
+# which does 10 % more CPU work when vm.page-cluster is 3: pc0 is +10.0 %
+# better than pc3 by construction; fixed design of KNOWN_REPS rounds) must
+# each detect pc0 as better (the comparison crosses, the effect positive),
+# and the 95 % interval must cover +10 % in all but at most one of them.
+# Verdicts are each run's own (recommend's replication.own_verdict): the runs
+# of one recipe here are replications, and the pooled verdict of the k-th
+# is a different, stricter question (tests/sim -P measures that one).
+#
 # Needs root; waits for another probe to finish. Prints one line per run and
 # a summary, and exits 0 when both criteria hold, 1 when not, 77 to skip.
 # Environment: SWAPTUNE (binary), AA_RUNS (60), AA_MAX_CHANGE (3), AB_RUNS (3),
 # WS (64M working set), LIMIT (32M memcg limit), DESIGN_ARGS (""), WORKLOAD
-# (anon-random), KEEP_DB (path: keep the store there).
+# (anon-random), KEEP_DB (path: keep the store there), KNOWN_RUNS (5),
+# KNOWN_REPS (10), KNOWN_EFFECT (the helper binary).
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 SWAPTUNE=${SWAPTUNE:-$TOP/swaptune}
 AA_RUNS=${AA_RUNS:-60}
@@ -27,8 +37,12 @@ WS=${WS:-64M}
 LIMIT=${LIMIT:-32M}
 DESIGN_ARGS=${DESIGN_ARGS:-}
 WORKLOAD=${WORKLOAD:-anon-random}
+KNOWN_RUNS=${KNOWN_RUNS:-5}
+KNOWN_REPS=${KNOWN_REPS:-10}
+KNOWN_EFFECT=${KNOWN_EFFECT:-$TOP/build/helpers/known-effect}
 
 [ "$(id -u)" -eq 0 ] || { echo "calibration needs root (it runs probes)"; exit 77; }
+[ "$KNOWN_RUNS" -eq 0 ] || [ -x "$KNOWN_EFFECT" ] || { echo "calibration needs $KNOWN_EFFECT (make build/helpers/known-effect)"; exit 77; }
 [ -d /sys/module/zswap/parameters ] || { echo "zswap is not in this kernel"; exit 77; }
 command -v python3 >/dev/null 2>&1 || { echo "calibration needs python3 to read the verdicts"; exit 77; }
 dir=$(mktemp -d /tmp/swaptune-calibrate.XXXXXX)
@@ -38,10 +52,12 @@ db=${KEEP_DB:-$dir/db}
 
 # probe ARGS...: run one probe, waiting while another holds the lock; prints the run id
 probe() {
+	probe_any --workload "$WORKLOAD" --working-set "$WS" --memcg-limit "$LIMIT" $DESIGN_ARGS "$@"
+}
+probe_any() {
 	tries=0
 	while :; do
-		"$SWAPTUNE" --db "$db" probe --yes --json --workload "$WORKLOAD" --working-set "$WS" \
-			--memcg-limit "$LIMIT" $DESIGN_ARGS "$@" >"$dir/probe.json" 2>"$dir/probe.err"
+		"$SWAPTUNE" --db "$db" probe --yes --json "$@" >"$dir/probe.json" 2>"$dir/probe.err"
 		rc=$?
 		if [ $rc -eq 3 ] && grep -q 'is changing this host' "$dir/probe.err"; then
 			tries=$((tries + 1))
@@ -63,8 +79,12 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 arm = {a["name"]: a for a in d["arms"]}[sys.argv[2]]
 f = lambda x: "nan" if x is None else "%.4g" % x
+own = d.get("replication", {}).get("own_verdict", d["verdict"]["kind"])
+pooled = d.get("replication", {}).get("pooled", False)
+# the run alone: its own verdict (its arm is the one it would change to)
 print(f(arm["p_welch"]), f(arm["effect_pct"]), f(arm["ci_low_pct"]), f(arm["ci_high_pct"]),
-      d["verdict"]["kind"], d["verdict"]["arm"] or "-", arm["status"])
+      own, (d["verdict"]["arm"] or "-") if not pooled or own == d["verdict"]["kind"] else "-",
+      arm["status"])
 PY
 }
 
@@ -92,8 +112,24 @@ for seed in $(seq 1 "$AB_RUNS"); do
 	printf '%4s %5s %9s %8s%% %20s %14s %s\n' "$seed" "$run" "$p" "$eff" "[$lo, $hi]" "$kind:$arm" "$status"
 done
 
+echo "Known effect: $KNOWN_RUNS runs of cmd $KNOWN_EFFECT (10 % more work at page-cluster 3: pc0 +10.0 % by construction), $KNOWN_REPS rounds"
+printf '%4s %5s %9s %9s %20s %14s %s\n' seed run p_one effect "CI" verdict status
+known_pass=0 known_cover=0
+for seed in $(seq 1 "$KNOWN_RUNS"); do
+	run=$(probe_any --workload cmd --metric-regex 'known-effect: ([0-9.]+) units' --arms pc3,pc0 \
+		--baseline pc3 --reps "$KNOWN_REPS" --memcg-limit 64M --seed "$seed" -- "$KNOWN_EFFECT" 1500 3 10) || exit 1
+	set -- $(judge "$run" pc0) || exit 1
+	p=$1 eff=$2 lo=$3 hi=$4 kind=$5 arm=$6 status=$7
+	[ "$status" = better ] && known_pass=$((known_pass + 1))
+	python3 -c "import sys; lo, hi = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if lo <= 10 <= hi else 1)" \
+		"$lo" "$hi" && known_cover=$((known_cover + 1))
+	printf '%4s %5s %9s %8s%% %20s %14s %s\n' "$seed" "$run" "$p" "$eff" "[$lo, $hi]" "$kind:$arm" "$status"
+done
+
 echo "A/A: $aa_change of $AA_RUNS said CHANGE; at most $AA_MAX_CHANGE allowed"
 echo "A/B: $ab_pass of $AB_RUNS detected zswap as faster; need $AB_RUNS"
-[ "$aa_change" -le "$AA_MAX_CHANGE" ] && [ "$ab_pass" -eq "$AB_RUNS" ] && { echo "calibration: pass"; exit 0; }
+echo "Known effect: $known_pass of $KNOWN_RUNS detected pc0 as better (need $KNOWN_RUNS); the interval covered +10 % in $known_cover (need $((KNOWN_RUNS - 1)))"
+[ "$aa_change" -le "$AA_MAX_CHANGE" ] && [ "$ab_pass" -eq "$AB_RUNS" ] && [ "$known_pass" -eq "$KNOWN_RUNS" ] &&
+	[ "$known_cover" -ge $((KNOWN_RUNS - 1)) ] && { echo "calibration: pass"; exit 0; }
 echo "calibration: FAIL"
 exit 1

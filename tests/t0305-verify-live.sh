@@ -50,7 +50,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["probe_run"] == int(sys.argv[2]), d["probe_run"]
 assert d["arm"] == "zswap" and d["baseline"] == "disk", (d["arm"], d["baseline"])
-assert d["result"] in ("holds", "holds-vetoed") and d["holds"], d["result"]
+assert d["result"] == "holds" and d["holds"], d["result"]
+assert d["replication"]["pooled"] and d["replication"]["k"] >= 2, d["replication"]
 for side in ("then", "now"):
     assert d[side]["effect_pct"] > 50, (side, d[side])
     assert d[side]["ci_low_pct"] > 2 and d[side]["p_welch"] < 0.05, (side, d[side])

@@ -50,4 +50,51 @@ ln -s ../../../pc-real "$r/proc/sys/vm/page-cluster"
 # the block device behind the swap is found through sys/class/block's relative links
 grep -q 'vdb, rotational' "$scratch/out" || fail "status lost the device found through sys/class/block links: $(cat "$scratch/out")"
 cmp -s "$scratch/outside" "$scratch/outside.orig" || fail "the outside file changed"
+# apply --persist: swaptune's boot-time files under etc/ resolve beneath the
+# tree too. etc/sysctl.d (absolute or relative link) and etc/swaptune (a link
+# to a directory outside) lead out: apply refuses, nothing outside changes,
+# the kernel file in the tree is left as it was.
+for kind in abs rel; do
+	r=$(mk persist-$kind)
+	out=$scratch/outdir-$kind
+	mkdir -p "$out"
+	echo "vm.swappiness = 7" >"$out/keep.conf"
+	rm -rf "$r/etc/sysctl.d"
+	mkdir -p "$r/etc"
+	if [ $kind = abs ]; then ln -s "$out" "$r/etc/sysctl.d"; else ln -s "../../outdir-$kind" "$r/etc/sysctl.d"; fi
+	[ -f "$r/etc/sysctl.d/keep.conf" ] || fail "the test's etc/sysctl.d link ($kind) does not reach outside"
+	ls -la "$out" >"$scratch/outdir.before"
+	pc=$(cat "$r/proc/sys/vm/page-cluster")
+	"$SWAPTUNE" --db "$scratch/p$kind.db" --sysroot "$r" apply --yes --persist page-cluster=0 \
+		>"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	[ $rc -ne 0 ] || fail "apply --persist through an escaping etc/sysctl.d ($kind link) succeeded"
+	grep -q "outside the sysroot" "$scratch/err" || fail "no clear error ($kind): $(cat "$scratch/err")"
+	ls -la "$out" >"$scratch/outdir.after"
+	cmp -s "$scratch/outdir.before" "$scratch/outdir.after" ||
+		fail "a file appeared outside the sysroot ($kind): $(ls -la "$out")"
+	[ "$(cat "$r/proc/sys/vm/page-cluster")" = "$pc" ] ||
+		fail "page-cluster changed although the persist write was refused ($kind)"
+done
+r=$(mk persist-dir)
+out=$scratch/outdir-boot
+mkdir -p "$out" "$r/etc"
+rm -rf "$r/etc/swaptune"
+ln -s "$out" "$r/etc/swaptune"
+"$SWAPTUNE" --db "$scratch/pdir.db" --sysroot "$r" apply --yes --persist vma_ra_enabled=false \
+	>"$scratch/out" 2>"$scratch/err"
+[ $? -ne 0 ] || fail "apply --persist through an escaping etc/swaptune succeeded"
+[ -z "$(ls -A "$out")" ] || fail "boot.conf written outside the sysroot: $(ls -A "$out")"
+# a link inside the tree is followed
+r=$(mk persist-inside)
+mkdir -p "$r/etc/real-sysctl.d"
+rm -rf "$r/etc/sysctl.d"
+ln -s real-sysctl.d "$r/etc/sysctl.d"
+"$SWAPTUNE" --db "$scratch/pin.db" --sysroot "$r" apply --yes --persist page-cluster=0 \
+	>"$scratch/out" 2>"$scratch/err" || fail "apply --persist through a link inside the tree: exit $?: $(cat "$scratch/err")"
+grep -q "vm.page-cluster = 0" "$r/etc/real-sysctl.d/90-swaptune.conf" 2>/dev/null ||
+	fail "the sysctl file was not written through the inside link"
+"$SWAPTUNE" --db "$scratch/pin.db" --sysroot "$r" rollback --yes >"$scratch/out" 2>"$scratch/err" ||
+	fail "rollback through a link inside the tree: exit $?: $(cat "$scratch/err")"
+[ ! -e "$r/etc/real-sysctl.d/90-swaptune.conf" ] || fail "rollback left the sysctl file"
 done_testing

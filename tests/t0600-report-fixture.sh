@@ -82,4 +82,20 @@ sqlite3 "$db" "INSERT INTO runs (id, kind, started_at, ended_at, status) VALUES 
 rep --change 9 >"$scratch/c9.txt" || fail "--change without after recording: exit $?"
 grep -q 'after: none recorded yet' "$scratch/c9.txt" || fail "--change 9 does not say what to record"
 grep -q 'swaptune sample --record --duration 10m' "$scratch/c9.txt" || fail "--change 9: no command to record"
+# every journal row of the run is listed (no cap); a boot-time file's old
+# content shows its first 63 bytes, as wide as a setting's value
+sqlite3 "$db" "WITH RECURSIVE g(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM g WHERE k < 70)
+ INSERT INTO changes (session, run_id, pid, pid_start, sysroot, kind, name, old_value, new_value,
+                      temporary, state, created_at)
+ SELECT 's-many', 9, 1, 1, '/', 'setting', printf('knob-%02d', k), '1', '2', 0, 'committed',
+        '2026-12-01T00:00:00.500Z' FROM g;
+ INSERT INTO changes (session, run_id, pid, pid_start, sysroot, kind, name, old_value, new_value,
+                      temporary, state, created_at)
+ VALUES ('s-many', 9, 1, 1, '/', 'persist-file', 'etc/sysctl.d/99-swaptune.conf',
+         'vm.page-cluster = 3 # first-line-of-a-long-file-content-that-goes-on-and-on-and-on-and-on', NULL,
+         0, 'committed', '2026-12-01T00:00:00.600Z');"
+rep --change 9 >"$scratch/c9.txt" || fail "--change 9 with 71 rows: exit $?"
+[ "$(grep -c '^  knob-[0-9][0-9] ' "$scratch/c9.txt")" -eq 70 ] || fail "--change 9 does not list all 70 setting rows"
+grep -q '^  persist-file etc/sysctl.d/99-swaptune.conf  *vm.page-cluster = 3 # first-line-of-a-long-file-content-that-go  ' \
+	"$scratch/c9.txt" || fail "--change 9: the file's old content is not clipped to 63 bytes"
 done_testing

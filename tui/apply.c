@@ -77,6 +77,8 @@ static int load_verdict(struct tui_ctx *c, struct tui_apply *a, struct st_err *e
 	struct verdict_result *v = calloc(1, sizeof(*v));
 	struct judgement *j = calloc(1, sizeof(*j));
 	const struct advice_arm *arm;
+	struct advice_pool pool;
+	bool confirmed;
 	int r;
 
 	if (!run || !v || !j) {
@@ -85,7 +87,7 @@ static int load_verdict(struct tui_ctx *c, struct tui_apply *a, struct st_err *e
 	}
 	if ((r = advice_load_run(c->st, c->h, a->run_id, NULL, run, e)) < 0)
 		goto out;
-	if ((r = advice_judge(run, -1, v, j, e)) < 0) {
+	if ((r = advice_judge_pooled(c->st, c->h, run, -1, v, j, &pool, e)) < 0) {
 		err_prefix(e, "probe run %lld", (long long)a->run_id);
 		goto out;
 	}
@@ -97,7 +99,9 @@ static int load_verdict(struct tui_ctx *c, struct tui_apply *a, struct st_err *e
 	}
 	arm = &run->arms[v->chosen];
 	/* the same rule as apply --run: the plan fixed before the data is what the error rates hold for */
-	if (j->exploratory || !j->plan.recorded || !j->r2.arms[v->chosen].min_effect_confirmed)
+	confirmed = pool.applied ? pool.rep.arms[v->chosen].ci_low_pct >= j->plan.min_effect_pct :
+		    j->r2.arms[v->chosen].min_effect_confirmed;
+	if (j->exploratory || !j->plan.recorded || !confirmed)
 		snprintf(a->refusal, sizeof(a->refusal), "the change to %s is %s", arm->name,
 			 j->exploratory ? "exploratory (judged with values other than the run's plan)" :
 			 !j->plan.recorded ? "judged without a plan stored with the run" :

@@ -227,6 +227,18 @@ static int form_validate(struct probe_state *s)
 	return bad;
 }
 
+/* "5,10,15,20,25" */
+static const char *looks_text(const struct judge_plan *p)
+{
+	static char buf[96];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < p->n_looks && n < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%u", i ? "," : "", p->looks[i]);
+	return buf;
+}
+
 /* Validate and plan; true when the probe could start (the note says what it would do). */
 static bool form_check(struct probe_state *s)
 {
@@ -245,12 +257,27 @@ static bool form_check(struct probe_state *s)
 		s->note_style = TS_BAD;
 		return false;
 	}
-	snprintf(s->note, sizeof(s->note), "plan: %u trials (%u arms x %u rounds%s), about %s; "
-		 "working set %s in a %s memcg", s->plan.trials, s->cfg.narms, s->cfg.reps,
-		 s->cfg.warmup ? " + warm-up" : "",
-		 tui_fmt_secs(s->plan.est_total_s >= 0 ? s->plan.est_total_s : s->plan.est_max_s, t, sizeof(t)),
-		 tui_fmt_bytes((double)s->cfg.wp.working_set_bytes, ws, sizeof(ws)),
-		 tui_fmt_bytes((double)s->cfg.memcg_limit_bytes, lim, sizeof(lim)));
+	tui_fmt_bytes((double)s->cfg.wp.working_set_bytes, ws, sizeof(ws));
+	tui_fmt_bytes((double)s->cfg.memcg_limit_bytes, lim, sizeof(lim));
+	if (s->cfg.plan.sequential && s->plan.max_trials > s->plan.trials) {
+		char tmax[32], cap[32];
+
+		/* the first look's trials at least, every look's at most; the budget may drop later looks */
+		snprintf(s->note, sizeof(s->note), "plan: %u to %u trials (%u arms, looks at rounds %s%s), "
+			 "about %s to %s (looks that do not fit a %s budget are dropped); working set %s in a %s memcg",
+			 s->plan.trials, s->plan.max_trials, s->cfg.narms, looks_text(&s->cfg.plan),
+			 s->cfg.warmup ? ", after a warm-up" : "",
+			 tui_fmt_secs(s->plan.est_total_s, t, sizeof(t)),
+			 tui_fmt_secs(s->plan.est_max_s, tmax, sizeof(tmax)),
+			 s->cfg.max_time_s > 0 ? tui_fmt_secs(s->cfg.max_time_s, cap, sizeof(cap)) : "unlimited",
+			 ws, lim);
+	} else {
+		snprintf(s->note, sizeof(s->note), "plan: %u trials (%u arms x %u rounds%s), about %s; "
+			 "working set %s in a %s memcg", s->plan.trials, s->cfg.narms, s->cfg.reps,
+			 s->cfg.warmup ? " + warm-up" : "",
+			 tui_fmt_secs(s->plan.est_total_s >= 0 ? s->plan.est_total_s : s->plan.est_max_s, t, sizeof(t)),
+			 ws, lim);
+	}
 	s->note_style = TS_GOOD;
 	return true;
 }
@@ -487,9 +514,14 @@ static void draw_running(struct tui_ctx *c, struct probe_state *s, WINDOW *w, in
 	pg = s->prog;
 	pthread_mutex_unlock(&s->mu);
 	wattron(w, tui_style(c, TS_TITLE));
-	tui_print_clipped(w, y++, 2, cols, "Probe running: %s, arms %s, %u round%s%s", s->val[F_WORKLOAD],
-			  s->val[F_ARMS], s->cfg.reps, s->cfg.reps == 1 ? "" : "s",
-			  s->cfg.warmup ? " + warm-up" : "");
+	if (s->cfg.plan.sequential)
+		tui_print_clipped(w, y++, 2, cols, "Probe running: %s, arms %s, looks at rounds %s%s",
+				  s->val[F_WORKLOAD], s->val[F_ARMS], looks_text(&s->cfg.plan),
+				  s->cfg.warmup ? " + warm-up" : "");
+	else
+		tui_print_clipped(w, y++, 2, cols, "Probe running: %s, arms %s, %u round%s%s", s->val[F_WORKLOAD],
+				  s->val[F_ARMS], s->cfg.reps, s->cfg.reps == 1 ? "" : "s",
+				  s->cfg.warmup ? " + warm-up" : "");
 	wattroff(w, tui_style(c, TS_TITLE));
 	y++;
 	if (pg.phase == PROBE_PHASE_TRIAL && pg.round == 0)

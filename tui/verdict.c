@@ -88,7 +88,7 @@ int tui_verdict_text(struct tui_ctx *c, int64_t run_id, struct tui_text *t, stru
 	if (r < 0)
 		goto out;
 	j = malloc(sizeof(*j));
-	r = j ? advice_judge(run, -1, v, j, e) : err_set(e, -ENOMEM, "out of memory");
+	r = j ? advice_judge_pooled(c->st, c->h, run, -1, v, j, NULL, e) : err_set(e, -ENOMEM, "out of memory");
 	free(j);
 	if (r < 0) {
 		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);

@@ -21,6 +21,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "swaptune/advisor.h"
 #include "swaptune/err.h"
@@ -59,6 +60,7 @@ struct advice_run {
 	struct verdict_input in;	/* arms in the same order */
 	struct verdict2_input in2;	/* the same trials by round, for the sequential verdict */
 	struct judge_plan plan;		/* the analysis plan stored with the run */
+	char recipe[JUDGE_RECIPE_LEN];	/* judge_recipe() of params and arms, "" if none */
 };
 
 /* The newest probe run that ended "ok" (else the newest probe run); -ENOENT if none. */
@@ -82,6 +84,58 @@ int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
  */
 int advice_judge(const struct advice_run *r, double min_effect_pct, struct verdict_result *v,
 		 struct judgement *j, struct st_err *e);
+
+/*
+ * The replication rule (advisor.h, verdict2_replicate()) applied to a
+ * loaded run: the probe runs of this host stored before it with the same
+ * recipe count as earlier replications. Each is judged alone by its own
+ * plan against this run's baseline; every one that reached its first look
+ * (and so gave a verdict, whatever it was, even if stopped later) counts in
+ * k and is pooled; a run stopped before its first look gave no verdict and
+ * is not a replication.
+ */
+struct advice_pool {
+	bool applied;			/* k >= 2: the verdict is the pooled one */
+	size_t k;			/* runs of the recipe up to and with this one */
+	size_t n_ids;
+	int64_t run_ids[VERDICT2_REPS_MAX];	/* the runs counted, oldest first, this one last */
+	size_t n_beyond;		/* older runs beyond VERDICT2_REPS_MAX, counted in k only */
+	enum verdict_kind own_kind;	/* this run judged alone */
+	int own_chosen;
+	struct verdict2_rep_result rep;
+};
+
+/*
+ * advice_judge(), then the replication rule over the earlier runs of r's
+ * recipe in st: when there are some, v's kind, chosen arm and the status of
+ * the arms concerned are the pooled verdict's, and its first reasons say
+ * which runs were pooled and that earlier runs count. pool (may be NULL)
+ * receives the details.
+ */
+int advice_judge_pooled(struct store *st, const struct host *h, const struct advice_run *r,
+			double min_effect_pct, struct verdict_result *v, struct judgement *j,
+			struct advice_pool *pool, struct st_err *e);
+
+/*
+ * verify's answer for the applied arm (index arm in the re-run, -1 none) of
+ * a re-run judged by advice_judge_pooled(): "holds" (*holds true),
+ * "vetoed", "weaker", "gone", "reversed", "oom", "inconclusive" or
+ * "no-arm". A veto by a cost guardrail, a reversal or OOM kills in the
+ * re-run itself stand (a vetoed gain never holds); otherwise, when earlier
+ * runs were pooled, the pooled comparison of the arm at the re-run's alpha_k
+ * decides: it crosses with the minimum effect confirmed (the lower bound at
+ * alpha_k clears it, as a run alone must) - holds; a pooled gain
+ * significant but not shown to reach the minimum effect - weaker;
+ * pooled-futile - gone; else inconclusive. Without
+ * pooling, the re-run's own arm status decides the same way.
+ */
+const char *advice_verify_result(const struct verdict_result *v, const struct advice_pool *p,
+				 int arm, bool *holds);
+
+/* JSON of a pool ("replication" in recommend and verify documents). */
+cJSON *advice_pool_json(const struct advice_run *r, const struct advice_pool *p);
+/* Lines for the text output (nothing when the pool was not applied). */
+void advice_pool_print(FILE *out, const struct advice_run *r, const struct advice_pool *p);
 
 /* The arm called name, or NULL. */
 const struct advice_arm *advice_run_arm(const struct advice_run *r, const char *name);

@@ -25,6 +25,7 @@ enum readahead_algo {
 struct host_facts {
 	char kernel[128];
 	char hostname[128];
+	char cpu_model[128];		/* "" when cpuinfo does not say */
 	uint64_t mem_total_bytes, mem_available_bytes;
 	uint64_t swap_total_bytes, swap_free_bytes, swap_cached_bytes;
 

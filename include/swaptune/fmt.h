@@ -1,7 +1,7 @@
 /*
  * fmt.h - units for people, used by the commands and the TUI alike: sizes
- * formatted with binary units, and parsers for the durations and sizes
- * given on the command line. No I/O.
+ * formatted with binary units, parsers for the durations and sizes given
+ * on the command line, and the one rule for numbers in JSON output. No I/O.
  */
 #ifndef SWAPTUNE_FMT_H
 #define SWAPTUNE_FMT_H
@@ -48,5 +48,9 @@ const char *fmt_printable(const char *s);
  * 12.3M, 1.2G; negative values as 0; "n/a" when !ok. Written into b.
  */
 const char *fmt_short(char *b, size_t len, bool ok, double v);
+
+/* o[key] = v; NAN and infinities are not JSON numbers: they become null. */
+struct cJSON;
+void fmt_json_num(struct cJSON *o, const char *key, double v);
 
 #endif

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "swaptune/err.h"
@@ -100,6 +102,39 @@ int host_open_error(const char *rel, int r, bool write, struct st_err *e);
  */
 int host_write(const struct host *h, const char *rel, const char *val,
 	       struct st_err *e);
+
+/*
+ * ---- ordinary files under the sysroot (host-file.c) ----
+ *
+ * For swaptune's own boot-time files under etc/ (persist.c). Every
+ * directory above rel is resolved beneath the sysroot as host_openat()
+ * resolves it: a symlink or ".." that leaves the tree gives -EXDEV (e says
+ * "resolves outside the sysroot ... refused") and nothing is read, written
+ * or removed outside it; the last component is never followed by a write.
+ */
+
+/* The temporary file host_file_replace() writes beside rel ("rel" HOST_FILE_TMP_SUFFIX). */
+#define HOST_FILE_TMP_SUFFIX ".swaptune-new"
+
+/* Read rel whole into buf (NUL-terminated). Length; -ENOENT (e untouched) if absent. */
+ssize_t host_file_get(const struct host *h, const char *rel, char *buf, size_t len,
+		      struct st_err *e);
+/* stat() of rel resolved beneath the tree (a regular file only); 0 or -errno. */
+int host_file_stat(const struct host *h, const char *rel, struct stat *st);
+/* opendir() of rel resolved beneath the tree; NULL with errno set. */
+DIR *host_file_opendir(const struct host *h, const char *rel);
+/*
+ * Create or replace rel with content: written to rel HOST_FILE_TMP_SUFFIX
+ * (created with mode, never through a symlink), fsynced, renamed over rel.
+ * The directory must exist. On failure the temporary file is removed and rel
+ * is as it was (-ENOSPC when the disk is full).
+ */
+int host_file_replace(const struct host *h, const char *rel, const char *content,
+		      mode_t mode, struct st_err *e);
+/* Remove rel (an empty directory with dir); -ENOENT (e untouched) if absent. */
+int host_file_remove(const struct host *h, const char *rel, bool dir, struct st_err *e);
+/* Make directory rel (its parent must exist); an existing one is fine. */
+int host_file_mkdir(const struct host *h, const char *rel, mode_t mode, struct st_err *e);
 
 /* ---- key/value files: /proc/vmstat, /proc/meminfo, memory.stat, debugfs ---- */
 
@@ -307,5 +342,11 @@ int host_read_machine_id(const struct host *h, char *buf, size_t len);
  * -ENOENT when absent (a captured tree without it). In host-id.c.
  */
 int host_read_boot_id(const struct host *h, char *buf, size_t len);
+
+/*
+ * The CPU's "model name" from cpuinfo under the sysroot, "" and -ENOENT when
+ * the architecture does not say (or the file is absent). In host-id.c.
+ */
+int host_read_cpu_model(const struct host *h, char *buf, size_t len);
 
 #endif

@@ -62,6 +62,22 @@ int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
 	      const struct verdict2_opts *opts, const char *baseline_used,
 	      struct judgement *j, struct verdict_result *v, struct st_err *e);
 
+/*
+ * The recipe of a probe run: what was measured and against what, without
+ * what differs from one repetition to the next. A canonical JSON of the
+ * params' workload (name, working set, command and metric, pattern
+ * parameters; the accesses per trial only when they were given rather than
+ * calibrated), the memcg limit, --min-trial, the baseline, the arm names
+ * and, when arm_settings is given, each arm's settings (an object
+ * {"arm": {"key": "value"}}) - hashed (FNV-1a 64) into 16 hex digits.
+ * Seeds, time budgets, looks, rounds, alpha and the minimum effect are not
+ * part of it: a re-run with another seed, budget or --reps is a replication
+ * of the same recipe, and changing them does not make a new one.
+ * -EBADMSG (out = "") when params is not a JSON object with a workload.
+ */
+#define JUDGE_RECIPE_LEN 17
+int judge_recipe(const char *params_json, const cJSON *arm_settings, char out[JUDGE_RECIPE_LEN]);
+
 /* JSON of a judgement: plan, look, rounds, decision, error rates, exploratory. */
 cJSON *judge_json(const struct judgement *j);
 

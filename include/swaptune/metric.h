@@ -88,10 +88,13 @@ extern const struct metric_def metric_defs[PM_COUNT];
 int metric_find(const char *key);
 
 /*
- * The verdict's primary metric from the run's primary key ("throughput_ops",
- * "wall_s", "metric") and, for "metric", its direction: sets in->metric and
- * in->metric_name (the key's label; "" for an unknown key).
+ * The verdict's metric for a run's primary key ("throughput_ops", "wall_s",
+ * "metric"; for "metric" higher_is_better gives the direction), and in
+ * *label the key's label ("" for an unknown key; static storage).
  */
+enum verdict_metric metric_primary(const char *key, bool higher_is_better, const char **label);
+
+/* metric_primary() into in->metric and in->metric_name. */
 void metric_verdict_primary(const char *key, bool higher_is_better, struct verdict_input *in);
 
 /*

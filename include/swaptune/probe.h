@@ -254,6 +254,8 @@ struct probe_result {
 	char error[ST_ERR_MSG_MAX];	/* "failed": why */
 
 	char kernel[128], hostname[128];
+	char cpu_model[128];		/* "" when cpuinfo does not say */
+	uint64_t mem_total_bytes;
 	int memcg_version;
 	char readahead[16];		/* "vma" / "cluster" during the probe */
 	char zswap_compressor[32];

@@ -26,6 +26,7 @@ struct store {
 	int64_t host_id;	/* row of this host, set by store_register_host() */
 	bool created;		/* store_open() created the file (O_EXCL) */
 	bool readonly;		/* opened without write permission: writes fail */
+	bool disk_full;		/* read-only because its disk is full: writes say so */
 	int hold_fd1;		/* 1 + fd held with a shared flock while open; 0 = none */
 	char machine_id[64];	/* recorded in every run, see store_set_identity() */
 	char boot_id[64];
@@ -40,7 +41,9 @@ int store_default_path(char *out, size_t len, struct st_err *e);
  * A new store is created O_EXCL mode 0600 (st->created), missing
  * directories 0700. Without write permission the store opens read-only
  * (st->readonly: an empty in-memory one when the file cannot be read);
- * every write then fails. A damaged file or a lock held beyond the busy
+ * every write then fails. The same when the store's disk is full
+ * (st->disk_full): reading commands still run, a write fails with -ENOSPC
+ * "the disk is full". A damaged file or a lock held beyond the busy
  * timeout is exit 1 ("is damaged", "is busy").
  */
 int store_open(struct store *st, const char *path, struct st_err *e);
@@ -321,6 +324,25 @@ int store_probe_trial_add(struct store *st, int64_t run_id, const struct store_p
 			  struct st_err *e);
 
 /*
+ * ---- replications of a probe recipe (src/store-probe.c) ----
+ *
+ * The probe runs stored before run_id (id < run_id, any status, this host's
+ * kind "probe" only: imported rows are other hosts' history), oldest first,
+ * with their params JSON, malloc'd into *rows (free with
+ * store_probe_earlier_free()). The caller picks those of the same recipe
+ * (judge_recipe()).
+ */
+struct store_probe_earlier {
+	int64_t id;
+	char status[24];
+	char *params;			/* owned, "" if none */
+};
+
+int store_probe_earlier(struct store *st, int64_t run_id, struct store_probe_earlier **rows,
+			size_t *n, struct st_err *e);
+void store_probe_earlier_free(struct store_probe_earlier *rows, size_t n);
+
+/*
  * ---- samples (store-samples.c): `sample --record` and its reader ----
  *
  * A recording is a runs row of kind "sample" (params: the sampling options
@@ -499,30 +521,6 @@ int store_run_full_get(struct store *st, int64_t run_id, struct store_run_full *
 		   struct st_err *e);
 void store_run_full_free(struct store_run_full *r);
 
-/* A trial of a probe run with its raw per-trial metrics. */
-struct store_trial_metric {
-	char key[48];
-	double value;
-};
-
-struct store_trial_row {
-	int64_t id;
-	char arm[64];
-	int round, seq;
-	bool warmup;
-	char status[16];
-	bool has_primary;
-	double primary;
-	char note[160];
-	size_t n_metrics;
-	struct store_trial_metric *metrics;	/* sorted by key */
-};
-
-/* Every trial of run_id in seq order into a malloc'd array; free with store_trials_free(). */
-int store_trials_load(struct store *st, int64_t run_id, struct store_trial_row **rows,
-		      size_t *n, struct st_err *e);
-void store_trials_free(struct store_trial_row *rows, size_t n);
-
 /*
  * Sample recordings (runs of kind "sample" with at least one sample row):
  * the newest that ended at or before `before` (ISO time), and the oldest
@@ -533,25 +531,23 @@ int store_sample_run_before(struct store *st, const char *before, int64_t *id,
 int store_sample_run_after(struct store *st, const char *after, int64_t *id,
 			   struct st_err *e);
 
-/* A journal row of a change run. */
-struct store_change_row {
-	int64_t id;
-	char kind[16];
-	char name[64];
-	char old_value[SETTING_VALUE_MAX];	/* "" with has_old false when NULL */
-	bool has_old, has_new;
-	char new_value[SETTING_VALUE_MAX];
-	char state[16];
-	bool temporary;
-	char created_at[40];
-};
-
-/* Up to max journal rows of run_id in id order. */
-int store_change_rows_of_run(struct store *st, int64_t run_id, struct store_change_row *rows,
-			 int max, int *n, struct st_err *e);
-
 /* The first snapshot of run_id (the one taken before the change); *id 0 if none. */
 int store_first_snapshot_of_run(struct store *st, int64_t run_id, int64_t *id,
 				char *reason, size_t reason_len, struct st_err *e);
+
+/* ---- runs whose process is gone (journal_repair) ---- */
+
+/* Whether this machine's process pid is still alive. */
+typedef bool (*store_pid_alive_fn)(int pid);
+/*
+ * End as "interrupted" this machine's runs still "running" whose process is
+ * gone: it was killed, or its store became unwritable (disk full) before it
+ * could end its run. A run of an earlier boot than boot_id is gone; one of
+ * this boot when alive(pid) says so. Runs of other machines and a pid that
+ * is alive again (reused) are left. Up to 64 per call; *ended counts them.
+ * Reads only when none is found (or the store is read-only).
+ */
+int store_runs_end_orphans(struct store *st, const char *machine_id, const char *boot_id,
+			   store_pid_alive_fn alive, int *ended, struct st_err *e);
 
 #endif

@@ -424,7 +424,16 @@ int workload_result_fail(struct workload_result *r, int rc, struct st_err *e);
 /* fill_anon of the anon-* workloads: every page WORKLOAD_FILL_COMPRESSIBLE. */
 void workload_fill_compressible(char *base, uint64_t npages, size_t page_size, uint64_t seed);
 
-/* run() of a workload that only touches anon pages: map, w->fill_anon, measure. */
+/*
+ * The start of run() for a workload over an anon working set: r begun, g
+ * made from p, m mapped (p->working_set_bytes) and filled by w->fill_anon,
+ * r->working_set_bytes set. m may be mapped whatever it returns: unmap it.
+ */
+int workload_anon_setup(const struct workload_info *w, const struct workload_params *p,
+			struct workload_result *r, struct workload_gen *g, struct workload_mem *m,
+			struct st_err *e);
+
+/* run() of a workload that only touches anon pages: workload_anon_setup(), measure. */
 int workload_run_anon(const struct workload_info *w, const struct workload_params *p,
 		      struct workload_result *r, struct st_err *e);
 

@@ -21,6 +21,14 @@
  * 3 % would make the CI gate a coin toss on a correct method while 3.5 %
  * still rejects any method whose false-change rate is 3 % or more with
  * high probability (and the naive one at ~20 % by far).
+ * sim -P [-A] [-n operators] [-m alone|pooled|all] [-c config] [-f pct]: the
+ * persistent operator - an A/A recipe (and, for the power column, an A/B
+ * recipe with +5 % on candidate 1) re-run up to 5 times, stopping at the
+ * first CHANGE; "alone" judges every run by itself (bad on purpose: about
+ * 1 - (1 - 0.025)^5), "pooled" judges run k >= 2 by the replication rule
+ * (verdict2_replicate(): all k runs pooled at alpha 2^-(k+3)). Gate: the
+ * one-sided 95 % Clopper-Pearson upper bound of the A/A false-change rate
+ * <= the -f gate; "alone" must fail it. -A: A/A only (no power column).
  * Exit 0 when every gated figure of the gated methods (new, naive) passes,
  * 1 when a gate fails, 2 on usage errors.
  */
@@ -291,10 +299,148 @@ static void tally_add(struct tally *t, const struct outcome *o)
 		t->invalid++;
 }
 
+/* ---- the persistent operator: re-run a recipe until it says CHANGE ---- */
+
+#define PERSIST_K	5
+
+/* One run judged alone at its planned looks; res holds the stopping look. */
+static int run_seq(const struct verdict2_design *d, const struct probe *p,
+		   struct verdict2_input *in, struct verdict2_result *res)
+{
+	for (size_t k = 0; k < d->n_looks; k++) {
+		fill_new(p, d->rounds[k], in);
+		if (verdict2_look(d, k, in, NULL, res, NULL) < 0)
+			return -1;
+		if (res->decision != VERDICT2_CONTINUE)
+			break;
+	}
+	return 0;
+}
+
+static void rep_record(const struct verdict2_result *res, size_t j, struct verdict2_rep_input *ri)
+{
+	ri->n_arms = ARMS;
+	ri->baseline = 0;
+	ri->higher_better = true;
+	for (int a = 0; a < ARMS; a++) {
+		const struct verdict2_arm_result *ar = &res->arms[a];
+		struct verdict2_rep_arm *x = &ri->arm[j][a];
+
+		x->compared = a != 0 && ar->compared;
+		x->mean_log = ar->mean_log;
+		x->se_log = ar->se_log;
+		x->df = ar->df;
+		x->n_oom = (unsigned)ar->n_oom;
+		x->n_trials = (unsigned)(res->n_rounds - ar->n_missing);
+	}
+}
+
+/*
+ * Up to PERSIST_K runs of one recipe, stopping at the first CHANGE. pooled:
+ * run k >= 2 judged by verdict2_replicate(); else every run alone. Returns
+ * the arm changed to (0 = none) and the runs used in *runs.
+ */
+static int persist_one(const struct config *c, const struct verdict2_design *d, bool ab,
+		       bool pooled, uint64_t *s, int *runs)
+{
+	static struct probe p;
+	static struct verdict2_input in;
+	static struct verdict2_result res;
+	static struct verdict2_rep_input ri;
+	struct verdict2_rep_result rr;
+
+	memset(&ri, 0, sizeof(ri));
+	for (int k = 1; k <= PERSIST_K; k++) {
+		enum verdict2_decision dec;
+		int chosen;
+
+		draw(c, ab, s, &p);
+		if (run_seq(d, &p, &in, &res) < 0)
+			return -1;
+		*runs = k;
+		rep_record(&res, (size_t)k - 1, &ri);
+		ri.k = (size_t)k;
+		dec = res.decision;
+		chosen = res.chosen;
+		if (pooled) {
+			if (verdict2_replicate(&ri, &res, d->alpha, 2.0, &rr, NULL) < 0)
+				return -1;
+			dec = rr.decision;
+			chosen = rr.chosen;
+		}
+		if (dec == VERDICT2_STOP_CHANGE)
+			return chosen;
+	}
+	return 0;
+}
+
+static const char *const persist_configs[] = { "lognormal-cv2", "lognormal-cv5", "lognormal-cv10",
+					       "drift6", "oom-q5" };
+
+/* The scenario's table; gate: pooled CP95 upper <= fc_gate; "alone" must fail it. */
+static int persist_main(const struct verdict2_design *d, unsigned n, uint64_t seed,
+			const char *only, const char *mname, double fc_gate, bool aa_only)
+{
+	int failed = 0;
+
+	printf("# persistent operator: an A/A recipe re-run up to %d times, stopping at the first "
+	       "CHANGE; %u operators per configuration, seed %llu\n", PERSIST_K, n,
+	       (unsigned long long)seed);
+	printf("# alone: every run judged by itself; pooled: run k >= 2 judged on all k runs "
+	       "pooled at alpha 2^-(k+3) (verdict2_replicate)\n");
+	printf("%-15s %-7s %9s %9s %9s %8s\n", "config", "method", "AA-chg%", "CP95up%", "AB-chg%",
+	       "AA-runs");
+	for (size_t ci = 0; ci < sizeof(persist_configs) / sizeof(persist_configs[0]); ci++) {
+		const struct config *c = NULL;
+
+		for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++)
+			if (!strcmp(configs[i].name, persist_configs[ci]))
+				c = &configs[i];
+		if (!c || (only && strcmp(only, c->name)))
+			continue;
+		for (int pooled = 0; pooled < 2; pooled++) {
+			unsigned fc = 0, ab1 = 0;
+			double runs = 0, up;
+			char note[32] = "";
+
+			if (strcmp(mname, "all") && strcmp(mname, pooled ? "pooled" : "alone"))
+				continue;
+			for (int ab = 0; ab < (aa_only ? 1 : 2); ab++) {
+				uint64_t s = seed + ci * 1000003ULL + (uint64_t)ab * 7919ULL + 17;
+
+				for (unsigned i = 0; i < n; i++) {
+					int k = 0, r = persist_one(c, d, ab, pooled, &s, &k);
+
+					if (r < 0)
+						return 2;
+					if (!ab) {
+						fc += r > 0;
+						runs += k;
+					} else {
+						ab1 += r == 1;
+					}
+				}
+			}
+			up = cp_upper(fc, n);
+			if (up > fc_gate) {
+				failed = 1;
+				strcpy(note, " FAIL:false-change");
+			}
+			printf("%-15s %-7s %9.2f %9.2f %9.2f %8.2f%s\n", c->name,
+			       pooled ? "pooled" : "alone", 100.0 * fc / n, 100 * up,
+			       aa_only ? NAN : 100.0 * ab1 / n, runs / n, note);
+		}
+	}
+	printf("gate (persistent operator): false change CP95 upper <= %.1f%%: %s\n", fc_gate * 100,
+	       failed ? "FAIL" : "pass");
+	return failed;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: sim [-n probes] [-m new|old|naive|all] [-c config] [-s seed] "
-		"[-f false-change-gate-pct]\n");
+		"[-f false-change-gate-pct]\n"
+		"       sim -P [-A] [-n operators] [-m alone|pooled|all] [-c config] [-s seed] [-f pct]\n");
 	return 2;
 }
 
@@ -312,6 +458,7 @@ int main(int argc, char **argv)
 	const char *only = NULL, *mname = "all";
 	double *pv, fc_gate = 0.03;
 	int failed = 0;
+	bool persist = false, aa_only = false;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
@@ -326,8 +473,18 @@ int main(int argc, char **argv)
 			fc_gate = strtod(argv[++i], NULL) / 100.0;
 		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "-P"))
+			persist = true;
+		else if (!strcmp(argv[i], "-A"))
+			aa_only = true;
 		else
 			return usage();
+	}
+	if (persist) {
+		if (n < 10 || (strcmp(mname, "all") && strcmp(mname, "alone") && strcmp(mname, "pooled")) ||
+		    verdict2_design_init(&d, looks, VERDICT2_DEFAULT_N_LOOKS, ARMS - 1, 0.025, NULL) < 0)
+			return usage();
+		return persist_main(&d, n, seed, only, mname, fc_gate, aa_only);
 	}
 	if (n < 10 || (strcmp(mname, "all") && strcmp(mname, "new") && strcmp(mname, "old") &&
 		       strcmp(mname, "naive")))

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <math.h>
 
 #include "swaptune/fmt.h"
 
@@ -76,10 +78,28 @@ static void test_escape(void **state)
 	assert_string_equal(fmt_printable("x\ny"), "x\\x0ay");
 }
 
+/* Finite numbers stay numbers; NAN and infinities become null, never "nan". */
+static void test_json_num(void **state)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *t;
+
+	(void)state;
+	fmt_json_num(o, "a", 1.5);
+	fmt_json_num(o, "b", NAN);
+	fmt_json_num(o, "c", -INFINITY);
+	fmt_json_num(o, "d", 0);
+	t = cJSON_PrintUnformatted(o);
+	assert_string_equal(t, "{\"a\":1.5,\"b\":null,\"c\":null,\"d\":0}");
+	cJSON_free(t);
+	cJSON_Delete(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_json_num),
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_escape),

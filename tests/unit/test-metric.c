@@ -61,6 +61,22 @@ static void test_primary(void **state)
 	assert_int_equal(in.metric, VERDICT_METRIC_LOWER_BETTER);
 }
 
+/* The probe's judge takes the metric and its label without a verdict_input. */
+static void test_primary_bare(void **state)
+{
+	const char *label = NULL;
+
+	(void)state;
+	assert_int_equal(metric_primary("throughput_ops", false, &label), VERDICT_METRIC_THROUGHPUT);
+	assert_string_equal(label, "throughput");
+	assert_int_equal(metric_primary("wall_s", true, &label), VERDICT_METRIC_WALL_TIME);
+	assert_string_equal(label, "wall time");
+	assert_int_equal(metric_primary("metric", true, &label), VERDICT_METRIC_HIGHER_BETTER);
+	assert_string_equal(label, "command metric");
+	assert_int_equal(metric_primary("no-such-key", false, &label), VERDICT_METRIC_LOWER_BETTER);
+	assert_string_equal(label, "");
+}
+
 static void test_builder(void **state)
 {
 	static struct verdict_input in;
@@ -121,6 +137,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_primary),
+		cmocka_unit_test(test_primary_bare),
 		cmocka_unit_test(test_builder),
 	};
 

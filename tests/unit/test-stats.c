@@ -249,6 +249,49 @@ static void test_welch_table(void **state)
 	}
 }
 
+/*
+ * Fieller's interval of the ratio of means: the reference values come from
+ * the quadratic solved in mpmath at 30 digits with its own t quantile
+ * (df 8.4507, t 2.28477); a zero arm gives exactly -100 %; a baseline whose
+ * mean is not clear of 0 is unbounded; constant arms give the exact ratio.
+ */
+static void test_welch_ratio_fieller(void **state)
+{
+	static const double a[] = { 105, 98, 110, 102, 107, 99 };
+	static const double b[] = { 100, 96, 104, 101, 99 };
+	static const double zeros[] = { 0, 0, 0, 0 };
+	static const double big[] = { 90000, 100000, 110000, 95000 };
+	static const double near0[] = { -5, 1, 6, -2 }, unclear[] = { 1, 10, -3, 8 };
+	static const double flat4[] = { 4, 4, 4 }, flat5[] = { 5, 5, 5 };
+	struct stats_welch w;
+	double lo, hi;
+
+	(void)state;
+	assert_int_equal(stats_welch(a, 6, b, 5, 0.95, &w, NULL), 0);
+	assert_int_equal(stats_welch_ratio_ci(&w, &lo, &hi), 0);
+	assert_true(fabs(lo - -1.7553917916347851) < 1e-9);
+	assert_true(fabs(hi - 8.93925311018448) < 1e-9);
+	/* the interval of the difference over the baseline is narrower: it ignores the baseline's error */
+	assert_true(hi - lo > w.ci_high_pct - w.ci_low_pct);
+
+	assert_int_equal(stats_welch(zeros, 4, big, 4, 0.95, &w, NULL), 0);
+	assert_int_equal(stats_welch_ratio_ci(&w, &lo, &hi), 0);
+	assert_true(fabs(lo + 100) < 1e-12 && fabs(hi + 100) < 1e-12);
+	assert_true(w.ci_low_pct < -100);	/* what the old column printed */
+
+	assert_int_equal(stats_welch(big, 4, near0, 4, 0.95, &w, NULL), 0);
+	assert_int_equal(stats_welch_ratio_ci(&w, &lo, &hi), -ERANGE);
+	assert_true(isnan(lo) && isnan(hi));
+	/* mean 4 but sd 6: not clear of 0 at 95 % */
+	assert_int_equal(stats_welch(big, 4, unclear, 4, 0.95, &w, NULL), 0);
+	assert_int_equal(stats_welch_ratio_ci(&w, &lo, &hi), -ERANGE);
+
+	assert_int_equal(stats_welch(flat5, 3, flat4, 3, 0.95, &w, NULL), 0);
+	assert_int_equal(stats_welch_ratio_ci(&w, &lo, &hi), 0);
+	assert_true(fabs(lo - 25) < 1e-12 && fabs(hi - 25) < 1e-12);
+	assert_int_equal(stats_welch_ratio_ci(NULL, &lo, &hi), -EINVAL);
+}
+
 static void test_welch_degenerate(void **state)
 {
 	static const double one[] = { 5.0 };
@@ -427,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_t_quantile),
 		cmocka_unit_test(test_welch_table),
 		cmocka_unit_test(test_welch_degenerate),
+		cmocka_unit_test(test_welch_ratio_fieller),
 		cmocka_unit_test(test_permutation_exact),
 		cmocka_unit_test(test_permutation_monte_carlo),
 		cmocka_unit_test(test_permutation_errors),

@@ -572,6 +572,53 @@ static void test_samples(void **state)
 	store_close(&st);
 }
 
+static int alive_pid = 0;
+
+static bool fake_alive(int pid)
+{
+	return pid == alive_pid;
+}
+
+/* Runs left "running" by a process that is gone end as interrupted; others stay. */
+static void test_runs_end_orphans(void **state)
+{
+	struct st_err e = {0};
+	struct store st;
+	char path[PATH_MAX];
+	int64_t live, dead, old_boot, other, done;
+	int ended = -1;
+
+	(void)state;
+	path_in(path, "orphans.db");
+	assert_int_equal(store_open(&st, path, &e), 0);
+	store_set_identity(&st, "mid", "boot2");
+	assert_int_equal(store_run_begin(&st, "probe", NULL, &live, &e), 0);
+	assert_int_equal(store_run_begin(&st, "sample", NULL, &dead, &e), 0);
+	assert_int_equal(store_run_begin(&st, "sample", NULL, &old_boot, &e), 0);
+	assert_int_equal(store_run_begin(&st, "sample", NULL, &other, &e), 0);
+	assert_int_equal(store_run_begin(&st, "apply", NULL, &done, &e), 0);
+	assert_int_equal(store_run_end(&st, done, "ok", NULL, &e), 0);
+	assert_int_equal(store_exec(&st, "UPDATE runs SET pid = 999999 WHERE id > 1", &e), 0);
+	assert_int_equal(store_exec(&st, "UPDATE runs SET pid = 4242 WHERE id = 1", &e), 0);
+	assert_int_equal(store_exec(&st, "UPDATE runs SET boot_id = 'boot1', pid = 4242 WHERE id = 3", &e), 0);
+	assert_int_equal(store_exec(&st, "UPDATE runs SET machine_id = 'other' WHERE id = 4", &e), 0);
+	alive_pid = 4242;
+
+	assert_int_equal(store_runs_end_orphans(&st, "mid", "boot2", fake_alive, &ended, &e), 0);
+	assert_int_equal(ended, 2);
+	assert_int_equal(query_int(&st, "SELECT status = 'running' FROM runs WHERE id = 1"), 1);
+	assert_int_equal(query_int(&st, "SELECT status = 'interrupted' AND ended_at IS NOT NULL"
+				   " FROM runs WHERE id = 2"), 1);
+	/* an earlier boot's run is gone even though its pid is alive now */
+	assert_int_equal(query_int(&st, "SELECT status = 'interrupted' FROM runs WHERE id = 3"), 1);
+	assert_int_equal(query_int(&st, "SELECT status = 'running' FROM runs WHERE id = 4"), 1);
+	assert_int_equal(query_int(&st, "SELECT status = 'ok' FROM runs WHERE id = 5"), 1);
+	/* a second pass finds nothing */
+	assert_int_equal(store_runs_end_orphans(&st, "mid", "boot2", fake_alive, &ended, &e), 0);
+	assert_int_equal(ended, 0);
+	store_close(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -584,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_change_run_queries),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_samples),
+		cmocka_unit_test(test_runs_end_orphans),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,330 @@
+/*
+ * advice-pool.c - replications of a probe recipe: finds the earlier probe
+ * runs of a run's recipe in the store, judges each alone, and applies the
+ * advisor's replication rule (verdict2_replicate()) so that re-running
+ * until one run says CHANGE does not work. See advice.h.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "swaptune/advice.h"
+
+/* The arm's per-run figures for the pooling, from a run judged alone. */
+static void rep_arm(const struct judgement *j, int i, struct verdict2_rep_arm *x)
+{
+	const struct verdict2_arm_result *a = &j->r2.arms[i];
+
+	memset(x, 0, sizeof(*x));
+	if (!j->judged)
+		return;
+	x->compared = a->compared && i != j->r2.baseline;
+	x->mean_log = a->mean_log;
+	x->se_log = a->se_log;
+	x->df = a->df;
+	x->n_oom = (unsigned)a->n_oom;
+	x->n_trials = (unsigned)(a->n_ok + a->n_oom + a->n_timeout + a->n_failed);
+}
+
+static int arm_named(const struct advice_run *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_arms; i++)
+		if (!strcmp(r->arms[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* An earlier run of the recipe, judged alone. */
+struct earlier {
+	int64_t id;
+	struct verdict2_rep_arm arm[VERDICT_ARMS_MAX];
+};
+
+/*
+ * Run x->id judged alone against base, its arms aligned with cur's. False
+ * when it is not a replication: not loadable, another recipe once its arms'
+ * settings are known, or stopped before its first look (it gave no verdict).
+ */
+static bool add_earlier(struct store *st, const struct host *h, const char *base,
+			const struct advice_run *cur, double min_effect_pct, struct earlier *x)
+{
+	struct advice_run *r = calloc(1, sizeof(*r));
+	struct verdict_result *v = calloc(1, sizeof(*v));
+	struct judgement *j = calloc(1, sizeof(*j));
+	bool counted = false;
+
+	if (r && v && j && advice_load_run(st, h, x->id, base, r, NULL) == 0 &&
+	    !strcmp(r->recipe, cur->recipe) &&
+	    advice_judge(r, min_effect_pct, v, j, NULL) == 0 && j->judged) {
+		counted = true;
+		for (size_t i = 0; i < cur->n_arms; i++) {
+			int k = arm_named(r, cur->arms[i].name);
+
+			if (k >= 0)
+				rep_arm(j, k, &x->arm[i]);
+		}
+	}
+	free(r);
+	free(v);
+	free(j);
+	return counted;
+}
+
+/* The pooled verdict into v: kind, chosen arm, arm statuses, first reasons. */
+static void override(const struct advice_run *r, const struct advice_pool *p,
+		     struct verdict_result *v)
+{
+	char t[VERDICT_REASON_LEN], ids[VERDICT_REASON_LEN] = "";
+	size_t off = 0, shift = 2;
+
+	for (size_t i = 0; i + 1 < p->n_ids && off < sizeof(ids); i++)
+		off += (size_t)snprintf(ids + off, sizeof(ids) - off, "%s%lld", i ? ", " : "",
+					(long long)p->run_ids[i]);
+	if (p->rep.overrode) {
+		if (v->chosen >= 0 && v->kind == VERDICT_CHANGE && v->chosen != p->rep.chosen)
+			v->arms[v->chosen].status = VERDICT_ARM_NOISY;
+		switch (p->rep.decision) {
+		case VERDICT2_STOP_CHANGE:
+			v->kind = VERDICT_CHANGE;
+			v->confidence = VERDICT_CONF_HIGH;
+			v->arms[p->rep.chosen].status = VERDICT_ARM_BETTER;
+			break;
+		case VERDICT2_STOP_KEEP:
+			v->kind = VERDICT_KEEP;
+			v->confidence = VERDICT_CONF_HIGH;
+			break;
+		default:
+			v->kind = VERDICT_INCONCLUSIVE;
+			v->confidence = VERDICT_CONF_LOW;
+		}
+		v->chosen = p->rep.chosen;
+		v->decisive = true;
+	}
+	snprintf(t, sizeof(t), "earlier runs of this recipe count: run %lld is run %zu of recipe %s "
+		 "(earlier: %s%s); this run alone says %s", (long long)r->run_id, p->k, r->recipe, ids,
+		 p->n_beyond ? " and older" : "", verdict_kind_name(p->own_kind));
+	if (v->n_reasons + shift > VERDICT_REASONS_MAX) {
+		v->n_reasons_dropped += v->n_reasons + shift - VERDICT_REASONS_MAX;
+		v->n_reasons = VERDICT_REASONS_MAX - shift;
+	}
+	memmove(&v->reasons[shift], &v->reasons[0], sizeof(v->reasons[0]) * v->n_reasons);
+	snprintf(v->reasons[0], VERDICT_REASON_LEN, "%s", p->rep.reason);
+	snprintf(v->reasons[1], VERDICT_REASON_LEN, "%s", t);
+	v->n_reasons += shift;
+}
+
+int advice_judge_pooled(struct store *st, const struct host *h, const struct advice_run *r,
+			double min_effect_pct, struct verdict_result *v, struct judgement *j,
+			struct advice_pool *pool, struct st_err *e)
+{
+	struct advice_pool local, *p = pool ? pool : &local;
+	struct store_probe_earlier *rows = NULL;
+	struct verdict2_rep_input *in = NULL;
+	struct earlier *got = NULL;
+	size_t n = 0, m = 0, first = 0, k_total;
+	char mine[JUDGE_RECIPE_LEN];
+	double alpha;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	if ((rc = advice_judge(r, min_effect_pct, v, j, e)) < 0)
+		return rc;
+	p->own_kind = v->kind;
+	p->own_chosen = v->chosen;
+	p->k = 1;
+	p->n_ids = 1;
+	p->run_ids[0] = r->run_id;
+	if (!r->recipe[0] || !j->judged || judge_recipe(r->params, NULL, mine) < 0)
+		return 0;
+	if ((rc = store_probe_earlier(st, r->run_id, &rows, &n, e)) < 0)
+		return rc;
+	/* the earlier runs whose params give this recipe (confirmed with arms on loading) */
+	{
+		size_t kept = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			char rec[JUDGE_RECIPE_LEN];
+
+			if (judge_recipe(rows[i].params, NULL, rec) == 0 && !strcmp(rec, mine))
+				rows[kept++] = rows[i];
+			else
+				free(rows[i].params);
+		}
+		n = kept;
+	}
+	got = calloc(n ? n : 1, sizeof(*got));
+	in = calloc(1, sizeof(*in));
+	if (!got || !in) {
+		rc = err_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		got[m].id = rows[i].id;
+		m += add_earlier(st, h, r->arms[v->baseline].name, r, min_effect_pct, &got[m]);
+	}
+	if (m == 0)
+		goto out;
+	k_total = m + 1;
+	if (k_total > VERDICT2_REPS_MAX) {
+		first = k_total - VERDICT2_REPS_MAX;
+		p->n_beyond = first;
+	}
+	in->k = k_total - first;
+	in->n_arms = r->n_arms;
+	in->baseline = v->baseline;
+	in->higher_better = r->in.metric == VERDICT_METRIC_THROUGHPUT ||
+			    r->in.metric == VERDICT_METRIC_HIGHER_BETTER;
+	p->n_ids = 0;
+	for (size_t i = first; i < m; i++) {
+		memcpy(in->arm[i - first], got[i].arm, sizeof(got[i].arm));
+		p->run_ids[p->n_ids++] = got[i].id;
+	}
+	for (size_t i = 0; i < r->n_arms; i++)
+		rep_arm(j, (int)i, &in->arm[in->k - 1][i]);
+	p->run_ids[p->n_ids++] = r->run_id;
+	p->k = k_total;
+	/* alpha_k of the k-th run whatever the window: alpha * 2^-(k_total - in->k) scales it */
+	alpha = ldexp(j->plan.alpha, -(int)(k_total - in->k));
+	rc = verdict2_replicate(in, &j->r2, alpha, min_effect_pct >= 0 ? min_effect_pct :
+				j->plan.min_effect_pct, &p->rep, e);
+	if (rc < 0)
+		goto out;
+	p->applied = true;
+	override(r, p, v);
+out:
+	store_probe_earlier_free(rows, n);
+	free(got);
+	free(in);
+	return rc;
+}
+
+static void add_num(cJSON *o, const char *k, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+cJSON *advice_pool_json(const struct advice_run *r, const struct advice_pool *p)
+{
+	cJSON *o = cJSON_CreateObject(), *ids, *arms;
+
+	cJSON_AddStringToObject(o, "recipe", r->recipe);
+	cJSON_AddBoolToObject(o, "pooled", p->applied);
+	cJSON_AddNumberToObject(o, "k", (double)p->k);
+	ids = cJSON_AddArrayToObject(o, "runs");
+	for (size_t i = 0; i < p->n_ids; i++)
+		cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)p->run_ids[i]));
+	cJSON_AddNumberToObject(o, "older_runs_not_listed", (double)p->n_beyond);
+	cJSON_AddStringToObject(o, "own_verdict", verdict_kind_name(p->own_kind));
+	if (!p->applied)
+		return o;
+	add_num(o, "alpha_k", p->rep.alpha_k);
+	add_num(o, "alpha_each", p->rep.alpha_each);
+	cJSON_AddStringToObject(o, "decision", verdict2_decision_name(p->rep.decision));
+	cJSON_AddStringToObject(o, "reason", p->rep.reason);
+	arms = cJSON_AddArrayToObject(o, "arms");
+	for (size_t i = 0; i < p->rep.n_arms; i++) {
+		const struct verdict2_rep_arm_result *a = &p->rep.arms[i];
+		cJSON *x;
+
+		if ((int)i == p->rep.chosen && p->rep.decision == VERDICT2_STOP_KEEP)
+			continue;
+		if (a->n_runs == 0)
+			continue;
+		x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "name", r->arms[i].name);
+		cJSON_AddNumberToObject(x, "runs_pooled", (double)a->n_runs);
+		add_num(x, "effect_pct", a->pooled.effect_pct);
+		add_num(x, "ci95_low_pct", a->pooled.ci_low_pct);
+		add_num(x, "ci95_high_pct", a->pooled.ci_high_pct);
+		add_num(x, "ci_low_pct_at_alpha_k", a->ci_low_pct);
+		add_num(x, "p_one", a->p_one);
+		add_num(x, "tau2", a->pooled.pool.tau2);
+		add_num(x, "i2", a->pooled.pool.i2);
+		cJSON_AddBoolToObject(x, "crosses", a->crosses);
+		cJSON_AddBoolToObject(x, "futile", a->futile);
+		cJSON_AddItemToArray(arms, x);
+	}
+	return o;
+}
+
+void advice_pool_print(FILE *out, const struct advice_run *r, const struct advice_pool *p)
+{
+	if (!p->applied)
+		return;
+	fprintf(out, "\nReplications: run %lld is run %zu of its recipe (%s); runs pooled:", (long long)r->run_id,
+		p->k, r->recipe);
+	for (size_t i = 0; i < p->n_ids; i++)
+		fprintf(out, " %lld", (long long)p->run_ids[i]);
+	if (p->n_beyond)
+		fprintf(out, " (and %zu older, counted)", p->n_beyond);
+	fprintf(out, "\n  Earlier runs count: run k of a recipe is judged on all k pooled, at one-sided "
+		"%.3g %% (%.3g %% per candidate); this run alone says %s.\n", 100 * p->rep.alpha_k,
+		100 * p->rep.alpha_each, verdict_kind_name(p->own_kind));
+	fprintf(out, "  %-12s %5s %9s  %-21s %9s %s\n", "arm", "runs", "pooled", "95% ci", "p", "");
+	for (size_t i = 0; i < p->rep.n_arms; i++) {
+		const struct verdict2_rep_arm_result *a = &p->rep.arms[i];
+
+		if (a->n_runs == 0)
+			continue;
+		fprintf(out, "  %-12s %5zu %+8.1f%%  [%+6.1f%%, %+6.1f%%] %9.2g %s\n", r->arms[i].name,
+			a->n_runs, a->pooled.effect_pct, a->pooled.ci_low_pct, a->pooled.ci_high_pct,
+			a->p_one, a->crosses ? "crosses" : a->futile ? "futile" : "");
+	}
+}
+
+/*
+ * How the applied arm compares now, from the re-run judged alone. A gain
+ * that a cost guardrail vetoes does not hold: the change would not have
+ * been recommended with that cost.
+ */
+static const char *alone_result(const struct verdict_result *v, int arm, bool *holds)
+{
+	*holds = false;
+	if (arm < 0)
+		return "no-arm";
+	switch (v->arms[arm].status) {
+	case VERDICT_ARM_BETTER:
+	case VERDICT_ARM_COMPLETED:
+		*holds = true;
+		return "holds";
+	case VERDICT_ARM_VETOED:
+		return "vetoed";
+	case VERDICT_ARM_BELOW_MIN:
+		return "weaker";
+	case VERDICT_ARM_EQUIVALENT:
+	case VERDICT_ARM_NO_GAIN:
+		return "gone";
+	case VERDICT_ARM_WORSE:
+		return "reversed";
+	case VERDICT_ARM_OOM_FAILED:
+		return "oom";
+	case VERDICT_ARM_NOISY:
+	case VERDICT_ARM_TOO_FEW:
+		return "inconclusive";
+	case VERDICT_ARM_BASELINE:
+		break;
+	}
+	return "inconclusive";
+}
+
+const char *advice_verify_result(const struct verdict_result *v, const struct advice_pool *p,
+				 int arm, bool *holds)
+{
+	const char *alone = alone_result(v, arm, holds);
+	const struct verdict2_rep_arm_result *a;
+
+	if (arm < 0 || !p->applied || !strcmp(alone, "vetoed") || !strcmp(alone, "reversed") ||
+	    !strcmp(alone, "oom"))
+		return alone;
+	a = &p->rep.arms[arm];
+	*holds = a->crosses && a->min_effect_confirmed;
+	if (*holds)
+		return "holds";
+	if (a->p_one < p->rep.alpha_each)
+		return "weaker";
+	return a->futile ? "gone" : "inconclusive";
+}

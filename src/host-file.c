@@ -1,0 +1,194 @@
+/*
+ * host-file.c - ordinary files under the sysroot that are not kernel files
+ * (the boot-time configuration apply --persist writes under etc/): read,
+ * stat, list, create, replace and remove them with every directory above
+ * the name resolved beneath the tree as host_openat() resolves it, so a
+ * symlink planted in the tree cannot lead a write outside it. See host.h.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "swaptune/host.h"
+
+static const char *relname(const char *rel)
+{
+	while (*rel == '/')
+		rel++;
+	return rel;
+}
+
+/*
+ * Open the directory above rel beneath the sysroot; *base points at rel's
+ * last component. Returns the directory fd or -errno (-EXDEV when the
+ * directory resolves outside the tree).
+ */
+static int parent_fd(const struct host *h, const char *rel, const char **base)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(rel, '/');
+
+	*base = slash ? slash + 1 : rel;
+	if (!**base)
+		return -EINVAL;
+	if (!slash)
+		return host_openat(h, ".", O_RDONLY | O_DIRECTORY);
+	if ((size_t)(slash - rel) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, rel, (size_t)(slash - rel));
+	dir[slash - rel] = '\0';
+	return host_openat(h, dir, O_RDONLY | O_DIRECTORY);
+}
+
+ssize_t host_file_get(const struct host *h, const char *rel, char *buf, size_t len,
+		      struct st_err *e)
+{
+	size_t off = 0;
+	ssize_t r;
+	int fd;
+
+	rel = relname(rel);
+	fd = host_openat(h, rel, O_RDONLY);
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		return -ENOENT;
+	if (fd < 0)
+		return host_open_error(rel, fd, false, e);
+	while ((r = read(fd, buf + off, len - 1 - off)) > 0) {
+		off += (size_t)r;
+		if (off + 1 >= len) {
+			close(fd);
+			return err_set(e, -EFBIG, "%s/%s: larger than %zu bytes", h->root, rel,
+				       len - 1);
+		}
+	}
+	if (r < 0) {
+		int saved = errno;
+
+		close(fd);
+		return err_set(e, -saved, "cannot read %s/%s: %s", h->root, rel, strerror(saved));
+	}
+	close(fd);
+	buf[off] = '\0';
+	return (ssize_t)off;
+}
+
+int host_file_stat(const struct host *h, const char *rel, struct stat *st)
+{
+	int fd = host_openat(h, relname(rel), O_RDONLY);
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, st) < 0) {
+		int saved = errno;
+
+		close(fd);
+		return -saved;
+	}
+	close(fd);
+	return 0;
+}
+
+DIR *host_file_opendir(const struct host *h, const char *rel)
+{
+	int fd = host_openat(h, relname(rel), O_RDONLY | O_DIRECTORY);
+	DIR *d;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	d = fdopendir(fd);
+	if (!d)
+		close(fd);
+	return d;
+}
+
+int host_file_replace(const struct host *h, const char *rel, const char *content,
+		      mode_t mode, struct st_err *e)
+{
+	char tmp[NAME_MAX + 1];
+	const char *base;
+	size_t n = strlen(content);
+	ssize_t w;
+	int dfd, fd, saved;
+
+	rel = relname(rel);
+	dfd = parent_fd(h, rel, &base);
+	if (dfd < 0)
+		return host_open_error(rel, dfd, true, e);
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s" HOST_FILE_TMP_SUFFIX, base) >= sizeof(tmp)) {
+		close(dfd);
+		return err_set(e, -ENAMETOOLONG, "%s/%s: name too long", h->root, rel);
+	}
+	/* never through a symlink planted where the temporary file goes */
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0) {
+		saved = errno;
+		close(dfd);
+		return err_set(e, -saved, "cannot create %s/%s" HOST_FILE_TMP_SUFFIX ": %s", h->root,
+			       rel, strerror(saved));
+	}
+	w = write(fd, content, n);
+	if (w < 0 || (size_t)w != n || fsync(fd) < 0) {
+		saved = w < 0 || (size_t)w == n ? errno : ENOSPC;
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+		close(dfd);
+		return err_set(e, -saved, "cannot write %s/%s: %s", h->root, rel, strerror(saved));
+	}
+	if (close(fd) < 0 || renameat(dfd, tmp, dfd, base) < 0) {
+		saved = errno;
+		unlinkat(dfd, tmp, 0);
+		close(dfd);
+		return err_set(e, -saved, "cannot put %s/%s in place: %s", h->root, rel,
+			       strerror(saved));
+	}
+	close(dfd);
+	return 0;
+}
+
+int host_file_remove(const struct host *h, const char *rel, bool dir, struct st_err *e)
+{
+	const char *base;
+	int dfd, saved;
+
+	rel = relname(rel);
+	dfd = parent_fd(h, rel, &base);
+	if (dfd == -ENOENT || dfd == -ENOTDIR)
+		return -ENOENT;
+	if (dfd < 0)
+		return host_open_error(rel, dfd, true, e);
+	if (unlinkat(dfd, base, dir ? AT_REMOVEDIR : 0) < 0) {
+		saved = errno;
+		close(dfd);
+		if (saved == ENOENT)
+			return -ENOENT;
+		return err_set(e, -saved, "cannot remove %s%s/%s: %s", dir ? "directory " : "",
+			       h->root, rel, strerror(saved));
+	}
+	close(dfd);
+	return 0;
+}
+
+int host_file_mkdir(const struct host *h, const char *rel, mode_t mode, struct st_err *e)
+{
+	const char *base;
+	int dfd, saved;
+
+	rel = relname(rel);
+	dfd = parent_fd(h, rel, &base);
+	if (dfd < 0)
+		return host_open_error(rel, dfd, true, e);
+	if (mkdirat(dfd, base, mode) < 0 && errno != EEXIST) {
+		saved = errno;
+		close(dfd);
+		return err_set(e, -saved, "cannot create directory %s/%s: %s", h->root, rel,
+			       strerror(saved));
+	}
+	close(dfd);
+	return 0;
+}

@@ -1,0 +1,59 @@
+#!/bin/sh
+# A probe report carries everything needed to rerun the probe (live host,
+# root): a small sequential probe and a small fixed-design probe; each
+# report's recipe, run as printed (sudo swaptune -> the binary under test,
+# --yes added), stores a run whose report prints the same recipe: the same
+# design (looks or rounds, minimum effect), seed, sizes and the calibrated
+# accesses per trial. The report names the CPU model, memory and the
+# swaptune version that measured it.
+. "$(dirname "$0")/lib.sh"
+
+need_probe_host
+command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
+wait_no_probe
+db=$scratch/db
+pc_before=$(cat "$PC")
+
+recipe_of() {
+	"$SWAPTUNE" --db "$db" report --run "$1" >"$scratch/report-$1.txt" || { fail "report --run $1"; return 1; }
+	sed -n '/^Recipe: rerun this probe/{n;p;q}' "$scratch/report-$1.txt" | sed 's/^  //'
+}
+last_run() { sqlite3 "$db" "SELECT max(id) FROM runs WHERE kind = 'probe'"; }
+
+for design in "--looks 2,3 --max-time 0" "--reps 2"; do
+	# shellcheck disable=SC2086
+	"$SWAPTUNE" --db "$db" probe --yes --workload anon-runs --arms pc3,pc0 --working-set 64M \
+		--memcg-limit 48M --min-trial 300ms $design >"$scratch/first.out" 2>&1 ||
+		{ fail "probe $design: $(tail -3 "$scratch/first.out")"; continue; }
+	first=$(last_run)
+	r1=$(recipe_of "$first")
+	case $r1 in
+	"sudo swaptune probe "*) ;;
+	*) fail "no recipe line in the report of run $first: '$r1'"; continue ;;
+	esac
+	for opt in --seed --ops "--min-trial 0" --min-effect --working-set --memcg-limit --run-pages; do
+		echo "$r1" | grep -q -- "$opt" || fail "recipe of run $first lacks $opt: $r1"
+	done
+	case $design in
+	--looks*) echo "$r1" | grep -q -- "--looks 2,3 --max-time 0" || fail "recipe lost the sequential plan: $r1" ;;
+	--reps*) echo "$r1" | grep -q -- "--reps 2" || fail "recipe lost the fixed design: $r1" ;;
+	esac
+	grep -qE "^  CPU model +[^ ]" "$scratch/report-$first.txt" || fail "report without the CPU model"
+	grep -q "not recorded" "$scratch/report-$first.txt" &&
+		fail "a fresh run's report says 'not recorded': $(grep 'not recorded' "$scratch/report-$first.txt")"
+	grep -qE "^  swaptune version +[0-9]" "$scratch/report-$first.txt" || fail "report without the version"
+
+	# the recipe as printed, through the shell's own word splitting and quoting
+	cmdline=$(echo "$r1" | sed "s|^sudo swaptune probe|probe --yes|")
+	eval "set -- $cmdline"
+	"$SWAPTUNE" --db "$db" "$@" >"$scratch/rerun.out" 2>&1 ||
+		{ fail "rerunning the recipe: $(tail -3 "$scratch/rerun.out")"; continue; }
+	second=$(last_run)
+	[ "$second" -gt "$first" ] || { fail "the rerun stored no run"; continue; }
+	r2=$(recipe_of "$second")
+	[ "$r1" = "$r2" ] || fail "rerun's recipe differs:
+    first:  $r1
+    rerun:  $r2"
+done
+[ "$(cat "$PC")" = "$pc_before" ] || fail "page-cluster is $(cat "$PC") after the probes, was $pc_before"
+done_testing
