@@ -236,34 +236,35 @@ out:
 /* --all: the sample recordings, with their length, for report --before/--after */
 static int history_recordings(struct cmd_ctx *ctx, cJSON *doc, long limit)
 {
-	struct store_recording_row *rows = calloc((size_t)limit, sizeof(*rows));
+	struct store_sample_run *rows = calloc((size_t)limit, sizeof(*rows));
 	cJSON *a = doc ? cJSON_AddArrayToObject(doc, "recordings") : NULL;
 	int n = 0, r;
 
 	if (!rows)
 		return err_set(&ctx->err, -ENOMEM, "out of memory");
-	r = store_recordings_recent(&ctx->store, rows, (int)limit, &n, &ctx->err);
+	r = store_sample_runs(&ctx->store, true, rows, (int)limit, &n, &ctx->err);
 	for (int i = 0; r == 0 && i < n; i++) {
 		char t1[24];
+		double duration_s = (double)rows[i].last_t_ns / 1e9;	/* from the start of sampling */
 
 		if (a) {
 			cJSON *x = cJSON_CreateObject();
 
-			cJSON_AddNumberToObject(x, "id", (double)rows[i].id);
+			cJSON_AddNumberToObject(x, "id", (double)rows[i].run_id);
 			cJSON_AddStringToObject(x, "status", rows[i].status);
 			cJSON_AddStringToObject(x, "started_at", rows[i].started_at);
 			cJSON_AddNumberToObject(x, "ticks", (double)rows[i].ticks);
-			cJSON_AddNumberToObject(x, "duration_s", rows[i].duration_s);
+			cJSON_AddNumberToObject(x, "duration_s", duration_s);
 			cJSON_AddItemToArray(a, x);
 			continue;
 		}
 		if (i == 0)
 			fprintf(ctx->out, "\nSample recordings (swaptune report --before ID --after ID):\n"
 				"%5s  %-19s  %-11s  %8s  %10s\n", "RUN", "STARTED", "STATUS", "TICKS", "DURATION");
-		fprintf(ctx->out, "%5lld  %-19s  %-11s  %8lld  %9.1fs\n", (long long)rows[i].id,
+		fprintf(ctx->out, "%5lld  %-19s  %-11s  %8lld  %9.1fs\n", (long long)rows[i].run_id,
 			fmt_printable(short_time(rows[i].started_at, t1, sizeof(t1))),
 			fmt_printable(rows[i].status),
-			(long long)rows[i].ticks, rows[i].duration_s);
+			(long long)rows[i].ticks, duration_s);
 	}
 	free(rows);
 	return r;

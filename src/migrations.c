@@ -103,6 +103,18 @@ static const char *const migrations[] = {
 	"ALTER TABLE changes ADD COLUMN boot_id TEXT;"
 	"ALTER TABLE runs ADD COLUMN machine_id TEXT;"
 	"ALTER TABLE runs ADD COLUMN boot_id TEXT;",
+	/*
+	 * 4: compact ticks: per recording the first tick of each JSON structure
+	 * (its shapes), per tick only its leaves against one (store-ticks.c).
+	 * Rows written before keep their JSON in data; a compact row has data ''.
+	 */
+	"CREATE TABLE sample_shapes ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),"
+	"  tick TEXT NOT NULL);"
+	"CREATE INDEX sample_shapes_run ON sample_shapes(run_id);"
+	"ALTER TABLE samples ADD COLUMN shape_id INTEGER REFERENCES sample_shapes(id);"
+	"ALTER TABLE samples ADD COLUMN vals BLOB;",
 };
 
 int migrations_latest(void)

@@ -2,10 +2,11 @@
  * report-compare.c - two sample recordings side by side (--before/--after)
  * and the recordings around an apply run (--change).
  *
- * Each tick's JSON is scanned once by a small reader of the sampler's own
- * fixed layout (group -> numeric leaves), not a general parser: a report
- * over a million ticks must take seconds. Per metric and recording it
- * keeps a running mean, batch means, and a downsampled series for charts.
+ * Each tick's numeric leaves are read straight from the store's values
+ * (the slots of a metric looked up once per tick structure), never parsed
+ * from JSON: a report over a million ticks must take seconds. Per metric
+ * and recording it keeps a running mean, batch means, and a downsampled
+ * series for charts.
  *
  * Noise: consecutive ticks are autocorrelated, so per-tick values overstate
  * n. Each recording is cut into up to BATCHES consecutive batches and
@@ -71,124 +72,48 @@ struct recording {
 	int64_t t_ns;			/* of the tick being read */
 	double span_ns;			/* last tick's t_ns + 1 */
 	double t_last_s;
-	uint64_t hash[NM];
+	unsigned shape;			/* the tick structure slot[] is of; 0 none yet */
+	int slot[NM];
 	struct metric_acc m[NM];
 };
 
-static uint64_t fnv(const char *g, size_t gl, const char *k, size_t kl)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < gl; i++)
-		h = (h ^ (unsigned char)g[i]) * 1099511628211ULL;
-	h = (h ^ '.') * 1099511628211ULL;
-	for (size_t i = 0; i < kl; i++)
-		h = (h ^ (unsigned char)k[i]) * 1099511628211ULL;
-	return h;
-}
-
-/* Past the string starting at the quote p. */
-static const char *skip_string(const char *p, const char *end)
-{
-	for (p++; p < end;) {
-		const char *q = memchr(p, '"', (size_t)(end - p));
-		size_t bs = 0;
-
-		if (!q)
-			return end;
-		while (q - bs > p && q[-1 - (ptrdiff_t)bs] == '\\')
-			bs++;
-		if (bs % 2 == 0)
-			return q + 1;
-		p = q + 1;
-	}
-	return end;
-}
-
-static void add_value(struct recording *r, size_t m, double v)
+/* A value of the tick in batch b and chart point pt. */
+static void add_value(struct recording *r, size_t m, double v, size_t b, size_t pt)
 {
 	struct metric_acc *a = &r->m[m];
-	/* by time, so the length need not be counted first */
-	size_t b = (size_t)((double)r->t_ns * BATCHES / r->span_ns);
-	size_t pt = (size_t)((double)r->t_ns * POINTS / r->span_ns);
 
 	a->n++;
 	a->sum += v;
-	a->bsum[b < BATCHES ? b : BATCHES - 1] += v;
-	a->bn[b < BATCHES ? b : BATCHES - 1]++;
-	a->psum[pt < POINTS ? pt : POINTS - 1] += v;
-	a->pn[pt < POINTS ? pt : POINTS - 1]++;
+	a->bsum[b] += v;
+	a->bn[b]++;
+	a->psum[pt] += v;
+	a->pn[pt]++;
 }
 
-/* Past a number, null, true or false. */
-static const char *skip_scalar(const char *p, const char *end)
-{
-	while (p < end && *p != ',' && *p != '}' && *p != ']')
-		p++;
-	return p;
-}
-
-/*
- * One tick: walk {"group":{"key":number,...},...} and keep the known
- * leaves. Only a matched leaf is converted with strtod().
- */
-static int scan_tick(void *arg, int64_t seq, int64_t t_ns, const char *p, size_t len)
+/* One tick: the known leaves, read from the stored values (slots looked up per shape). */
+static int scan_tick(const struct store_tick *t, void *arg)
 {
 	struct recording *r = arg;
-	const char *end = p + len, *g = NULL, *k;
-	size_t gl = 0;
-	int depth = 0;
+	size_t b, pt;
 
-	(void)seq;
-	r->t_ns = t_ns < 0 ? 0 : t_ns;
-	while (p < end) {
-		char c = *p;
-
-		if (c == '{') {
-			depth++;
-			p++;
-		} else if (c == '}') {
-			depth--;
-			p++;
-		} else if (c == '"') {
-			size_t kl;
-
-			k = p + 1;
-			p = skip_string(p, end);
-			kl = (size_t)(p - k - 1);
-			while (p < end && (*p == ' ' || *p == ':'))
-				p++;
-			if (p >= end)
-				break;
-			if (*p == '{') {
-				if (depth == 1) {
-					g = k;
-					gl = kl;
-				}
-			} else if (*p == '"') {
-				p = skip_string(p, end);
-			} else if (depth == 2 && g && (*p == '-' || (*p >= '0' && *p <= '9'))) {
-				uint64_t h = fnv(g, gl, k, kl);
-				size_t m = 0;
-
-				while (m < NM && r->hash[m] != h)
-					m++;
-				if (m < NM) {
-					char *e;
-
-					add_value(r, m, strtod(p, &e));
-					p = e;
-				} else {
-					p = skip_scalar(p, end);
-				}
-			} else {
-				p = skip_scalar(p, end);
-			}
-		} else {
-			p++;
-		}
+	if (r->shape != t->shape) {
+		for (size_t m = 0; m < NM; m++)
+			r->slot[m] = store_tick_slot(t, metrics[m].group, metrics[m].key);
+		r->shape = t->shape;
 	}
-	r->t_last_s = (double)t_ns / 1e9;
+	r->t_ns = (int64_t)t->t_ns < 0 ? 0 : (int64_t)t->t_ns;
+	/* by time, so the length need not be counted first */
+	b = (size_t)((double)r->t_ns * BATCHES / r->span_ns);
+	pt = (size_t)((double)r->t_ns * POINTS / r->span_ns);
+	b = b < BATCHES ? b : BATCHES - 1;
+	pt = pt < POINTS ? pt : POINTS - 1;
+	for (size_t m = 0; m < NM; m++) {
+		double v;
+
+		if (store_tick_number(t, r->slot[m], &v))
+			add_value(r, m, v, b, pt);
+	}
+	r->t_last_s = (double)(int64_t)t->t_ns / 1e9;
 	r->idx++;
 	return 0;
 }
@@ -208,11 +133,9 @@ static int load_recording(struct store *st, int64_t id, struct recording *r, str
 	if (!r->ri.has_samples)
 		return err_set_exit(e, -ENODATA, ST_EXIT_USAGE, "recording %lld has no samples",
 				    (long long)id);
-	for (size_t m = 0; m < NM; m++)
-		r->hash[m] = fnv(metrics[m].group, strlen(metrics[m].group), metrics[m].key,
-				 strlen(metrics[m].key));
 	r->span_ns = (double)r->ri.last_t_ns + 1;
-	return store_samples_each(st, id, scan_tick, r, e);
+	rc = store_samples_read(st, id, scan_tick, r, e);
+	return rc < 0 ? rc : 0;
 }
 
 static double acc_mean(const struct metric_acc *a)

@@ -1,10 +1,9 @@
 /*
  * sample-replay.c - a stored sample recording printed as it was live
- * (see replay.h): JSON lines verbatim; the 80-column table rebuilt from
- * each tick's JSON through the sampler's metric table, the Prometheus text
- * through sample_prom_format() as live.
+ * (see replay.h): JSON lines exactly as stored; the 80-column table and the
+ * Prometheus text (sample_prom_format(), as live) from the tick's leaves,
+ * looked up once per tick structure through the sampler's metric table.
  */
-#include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +20,10 @@ struct replay {
 	enum replay_mode mode;
 	FILE *out;
 	uint64_t rows;
+	const struct store_tick *tick;	/* the tick being printed */
+	unsigned shape;			/* the shape the slots below are of; 0 none yet */
+	int metric[SM_COUNT], counter[SC_COUNT];
+	int time, cg_path, cpu_source, cpu_target, interval, seq, page_size;
 };
 
 /* the live table's columns (cmd-sample.c), system-wide */
@@ -33,22 +36,37 @@ static const struct { const char *head; enum sample_metric m; double scale; } co
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
-static bool tick_value(const cJSON *tick, enum sample_metric m, double *v)
+/* Look the leaves up once per tick structure, not per tick. */
+static void map_slots(struct replay *r, const struct store_tick *t)
 {
-	const struct sample_metric_def *d = sampler_metric(m);
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(tick, sampler_group_name(d->group)), d->key);
+	if (r->shape == t->shape)
+		return;
+	for (int m = 0; m < SM_COUNT; m++) {
+		const struct sample_metric_def *d = sampler_metric((enum sample_metric)m);
 
-	if (!cJSON_IsNumber(x))
-		return false;
-	*v = x->valuedouble;
-	return true;
+		r->metric[m] = store_tick_slot(t, sampler_group_name(d->group), d->key);
+	}
+	for (int c = 0; c < SC_COUNT; c++)
+		r->counter[c] = store_tick_slot(t, "counters",
+						sampler_counter_def((enum sample_counter)c)->key);
+	r->time = store_tick_slot(t, NULL, "time");
+	r->cg_path = store_tick_slot(t, "cgroup", "path");
+	r->cpu_source = store_tick_slot(t, "cpu", "source");
+	r->cpu_target = store_tick_slot(t, "cpu", "target");
+	r->interval = store_tick_slot(t, NULL, "interval_s");
+	r->seq = store_tick_slot(t, NULL, "seq");
+	r->page_size = store_tick_slot(t, NULL, "page_size");
+	r->shape = t->shape;
 }
 
-static void table_row(struct replay *r, const cJSON *tick)
+static bool tick_value(const struct replay *r, enum sample_metric m, double *v)
 {
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(tick, "time");
-	char hms[16] = "?", b[16];
+	return store_tick_number(r->tick, r->metric[m], v);
+}
+
+static void table_row(struct replay *r)
+{
+	char hms[16] = "?", b[16], t[64];
 	struct tm tm;
 
 	if (r->rows % HEADER_EVERY == 0) {
@@ -58,7 +76,8 @@ static void table_row(struct replay *r, const cJSON *tick)
 		fputc('\n', r->out);
 	}
 	memset(&tm, 0, sizeof(tm));
-	if (cJSON_IsString(t) && strptime(t->valuestring, "%Y-%m-%dT%H:%M:%S", &tm)) {
+	if (store_tick_string(r->tick, r->time, t, sizeof(t)) == 0 &&
+	    strptime(t, "%Y-%m-%dT%H:%M:%S", &tm)) {
 		time_t secs = timegm(&tm);
 
 		localtime_r(&secs, &tm);
@@ -67,57 +86,49 @@ static void table_row(struct replay *r, const cJSON *tick)
 	fprintf(r->out, "%-8s", hms);
 	for (size_t i = 0; i < NCOLS; i++) {
 		double v = 0;
-		bool ok = tick_value(tick, cols[i].m, &v);
+		bool ok = tick_value(r, cols[i].m, &v);
 
 		fprintf(r->out, "%6s", fmt_short(b, sizeof(b), ok, v * cols[i].scale));
 	}
 	fputc('\n', r->out);
 }
 
-static bool json_value(const void *arg, enum sample_metric m, double *v)
+static bool src_value(const void *arg, enum sample_metric m, double *v)
 {
 	return tick_value(arg, m, v);
 }
 
-static bool json_counter(const void *arg, enum sample_counter c, double *v)
+static bool src_counter(const void *arg, enum sample_counter c, double *v)
 {
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(arg, "counters"), sampler_counter_def(c)->key);
+	const struct replay *r = arg;
 
-	if (!cJSON_IsNumber(x))
-		return false;	/* n/a, or a recording made before counters were kept */
-	*v = x->valuedouble;
-	return true;
+	/* false: n/a, or a recording made before counters were kept */
+	return store_tick_number(r->tick, r->counter[c], v);
 }
 
-static const char *json_string(const cJSON *o, const char *key)
+static double number_or_0(const struct replay *r, int slot)
 {
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+	double v;
 
-	return cJSON_IsString(x) ? x->valuestring : NULL;
-}
-
-static double json_number(const cJSON *o, const char *key)
-{
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsNumber(x) ? x->valuedouble : 0;
+	return store_tick_number(r->tick, slot, &v) ? v : 0;
 }
 
 /* the same exposition the live run printed for this tick (sample_prom_format) */
-static int prom_text(struct replay *r, const cJSON *tick)
+static int prom_text(struct replay *r)
 {
 	static char buf[65536];
-	const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(tick, "cpu");
-	struct sample_prom_src src = {
-		.arg = tick, .value = json_value, .counter = json_counter,
-		.cgroup = json_string(cJSON_GetObjectItemCaseSensitive(tick, "cgroup"), "path"),
-		.cpu_source = json_string(cpu, "source"), .cpu_target = json_string(cpu, "target"),
-		.interval_s = json_number(tick, "interval_s"),
-		.seq = (uint64_t)json_number(tick, "seq"),
-		.page_size = json_number(tick, "page_size"),
+	char cg[4096], src[64], target[64];
+	struct sample_prom_src p = {
+		.arg = r, .value = src_value, .counter = src_counter,
+		.cgroup = store_tick_string(r->tick, r->cg_path, cg, sizeof(cg)) == 0 ? cg : NULL,
+		.cpu_source = store_tick_string(r->tick, r->cpu_source, src, sizeof(src)) == 0 ? src : NULL,
+		.cpu_target = store_tick_string(r->tick, r->cpu_target, target, sizeof(target)) == 0 ?
+			      target : NULL,
+		.interval_s = number_or_0(r, r->interval),
+		.seq = (uint64_t)number_or_0(r, r->seq),
+		.page_size = number_or_0(r, r->page_size),
 	};
-	int n = sample_prom_format(&src, buf, sizeof(buf));
+	int n = sample_prom_format(&p, buf, sizeof(buf));
 
 	if (n < 0)
 		return -EBADMSG;
@@ -127,26 +138,28 @@ static int prom_text(struct replay *r, const cJSON *tick)
 	return 0;
 }
 
-static int one_tick(void *arg, int64_t seq, int64_t t_ns, const char *data, size_t len)
+static int one_tick(const struct store_tick *t, void *arg)
 {
 	struct replay *r = arg;
-	cJSON *tick;
 	int rc = 0;
 
-	(void)seq;
-	(void)t_ns;
 	if (r->mode == REPLAY_JSON) {
-		fwrite(data, 1, len, r->out);
+		size_t len;
+		const char *json = store_tick_json(t, &len);
+
+		if (!json)
+			return -ENOMEM;
+		fwrite(json, 1, len, r->out);
 		fputc('\n', r->out);
 	} else {
-		tick = cJSON_ParseWithLength(data, len);
-		if (!tick)
+		if (t->shape == 0)
 			return -EBADMSG;
+		map_slots(r, t);
+		r->tick = t;
 		if (r->mode == REPLAY_TABLE)
-			table_row(r, tick);
+			table_row(r);
 		else
-			rc = prom_text(r, tick);
-		cJSON_Delete(tick);
+			rc = prom_text(r);
 		if (rc < 0)
 			return rc;
 	}
@@ -158,7 +171,7 @@ int sample_replay(struct store *st, int64_t run_id, enum replay_mode mode, FILE 
 		  struct st_err *e)
 {
 	struct store_run_full ri;
-	struct replay r = { mode, out, 0 };
+	struct replay r = { .mode = mode, .out = out };
 	int rc;
 
 	if ((rc = store_run_full_get(st, run_id, &ri, e)) < 0)
@@ -170,15 +183,17 @@ int sample_replay(struct store *st, int64_t run_id, enum replay_mode mode, FILE 
 		store_run_full_free(&ri);
 		return rc;
 	}
-	rc = store_samples_each(st, run_id, one_tick, &r, e);
-	if (rc == -EBADMSG)
+	rc = store_samples_read(st, run_id, one_tick, &r, e);
+	if (rc == -EBADMSG && (!e || !e->msg[0]))
 		rc = err_set(e, rc, "recording %lld: a tick is not JSON", (long long)run_id);
+	else if (rc == -ENOMEM)
+		rc = err_set(e, rc, "out of memory");
 	else if (rc == -EPIPE)
 		rc = err_set(e, rc, "sample --replay: cannot write output");
-	else if (rc == 0 && mode == REPLAY_TABLE)
+	else if (rc >= 0 && mode == REPLAY_TABLE)
 		fprintf(out, "sample: replayed recording %lld (%s, %llu ticks, %.1f s) from %s\n",
 			(long long)run_id, ri.status, (unsigned long long)r.rows,
 			(double)ri.last_t_ns / 1e9, ri.started_at);
 	store_run_full_free(&ri);
-	return rc;
+	return rc < 0 ? rc : 0;
 }

@@ -50,7 +50,7 @@ int store_fleet_export_ids(struct store *st, const char *since, const int64_t *i
 {
 	sqlite3_stmt *stmt;
 	size_t cap = 64;
-	int rc;
+	int rc = SQLITE_DONE;	/* gcc -O1 (check-asan) cannot see the loop runs when *out is set */
 
 	*out = NULL;
 	*n_out = 0;
@@ -170,12 +170,25 @@ static void change_row(struct store *st, sqlite3_stmt *s, cJSON *o)
 	add_col_text(o, "note", s, 8);
 }
 
-static void sample_row(struct store *st, sqlite3_stmt *s, cJSON *o)
+/* One tick as {"seq", "t_ns", "data"}: its JSON parsed, else the text. */
+static int sample_row(const struct store_tick *t, void *arg)
 {
-	(void)st;
-	cJSON_AddNumberToObject(o, "seq", (double)sqlite3_column_int64(s, 0));
-	cJSON_AddNumberToObject(o, "t_ns", (double)sqlite3_column_int64(s, 1));
-	cJSON_AddItemToObject(o, "data", col_json(s, 2));
+	cJSON *o = cJSON_CreateObject(), *d;
+	size_t len;
+	const char *json = store_tick_json(t, &len);
+
+	if (!o || !json) {
+		cJSON_Delete(o);
+		return -ENOMEM;
+	}
+	cJSON_AddNumberToObject(o, "seq", (double)t->seq);
+	cJSON_AddNumberToObject(o, "t_ns", (double)t->t_ns);
+	d = cJSON_ParseWithLength(json, len);
+	if (!d)
+		d = cJSON_CreateString(json);	/* as col_json() keeps a text that is not JSON */
+	cJSON_AddItemToObject(o, "data", d);
+	cJSON_AddItemToArray(arg, o);
+	return 0;
 }
 
 int store_fleet_export_run(struct store *st, int64_t run_id, cJSON **run, struct st_err *e)
@@ -219,9 +232,11 @@ int store_fleet_export_run(struct store *st, int64_t run_id, cJSON **run, struct
 		rc = export_rows(st, run_id, "SELECT kind, name, old_value, new_value, temporary, state,"
 				 " created_at, finished_at, note FROM changes WHERE run_id = ?1 ORDER BY id",
 				 cJSON_AddArrayToObject(o, "changes"), change_row, e);
-	if (!rc)
-		rc = export_rows(st, run_id, "SELECT seq, t_ns, data FROM samples WHERE run_id = ?1"
-				 " ORDER BY seq", cJSON_AddArrayToObject(o, "samples"), sample_row, e);
+	if (!rc) {
+		rc = store_ticks_walk(st, run_id, sample_row, cJSON_AddArrayToObject(o, "samples"), e);
+		if (rc == -ENOMEM)
+			err_set(e, rc, "out of memory");
+	}
 	if (rc < 0) {
 		cJSON_Delete(o);
 		return rc;
@@ -352,7 +367,7 @@ static int identity_check(struct store *st, const char *mid, const char *local_m
 	return found;
 }
 
-enum { S_ARM, S_TRIAL, S_METRIC, S_SNAP, S_CHANGE, S_SAMPLE, S_COUNT };
+enum { S_ARM, S_TRIAL, S_METRIC, S_SNAP, S_CHANGE, S_COUNT };
 
 static const char *const import_sql[S_COUNT] = {
 	[S_ARM] = "INSERT INTO arms (run_id, name, settings, emulated, note) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -366,8 +381,39 @@ static const char *const import_sql[S_COUNT] = {
 		     " old_value, new_value, temporary, state, created_at, finished_at, note, origin_state)"
 		     " VALUES ('imported', ?1, 0, 0, 'imported', ?2, ?3, ?4, ?5, ?6, 'imported',"
 		     " coalesce(?7, strftime('%Y-%m-%dT%H:%M:%fZ','now')), ?8, ?9, ?10)",
-	[S_SAMPLE] = "INSERT INTO samples (run_id, seq, t_ns, data) VALUES (?1, ?2, ?3, ?4)",
 };
+
+static struct tick_writer *cache_writer(struct store *st, int64_t rid);
+
+/* A run's ticks through the recorder's writer: compact as if recorded here. */
+static int import_samples(struct store *st, int64_t rid, const cJSON *samples, struct st_err *e)
+{
+	struct tick_writer *w;
+	const cJSON *x;
+	int rc = 0;
+
+	if (!cJSON_GetArraySize(samples))
+		return 0;
+	if ((w = cache_writer(st, rid)) == NULL)
+		return err_set(e, -ENOMEM, "out of memory");
+	cJSON_ArrayForEach(x, samples) {
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(x, "data");
+		char *text = NULL;
+		const char *json = "{}";
+
+		if (cJSON_IsString(d))
+			json = d->valuestring;
+		else if (d && !cJSON_IsNull(d) && !(json = text = cJSON_PrintUnformatted(d)))
+			rc = err_set(e, -ENOMEM, "out of memory");
+		if (!rc)
+			rc = tick_writer_add(w, (uint64_t)num(x, "seq"), (uint64_t)num(x, "t_ns"), json,
+					     strlen(json), e);
+		cJSON_free(text);
+		if (rc < 0)
+			break;
+	}
+	return rc;
+}
 
 static int import_children(struct store *st, sqlite3_stmt **s, int64_t rid, const cJSON *run,
 			   struct st_err *e)
@@ -431,30 +477,35 @@ static int import_children(struct store *st, sqlite3_stmt **s, int64_t rid, cons
 		if ((rc = step_once(st, s[S_CHANGE], e)) < 0)
 			return rc;
 	}
-	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(run, "samples")) {
-		sqlite3_bind_int64(s[S_SAMPLE], 1, rid);
-		sqlite3_bind_int64(s[S_SAMPLE], 2, num(x, "seq"));
-		sqlite3_bind_int64(s[S_SAMPLE], 3, num(x, "t_ns"));
-		bind_json(s[S_SAMPLE], 4, cJSON_GetObjectItemCaseSensitive(x, "data"), "{}");
-		if ((rc = step_once(st, s[S_SAMPLE], e)) < 0)
-			return rc;
-	}
-	return 0;
+	return import_samples(st, rid, cJSON_GetObjectItemCaseSensitive(run, "samples"), e);
 }
 
 /* Import prepares its statements once per store and keeps them until flush. */
 static struct {
 	sqlite3 *db;
 	sqlite3_stmt *s[S_COUNT];
+	struct tick_writer *ticks;	/* the samples writer, reset per run */
 } cache;
 
 static void cache_drop(void)
 {
+	tick_writer_free(cache.ticks);
+	cache.ticks = NULL;
 	for (int i = 0; i < S_COUNT; i++) {
 		sqlite3_finalize(cache.s[i]);
 		cache.s[i] = NULL;
 	}
 	cache.db = NULL;
+}
+
+/* Kept with the statements: one writer for every run of an import, NULL if out of memory. */
+static struct tick_writer *cache_writer(struct store *st, int64_t rid)
+{
+	if (cache.ticks)
+		tick_writer_reset(cache.ticks, rid);
+	else
+		cache.ticks = tick_writer_new(st, rid);
+	return cache.ticks;
 }
 
 static int cache_get(struct store *st, sqlite3_stmt ***s, struct st_err *e)

@@ -35,4 +35,109 @@ int store_prepare(struct store *st, const char *sql, sqlite3_stmt **stmt,
 /* sqlite3_step() to SQLITE_DONE with an error message on failure. */
 int store_step_done(struct store *st, sqlite3_stmt *stmt, struct st_err *e);
 
+/*
+ * ---- the compact tick codec (src/store-ticks.c; no SQL) ----
+ *
+ * A tick's JSON is cut into its structure (keys, punctuation, whitespace)
+ * and its scalar leaves (numbers, strings, null, true, false): the slots.
+ * A shape is the first tick of one structure, kept verbatim in
+ * sample_shapes.tick; its leaves are each slot's default. A later tick of
+ * the same structure is stored as vals: per slot one LEB128 varint whose low
+ * 3 bits are a tag (TICK_*) and whose high bits a payload, then any bytes.
+ * Every value is reproduced byte for byte; the writer checks that before it
+ * stores a row, and stores the JSON text instead when it would not be.
+ */
+enum {
+	TICK_SAME,	/* the shape's own leaf text */
+	TICK_INT,	/* zigzag integer, printed %lld */
+	TICK_DEC,	/* zigzag mantissa, then one byte: digits after the point */
+	TICK_LIT,	/* 0 null, 1 true, 2 false */
+	TICK_STR,	/* length, then the string's bytes between its quotes, as written */
+	TICK_RAW,	/* length, then the number's text as written */
+	TICK_TIME,	/* zigzag ms from the shape's time "YYYY-MM-DDTHH:MM:SS.mmmZ" */
+	TICK_TOK,	/* reader only: a token of a JSON row (p, n) */
+};
+
+/* One scalar leaf of a parsed tick: its token and where it sits. */
+struct tick_slot {
+	uint32_t off, len;		/* the token in the text (strings with quotes) */
+	uint32_t piece;			/* structure text before it starts here (ends at off) */
+	uint16_t depth;			/* containers around it: 2 for "vmstat":{"x":1} */
+	uint32_t group_off, group_len;	/* key of its depth-1 member ("vmstat"), len 0 if none */
+	uint32_t key_off, key_len;	/* its own key without quotes, len 0 in an array */
+	char kind;			/* 'n' number, 's' string, 'l' null/true/false */
+	bool has_num;			/* the default is a number: num */
+	bool has_time;			/* the default is a tick time: time_ms */
+	double num;
+	int64_t time_ms;
+};
+
+/* A tick's structure with its defaults (or a parsed tick: a doc). */
+struct tick_shape {
+	int64_t id;			/* sample_shapes row; 0 for a JSON row's structure */
+	unsigned serial;		/* unique within one read */
+	char *text;			/* owned, NUL-terminated; a doc's is borrowed */
+	size_t len;
+	size_t n, cap;
+	struct tick_slot *slots;
+	uint32_t tail;			/* structure text after the last slot starts here */
+};
+
+/* One slot's value in a decoded tick (16 bytes: a tick decodes many). */
+struct tick_val {
+	uint8_t tag, frac;
+	uint32_t n;			/* TICK_STR, TICK_RAW, TICK_TOK: bytes at p */
+	union {
+		int64_t i;		/* TICK_INT, TICK_DEC, TICK_LIT, TICK_TIME */
+		const char *p;
+	};
+};
+
+/*
+ * Parse json (len bytes, need not be NUL-terminated for the scan) into
+ * sh's slots; sh->text points at json (not copied). -EBADMSG when it is not
+ * JSON this codec takes (then it is stored as text), -ENOMEM.
+ */
+int tick_parse(struct tick_shape *sh, const char *json, size_t len);
+/* A shape of its own: parse a copy of json. */
+int tick_shape_make(struct tick_shape *sh, int64_t id, const char *json, size_t len);
+/* Free a shape's slots (and its text when owned). */
+void tick_shape_free(struct tick_shape *sh, bool owns_text);
+/* Whether doc (tick_parse) has sh's structure. */
+bool tick_shape_fits(const struct tick_shape *sh, const struct tick_shape *doc);
+/* Encode doc's leaves against sh into out (cap bytes): its length, or -ENOSPC. */
+long tick_encode(const struct tick_shape *sh, const struct tick_shape *doc, uint8_t *out,
+		 size_t cap);
+/* Decode vals into sh->n values: 0, or -EBADMSG (also for bytes left over). */
+int tick_decode(const struct tick_shape *sh, const uint8_t *b, size_t len, struct tick_val *v);
+/*
+ * Decode slots from .. to-1 from *p (slot `from` starts there) and advance
+ * *p: a reader that needs only the first leaves stops early. 0, -EBADMSG.
+ */
+int tick_decode_some(const struct tick_shape *sh, const uint8_t **p, const uint8_t *end,
+		     struct tick_val *v, size_t from, size_t to);
+/* A JSON row's tokens as values (TICK_TOK). */
+void tick_doc_vals(const struct tick_shape *doc, struct tick_val *v);
+/* The tick's JSON text into out (cap bytes): its length, or -ENOSPC. */
+long tick_format(const struct tick_shape *sh, const struct tick_val *v, char *out, size_t cap);
+/* Slot i as a number: false when it holds none (null, a string). */
+bool tick_number(const struct tick_shape *sh, const struct tick_val *v, size_t i, double *out);
+/* Slot i's token text (a string with its quotes) into out: its length, or -ENOSPC. */
+long tick_token(const struct tick_shape *sh, const struct tick_val *v, size_t i, char *out,
+		size_t cap);
+
+/*
+ * The samples writer (src/store-samples.c), for `sample --record` and
+ * import: rows of run_id, compact when the codec reproduces the tick.
+ */
+struct tick_writer *tick_writer_new(struct store *st, int64_t run_id);
+int tick_writer_add(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const char *json,
+		    size_t len, struct st_err *e);
+/* The same writer (its statements kept) for another run. */
+void tick_writer_reset(struct tick_writer *w, int64_t run_id);
+void tick_writer_free(struct tick_writer *w);
+/* Every tick of run_id, whatever its kind (store_samples_read() without the check). */
+int store_ticks_walk(struct store *st, int64_t run_id, store_sample_fn fn, void *arg,
+		     struct st_err *e);
+
 #endif

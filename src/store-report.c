@@ -1,8 +1,8 @@
 /*
  * store-report.c - the store's read side for reports and replays: one run
- * in full with its host row, a probe run's trials with their raw metrics,
- * the sample rows of a recording (streamed), the recordings around a
- * change, and a change run's journal rows and first snapshot.
+ * in full with its host row, the recordings around a change, and a change
+ * run's first snapshot. A recording's ticks are read by store-samples.c
+ * (store_samples_read()), a probe run's trials by store-probe.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,37 +78,6 @@ void store_run_full_free(struct store_run_full *r)
 	r->params = r->summary = NULL;
 }
 
-int store_samples_each(struct store *st, int64_t run_id, store_sample_each_fn fn, void *arg,
-		       struct st_err *e)
-{
-	sqlite3_stmt *s;
-	int r;
-
-	/*
-	 * A recording's ticks spill into overflow pages: map the file rather
-	 * than pread() each page (best effort; SQLite caps it at its compiled
-	 * maximum).
-	 */
-	sqlite3_exec(st->db, "PRAGMA mmap_size = 17179869184", NULL, NULL, NULL);
-	r = store_prepare(st, "SELECT seq, t_ns, data FROM samples WHERE run_id = ?1 ORDER BY seq",
-			  &s, e);
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(s, 1, run_id);
-	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *d = (const char *)sqlite3_column_text(s, 2);
-		int rc = fn(arg, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), d ? d : "",
-			    (size_t)sqlite3_column_bytes(s, 2));
-
-		if (rc) {
-			sqlite3_finalize(s);
-			return rc;
-		}
-	}
-	sqlite3_finalize(s);
-	return r == SQLITE_DONE ? 0 : db_error(st, e);
-}
-
 static int one_id(struct store *st, const char *sql, const char *arg, int64_t *id,
 		  struct st_err *e)
 {
@@ -160,30 +129,4 @@ int store_first_snapshot_of_run(struct store *st, int64_t run_id, int64_t *id,
 	if (r > 0)
 		snprintf(reason, reason_len, "%s", info.reason);
 	return 0;
-}
-
-int store_recordings_recent(struct store *st, struct store_recording_row *rows, int max,
-			    int *n, struct st_err *e)
-{
-	sqlite3_stmt *s;
-	int r = store_prepare(st,
-		"SELECT r.id, r.status, r.started_at, count(x.seq), coalesce(max(x.t_ns), 0)"
-		" FROM runs r JOIN samples x ON x.run_id = r.id WHERE r.kind = 'sample'"
-		" GROUP BY r.id ORDER BY r.id DESC LIMIT ?1", &s, e);
-
-	*n = 0;
-	if (r < 0)
-		return r;
-	sqlite3_bind_int(s, 1, max);
-	while ((r = sqlite3_step(s)) == SQLITE_ROW && *n < max) {
-		struct store_recording_row *w = &rows[(*n)++];
-
-		w->id = sqlite3_column_int64(s, 0);
-		snprintf(w->status, sizeof(w->status), "%s", col_text(s, 1));
-		snprintf(w->started_at, sizeof(w->started_at), "%s", col_text(s, 2));
-		w->ticks = sqlite3_column_int64(s, 3);
-		w->duration_s = (double)sqlite3_column_int64(s, 4) / 1e9;
-	}
-	sqlite3_finalize(s);
-	return r == SQLITE_DONE || r == SQLITE_ROW ? 0 : db_error(st, e);
 }

@@ -1,20 +1,188 @@
 /*
  * store-samples.c - the store's samples table: recording `swaptune sample
- * --record` (a runs row of kind "sample" and one samples row per tick, the
- * tick's JSON as sampler_format_json() wrote it), reading a recording back
- * tick by tick, and listing the recordings (see store.h).
+ * --record` (a runs row of kind "sample", one samples row per tick, stored
+ * compactly against the recording's shapes, see store-int.h), the one
+ * reader of a recording's ticks (compact rows and the JSON rows of older
+ * stores alike) with its typed accessors, and the listing of recordings.
  */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store-int.h"
 #include "swaptune/store.h"
 
+/* shapes a writer keeps at hand; an evicted one that comes back is stored again */
+#define WRITER_SHAPES 16
+/* structures of JSON rows a reader keeps at hand */
+#define READER_JSON_SHAPES 32
+
+static int grow(void **p, size_t *cap, size_t need, size_t each)
+{
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	np = realloc(*p, need * each);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = need;
+	return 0;
+}
+
+/* ---- writing ---- */
+
+struct tick_writer {
+	struct store *st;
+	int64_t run_id;
+	sqlite3_stmt *ins_tick, *ins_shape;
+	struct tick_shape doc;
+	struct tick_shape shapes[WRITER_SHAPES];
+	size_t n_shapes, evict;
+	uint8_t *vals;
+	size_t vals_cap;
+	char *check;
+	size_t check_cap;
+	struct tick_val *tv;
+	size_t tv_cap;
+};
+
+struct tick_writer *tick_writer_new(struct store *st, int64_t run_id)
+{
+	struct tick_writer *w = calloc(1, sizeof(*w));
+
+	if (w) {
+		w->st = st;
+		w->run_id = run_id;
+	}
+	return w;
+}
+
+void tick_writer_reset(struct tick_writer *w, int64_t run_id)
+{
+	for (size_t i = 0; i < w->n_shapes; i++)
+		tick_shape_free(&w->shapes[i], true);
+	w->n_shapes = w->evict = 0;
+	w->run_id = run_id;
+}
+
+void tick_writer_free(struct tick_writer *w)
+{
+	if (!w)
+		return;
+	sqlite3_finalize(w->ins_tick);
+	sqlite3_finalize(w->ins_shape);
+	tick_shape_free(&w->doc, false);
+	for (size_t i = 0; i < w->n_shapes; i++)
+		tick_shape_free(&w->shapes[i], true);
+	free(w->vals);
+	free(w->check);
+	free(w->tv);
+	free(w);
+}
+
+/* The shape the parsed tick fits, stored first when it is new: NULL on error. */
+static struct tick_shape *writer_shape(struct tick_writer *w, const char *json, size_t len,
+				       struct st_err *e)
+{
+	struct tick_shape *sh;
+	int r;
+
+	for (size_t i = 0; i < w->n_shapes; i++)
+		if (tick_shape_fits(&w->shapes[i], &w->doc))
+			return &w->shapes[i];
+	if (!w->ins_shape &&
+	    store_prepare(w->st, "INSERT INTO sample_shapes (run_id, tick) VALUES (?1, ?2)",
+			  &w->ins_shape, e) < 0)
+		return NULL;
+	sqlite3_reset(w->ins_shape);
+	sqlite3_bind_int64(w->ins_shape, 1, w->run_id);
+	sqlite3_bind_text(w->ins_shape, 2, json, (int)len, SQLITE_STATIC);
+	r = store_step_done(w->st, w->ins_shape, e);
+	sqlite3_clear_bindings(w->ins_shape);
+	if (r < 0)
+		return NULL;
+	if (w->n_shapes < WRITER_SHAPES) {
+		sh = &w->shapes[w->n_shapes++];
+	} else {
+		sh = &w->shapes[w->evict++ % WRITER_SHAPES];
+		tick_shape_free(sh, true);
+	}
+	if (tick_shape_make(sh, sqlite3_last_insert_rowid(w->st->db), json, len) < 0) {
+		/* it parsed a moment ago: only memory can fail here */
+		memset(sh, 0, sizeof(*sh));
+		err_set(e, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	return sh;
+}
+
+/*
+ * The tick's vals against sh, checked to come back as the same text: its
+ * length, 0 when it would not (the row then keeps the JSON), < 0 on error.
+ */
+static long writer_encode(struct tick_writer *w, const struct tick_shape *sh, const char *json,
+			  size_t len)
+{
+	long n, back;
+
+	if (grow((void **)&w->vals, &w->vals_cap, len + 3 * sh->n + 16, 1) < 0 ||
+	    grow((void **)&w->check, &w->check_cap, len + 1, 1) < 0 ||
+	    grow((void **)&w->tv, &w->tv_cap, sh->n + 1, sizeof(*w->tv)) < 0)
+		return -ENOMEM;
+	n = tick_encode(sh, &w->doc, w->vals, w->vals_cap);
+	if (n < 0)
+		return 0;
+	if (tick_decode(sh, w->vals, (size_t)n, w->tv) < 0)
+		return 0;
+	back = tick_format(sh, w->tv, w->check, w->check_cap);
+	if (back != (long)len || memcmp(w->check, json, len))
+		return 0;
+	return n;
+}
+
+int tick_writer_add(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const char *json,
+		    size_t len, struct st_err *e)
+{
+	struct tick_shape *sh = NULL;
+	long n = 0;
+	int r;
+
+	if (!w->ins_tick &&
+	    store_prepare(w->st, "INSERT INTO samples (run_id, seq, t_ns, data, shape_id, vals)"
+			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &w->ins_tick, e) < 0)
+		return e ? e->code : -EIO;
+	r = tick_parse(&w->doc, json, len);
+	if (r == -ENOMEM)
+		return err_set(e, r, "out of memory");
+	if (r == 0) {
+		if (!(sh = writer_shape(w, json, len, e)))
+			return e ? e->code : -EIO;
+		if ((n = writer_encode(w, sh, json, len)) < 0)
+			return err_set(e, -ENOMEM, "out of memory");
+	}
+	sqlite3_reset(w->ins_tick);
+	sqlite3_bind_int64(w->ins_tick, 1, w->run_id);
+	sqlite3_bind_int64(w->ins_tick, 2, (sqlite3_int64)seq);
+	sqlite3_bind_int64(w->ins_tick, 3, (sqlite3_int64)t_ns);
+	if (n > 0) {
+		sqlite3_bind_text(w->ins_tick, 4, "", 0, SQLITE_STATIC);
+		sqlite3_bind_int64(w->ins_tick, 5, sh->id);
+		sqlite3_bind_blob(w->ins_tick, 6, w->vals, (int)n, SQLITE_STATIC);
+	} else {	/* not JSON this codec takes: kept as text */
+		sqlite3_bind_text(w->ins_tick, 4, json, (int)len, SQLITE_STATIC);
+	}
+	r = store_step_done(w->st, w->ins_tick, e);
+	sqlite3_clear_bindings(w->ins_tick);
+	return r;
+}
+
 int store_samples_begin(struct sample_recording *r, struct store *st,
 			const char *params_json, struct st_err *e)
 {
-	sqlite3_stmt *stmt = NULL;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -22,31 +190,22 @@ int store_samples_begin(struct sample_recording *r, struct store *st,
 	ret = store_run_begin(st, "sample", params_json, &r->run_id, e);
 	if (ret < 0)
 		return ret;
-	ret = store_prepare(st, "INSERT INTO samples (run_id, seq, t_ns, data) VALUES (?1, ?2, ?3, ?4)",
-			    &stmt, e);
-	if (ret < 0) {
+	r->writer = tick_writer_new(st, r->run_id);
+	if (!r->writer) {
 		store_run_end(st, r->run_id, "failed", NULL, NULL);
-		return ret;
+		return err_set(e, -ENOMEM, "out of memory");
 	}
-	r->insert = stmt;
 	return 0;
 }
 
 int store_samples_add(struct sample_recording *r, uint64_t seq, uint64_t t_ns,
 		      const char *json, struct st_err *e)
 {
-	sqlite3_stmt *stmt = r->insert;
 	int ret;
 
-	if (!stmt)
+	if (!r->writer)
 		return err_set(e, -EINVAL, "store_samples_add: recording not begun");
-	sqlite3_reset(stmt);
-	sqlite3_bind_int64(stmt, 1, r->run_id);
-	sqlite3_bind_int64(stmt, 2, (sqlite3_int64)seq);
-	sqlite3_bind_int64(stmt, 3, (sqlite3_int64)t_ns);
-	sqlite3_bind_text(stmt, 4, json, -1, SQLITE_STATIC);
-	ret = store_step_done(r->st, stmt, e);
-	sqlite3_clear_bindings(stmt);
+	ret = tick_writer_add(r->writer, seq, t_ns, json, strlen(json), e);
 	if (ret == 0)
 		r->rows++;
 	return ret;
@@ -55,12 +214,234 @@ int store_samples_add(struct sample_recording *r, uint64_t seq, uint64_t t_ns,
 int store_samples_end(struct sample_recording *r, const char *status,
 		      const char *summary_json, struct st_err *e)
 {
-	if (r->insert)
-		sqlite3_finalize(r->insert);
-	r->insert = NULL;
+	tick_writer_free(r->writer);
+	r->writer = NULL;
 	if (!r->run_id)
 		return 0;
 	return store_run_end(r->st, r->run_id, status, summary_json, e);
+}
+
+/* ---- reading ---- */
+
+struct tick_reader {
+	struct store *st;
+	int64_t run_id;
+	struct tick_shape *shapes;	/* sample_shapes rows, by id */
+	size_t n_shapes;
+	struct tick_shape json[READER_JSON_SHAPES];	/* structures of JSON rows */
+	size_t n_json, evict;
+	unsigned serial;
+	struct tick_shape doc;
+	struct tick_shape none;		/* of a row whose text is not JSON: no leaves */
+	struct tick_val *v;
+	size_t v_cap;
+	char *text;			/* store_tick_json() of a compact row */
+	size_t text_cap;
+};
+
+struct store_tick_priv {
+	struct tick_reader *rd;
+	const struct tick_shape *sh;
+	const char *json;		/* a JSON row's text, else NULL */
+	size_t json_len;
+	const uint8_t *cur, *end;	/* a compact row's vals not decoded yet */
+	size_t decoded;			/* slots decoded into rd->v */
+	bool damaged;			/* its vals do not decode */
+	bool formatted;			/* rd->text holds this tick's JSON */
+	long text_len;
+};
+
+/*
+ * Decode the slots up to and including slot (all: sh->n - 1) on first use:
+ * the report reads a few leaves of a tick, and they come early.
+ */
+static bool decoded(struct store_tick_priv *p, size_t slot)
+{
+	if (slot < p->decoded)
+		return true;
+	if (p->damaged)
+		return false;
+	if (tick_decode_some(p->sh, &p->cur, p->end, p->rd->v, p->decoded, slot + 1) < 0 ||
+	    (slot + 1 >= p->sh->n && p->cur != p->end)) {
+		p->damaged = true;
+		return false;
+	}
+	p->decoded = slot + 1;
+	return true;
+}
+
+static void reader_free(struct tick_reader *rd)
+{
+	for (size_t i = 0; i < rd->n_shapes; i++)
+		tick_shape_free(&rd->shapes[i], true);
+	free(rd->shapes);
+	for (size_t i = 0; i < rd->n_json; i++)
+		tick_shape_free(&rd->json[i], true);
+	tick_shape_free(&rd->doc, false);
+	free(rd->v);
+	free(rd->text);
+}
+
+static int reader_load_shapes(struct tick_reader *rd, struct st_err *e)
+{
+	struct store *st = rd->st;
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int r = store_prepare(st, "SELECT id, tick FROM sample_shapes WHERE run_id = ?1 ORDER BY id",
+			      &s, e);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, rd->run_id);
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(s, 1);
+		struct tick_shape *sh;
+
+		if (grow((void **)&rd->shapes, &cap, rd->n_shapes + 1, sizeof(*rd->shapes)) < 0) {
+			sqlite3_finalize(s);
+			return err_set(e, -ENOMEM, "out of memory");
+		}
+		sh = &rd->shapes[rd->n_shapes];
+		r = tick_shape_make(sh, sqlite3_column_int64(s, 0), t ? t : "",
+				    (size_t)sqlite3_column_bytes(s, 1));
+		if (r < 0) {
+			sqlite3_finalize(s);
+			return err_set(e, r, "database %s: recording %lld: shape %lld is not a tick",
+				       st->path, (long long)rd->run_id, (long long)sqlite3_column_int64(s, 0));
+		}
+		sh->serial = ++rd->serial;
+		rd->n_shapes++;
+	}
+	sqlite3_finalize(s);
+	return r == SQLITE_DONE ? 0 : err_set(e, -EIO, "database %s: %s", st->path,
+					      sqlite3_errmsg(st->db));
+}
+
+static const struct tick_shape *shape_by_id(const struct tick_reader *rd, int64_t id)
+{
+	size_t lo = 0, hi = rd->n_shapes;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (rd->shapes[mid].id == id)
+			return &rd->shapes[mid];
+		if (rd->shapes[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* A JSON row: its structure (kept while it recurs) and its tokens as values. */
+static int reader_json_row(struct tick_reader *rd, const char *text, size_t len,
+			   const struct tick_shape **out)
+{
+	struct tick_shape *sh = NULL;
+	int r = tick_parse(&rd->doc, text, len);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < rd->n_json && !sh; i++)
+		if (tick_shape_fits(&rd->json[i], &rd->doc))
+			sh = &rd->json[i];
+	if (!sh) {
+		if (rd->n_json < READER_JSON_SHAPES) {
+			sh = &rd->json[rd->n_json++];
+		} else {
+			sh = &rd->json[rd->evict++ % READER_JSON_SHAPES];
+			tick_shape_free(sh, true);
+		}
+		if ((r = tick_shape_make(sh, 0, text, len)) < 0) {
+			memset(sh, 0, sizeof(*sh));
+			return r;
+		}
+		sh->serial = ++rd->serial;
+	}
+	if (grow((void **)&rd->v, &rd->v_cap, sh->n + 1, sizeof(*rd->v)) < 0)
+		return -ENOMEM;
+	tick_doc_vals(&rd->doc, rd->v);
+	*out = sh;
+	return 0;
+}
+
+/* One row as a tick for fn. */
+static int reader_row(struct tick_reader *rd, sqlite3_stmt *s, store_sample_fn fn, void *arg,
+		      struct st_err *e)
+{
+	struct store_tick_priv priv = { .rd = rd };
+	struct store_tick t = {
+		.run_id = rd->run_id,
+		.seq = (uint64_t)sqlite3_column_int64(s, 0),
+		.t_ns = (uint64_t)sqlite3_column_int64(s, 1),
+		.priv = &priv,
+	};
+	int r;
+
+	if (sqlite3_column_type(s, 3) == SQLITE_NULL) {
+		priv.json = (const char *)sqlite3_column_text(s, 2);
+		priv.json_len = (size_t)sqlite3_column_bytes(s, 2);
+		if (!priv.json)
+			priv.json = "";
+		r = reader_json_row(rd, priv.json, priv.json_len, &priv.sh);
+		if (r == -ENOMEM)
+			return err_set(e, r, "out of memory");
+		if (r < 0)	/* its text as it is, shape 0 */
+			priv.sh = &rd->none;
+	} else {
+		const void *b = sqlite3_column_blob(s, 4);
+
+		priv.sh = shape_by_id(rd, sqlite3_column_int64(s, 3));
+		if (!priv.sh)
+			return err_set(e, -EBADMSG, "recording %lld: tick %llu has no stored shape",
+				       (long long)rd->run_id, (unsigned long long)t.seq);
+		if (grow((void **)&rd->v, &rd->v_cap, priv.sh->n + 1, sizeof(*rd->v)) < 0)
+			return err_set(e, -ENOMEM, "out of memory");
+		priv.cur = b;
+		priv.end = priv.cur + sqlite3_column_bytes(s, 4);
+		if (!priv.sh->n && priv.cur != priv.end)
+			priv.damaged = true;
+	}
+	priv.decoded = priv.json ? priv.sh->n : 0;
+	t.shape = priv.sh->serial;
+	r = priv.damaged ? 0 : fn(&t, arg);
+	if (priv.damaged)	/* found as far as fn read it */
+		return err_set(e, -EBADMSG, "recording %lld: tick %llu is damaged",
+			       (long long)rd->run_id, (unsigned long long)t.seq);
+	return r;
+}
+
+int store_ticks_walk(struct store *st, int64_t run_id, store_sample_fn fn, void *arg,
+		     struct st_err *e)
+{
+	struct tick_reader rd = { .st = st, .run_id = run_id };
+	sqlite3_stmt *s = NULL;
+	int r, rc = SQLITE_DONE, n = 0;
+
+	/* a long recording is read front to back: map the file rather than pread() each page */
+	sqlite3_exec(st->db, "PRAGMA mmap_size = 17179869184", NULL, NULL, NULL);
+	if ((r = reader_load_shapes(&rd, e)) < 0 ||
+	    (r = store_prepare(st, "SELECT seq, t_ns, data, shape_id, vals FROM samples"
+			       " WHERE run_id = ?1 ORDER BY seq", &s, e)) < 0)
+		goto out;
+	sqlite3_bind_int64(s, 1, run_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		r = reader_row(&rd, s, fn, arg, e);
+		n++;
+		if (r < 0)
+			goto out;
+		if (r > 0) {	/* fn stopped the walk */
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	r = rc == SQLITE_DONE ? n : err_set(e, -EIO, "database %s: %s", st->path,
+					    sqlite3_errmsg(st->db));
+out:
+	sqlite3_finalize(s);
+	reader_free(&rd);
+	return r;
 }
 
 /* Whether run_id is a run of kind "sample": 0, -ENOENT, or an error. */
@@ -87,36 +468,88 @@ static int sample_run_exists(struct store *st, int64_t run_id, struct st_err *e)
 int store_samples_read(struct store *st, int64_t run_id, store_sample_fn fn, void *arg,
 		       struct st_err *e)
 {
-	sqlite3_stmt *stmt;
-	int r = sample_run_exists(st, run_id, e), rc, n = 0;
+	int r = sample_run_exists(st, run_id, e);
 
-	if (r < 0)
-		return r;
-	r = store_prepare(st, "SELECT seq, t_ns, data FROM samples WHERE run_id = ?1 ORDER BY seq",
-			  &stmt, e);
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		struct store_sample_row row = {
-			.run_id = run_id,
-			.seq = (uint64_t)sqlite3_column_int64(stmt, 0),
-			.t_ns = (uint64_t)sqlite3_column_int64(stmt, 1),
-			.json = (const char *)sqlite3_column_text(stmt, 2),
-		};
-
-		n++;
-		r = fn(&row, arg);
-		if (r != 0)
-			break;
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
-	sqlite3_finalize(stmt);
-	if (r < 0)
-		return r;
-	return n;
+	return r < 0 ? r : store_ticks_walk(st, run_id, fn, arg, e);
 }
+
+/* ---- a tick's accessors ---- */
+
+int store_tick_slot(const struct store_tick *t, const char *group, const char *key)
+{
+	const struct tick_shape *sh = t->priv->sh;
+	size_t gl = group ? strlen(group) : 0, kl = strlen(key);
+
+	for (size_t i = 0; i < sh->n; i++) {
+		const struct tick_slot *x = &sh->slots[i];
+
+		if (x->depth != (group ? 2 : 1) || x->key_len != kl ||
+		    memcmp(sh->text + x->key_off, key, kl))
+			continue;
+		if (group && (x->group_len != gl || memcmp(sh->text + x->group_off, group, gl)))
+			continue;
+		return (int)i;
+	}
+	return -1;
+}
+
+bool store_tick_number(const struct store_tick *t, int slot, double *v)
+{
+	const struct tick_shape *sh = t->priv->sh;
+
+	if (slot < 0 || (size_t)slot >= sh->n || !decoded(t->priv, (size_t)slot))
+		return false;
+	return tick_number(sh, t->priv->rd->v, (size_t)slot, v);
+}
+
+int store_tick_string(const struct store_tick *t, int slot, char *buf, size_t len)
+{
+	const struct tick_shape *sh = t->priv->sh;
+	char tok[4096];
+	cJSON *x;
+	int r = -ENOENT;
+
+	if (len)
+		buf[0] = '\0';
+	if (slot < 0 || (size_t)slot >= sh->n || !decoded(t->priv, (size_t)slot) ||
+	    tick_token(sh, t->priv->rd->v, (size_t)slot, tok, sizeof(tok)) < 0 || tok[0] != '"')
+		return -ENOENT;
+	x = cJSON_Parse(tok);
+	if (cJSON_IsString(x)) {
+		snprintf(buf, len, "%s", x->valuestring);
+		r = 0;
+	}
+	cJSON_Delete(x);
+	return r;
+}
+
+const char *store_tick_json(const struct store_tick *t, size_t *len)
+{
+	struct store_tick_priv *p = (struct store_tick_priv *)t->priv;
+	struct tick_reader *rd = p->rd;
+
+	if (p->json) {
+		*len = p->json_len;
+		return p->json;
+	}
+	if (p->sh->n && !decoded(p, p->sh->n - 1))
+		return NULL;
+	while (!p->formatted) {
+		long n = rd->text ? tick_format(p->sh, rd->v, rd->text, rd->text_cap) : -ENOSPC;
+
+		if (n >= 0) {
+			p->formatted = true;
+			p->text_len = n;
+		} else if (grow((void **)&rd->text, &rd->text_cap,
+				rd->text_cap ? rd->text_cap * 2 : 4096, 1) < 0) {
+			return NULL;
+		}
+	}
+	*len = (size_t)p->text_len;
+	return rd->text;
+}
+
+/* ---- listing ---- */
 
 static void copy_col(char *dst, size_t len, sqlite3_stmt *stmt, int col)
 {
@@ -125,8 +558,8 @@ static void copy_col(char *dst, size_t len, sqlite3_stmt *stmt, int col)
 	snprintf(dst, len, "%s", t ? (const char *)t : "");
 }
 
-int store_sample_runs(struct store *st, struct store_sample_run *rows, int max, int *n,
-		      struct st_err *e)
+int store_sample_runs(struct store *st, bool with_ticks, struct store_sample_run *rows, int max,
+		      int *n, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
 	int r = store_prepare(st,
@@ -134,13 +567,15 @@ int store_sample_runs(struct store *st, struct store_sample_run *rows, int max, 
 		" coalesce(r.params, ''), count(s.seq), coalesce(min(s.t_ns), 0),"
 		" coalesce(max(s.t_ns), 0)"
 		" FROM runs r LEFT JOIN samples s ON s.run_id = r.id"
-		" WHERE r.kind = 'sample' GROUP BY r.id ORDER BY r.id DESC LIMIT ?1", &stmt, e);
+		" WHERE r.kind = 'sample' GROUP BY r.id HAVING NOT ?2 OR count(s.seq) > 0"
+		" ORDER BY r.id DESC LIMIT ?1", &stmt, e);
 	int rc;
 
 	*n = 0;
 	if (r < 0)
 		return r;
 	sqlite3_bind_int(stmt, 1, max);
+	sqlite3_bind_int(stmt, 2, with_ticks);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW && *n < max) {
 		struct store_sample_run *w = &rows[(*n)++];
 

@@ -48,8 +48,16 @@ run=$(q "SELECT id FROM runs WHERE kind = 'sample' ORDER BY id DESC LIMIT 1")
 	fail "--record: run not ended ok"
 [ "$(q "SELECT group_concat(seq) FROM (SELECT seq FROM samples WHERE run_id = $run ORDER BY seq)")" = "1,2,3,4" ] ||
 	fail "--record: samples are not ticks 1..4"
-[ "$(q "SELECT count(*) FROM samples WHERE run_id = $run AND json_extract(data, '\$.schema') = 'swaptune.sample/1' AND json_extract(data, '\$.seq') = seq")" = 4 ] ||
-	fail "--record: data is not the tick's JSON"
+# stored compactly (schema 4: shape_id, vals), read back as the tick's JSON
+[ "$(q "SELECT count(*) FROM samples WHERE run_id = $run AND shape_id IS NOT NULL AND length(vals) > 0")" = 4 ] ||
+	fail "--record: ticks not stored compactly"
+"$SWAPTUNE" sample --db "$db" --replay "$run" --json >"$scratch/rj" || fail "--record: replay --json: exit $?"
+python3 - "$scratch/rj" <<'PY' || fail "--record: data is not the tick's JSON"
+import json, sys
+ticks = [json.loads(l) for l in open(sys.argv[1])]
+assert [t["seq"] for t in ticks] == [1, 2, 3, 4], ticks
+assert all(t["schema"] == "swaptune.sample/1" for t in ticks)
+PY
 [ "$(q "SELECT json_extract(summary, '\$.ticks') FROM runs WHERE id = $run")" = 4 ] || fail "--record: summary ticks"
 grep -q "recorded run $run (4 ticks)" "$scratch/r" || fail "--record: no 'recorded run' line"
 [ "$(q "SELECT count(*) FROM runs r JOIN hosts h ON h.id = r.host_id WHERE r.id = $run")" = 1 ] ||

@@ -343,47 +343,77 @@ int store_probe_earlier(struct store *st, int64_t run_id, struct store_probe_ear
 void store_probe_earlier_free(struct store_probe_earlier *rows, size_t n);
 
 /*
- * ---- samples (store-samples.c): `sample --record` and its readers ----
+ * ---- samples (store-samples.c): `sample --record` and its reader ----
  *
  * A recording is a runs row of kind "sample" (params: the sampling options
  * as JSON, summary: the means at the end) and one samples row per tick:
  * seq (the sampler's tick number), t_ns (monotonic time since the start of
- * sampling) and the tick's JSON (swaptune.sample/1, sampler_format_json).
+ * sampling) and the tick (swaptune.sample/1, sampler_format_json), stored
+ * compactly since schema 4: the recording's sample_shapes rows hold the
+ * first tick of each JSON structure, and a tick's row only its leaves
+ * (shape_id, vals; data ''). Rows of older stores, and any tick the codec
+ * cannot reproduce byte for byte, keep the JSON text in data. Readers see
+ * one kind of tick either way (struct store_tick).
  */
-struct sqlite3_stmt;
+struct tick_writer;
 
 struct sample_recording {
 	struct store *st;
 	int64_t run_id;
-	struct sqlite3_stmt *insert;	/* private to the store */
+	struct tick_writer *writer;	/* private to the store */
 	uint64_t rows;			/* ticks stored so far */
 };
 
-/* Start a recording: the runs row, and the statement every tick reuses. */
+/* Start a recording: the runs row, and the writer every tick reuses. */
 int store_samples_begin(struct sample_recording *r, struct store *st,
 			const char *params_json, struct st_err *e);
-/* Store one tick's JSON as row seq (no allocation, no re-prepare). */
+/* Store one tick's JSON as row seq (one row, committed on its own unless in a transaction). */
 int store_samples_add(struct sample_recording *r, uint64_t seq, uint64_t t_ns,
 		      const char *json, struct st_err *e);
 /* End it: status "ok", "failed" or "interrupted"; summary_json may be NULL. */
 int store_samples_end(struct sample_recording *r, const char *status,
 		      const char *summary_json, struct st_err *e);
 
-/* One recorded tick; json is valid only during the callback. */
-struct store_sample_row {
+/*
+ * One recorded tick, valid only during the callback. Ticks of one JSON
+ * structure (the same keys in the same order) share `shape` within a read,
+ * so a reader can look its slots up once per shape. Shape 0: a tick whose
+ * text is not JSON (kept as it came): it has no leaves.
+ */
+struct store_tick_priv;
+struct store_tick {
 	int64_t run_id;
 	uint64_t seq;
 	uint64_t t_ns;
-	const char *json;
+	unsigned shape;
+	struct store_tick_priv *priv;	/* the store's */
 };
 
-/* Called per tick in seq order; non-zero stops the read (negative: an error). */
-typedef int (*store_sample_fn)(const struct store_sample_row *row, void *arg);
+/*
+ * The slot of a leaf: key of the top object (group NULL: "seq"), or key
+ * in the object under the top-level member group ("vmstat",
+ * "zswpin_pages_per_s"). -1 when the tick has none. Same for every tick of
+ * one shape.
+ */
+int store_tick_slot(const struct store_tick *t, const char *group, const char *key);
+/* The slot's number (as strtod() reads its text): false for null, strings, -1. */
+bool store_tick_number(const struct store_tick *t, int slot, double *v);
+/* The slot's string, unescaped, into buf: 0, or -ENOENT when it holds no string. */
+int store_tick_string(const struct store_tick *t, int slot, char *buf, size_t len);
+/*
+ * The tick's JSON exactly as it was stored; NULL when out of memory or
+ * when its stored values are damaged (the read then fails with -EBADMSG).
+ * A compact tick's values are decoded as far as they are read.
+ */
+const char *store_tick_json(const struct store_tick *t, size_t *len);
+
+/* Called per tick in seq order; 0 goes on, > 0 stops the read, < 0 is an error that stops it. */
+typedef int (*store_sample_fn)(const struct store_tick *t, void *arg);
 
 /*
  * Read recording run_id tick by tick. Returns the number of ticks passed to
- * fn, fn's negative return, or -ENOENT (exit 2) when run_id is not a sample
- * recording.
+ * fn, fn's negative return, -EBADMSG (a damaged row), or -ENOENT (exit 2)
+ * when run_id is not a sample recording.
  */
 int store_samples_read(struct store *st, int64_t run_id, store_sample_fn fn, void *arg,
 		       struct st_err *e);
@@ -400,9 +430,9 @@ struct store_sample_run {
 	uint64_t duration_ns;		/* last_t_ns - first_t_ns */
 };
 
-/* Up to max recordings, newest first; *n = how many. */
-int store_sample_runs(struct store *st, struct store_sample_run *rows, int max, int *n,
-		      struct st_err *e);
+/* Up to max recordings (with_ticks: only those with a tick), newest first; *n = how many. */
+int store_sample_runs(struct store *st, bool with_ticks, struct store_sample_run *rows, int max,
+		      int *n, struct st_err *e);
 
 
 /* ======================================================================
@@ -492,16 +522,6 @@ int store_run_full_get(struct store *st, int64_t run_id, struct store_run_full *
 void store_run_full_free(struct store_run_full *r);
 
 /*
- * Call fn for every sample row of run_id in seq order (data is the tick's
- * JSON, valid during the call). A non-zero return from fn stops the walk
- * and is returned.
- */
-typedef int (*store_sample_each_fn)(void *arg, int64_t seq, int64_t t_ns, const char *data,
-			       size_t len);
-int store_samples_each(struct store *st, int64_t run_id, store_sample_each_fn fn, void *arg,
-		       struct st_err *e);
-
-/*
  * Sample recordings (runs of kind "sample" with at least one sample row):
  * the newest that ended at or before `before` (ISO time), and the oldest
  * that started at or after `after`. *id = 0 when there is none.
@@ -514,17 +534,6 @@ int store_sample_run_after(struct store *st, const char *after, int64_t *id,
 /* The first snapshot of run_id (the one taken before the change); *id 0 if none. */
 int store_first_snapshot_of_run(struct store *st, int64_t run_id, int64_t *id,
 				char *reason, size_t reason_len, struct st_err *e);
-
-/* Sample recordings for `history --all`: newest first, up to max. */
-struct store_recording_row {
-	int64_t id;
-	char status[24];
-	char started_at[40];
-	int64_t ticks;
-	double duration_s;		/* t_ns of the last tick */
-};
-int store_recordings_recent(struct store *st, struct store_recording_row *rows, int max,
-			    int *n, struct st_err *e);
 
 /* ---- runs whose process is gone (journal_repair) ---- */
 

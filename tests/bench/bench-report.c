@@ -3,19 +3,18 @@
  * against the floor: the plain sqlite3 CLI reading the same rows.
  *
  * Builds (once, reused while it has the right shape) a store in $TMPDIR with
- * recording 1 of 1 000 000 ticks and recording 2 of 1 000 ticks, each tick
- * a sampler JSON line of the real layout (~1 KiB) with varying values. Then,
+ * recording 1 of 1 000 000 ticks and recording 2 of 1 000 ticks, written
+ * through the recorder's own writer (store_samples_add(): compact rows
+ * against the recording's shapes), each tick a sampler JSON line of the real
+ * layout (~2.3 KiB: host, vmstat, zswap, psi, meminfo, cgroup, cpu, derived,
+ * counters) with values that vary every tick as a live host's do. Then,
  * alternating in one run so drift hits both alike, ROUNDS times each:
  *   report: ./swaptune --db DB report --before 1 --after 2 --format FMT >/dev/null
- *   floor:  sqlite3 DB "SELECT seq, t_ns, data FROM samples WHERE run_id IN (1, 2)
- *           ORDER BY run_id, seq" >/dev/null
+ *   floor:  sqlite3 DB "SELECT seq, t_ns, data, shape_id, vals FROM samples
+ *           WHERE run_id IN (1, 2) ORDER BY run_id, seq" >/dev/null
  * and prints the median wall times and their ratio, for text and html.
  * Exits 1 when the report takes 2 s or more (median), or when the sqlite3 CLI
  * is missing (the floor is part of the figure).
- *
- * Note: samples is a WITHOUT ROWID table, so each ~1 KiB tick spills into
- * overflow pages: 1 000 000 ticks take ~4.7 GB on disk, and reading them is
- * I/O-bound for the floor and the report alike.
  *
  * usage: bench-report [ticks]     (1000000)
  */
@@ -41,53 +40,115 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int count_rows(sqlite3 *db, int run)
+/* ticks of recording run, -1 unless every one is a compact row */
+static long count_rows(sqlite3 *db, int run)
 {
 	sqlite3_stmt *s;
-	int n = -1;
-	char sql[128];
+	long n = -1;
+	char sql[160];
 
-	snprintf(sql, sizeof(sql), "SELECT max(seq) FROM samples WHERE run_id = %d", run);
-	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int(s, 0);
+	snprintf(sql, sizeof(sql), "SELECT max(seq), count(*) = count(shape_id) FROM samples"
+		 " WHERE run_id = %d", run);
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW &&
+	    sqlite3_column_int(s, 1))
+		n = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	return n;
 }
 
-static int tick_json(char *buf, size_t len, long seq, unsigned *rng)
+static double rnd(unsigned *rng)
 {
-	double r[8];
+	*rng = *rng * 1103515245u + 12345u;
+	return (double)((*rng >> 8) & 0xffff) / 65536.0;
+}
+
+/* A tick of the sampler's layout; rates are counter deltas over a jittered interval. */
+static int tick_json(char *buf, size_t len, long seq, unsigned *rng, uint64_t *ctr)
+{
+	double iv = 1 + (rnd(rng) - 0.5) * 0.002, r[8];
+	long ms = (seq * 1000 + (long)(rnd(rng) * 3)) % 86400000;
 
 	for (int i = 0; i < 8; i++) {
-		*rng = *rng * 1103515245u + 12345u;
-		r[i] = (double)((*rng >> 8) % 1000) / 1000.0;
+		ctr[i] += (uint64_t)(1000 * rnd(rng)) + 100 * (uint64_t)i;
+		r[i] = (double)((uint64_t)(1000 * rnd(rng)) + 100 * (uint64_t)i) / iv;
 	}
 	return snprintf(buf, len,
-		"{\"schema\":\"swaptune.sample/1\",\"seq\":%ld,\"time\":\"2026-11-30T10:00:00.000Z\","
-		"\"elapsed_s\":%ld.000000,\"interval_s\":1.000000,\"vmstat\":{\"pswpin_pages_per_s\":0,"
-		"\"pswpout_pages_per_s\":0,\"zswpin_pages_per_s\":%.1f,\"zswpout_pages_per_s\":%.1f,"
-		"\"zswpwb_pages_per_s\":0,\"swap_ra_pages_per_s\":%.1f,\"swap_ra_hit_pages_per_s\":%.1f,"
-		"\"pgmajfault_per_s\":%.1f,\"refault_anon_pages_per_s\":12,\"refault_file_pages_per_s\":3,"
-		"\"pgscan_pages_per_s\":7000,\"pgsteal_pages_per_s\":6500},\"zswap\":{\"stored_pages\":49152,"
-		"\"pool_bytes\":67108864,\"incompressible_pages\":12,\"written_back_pages_per_s\":0,"
-		"\"rejects_per_s\":0,\"pool_limit_hits_per_s\":0},\"psi\":{\"some_pct\":%.3f,\"full_pct\":%.3f,"
-		"\"some_avg10_pct\":1.5,\"full_avg10_pct\":0.5},\"meminfo\":{\"swap_used_bytes\":268435456,"
-		"\"swap_cached_bytes\":2097152,\"zswap_bytes\":67108864,\"zswapped_bytes\":201326592},"
+		"{\"schema\":\"swaptune.sample/1\",\"host\":{\"machine_id\":\"4f1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e\","
+		"\"hostname\":\"bench-host\",\"boot_id\":\"0b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e\"},"
+		"\"swaptune_version\":\"0.1.0\",\"seq\":%ld,\"time\":\"2026-11-30T%02ld:%02ld:%02ld.%03ldZ\","
+		"\"elapsed_s\":%.6f,\"interval_s\":%.6f,\"page_size\":4096,"
+		"\"vmstat\":{\"pswpin_pages_per_s\":0,\"pswpout_pages_per_s\":0,\"zswpin_pages_per_s\":%.10g,"
+		"\"zswpout_pages_per_s\":%.10g,\"zswpwb_pages_per_s\":0,\"swap_ra_pages_per_s\":%.10g,"
+		"\"swap_ra_hit_pages_per_s\":%.10g,\"pgmajfault_per_s\":%.10g,\"refault_anon_pages_per_s\":%.10g,"
+		"\"refault_file_pages_per_s\":3,\"pgscan_pages_per_s\":%.10g,\"pgsteal_pages_per_s\":%.10g},"
+		"\"zswap\":{\"stored_pages\":%llu,\"pool_bytes\":%llu,\"incompressible_pages\":12,"
+		"\"written_back_pages_per_s\":0,\"rejects_per_s\":0,\"pool_limit_hits_per_s\":0},"
+		"\"psi\":{\"some_pct\":%.10g,\"full_pct\":%.10g,\"some_avg10_pct\":1.5,\"full_avg10_pct\":0.5},"
+		"\"meminfo\":{\"swap_used_bytes\":%llu,\"swap_cached_bytes\":2097152,\"zswap_bytes\":%llu,"
+		"\"zswapped_bytes\":%llu},"
+		"\"cgroup\":{\"path\":\"swaptune-bench\",\"version\":\"v2\",\"anon_bytes\":104857600,"
+		"\"file_bytes\":8388608,\"swap_bytes\":209715200,\"swapcached_bytes\":4194304,"
+		"\"zswap_bytes\":67108864,\"zswapped_bytes\":201326592,\"pgmajfault_per_s\":%.10g,"
+		"\"zswpin_pages_per_s\":%.10g,\"zswpout_pages_per_s\":%.10g,\"zswpwb_pages_per_s\":0,"
+		"\"refault_anon_pages_per_s\":%.10g,\"psi_some_pct\":%.10g,\"psi_full_pct\":%.10g},"
 		"\"cpu\":{\"source\":\"software\",\"target\":\"system\",\"note\":null,\"cycles_per_s\":null,"
-		"\"instructions_per_s\":null,\"dtlb_load_misses_per_s\":null,\"busy_pct\":%.2f,"
+		"\"instructions_per_s\":null,\"dtlb_load_misses_per_s\":null,\"busy_pct\":%.10g,"
 		"\"major_faults_per_s\":null,\"minor_faults_per_s\":null,\"context_switches_per_s\":null},"
-		"\"derived\":{\"ra_hit_pct\":31.5,\"ra_wasted_pages_per_s\":%.1f,\"zswap_compression_ratio\":3,"
-		"\"ipc\":null},\"unavailable\":{}}",
-		seq, seq, 4000 + 500 * r[0], 5200 + 100 * r[1], 2800 + 300 * r[2], 900 + 50 * r[3],
-		1200 + 80 * r[4], 8 + r[5], 1 + r[6], 35 + 10 * r[7], 1900 + 100 * r[2]);
+		"\"derived\":{\"ra_hit_pct\":%.10g,\"ra_wasted_pages_per_s\":%.10g,"
+		"\"zswap_compression_ratio\":%.10g,\"ipc\":null},"
+		"\"counters\":{\"pswpin_pages\":0,\"pswpout_pages\":0,\"zswpin_pages\":%llu,\"zswpout_pages\":%llu,"
+		"\"zswpwb_pages\":10,\"swap_ra_pages\":%llu,\"swap_ra_hit_pages\":%llu,\"pgmajfault\":%llu,"
+		"\"refault_anon_pages\":%llu,\"refault_file_pages\":900,\"pgscan_pages\":%llu,"
+		"\"pgsteal_pages\":%llu,\"zswap_written_back_pages\":10,\"zswap_rejects\":8,"
+		"\"zswap_pool_limit_hits\":2,\"psi_some_us\":%llu,\"psi_full_us\":%llu,"
+		"\"cgroup_pgmajfault\":300,\"cgroup_zswpin_pages\":%llu,\"cgroup_zswpout_pages\":%llu,"
+		"\"cgroup_zswpwb_pages\":0,\"cgroup_refault_anon_pages\":50,\"cgroup_psi_some_us\":%llu,"
+		"\"cgroup_psi_full_us\":%llu,\"cpu_cycles\":null,\"cpu_instructions\":null,"
+		"\"cpu_dtlb_load_misses\":null,\"cpu_task_clock_ns\":null,\"cpu_major_faults\":null,"
+		"\"cpu_minor_faults\":null,\"cpu_context_switches\":null},\"unavailable\":{}}",
+		seq, ms / 3600000, ms / 60000 % 60, ms / 1000 % 60, ms % 1000, seq * iv, iv,
+		4000 + r[0], 5200 + r[1], 2800 + r[2], 900 + r[3] / 7, 1200 + r[4], 12 + r[5] / 100,
+		7000 + r[6], 6500 + r[7],
+		(unsigned long long)(49152 + ctr[0] % 4096), (unsigned long long)(67108864 + ctr[1] % 65536 * 4096),
+		r[5] / 50, r[6] / 1000,
+		(unsigned long long)(268435456 + ctr[2] % 65536 * 4096),
+		(unsigned long long)(67108864 + ctr[3] % 4096 * 4096),
+		(unsigned long long)(201326592 + ctr[4] % 4096 * 4096),
+		r[3] / 3, r[0] / 2, r[1] / 2, r[4] / 10, r[7] / 3000, r[6] / 5000,
+		35 + r[2] / 100,
+		100 * (900 + r[3] / 7) / (2800 + r[2]), 1900 + r[2] / 9, 3 + r[4] / 1000,
+		(unsigned long long)ctr[0], (unsigned long long)ctr[1], (unsigned long long)ctr[2],
+		(unsigned long long)ctr[3], (unsigned long long)ctr[4], (unsigned long long)ctr[5],
+		(unsigned long long)ctr[6], (unsigned long long)ctr[7],
+		(unsigned long long)ctr[0] * 40, (unsigned long long)ctr[1] * 10,
+		(unsigned long long)ctr[2] / 2, (unsigned long long)ctr[3] / 2,
+		(unsigned long long)ctr[4] * 20, (unsigned long long)ctr[5] * 5);
+}
+
+/* One recording of n ticks through the recorder's writer, in one transaction. */
+static int record(struct store *st, long n, unsigned *rng, struct st_err *e)
+{
+	struct sample_recording rec;
+	uint64_t ctr[8] = { 1000000000ULL, 2000000000ULL, 300000000ULL, 200000000ULL,
+			    50000000ULL, 7000000ULL, 80000000000ULL, 60000000000ULL };
+	char buf[8192];
+
+	if (store_samples_begin(&rec, st, "{\"interval_s\":1}", e) < 0 || store_tx_begin(st, e) < 0)
+		return -1;
+	for (long i = 1; i <= n; i++) {
+		if (tick_json(buf, sizeof(buf), i, rng, ctr) >= (int)sizeof(buf) ||
+		    store_samples_add(&rec, (uint64_t)i, (uint64_t)i * 1000000000ULL, buf, e) < 0)
+			return -1;
+	}
+	if (store_tx_commit(st, e) < 0)
+		return -1;
+	return store_samples_end(&rec, "ok", NULL, e);
 }
 
 static int build_store(const char *path, long ticks)
 {
 	struct store st;
 	struct st_err e = { 0 };
-	sqlite3_stmt *ins;
-	char buf[4096];
 	unsigned rng = 42;
 	double t0 = now_s();
 
@@ -99,30 +160,14 @@ static int build_store(const char *path, long ticks)
 		store_close(&st);
 		return 0;
 	}
-	printf("building %s: %ld + 1000 ticks ...\n", path, ticks);
-	sqlite3_exec(st.db, "DELETE FROM samples; DELETE FROM runs;"
-		     "INSERT INTO runs (id, kind, started_at, ended_at, status) VALUES"
-		     " (1, 'sample', '2026-11-30T10:00:00.000Z', '2026-11-30T12:00:00.000Z', 'ok'),"
-		     " (2, 'sample', '2026-11-30T13:00:00.000Z', '2026-11-30T13:20:00.000Z', 'ok');"
-		     "BEGIN", NULL, NULL, NULL);
-	sqlite3_prepare_v2(st.db, "INSERT INTO samples (run_id, seq, t_ns, data) VALUES (?1, ?2, ?3, ?4)",
-			   -1, &ins, NULL);
-	for (int run = 1; run <= 2; run++)
-		for (long i = 1; i <= (run == 1 ? ticks : 1000); i++) {
-			int n = tick_json(buf, sizeof(buf), i, &rng);
-
-			sqlite3_reset(ins);
-			sqlite3_bind_int(ins, 1, run);
-			sqlite3_bind_int64(ins, 2, i);
-			sqlite3_bind_int64(ins, 3, (sqlite3_int64)i * 1000000000LL);
-			sqlite3_bind_text(ins, 4, buf, n, SQLITE_STATIC);
-			if (sqlite3_step(ins) != SQLITE_DONE) {
-				fprintf(stderr, "bench-report: insert: %s\n", sqlite3_errmsg(st.db));
-				return -1;
-			}
-		}
-	sqlite3_finalize(ins);
-	sqlite3_exec(st.db, "COMMIT", NULL, NULL, NULL);
+	printf("building %s: %ld + 1000 ticks through the recorder's writer ...\n", path, ticks);
+	sqlite3_exec(st.db, "DELETE FROM samples; DELETE FROM sample_shapes; DELETE FROM runs;"
+		     "DELETE FROM sqlite_sequence", NULL, NULL, NULL);
+	if (record(&st, ticks, &rng, &e) < 0 || record(&st, 1000, &rng, &e) < 0) {
+		fprintf(stderr, "bench-report: %s\n", e.msg);
+		store_close(&st);
+		return -1;
+	}
 	sqlite3_exec(st.db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
 	store_close(&st);
 	printf("built in %.1f s\n", now_s() - t0);
@@ -177,8 +222,8 @@ int main(int argc, char **argv)
 	for (size_t f = 0; f < 2; f++) {
 		char *rep[] = { (char *)bin, "--db", db, "report", "--before", "1", "--after", "2",
 				"--format", (char *)fmts[f], NULL };
-		char *floor_[] = { "sqlite3", db, "SELECT seq, t_ns, data FROM samples WHERE run_id IN (1, 2)"
-				   " ORDER BY run_id, seq", NULL };
+		char *floor_[] = { "sqlite3", db, "SELECT seq, t_ns, data, shape_id, vals FROM samples"
+				   " WHERE run_id IN (1, 2) ORDER BY run_id, seq", NULL };
 		double tr[ROUNDS], tf[ROUNDS];
 
 		for (int i = 0; i < ROUNDS; i++) {

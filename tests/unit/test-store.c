@@ -481,18 +481,20 @@ struct collect {
 	int stop_after;
 };
 
-static int collect_row(const struct store_sample_row *row, void *arg)
+static int collect_row(const struct store_tick *row, void *arg)
 {
 	struct collect *c = arg;
+	size_t len;
+	const char *json = store_tick_json(row, &len);
 
 	c->seq[c->n] = row->seq;
 	c->t_ns[c->n] = row->t_ns;
-	snprintf(c->json[c->n], sizeof(c->json[0]), "%s", row->json);
+	snprintf(c->json[c->n], sizeof(c->json[0]), "%.*s", (int)len, json);
 	c->n++;
 	return c->stop_after && c->n >= c->stop_after ? 1 : 0;
 }
 
-static int fail_row(const struct store_sample_row *row, void *arg)
+static int fail_row(const struct store_tick *row, void *arg)
 {
 	(void)row;
 	return err_set(arg, -ECANCELED, "stop");
@@ -544,7 +546,7 @@ static void test_samples(void **state)
 	err_reset(&e);
 	assert_int_equal(store_samples_read(&st, rec2.run_id, collect_row, &c, &e), 0);
 
-	assert_int_equal(store_sample_runs(&st, runs, 4, &n, &e), 0);
+	assert_int_equal(store_sample_runs(&st, false, runs, 4, &n, &e), 0);
 	assert_int_equal(n, 2);
 	assert_true(runs[0].run_id == rec2.run_id);	/* newest first */
 	assert_string_equal(runs[0].status, "running");
@@ -559,8 +561,13 @@ static void test_samples(void **state)
 	assert_int_equal(runs[1].last_t_ns, 5500);
 	assert_int_equal(runs[1].duration_ns, 4500);
 	assert_true(runs[1].ended_at[0] != '\0');
-	assert_int_equal(store_sample_runs(&st, runs, 1, &n, &e), 0);
+	assert_int_equal(store_sample_runs(&st, false, runs, 1, &n, &e), 0);
 	assert_int_equal(n, 1);
+	/* with_ticks (history --all): the recording without a tick is left out */
+	assert_int_equal(store_sample_runs(&st, true, runs, 4, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_true(runs[0].run_id == rec.run_id);
+	assert_int_equal(runs[0].last_t_ns, 5500);
 	store_samples_end(&rec2, "interrupted", NULL, &e);
 	store_close(&st);
 }
