@@ -201,14 +201,16 @@ static void translate(const struct judgement *j, const struct verdict2_input *in
 			o->sec[c].mean = NAN;
 		}
 	}
-	for (size_t k = 0; k < r2->n_reasons; k++)
+	for (size_t k = 0; k < r2->n_reasons; k++) {
 		reason(v, r2->reasons[k]);
-	if (isfinite(r2->power_min_effect) && isfinite(j->effect_80_pct)) {
-		char t[VERDICT_REASON_LEN];
+		/* after the line on error rates and power: the gain this design would find */
+		if (!strncmp(r2->reasons[k], "false-change rate", 17) && isfinite(j->effect_80_pct)) {
+			char t[VERDICT_REASON_LEN];
 
-		snprintf(t, sizeof(t), "80%% power at that variation needs a gain of >= %.1f%% with this design",
-			 j->effect_80_pct);
-		reason(v, t);
+			snprintf(t, sizeof(t), "80%% power at that variation needs a gain of >= %.1f%% "
+				 "with this design", j->effect_80_pct);
+			reason(v, t);
+		}
 	}
 	if (j->exploratory) {
 		char t[VERDICT_REASON_LEN];
