@@ -47,33 +47,19 @@ static int parent_fd(const struct host *h, const char *rel, const char **base)
 ssize_t host_file_get(const struct host *h, const char *rel, char *buf, size_t len,
 		      struct st_err *e)
 {
-	size_t off = 0;
-	ssize_t r;
+	char what[PATH_MAX * 2];
 	int fd;
 
 	rel = relname(rel);
+	if (len == 0)
+		return err_set(e, -EINVAL, "host_file_get: empty buffer");
 	fd = host_openat(h, rel, O_RDONLY);
 	if (fd == -ENOENT || fd == -ENOTDIR)
 		return -ENOENT;
 	if (fd < 0)
 		return host_open_error(rel, fd, false, e);
-	while ((r = read(fd, buf + off, len - 1 - off)) > 0) {
-		off += (size_t)r;
-		if (off + 1 >= len) {
-			close(fd);
-			return err_set(e, -EFBIG, "%s/%s: larger than %zu bytes", h->root, rel,
-				       len - 1);
-		}
-	}
-	if (r < 0) {
-		int saved = errno;
-
-		close(fd);
-		return err_set(e, -saved, "cannot read %s/%s: %s", h->root, rel, strerror(saved));
-	}
-	close(fd);
-	buf[off] = '\0';
-	return (ssize_t)off;
+	snprintf(what, sizeof(what), "%s/%s", h->root, rel);
+	return host_read_fd(fd, buf, len, what, e);
 }
 
 int host_file_stat(const struct host *h, const char *rel, struct stat *st)

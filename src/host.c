@@ -172,8 +172,7 @@ bool host_writable(const struct host *h, const char *rel)
 ssize_t host_read(const struct host *h, const char *rel, char *buf, size_t len,
 		  struct st_err *e)
 {
-	size_t off = 0;
-	ssize_t r;
+	char what[PATH_MAX + 2];
 	int fd;
 
 	rel = relname(rel);
@@ -182,10 +181,19 @@ ssize_t host_read(const struct host *h, const char *rel, char *buf, size_t len,
 	fd = host_openat(h, rel, O_RDONLY);
 	if (fd < 0)
 		return host_open_error(rel, fd, false, e);
+	snprintf(what, sizeof(what), "/%s", rel);
+	return host_read_fd(fd, buf, len, what, e);
+}
+
+ssize_t host_read_fd(int fd, char *buf, size_t len, const char *what, struct st_err *e)
+{
+	size_t off = 0;
+	ssize_t r;
+
 	for (;;) {
 		if (off + 1 >= len) {
 			close(fd);
-			return err_set(e, -EFBIG, "/%s: larger than %zu bytes", rel, len - 1);
+			return err_set(e, -EFBIG, "%s: larger than %zu bytes", what, len ? len - 1 : 0);
 		}
 		r = read(fd, buf + off, len - 1 - off);
 		if (r < 0) {
@@ -193,7 +201,7 @@ ssize_t host_read(const struct host *h, const char *rel, char *buf, size_t len,
 				continue;
 			int saved = errno;
 			close(fd);
-			return err_set(e, -saved, "cannot read /%s: %s", rel, strerror(saved));
+			return err_set(e, -saved, "cannot read %s: %s", what, strerror(saved));
 		}
 		if (r == 0)
 			break;

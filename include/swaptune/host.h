@@ -70,6 +70,12 @@ bool host_writable(const struct host *h, const char *rel);
  * Returns the length, -ENOENT if absent (e says "not available"), -EACCES,
  * -EFBIG if it does not fit.
  */
+/*
+ * Read an open fd to its end into buf (NUL-terminated) and close it: the
+ * length, -EFBIG if it does not fit in len - 1 bytes, -errno on a read
+ * error; `what` names the file in e. host_read() and host_file_get() share it.
+ */
+ssize_t host_read_fd(int fd, char *buf, size_t len, const char *what, struct st_err *e);
 ssize_t host_read(const struct host *h, const char *rel, char *buf, size_t len,
 		  struct st_err *e);
 /* Read a one-line value, trailing whitespace stripped. */
