@@ -7,21 +7,7 @@
 # Changes host state: runs under flock /tmp/swaptune-host.lock (taken here
 # unless an ancestor, e.g. `flock ... make check`, holds it already).
 [ "$(id -u)" -eq 0 ] || { echo "needs root to probe (page-cluster, swap, cgroups)"; exit 77; }
-lock_held_above() {
-	pid=$$
-	while [ "${pid:-1}" -gt 1 ]; do
-		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "flock.*swaptune-host.lock" && return 0
-		pid=$(sed 's/.*) [A-Z] \([0-9]*\).*/\1/' "/proc/$pid/stat" 2>/dev/null)
-	done
-	return 1
-}
-if [ -z "$SWAPTUNE_TUI_LOCKED" ] && ! lock_held_above; then
-	command -v flock >/dev/null 2>&1 || { echo "needs flock(1) to take the host lock"; exit 77; }
-	SWAPTUNE_TUI_LOCKED=1 flock -E 75 -w "${SWAPTUNE_LOCK_WAIT:-900}" /tmp/swaptune-host.lock sh "$0" "$@"
-	rc=$?
-	[ $rc -eq 75 ] && { echo "the host lock stayed busy for ${SWAPTUNE_LOCK_WAIT:-900} s"; exit 77; }
-	exit $rc
-fi
+. "$(dirname "$0")/host-lock.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tui-lib.sh"
 need_probe_host
@@ -29,34 +15,17 @@ command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
 wait_no_probe
 db=$scratch/db
 
-host_state() {
-	echo "page-cluster $(cat "$PC")"
-	echo "vma_ra $(cat /sys/kernel/mm/swap/vma_ra_enabled)"
-	echo "zswap $(cat "$ZS/enabled")"
-	echo "swaps $(tail -n +2 /proc/swaps | awk '{print $1}' | tr '\n' ' ')"
-	echo "cgroups $(find "$CG" -maxdepth 2 -name 'swaptune-*' | tr '\n' ' ')"
-}
 host_state >"$scratch/before"
 runs() { sqlite3 "$db" "SELECT count(*) FROM runs WHERE kind = 'probe'" 2>/dev/null || echo 0; }
-# edit FIELD-INDEX VALUE: from the first field
-edit() {
-	i=0
-	while [ $i -lt "$1" ]; do keys Down; i=$((i + 1)); done
-	keys Enter C-u
-	tmux send-keys -t "$sess" -l "$2"
-	keys Enter
-	i=0
-	while [ $i -lt "$1" ]; do keys Up; i=$((i + 1)); done
-}
 
 tui_start 80 24 --db "$db" --panel probe --interval 500ms
 expect "New probe" "probe form"
 grep -q "read-only" "$scratch/screen" && fail "root on the live host is shown read-only"
 
 # bad values: inline, and nothing starts
-edit 0 nosuch
-edit 2 12Q
-edit 4 0
+form_edit 0 nosuch
+form_edit 2 12Q
+form_edit 4 0
 keys s
 expect "3 values to fix" "bad values do not block the start" && snap bad-values
 grep -q '! unknown workload "nosuch"' "$scratch/screen" || fail "no inline error for the workload"
@@ -69,10 +38,10 @@ cmp -s "$scratch/before" "$scratch/after-bad" || fail "bad values changed the ho
 
 # a short probe, cancelled mid-run
 keys d
-edit 1 pc3,pc0
-edit 2 32M
-edit 3 64M
-edit 4 1
+form_edit 1 pc3,pc0
+form_edit 2 32M
+form_edit 3 64M
+form_edit 4 1
 keys s
 expect "Probe running" "the probe did not start" 10
 expect "Trial +[1-9] of 4" "no trial count while running" 60 && snap running

@@ -3,29 +3,16 @@
 # probe form with the shipped defaults (the sequential design, its 3-minute
 # budget) but arms pc3,pc0; a fixed design of 5 rounds is not enough here:
 # pc3 is OOM-killed in most trials, and the cost guardrails need rounds where
-# both arms complete, which the later looks bring; start, progress, the verdict (CHANGE to pc0: pc3 is OOM-killed and slower
-# on this workload), a opens the settings diff, y applies with the default
+# both arms complete, which the later looks bring; start, progress, the
+# verdict (CHANGE to pc0: pc3 is OOM-killed and slower on this workload), a
+# opens the settings diff, y applies with the default
 # confirm-within and a countdown, c confirms, the History panel's b rolls
 # back after y; page-cluster, zswap, swap and cgroups end as they began.
 # Every step's screen goes to tests/artifacts/tui/.
 # Changes host state: runs under flock /tmp/swaptune-host.lock (taken here
 # unless an ancestor, e.g. `flock ... make check`, holds it already).
 [ "$(id -u)" -eq 0 ] || { echo "needs root to probe and apply (page-cluster, swap, cgroups)"; exit 77; }
-lock_held_above() {
-	pid=$$
-	while [ "${pid:-1}" -gt 1 ]; do
-		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "flock.*swaptune-host.lock" && return 0
-		pid=$(sed 's/.*) [A-Z] \([0-9]*\).*/\1/' "/proc/$pid/stat" 2>/dev/null)
-	done
-	return 1
-}
-if [ -z "$SWAPTUNE_TUI_LOCKED" ] && ! lock_held_above; then
-	command -v flock >/dev/null 2>&1 || { echo "needs flock(1) to take the host lock"; exit 77; }
-	SWAPTUNE_TUI_LOCKED=1 flock -E 75 -w "${SWAPTUNE_LOCK_WAIT:-900}" /tmp/swaptune-host.lock sh "$0" "$@"
-	rc=$?
-	[ $rc -eq 75 ] && { echo "the host lock stayed busy for ${SWAPTUNE_LOCK_WAIT:-900} s"; exit 77; }
-	exit $rc
-fi
+. "$(dirname "$0")/host-lock.sh"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tui-lib.sh"
 need_probe_host
@@ -34,13 +21,6 @@ wait_no_probe
 db=$scratch/db
 S() { sqlite3 "$db" "$1"; }
 
-host_state() {
-	echo "page-cluster $(cat "$PC")"
-	echo "vma_ra $(cat /sys/kernel/mm/swap/vma_ra_enabled)"
-	echo "zswap $(cat "$ZS/enabled")"
-	echo "swaps $(tail -n +2 /proc/swaps | awk '{print $1}' | tr '\n' ' ')"
-	echo "cgroups $(find "$CG" -maxdepth 2 -name 'swaptune-*' | tr '\n' ' ')"
-}
 host_state >"$scratch/before"
 pc0=$(cat "$PC")
 # a failed step must not leave the host changed: roll back whatever this store applied
@@ -55,17 +35,7 @@ tui_start 80 24 --db "$db" --panel probe --interval 500ms
 expect "New probe" "probe form" || { quit_ok; done_testing; }
 grep -qE "Workload +anon-runs" "$scratch/screen" || fail "form: the CLI's default workload"
 grep -qE "Rounds +sequential" "$scratch/screen" || fail "form: the sequential design by default"
-# edit FIELD-INDEX VALUE: from the first field
-edit() {
-	i=0
-	while [ $i -lt "$1" ]; do keys Down; i=$((i + 1)); done
-	keys Enter C-u
-	tmux send-keys -t "$sess" -l "$2"
-	keys Enter
-	i=0
-	while [ $i -lt "$1" ]; do keys Up; i=$((i + 1)); done
-}
-edit 1 pc3,pc0
+form_edit 1 pc3,pc0
 expect "Arms +pc3,pc0" "form: editing the arms" && snap 1-form
 fits 80 "form"
 

@@ -84,3 +84,23 @@ tui_start_as() {
 	tmux new-session -d -s "$sess" -x "$cols" -y "$rows" \
 		"su -s /bin/sh $user -c 'HOME=$scratch/home-$user LANG=C.UTF-8 $SWAPTUNE tui $*'; echo exit=\$? >$scratch/rc; sleep 600"
 }
+
+# form_edit FIELD-INDEX VALUE: from the first field of a form, edit a field and go back
+form_edit() {
+	i=0
+	while [ $i -lt "$1" ]; do keys Down; i=$((i + 1)); done
+	keys Enter C-u
+	tmux send-keys -t "$sess" -l "$2"
+	keys Enter
+	i=0
+	while [ $i -lt "$1" ]; do keys Up; i=$((i + 1)); done
+}
+
+# host_state: what a live probe or apply must leave as it found (after need_probe_host)
+host_state() {
+	echo "page-cluster $(cat "$PC")"
+	echo "vma_ra $(cat /sys/kernel/mm/swap/vma_ra_enabled)"
+	echo "zswap $(cat "$ZS/enabled")"
+	echo "swaps $(tail -n +2 /proc/swaps | awk '{print $1}' | tr '\n' ' ')"
+	echo "cgroups $(find "$CG" -maxdepth 2 -name 'swaptune-*' | tr '\n' ' ')"
+}
