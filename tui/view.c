@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tui-internal.h"
 
@@ -293,6 +294,14 @@ bool tui_text_key(struct tui_text *t, int ch)
 
 /* ---- readable JSON ---- */
 
+/* key[0..klen) ends in suffix (a unit the value is shown in, then dropped from the label) */
+static bool key_ends(const char *key, int klen, const char *suffix)
+{
+	int n = (int)strlen(suffix);
+
+	return klen > n && !memcmp(key + klen - n, suffix, (size_t)n);
+}
+
 static void json_label(const char *key, int klen, char *out, size_t len)
 {
 	size_t o = 0;
@@ -379,6 +388,18 @@ void tui_text_add_json(struct tui_text *t, const char *json)
 			v = strtod(val, NULL);
 			if (isdigit((unsigned char)val[0]) && strstr(key, "bytes") && (size_t)klen >= 5)
 				tui_fmt_bytes(v, val, sizeof(val));
+			else if (isdigit((unsigned char)val[0]) && key_ends(key, klen, "_unix") && v < 1e11) {
+				/* a wall-clock time: as the store writes times, in UTC */
+				time_t tt = (time_t)v;
+				struct tm tm;
+
+				if (gmtime_r(&tt, &tm))
+					strftime(val, sizeof(val), "%Y-%m-%dT%H:%M:%SZ", &tm);
+				klen -= 5;
+			} else if (isdigit((unsigned char)val[0]) && key_ends(key, klen, "_s")) {
+				tui_fmt_secs(v, val, sizeof(val));
+				klen -= 2;
+			}
 			else if (strchr(val, '.') && !strchr(val, 'e'))
 				snprintf(val, sizeof(val), "%.3g", v);
 			json_label(key, klen, label, sizeof(label));
