@@ -1,7 +1,8 @@
 #!/bin/sh
-# verify on this machine (root): a small A/B probe (swap without zswap as
-# the baseline, zswap as the candidate) is stored, an apply of its zswap arm
-# is recorded as in effect, and `swaptune verify` re-runs that probe with the
+# verify on this machine (root): a small A/B probe (page-cluster 3 as the
+# baseline, 0 as the candidate, on random runs of pages where no readahead
+# wins clearly and every cost falls) is stored, an apply of its pc0 arm is
+# recorded as in effect, and `swaptune verify` re-runs that probe with the
 # same workload, parameters, arms and baseline, judges the new run, and
 # reports that the benefit holds, with both runs' effects. Every change the
 # re-run made is restored afterwards (journal: nothing pending or failed;
@@ -29,15 +30,17 @@ run() {
 	done
 }
 
-run probe --yes --json --workload anon-random --working-set 64M --memcg-limit 32M --reps 5 --min-trial 0 --seed 7 \
-	--arm disk:zswap.enabled=N --arm zswap:zswap.enabled=Y --baseline disk ||
+# (zswap against disk swap was the pair here once: a large gain, but PSI memory
+# stall rises with zswap, and verify rightly never calls a vetoed gain "holds")
+run probe --yes --json --workload anon-runs --working-set 96M --memcg-limit 64M --reps 8 --min-trial 0 --seed 7 \
+	--arms pc3,pc0 --baseline pc3 ||
 	{ fail "probe: exit $? ($(cat "$scratch/err"))"; done_testing; }
 settings >"$scratch/settings0"
 probes_elsewhere && settings0_racy=1
 probe=$(sed -n 's/^[[:space:]]*"run_id":[[:space:]]*\([0-9]*\),.*/\1/p' "$scratch/out" | head -1)
 [ -n "$probe" ] || { fail "no run id from probe"; done_testing; }
 sqlite3 "$db" "INSERT INTO runs (kind, status, params) VALUES ('apply', 'ok',
-	'{\"source_run\":$probe,\"arm\":\"zswap\",\"settings\":{\"zswap.enabled\":\"Y\"}}')" || fail "recording the apply"
+	'{\"source_run\":$probe,\"arm\":\"pc0\",\"settings\":{\"page-cluster\":\"0\"}}')" || fail "recording the apply"
 
 run verify --yes --json --progress plain
 rc=$?
@@ -49,11 +52,11 @@ python3 - "$scratch/verify.json" "$probe" <<'PY' || fail "verify result: $(cat "
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["probe_run"] == int(sys.argv[2]), d["probe_run"]
-assert d["arm"] == "zswap" and d["baseline"] == "disk", (d["arm"], d["baseline"])
+assert d["arm"] == "pc0" and d["baseline"] == "pc3", (d["arm"], d["baseline"])
 assert d["result"] == "holds" and d["holds"], d["result"]
 assert d["replication"]["pooled"] and d["replication"]["k"] >= 2, d["replication"]
 for side in ("then", "now"):
-    assert d[side]["effect_pct"] > 50, (side, d[side])
+    assert d[side]["effect_pct"] > 20, (side, d[side])
     assert d[side]["ci_low_pct"] > 2 and d[side]["p_welch"] < 0.05, (side, d[side])
 assert d["now"]["run_id"] > d["then"]["run_id"]
 print("then %+.1f %%, now %+.1f %%: %s" % (d["then"]["effect_pct"], d["now"]["effect_pct"], d["result"]))
