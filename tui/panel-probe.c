@@ -515,7 +515,7 @@ static void draw_running(struct tui_ctx *c, struct probe_state *s, WINDOW *w, in
 	pthread_mutex_unlock(&s->mu);
 	wattron(w, tui_style(c, TS_TITLE));
 	if (s->cfg.plan.sequential)
-		tui_print_clipped(w, y++, 2, cols, "Probe running: %s, arms %s, looks at rounds %s%s",
+		tui_print_clipped(w, y++, 2, cols, "Probe running: %s, arms %s, looks at %s%s",
 				  s->val[F_WORKLOAD], s->val[F_ARMS], looks_text(&s->cfg.plan),
 				  s->cfg.warmup ? " + warm-up" : "");
 	else
