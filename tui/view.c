@@ -397,7 +397,10 @@ void tui_text_add_json(struct tui_text *t, const char *json)
 					strftime(val, sizeof(val), "%Y-%m-%dT%H:%M:%SZ", &tm);
 				klen -= 5;
 			} else if (isdigit((unsigned char)val[0]) && key_ends(key, klen, "_s")) {
-				tui_fmt_secs(v, val, sizeof(val));
+				if (v < 90)	/* keep the stored precision of short times */
+					snprintf(val, sizeof(val), "%.3g s", v);
+				else
+					tui_fmt_secs(v, val, sizeof(val));
 				klen -= 2;
 			}
 			else if (strchr(val, '.') && !strchr(val, 'e'))

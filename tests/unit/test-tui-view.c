@@ -65,9 +65,13 @@ static void test_json_truncated(void **state)
 	struct tui_text t = { 0 };
 
 	(void)state;
-	tui_text_add_json(&t, "{\"status\":\"ok\",\"elapsed_s\":12.3456,\"summary\":{\"pc3\":{\"mea");
+	tui_text_add_json(&t, "{\"status\":\"ok\",\"elapsed_s\":12.3456,\"wait_s\":150,"
+			  "\"deadline_unix\":1764568818.5,\"summary\":{\"pc3\":{\"mea");
 	assert_true(has_line(&t, "status                   ok"));
-	assert_true(has_line(&t, "elapsed s                12.3"));
+	/* seconds and unix times read as durations and UTC times, the unit out of the label */
+	assert_true(has_line(&t, "elapsed                  12.3 s"));
+	assert_true(has_line(&t, "wait                     2 min 30 s"));
+	assert_true(has_line(&t, "deadline                 2025-12-01T06:00:18Z"));
 	assert_true(has_line(&t, "(summary shortened by the store listing)"));
 	tui_text_free(&t);
 }
