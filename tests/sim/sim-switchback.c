@@ -31,12 +31,17 @@
  * 0.025, after every block from 3 on, no correction: windows treated as
  * independent, optional stopping) and "naive-sec" (Welch's t on every
  * second's value by arm at each planned look: autocorrelation ignored).
- * Gates (sb and the naive ones): A/A false change <= 2.5 % (point) and its
- * one-sided 95 % Clopper-Pearson upper bound <= -f (3 %) in every model.
+ * Gates (sb and the naive ones): A/A false change <= -F (2.5 %, point) and
+ * its one-sided 95 % Clopper-Pearson upper bound <= -f (3 %) in every model.
+ * Power gate (sb, -p > 0): +10 % found with power >= 80 % in iid, ar05 and
+ * ar09 - a method that never says CHANGE would pass the false-change gate.
+ * -C N: for the first N runs of A/A and +10 %, the carryover check at the
+ * last look (2-second slices): how often it flags, and how often the
+ * stepwise carryover order says the washout is too short (not gated).
  * Exit 0 when every gated figure passes, 1 when one fails, 2 on usage.
  *
  * usage: sim-switchback [-n A/A runs] [-p power runs] [-m sb|naive-win|naive-sec|all]
- *                       [-c model] [-s seed] [-f pct] [-W s] [-w s] [-B blocks]
+ *                       [-c model] [-s seed] [-f pct] [-F pct] [-W s] [-w s] [-B blocks] [-C N]
  */
 #include <math.h>
 #include <stdint.h>
@@ -52,19 +57,22 @@
 struct model {
 	const char *name;
 	double rho_win, load_sd, noise_cv, diurnal, warmup, burst_per_s, hetero, carry_w;
+	bool gate_power;	/* sb: power for +10 % >= POWER_GATE */
 };
 
+#define POWER_GATE 0.80
+
 static const struct model models[] = {
-	{ "iid",     0,   0,    0.10, 0,   0,   0,         0, 0 },
-	{ "ar05",    0.5, 0.10, 0.10, 0,   0,   0,         0, 0 },
-	{ "ar09",    0.9, 0.10, 0.10, 0,   0,   0,         0, 0 },
-	{ "diurnal", 0.5, 0.10, 0.10, 0.5, 0,   0,         0, 0 },
-	{ "warmup",  0.5, 0.10, 0.10, 0,   0.4, 0,         0, 0 },
-	{ "bursts",  0.5, 0.10, 0.10, 0,   0,   1.0 / 240, 0, 0 },
-	{ "hetero",  0.5, 0.10, 0.10, 0,   0,   0,         1, 0 },
-	{ "carry1",  0.5, 0.10, 0.10, 0,   0,   0,         0, 1.0 / 3 },
-	{ "carry2",  0.5, 0.10, 0.10, 0,   0,   0,         0, 2.0 / 3 },
-	{ "all",     0.9, 0.10, 0.10, 0.5, 0,   1.0 / 240, 1, 1.0 / 3 },
+	{ "iid",     0,   0,    0.10, 0,   0,   0,         0, 0, true },
+	{ "ar05",    0.5, 0.10, 0.10, 0,   0,   0,         0, 0, true },
+	{ "ar09",    0.9, 0.10, 0.10, 0,   0,   0,         0, 0, true },
+	{ "diurnal", 0.5, 0.10, 0.10, 0.5, 0,   0,         0, 0, false },
+	{ "warmup",  0.5, 0.10, 0.10, 0,   0.4, 0,         0, 0, false },
+	{ "bursts",  0.5, 0.10, 0.10, 0,   0,   1.0 / 240, 0, 0, false },
+	{ "hetero",  0.5, 0.10, 0.10, 0,   0,   0,         1, 0, false },
+	{ "carry1",  0.5, 0.10, 0.10, 0,   0,   0,         0, 1.0 / 3, false },
+	{ "carry2",  0.5, 0.10, 0.10, 0,   0,   0,         0, 2.0 / 3, false },
+	{ "all",     0.9, 0.10, 0.10, 0.5, 0,   1.0 / 240, 1, 1.0 / 3, false },
 };
 
 enum method { M_SB, M_NAIVE_WIN, M_NAIVE_SEC, M_COUNT };
@@ -109,7 +117,7 @@ static void draw(const struct model *m, const struct sb_design *d, double eff, u
 		load = phi * load + m->load_sd * sqrt(1 - phi * phi) * rng_norm(s);
 		lv += m->load_sd > 0 ? load : 0;
 		lv += m->diurnal * sin(phase + 2 * M_PI * t / 86400.0);
-		lv += m->warmup > 0 ? log1p(m->warmup * (1 - exp(-t / 300.0))) : 0;
+		lv += m->warmup > 0 ? log1p(m->warmup * (1 - exp(-(double)t / 300.0))) : 0;
 		if (m->burst_per_s > 0) {
 			if (burst_left <= 0 && rng_unif(s) < m->burst_per_s)
 				burst_left = -15.0 * log(rng_unif(s));
@@ -157,17 +165,26 @@ static void windows(const struct sb_design *d, const double *y, struct sb_input 
 				sum += yw[t];
 			in->outcome[b][q] = SB_WIN_OK;
 			in->value[b][q] = sum / (W - wo);
+			/* 2-second slices from the switch, washout included, for the checks */
+			for (unsigned j = 0; j < W / 2 && j < SB_SLICES_MAX; j++)
+				in->slice[b][q][j] = (yw[2 * j] + yw[2 * j + 1]) / 2;
 		}
+	in->n_slices = W / 2 <= SB_SLICES_MAX && W % 2 == 0 && wo % 2 == 0 ? W / 2 : 0;
+	in->n_washout_slices = wo / 2;
+	in->slice_s = 2;
 }
 
 static int run_sb(const struct sb_design *d, const struct sb_input *in, const struct sb_opts *o,
 		  struct sb_work *w, struct outcome *out)
 {
 	static struct sb_result r;
+	struct st_err e = { 0 };
 
 	for (unsigned k = 0; k < d->plan.n_looks; k++) {
-		if (sb_analyse(d, k, in, o, w, &r, NULL) < 0)
+		if (sb_analyse(d, k, in, o, w, &r, &e) < 0) {
+			fprintf(stderr, "sim-switchback: %s\n", e.msg);
 			return -1;
+		}
 		out->blocks = r.n_blocks;
 		out->effect = r.arms[1].effect;
 		if (r.decision == SB_CONTINUE)
@@ -263,7 +280,10 @@ static double cp_upper(unsigned x, unsigned n)
 struct tally {
 	unsigned n, change, keep, inconclusive;
 	double blocks, effect_sum;
+	unsigned n_checked, carry_flag, washout_short;	/* -C: the checks at the last look */
 };
+
+static unsigned checks_runs;	/* -C N: the first N runs of each power column */
 
 static int one(const struct model *m, enum method me, struct sb_plan *pl, double eff,
 	       uint64_t *s, struct tally *t)
@@ -291,6 +311,16 @@ static int one(const struct model *m, enum method me, struct sb_plan *pl, double
 	} else {
 		run_naive_sec(&d, y, arm_of, o.min_effect, &out);
 	}
+	if (me == M_SB && t->n_checked < checks_runs) {
+		static struct sb_result r;
+
+		o.checks = true;
+		if (sb_analyse(&d, d.plan.n_looks - 1, &in, &o, &w, &r, NULL) < 0)
+			return -1;
+		t->n_checked++;
+		t->carry_flag += r.checks.carry_flag;
+		t->washout_short += r.checks.washout_short;
+	}
 	t->n++;
 	t->blocks += out.blocks;
 	t->change += out.kind == 1;
@@ -304,7 +334,8 @@ static int one(const struct model *m, enum method me, struct sb_plan *pl, double
 static int usage(void)
 {
 	fprintf(stderr, "usage: sim-switchback [-n A/A runs] [-p power runs] "
-		"[-m sb|naive-win|naive-sec|all] [-c model] [-s seed] [-f pct] [-W s] [-w s] [-B blocks]\n");
+		"[-m sb|naive-win|naive-sec|all] [-c model] [-s seed] [-f pct] [-F pct] [-W s] [-w s] "
+		"[-B blocks] [-C N]\n");
 	return 2;
 }
 
@@ -330,6 +361,10 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "-f") && i + 1 < argc)
 			fc_gate = strtod(argv[++i], NULL) / 100.0;
+		else if (!strcmp(argv[i], "-C") && i + 1 < argc)
+			checks_runs = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "-F") && i + 1 < argc)
+			fc_point = strtod(argv[++i], NULL) / 100.0;
 		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
 			seed = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "-W") && i + 1 < argc)
@@ -382,6 +417,17 @@ int main(int argc, char **argv)
 				failed = 1;
 				strcpy(note, " FAIL:false-change");
 			}
+			if (me == M_SB && checks_runs)
+				printf("%-8s %-9s checks at the last look (%u runs each): carryover flagged "
+				       "A/A %.1f %%, +10 %% %.1f %%; washout too short (+10 %%) %.1f %%\n",
+				       m->name, method_names[me], checks_runs,
+				       100.0 * aa.carry_flag / aa.n_checked,
+				       100.0 * p10.carry_flag / p10.n_checked,
+				       100.0 * p10.washout_short / p10.n_checked);
+			if (me == M_SB && np && m->gate_power && (double)p10.change / np < POWER_GATE) {
+				failed = 1;
+				strcat(note, " FAIL:power");
+			}
 			printf("%-8s %-9s %8.2f %8.2f %8.1f %8.1f %8.1f %8.2f %8.1f %7.1f%s\n", m->name,
 			       method_names[me], 100.0 * aa.change / aa.n, 100 * up,
 			       100.0 * aa.keep / aa.n, np ? 100.0 * p5.change / np : NAN,
@@ -391,6 +437,7 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("gates: A/A false change <= %.1f %% and its CP95 upper bound <= %.1f %% in every "
-	       "model: %s\n", fc_point * 100, fc_gate * 100, failed ? "FAIL" : "pass");
+	       "model; sb: power for +10 %% >= %.0f %% in iid, ar05, ar09: %s\n", fc_point * 100,
+	       fc_gate * 100, POWER_GATE * 100, failed ? "FAIL" : "pass");
 	return failed;
 }
