@@ -260,10 +260,13 @@ struct sb_arm_result {
  *  carry_early/late: effect over the first and second half of the counted
  *   slices; carry_p: exact two-sided sign-flip p of early - late (sharp null:
  *   the within-window profile does not depend on the arm).
- *  carry_slices: estimated carryover order in slices, as Bojinov et al.'s
- *   stepwise procedure: for s = 0, 1, ... the exact test of "slice s has the
- *   late effect", in fixed sequence at check_alpha; the first s not rejected.
- *   -1 when the late effect itself is not significant (nothing to carry).
+ *  carry_slices: estimated carryover order in slices, in the manner of
+ *   Bojinov et al.'s stepwise procedure (test orders 0, 1, ... until one is
+ *   not rejected): for s = 0, 1, ... the exact early-against-late test on
+ *   slices [s, n_slices) (first half against second half), in fixed
+ *   sequence at check_alpha; the first s not rejected. -1 when the late
+ *   effect itself is not significant (nothing to carry); n_slices - 1 when
+ *   every step rejects.
  *   carry_s = carry_slices * slice_s; washout_short when it exceeds the washout.
  *  trend_pct_h: least-squares slope of the log (or level) window values in
  *   time, per hour; trend_p its approximate two-sided p (descriptive).
