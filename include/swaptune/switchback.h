@@ -81,11 +81,11 @@
 /* The plan's knobs; sb_plan_init() sets the defaults shown. */
 struct sb_plan {
 	unsigned n_arms;		/* 2: baseline (arm 0) + candidates */
-	unsigned n_blocks;		/* 16 */
+	unsigned n_blocks;		/* 15 (15 minutes) */
 	double window_s;		/* 30 */
-	double washout_s;		/* 10 */
+	double washout_s;		/* 15 */
 	unsigned n_looks;		/* 3 */
-	unsigned looks[SB_LOOKS_MAX];	/* blocks at each look: 8, 12, 16 */
+	unsigned looks[SB_LOOKS_MAX];	/* blocks at each look: 8, 12, 15 */
 	double alpha;			/* 0.025 one-sided false-change bound */
 	uint64_t seed;			/* schedule seed (record it) */
 	uint64_t draws;			/* Monte-Carlo draws beyond enumeration */

@@ -36,7 +36,7 @@
  * Power gate (sb, -p > 0): +10 % found with power >= 80 % in iid, ar05 and
  * ar09 - a method that never says CHANGE would pass the false-change gate.
  * -C N: for the first N runs of A/A and +10 %, the carryover check at the
- * last look (2-second slices): how often it flags, and how often the
+ * last look (slices of 2-3 s): how often it flags, and how often the
  * stepwise carryover order says the washout is too short (not gated).
  * Exit 0 when every gated figure passes, 1 when one fails, 2 on usage.
  *
@@ -149,8 +149,11 @@ struct outcome {
 static void windows(const struct sb_design *d, const double *y, struct sb_input *in)
 {
 	const struct sb_plan *p = &d->plan;
-	unsigned W = (unsigned)p->window_s, wo = (unsigned)p->washout_s;
+	unsigned W = (unsigned)p->window_s, wo = (unsigned)p->washout_s, sl = (W + 15) / 16;
 
+	/* slices for the checks: the shortest that divides window and washout, at most 16 */
+	while (sl < W && (W % sl || wo % sl))
+		sl++;
 	memset(in, 0, sizeof(*in));
 	snprintf(in->metric.name, SB_NAME_MAX, "ops_per_s");
 	in->metric.kind = SB_RATE;
@@ -165,13 +168,18 @@ static void windows(const struct sb_design *d, const double *y, struct sb_input 
 				sum += yw[t];
 			in->outcome[b][q] = SB_WIN_OK;
 			in->value[b][q] = sum / (W - wo);
-			/* 2-second slices from the switch, washout included, for the checks */
-			for (unsigned j = 0; j < W / 2 && j < SB_SLICES_MAX; j++)
-				in->slice[b][q][j] = (yw[2 * j] + yw[2 * j + 1]) / 2;
+			/* slices from the switch, washout included, for the checks */
+			for (unsigned j = 0; j < W / sl && j < SB_SLICES_MAX; j++) {
+				double v = 0;
+
+				for (unsigned u = 0; u < sl; u++)
+					v += yw[j * sl + u];
+				in->slice[b][q][j] = v / sl;
+			}
 		}
-	in->n_slices = W / 2 <= SB_SLICES_MAX && W % 2 == 0 && wo % 2 == 0 ? W / 2 : 0;
-	in->n_washout_slices = wo / 2;
-	in->slice_s = 2;
+	in->n_slices = W / sl <= SB_SLICES_MAX ? W / sl : 0;
+	in->n_washout_slices = wo / sl;
+	in->slice_s = sl;
 }
 
 static int run_sb(const struct sb_design *d, const struct sb_input *in, const struct sb_opts *o,

@@ -80,13 +80,13 @@ static void test_schedule(void **state)
 	for (unsigned b = 0; b < 8; b++)
 		differ += memcmp(d.order[b], d2.order[b], 3) != 0;
 	assert_true(differ > 0);
-	/* window 4 = block 1, position 1: 30 s windows, 10 s washout */
+	/* window 4 = block 1, position 1: 30 s windows, 15 s washout */
 	assert_int_equal(sb_window_at(&d, 4, &w), 0);
 	assert_int_equal(w.block, 1);
 	assert_int_equal(w.pos, 1);
 	assert_int_equal(w.arm, d.order[1][1]);
 	assert_float_equal(w.start_s, 120.0, 1e-9);
-	assert_float_equal(w.count_start_s, 130.0, 1e-9);
+	assert_float_equal(w.count_start_s, 135.0, 1e-9);
 	assert_float_equal(w.end_s, 150.0, 1e-9);
 	assert_int_equal(w.switched, d.order[1][0] != w.arm);
 	assert_int_equal(sb_window_at(&d, 24, &w), -EINVAL);
@@ -132,7 +132,7 @@ static void test_spending(void **state)
 	assert_int_equal(d.first_decidable_look, 2);
 	assert_int_equal(sb_budget_of(&d, 0.05, &b, NULL), 0);
 	assert_float_equal(b.duration_s, 600.0, 1e-9);
-	assert_float_equal(b.counted_frac, 20.0 / 30.0, 1e-12);
+	assert_float_equal(b.counted_frac, 15.0 / 30.0, 1e-12);
 	assert_float_equal(b.p_floor[0], 1.0 / 16, 1e-15);
 	assert_float_equal(b.p_floor[2], 1.0 / 1024, 1e-15);
 	assert_true(b.effect80_pct > 0 && b.effect80_pct < 20.0);
