@@ -602,6 +602,9 @@ static void check_trend(const struct sb_design *d, const struct sb_input *in, un
 	se = nw > 2 ? sqrt(sse / (nw - 2) / sxx) : NAN;
 	ck->trend_pct_h = in->metric.kind == SB_RATE ? (exp(slope * 3600.0) - 1.0) * 100.0 :
 			  slope * 3600.0;
+	ck->trend_pct_run = in->metric.kind == SB_RATE ?
+			    (exp(slope * nw * d->plan.window_s) - 1.0) * 100.0 :
+			    slope * nw * d->plan.window_s;
 	ck->trend_p = se > 0 ? stats_t_p_two_sided(slope / se, nw - 2.0) : NAN;
 	ck->trend_flag = ck->trend_p < 0.05;
 }
@@ -851,7 +854,8 @@ int sb_analyse(const struct sb_design *d, unsigned look, const struct sb_input *
 		struct sb_checks *ck = &out->checks;
 
 		ck->carry_early = ck->carry_late = ck->carry_p = ck->carry_s = NAN;
-		ck->trend_pct_h = ck->trend_p = ck->drift_p = ck->ac1_windows = ck->ac1_contrast = NAN;
+		ck->trend_pct_h = ck->trend_pct_run = ck->trend_p = NAN;
+		ck->drift_p = ck->ac1_windows = ck->ac1_contrast = NAN;
 		ck->carry_slices = -1;
 		for (unsigned s = 0; s < SB_SLICES_MAX; s++)
 			ck->slice_effect[s] = NAN;

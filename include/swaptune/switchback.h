@@ -269,7 +269,9 @@ struct sb_arm_result {
  *   every step rejects.
  *   carry_s = carry_slices * slice_s; washout_short when it exceeds the washout.
  *  trend_pct_h: least-squares slope of the log (or level) window values in
- *   time, per hour; trend_p its approximate two-sided p (descriptive).
+ *   time (arm means removed), per hour; trend_pct_run the same over the
+ *   span of the windows judged (per hour saturates at -100 % for a steep
+ *   fall); trend_p its approximate two-sided p (descriptive).
  *  drift_p: exact-for-constant-effect sign-flip p of the block contrasts'
  *   correlation with time (does the effect change over the run?).
  *  ac1_windows / ac1_contrast: lag-1 autocorrelation of window values in
@@ -282,7 +284,7 @@ struct sb_checks {
 	double carry_s;
 	bool washout_short;
 	double slice_effect[SB_SLICES_MAX];
-	double trend_pct_h, trend_p;
+	double trend_pct_h, trend_pct_run, trend_p;
 	double drift_p;
 	bool trend_flag, drift_flag;
 	double ac1_windows, ac1_contrast;

@@ -301,6 +301,8 @@ static void test_change(void **state)
 	assert_non_null(strstr(res.reasons[0], "change to arm1"));
 	/* the trend of +1 %/window = +1 %/30 s is seen, arms removed */
 	assert_true(res.checks.trend_pct_h > 50.0);
+	/* 24 windows of 30 s at +1 % of the start each: about +21 % over the run, log-linear fit */
+	assert_true(res.checks.trend_pct_run > 15.0 && res.checks.trend_pct_run < 30.0);
 	assert_true(res.checks.trend_p < 0.05);
 	/* the first look cannot decide: 2^6 patterns, OBF spends ~0.0015 */
 	assert_int_equal(sb_analyse(&d, 0, &in, &o, &work, &res, NULL), 0);
