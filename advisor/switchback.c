@@ -34,7 +34,13 @@ void sb_plan_init(struct sb_plan *p)
 	p->looks[0] = 8;
 	p->looks[1] = 12;
 	p->looks[2] = 15;
-	p->alpha = 0.025;
+	/*
+	 * 2 %, not the probe's 2.5 %: the randomisation test is exact, so its
+	 * false-change rate sits AT alpha (the simulator saw 2.46-2.58 % at
+	 * 2.5 %, 20 000 runs a model), while the probe's approximations land
+	 * below theirs; at 2 % the promise "at most 2.5 %" holds with room.
+	 */
+	p->alpha = 0.02;
 	p->seed = 1;
 	p->draws = SB_DRAWS_DEFAULT;
 }
@@ -614,11 +620,10 @@ static void check_carry(const struct sb_design *d, const struct sb_input *in, un
 			unsigned arm, const struct sb_opts *o, struct sb_work *w, struct sb_checks *ck)
 {
 	unsigned ns = in->n_slices, nwo = in->n_washout_slices, nc, half, m = 0;
-	static const double nan_ = NAN;
 	double ds[SB_SLICES_MAX][SB_BLOCKS_MAX], early[SB_BLOCKS_MAX], late[SB_BLOCKS_MAX];
 	double e[SB_BLOCKS_MAX];
 
-	ck->carry_early = ck->carry_late = ck->carry_p = ck->carry_s = nan_;
+	ck->carry_early = ck->carry_late = ck->carry_p = ck->carry_s = NAN;
 	ck->carry_slices = -1;
 	for (unsigned s = 0; s < SB_SLICES_MAX; s++)
 		ck->slice_effect[s] = NAN;

@@ -9,12 +9,13 @@
 # >= 80 % in iid, ar05, ar09), and the two naive methods - Welch's t on
 # window values re-tested after every block, Welch's t on every second's
 # value - must FAIL the same false-change gates: proof that they can.
-# Why wider than make sim-check's 2.5 %/3 % at 20 000 runs: the procedure's
-# bound is 2.5 % and the worst model observed at 20 000 runs is ~2.3 %; at
-# n = 2 000 the standard error of such a rate is 0.33 points and the CP bound
-# adds ~0.6, so 2.5 %/3 % would judge a correct method by a coin toss, while
-# 3 %/3.5 % still rejects a method at 4 % or worse with high probability (the
-# naive ones sit at 4-30 %). The seed is fixed, so the run is reproducible.
+# Why wider than make sim-check's 2.5 %/3 % at 20 000 runs: the test is
+# exact, so its rate sits at the design's alpha (2 %); at n = 2 000 the
+# standard error of such a rate is 0.31 points and the one-sided CP bound
+# adds ~0.6, so 2.5 %/3 % would judge a correct method close to a coin toss,
+# while 3 %/3.5 % still rejects a method at 4 % or worse with high
+# probability (the naive ones reach 5-34 % in some model). The seed is
+# fixed, so the run is reproducible.
 . "$(dirname "$0")/lib.sh"
 
 sim=$BUILD/sim/sim-switchback

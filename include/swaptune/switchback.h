@@ -86,7 +86,7 @@ struct sb_plan {
 	double washout_s;		/* 15 */
 	unsigned n_looks;		/* 3 */
 	unsigned looks[SB_LOOKS_MAX];	/* blocks at each look: 8, 12, 15 */
-	double alpha;			/* 0.025 one-sided false-change bound */
+	double alpha;			/* 0.02 one-sided false-change bound (exact) */
 	uint64_t seed;			/* schedule seed (record it) */
 	uint64_t draws;			/* Monte-Carlo draws beyond enumeration */
 };
