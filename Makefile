@@ -125,15 +125,27 @@ fuzz: fuzz-build
 # then 10 000 persistent operators (a recipe re-run up to 5 times until it
 # says CHANGE) per configuration, pooled (must pass) and alone (must fail).
 SIM_BIN := $(BUILD)/sim/sim
+# the switchback simulator (tests/sim/sim-switchback.c): 20 000 A/A runs per
+# model for the real sb_analyse(), and two naive methods the gates must reject
+SIMSB_BIN := $(BUILD)/sim/sim-switchback
 
-sim: $(SIM_BIN)
+sim: $(SIM_BIN) $(SIMSB_BIN)
+
+$(SIMSB_BIN): tests/sim/sim-switchback.c $(BUILD)/libswaptune.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libswaptune.a $(LIBS) $(ALL_LDFLAGS)
 
 $(SIM_BIN): tests/sim/sim.c $(BUILD)/libswaptune.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libswaptune.a $(LIBS) $(ALL_LDFLAGS)
 
-sim-check: $(SIM_BIN)
+sim-check: $(SIM_BIN) $(SIMSB_BIN)
+	$(Q)$(SIMSB_BIN) -n 20000 -p 5000 -m sb || exit 1; \
+	for m in naive-win naive-sec; do if $(SIMSB_BIN) -n 20000 -p 0 -m $$m; then \
+		echo "switchback $$m passed the gates: gates too weak"; exit 1; \
+	else echo "switchback $$m rejected by the gates, as it must be"; fi; done
 	$(Q)$(SIM_BIN) -n 10000 -m new || exit 1; $(SIM_BIN) -n 10000 -m old; \
 	if $(SIM_BIN) -n 10000 -m naive; then echo "naive method passed the gates: gates too weak"; exit 1; \
 	else echo "naive method rejected by the gates, as it must be"; fi; \
@@ -146,13 +158,13 @@ deps:
 	$(Q)NO_TEST_TOOLS=$(NO_TEST_TOOLS) sh share/install-deps.sh
 
 # Unit tests, then command tests driving ./swaptune; one summary line at the end.
-check: $(BIN) $(UNIT_BIN) $(HELPER_BIN) $(SIM_BIN)
+check: $(BIN) $(UNIT_BIN) $(HELPER_BIN) $(SIM_BIN) $(SIMSB_BIN)
 	$(Q)BUILD=$(BUILD) SWAPTUNE=$(abspath $(BIN)) sh tests/run-tests.sh
 
 check-unit: $(UNIT_BIN)
 	$(Q)BUILD=$(BUILD) ONLY=unit sh tests/run-tests.sh
 
-check-cmd: $(BIN) $(HELPER_BIN) $(SIM_BIN)
+check-cmd: $(BIN) $(HELPER_BIN) $(SIM_BIN) $(SIMSB_BIN)
 	$(Q)BUILD=$(BUILD) SWAPTUNE=$(abspath $(BIN)) ONLY=cmd sh tests/run-tests.sh
 
 check-asan:
