@@ -27,7 +27,7 @@ static void set(struct doctor_result *r, enum doctor_status s, const char *fix,
 	snprintf(r->fix, sizeof(r->fix), "%s", fix ? fix : "");
 }
 
-/* rel under the sysroot as this process sees it ("/proc/..." on the live host). */
+/* rel under the sysroot as this process sees it (the live host: "/" then rel). */
 static const char *at(const struct doctor_env *env, const char *rel, char *buf, size_t len)
 {
 	if (host_path(env->h, rel, buf, len) < 0)
