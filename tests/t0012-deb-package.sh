@@ -69,15 +69,12 @@ live_purge() {
 	cleanup_hooks="$cleanup_hooks purge_cleanup"
 	for f in $own; do rm -f "$f"; done
 	[ $found_dir = 0 ] || rmdir /etc/swaptune 2>/dev/null
-	snap() {	# what the package may touch, one line per path
-		find /etc /var/lib/systemd/deb-systemd-helper-enabled /var/lib/systemd/deb-systemd-helper-masked \
+	snap() {	# what the package may touch: every path's mode, owner, type and link; every file's checksum
+		set -- /etc /var/lib/systemd/deb-systemd-helper-enabled /var/lib/systemd/deb-systemd-helper-masked \
 			/lib/systemd/system /usr/bin/swaptune /usr/share/swaptune /usr/lib/tmpfiles.d \
-			/usr/share/man/man8/swaptune.8.gz /usr/share/bash-completion/completions/swaptune \
-			-xdev 2>/dev/null | LC_ALL=C sort | while read -r p; do
-			if [ -L "$p" ]; then echo "$p -> $(readlink "$p")"
-			elif [ -f "$p" ]; then echo "$p $(stat -c '%a %U' "$p") $(cksum <"$p")"
-			else echo "$p $(stat -c '%a %U' "$p")"; fi
-		done
+			/usr/share/man/man8/swaptune.8.gz /usr/share/bash-completion/completions/swaptune
+		find "$@" -xdev -printf '%p %m %u %y %l\n' 2>/dev/null | LC_ALL=C sort
+		find "$@" -xdev -type f -exec cksum {} + 2>/dev/null | LC_ALL=C sort -k 3
 	}
 	pc=$(cat /proc/sys/vm/page-cluster) vma=$(cat /sys/kernel/mm/swap/vma_ra_enabled)
 	admin='# the administrator'"'"'s own: swaptune apply --persist replaces it, purge gives it back
