@@ -107,8 +107,9 @@ runs() {	# runs H KIND: how many runs of KIND H's store holds (0 without a store
 tree_sum() {
 	(cd "$1" && find . -type f -print | LC_ALL=C sort | while read -r f; do echo "$f $(cksum <"$f")"; done) | cksum
 }
-# the gate's verdict and action for host H in log L
+# the gate's verdict and action for host H in log L, and its first reason
 gate_line() { grep -o "gate on $2: [a-z]* -> [a-z ]*" "$scratch/$1.log" | head -n 1; }
+gate_why() { grep -A1 "\"gate on $2: [a-z]* -> " "$scratch/$1.log" | sed -n '2s/^ *"\(.*\)",*$/\1/p'; }
 # the lines of a task's debug output for host H in log L
 task_out() { awk -v t="TASK [swaptune : $2]" -v h="[$3]" 'index($0, t) { on = 1; next } /^TASK / { on = 0 } on && index($0, h) { p = 1 } on && p' "$scratch/$1.log"; }
 
@@ -163,7 +164,9 @@ kind=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"
 echo "canary verdict: ${kind:-none}"
 [ -n "$kind" ] || fail "no canary verdict ($(tail -30 "$scratch/forced.log"))"
 echo "stage 1: $(gate_line forced f1)"
+echo "         $(gate_why forced f1)"
 echo "stage 2: $(gate_line forced f2)"
+echo "         $(gate_why forced f2)"
 gate_line forced f1 | grep -q 'holds -> keep' || fail "f1's gate: '$(gate_line forced f1)'"
 [ "$(pc f1)" = 0 ] || fail "f1 page-cluster $(pc f1), want 0"
 [ "$(sqlite3 "$scratch/f1.db" "SELECT count(*) FROM changes WHERE state = 'pending'")" = 0 ] &&
@@ -209,7 +212,9 @@ else
 		fail "skip: the decision does not name c1's verdict ($kind)"
 fi
 echo "stage 1: $(gate_line skip f3)"
+echo "         $(gate_why skip f3)"
 echo "stage 2: $(gate_line skip f4)"
+echo "         $(gate_why skip f4)"
 gate_line skip f3 | grep -q 'inconclusive -> roll back' || fail "f3's gate: '$(gate_line skip f3)'"
 grep -q 'too few ticks' "$scratch/skip.log" || fail "f3: the inconclusive gate does not say why"
 [ "$(pc f3)" = "$pc0" ] && [ "$(runs f3 rollback)" -ge 1 ] || fail "f3 was not rolled back"
