@@ -31,11 +31,13 @@ static const struct option export_longopts[] = {
 int fleet_host_identity(const struct host *h, cJSON *o, char *mid, size_t mid_len,
 			struct st_err *e)
 {
-	char buf[256];
+	char buf[256], path[PATH_MAX];
 
-	if (host_read_line(h, HOST_MACHINE_ID, mid, mid_len, NULL) < 0 || !mid[0])
-		return err_set(e, -ENOENT, "cannot read the machine id (/%s) of this host",
-			       HOST_MACHINE_ID);
+	if (host_read_line(h, HOST_MACHINE_ID, mid, mid_len, NULL) < 0 || !mid[0]) {
+		if (host_path(h, HOST_MACHINE_ID, path, sizeof(path)) < 0)
+			snprintf(path, sizeof(path), "/%s", HOST_MACHINE_ID);
+		return err_set(e, -ENOENT, "cannot read the machine id (%s) of this host", path);
+	}
 	if (!o)
 		return 0;
 	cJSON_AddStringToObject(o, "machine_id", mid);
@@ -136,7 +138,7 @@ static int export_build(struct cmd_ctx *ctx, const char *since, const int64_t *i
 {
 	cJSON *doc = cJSON_CreateObject(), *runs;
 	int64_t *sel = NULL;
-	size_t n = 0;
+	size_t n = 0, foreign = 0;
 	char mid[128], now[32];
 	time_t t = time(NULL);
 	struct tm tm;
@@ -151,7 +153,11 @@ static int export_build(struct cmd_ctx *ctx, const char *since, const int64_t *i
 	if (r == 0)
 		cmd_identity_json(&ctx->host, doc);	/* swaptune_version at the top too */
 	if (r == 0)
-		r = store_fleet_export_ids(&ctx->store, since, ids, n_ids, &sel, &n, &ctx->err);
+		r = store_fleet_export_ids(&ctx->store, mid, since, ids, n_ids, &sel, &n, &foreign,
+					   &ctx->err);
+	if (r == 0 && foreign)	/* only this machine's runs go out under its identity */
+		fprintf(stderr, "swaptune: note: %zu run%s of other machines in %s left out\n", foreign,
+			foreign == 1 ? "" : "s", fmt_printable(ctx->store.path));
 	if (r == 0) {
 		for (size_t i = 0; i < n_ids; i++) {
 			bool found = false;

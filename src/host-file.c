@@ -57,7 +57,7 @@ ssize_t host_file_get(const struct host *h, const char *rel, char *buf, size_t l
 	if (fd == -ENOENT || fd == -ENOTDIR)
 		return -ENOENT;
 	if (fd < 0)
-		return host_open_error(rel, fd, false, e);
+		return host_open_error(h, rel, fd, false, e);
 	snprintf(what, sizeof(what), "%s/%s", h->root, rel);
 	return host_read_fd(fd, buf, len, what, e);
 }
@@ -105,7 +105,7 @@ int host_file_replace(const struct host *h, const char *rel, const char *content
 	rel = relname(rel);
 	dfd = parent_fd(h, rel, &base);
 	if (dfd < 0)
-		return host_open_error(rel, dfd, true, e);
+		return host_open_error(h, rel, dfd, true, e);
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s" HOST_FILE_TMP_SUFFIX, base) >= sizeof(tmp)) {
 		close(dfd);
 		return err_set(e, -ENAMETOOLONG, "%s/%s: name too long", h->root, rel);
@@ -147,7 +147,7 @@ int host_file_remove(const struct host *h, const char *rel, bool dir, struct st_
 	if (dfd == -ENOENT || dfd == -ENOTDIR)
 		return -ENOENT;
 	if (dfd < 0)
-		return host_open_error(rel, dfd, true, e);
+		return host_open_error(h, rel, dfd, true, e);
 	if (unlinkat(dfd, base, dir ? AT_REMOVEDIR : 0) < 0) {
 		saved = errno;
 		close(dfd);
@@ -168,7 +168,7 @@ int host_file_mkdir(const struct host *h, const char *rel, mode_t mode, struct s
 	rel = relname(rel);
 	dfd = parent_fd(h, rel, &base);
 	if (dfd < 0)
-		return host_open_error(rel, dfd, true, e);
+		return host_open_error(h, rel, dfd, true, e);
 	if (mkdirat(dfd, base, mode) < 0 && errno != EEXIST) {
 		saved = errno;
 		close(dfd);

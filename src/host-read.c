@@ -166,14 +166,14 @@ int kv_parse(struct st_kvtab *t, const char *text, const char *name,
 int host_read_kv(const struct host *h, const char *rel, struct st_kvtab *t,
 		 bool kb_units, struct st_err *e)
 {
-	char *buf = malloc(KV_BUF), name[PATH_MAX];
+	char *buf = malloc(KV_BUF), name[2 * PATH_MAX];
 	ssize_t r;
 
 	if (!buf)
 		return err_set(e, -ENOMEM, "out of memory");
 	r = host_read(h, rel, buf, KV_BUF, e);
 	if (r >= 0) {
-		snprintf(name, sizeof(name), "/%s", relname(rel));
+		snprintf(name, sizeof(name), "%s/%s", h->root, relname(rel));
 		r = kv_parse(t, buf, name, kb_units, e);
 	}
 	free(buf);
@@ -186,7 +186,7 @@ int host_read_vmstat(const struct host *h, struct st_kvtab *t, struct st_err *e)
 
 	/* a truncated vmstat still parses; insist on the counters every kernel has */
 	if (r == 0 && !kv_get(t, "pgpgin", NULL))
-		return err_set(e, -EBADMSG, "/%s: truncated (no pgpgin line)", HOST_VMSTAT);
+		return err_set(e, -EBADMSG, "%s/%s: truncated (no pgpgin line)", h->root, HOST_VMSTAT);
 	return r;
 }
 
@@ -195,7 +195,7 @@ int host_read_meminfo(const struct host *h, struct st_kvtab *t, struct st_err *e
 	int r = host_read_kv(h, HOST_MEMINFO, t, true, e);
 
 	if (r == 0 && !kv_get(t, "MemTotal", NULL))
-		return err_set(e, -EBADMSG, "/%s: truncated (no MemTotal line)", HOST_MEMINFO);
+		return err_set(e, -EBADMSG, "%s/%s: truncated (no MemTotal line)", h->root, HOST_MEMINFO);
 	return r;
 }
 
@@ -298,12 +298,12 @@ int psi_parse(struct st_psi *p, const char *text, const char *name,
 int host_read_psi(const struct host *h, const char *rel, struct st_psi *p,
 		  struct st_err *e)
 {
-	char buf[512], name[PATH_MAX];
+	char buf[512], name[2 * PATH_MAX];
 	ssize_t r = host_read(h, rel, buf, sizeof(buf), e);
 
 	if (r < 0)
 		return (int)r;
-	snprintf(name, sizeof(name), "/%s", relname(rel));
+	snprintf(name, sizeof(name), "%s/%s", h->root, relname(rel));
 	return psi_parse(p, buf, name, e);
 }
 

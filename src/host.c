@@ -138,23 +138,23 @@ int host_openat(const struct host *h, const char *rel, int flags)
 }
 
 /* The error for a failed host_openat(), naming the file. */
-int host_open_error(const char *rel, int r, bool write, struct st_err *e)
+int host_open_error(const struct host *h, const char *rel, int r, bool write, struct st_err *e)
 {
 	rel = relname(rel);
 	switch (r) {
 	case -ENOENT:
 	case -ENOTDIR:
-		return err_set(e, -ENOENT, "/%s: not available on this kernel", rel);
+		return err_set(e, -ENOENT, "%s/%s: not available on this kernel", h->root, rel);
 	case -EXDEV:
-		return err_set_exit(e, -EXDEV, ST_EXIT_USAGE, "/%s: resolves outside the sysroot (a symlink or \"..\" leaves the tree); refused",
-			       rel);
+		return err_set_exit(e, -EXDEV, ST_EXIT_USAGE, "%s/%s: resolves outside the sysroot (a symlink or \"..\" leaves the tree); refused",
+			       h->root, rel);
 	case -EINVAL:
-		return err_set(e, -EINVAL, "/%s: not a regular file (a FIFO, device or socket) in the sysroot; refused",
-			       rel);
+		return err_set(e, -EINVAL, "%s/%s: not a regular file (a FIFO, device or socket) in the sysroot; refused",
+			       h->root, rel);
 	case -EISDIR:
-		return err_set_exit(e, -EISDIR, ST_EXIT_USAGE, "/%s: is a directory, not a file", rel);
+		return err_set_exit(e, -EISDIR, ST_EXIT_USAGE, "%s/%s: is a directory, not a file", h->root, rel);
 	default:
-		return err_set(e, r, "cannot open /%s%s: %s", rel, write ? " for writing" : "",
+		return err_set(e, r, "cannot open %s/%s%s: %s", h->root, rel, write ? " for writing" : "",
 			       strerror(-r));
 	}
 }
@@ -172,7 +172,7 @@ bool host_writable(const struct host *h, const char *rel)
 ssize_t host_read(const struct host *h, const char *rel, char *buf, size_t len,
 		  struct st_err *e)
 {
-	char what[PATH_MAX + 2];
+	char what[2 * PATH_MAX + 2];
 	int fd;
 
 	rel = relname(rel);
@@ -180,8 +180,8 @@ ssize_t host_read(const struct host *h, const char *rel, char *buf, size_t len,
 		return err_set(e, -EINVAL, "host_read: empty buffer");
 	fd = host_openat(h, rel, O_RDONLY);
 	if (fd < 0)
-		return host_open_error(rel, fd, false, e);
-	snprintf(what, sizeof(what), "/%s", rel);
+		return host_open_error(h, rel, fd, false, e);
+	snprintf(what, sizeof(what), "%s/%s", h->root, rel);
 	return host_read_fd(fd, buf, len, what, e);
 }
 
@@ -261,8 +261,8 @@ int host_read_u64(const struct host *h, const char *rel, uint64_t *out,
 	if (r < 0)
 		return r;
 	if (parse_u64(buf, out) < 0)
-		return err_set(e, -EBADMSG, "/%s: line 1: expected a number, found \"%.40s\"",
-			       relname(rel), buf);
+		return err_set(e, -EBADMSG, "%s/%s: line 1: expected a number, found \"%.40s\"",
+			       h->root, relname(rel), buf);
 	return 0;
 }
 
@@ -285,14 +285,14 @@ static int write_in_place(const struct host *h, const char *rel, const char *val
 	int fd = host_openat(h, rel, O_WRONLY), saved;
 
 	if (fd < 0)
-		return host_open_error(rel, fd, true, e);
+		return host_open_error(h, rel, fd, true, e);
 	if (pwrite(fd, val, n, 0) != (ssize_t)n || ftruncate(fd, (off_t)n) < 0) {
 		saved = errno ? errno : EIO;
 		close(fd);
-		return err_set(e, -saved, "cannot write \"%s\" to /%s: %s", val, rel, strerror(saved));
+		return err_set(e, -saved, "cannot write \"%s\" to %s/%s: %s", val, h->root, rel, strerror(saved));
 	}
 	if (close(fd) < 0)
-		return err_set(e, -errno, "cannot write \"%s\" to /%s: %s", val, rel, strerror(errno));
+		return err_set(e, -errno, "cannot write \"%s\" to %s/%s: %s", val, h->root, rel, strerror(errno));
 	return 0;
 }
 
@@ -311,24 +311,24 @@ static int replace_in_tree(const struct host *h, const char *rel, const char *va
 	int fd = host_openat(h, rel, O_RDONLY), tfd;
 
 	if (fd < 0)
-		return host_open_error(rel, fd, true, e);
+		return host_open_error(h, rel, fd, true, e);
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	len = readlink(link, real, sizeof(real) - 1);
 	if (len <= 0 || fstat(fd, &sb) < 0) {
 		close(fd);
-		return err_set(e, -EIO, "cannot write \"%s\" to /%s: cannot resolve it", val, rel);
+		return err_set(e, -EIO, "cannot write \"%s\" to %s/%s: cannot resolve it", val, h->root, rel);
 	}
 	close(fd);
 	real[len] = '\0';
 	slash = strrchr(real, '/');
 	if (!slash)
-		return err_set(e, -EIO, "cannot write \"%s\" to /%s: cannot resolve it", val, rel);
+		return err_set(e, -EIO, "cannot write \"%s\" to %s/%s: cannot resolve it", val, h->root, rel);
 	snprintf(tmp, sizeof(tmp), "%.*s/.swaptune-write.XXXXXX", (int)(slash - real), real);
 	tfd = mkstemp(tmp);
 	if (tfd < 0) {
 		if (no_space(errno))
 			return write_in_place(h, rel, val, e);
-		return err_set(e, -errno, "cannot write \"%s\" to /%s: %s", val, rel, strerror(errno));
+		return err_set(e, -errno, "cannot write \"%s\" to %s/%s: %s", val, h->root, rel, strerror(errno));
 	}
 	errno = 0;
 	if (fchmod(tfd, sb.st_mode & 07777) < 0 || write(tfd, val, n) != (ssize_t)n ||
@@ -338,7 +338,7 @@ static int replace_in_tree(const struct host *h, const char *rel, const char *va
 		unlink(tmp);
 		if (no_space(saved))
 			return write_in_place(h, rel, val, e);
-		return err_set(e, -saved, "cannot write \"%s\" to /%s: %s", val, rel, strerror(saved));
+		return err_set(e, -saved, "cannot write \"%s\" to %s/%s: %s", val, h->root, rel, strerror(saved));
 	}
 	return 0;
 }
@@ -356,16 +356,16 @@ int host_write(const struct host *h, const char *rel, const char *val,
 	/* under a sysroot: beneath the tree, an existing regular file only */
 	fd = host_openat(h, rel, O_WRONLY | (h->live ? 0 : O_TRUNC));
 	if (fd < 0)
-		return host_open_error(rel, fd, true, e);
+		return host_open_error(h, rel, fd, true, e);
 	w = write(fd, val, n);
 	if (w < 0 || (size_t)w != n) {
 		int saved = w < 0 ? errno : EIO;
 		close(fd);
-		return err_set(e, -saved, "cannot write \"%s\" to /%s: %s", val, rel,
+		return err_set(e, -saved, "cannot write \"%s\" to %s/%s: %s", val, h->root, rel,
 			       strerror(saved));
 	}
 	if (close(fd) < 0)
-		return err_set(e, -errno, "cannot write \"%s\" to /%s: %s", val, rel,
+		return err_set(e, -errno, "cannot write \"%s\" to %s/%s: %s", val, h->root, rel,
 			       strerror(errno));
 	return 0;
 }
@@ -474,7 +474,7 @@ int host_read_swaps(const struct host *h, struct st_swap *out, int max, int *n,
 		line++;
 		if (line == 1) {
 			if (strncmp(p, "Filename", 8))
-				return err_set(e, -EBADMSG, "/%s: line 1: missing header", HOST_SWAPS);
+				return err_set(e, -EBADMSG, "%s/%s: line 1: missing header", h->root, HOST_SWAPS);
 			continue;
 		}
 		if (!*p)
@@ -482,16 +482,16 @@ int host_read_swaps(const struct host *h, struct st_swap *out, int max, int *n,
 		memset(&s, 0, sizeof(s));
 		if (sscanf(p, "%255s %15s %llu %llu %d", s.path, s.type, &size_kb,
 			   &used_kb, &prio) != 5)
-			return err_set(e, -EBADMSG, "/%s: line %d: cannot parse \"%.60s\"",
-				       HOST_SWAPS, line, p);
+			return err_set(e, -EBADMSG, "%s/%s: line %d: cannot parse \"%.60s\"",
+				       h->root, HOST_SWAPS, line, p);
 		/* sizes are kB: a sign, or bytes beyond 64 bits, is a corrupt file */
 		if (strchr(p, '-') && sscanf(p, "%*s %*s %*[0-9] %*[0-9] %d", &prio) != 1)
-			return err_set(e, -EBADMSG, "/%s: line %d: negative size in \"%.60s\"",
-				       HOST_SWAPS, line, p);
+			return err_set(e, -EBADMSG, "%s/%s: line %d: negative size in \"%.60s\"",
+				       h->root, HOST_SWAPS, line, p);
 		if (size_kb > UINT64_MAX / 1024 || used_kb > UINT64_MAX / 1024 ||
 		    size_kb == ULLONG_MAX || used_kb == ULLONG_MAX)
-			return err_set(e, -EBADMSG, "/%s: line %d: size out of range in \"%.60s\"",
-				       HOST_SWAPS, line, p);
+			return err_set(e, -EBADMSG, "%s/%s: line %d: size out of range in \"%.60s\"",
+				       h->root, HOST_SWAPS, line, p);
 		s.size_bytes = size_kb * 1024;
 		s.used_bytes = used_kb * 1024;
 		s.priority = prio;
@@ -642,7 +642,7 @@ int host_list_dir(const struct host *h, const char *rel, char *buf, size_t len,
 	buf[0] = '\0';
 	fd = host_openat(h, rel, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
-		return host_open_error(rel, fd, false, e);
+		return host_open_error(h, rel, fd, false, e);
 	dir = fdopendir(fd);
 	if (!dir) {
 		close(fd);

@@ -786,7 +786,7 @@ static int make_parents(const struct host *h, const struct change_log *log, cons
 			continue;
 		}
 		if (r != -ENOENT)
-			return host_open_error(dir, r, true, e);
+			return host_open_error(h, dir, r, true, e);
 		r = change_log_note(log, PERSIST_KIND_DIR, dir, NULL, e);
 		if (r < 0)
 			return err_prefix(e, "not creating %s/%s: cannot journal it", h->root, dir);

@@ -68,17 +68,17 @@ int settings_read(const struct host *h, const struct setting_def *d, char *val,
 
 		if (end == val || *end || v < d->min || v > d->max)
 			return err_set(e, -EBADMSG,
-				       "/%s: line 1: expected a number %ld..%ld, found \"%.40s\"",
-				       d->path, d->min, d->max, val);
+				       "%s/%s: line 1: expected a number %ld..%ld, found \"%.40s\"",
+				       h->root, d->path, d->min, d->max, val);
 	} else if (d->type == SETTING_BOOL_YN) {
 		/* a module's bool parameter reads back as Y or N (1/0 on old kernels) */
 		if (strcmp(val, "Y") && strcmp(val, "N") && strcmp(val, "1") && strcmp(val, "0"))
-			return err_set(e, -EBADMSG, "/%s: line 1: expected Y or N, found \"%.40s\"",
-				       d->path, val);
+			return err_set(e, -EBADMSG, "%s/%s: line 1: expected Y or N, found \"%.40s\"",
+				       h->root, d->path, val);
 	} else if (d->type == SETTING_BOOL_WORD) {
 		if (strcmp(val, "true") && strcmp(val, "false"))
-			return err_set(e, -EBADMSG, "/%s: line 1: expected true or false, found \"%.40s\"",
-				       d->path, val);
+			return err_set(e, -EBADMSG, "%s/%s: line 1: expected true or false, found \"%.40s\"",
+				       h->root, d->path, val);
 	}
 	return 0;
 }

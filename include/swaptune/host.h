@@ -100,8 +100,9 @@ int host_openat(const struct host *h, const char *rel, int flags);
  * Exposed for the unit tests.
  */
 int host_open_beneath_fallback(const struct host *h, const char *rel, int flags);
-/* Set e for a failed host_openat() of rel (r its result); returns r or -ENOENT. */
-int host_open_error(const char *rel, int r, bool write, struct st_err *e);
+/* Set e for a failed host_openat() of rel (r its result), naming the file under
+ * h's sysroot as this process sees it; returns r or -ENOENT. */
+int host_open_error(const struct host *h, const char *rel, int r, bool write, struct st_err *e);
 /*
  * Write val (a newline is not added) to rel; the kernel's error is reported.
  * Under a sysroot only an existing regular file beneath the tree is written.

@@ -454,12 +454,17 @@ struct store_fleet_host {
 };
 
 /*
- * Ids of this host's own runs to export (imported runs are not re-exported),
- * oldest first: started at or after since (ISO text, NULL = any) and, when
- * n_ids > 0, among ids. *out is malloc'd.
+ * Ids of the runs of machine machine_id to export, oldest first (imported
+ * runs are not re-exported): started at or after since (ISO text, NULL =
+ * any) and, when n_ids > 0, among ids. A run is machine_id's when the
+ * machine it recorded (runs.machine_id, else its hosts row) is machine_id,
+ * or when it recorded none (older stores); runs of other machines are left
+ * out and counted in *n_foreign, and asking for one by id is an error
+ * (exit 2) naming its machine. *out is malloc'd.
  */
-int store_fleet_export_ids(struct store *st, const char *since, const int64_t *ids,
-			   size_t n_ids, int64_t **out, size_t *n_out, struct st_err *e);
+int store_fleet_export_ids(struct store *st, const char *machine_id, const char *since,
+			   const int64_t *ids, size_t n_ids, int64_t **out, size_t *n_out,
+			   size_t *n_foreign, struct st_err *e);
 /* One run with its arms, trials, metrics, snapshots, changes and samples. */
 int store_fleet_export_run(struct store *st, int64_t run_id, struct cJSON **run,
 			   struct st_err *e);
