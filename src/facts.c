@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "swaptune/facts.h"
+#include "swaptune/vocab.h"
 
 static int collect_zswap(const struct host *h, struct host_facts *f, struct st_err *e)
 {
@@ -132,8 +133,8 @@ int facts_collect(const struct host *h, struct host_facts *f, struct st_err *e)
 
 	if ((r = host_read_vmstat(h, &f->vmstat, e)) < 0)
 		goto out;
-	f->have_swap_ra = kv_get(&f->vmstat, "swap_ra", &f->swap_ra) &&
-			  kv_get(&f->vmstat, "swap_ra_hit", &f->swap_ra_hit);
+	f->have_swap_ra = kv_get(&f->vmstat, vocab_key(V_SWAP_RA), &f->swap_ra) &&
+			  kv_get(&f->vmstat, vocab_key(V_SWAP_RA_HIT), &f->swap_ra_hit);
 	f->ra_hit_pct = f->have_swap_ra && f->swap_ra ?
 			100.0 * (double)f->swap_ra_hit / (double)f->swap_ra : -1;
 
@@ -303,9 +304,9 @@ static void pressure_and_pmu_json(cJSON *root, const struct host_facts *f)
 cJSON *facts_to_json(const struct host_facts *f)
 {
 	cJSON *root = cJSON_CreateObject(), *o;
-	static const char *const vm_keys[] = {
-		"pswpin", "pswpout", "zswpin", "zswpout", "zswpwb", "swap_ra",
-		"swap_ra_hit", "pgmajfault", NULL,
+	static const enum vocab_id vm_rows[] = {
+		V_PSWPIN, V_PSWPOUT, V_ZSWPIN, V_ZSWPOUT, V_ZSWPWB, V_SWAP_RA, V_SWAP_RA_HIT,
+		V_PGMAJFAULT,
 	};
 
 	cJSON_AddStringToObject(root, "schema", STATUS_SCHEMA);
@@ -323,8 +324,8 @@ cJSON *facts_to_json(const struct host_facts *f)
 	zswap_json(root, f);
 
 	o = cJSON_AddObjectToObject(root, "vmstat");
-	for (int i = 0; vm_keys[i]; i++)
-		add_vmstat(o, &f->vmstat, vm_keys[i]);
+	for (size_t i = 0; i < sizeof(vm_rows) / sizeof(vm_rows[0]); i++)
+		add_vmstat(o, &f->vmstat, vocab_key(vm_rows[i]));
 
 	o = cJSON_AddObjectToObject(root, "cgroup");
 	cJSON_AddStringToObject(o, "mode", cgroup_mode_name(f->cgroup.mode));

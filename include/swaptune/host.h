@@ -262,7 +262,7 @@ int host_psifile_read(const struct host *h, struct host_file *f, uint64_t now_ns
  * (learned again when the layout moved). Lines are parsed as kv_parse()
  * does; blank and malformed lines are skipped, never an error.
  */
-#define HOST_KVFILE_KEYS 16
+#define HOST_KVFILE_KEYS 32
 #define HOST_KVFILE_LINES 1024
 
 struct host_kvfile {

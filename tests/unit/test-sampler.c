@@ -278,6 +278,35 @@ static void test_rates_exact(void **state)
 	assert_float_equal(sampler_elapsed_s(f->s), 6.0, 1e-12);
 }
 
+/*
+ * Every row of the vocabulary with a per-tick value or a counter from a
+ * kernel file is read: a new row needs no code here to be sampled. Not on
+ * this fixture: the cgroup's PSI, cgroup v2's own keys, CPU counters.
+ */
+static void test_every_row_read(void **state)
+{
+	struct fx *f = *state;
+	uint64_t u;
+
+	open_sampler(f, "swaptune-x");
+	tick(f, 1 * S);
+	tick(f, 2 * S);
+	for (int m = 0; m < SM_COUNT; m++) {
+		const struct vocab_row *r = sampler_metric(m)->row;
+
+		if (r->source == VSRC_VMSTAT || r->source == VSRC_ZSWAP || r->source == VSRC_PSI ||
+		    r->source == VSRC_MEMINFO || (r->source == VSRC_MEMCG && r->keys_v1[0]))
+			val(f, m);
+	}
+	for (int c = 0; c < SC_COUNT; c++) {
+		const struct vocab_row *r = sampler_counter_def(c)->row;
+
+		if ((r->source == VSRC_VMSTAT || r->source == VSRC_ZSWAP || r->source == VSRC_PSI ||
+		     (r->source == VSRC_MEMCG && r->keys_v1[0])) && !sampler_counter(f->s, c, &u))
+			fail_msg("counters.%s is n/a", sampler_counter_def(c)->key);
+	}
+}
+
 static void test_counter_reset(void **state)
 {
 	struct fx *f = *state;
@@ -802,6 +831,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_first_tick_levels_only, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_rates_exact, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_every_row_read, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_counter_reset, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_vanishing_and_late_files, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_missing_keys_and_layout_change, fx_setup, fx_teardown),
