@@ -6,7 +6,6 @@
  * writes a tick as one JSON line (see sampler.h).
  */
 #include <fcntl.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +15,6 @@
 
 #include "swaptune/sampler.h"
 
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define SRC_BUF 65536
 #define RETRY_NS 1000000000ULL	/* look for a missing file again after 1 s */
 #define WHY_LEN 200
@@ -84,6 +82,7 @@ struct sampler {
 	char cpu_note[512];
 
 	int sc_of_sm[SM_COUNT];		/* a rate's counter, -1 for a level */
+	uint8_t sm_keylen[SM_COUNT], sc_keylen[SC_COUNT];	/* JSON keys' lengths */
 
 	uint64_t cur[SC_COUNT], prev[SC_COUNT];
 	bool cur_ok[SC_COUNT], prev_ok[SC_COUNT];
@@ -234,6 +233,21 @@ static void zswap_read(struct sampler *s)
 
 /* ---- one tick: every row of the vocabulary the sampler reads ---- */
 
+/* why group g is n/a this tick ("" when it is not): a + b, copied (no printf each tick) */
+static void set_why2(struct sampler *s, enum sample_group g, const char *a, const char *b)
+{
+	size_t n = strnlen(a, WHY_LEN - 1), m = strnlen(b, WHY_LEN - 1 - n);
+
+	memcpy(s->why[g], a, n);
+	memcpy(s->why[g] + n, b, m);
+	s->why[g][n + m] = '\0';
+}
+
+static void set_why(struct sampler *s, enum sample_group g, const char *text)
+{
+	set_why2(s, g, text, "");
+}
+
 static void set_counter(struct sampler *s, enum sample_counter c, bool ok, uint64_t v)
 {
 	s->cur_ok[c] = ok;
@@ -300,21 +314,21 @@ static void take_psi(struct sampler *s, enum vocab_source src, const struct psif
 static void sample_vmstat(struct sampler *s)
 {
 	kf_read(s, &s->vmstat);
-	snprintf(s->why[SG_VMSTAT], WHY_LEN, "%s", s->vmstat.file.why);
+	set_why(s, SG_VMSTAT, s->vmstat.file.why);
 	take_kvfile(s, VSRC_VMSTAT, &s->vmstat, &s->vm_keys, false);
 }
 
 static void sample_meminfo(struct sampler *s)
 {
 	kf_read(s, &s->meminfo);
-	snprintf(s->why[SG_MEMINFO], WHY_LEN, "%s", s->meminfo.file.why);
+	set_why(s, SG_MEMINFO, s->meminfo.file.why);
 	take_kvfile(s, VSRC_MEMINFO, &s->meminfo, &s->mi_keys, false);
 }
 
 static void sample_psi(struct sampler *s)
 {
 	psi_read(s, &s->psi);
-	snprintf(s->why[SG_PSI], WHY_LEN, "%s", s->psi.ok ? "" : s->psi.file.why);
+	set_why(s, SG_PSI, s->psi.ok ? "" : s->psi.file.why);
 	take_psi(s, VSRC_PSI, &s->psi);
 }
 
@@ -323,7 +337,7 @@ static void sample_zswap(struct sampler *s)
 	struct keyvals kv = { &s->zs_keys, s->zs_val, s->zs_have };
 
 	if (!s->zs_on) {
-		snprintf(s->why[SG_ZSWAP], WHY_LEN, "zswap pool not asked for");
+		set_why(s, SG_ZSWAP, "zswap pool not asked for");
 		return;
 	}
 	zswap_read(s);
@@ -333,7 +347,6 @@ static void sample_zswap(struct sampler *s)
 static void sample_cgroup(struct sampler *s)
 {
 	struct host_kvfile *f = &s->cgstat;
-	char *why = s->why[SG_CGROUP];
 
 	if (!s->cg_on)
 		return;
@@ -342,12 +355,12 @@ static void sample_cgroup(struct sampler *s)
 	psi_read(s, &s->cgpsi);
 	take_psi(s, VSRC_MEMCG_PSI, &s->cgpsi);
 	if (!f->ok)
-		snprintf(why, WHY_LEN, "%s", f->file.why);
+		set_why(s, SG_CGROUP, f->file.why);
 	else if (!s->cgpsi.ok)
-		snprintf(why, WHY_LEN, "%s%s", s->cgpsi.file.why,
+		set_why2(s, SG_CGROUP, s->cgpsi.file.why,
 			 s->cg_v2 ? "" : " (cgroup v1 has per-cgroup PSI only with psi=1 and cgroup1 pressure files)");
 	else
-		why[0] = '\0';
+		set_why(s, SG_CGROUP, "");
 }
 
 static void sample_cpu(struct sampler *s)
@@ -356,9 +369,9 @@ static void sample_cpu(struct sampler *s)
 	bool read = s->pmu && pmu_counters_read(s->pmu, &e) == 0;
 
 	if (!s->pmu)
-		snprintf(s->why[SG_CPU], WHY_LEN, "%s", s->cpu_note);
+		set_why(s, SG_CPU, s->cpu_note);
 	else if (!read)
-		snprintf(s->why[SG_CPU], WHY_LEN, "%s", e.msg);
+		set_why(s, SG_CPU, e.msg);
 	else
 		s->why[SG_CPU][0] = '\0';
 	for (int c = 0; c < SC_COUNT; c++) {
@@ -612,7 +625,10 @@ int sampler_open(struct sampler **out, const struct host *h,
 	s->page_size = sysconf(_SC_PAGESIZE);
 	for (int i = 0; i < SC_COUNT; i++)
 		s->pmu_idx[i] = -1;
+	for (int c = 0; c < SC_COUNT; c++)
+		s->sc_keylen[c] = (uint8_t)strlen(sample_counter_defs[c].key);
 	for (int m = 0; m < SM_COUNT; m++) {
+		s->sm_keylen[m] = (uint8_t)strlen(sample_metric_defs[m].key);
 		s->sc_of_sm[m] = -1;
 		for (int c = 0; c < SC_COUNT; c++)
 			if (sample_counter_defs[c].row == sample_metric_defs[m].row)
@@ -777,17 +793,90 @@ static void jprinted(struct jbuf *j, const char *t, int n, size_t len)
 }
 
 /*
+ * "%.10g" of v in [1e-4, 1e10) without printf, into out (n bytes): the ten
+ * significant digits are v x 10^k rounded to an integer, k = 9 - v's
+ * decimal exponent. In a long double (64-bit mantissa) 10^k (k <= 14) is
+ * exact and the product is off by less than 1e-9, so the rounding is
+ * printf's unless the product lies that close to a half: then, or for a
+ * number %g would print with an exponent, false (printf decides).
+ */
+static bool g10(double v, char *out, size_t *n)
+{
+	static const long double p10[] = {
+		1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L,
+		1e13L, 1e14L,
+	};
+	char dig[10];
+	long double x, fl;
+	uint64_t d;
+	int e, len = 0, last;
+
+	if (!(v >= 1e-4 && v < 1e10))
+		return false;
+	e = (int)floor(log10(v));
+	for (int tries = 0; tries < 3; tries++) {
+		if (e < -5 || e > 9)
+			return false;
+		x = (long double)v * p10[9 - e];
+		if (x < 1e9L)
+			e--;
+		else if (x >= 1e10L)
+			e++;
+		else
+			break;
+	}
+	if (x < 1e9L || x >= 1e10L)
+		return false;
+	fl = floorl(x);
+	if (fabsl(x - fl - 0.5L) < 1e-7L)
+		return false;
+	d = (uint64_t)fl + (x - fl > 0.5L);
+	if (d == 10000000000ULL) {	/* 9.9999999995 -> 10.00000000 */
+		d = 1000000000ULL;
+		e++;
+	}
+	if (e < -4 || e > 9)
+		return false;	/* %g's exponent form */
+	for (int i = 9; i >= 0; i--, d /= 10)
+		dig[i] = (char)('0' + d % 10);
+	for (last = 9; last > e && last > 0 && dig[last] == '0'; last--)
+		;	/* trailing zeros of the fraction go */
+	if (e < 0) {
+		out[len++] = '0';
+		out[len++] = '.';
+		for (int i = -1; i > e; i--)
+			out[len++] = '0';
+		memcpy(out + len, dig, (size_t)last + 1);
+		len += last + 1;
+	} else {
+		memcpy(out + len, dig, (size_t)e + 1);
+		len += e + 1;
+		if (last > e) {
+			out[len++] = '.';
+			memcpy(out + len, dig + e + 1, (size_t)(last - e));
+			len += last - e;
+		}
+	}
+	*n = (size_t)len;
+	return true;
+}
+
+/*
  * A value as "%.0f" (integral) or "%.10g" prints it: a whole number that
- * fits is those formats' very digits, so only fractions reach printf.
+ * fits is those formats' very digits, a fraction g10()'s; printf is left
+ * the rest.
  */
 static void jnum(struct jbuf *j, double v, bool integral)
 {
 	char t[400];
+	size_t n;
 
 	if (v >= 0 && v < 1e10 && v == floor(v) && !(v == 0 && signbit(v)))
 		ju64(j, (uint64_t)v);
 	else if (integral)
 		jprinted(j, t, snprintf(t, sizeof(t), "%.0f", v), sizeof(t));
+	else if (g10(v, t, &n))
+		jmem(j, t, n);
 	else
 		jprinted(j, t, snprintf(t, sizeof(t), "%.10g", v), sizeof(t));
 }
@@ -838,14 +927,19 @@ static void jstr(struct jbuf *j, const char *s)
 	jmem(j, "\"", 1);
 }
 
-/* ,"key": */
-static void jkey(struct jbuf *j, const char *key, bool comma)
+/* ,"key": (n: strlen(key)) */
+static void jkey_n(struct jbuf *j, const char *key, size_t n, bool comma)
 {
 	if (comma)
 		jmem(j, ",", 1);
 	jmem(j, "\"", 1);
-	jlit(j, key);
+	jmem(j, key, n);
 	jmem(j, "\":", 2);
+}
+
+static void jkey(struct jbuf *j, const char *key, bool comma)
+{
+	jkey_n(j, key, strlen(key), comma);
 }
 
 static void jgroup(struct jbuf *j, const struct sampler *s, enum sample_group g, bool open)
@@ -861,7 +955,7 @@ static void jgroup(struct jbuf *j, const struct sampler *s, enum sample_group g,
 
 		if (d->group != g)
 			continue;
-		jkey(j, d->key, !first);
+		jkey_n(j, d->key, s->sm_keylen[m], !first);
 		if (s->ok[m])
 			jnum(j, s->val[m], d->integral);
 		else
@@ -880,7 +974,7 @@ static void jcounters(struct jbuf *j, const struct sampler *s)
 	for (int c = 0; c < SC_COUNT; c++) {
 		if (sample_counter_defs[c].group == SG_CGROUP && !s->cg_on)
 			continue;
-		jkey(j, sample_counter_defs[c].key, !first);
+		jkey_n(j, sample_counter_defs[c].key, s->sc_keylen[c], !first);
 		if (sampler_counter(s, (enum sample_counter)c, NULL))
 			ju64(j, s->cur[c]);
 		else

@@ -489,6 +489,68 @@ static void test_open_errors(void **state)
 	assert_int_equal(sampler_tick(f->s, 2 * S, WALL0, &e), -EINVAL);
 }
 
+/* the text after "key": in a JSON line, up to the next , or } */
+static void json_value_of(const char *json, const char *group, const char *key, char *out, size_t len)
+{
+	char pat[128];
+	const char *p = strstr(json, group), *q;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	assert_non_null(p);
+	p = strstr(p, pat);
+	assert_non_null(p);
+	p += strlen(pat);
+	q = p + strcspn(p, ",}");
+	snprintf(out, len, "%.*s", (int)(q - p), p);
+}
+
+/*
+ * The line prints every value as printf would ("%.10g" for a rate, "%.6f"
+ * for seconds), though it does without printf where it can: over ticks of
+ * uneven length and uneven counter steps, so that the rates are fractions.
+ */
+static void test_json_numbers_as_printf(void **state)
+{
+	struct fx *f = *state;
+	static const char *const keys[] = { "zswpin", "zswpout", "swap_ra", "pgmajfault" };
+	unsigned long long cnt[4] = { 1000, 5000, 400, 2000 };
+	uint64_t t = 10 * S, seed = 12345;
+	char json[16384], got[64], want[64];
+
+	open_sampler(f, NULL);
+	tick(f, t);
+	for (int i = 0; i < 150; i++) {
+		for (int k = 0; k < 4; k++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			cnt[k] += (seed >> 33) % (i % 3 ? 100000 : 7);
+			set_key(f, "proc/vmstat", keys[k], cnt[k]);
+		}
+		t += S / 100 + (seed >> 20) % (3 * S);
+		tick(f, t);
+		assert_true(sampler_format_json(f->s, json, sizeof(json)) > 0);
+		for (int m = 0; m < SM_COUNT; m++) {
+			const struct sample_metric_def *d = sampler_metric(m);
+			double v;
+
+			if (d->group != SG_VMSTAT && d->group != SG_DERIVED)
+				continue;
+			json_value_of(json, d->group == SG_VMSTAT ? "\"vmstat\"" : "\"derived\"", d->key,
+				      got, sizeof(got));
+			if (sampler_value(f->s, m, &v))
+				snprintf(want, sizeof(want), "%.10g", v);
+			else
+				snprintf(want, sizeof(want), "null");
+			assert_string_equal(got, want);
+		}
+		json_value_of(json, "{", "interval_s", got, sizeof(got));
+		snprintf(want, sizeof(want), "%.6f", sampler_interval_s(f->s));
+		assert_string_equal(got, want);
+		json_value_of(json, "{", "elapsed_s", got, sizeof(got));
+		snprintf(want, sizeof(want), "%.6f", sampler_elapsed_s(f->s));
+		assert_string_equal(got, want);
+	}
+}
+
 static void test_json(void **state)
 {
 	struct fx *f = *state;
@@ -839,6 +901,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_blank_line_in_memory_stat, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_open_errors, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_json, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_json_numbers_as_printf, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_prom, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_record, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_no_allocation_per_tick, fx_setup, fx_teardown),
