@@ -210,6 +210,52 @@ int host_read_zswap_counter(const struct host *h, const char *name, uint64_t *v,
 	return host_read_u64(h, rel, v, e);
 }
 
+int host_zswap_value(const struct host *h, const char *name, uint64_t *v)
+{
+	static const char dir[] = HOST_ZSWAP_DEBUGFS "/";
+	char rel[PATH_MAX], buf[64];
+	size_t nl = strlen(name), off = 0;
+	uint64_t x = 0;
+	ssize_t r;
+	int fd, digits = 0;
+	const char *p;
+
+	if (nl + sizeof(dir) > sizeof(rel))
+		return -ENAMETOOLONG;
+	memcpy(rel, dir, sizeof(dir) - 1);
+	memcpy(rel + sizeof(dir) - 1, name, nl + 1);
+	fd = host_openat(h, rel, O_RDONLY);
+	if (fd < 0)
+		return fd == -ENOTDIR ? -ENOENT : fd;
+	while (off + 1 < sizeof(buf) && (r = read(fd, buf + off, sizeof(buf) - 1 - off)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			r = -errno;
+			close(fd);
+			return (int)r;
+		}
+		off += (size_t)r;
+	}
+	close(fd);
+	if (off + 1 >= sizeof(buf))
+		return -EFBIG;
+	buf[off] = '\0';
+	for (p = buf; *p == ' ' || *p == '\t'; p++)
+		;
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (x > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -EBADMSG;
+		x = x * 10 + (uint64_t)(*p - '0');
+	}
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	if (!digits || *p)
+		return -EBADMSG;
+	*v = x;
+	return 0;
+}
+
 int host_read_zswap_stats(const struct host *h, struct st_kvtab *t,
 			  struct st_err *e)
 {

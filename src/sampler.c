@@ -211,7 +211,7 @@ static void zswap_read(struct sampler *s)
 	memset(s->zs_have, 0, sizeof(s->zs_have));
 	if (s->now_ns < s->zs_retry_ns || first < 0)
 		return;
-	r = host_read_zswap_counter(s->h, s->zs_keys.keys[first], &s->zs_val[first], NULL);
+	r = host_zswap_value(s->h, s->zs_keys.keys[first], &s->zs_val[first]);
 	if (r == -ENOENT || r == -EACCES || r == -EPERM) {
 		/* no stored_pages: debugfs not mounted, not readable, or no zswap */
 		snprintf(why, WHY_LEN, "%s",
@@ -225,8 +225,7 @@ static void zswap_read(struct sampler *s)
 	s->zs_have[first] = r == 0;
 	for (int i = 0; i < n; i++)
 		if (i != first)
-			s->zs_have[i] = host_read_zswap_counter(s->h, s->zs_keys.keys[i],
-								&s->zs_val[i], NULL) == 0;
+			s->zs_have[i] = host_zswap_value(s->h, s->zs_keys.keys[i], &s->zs_val[i]) == 0;
 	if (s->zs_have[first])
 		why[0] = '\0';
 }

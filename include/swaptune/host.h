@@ -179,6 +179,13 @@ int host_read_zswap_stats(const struct host *h, struct st_kvtab *t,
 /* One zswap debugfs counter ("stored_pages"); -ENOENT/-EACCES as host_read(). */
 int host_read_zswap_counter(const struct host *h, const char *name, uint64_t *v,
 			    struct st_err *e);
+/*
+ * The same for a reader that samples it every tick: no message is built;
+ * 0, -ENOENT, -EACCES or another -errno, -EBADMSG for a file that is not
+ * one number. The file is closed again (a kept-open file would keep
+ * debugfs from being unmounted).
+ */
+int host_zswap_value(const struct host *h, const char *name, uint64_t *v);
 
 /* ---- /proc/swaps ---- */
 
