@@ -307,12 +307,79 @@ static bool psi_sane(const char *l, const struct st_psi_line *pl)
 	return true;
 }
 
+/* "NAME=" then digits[.digits] as the kernel prints them; *p advances; false otherwise */
+static bool psi_field(const char **p, const char *name, bool fraction, double *d, uint64_t *u)
+{
+	size_t nl = strlen(name);
+	uint64_t x = 0, div = 1;
+	int digits = 0, fdigits = 0;
+	const char *q = *p;
+
+	if (strncmp(q, name, nl) || q[nl] != '=')
+		return false;
+	for (q += nl + 1; *q >= '0' && *q <= '9' && digits < 19; q++, digits++)
+		x = x * 10 + (uint64_t)(*q - '0');
+	if (!digits || (*q >= '0' && *q <= '9'))
+		return false;
+	if (fraction) {
+		if (*q != '.' || digits > 3)
+			return false;
+		for (q++; *q >= '0' && *q <= '9' && fdigits < 6; q++, fdigits++) {
+			x = x * 10 + (uint64_t)(*q - '0');
+			div *= 10;
+		}
+		if (!fdigits || (*q >= '0' && *q <= '9'))
+			return false;
+		/* both exact in a double: the quotient is strtod()'s correctly rounded value */
+		*d = (double)x / (double)div;
+		if (*d > 100.0)
+			return false;
+	} else {
+		*u = x;
+	}
+	*p = q;
+	return true;
+}
+
+/*
+ * The kernel's own PSI text ("some avg10=0.00 avg60=0.00 avg300=0.00
+ * total=0", then a "full" line) parsed without scanf (a sampler reads it
+ * every tick); 0, or -1 when the text is not exactly that: then the
+ * scanf parser below decides, with its messages.
+ */
+static int psi_parse_kernel(struct st_psi *p, const char *text)
+{
+	const char *q = text;
+
+	memset(p, 0, sizeof(*p));
+	while (*q) {
+		struct st_psi_line pl = { .present = true };
+		struct st_psi_line *dst = !strncmp(q, "some ", 5) ? &p->some :
+					  !strncmp(q, "full ", 5) ? &p->full : NULL;
+
+		if (!dst || dst->present)
+			return -1;
+		q += 5;
+		if (!psi_field(&q, "avg10", true, &pl.avg10, NULL) || *q++ != ' ' ||
+		    !psi_field(&q, "avg60", true, &pl.avg60, NULL) || *q++ != ' ' ||
+		    !psi_field(&q, "avg300", true, &pl.avg300, NULL) || *q++ != ' ' ||
+		    !psi_field(&q, "total", false, NULL, &pl.total_us) || (*q != '\n' && *q))
+			return -1;
+		*dst = pl;
+		if (*q)
+			q++;
+	}
+	return p->some.present ? 0 : -1;
+}
+
 int psi_parse(struct st_psi *p, const char *text, const char *name,
 	      struct st_err *e)
 {
 	const char *l = text;
 	int line = 0;
 
+	if (psi_parse_kernel(p, text) == 0)
+		return 0;
 	memset(p, 0, sizeof(*p));
 	while (*l) {
 		struct st_psi_line pl = { .present = true };
@@ -551,71 +618,6 @@ bool host_kvfile_get(const struct host_kvfile *f, int k, uint64_t *v)
 
 /* ---- kept-open PSI files ---- */
 
-/* "NAME=" then digits[.digits] as the kernel prints them; *p advances; false otherwise */
-static bool psi_field(const char **p, const char *name, bool fraction, double *d, uint64_t *u)
-{
-	size_t nl = strlen(name);
-	uint64_t x = 0, div = 1;
-	int digits = 0, fdigits = 0;
-	const char *q = *p;
-
-	if (strncmp(q, name, nl) || q[nl] != '=')
-		return false;
-	for (q += nl + 1; *q >= '0' && *q <= '9' && digits < 19; q++, digits++)
-		x = x * 10 + (uint64_t)(*q - '0');
-	if (!digits || (*q >= '0' && *q <= '9'))
-		return false;
-	if (fraction) {
-		if (*q != '.' || digits > 3)
-			return false;
-		for (q++; *q >= '0' && *q <= '9' && fdigits < 6; q++, fdigits++) {
-			x = x * 10 + (uint64_t)(*q - '0');
-			div *= 10;
-		}
-		if (!fdigits || (*q >= '0' && *q <= '9'))
-			return false;
-		/* both exact in a double: the quotient is strtod()'s correctly rounded value */
-		*d = (double)x / (double)div;
-		if (*d > 100.0)
-			return false;
-	} else {
-		*u = x;
-	}
-	*p = q;
-	return true;
-}
-
-/*
- * The kernel's own PSI text ("some avg10=0.00 avg60=0.00 avg300=0.00
- * total=0", then a "full" line) parsed without scanf, as a sampler reads
- * it every tick; 0, or -1 when the text is not exactly that (psi_parse()
- * then decides, with its messages).
- */
-static int psi_parse_kernel(struct st_psi *p, const char *text)
-{
-	const char *q = text;
-
-	memset(p, 0, sizeof(*p));
-	while (*q) {
-		struct st_psi_line pl = { .present = true };
-		struct st_psi_line *dst = !strncmp(q, "some ", 5) ? &p->some :
-					  !strncmp(q, "full ", 5) ? &p->full : NULL;
-
-		if (!dst || dst->present)
-			return -1;
-		q += 5;
-		if (!psi_field(&q, "avg10", true, &pl.avg10, NULL) || *q++ != ' ' ||
-		    !psi_field(&q, "avg60", true, &pl.avg60, NULL) || *q++ != ' ' ||
-		    !psi_field(&q, "avg300", true, &pl.avg300, NULL) || *q++ != ' ' ||
-		    !psi_field(&q, "total", false, NULL, &pl.total_us) || (*q != '\n' && *q))
-			return -1;
-		*dst = pl;
-		if (*q)
-			q++;
-	}
-	return p->some.present ? 0 : -1;
-}
-
 int host_psifile_read(const struct host *h, struct host_file *f, uint64_t now_ns,
 		      char *buf, size_t len, struct st_psi *p)
 {
@@ -628,8 +630,6 @@ int host_psifile_read(const struct host *h, struct host_file *f, uint64_t now_ns
 	n = host_file_read(h, f, now_ns, buf, len);
 	if (n < 0)
 		return (int)n;
-	if (psi_parse_kernel(p, buf) == 0)
-		return 0;
 	snprintf(name, sizeof(name), "/%s", f->rel);
 	r = psi_parse(p, buf, name, &e);
 	if (r < 0) {
