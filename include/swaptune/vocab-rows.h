@@ -9,10 +9,13 @@
  *   TICK(SM_x, row, ...)   the sampler's value per tick (a rate or a level)
  *   TOTAL(SC_x, row, ...)  the raw cumulative counter (JSON "counters",
  *                          Prometheus _total)
- * A new kernel counter is a ROW and the views it should have, here; the
- * sampler, the probe's counter deltas (vmstat, zswap debugfs), JSON,
- * Prometheus, recordings, replay and reports pick it up from the table
- * (and share/schema/sample.schema.json lists its JSON keys).
+ * A new kernel counter is a ROW and the views it should have, here: the
+ * sampler reads it, the probe counts it per trial (vmstat and zswap debugfs
+ * rows), JSON lines, Prometheus, recordings, replay and the differences
+ * table of a report carry it. share/schema/sample.schema.json lists its
+ * JSON keys and tests/fixtures/sample-basic has its kernel key:
+ * tests/unit/test-vocab.c fails until both do. A renderer shows it once
+ * its list of rows names it.
  *
  * Order matters only within a view: JSON objects list a group's keys in
  * row order. Names that are published (trial keys, JSON keys, Prometheus
