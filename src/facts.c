@@ -133,8 +133,8 @@ int facts_collect(const struct host *h, struct host_facts *f, struct st_err *e)
 
 	if ((r = host_read_vmstat(h, &f->vmstat, e)) < 0)
 		goto out;
-	f->have_swap_ra = kv_get(&f->vmstat, vocab_key(V_SWAP_RA), &f->swap_ra) &&
-			  kv_get(&f->vmstat, vocab_key(V_SWAP_RA_HIT), &f->swap_ra_hit);
+	f->have_swap_ra = kv_get(&f->vmstat, "swap_ra", &f->swap_ra) &&
+			  kv_get(&f->vmstat, "swap_ra_hit", &f->swap_ra_hit);
 	f->ra_hit_pct = f->have_swap_ra && f->swap_ra ?
 			100.0 * (double)f->swap_ra_hit / (double)f->swap_ra : -1;
 
