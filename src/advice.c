@@ -359,11 +359,11 @@ void advice_rules_input(const struct host_facts *f, struct advisor_host_facts *a
 		a->vma_ra_enabled = (struct advisor_bool){ true, f->vma_ra_enabled };
 	if (f->mem_total_bytes)
 		a->mem_total_bytes = u64_known(f->mem_total_bytes);
-	kv_to_u64(&f->vmstat, "swap_ra", &a->since_boot.swap_ra);
-	kv_to_u64(&f->vmstat, "swap_ra_hit", &a->since_boot.swap_ra_hit);
-	kv_to_u64(&f->vmstat, "zswpin", &a->since_boot.zswpin);
-	kv_to_u64(&f->vmstat, "zswpout", &a->since_boot.zswpout);
-	kv_to_u64(&f->vmstat, "pswpin", &a->since_boot.pswpin);
+	kv_to_u64(&f->vmstat, vocab_key(V_SWAP_RA), &a->since_boot.swap_ra);
+	kv_to_u64(&f->vmstat, vocab_key(V_SWAP_RA_HIT), &a->since_boot.swap_ra_hit);
+	kv_to_u64(&f->vmstat, vocab_key(V_ZSWPIN), &a->since_boot.zswpin);
+	kv_to_u64(&f->vmstat, vocab_key(V_ZSWPOUT), &a->since_boot.zswpout);
+	kv_to_u64(&f->vmstat, vocab_key(V_PSWPIN), &a->since_boot.pswpin);
 }
 
 /* ---- rendering ---- */

@@ -320,11 +320,10 @@ static void fmt_val(double v, char *buf, size_t len)
 static void print_result(FILE *o, const struct probe_config *c, const struct probe_plan *p,
 			 const struct probe_result *r, const char *db)
 {
-	static const struct { enum probe_metric m; const char *head; double scale; } cols[] = {
-		{ PM_ZSWPIN, "zswpin", 1 }, { PM_ZSWPOUT, "zswpout", 1 },
-		{ PM_SWAP_RA, "swap_ra", 1 }, { PM_SWAP_RA_HIT, "ra_hit", 1 },
-		{ PM_PGMAJFAULT, "majflt", 1 }, { PM_REFAULT_ANON, "refault", 1 },
-		{ PM_PSI_SOME_US, "psi_ms", 1e-3 }, { PM_CPU_NS_PER_OP, "cpu_ns/op", 1 },
+	/* heads from the vocabulary; stall times (us) are shown in ms */
+	static const enum probe_metric cols[] = {
+		PM_ZSWPIN, PM_ZSWPOUT, PM_SWAP_RA, PM_SWAP_RA_HIT, PM_PGMAJFAULT, PM_REFAULT_ANON,
+		PM_PSI_SOME_US, PM_CPU_NS_PER_OP,
 	};
 	const char *unit = c->primary == PROBE_PRIMARY_THROUGHPUT ? "ops/s" :
 			   c->primary == PROBE_PRIMARY_WALL ? "s" : "";
@@ -358,7 +357,7 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 		 c->primary == PROBE_PRIMARY_WALL ? "wall_s" : "metric");
 	fprintf(o, "%-10s %3s %3s %12s %25s %8s", "arm", "n", "oom", head, "95% CI", "vs base");
 	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
-		fprintf(o, " %9s", cols[k].head);
+		fprintf(o, " %9s", metric_defs[cols[k]].head);
 	fprintf(o, "\n");
 	for (int i = 0; i < c->narms; i++) {
 		const struct probe_arm_summary *s = &r->summary[i];
@@ -375,7 +374,10 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 			snprintf(vs, sizeof(vs), "-");
 		fprintf(o, "%-10s %3u %3u %12s %25s %8s", name, s->completed, s->oom, v, ci, vs);
 		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
-			fmt_val(s->have[cols[k].m] ? s->m[cols[k].m].mean * cols[k].scale : NAN, v, sizeof(v));
+			enum probe_metric m = cols[k];
+			double scale = !strcmp(metric_defs[m].row->unit, "us") ? 1e-3 : 1;
+
+			fmt_val(s->have[m] ? s->m[m].mean * scale : NAN, v, sizeof(v));
 			fprintf(o, " %9s", v);
 		}
 		fprintf(o, "\n");

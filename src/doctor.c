@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "swaptune/doctor.h"
+#include "swaptune/vocab.h"
 
 static void set(struct doctor_result *r, enum doctor_status s, const char *fix,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -341,7 +342,7 @@ static void check_vma_ra(const struct doctor_env *env, struct doctor_result *r)
 static void check_counters(const struct doctor_env *env, struct doctor_result *r)
 {
 	const struct st_kvtab *vm = &env->f->vmstat;
-	bool zsw = kv_get(vm, "zswpin", NULL) && kv_get(vm, "zswpout", NULL);
+	bool zsw = kv_get(vm, vocab_key(V_ZSWPIN), NULL) && kv_get(vm, vocab_key(V_ZSWPOUT), NULL);
 	bool ra = env->f->have_swap_ra;
 	char p[PATH_MAX];
 
@@ -350,7 +351,7 @@ static void check_counters(const struct doctor_env *env, struct doctor_result *r
 	at(env, HOST_VMSTAT, p, sizeof(p));
 	if (zsw && ra)
 		set(r, DOCTOR_OK, NULL, "zswpin, zswpout, swap_ra and swap_ra_hit are counted%s",
-		    kv_get(vm, "zswpwb", NULL) ? " (and zswpwb)" : "");
+		    kv_get(vm, vocab_key(V_ZSWPWB), NULL) ? " (and zswpwb)" : "");
 	else if (!zsw && !ra)
 		set(r, DOCTOR_WARN, "use kernel 5.19 or newer",
 		    "no zswpin/zswpout and no swap_ra/swap_ra_hit in %s: neither zswap traffic nor readahead is measured",

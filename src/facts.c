@@ -9,6 +9,7 @@
 
 #include "swaptune/facts.h"
 #include "swaptune/fmt.h"
+#include "swaptune/vocab.h"
 
 /*
  * Record that part could not be read from rel (e1 says why) and go on. Out
@@ -439,9 +440,9 @@ static void pressure_and_pmu_json(cJSON *root, const struct host_facts *f)
 cJSON *facts_to_json(const struct host_facts *f)
 {
 	cJSON *root = cJSON_CreateObject(), *o;
-	static const char *const vm_keys[] = {
-		"pswpin", "pswpout", "zswpin", "zswpout", "zswpwb", "swap_ra",
-		"swap_ra_hit", "pgmajfault", NULL,
+	static const enum vocab_id vm_rows[] = {
+		V_PSWPIN, V_PSWPOUT, V_ZSWPIN, V_ZSWPOUT, V_ZSWPWB, V_SWAP_RA, V_SWAP_RA_HIT,
+		V_PGMAJFAULT,
 	};
 
 	cJSON_AddStringToObject(root, "schema", STATUS_SCHEMA);
@@ -459,8 +460,8 @@ cJSON *facts_to_json(const struct host_facts *f)
 	zswap_json(root, f);
 
 	o = cJSON_AddObjectToObject(root, "vmstat");
-	for (int i = 0; vm_keys[i]; i++)
-		add_vmstat(o, &f->vmstat, vm_keys[i]);
+	for (size_t i = 0; i < sizeof(vm_rows) / sizeof(vm_rows[0]); i++)
+		add_vmstat(o, &f->vmstat, vocab_key(vm_rows[i]));
 
 	o = cJSON_AddObjectToObject(root, "cgroup");
 	if (f->have_cgroup) {

@@ -210,6 +210,52 @@ int host_read_zswap_counter(const struct host *h, const char *name, uint64_t *v,
 	return host_read_u64(h, rel, v, e);
 }
 
+int host_zswap_value(const struct host *h, const char *name, uint64_t *v)
+{
+	static const char dir[] = HOST_ZSWAP_DEBUGFS "/";
+	char rel[PATH_MAX], buf[64];
+	size_t nl = strlen(name), off = 0;
+	uint64_t x = 0;
+	ssize_t r;
+	int fd, digits = 0;
+	const char *p;
+
+	if (nl + sizeof(dir) > sizeof(rel))
+		return -ENAMETOOLONG;
+	memcpy(rel, dir, sizeof(dir) - 1);
+	memcpy(rel + sizeof(dir) - 1, name, nl + 1);
+	fd = host_openat(h, rel, O_RDONLY);
+	if (fd < 0)
+		return fd == -ENOTDIR ? -ENOENT : fd;
+	while (off + 1 < sizeof(buf) && (r = read(fd, buf + off, sizeof(buf) - 1 - off)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			r = -errno;
+			close(fd);
+			return (int)r;
+		}
+		off += (size_t)r;
+	}
+	close(fd);
+	if (off + 1 >= sizeof(buf))
+		return -EFBIG;
+	buf[off] = '\0';
+	for (p = buf; *p == ' ' || *p == '\t'; p++)
+		;
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (x > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -EBADMSG;
+		x = x * 10 + (uint64_t)(*p - '0');
+	}
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	if (!digits || *p)
+		return -EBADMSG;
+	*v = x;
+	return 0;
+}
+
 int host_read_zswap_stats(const struct host *h, struct st_kvtab *t,
 			  struct st_err *e)
 {
@@ -261,12 +307,79 @@ static bool psi_sane(const char *l, const struct st_psi_line *pl)
 	return true;
 }
 
+/* "NAME=" then digits[.digits] as the kernel prints them; *p advances; false otherwise */
+static bool psi_field(const char **p, const char *name, bool fraction, double *d, uint64_t *u)
+{
+	size_t nl = strlen(name);
+	uint64_t x = 0, div = 1;
+	int digits = 0, fdigits = 0;
+	const char *q = *p;
+
+	if (strncmp(q, name, nl) || q[nl] != '=')
+		return false;
+	for (q += nl + 1; *q >= '0' && *q <= '9' && digits < 19; q++, digits++)
+		x = x * 10 + (uint64_t)(*q - '0');
+	if (!digits || (*q >= '0' && *q <= '9'))
+		return false;
+	if (fraction) {
+		if (*q != '.' || digits > 3)
+			return false;
+		for (q++; *q >= '0' && *q <= '9' && fdigits < 6; q++, fdigits++) {
+			x = x * 10 + (uint64_t)(*q - '0');
+			div *= 10;
+		}
+		if (!fdigits || (*q >= '0' && *q <= '9'))
+			return false;
+		/* both exact in a double: the quotient is strtod()'s correctly rounded value */
+		*d = (double)x / (double)div;
+		if (*d > 100.0)
+			return false;
+	} else {
+		*u = x;
+	}
+	*p = q;
+	return true;
+}
+
+/*
+ * The kernel's own PSI text ("some avg10=0.00 avg60=0.00 avg300=0.00
+ * total=0", then a "full" line) parsed without scanf (a sampler reads it
+ * every tick); 0, or -1 when the text is not exactly that: then the
+ * scanf parser below decides, with its messages.
+ */
+static int psi_parse_kernel(struct st_psi *p, const char *text)
+{
+	const char *q = text;
+
+	memset(p, 0, sizeof(*p));
+	while (*q) {
+		struct st_psi_line pl = { .present = true };
+		struct st_psi_line *dst = !strncmp(q, "some ", 5) ? &p->some :
+					  !strncmp(q, "full ", 5) ? &p->full : NULL;
+
+		if (!dst || dst->present)
+			return -1;
+		q += 5;
+		if (!psi_field(&q, "avg10", true, &pl.avg10, NULL) || *q++ != ' ' ||
+		    !psi_field(&q, "avg60", true, &pl.avg60, NULL) || *q++ != ' ' ||
+		    !psi_field(&q, "avg300", true, &pl.avg300, NULL) || *q++ != ' ' ||
+		    !psi_field(&q, "total", false, NULL, &pl.total_us) || (*q != '\n' && *q))
+			return -1;
+		*dst = pl;
+		if (*q)
+			q++;
+	}
+	return p->some.present ? 0 : -1;
+}
+
 int psi_parse(struct st_psi *p, const char *text, const char *name,
 	      struct st_err *e)
 {
 	const char *l = text;
 	int line = 0;
 
+	if (psi_parse_kernel(p, text) == 0)
+		return 0;
 	memset(p, 0, sizeof(*p));
 	while (*l) {
 		struct st_psi_line pl = { .present = true };

@@ -14,6 +14,7 @@
 #include "swaptune/advice.h"
 #include "swaptune/advisor.h"
 #include "swaptune/report.h"
+#include "swaptune/vocab.h"
 
 static const char *jstr(const cJSON *o, const char *path0, const char *path1)
 {
@@ -417,9 +418,10 @@ static size_t metric_keys(const struct store_probe_run *t, char (*keys)[48], siz
 static void counters_table(struct report *rep, const struct advice_run *run,
 			   const struct store_probe_run *t)
 {
-	static const char *const keys[] = { "zswpin", "zswpout", "swap_ra", "swap_ra_hit",
-					    "swap_ra_wasted", "pgmajfault", "psi_some_us",
-					    "psi_full_us", "cpu_ns_per_op" };
+	static const enum probe_metric shown[] = {
+		PM_ZSWPIN, PM_ZSWPOUT, PM_SWAP_RA, PM_SWAP_RA_HIT, PM_RA_WASTED, PM_PGMAJFAULT,
+		PM_PSI_SOME_US, PM_PSI_FULL_US, PM_CPU_NS_PER_OP,
+	};
 	struct report_section *s = report_add(rep, REPORT_TABLE, "counters", "Counter deltas per trial (arm means)");
 	const char *cols[1 + VERDICT_ARMS_MAX];
 	double x[VERDICT_TRIALS_MAX];
@@ -429,10 +431,12 @@ static void counters_table(struct report *rep, const struct advice_run *run,
 	for (size_t i = 0; i < run->n_arms; i++)
 		cols[1 + i] = run->arms[i].name;
 	report_cols(s, 1 + run->n_arms, cols);
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		report_cell(s, "%s", keys[k]);
+	for (size_t k = 0; k < sizeof(shown) / sizeof(shown[0]); k++) {
+		const char *key = metric_defs[shown[k]].key;
+
+		report_cell(s, "%s", key);
 		for (size_t i = 0; i < run->n_arms; i++) {
-			size_t n = arm_values(t, run->arms[i].name, keys[k], x, VERDICT_TRIALS_MAX);
+			size_t n = arm_values(t, run->arms[i].name, key, x, VERDICT_TRIALS_MAX);
 
 			report_cell_num(s, n ? stats_mean(x, n) : NAN);
 		}

@@ -180,6 +180,13 @@ int host_read_zswap_stats(const struct host *h, struct st_kvtab *t,
 /* One zswap debugfs counter ("stored_pages"); -ENOENT/-EACCES as host_read(). */
 int host_read_zswap_counter(const struct host *h, const char *name, uint64_t *v,
 			    struct st_err *e);
+/*
+ * The same for a reader that samples it every tick: no message is built;
+ * 0, -ENOENT, -EACCES or another -errno, -EBADMSG for a file that is not
+ * one number. The file is closed again (a kept-open file would keep
+ * debugfs from being unmounted).
+ */
+int host_zswap_value(const struct host *h, const char *name, uint64_t *v);
 
 /* ---- /proc/swaps ---- */
 
@@ -263,7 +270,7 @@ int host_psifile_read(const struct host *h, struct host_file *f, uint64_t now_ns
  * (learned again when the layout moved). Lines are parsed as kv_parse()
  * does; blank and malformed lines are skipped, never an error.
  */
-#define HOST_KVFILE_KEYS 16
+#define HOST_KVFILE_KEYS 32
 #define HOST_KVFILE_LINES 1024
 
 struct host_kvfile {

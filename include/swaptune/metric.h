@@ -1,11 +1,11 @@
 /*
- * metric.h - the probe's per-trial metric vocabulary, in one table: the key
- * stored in the database and written in JSON, a human label, the unit, which
- * direction is better, what kind of number it is, and which of the
- * advisor's secondary costs it feeds. And the one builder of the advisor's
- * input (struct verdict_input) from a probe run's stored rows, used by
- * recommend, apply and verify (advice.c) and by the probe for its own
- * summary, so both judge a run the same way.
+ * metric.h - the probe's per-trial metrics, a view of the counter
+ * vocabulary (vocab.h): the key stored in the database and written in JSON,
+ * what kind of number it is and which of the advisor's secondary costs it
+ * feeds. And the one builder of the advisor's input (struct verdict_input)
+ * from a probe run's stored rows, used by recommend, apply and verify
+ * (advice.c) and by the probe for its own summary, so both judge a run the
+ * same way.
  */
 #ifndef SWAPTUNE_METRIC_H
 #define SWAPTUNE_METRIC_H
@@ -14,75 +14,14 @@
 
 #include "swaptune/advisor.h"
 #include "swaptune/store.h"
+#include "swaptune/vocab.h"
 
-enum probe_metric {
-	PM_THROUGHPUT = 0,	/* ops/s of the measured phase */
-	PM_WALL_S,		/* cmd: fork to exit */
-	PM_CMD_METRIC,		/* cmd: number matched by --metric-regex */
-	PM_ELAPSED_S,		/* measured phase */
-	PM_SETUP_S,
-	PM_OPS,
-	PM_LAT_P50_NS,
-	PM_LAT_P99_NS,
-	PM_LAT_P999_NS,
-	PM_ZSWPIN,		/* /proc/vmstat deltas, pages */
-	PM_ZSWPOUT,
-	PM_ZSWPWB,
-	PM_PSWPIN,
-	PM_PSWPOUT,
-	PM_SWAP_RA,
-	PM_SWAP_RA_HIT,
-	PM_RA_WASTED,		/* swap_ra - swap_ra_hit */
-	PM_PGMAJFAULT,
-	PM_REFAULT_ANON,
-	PM_REFAULT_FILE,
-	PM_PSI_SOME_US,		/* host memory PSI total deltas */
-	PM_PSI_FULL_US,
-	PM_CPU_USER_NS,		/* the trial process and its children (wait4) */
-	PM_CPU_SYS_NS,
-	PM_CPU_NS_PER_OP,
-	PM_TASK_CLOCK_NS,	/* perf software event, inherited */
-	PM_CTX_SWITCHES,
-	PM_CYCLES,		/* hardware, when the PMU allows */
-	PM_INSTRUCTIONS,
-	PM_MAJ_FAULTS,		/* the workload's own rusage */
-	PM_MIN_FAULTS,
-	PM_MEMCG_PEAK_BYTES,
-	PM_MEMCG_PGMAJFAULT,
-	PM_ZSWAP_STORED_BEFORE,	/* pages in the pool when the trial started */
-	PM_ZSWAP_POOL_LIMIT_HIT,
-	PM_ZSWAP_REJECT_POOR,
-	PM_ZSWAP_WRITTEN_BACK,
-	PM_COUNT
-};
-
-enum metric_direction {
-	METRIC_NEUTRAL = 0,		/* context, neither better nor worse */
-	METRIC_LOWER_BETTER,
-	METRIC_HIGHER_BETTER,
-};
-
-enum metric_kind {
-	METRIC_KIND_PRIMARY = 0,	/* a candidate primary metric */
-	METRIC_KIND_COUNTER,		/* a counter's delta over the trial */
-	METRIC_KIND_GAUGE,		/* a level read once */
-	METRIC_KIND_DERIVED,		/* computed from other metrics */
-	METRIC_KIND_LATENCY,		/* a latency percentile */
-};
-
-/* The secondary field of a metric that feeds none of the advisor's costs. */
-#define METRIC_SEC_NONE (-1)
-
-struct metric_def {
-	const char *key;		/* database and JSON key: "zswpin" (never renamed) */
-	const char *label;		/* "zswap swap-ins" */
-	const char *unit;		/* "ops/s", "pages", "ns", ... */
-	enum metric_direction direction;
-	enum metric_kind kind;
-	int secondary;			/* enum verdict_secondary, or METRIC_SEC_NONE */
-};
-
-extern const struct metric_def metric_defs[PM_COUNT];
+/*
+ * enum probe_metric (PM_*), struct metric_def and metric_defs[] - the
+ * per-trial view - are made from the counter vocabulary's rows (vocab.h,
+ * vocab-rows.h): a metric is a TRIAL line there, its label, unit and
+ * direction are its row's (metric_defs[m].row).
+ */
 
 /* The metric whose key is key, or -1. */
 int metric_find(const char *key);

@@ -23,14 +23,14 @@ static void test_table(void **state)
 		const struct metric_def *d = &metric_defs[m];
 
 		assert_non_null(d->key);
-		assert_non_null(d->label);
-		assert_non_null(d->unit);
+		assert_non_null(d->row->label);
+		assert_non_null(d->row->unit);
 		assert_int_equal(metric_find(d->key), m);
 		if (d->secondary != METRIC_SEC_NONE) {
 			assert_in_range(d->secondary, 0, VERDICT_SEC_COUNT - 1);
 			fed[d->secondary]++;
 			/* the advisor's costs are all lower-is-better */
-			assert_int_equal(d->direction, METRIC_LOWER_BETTER);
+			assert_int_equal(d->row->direction, METRIC_LOWER_BETTER);
 		}
 	}
 	for (int s = 0; s < VERDICT_SEC_COUNT; s++)
