@@ -15,6 +15,13 @@
  * Then the real call goes on. A writer that checks a path and then uses the
  * path writes outside the tree; one that works in a directory fd with
  * O_CREAT|O_EXCL new names does not.
+ *
+ *   RACE_MODE=kill, RACE_KILL_AT=N: SIGKILL at the Nth step of swaptune's
+ *     writes (t0815): a step is a temporary file just created, or the
+ *     rename of one about to happen. A kill between the two leaves a
+ *     temporary file behind; one before the rename leaves the old content.
+ *     RACE_STEPS=FILE: the number of steps seen is written there at exit
+ *     (to know how many kill points an operation has).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,6 +29,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,10 +82,57 @@ static void strike(int dirfd, const char *path)
 	}
 }
 
+static int steps;
+
+static void report_steps(void)
+{
+	const char *f = getenv("RACE_STEPS");
+	FILE *out;
+
+	if (f && (out = fopen(f, "w"))) {
+		fprintf(out, "%d\n", steps);
+		fclose(out);
+	}
+}
+
+/* One step of a write; SIGKILL when it is the one asked for. */
+static void step(const char *path)
+{
+	const char *mode = getenv("RACE_MODE"), *at = getenv("RACE_KILL_AT");
+
+	if (!mode || strcmp(mode, "kill") || !ours(path))
+		return;
+	if (steps++ == 0 && getenv("RACE_STEPS"))
+		atexit(report_steps);
+	if (at && steps == atoi(at))
+		kill(getpid(), SIGKILL);
+}
+
+int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
+{
+	static int (*real)(int, const char *, int, const char *);
+
+	if (!real)
+		real = (int (*)(int, const char *, int, const char *))dlsym(RTLD_NEXT, "renameat");
+	step(oldpath);
+	return real(olddirfd, oldpath, newdirfd, newpath);
+}
+
+int rename(const char *oldpath, const char *newpath)
+{
+	static int (*real)(const char *, const char *);
+
+	if (!real)
+		real = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+	step(oldpath);
+	return real(oldpath, newpath);
+}
+
 int openat(int dirfd, const char *path, int flags, ...)
 {
 	static int (*real)(int, const char *, int, ...);
 	mode_t mode = 0;
+	int fd;
 
 	if (!real)
 		real = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
@@ -90,7 +145,10 @@ int openat(int dirfd, const char *path, int flags, ...)
 	}
 	if (flags & O_CREAT)
 		strike(dirfd, path);
-	return real(dirfd, path, flags, mode);
+	fd = real(dirfd, path, flags, mode);
+	if (fd >= 0 && (flags & O_CREAT))
+		step(path);
+	return fd;
 }
 
 int openat64(int dirfd, const char *path, int flags, ...)
@@ -139,20 +197,30 @@ int mkostemp(char *templ, int flags)
 {
 	static int (*real)(char *, int);
 
+	int fd;
+
 	if (!real)
 		real = (int (*)(char *, int))dlsym(RTLD_NEXT, "mkostemp");
 	strike(AT_FDCWD, templ);
-	return real(templ, flags);
+	fd = real(templ, flags);
+	if (fd >= 0)
+		step(templ);
+	return fd;
 }
 
 int mkstemp(char *templ)
 {
 	static int (*real)(char *);
 
+	int fd;
+
 	if (!real)
 		real = (int (*)(char *))dlsym(RTLD_NEXT, "mkstemp");
 	strike(AT_FDCWD, templ);
-	return real(templ);
+	fd = real(templ);
+	if (fd >= 0)
+		step(templ);
+	return fd;
 }
 
 int mkstemp64(char *templ)
