@@ -32,7 +32,11 @@ timed() {
 	/usr/bin/time -f '%e %M' -o "$scratch/time" timeout $((LIMIT_S * 3)) "$SWAPTUNE" "$@" \
 		>"$scratch/out" 2>"$scratch/err"
 	rc=$?
-	read -r secs kb <"$scratch/time" 2>/dev/null || { secs=999; kb=0; }
+	# the last line: a failed command adds "Command exited with ..." before it
+	read -r secs kb <<EOF
+$(tail -n 1 "$scratch/time" 2>/dev/null)
+EOF
+	case $secs in [0-9]*) ;; *) secs=999; kb=0 ;; esac
 	echo "$what: exit $rc, ${secs}s, $((kb / 1024)) MiB"
 	[ $rc -eq 0 ] || fail "$what: exit $rc: $(tail -2 "$scratch/err")"
 	awk -v s="$secs" -v l="$LIMIT_S" 'BEGIN { exit !(s + 0 < l + 0) }' || fail "$what took ${secs}s (limit ${LIMIT_S}s)"
