@@ -18,6 +18,9 @@
 
 shim=$BUILD/helpers/race-shim.so
 [ -f "$shim" ] || { echo "FAIL: $shim not built (make check builds it)"; exit 1; }
+# an ASan build wants its runtime first among preloaded libraries
+asan=$(ldd "$SWAPTUNE" 2>/dev/null | awk '/libasan/ { print $3 }')
+[ -n "$asan" ] && shim="$asan $shim"
 outside=$scratch/outside
 mkdir -p "$outside"
 mk() {	# mk NAME: a fresh copy of vm-v1
@@ -34,7 +37,7 @@ printf 'precious\n' >"$outside/vm/page-cluster"
 ln -s "$outside/vm" "$r/proc/sys/vm-evil"
 before=$(outside_sum)
 for k in 0 1 2; do
-	RACE_MODE=swap RACE_A=$r/proc/sys/vm RACE_B=$r/proc/sys/vm-evil LD_PRELOAD=$shim \
+	RACE_MODE=swap RACE_A=$r/proc/sys/vm RACE_B=$r/proc/sys/vm-evil LD_PRELOAD="$shim" \
 		"$SWAPTUNE" --db "$scratch/swap.db" --sysroot "$r" apply --yes page-cluster=$k \
 		>/dev/null 2>"$scratch/err$k"
 	[ "$(outside_sum)" = "$before" ] || { fail "apply page-cluster=$k wrote outside the tree through a swapped directory: $(cat "$outside/vm/page-cluster")"; break; }
@@ -66,7 +69,7 @@ f=$r/etc/sysctl.d/90-swaptune.conf
 [ "$(stat -c %a "$f" 2>/dev/null)" = 644 ] || fail "the boot file's mode is $(stat -c %a "$f" 2>/dev/null), not 644"
 grep -qx 'vm.page-cluster = 0' "$f" || fail "the boot file lacks the setting: $(cat "$f")"
 # the name swaptune draws: a link planted there just before the create
-RACE_MODE=link RACE_TARGET=$outside/victim LD_PRELOAD=$shim \
+RACE_MODE=link RACE_TARGET=$outside/victim LD_PRELOAD="$shim" \
 	"$SWAPTUNE" --db "$scratch/link.db" --sysroot "$r" apply --yes --persist page-cluster=1 \
 	>/dev/null 2>"$scratch/err" || fail "apply --persist with links at its temporary names: exit $?: $(cat "$scratch/err")"
 [ "$(cat "$outside/victim")" = "root:x:0:0:outside file" ] || fail "apply --persist wrote through a hard link at its temporary name"

@@ -21,6 +21,9 @@
 
 shim=$BUILD/helpers/race-shim.so
 [ -f "$shim" ] || { echo "FAIL: $shim not built (make check builds it)"; exit 1; }
+# an ASan build wants its runtime first among preloaded libraries
+asan=$(ldd "$SWAPTUNE" 2>/dev/null | awk '/libasan/ { print $3 }')
+[ -n "$asan" ] && shim="$asan $shim"
 SEED=${CHAOS_SEED:-815}
 KILLS=${CHAOS_KILLS:-60}
 root=$scratch/root
@@ -50,7 +53,7 @@ for op in $ops; do
 	cp -a "$root" "$scratch/ref/$op.start"
 	a=$(date +%s%3N)
 	# shellcheck disable=SC2046
-	RACE_MODE=kill RACE_STEPS=$scratch/ref/$op.steps LD_PRELOAD=$shim st $(op_args "$op") >/dev/null 2>"$scratch/err" ||
+	RACE_MODE=kill RACE_STEPS=$scratch/ref/$op.steps LD_PRELOAD="$shim" st $(op_args "$op") >/dev/null 2>"$scratch/err" ||
 		fail "$op unkilled: $(cat "$scratch/err")"
 	echo "$op $(( $(date +%s%3N) - a ))" >>"$scratch/durations"
 	cp -a "$root" "$scratch/ref/$op.done"
@@ -76,7 +79,7 @@ kill_one() {
 	same_tree "$root" "$scratch/ref/$op.start" || fail "kill $n ($op): the start state is not the reference"
 	if [ -n "$2" ]; then
 		# shellcheck disable=SC2046
-		RACE_MODE=kill RACE_KILL_AT=$2 LD_PRELOAD=$shim st $(op_args "$op") >/dev/null 2>&1 &
+		RACE_MODE=kill RACE_KILL_AT=$2 LD_PRELOAD="$shim" st $(op_args "$op") >/dev/null 2>&1 &
 		wait $!	# in the background: the shell says nothing about the kill
 		rc=$?
 		where="step $2"
