@@ -551,8 +551,12 @@ int change_apply(struct store *st, const struct host *h, struct change_apply *a,
 	journal_begin(&j, st, h, a->run_id, e);
 	if ((r = change_write(&j, a->ch, a->n, a->plan, &a->n_files, e)) < 0 ||
 	    (r = apply_settle(st, h, &j, a, e)) < 0) {
-		if (journal_restore(&j, NULL, &e2) < 0)
+		if (journal_restore(&j, NULL, &e2) < 0) {
 			snprintf(a->undo_warning, sizeof(a->undo_warning), "%s", e2.msg);
+			store_run_end(st, a->run_id, "failed", NULL, NULL);
+			return err_prefix(e, "apply failed, and not all of it could be undone"
+					  " (the next swaptune command tries again)");
+		}
 		store_run_end(st, a->run_id, "failed", NULL, NULL);
 		return err_prefix(e, "apply failed, previous settings restored");
 	}

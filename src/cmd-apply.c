@@ -20,6 +20,7 @@
 #include "swaptune/advice.h"
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
+#include "swaptune/fmt.h"
 #include "swaptune/persist.h"
 #include "swaptune/utc.h"
 
@@ -599,7 +600,8 @@ static int apply_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	a.db_path = ctx->db_path;
 	r = change_apply(&ctx->store, &ctx->host, &a, &ctx->err);
 	if (a.undo_warning[0])
-		fprintf(stderr, "swaptune: warning: could not undo everything: %s\n", a.undo_warning);
+		fprintf(stderr, "swaptune: warning: could not undo everything: %s\n",
+			fmt_printable(a.undo_warning));
 	if (r < 0)
 		goto out;
 	r = print_applied(ctx, doc, &a);
