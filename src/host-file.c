@@ -144,6 +144,14 @@ ssize_t host_file_get(const struct host *h, const char *rel, char *buf, size_t l
 	fd = host_openat(h, rel, O_RDONLY);
 	if (fd == -ENOENT || fd == -ENOTDIR)
 		return -ENOENT;
+	if (fd >= 0) {
+		struct stat sb = { 0 };
+
+		if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+			close(fd);
+			fd = S_ISDIR(sb.st_mode) ? -EISDIR : -EINVAL;
+		}
+	}
 	if (fd < 0)
 		return host_open_error(rel, fd, false, e);
 	snprintf(what, sizeof(what), "%s/%s", h->root, rel);

@@ -116,8 +116,16 @@ int host_openat(const struct host *h, const char *rel, int flags)
 
 	rel = relname(rel);
 	if (h->live) {
-		fd = openat(h->rootfd, rel, flags | O_CLOEXEC);
-		return fd < 0 ? -errno : fd;
+		/*
+		 * never blocks in open (a FIFO named by apply --from waits for
+		 * a writer); kernel files ignore O_NONBLOCK, and it is dropped again
+		 */
+		fd = openat(h->rootfd, rel, flags | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd < 0)
+			return -errno;
+		if (!(flags & O_NONBLOCK))
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		return fd;
 	}
 	fd = open_beneath(h, rel, flags | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)

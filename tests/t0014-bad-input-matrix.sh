@@ -135,6 +135,9 @@ bad 2 apply --dry-run page-cluster=1 vm.page-cluster=1 $(DB) $S
 # trailing data after the JSON document
 mkfifo "$scratch/fifo.json"
 bad 2 import "$scratch/fifo.json" $(DB) $S
+# apply --from names a path on the invoking host: without --sysroot (this
+# only reads the live host's settings: --dry-run)
+bad 2 apply --dry-run --from "$scratch/fifo.json" $(DB)
 bad 2 import /dev/null $(DB) $S
 bad 2 import "$scratch" $(DB) $S
 { cat "$FIXTURES/fleet/host-01.json"; echo '{"schema": "swaptune.export/1"}'; } >"$scratch/two.json"

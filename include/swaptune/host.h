@@ -90,7 +90,8 @@ int host_read_u64(const struct host *h, const char *rel, uint64_t *out,
  * check where openat2 is missing): -EXDEV when a symlink or ".." leaves it;
  * and only a regular file (a directory with O_DIRECTORY) is accepted, opened
  * without blocking: -EINVAL for a FIFO, device or socket, -EISDIR for a
- * directory. On the live host a plain openat(). Returns the fd or -errno.
+ * directory. On the live host a plain openat() that does not block either
+ * (O_NONBLOCK for the open only). Returns the fd or -errno.
  */
 int host_openat(const struct host *h, const char *rel, int flags);
 /*
@@ -149,7 +150,11 @@ int host_tmp_create(int dfd, const char *prefix, mode_t mode, char *name, size_t
  */
 int host_tmp_sweep(const struct host *h, const char *dir, const char *prefix);
 
-/* Read rel whole into buf (NUL-terminated). Length; -ENOENT (e untouched) if absent. */
+/*
+ * Read rel whole into buf (NUL-terminated). Length; -ENOENT (e untouched)
+ * if absent; a FIFO, device or socket is refused (-EINVAL) without
+ * blocking, on the live host too.
+ */
 ssize_t host_file_get(const struct host *h, const char *rel, char *buf, size_t len,
 		      struct st_err *e);
 /* stat() of rel resolved beneath the tree (a regular file only); 0 or -errno. */
