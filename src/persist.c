@@ -733,13 +733,14 @@ int persist_plan(const struct host *h, const struct persist_kv *set, int n,
 	 * what swaptune's files hold already stays, unless set[] overrides it;
 	 * taken only when each is byte for byte what swaptune writes
 	 */
-	for (int f = F_SYSCTL; f <= F_BOOT; f++) {
+	for (int f = 0; f < PERSIST_FILES_MAX; f++) {
 		if ((r = persist_read_file(h, own_files[f], buf, sizeof(buf), e)) == -ENOENT)
 			continue;
 		if (r < 0)
 			return r;
+		/* the module options follow from boot.conf's zswap settings: checked, not merged */
 		if ((r = persist_check_content(h, own_files[f], buf, &e2)) < 0 ||
-		    (r = own_parse_file(h, f, buf, p, &e2)) < 0)
+		    (f != F_MODPROBE && (r = own_parse_file(h, f, buf, p, &e2)) < 0))
 			return err_set_exit(e, r, ST_EXIT_USAGE,
 					    "swaptune's own file is not as swaptune wrote it: %s; remove it or put it back",
 					    e2.msg);
