@@ -62,6 +62,9 @@ BENCH_SRC := $(wildcard tests/bench/bench-*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
+# LD_PRELOAD libraries of the race tests (tests/helpers/preload/)
+PRELOAD_SRC := $(wildcard tests/helpers/preload/*.c)
+HELPER_BIN += $(PRELOAD_SRC:tests/helpers/preload/%.c=$(BUILD)/helpers/%.so)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
@@ -92,6 +95,11 @@ $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libswaptune.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libswaptune.a $(LIBS) $(ALL_LDFLAGS)
+
+$(BUILD)/helpers/%.so: tests/helpers/preload/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
 
 $(BUILD)/helpers/%: tests/helpers/%.c $(BUILD)/libswaptune.a
 	@mkdir -p $(dir $@)

@@ -60,11 +60,18 @@ int fleet_host_identity(const struct host *h, cJSON *o, char *mid, size_t mid_le
 	return 0;
 }
 
-/* "2026-11-30", "2026-11-30T04:00", "2026-11-30T04:00:00Z": compared as text. */
+/*
+ * "2026-11-30", "2026-11-30T04:00", "2026-11-30T04:00:00Z": compared as
+ * text, so it must be a time that exists (2026-13-45 or 24:00 is not one:
+ * it would compare as some other time).
+ */
 static bool since_ok(const char *s)
 {
 	static const char tmpl[] = "dddd-dd-ddTdd:dd:dd";
+	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
 	size_t n = strlen(s);
+	bool leap;
 
 	if (n > 0 && s[n - 1] == 'Z')
 		n--;
@@ -73,7 +80,13 @@ static bool since_ok(const char *s)
 	for (size_t i = 0; i < n; i++)
 		if (tmpl[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != tmpl[i])
 			return false;
-	return true;
+	if (sscanf(s, "%4d-%2d-%2d", &y, &mo, &d) != 3 ||
+	    (n >= 16 && sscanf(s + 11, "%2d:%2d", &h, &mi) != 2) ||
+	    (n == 19 && sscanf(s + 17, "%2d", &sec) != 1))
+		return false;
+	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	return y >= 1970 && mo >= 1 && mo <= 12 && d >= 1 &&
+	       d <= mdays[mo - 1] + (mo == 2 && leap) && h < 24 && mi < 60 && sec < 60;
 }
 
 static int parse_runs(struct cmd_ctx *ctx, const char *arg, int64_t *ids, size_t *n)

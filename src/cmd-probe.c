@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "swaptune/advice.h"
@@ -599,7 +600,14 @@ static int parse_design_opt(struct cmd_ctx *ctx, struct probe_config *c, struct 
 	case OPT_MEMCG_LIMIT:
 		a->have_limit = true;
 		return parse_size_opt(ctx, "--memcg-limit", optarg, &c->memcg_limit_bytes);
-	case OPT_SWAP_SIZE: return parse_size_opt(ctx, "--swap-size", optarg, &c->swap_size_bytes);
+	case OPT_SWAP_SIZE:
+		if (parse_size_opt(ctx, "--swap-size", optarg, &c->swap_size_bytes) < 0)
+			return -EINVAL;
+		/* mkswap needs 10 pages; less than 1 MiB holds no probe's working set */
+		if (c->swap_size_bytes < 1024 * 1024)
+			return cmd_usage_error(ctx, &cmd_probe_entry,
+					       "--swap-size: \"%s\" is less than 1M, too small for a swap area", optarg);
+		return 0;
 	case OPT_LIMIT_MODE:
 		if (!strcmp(optarg, "max"))
 			c->limit_mode = MEMCG_LIMIT_MAX;
@@ -608,9 +616,19 @@ static int parse_design_opt(struct cmd_ctx *ctx, struct probe_config *c, struct 
 		else
 			return cmd_usage_error(ctx, &cmd_probe_entry, "--limit-mode is max or high");
 		return 0;
-	case OPT_SCRATCH_DIR:
+	case OPT_SCRATCH_DIR: {
+		struct stat sb;
+
+		/* checked now, so that --dry-run says it too */
+		if (stat(optarg, &sb) < 0)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--scratch-dir %s: %s", optarg,
+					       strerror(errno));
+		if (!S_ISDIR(sb.st_mode))
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--scratch-dir %s: not a directory",
+					       optarg);
 		snprintf(c->scratch_dir, sizeof(c->scratch_dir), "%s", optarg);
 		return 0;
+	}
 	case OPT_BYPASS_MODE:
 		if (!strcmp(optarg, "pc0"))
 			c->bypass_mode = PROBE_BYPASS_PC0;

@@ -13,6 +13,7 @@
 
 #include "swaptune/advice.h"
 #include "swaptune/advisor.h"
+#include "swaptune/fmt.h"
 #include "swaptune/report.h"
 #include "swaptune/vocab.h"
 
@@ -87,27 +88,11 @@ static bool builtin_arm(const char *n)
 	return !strcmp(n, "pc3") || !strcmp(n, "pc1") || !strcmp(n, "pc0") || !strcmp(n, "bypass");
 }
 
+/* One shell word (fmt_shell_quote); "''" when it does not fit, never a cut word. */
 static void sh_quote(char *out, size_t len, const char *s)
 {
-	size_t o = 0;
-
-	if (*s && !strpbrk(s, " \t\n'\"\\$`;&|<>()*?[]{}!#~")) {
-		snprintf(out, len, "%s", s);
-		return;
-	}
-	if (o < len)
-		out[o++] = '\'';
-	for (; *s && o + 5 < len; s++) {
-		if (*s == '\'') {
-			memcpy(out + o, "'\\''", 4);
-			o += 4;
-		} else {
-			out[o++] = *s;
-		}
-	}
-	if (o + 1 < len)
-		out[o++] = '\'';
-	out[o < len ? o : len - 1] = '\0';
+	if (fmt_shell_quote(s, false, out, len) < 0)
+		snprintf(out, len, "''");
 }
 
 #define ADD(...) do { if (n < sizeof(cmd)) n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, __VA_ARGS__); } while (0)
@@ -159,7 +144,8 @@ static void recipe(struct report *rep, const struct advice_run *run, const cJSON
 		report_line(s, "the run's parameters were not recorded: it cannot be rebuilt");
 		return;
 	}
-	ADD("sudo swaptune probe --workload %s", jstr(par, "workload", "name") ? jstr(par, "workload", "name") : "?");
+	sh_quote(q, sizeof(q), jstr(par, "workload", "name") ? jstr(par, "workload", "name") : "?");
+	ADD("sudo swaptune probe --workload %s", q);
 	for (size_t i = 0; i < run->n_arms; i++)
 		all_builtin &= builtin_arm(run->arms[i].name);
 	if (all_builtin) {
@@ -179,8 +165,10 @@ static void recipe(struct report *rep, const struct advice_run *run, const cJSON
 			ADD(" --arm %s", q);
 		}
 	}
-	if (jstr(par, "baseline", NULL))
-		ADD(" --baseline %s", jstr(par, "baseline", NULL));
+	if (jstr(par, "baseline", NULL)) {
+		sh_quote(q, sizeof(q), jstr(par, "baseline", NULL));
+		ADD(" --baseline %s", q);
+	}
 	if (cJSON_IsObject(cJSON_GetObjectItem(par, "plan"))) {
 		n = recipe_design(cmd, sizeof(cmd), n, par, m);
 	} else {

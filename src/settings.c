@@ -163,17 +163,22 @@ bool settings_equal(const struct setting_def *d, const char *a, const char *b)
 int settings_write_raw(const struct host *h, const struct setting_def *d,
 		       const char *val, struct st_err *e)
 {
-	char back[SETTING_VALUE_MAX];
-	int r = host_write(h, d->path, val, e);
+	char back[SETTING_VALUE_MAX], norm[SETTING_VALUE_MAX];
+	int r;
+
+	/* whoever calls: only a value the registry takes reaches the kernel file */
+	if ((r = settings_normalize(h, d, val, norm, sizeof(norm), e)) < 0)
+		return r;
+	r = host_write(h, d->path, norm, e);
 
 	if (r < 0)
 		return r;
 	r = host_read_line(h, d->path, back, sizeof(back), e);
 	if (r < 0)
 		return r;
-	if (!settings_equal(d, back, val))
+	if (!settings_equal(d, back, norm))
 		return err_set(e, -EIO, "%s: wrote \"%s\" but the kernel reports \"%s\"",
-			       d->name, val, back);
+			       d->name, norm, back);
 	return 0;
 }
 

@@ -7,6 +7,13 @@
 # A tree with one bad kernel file is bad input for the commands that act on
 # it; status and doctor show that part as n/a and go on (partial: warnings
 # only, escaped; the tree unchanged).
+# Issue 19's finding 11 added what was accepted before: hex, exponent and
+# signed durations, a 1-byte swap, a scratch directory that does not
+# exist, an empty workload, a setting given twice, import of a FIFO (it
+# hung), a device, a directory or JSON with trailing data, export --since
+# of a time that does not exist, report --before and --after naming the
+# same run, and a store whose snapshots table was dropped (damaged, exit 1,
+# never read as empty).
 # Cases that need the live host (none here) belong in the live tests.
 . "$(dirname "$0")/lib.sh"
 check=$BUILD/helpers/schema-check
@@ -130,6 +137,38 @@ bad 2 sample --json --prom --count 1 $(DB) $S
 bad 2 sample --cgroup ../../etc --count 1 $(DB) $S
 bad 2 tui --interval nan $(DB) $S
 bad 2 tui --frames abc $(DB) $S
+# issue 19, finding 11: accepted before, each a usage error now
+for v in 0x10s 0x10 1e3ms +1s .5s; do
+	bad 2 sample --interval "$v" --count 1 $(DB) $S
+done
+bad 2 probe --dry-run --working-set 0x10M $(DB) $S
+bad 2 probe --dry-run --swap-size 1 --scratch-dir /nonexistent $(DB) $S
+bad 2 probe --dry-run --swap-size 1 $(DB) $S
+bad 2 probe --dry-run --scratch-dir /nonexistent $(DB) $S
+bad 2 probe --dry-run --scratch-dir /etc/hostname $(DB) $S
+bad 2 fleet-advise --workload "" $(DB) $S
+bad 2 apply --dry-run page-cluster=1 page-cluster=2 $(DB) $S
+bad 2 apply --dry-run page-cluster=1 vm.page-cluster=1 $(DB) $S
+# import: a FIFO (opening it blocked for ever), a device, a directory,
+# trailing data after the JSON document
+mkfifo "$scratch/fifo.json"
+bad 2 import "$scratch/fifo.json" $(DB) $S
+# apply --from names a path on the invoking host: without --sysroot (this
+# only reads the live host's settings: --dry-run)
+bad 2 apply --dry-run --from "$scratch/fifo.json" $(DB)
+bad 2 import /dev/null $(DB) $S
+bad 2 import "$scratch" $(DB) $S
+{ cat "$FIXTURES/fleet/host-01.json"; echo '{"schema": "swaptune.export/1"}'; } >"$scratch/two.json"
+bad 2 import "$scratch/two.json" $(DB) $S
+{ cat "$FIXTURES/fleet/host-01.json"; printf 'garbage'; } >"$scratch/tail.json"
+bad 2 import "$scratch/tail.json" $(DB) $S
+# export --since: a time that does not exist (the tree needs a machine id to export)
+mid=$scratch/mid
+mkdir -p "$mid"; cp -a "$FIXTURES/vm-v1/." "$mid/"; mkdir -p "$mid/etc"
+echo 0123456789abcdef0123456789abcdef >"$mid/etc/machine-id"
+for v in 2026-13-45 2026-02-30 2026-11-30T24:00 2026-11-30T04:60:00Z 2025-02-29; do
+	bad 2 export --since "$v" $(DB) --sysroot "$mid"
+done
 
 # ---- sysroot trees ----
 mk_tree() {	# mk_tree NAME FILE CONTENT: a vm-v1 copy with one file replaced
@@ -200,7 +239,36 @@ mkdir -p "$scratch/elsewhere"
 [ $rc -eq 3 ] || fail "a dangling symlink as the store: exit $rc, want 3"
 [ -e "$scratch/elsewhere/victim.db" ] && fail "a store was created through a dangling symlink"
 
+# a store with recordings: report --before and --after naming the same one
+pop=$scratch/pop.db
+for i in 1 2; do
+	"$SWAPTUNE" --db "$pop" $S sample --record --count 2 --interval 10ms >/dev/null 2>&1 || fail "cannot record into $pop"
+done
+rows_of() { sqlite3 "$1" "SELECT (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM samples)" 2>&1; }
+pop_rows=$(rows_of "$pop")
+for a in "report --before 2 --after 2" "report --before 1 --after 1 --format json"; do
+	"$SWAPTUNE" --db "$pop" $S $a >"$scratch/out" 2>"$scratch/err"; rc=$?
+	[ $rc -eq 2 ] || fail "$a: exit $rc, want 2: $(cat "$scratch/err")"
+	[ "$(wc -l <"$scratch/err")" -eq 1 ] || fail "$a: want one stderr line"
+	[ "$(rows_of "$pop")" = "$pop_rows" ] || fail "$a: the store changed"
+done
+# a store whose snapshots table was dropped is damaged, never empty
+"$SWAPTUNE" --db "$scratch/dropped.db" --sysroot "$mid" apply --yes page-cluster=1 >/dev/null 2>&1 ||
+	fail "cannot apply into dropped.db"
+"$SWAPTUNE" --db "$scratch/dropped.db" --sysroot "$mid" rollback --yes >/dev/null 2>&1 ||
+	fail "cannot roll back in dropped.db"
+sqlite3 "$scratch/dropped.db" "DROP TABLE snapshots" || fail "cannot drop the table"
+for c in history "history --all" "rollback --yes" status "report --change 1"; do
+	"$SWAPTUNE" --db "$scratch/dropped.db" --sysroot "$mid" $c >"$scratch/out" 2>"$scratch/err"; rc=$?
+	[ $rc -eq 1 ] || fail "$c on a store without its snapshots table: exit $rc, want 1"
+	[ "$(wc -l <"$scratch/err")" -eq 1 ] || fail "$c on a damaged store: want one stderr line: $(cat "$scratch/err")"
+	grep -q "is damaged: .*snapshots" "$scratch/err" || fail "$c: not called damaged: $(cat "$scratch/err")"
+	[ -s "$scratch/out" ] && fail "$c on a damaged store wrote to stdout: $(head -2 "$scratch/out")"
+done
+[ "$(sqlite3 "$scratch/dropped.db" "SELECT count(*) FROM sqlite_master WHERE name = 'snapshots'")" = 0 ] ||
+	fail "the damaged store was changed"
+
 [ "$(tree_sum "$root")" = "$before" ] || fail "the sysroot tree changed"
-echo "$n command-line and sysroot cases, 3 store cases"
-[ "$n" -ge 60 ] || fail "fewer than 60 cases"
+echo "$n command-line and sysroot cases, 5 store cases, 2 populated-store cases"
+[ "$n" -ge 135 ] || fail "fewer than 135 cases"
 done_testing

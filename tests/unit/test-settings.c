@@ -161,6 +161,17 @@ static void test_read_write(void **state)
 	assert_string_equal(fx_read(dir, HOST_PAGE_CLUSTER, buf, sizeof(buf)), "0");
 	assert_int_equal(settings_write_raw(&h, def("zswap.enabled"), "Y", &e), 0);
 	assert_string_equal(fx_read(dir, HOST_ZSWAP_PARAMS "/enabled", buf, sizeof(buf)), "Y");
+	/* only what the registry takes reaches the file, in its canonical spelling */
+	assert_int_equal(settings_write_raw(&h, def("page-cluster"), "banana", &e), -EINVAL);
+	err_reset(&e);
+	assert_int_equal(settings_write_raw(&h, def("page-cluster"), "99", &e), -EINVAL);
+	err_reset(&e);
+	assert_string_equal(fx_read(dir, HOST_PAGE_CLUSTER, buf, sizeof(buf)), "0");
+	assert_int_equal(settings_write_raw(&h, def("zswap.compressor"), "lzo\n$(id)", &e), -EINVAL);
+	err_reset(&e);
+	assert_int_equal(settings_write_raw(&h, def("zswap.enabled"), "off", &e), 0);
+	assert_string_equal(fx_read(dir, HOST_ZSWAP_PARAMS "/enabled", buf, sizeof(buf)), "N");
+	assert_int_equal(settings_write_raw(&h, def("zswap.enabled"), "Y", &e), 0);
 	/* a kernel that answers with another spelling of the same value is fine */
 	assert_int_equal(settings_write_raw(&h, def("vma_ra_enabled"), "false", &e), 0);
 	assert_int_equal(settings_read(&h, def("vma_ra_enabled"), buf, sizeof(buf), &e), 0);
