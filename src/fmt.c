@@ -291,9 +291,11 @@ const char *fmt_printable(const char *s)
 }
 
 /*
- * v (finite, |v| < 10 000 or scaled into [10, 1000)) with sig significant
- * digits but never fewer than the integer part, trailing zeros after the
- * point dropped, "-0" as "0".
+ * v (finite, |v| < 10 000 or scaled into [1, 1000)) with sig significant
+ * digits but never fewer than the integer part, "-0" as "0". A plain
+ * number drops trailing zeros after the point (3, 64, 2.5: often exact);
+ * a scaled one keeps them, since they are digits it measured (28.00k is
+ * not 28k).
  */
 static void plain_digits(double v, int sig, const char *suffix, char *buf, size_t len)
 {
@@ -307,7 +309,7 @@ static void plain_digits(double v, int sig, const char *suffix, char *buf, size_
 	if (dec > 9)
 		dec = 9;
 	snprintf(buf, len, "%.*f", dec, v);
-	dot = strchr(buf, '.');
+	dot = *suffix ? NULL : strchr(buf, '.');
 	if (dot) {
 		end = buf + strlen(buf);
 		while (end > dot + 1 && end[-1] == '0')
@@ -358,6 +360,8 @@ const char *fmt_num_sig(double v, int sig, char *buf, size_t len)
 		if (r < 1000 || p == 6)
 			break;
 	}
+	if (a < 1)	/* 999.96k went up a prefix: it is 1.000M */
+		v = v < 0 ? -1 : 1;
 	plain_digits(v, sig, prefix[p], buf, len);
 	return buf;
 }

@@ -66,9 +66,10 @@ int fmt_shell_quote(const char *s, bool always, char *out, size_t len);
  * sample, the TUI): never an exponent.
  *
  * fmt_num(): at most 4 significant digits; from 10 000 up with an SI prefix
- * (12.35k, 1.235M, 2.5G, T, P, E); below 1 with as many decimals as 4
- * significant digits need (0.01315), down to 1e-9 (smaller is "0");
- * trailing zeros after the point dropped (3, 64, 2.5); "-" when not finite.
+ * (12.35k, 28.00k, 1.235M, 2.500G, T, P, E: a prefixed number keeps its
+ * 4 digits); below 1 with as many decimals as 4 significant digits need
+ * (0.01315), down to 1e-9 (smaller is "0"); a number without a prefix
+ * drops trailing zeros after the point (3, 64, 2.5); "-" when not finite.
  * Into buf, which is returned (FMT_NUM_LEN is always enough).
  */
 #define FMT_NUM_LEN 24
@@ -103,7 +104,7 @@ const char *fmt_time(const char *iso, bool space, char *buf, size_t len);
 
 /*
  * A value in at most 5 characters for tables, in fmt_num's style with 3
- * significant digits: 0, 1.23, 45.6, 789, 9999, 12.3k, 123k, 12.3M, 1.2G;
+ * significant digits: 0, 1.23, 45.6, 789, 9999, 12.3k, 123k, 12.3M, 1.20G;
  * negative values as 0; "n/a" when !ok. Written into b.
  */
 const char *fmt_short(char *b, size_t len, bool ok, double v);
