@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "swaptune/fmt.h"
 
@@ -437,6 +438,33 @@ const char *fmt_time(const char *iso, bool space, char *buf, size_t len)
 		}
 	}
 	return fmt_escape(iso, buf, len);
+}
+
+int fmt_parse_time(const char *iso, double *unix_s)
+{
+	struct tm tm;
+	const char *p;
+	double frac = 0;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!iso || !(p = strptime(iso, "%Y-%m-%dT%H:%M:%S", &tm)))
+		return -EINVAL;
+	if (*p == '.') {
+		const char *q = p + 1;
+
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (q == p + 1)
+			return -EINVAL;
+		frac = strtod(p, NULL);
+		p = q;
+	}
+	if (*p == 'Z')
+		p++;
+	if (*p)
+		return -EINVAL;
+	*unix_s = (double)timegm(&tm) + frac;
+	return 0;
 }
 
 const char *fmt_short(char *b, size_t len, bool ok, double v)

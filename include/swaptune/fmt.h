@@ -101,6 +101,11 @@ const char *fmt_size_arg(unsigned long long bytes, char *buf, size_t len);
  */
 #define FMT_TIME_LEN 24
 const char *fmt_time(const char *iso, bool space, char *buf, size_t len);
+/*
+ * A stored ISO 8601 UTC time ("2026-11-30T09:00:00.000Z", the fraction
+ * and the Z optional) as Unix time; -EINVAL for anything else.
+ */
+int fmt_parse_time(const char *iso, double *unix_s);
 
 /*
  * A value in at most 5 characters for tables, in fmt_num's style with 3
