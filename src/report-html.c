@@ -125,12 +125,25 @@ static void chart_bars(FILE *f, const struct report_section *s)
 		svg_text(f, cx, p.y0 + p.h + 18, "middle", "lbl", b->name);
 	}
 	{
+		/* only what the chart shows: a grey bar, trial dots */
 		char grey[96];
-		const char *names[] = { "mean", grey, "95 % CI of the mean", "one trial" };
-		static const char *const cols[] = { BLUE, GREY, "#1d232b", ORANGE };
+		const char *bar = c->bar_name ? c->bar_name : "mean";
+		const char *names[4], *cols[4];
+		bool any_grey = false, any_pts = false;
+		size_t k = 0;
 
-		snprintf(grey, sizeof(grey), "mean, %s", c->highlight_name ? c->highlight_name : "baseline");
-		svg_legend(f, p.x0, height - 12, names, cols, 4);
+		for (size_t i = 0; i < c->n_bars; i++) {
+			any_grey |= c->bars[i].highlight;
+			any_pts |= c->bars[i].n_pts > 0;
+		}
+		snprintf(grey, sizeof(grey), "%s, %s", bar, c->highlight_name ? c->highlight_name : "baseline");
+		names[k] = bar, cols[k++] = BLUE;
+		if (any_grey)
+			names[k] = grey, cols[k++] = GREY;
+		names[k] = c->whisker_name ? c->whisker_name : "95 % CI of the mean", cols[k++] = "#1d232b";
+		if (any_pts)
+			names[k] = "one trial", cols[k++] = ORANGE;
+		svg_legend(f, p.x0, height - 12, names, cols, k);
 	}
 	svg_close(f);
 }

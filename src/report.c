@@ -82,6 +82,8 @@ static void section_free(struct report_section *s)
 	free(c->x_unit);
 	free(c->marker_label);
 	free(c->highlight_name);
+	free(c->bar_name);
+	free(c->whisker_name);
 	free(s->keys);
 	free(s->values);
 	free(s->cols);

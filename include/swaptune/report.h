@@ -66,6 +66,8 @@ struct report_chart {
 	size_t n_bars;
 	struct report_bar *bars;
 	char *highlight_name;	/* what a highlighted (grey) bar is; NULL = "baseline" */
+	char *bar_name;		/* what a bar is in the legend; NULL = "mean" */
+	char *whisker_name;	/* what its whisker is; NULL = "95 % CI of the mean" */
 	size_t n_series;
 	struct report_series *series;
 	bool has_marker;	/* a vertical line at marker_x */
