@@ -74,7 +74,7 @@ static enum sample_metric column_for(const struct sampler *s, size_t i)
 
 static void table_header(FILE *o, const struct sampler *s)
 {
-	fprintf(o, "%-8s", "time");
+	fprintf(o, "%-8s", "UTC");	/* times in UTC, as everywhere else */
 	for (size_t i = 0; i < SAMPLE_TABLE_COLS; i++)
 		fprintf(o, "%6s", sampler_metric(column_for(s, i))->head);
 	fputc('\n', o);
@@ -87,7 +87,7 @@ static void table_row(FILE *o, const struct sampler *s, uint64_t wall_ns)
 	char t[16], b[16];
 	double v = 0;
 
-	localtime_r(&secs, &tm);
+	gmtime_r(&secs, &tm);
 	strftime(t, sizeof(t), "%H:%M:%S", &tm);
 	fprintf(o, "%-8s", t);
 	for (size_t i = 0; i < SAMPLE_TABLE_COLS; i++) {
@@ -501,15 +501,19 @@ static void print_summary(FILE *o, const struct sampler *s, const char *how, boo
 	bool any = false;
 	double v;
 
-	n = (size_t)snprintf(line, sizeof(line), "sample: %s after %" PRIu64 " tick%s in %.1f s",
+	char el[FMT_NUM_LEN];
+
+	n = (size_t)snprintf(line, sizeof(line), "sample: %s after %" PRIu64 " tick%s in %s s",
 			     how, sampler_seq(s), sampler_seq(s) == 1 ? "" : "s",
-			     sampler_elapsed_s(s));
+			     fmt_num(sampler_elapsed_s(s), el, sizeof(el)));
 	for (size_t i = 0; i < sizeof(summary_metrics) / sizeof(summary_metrics[0]); i++)
 		if (sampler_mean(s, summary_metrics[i], &v) && n < sizeof(line)) {
 			const struct sample_metric_def *d = sampler_metric(summary_metrics[i]);
 
-			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %s %.4g%s%s",
-					      any ? "," : "; means:", d->row->name, v,
+			char num[FMT_NUM_LEN];
+
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %s %s%s%s",
+					      any ? "," : "; means:", d->row->name, fmt_num(v, num, sizeof(num)),
 					      d->unit[0] ? " " : "", d->unit);
 			any = true;
 		}

@@ -70,7 +70,7 @@ bad "unknown option" --colour
 st --count 25 --interval 10ms >"$scratch/t" 2>"$scratch/t.err" || fail "table: exit $?"
 awk 'length($0) > 80 { print "line " NR " is " length($0) " columns: " $0; bad = 1 }
 	END { exit bad }' "$scratch/t" || fail "table wider than 80 columns"
-[ "$(grep -c '^time ' "$scratch/t")" -eq 2 ] || fail "header should appear twice in 25 rows"
+[ "$(grep -c '^UTC ' "$scratch/t")" -eq 2 ] || fail "header should appear twice in 25 rows"
 [ "$(grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9] ' "$scratch/t")" -eq 25 ] || fail "want 25 rows"
 row=$(grep -m1 '^[0-9][0-9]:' "$scratch/t")
 # zsin zsout wb ra hit% waste majf some% full% zsMiB ratio scan
