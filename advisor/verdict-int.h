@@ -51,4 +51,11 @@ double vmc_power(const struct verdict2_design *d, double theta, double min_log, 
 int vmc_adjust(const struct verdict2_design *d, size_t k, double m, double level,
 	       double *est, double *lo, double *hi);
 
+/*
+ * For tests: the Monte-Carlo kernel on innovations z[a * N + r] (AR(1) with
+ * rho per arm, no effect): each candidate's t after N rounds, which must be
+ * what stats_pooled_rho() and stats_robust_t() give on the same series.
+ */
+void vmc_kernel_t(size_t A, size_t N, const double *z, double rho, double *t_out);
+
 #endif

@@ -232,6 +232,16 @@ static void kern_run(size_t A, size_t N, const unsigned *looks, size_t L, const 
 	}
 }
 
+void vmc_kernel_t(size_t A, size_t N, const double *z, double rho, double *t_out)
+{
+	float t[CAND_MAX];
+	unsigned look = (unsigned)N;
+
+	kern_run(A, N, &look, 1, z, rho, t, NULL, NULL);
+	for (size_t c = 0; c + 1 < A; c++)
+		t_out[c] = t[c];
+}
+
 static void draw_z(const struct zig *zg, struct rng *g, double *z, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -829,7 +839,8 @@ double vmc_stage_p(const struct verdict2_design *d, size_t k, double t)
 				else
 					hi = mid;
 			}
-			v = (double)(s->crossed[i][k] + s->n_surv[i][k] - lo) / (double)s->M;
+			/* (count + 1) / (M + 1): never 0, valid as a Monte-Carlo p-value */
+			v = (double)(s->crossed[i][k] + s->n_surv[i][k] - lo + 1) / (double)(s->M + 1);
 			p = v > p ? v : p;
 		}
 	}
