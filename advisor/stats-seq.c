@@ -294,7 +294,7 @@ static double beta_inv(double a, double b, double target)
 {
 	double lo = 0.0, hi = 1.0;
 
-	for (int i = 0; i < 100 && hi - lo > 1e-13; i++) {
+	for (int i = 0; i < 60 && hi - lo > 1e-13; i++) {
 		double mid = 0.5 * (lo + hi);
 
 		if (stats_beta_inc_reg(a, b, mid) < target)
@@ -312,8 +312,10 @@ int stats_clopper_pearson(unsigned x, unsigned n, double level, double *lo, doub
 	if (!lo || !hi || n == 0 || x > n || !(level > 0.0 && level < 1.0))
 		return -EINVAL;
 	a = (1.0 - level) / 2.0;
-	*lo = x == 0 ? 0.0 : beta_inv((double)x, (double)(n - x) + 1.0, a);
-	*hi = x == n ? 1.0 : beta_inv((double)x + 1.0, (double)(n - x), 1.0 - a);
+	/* closed forms at the ends: I_p(1, n) = 1 - (1 - p)^n, I_p(n, 1) = p^n */
+	*lo = x == 0 ? 0.0 : x == n ? pow(a, 1.0 / n) : beta_inv((double)x, (double)(n - x) + 1.0, a);
+	*hi = x == n ? 1.0 : x == 0 ? 1.0 - pow(a, 1.0 / n) :
+	      beta_inv((double)x + 1.0, (double)(n - x), 1.0 - a);
 	return 0;
 }
 
@@ -338,17 +340,19 @@ int stats_sign_seq(const unsigned *disc, const unsigned *wins, size_t k, const d
 	dist[0] = 1.0;
 	for (size_t i = 0; i < k; i++) {
 		unsigned m = disc[i] - prev, c;
-		double tail = 0.0, lw = -(double)m * M_LN2;
+		double tail = 0.0, pmf[SIGN_DISC_MAX + 1];
 
 		/* W_i = W_{i-1} + Binomial(m, 1/2), over the paths not yet rejected */
+		pmf[0] = ldexp(1.0, -(int)m);
+		for (unsigned j = 0; j < m; j++)
+			pmf[j + 1] = pmf[j] * (double)(m - j) / (double)(j + 1);
 		for (unsigned w = 0; w <= disc[i]; w++)
 			next[w] = 0.0;
 		for (unsigned w = 0; w <= prev; w++) {
 			if (dist[w] == 0.0)
 				continue;
 			for (unsigned j = 0; j <= m; j++)
-				next[w + j] += dist[w] * exp(lgamma((double)m + 1) - lgamma((double)j + 1) -
-							     lgamma((double)(m - j) + 1) + lw);
+				next[w + j] += dist[w] * pmf[j];
 		}
 		/* the smallest critical count whose cumulative size stays within alpha_cum[i] */
 		c = disc[i] + 1;

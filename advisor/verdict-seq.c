@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "swaptune/advisor.h"
@@ -121,8 +122,10 @@ int verdict2_design_init(struct verdict2_design *d, const unsigned *rounds,
 	d->min_effect_pct = 2.0;
 	for (size_t i = 0; i < n_looks; i++) {
 		d->rounds[i] = d->planned[i] = rounds[i];
-		d->frac[i] = i + 1 == n_looks ? 1.0 :
-			     stats_hsd_spend((double)rounds[i] / (double)rounds[n_looks - 1], d->gamma);
+		double t = (double)rounds[i] / (double)rounds[n_looks - 1];
+
+		d->frac[i] = i + 1 == n_looks ? 1.0 : stats_hsd_spend(t, d->gamma);
+		d->frac_fail[i] = i + 1 == n_looks ? 1.0 : stats_hsd_spend(t, VERDICT2_FAIL_GAMMA);
 	}
 	return vmc_design_bounds(d, 0, e);
 }
@@ -141,11 +144,11 @@ int verdict2_design_truncate(struct verdict2_design *d, unsigned r, struct st_er
 		k++;
 	/* looks 0..k-1 keep rounds, frac and bound; look k ends the design at r */
 	d->rounds[k] = r;
-	d->frac[k] = 1.0;
+	d->frac[k] = d->frac_fail[k] = 1.0;
 	d->n_looks = k + 1;
 	for (size_t i = k + 1; i < VERDICT2_LOOKS_MAX; i++) {
 		d->rounds[i] = 0;
-		d->frac[i] = d->bound[i] = d->nominal_p[i] = 0.0;
+		d->frac[i] = d->frac_fail[i] = d->bound[i] = d->nominal_p[i] = 0.0;
 	}
 	return vmc_design_bounds(d, k, e);
 }
@@ -315,8 +318,8 @@ static void judge_failures(const struct verdict2_design *d, size_t look,
 		disc[j] = w + l;
 		won[j] = w;
 		lost[j] = l;
-		lv_fail[j] = d->alpha_fail_each * d->frac[j];
-		lv_veto[j] = o->oom_veto_alpha * d->frac[j];
+		lv_fail[j] = d->alpha_fail_each * d->frac_fail[j];
+		lv_veto[j] = o->oom_veto_alpha * d->frac_fail[j];
 	}
 	ar->disc_won = w;
 	ar->disc_lost = l;
@@ -353,8 +356,6 @@ static void judge_speed(const struct verdict2_design *d, size_t look,
 			continue;
 		v = log(x->primary[r]) - log(y->primary[r]);
 		dd[n++] = hb ? v : -v;
-		ar->n_busy += (isfinite(x->cpu_pressure_pct[r]) && x->cpu_pressure_pct[r] >= o->busy_psi_pct) ||
-			      (isfinite(y->cpu_pressure_pct[r]) && y->cpu_pressure_pct[r] >= o->busy_psi_pct);
 	}
 	ar->n = n;
 	if (n < 2 || stats_robust_t(dd, n, rho, &st) < 0)
@@ -366,12 +367,10 @@ static void judge_speed(const struct verdict2_design *d, size_t look,
 	ar->vif = st.vif;
 	ar->se_log = st.se;
 	ar->t = st.t;
-	ar->n_outliers = stats_mad_outliers(dd, n, NULL);
 	/* the look's bound; with fewer pairs, the same level at their count */
 	ar->nominal_p = d->nominal_p[look];
 	c = n >= d->rounds[look] ? d->bound[look] : null_q(d, look, n, d->nominal_p[look]);
 	ar->t_bound = c;
-	ar->p_one = isfinite(st.t) ? null_tail(d, look, n, st.t) : st.t > 0 ? 0.0 : 1.0;
 	ar->effect_pct = gain_pct(st.mean);
 	ar->ci_low_pct = gain_pct(st.mean - c * st.se);
 	ar->ci_high_pct = gain_pct(st.mean + c * st.se);
@@ -687,12 +686,47 @@ static void decide(const struct verdict2_design *d, size_t look, const struct ve
 		explain_guards(out, pending, in->arms[pending].name, o, false);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median CPU share of the completed trials that have one, NAN if none. */
+static double median_share(const struct verdict2_input *in)
+{
+	double v[VERDICT_ARMS_MAX * VERDICT2_ROUNDS_MAX];
+	size_t n = 0;
+
+	for (size_t a = 0; a < in->n_arms; a++)
+		for (size_t r = 0; r < in->n_rounds; r++)
+			if (in->arms[a].outcome[r] == VERDICT_OUT_OK && isfinite(in->arms[a].cpu_share[r]))
+				v[n++] = in->arms[a].cpu_share[r];
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof(v[0]), cmp_dbl);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/*
+ * A trial the host's load may have slowed: CPU pressure at or above the
+ * threshold while it ran, or it got less than half the CPU share the run's
+ * trials typically got.
+ */
+static bool trial_busy(const struct verdict2_arm *x, size_t r, double med, const struct verdict2_opts *o)
+{
+	return (isfinite(x->cpu_pressure_pct[r]) && x->cpu_pressure_pct[r] >= o->busy_psi_pct) ||
+	       (isfinite(x->cpu_share[r]) && isfinite(med) && x->cpu_share[r] < 0.5 * med);
+}
+
 /* Failures, busy rounds, serial dependence and outliers, after the headline. */
 static void reason_details(const struct verdict2_design *d, const struct verdict2_input *in,
 			   const struct verdict2_opts *o, struct verdict2_result *out)
 {
 	char rounds[96] = "";
 	size_t off = 0;
+	double med = median_share(in);
 
 	for (size_t a = 0; a < in->n_arms; a++) {
 		const struct verdict2_arm_result *ar = &out->arms[a];
@@ -704,16 +738,19 @@ static void reason_details(const struct verdict2_design *d, const struct verdict
 			       in->arms[a].name, nf, in->n_rounds - ar->n_missing, 100 * ar->fail_rate,
 			       100 * ar->fail_lo, 100 * ar->fail_hi, ar->n_oom, ar->n_timeout,
 			       ar->n_failed);
-		if (ar->n_outliers)
-			reason(out, "%s: %zu outlying round(s) (|modified z| > 3.5), kept",
-			       in->arms[a].name, ar->n_outliers);
 	}
 	for (size_t r = 0; r < in->n_rounds; r++) {
+		const struct verdict2_arm *b = &in->arms[out->baseline];
 		bool busy = false;
 
-		for (size_t a = 0; a < in->n_arms; a++)
-			busy |= isfinite(in->arms[a].cpu_pressure_pct[r]) &&
-				in->arms[a].cpu_pressure_pct[r] >= o->busy_psi_pct;
+		for (size_t a = 0; a < in->n_arms; a++) {
+			const struct verdict2_arm *x = &in->arms[a];
+
+			busy |= trial_busy(x, r, med, o);
+			if ((int)a != out->baseline && x->outcome[r] == VERDICT_OUT_OK &&
+			    b->outcome[r] == VERDICT_OUT_OK && (trial_busy(x, r, med, o) || trial_busy(b, r, med, o)))
+				out->arms[a].n_busy++;
+		}
 		if (!busy)
 			continue;
 		out->n_busy_rounds++;
@@ -722,9 +759,10 @@ static void reason_details(const struct verdict2_design *d, const struct verdict
 						off ? ", " : "", r + 1);
 	}
 	if (out->n_busy_rounds)
-		reason(out, "the host was busy (CPU pressure >= %.0f %%) during %zu round%s (%s): their "
-		       "times are kept, paired within the round, but may be slower and noisier",
-		       o->busy_psi_pct, out->n_busy_rounds, out->n_busy_rounds == 1 ? "" : "s", rounds);
+		reason(out, "the host was busy (CPU pressure >= %.0f %%, or a trial got less than half the "
+		       "usual CPU share) during %zu round%s (%s): their times are kept, paired within the "
+		       "round, but may be slower and noisier", o->busy_psi_pct, out->n_busy_rounds,
+		       out->n_busy_rounds == 1 ? "" : "s", rounds);
 	if (out->rho >= 0.2)
 		reason(out, "rounds are serially correlated (lag-1 autocorrelation %.2f after removing "
 		       "what all arms share): the standard errors are widened for it", out->rho);
@@ -812,11 +850,25 @@ static double complete_t(const struct verdict2_design *d, size_t k, size_t n, do
 	return vmc_look_quantile(d, k, p);
 }
 
+/* The paired log-ratios of candidate a (positive = better). */
+static size_t pairs_of(const struct verdict2_input *in, size_t a, size_t b, double *dd)
+{
+	bool hb = higher_better(in->metric);
+	size_t n = 0;
+
+	for (size_t r = 0; r < in->n_rounds; r++)
+		if (in->arms[a].outcome[r] == VERDICT_OUT_OK && in->arms[b].outcome[r] == VERDICT_OUT_OK) {
+			double v = log(in->arms[a].primary[r]) - log(in->arms[b].primary[r]);
+
+			dd[n++] = hb ? v : -v;
+		}
+	return n;
+}
+
 static void adjust_arm(const struct verdict2_design *d, size_t k, struct verdict2_arm_result *ar)
 {
 	double u, est, lo, hi;
 
-	ar->p_stage = vmc_stage_p(d, k, complete_t(d, k, ar->n, ar->t));
 	if (!(ar->sd_log > 0.0))
 		return;
 	/* path units: the difference of two unit-variance arms, at the look's pairs */
@@ -827,6 +879,22 @@ static void adjust_arm(const struct verdict2_design *d, size_t k, struct verdict
 	ar->adj_effect_pct = gain_pct(est / u);
 	ar->adj_ci_low_pct = gain_pct(lo / u);
 	ar->adj_ci_high_pct = gain_pct(hi / u);
+}
+
+int verdict2_stage_pvalues(const struct verdict2_design *d, struct verdict2_result *r,
+			   struct st_err *e)
+{
+	if (!d || !r || r->look >= d->n_looks)
+		return err_set(e, -EINVAL, "verdict: stagewise p-values need the look's design");
+	for (size_t a = 0; a < r->n_arms; a++) {
+		struct verdict2_arm_result *ar = &r->arms[a];
+
+		if ((int)a == r->baseline)
+			continue;
+		ar->p_stage = ar->compared && r->decision != VERDICT2_STOP_INVALID ?
+			      vmc_stage_p(d, r->look, complete_t(d, r->look, ar->n, ar->t)) : 1.0;
+	}
+	return 0;
 }
 
 int verdict2_finish(const struct verdict2_design *d, const struct verdict2_input *in,
@@ -841,6 +909,7 @@ int verdict2_finish(const struct verdict2_design *d, const struct verdict2_input
 	}
 	if (!d || !in || !r || r->look >= d->n_looks || r->n_arms != in->n_arms)
 		return err_set(e, -EINVAL, "verdict: finish needs the look's design, input and result");
+	verdict2_stage_pvalues(d, r, NULL);
 	if (r->decision == VERDICT2_STOP_INVALID)
 		return 0;
 	stopped = r->decision != VERDICT2_CONTINUE;
@@ -849,9 +918,17 @@ int verdict2_finish(const struct verdict2_design *d, const struct verdict2_input
 
 		if ((int)a == r->baseline)
 			continue;
-		ar->p_stage = 1.0;
-		if (ar->compared)
+		if (ar->compared) {
+			double dd[VERDICT2_ROUNDS_MAX];
+			size_t n = pairs_of(in, a, (size_t)r->baseline, dd);
+
+			ar->p_one = isfinite(ar->t) ? null_tail(d, r->look, ar->n, ar->t) : ar->t > 0 ? 0.0 : 1.0;
+			ar->n_outliers = stats_mad_outliers(dd, n, NULL);
+			if (ar->n_outliers)
+				reason(r, "%s: %zu outlying round(s) (|modified z| > 3.5), kept",
+				       in->arms[a].name, ar->n_outliers);
 			adjust_arm(d, r->look, ar);
+		}
 		if (!stopped)
 			ar->adjusted = false;
 		if (ar->adjusted && (int)a == r->chosen && r->path == VERDICT2_PATH_SPEED)

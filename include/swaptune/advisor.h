@@ -533,7 +533,8 @@ int stats_robust_t(const double *d, size_t n, double rho, struct stats_robust_t 
  *             (stats_sign_seq()).
  * The design's alpha is split: VERDICT2_FAIL_SHARE of it to the failure
  * test (Bonferroni over candidates), the rest to the speed test. Each is
- * spent over the looks by stats_hsd_spend(rounds / last rounds, gamma).
+ * spent over the looks by stats_hsd_spend(rounds / last rounds, gamma):
+ * VERDICT2_GAMMA for speed, VERDICT2_FAIL_GAMMA for failures.
  * A candidate is changed to
  *   by speed:   its t crosses the look's bound, its estimated gain is at
  *               least the minimum effect (a filter on the estimate, not a
@@ -569,8 +570,15 @@ int stats_robust_t(const double *d, size_t n, double rho, struct stats_robust_t 
 #define VERDICT2_DEFAULT_LOOKS	{ 5, 10, 15, 20, 30, 40 }
 #define VERDICT2_DEFAULT_N_LOOKS 6
 #define VERDICT2_GAMMA		0.0
-/* Share of a run's alpha given to the failure endpoint. */
+/*
+ * Share of a run's alpha given to the failure endpoint, and its spending:
+ * front-loaded (HSD gamma 4: 64 % by a quarter of the rounds), because a
+ * failing baseline is blunt evidence that should end a probe early - yet
+ * an exact test on discordant rounds cannot go below 2^-n after n rounds,
+ * so nothing is shown at 5 rounds (1/32) whatever the spending.
+ */
 #define VERDICT2_FAIL_SHARE	0.2
+#define VERDICT2_FAIL_GAMMA	4.0
 /* Monte-Carlo paths per rho for bounds and null distributions, and the seed. */
 #define VERDICT2_MC_PATHS	200000
 #define VERDICT2_MC_SEED	20261201ULL
@@ -592,8 +600,10 @@ enum verdict_outcome {
  * Per-round covariates of a busy host (NAN = unknown; the probe engine
  * fills them): cpu_pressure_pct, the host's CPU PSI "some" share during the
  * trial in percent; cpu_share, the trial's CPU seconds over its wall
- * seconds. They flag busy rounds in the reasons; they do not adjust the
- * estimate (see verdict2_opts.busy_psi_pct).
+ * seconds. They flag busy rounds in the reasons (CPU pressure at or above
+ * verdict2_opts.busy_psi_pct, or a CPU share below half the run's median);
+ * they do not adjust the estimate: a CUPED-like adjustment was not shown to
+ * keep the gates, so none is made.
  */
 struct verdict2_arm {
 	char name[VERDICT_NAME_MAX];
@@ -624,9 +634,11 @@ void verdict2_input_clear(struct verdict2_input *in);
  * administrative stop when time ran out), planned[] holds the looks first
  * planned: the looks before the last keep the bounds they had in the
  * planned design, and the last look spends what is left, so that the bounds
- * of looks already taken never change. frac[i] is the share of each path's
- * alpha spent by look i (stats_hsd_spend of rounds[i] / planned last, and 1
- * at the last look). bound[i] is the speed bound on the largest candidate
+ * of looks already taken never change. frac[i] is the share of the speed
+ * path's, the guardrails' and the harm veto's alpha spent by look i
+ * (stats_hsd_spend of rounds[i] / planned last at VERDICT2_GAMMA, and 1 at
+ * the last look); frac_fail[i] the same for the failure test and the OOM
+ * veto at VERDICT2_FAIL_GAMMA. bound[i] is the speed bound on the largest candidate
  * t with all pairs complete; nominal_p[i] its least-favourable tail for one
  * candidate, the level a candidate with fewer pairs is held to (the bound is
  * then the quantile of the null at its pair count: nominal-p transfer).
@@ -642,6 +654,7 @@ struct verdict2_design {
 	double alpha_fail_each;		/* VERDICT2_FAIL_SHARE alpha / candidates */
 	double gamma;
 	double frac[VERDICT2_LOOKS_MAX];
+	double frac_fail[VERDICT2_LOOKS_MAX];	/* the same for the failure test and the OOM veto */
 	double bound[VERDICT2_LOOKS_MAX];
 	double nominal_p[VERDICT2_LOOKS_MAX];
 	double min_effect_pct;		/* of the plan: power and "needs" filter on it */
@@ -755,12 +768,13 @@ struct verdict2_guard {
  * better). Intervals are repeated confidence intervals at the look's bound
  * (mean -+ t_bound se), so a lower bound above 0 is crossing. ucb97_pct is
  * the one-sided 97.5 % upper bound (futility); need_pct the smallest
- * estimated effect that would cross now; p_one the fixed-sample one-sided p
- * (least-favourable null, for reference). worse_than_ni: the upper bound of
+ * estimated effect that would cross now. worse_than_ni: the upper bound of
  * the effect, at this look's guard level, is below -ni_margin_pct.
- * adj_* (set by verdict2_finish()): the median-unbiased estimate after
+ * Set by verdict2_finish(): adj_*, the median-unbiased estimate after
  * sequential stopping (stagewise ordering) and its 95 % interval; p_stage
- * the stagewise p-value of "no gain" (replications pool it).
+ * the stagewise p-value of "no gain" (replications pool it); p_one the
+ * fixed-sample one-sided p (least-favourable null, for reference); and
+ * n_outliers.
  */
 struct verdict2_arm_result {
 	size_t n_ok, n_oom, n_timeout, n_failed, n_missing;
@@ -784,7 +798,7 @@ struct verdict2_arm_result {
 	double adj_effect_pct, adj_ci_low_pct, adj_ci_high_pct;
 	double p_stage;
 	size_t n_outliers;		/* |modified z| > 3.5 among d_r, kept */
-	size_t n_busy;			/* paired rounds flagged busy */
+	size_t n_busy;			/* paired rounds with a trial flagged busy */
 	struct verdict2_guard guard[VERDICT2_COSTS];
 	bool guard_harm, guard_not_shown;
 };
@@ -839,6 +853,14 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
  */
 int verdict2_finish(const struct verdict2_design *d, const struct verdict2_input *in,
 		    const struct verdict2_opts *opts, struct verdict2_result *r, struct st_err *e);
+
+/*
+ * Only the stagewise p-values of r's candidates (what a replication pools,
+ * verdict2_rep_arm_of()), without the rest of verdict2_finish(). -EINVAL on
+ * a look outside d.
+ */
+int verdict2_stage_pvalues(const struct verdict2_design *d, struct verdict2_result *r,
+			   struct st_err *e);
 
 /*
  * Power of design d's speed path to change to one candidate whose true gain
@@ -955,7 +977,7 @@ double verdict2_rep_alpha(double alpha, size_t k);
 
 /*
  * The per-run figures of candidate i of a run judged alone (verdict2_look()
- * then verdict2_finish()), for a later pooling. planned_rounds: the last
+ * then verdict2_finish() or verdict2_stage_pvalues()), for a later pooling. planned_rounds: the last
  * look of the run's plan as planned. A run that never reached a look: give
  * r NULL (aborted: z = 0, with its weight).
  */

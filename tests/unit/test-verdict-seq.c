@@ -627,7 +627,14 @@ static void test_looks_futility_and_words(void **state)
 	g_in.arms[1].cpu_pressure_pct[8] = 3.0;
 	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, NULL), 0);
 	assert_int_equal(g_res.n_busy_rounds, 2);
-	assert_true(has_reason(&g_res, "the host was busy (CPU pressure >= 10 %) during 2 rounds (3, 8)"));
+	assert_true(has_reason(&g_res, "the host was busy (CPU pressure >= 10 %, or a trial got less "
+			       "than half the usual CPU share) during 2 rounds (3, 8)"));
+	assert_int_equal(g_res.arms[1].n_busy, 2);
+	for (size_t r = 0; r < 10; r++)
+		g_in.arms[0].cpu_share[r] = g_in.arms[1].cpu_share[r] = 0.95;
+	g_in.arms[1].cpu_share[5] = 0.40;	/* starved of CPU */
+	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(g_res.n_busy_rounds, 3);
 	assert_true(has_reason(&g_res, "false-change rate of this run's design <= 2.50 %"));
 }
 
