@@ -869,10 +869,14 @@ static void adjust_arm(const struct verdict2_design *d, size_t k, struct verdict
 {
 	double u, est, lo, hi;
 
-	if (!(ar->sd_log > 0.0))
+	if (!(ar->se_log > 0.0))
 		return;
-	/* path units: the difference of two unit-variance arms, at the look's pairs */
-	u = M_SQRT2 / ar->sd_log * sqrt((double)ar->n / (double)d->rounds[k]);
+	/*
+	 * Path units: the mean difference of two unit-variance arms over the
+	 * look's rounds has standard error sqrt(2 / rounds); the run's has
+	 * se_log (its pairs, its autocorrelation).
+	 */
+	u = sqrt(2.0 / (double)d->rounds[k]) / ar->se_log;
 	if (vmc_adjust(d, k, ar->mean_log * u, 0.95, &est, &lo, &hi) < 0)
 		return;
 	ar->adjusted = true;
@@ -929,7 +933,8 @@ int verdict2_finish(const struct verdict2_design *d, const struct verdict2_input
 				       in->arms[a].name, ar->n_outliers);
 			adjust_arm(d, r->look, ar);
 		}
-		if (!stopped)
+		/* the winner's curse of stopping early: none without an early stop */
+		if (!stopped || r->look + 1 >= d->n_looks)
 			ar->adjusted = false;
 		if (ar->adjusted && (int)a == r->chosen && r->path == VERDICT2_PATH_SPEED)
 			reason(r, "%s: after stopping early the estimate is biased up; adjusted "
@@ -978,6 +983,16 @@ double verdict2_effect_for_power(const struct verdict2_design *d, double power, 
 		return NAN;
 	if (verdict2_power(d, expm1(lo) * 100.0, sd_log) >= power)
 		return d->min_effect_pct;
+	/* power grows about linearly in log(1 + gain) / sd: bracket near the answer first */
+	{
+		double guess = lo + 4.0 * sd_log;
+
+		while (guess < hi && verdict2_power(d, expm1(guess) * 100.0, sd_log) < power) {
+			lo = guess;
+			guess += 2.0 * sd_log;
+		}
+		hi = guess < hi ? guess : hi;
+	}
 	while (hi - lo > 1e-4) {
 		double mid = (lo + hi) / 2;
 

@@ -294,21 +294,19 @@ static bool wall_time_fixed(const struct verdict2_input *in, char *why, size_t l
 	return true;
 }
 
-/*
- * The design of a plan for n_candidates: a run alone gets the first run's
- * share of the plan's alpha (verdict2_rep_alpha(alpha, 1)); a truncated plan
- * is the planned design truncated at its last look.
- */
-static int judge_design(const struct judge_plan *p, size_t n_candidates,
-			struct verdict2_design *d, struct st_err *e)
+int judge_plan_design(const struct judge_plan *p, size_t n_candidates,
+		      struct verdict2_design *d, struct st_err *e)
 {
 	double alpha = verdict2_rep_alpha(p->alpha, 1);
 	int rc;
 
 	if (p->n_planned == 0)
-		return verdict2_design_init(d, p->looks, p->n_looks, n_candidates, alpha, e);
-	rc = verdict2_design_init(d, p->planned, p->n_planned, n_candidates, alpha, e);
-	return rc < 0 ? rc : verdict2_design_truncate(d, p->looks[p->n_looks - 1], e);
+		rc = verdict2_design_init(d, p->looks, p->n_looks, n_candidates, alpha, e);
+	else if ((rc = verdict2_design_init(d, p->planned, p->n_planned, n_candidates, alpha, e)) == 0)
+		rc = verdict2_design_truncate(d, p->looks[p->n_looks - 1], e);
+	if (rc == 0)
+		d->min_effect_pct = p->min_effect_pct;
+	return rc;
 }
 
 int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
@@ -356,7 +354,7 @@ int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
 		not_judged(j, in, v, why);
 		return 0;
 	}
-	rc = judge_design(&j->plan, in->n_arms - 1, &j->design, e);
+	rc = judge_plan_design(&j->plan, in->n_arms - 1, &j->design, e);
 	if (rc < 0)
 		return rc;
 	j->design.min_effect_pct = o.min_effect_pct;

@@ -75,9 +75,8 @@ INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, primary_value) V
  (3, 6, 4, 7, 0, 'ok', 10.1), (3, 7, 4, 8, 0, 'ok', 9.2);
 -- run 4: newer but failed: not the default
 INSERT INTO runs (id, kind, status) VALUES (4, 'probe', 'failed');
--- run 5: pc0 faster, but one of its trials failed to run: that counts as its
--- worst result, never dropped (dropping it would favour an arm whose worst
--- trials die)
+-- run 5: pc0 faster, but one of its trials failed to run: a failure, counted
+-- and judged on its own (never dropped unsaid, never turned into a speed)
 INSERT INTO runs (id, kind, status, params, summary) VALUES (5, 'probe', 'failed',
  '{"workload":{"name":"anon-zipf"},"baseline":"pc3"}',
  '{"primary_metric":{"key":"throughput_ops","name":"throughput","higher_is_better":true}}');

@@ -770,8 +770,9 @@ struct verdict2_guard {
  * the one-sided 97.5 % upper bound (futility); need_pct the smallest
  * estimated effect that would cross now. worse_than_ni: the upper bound of
  * the effect, at this look's guard level, is below -ni_margin_pct.
- * Set by verdict2_finish(): adj_*, the median-unbiased estimate after
- * sequential stopping (stagewise ordering) and its 95 % interval; p_stage
+ * Set by verdict2_finish(): adj_*, the median-unbiased estimate after a
+ * stop before the design's last look (stagewise ordering) and its 95 %
+ * interval (adjusted false without an early stop); p_stage
  * the stagewise p-value of "no gain" (replications pool it); p_one the
  * fixed-sample one-sided p (least-favourable null, for reference); and
  * n_outliers.

@@ -54,6 +54,17 @@ void judge_plan_truncate(struct judge_plan *p, unsigned max_rounds);
 void judge_plan_from_params(const char *params_json, struct judge_plan *p);
 cJSON *judge_plan_json(const struct judge_plan *p);
 
+/*
+ * The design a plan is judged by, for n_candidates (arms - 1): a run alone
+ * gets the first run's share of the plan's alpha (verdict2_rep_alpha(alpha,
+ * 1)); a truncated plan is its planned design truncated at its last look;
+ * d->min_effect_pct is the plan's. For the probe's plan: the bounds, and
+ * verdict2_effect_for_power(d, 0.8, sd) for what a budget can answer.
+ * Errors of verdict2_design_init().
+ */
+int judge_plan_design(const struct judge_plan *p, size_t n_candidates,
+		      struct verdict2_design *d, struct st_err *e);
+
 /* The outcome of judging a run. */
 struct judgement {
 	struct judge_plan plan;		/* as used */

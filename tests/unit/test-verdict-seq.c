@@ -458,7 +458,7 @@ static void test_speed_change_and_scales(void **state)
 	assert_true(has_reason(&g_res, "change to pc0: throughput +"));
 	assert_true(has_reason(&g_res, "smallest estimated gain worth a change"));
 	assert_int_equal(verdict2_finish(&d, &g_in, NULL, &g_res, NULL), 0);
-	assert_true(ar->adjusted);
+	assert_false(ar->adjusted);	/* one look: no early stop, no winner's curse to adjust */
 	assert_true(ar->p_stage > 0.0 && ar->p_stage < d.alpha_speed);
 	assert_true(isnan(g_res.power_min_effect));	/* not beside a change */
 	/* wall time 10 % longer in the candidate: worse; the metric's own ratio is +10 % */
@@ -613,6 +613,19 @@ static void test_looks_futility_and_words(void **state)
 	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
 	assert_int_equal(g_res.decision, VERDICT2_CONTINUE);
 	assert_true(has_reason(&g_res, "continue to 10 rounds"));
+	/* a large gain stopping at look 1 of 2: adjusted; at a first look the stagewise ordering's
+	 * median-unbiased estimate is the estimate itself (nothing crossed earlier) */
+	two_arms(1.30, VERDICT_METRIC_THROUGHPUT);
+	g_in.n_rounds = 5;
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+	assert_int_equal(verdict2_finish(&d, &g_in, NULL, &g_res, NULL), 0);
+	assert_true(g_res.arms[1].adjusted);
+	assert_close(g_res.arms[1].adj_effect_pct, g_res.arms[1].effect_pct, 0.3, "look 1: no shift");
+	assert_true(g_res.arms[1].adj_ci_low_pct < g_res.arms[1].adj_effect_pct &&
+		    g_res.arms[1].adj_effect_pct < g_res.arms[1].adj_ci_high_pct);
+	assert_true(has_reason(&g_res, "adjusted (median-unbiased)"));
+	two_arms(1.003, VERDICT_METRIC_THROUGHPUT);
 	g_in.n_rounds = 10;
 	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, NULL), 0);
 	assert_true(g_res.arms[1].futile);
