@@ -635,10 +635,25 @@ static void reason_keep(const struct verdict2_input *in, const struct verdict2_o
 	}
 }
 
+/*
+ * Whether eligible candidate x is preferred to y: the larger speed effect
+ * against the baseline; one without a speed comparison last; between two
+ * without, the one with the larger failure edge over the baseline.
+ */
+static bool preferred(const struct verdict2_arm_result *x, const struct verdict2_arm_result *y)
+{
+	if (isnan(x->effect_pct) && isnan(y->effect_pct))
+		return (int)x->disc_won - (int)x->disc_lost > (int)y->disc_won - (int)y->disc_lost;
+	if (isnan(y->effect_pct))
+		return true;
+	return x->effect_pct > y->effect_pct;
+}
+
 static void decide(const struct verdict2_design *d, size_t look, const struct verdict2_input *in,
 		   const struct verdict2_opts *o, struct verdict2_result *out)
 {
 	int best = -1, pending = -1;
+	size_t n_eligible = 0;
 	bool all_out = true;
 
 	for (size_t a = 0; a < in->n_arms; a++) {
@@ -646,9 +661,8 @@ static void decide(const struct verdict2_design *d, size_t look, const struct ve
 
 		if ((int)a == out->baseline)
 			continue;
-		if (ar->path != VERDICT2_PATH_NONE &&
-		    (best < 0 || (isnan(out->arms[best].effect_pct) && !isnan(ar->effect_pct)) ||
-		     ar->effect_pct > out->arms[best].effect_pct))
+		n_eligible += ar->path != VERDICT2_PATH_NONE;
+		if (ar->path != VERDICT2_PATH_NONE && (best < 0 || preferred(ar, &out->arms[best])))
 			best = (int)a;
 		if (ar->path == VERDICT2_PATH_NONE && ar->crosses && !ar->oom_vetoed && !ar->guard_harm &&
 		    ar->effect_pct >= o->min_effect_pct && ar->guard_not_shown)
@@ -660,6 +674,11 @@ static void decide(const struct verdict2_design *d, size_t look, const struct ve
 		out->chosen = best;
 		out->path = out->arms[best].path;
 		reason_change(d, look, in, o, out);
+		if (n_eligible > 1)
+			reason(out, "%zu candidates could replace %s; %s is preferred by its speed against "
+			       "%s (or, where none was measured, by its edge in failures)", n_eligible,
+			       in->arms[out->baseline].name, in->arms[best].name,
+			       in->arms[out->baseline].name);
 		explain_guards(out, best, in->arms[best].name, o, out->path == VERDICT2_PATH_FAILURE);
 		return;
 	}
