@@ -266,12 +266,16 @@ double stats_hsd_spend(double t, double gamma)
 
 double stats_ar1_mean_vif(size_t n, double rho)
 {
-	double nn = (double)n, s;
+	double nn = (double)n, s, rn = 1.0, b = rho;
 
 	if (n < 2 || rho == 0.0)
 		return 1.0;
+	/* rho^n by squaring (the Monte Carlo calls this millions of times) */
+	for (size_t e = n; e; e >>= 1, b *= b)
+		if (e & 1)
+			rn *= b;
 	/* sum_{k=1}^{n-1} (1 - k/n) rho^k in closed form */
-	s = rho / (1.0 - rho) - rho * (1.0 - pow(rho, nn)) / (nn * (1.0 - rho) * (1.0 - rho));
+	s = rho / (1.0 - rho) - rho * (1.0 - rn) / (nn * (1.0 - rho) * (1.0 - rho));
 	return 1.0 + 2.0 * s;
 }
 

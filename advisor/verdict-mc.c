@@ -146,50 +146,56 @@ static inline __attribute__((always_inline))
 void kern_body(size_t A, size_t N, const unsigned *looks, size_t L, const double *z,
 	       double rho, float *t, float *m_out, float *se_out)
 {
-	double yprev[VERDICT_ARMS_MAX], s1[VERDICT_ARMS_MAX], s2[VERDICT_ARMS_MAX];
-	double lag[VERDICT_ARMS_MAX], e0[VERDICT_ARMS_MAX], eprev[VERDICT_ARMS_MAX];
-	double d1[VERDICT_ARMS_MAX], d2[VERDICT_ARMS_MAX], y[VERDICT_ARMS_MAX];
-	double sq = sqrt(1.0 - rho * rho);
+	/*
+	 * Running sums over rounds, with e = y - (round mean): over all arms
+	 * sum e^2 = sum y^2 - A ybar^2 and sum e_r e_{r-1} = sum y_r y_{r-1} -
+	 * A ybar_r ybar_{r-1}; per arm only sum y, e at the first round and y
+	 * now, for the centring of each arm's residual series.
+	 */
+	double yprev[VERDICT_ARMS_MAX], y1[VERDICT_ARMS_MAX], e0[VERDICT_ARMS_MAX];
+	double d2[VERDICT_ARMS_MAX], sq = sqrt(1.0 - rho * rho);
+	double q = 0.0, lag = 0.0, ybar1 = 0.0, ybarprev = 0.0;
 	size_t C = A - 1, k = 0;
 
 	for (size_t a = 0; a < A; a++)
-		s1[a] = s2[a] = lag[a] = d1[a] = d2[a] = 0.0;
+		y1[a] = d2[a] = 0.0;
 	for (size_t r = 0; r < N && k < L; r++) {
-		double ybar = 0.0;
+		double sum = 0.0, sumsq = 0.0, cross = 0.0, ybar;
 
 		for (size_t a = 0; a < A; a++) {
-			y[a] = r == 0 ? z[a * N] : rho * yprev[a] + sq * z[a * N + r];
-			yprev[a] = y[a];
-			ybar += y[a];
-		}
-		ybar /= (double)A;
-		for (size_t a = 0; a < A; a++) {
-			double e = y[a] - ybar;
+			double y = r == 0 ? z[a * N] : rho * yprev[a] + sq * z[a * N + r];
 
-			s1[a] += e;
-			s2[a] += e * e;
-			if (r == 0)
-				e0[a] = e;
-			else
-				lag[a] += e * eprev[a];
-			eprev[a] = e;
+			sum += y;
+			sumsq += y * y;
+			if (r > 0)
+				cross += y * yprev[a];
+			yprev[a] = y;
+			y1[a] += y;
 		}
+		ybar = sum / (double)A;
+		q += sumsq - (double)A * ybar * ybar;
+		if (r > 0)
+			lag += cross - (double)A * ybar * ybarprev;
+		else
+			for (size_t a = 0; a < A; a++)
+				e0[a] = yprev[a] - ybar;
+		ybarprev = ybar;
+		ybar1 += ybar;
 		for (size_t c = 1; c < A; c++) {
-			double d = y[c] - y[0];
+			double d = yprev[c] - yprev[0];
 
-			d1[c] += d;
 			d2[c] += d * d;
 		}
 		if (r + 1 != looks[k])
 			continue;
 		{
-			double n = (double)(r + 1), num = 0.0, den = 0.0, rh = 0.0, f, g;
+			double n = (double)(r + 1), num = lag, den = q, rh = 0.0, f, g;
 
 			for (size_t a = 0; a < A; a++) {
-				double mu = s1[a] / n;
+				double s1 = y1[a] - ybar1, mu = s1 / n;
 
-				den += s2[a] - n * mu * mu;
-				num += lag[a] - mu * (2.0 * s1[a] - e0[a] - eprev[a]) + (n - 1.0) * mu * mu;
+				den -= n * mu * mu;
+				num += -mu * (2.0 * s1 - e0[a] - (yprev[a] - ybar)) + (n - 1.0) * mu * mu;
 			}
 			if (r + 1 >= 4 && den > 0.0) {
 				rh = (n * num / den + 1.0) / (n - 3.0);
@@ -198,7 +204,7 @@ void kern_body(size_t A, size_t N, const unsigned *looks, size_t L, const double
 			f = stats_ar1_mean_vif(r + 1, rh);
 			g = (n - f) / (n - 1.0);
 			for (size_t c = 1; c < A; c++) {
-				double m = d1[c] / n, v = (d2[c] - n * m * m) / (n - 1.0), se, tt;
+				double m = (y1[c] - y1[0]) / n, v = (d2[c] - n * m * m) / (n - 1.0), se, tt;
 
 				se = sqrt((v > 0.0 ? v : 0.0) / g * f / n);
 				tt = se > 0.0 ? m / se : m > 0.0 ? INFINITY : m < 0.0 ? -INFINITY : 0.0;
