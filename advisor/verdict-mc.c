@@ -953,9 +953,9 @@ static double adj_p(const struct dset *s, size_t k, double m, double theta)
 
 static double adj_solve(const struct dset *s, size_t k, double m, double target)
 {
-	double lo = m - 20.0, hi = m + 20.0;
+	double lo = m - 10.0, hi = m + 10.0;	/* m's sd in path units is at most 1 */
 
-	for (int it = 0; it < 60 && hi - lo > 1e-6; it++) {
+	for (int it = 0; it < 40 && hi - lo > 1e-6; it++) {
 		double mid = 0.5 * (lo + hi);
 
 		if (adj_p(s, k, m, mid) < target)

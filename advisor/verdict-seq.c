@@ -950,11 +950,11 @@ int verdict2_finish(const struct verdict2_design *d, const struct verdict2_input
 			if (ar->n_outliers)
 				reason(r, "%s: %zu outlying round(s) (|modified z| > 3.5), kept",
 				       in->arms[a].name, ar->n_outliers);
-			adjust_arm(d, r->look, ar);
+			/* the winner's curse of stopping early: the change's estimate, after an early stop */
+			if (stopped && r->look + 1 < d->n_looks && (int)a == r->chosen &&
+			    r->path == VERDICT2_PATH_SPEED)
+				adjust_arm(d, r->look, ar);
 		}
-		/* the winner's curse of stopping early: none without an early stop */
-		if (!stopped || r->look + 1 >= d->n_looks)
-			ar->adjusted = false;
 		if (ar->adjusted && (int)a == r->chosen && r->path == VERDICT2_PATH_SPEED)
 			reason(r, "%s: after stopping early the estimate is biased up; adjusted "
 			       "(median-unbiased): %+.1f %% [%+.1f, %+.1f] on the speed-up scale",

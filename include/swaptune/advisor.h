@@ -770,9 +770,9 @@ struct verdict2_guard {
  * the one-sided 97.5 % upper bound (futility); need_pct the smallest
  * estimated effect that would cross now. worse_than_ni: the upper bound of
  * the effect, at this look's guard level, is below -ni_margin_pct.
- * Set by verdict2_finish(): adj_*, the median-unbiased estimate after a
- * stop before the design's last look (stagewise ordering) and its 95 %
- * interval (adjusted false without an early stop); p_stage
+ * Set by verdict2_finish(): adj_*, for the arm changed to by speed at a
+ * look before the design's last, the median-unbiased estimate (stagewise
+ * ordering) and its 95 % interval (adjusted false otherwise); p_stage
  * the stagewise p-value of "no gain" (replications pool it); p_one the
  * fixed-sample one-sided p (least-favourable null, for reference); and
  * n_outliers.
@@ -845,9 +845,10 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
 		  struct verdict2_result *out, struct st_err *e);
 
 /*
- * What a report of a judged look shows beyond the decision: for every
- * compared candidate the bias-adjusted estimate and its interval (when the
- * look stopped) and the stagewise p-values; for KEEP and INCONCLUSIVE the
+ * What a report of a judged look shows beyond the decision: the stagewise
+ * p-values, fixed-sample p and outliers of every compared candidate; the
+ * bias-adjusted estimate of a change by speed at an early stop; for KEEP
+ * and INCONCLUSIVE the
  * simulated power for the minimum effect and the gain found 80 % of the
  * time at the variation seen (with their reason line). r must come from
  * verdict2_look() on the same d, look, in and opts. -EINVAL on mismatch.
