@@ -912,8 +912,8 @@ int main(int argc, char **argv)
 
 			if (strcmp(mname, "all") && strcmp(mname, method_names[m]))
 				continue;
-			if (m != M_V3 && models[mi].admin)
-				continue;	/* the old rules have no administrative stop */
+			if (m != M_V3 && (models[mi].admin || models[mi].gate == G_GUARD))
+				continue;	/* the old rules as rebuilt here: no administrative stop, no guardrails */
 			f = model_line(&c, mi, (enum method)m);
 			if (f > 1)
 				return 2;
