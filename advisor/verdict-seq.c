@@ -752,10 +752,11 @@ static void reason_details(const struct verdict2_design *d, const struct verdict
 		size_t nf = ar->n_oom + ar->n_timeout + ar->n_failed;
 
 		if (nf)
-			reason(out, "%s: %zu of %zu trials failed (%.0f %% [%.0f, %.0f]: %zu OOM-killed, "
-			       "%zu timed out, %zu other); failures are their own endpoint, never a speed",
-			       in->arms[a].name, nf, in->n_rounds - ar->n_missing, 100 * ar->fail_rate,
-			       100 * ar->fail_lo, 100 * ar->fail_hi, ar->n_oom, ar->n_timeout,
+			reason(out, "%s: %zu of %zu trials failed (%.0f %% [%.0f, %.0f]): OOM-killed in its "
+			       "memory cgroup in %zu of %zu, timed out in %zu, other failures %zu; failures "
+			       "are their own endpoint, never a speed", in->arms[a].name, nf,
+			       in->n_rounds - ar->n_missing, 100 * ar->fail_rate, 100 * ar->fail_lo,
+			       100 * ar->fail_hi, ar->n_oom, in->n_rounds - ar->n_missing, ar->n_timeout,
 			       ar->n_failed);
 	}
 	for (size_t r = 0; r < in->n_rounds; r++) {
