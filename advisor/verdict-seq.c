@@ -595,7 +595,12 @@ static void reason_change(const struct verdict2_design *d, size_t look,
 		       "bound does not");
 		return;
 	}
-	failure_words(out, in, out->chosen, "change to ");
+	{
+		char lead[VERDICT_NAME_MAX + 16];
+
+		snprintf(lead, sizeof(lead), "change to %s: ", name);
+		failure_words(out, in, out->chosen, lead);
+	}
 	if (ar->compared) {
 		effect_words(in, ar, eff, sizeof(eff));
 		reason(out, "%s: on the %zu rounds both completed, %s; not shown slower than the "
@@ -635,18 +640,42 @@ static void reason_keep(const struct verdict2_input *in, const struct verdict2_o
 	}
 }
 
+/* Mean log-ratio of arm x over arm y (positive = x better) on the rounds both completed; NAN if none. */
+static double head_to_head(const struct verdict2_input *in, size_t x, size_t y)
+{
+	double s = 0.0;
+	size_t n = 0;
+
+	for (size_t r = 0; r < in->n_rounds; r++)
+		if (in->arms[x].outcome[r] == VERDICT_OUT_OK && in->arms[y].outcome[r] == VERDICT_OUT_OK) {
+			s += log(in->arms[x].primary[r]) - log(in->arms[y].primary[r]);
+			n++;
+		}
+	if (n == 0)
+		return NAN;
+	return higher_better(in->metric) ? s / (double)n : -s / (double)n;
+}
+
 /*
  * Whether eligible candidate x is preferred to y: the larger speed effect
- * against the baseline; one without a speed comparison last; between two
- * without, the one with the larger failure edge over the baseline.
+ * against the baseline; when either has none (the baseline hardly ever
+ * completed), the faster of the two on the rounds both completed, and
+ * without those the larger edge in failures. The choice between eligible
+ * candidates does not change the false-change rate: each is eligible on
+ * its own evidence against the baseline.
  */
-static bool preferred(const struct verdict2_arm_result *x, const struct verdict2_arm_result *y)
+static bool preferred(const struct verdict2_input *in, const struct verdict2_result *out,
+		      size_t x, size_t y)
 {
-	if (isnan(x->effect_pct) && isnan(y->effect_pct))
-		return (int)x->disc_won - (int)x->disc_lost > (int)y->disc_won - (int)y->disc_lost;
-	if (isnan(y->effect_pct))
-		return true;
-	return x->effect_pct > y->effect_pct;
+	const struct verdict2_arm_result *ax = &out->arms[x], *ay = &out->arms[y];
+	double h;
+
+	if (!isnan(ax->effect_pct) && !isnan(ay->effect_pct))
+		return ax->effect_pct > ay->effect_pct;
+	h = head_to_head(in, x, y);
+	if (!isnan(h) && h != 0.0)
+		return h > 0.0;
+	return (int)ax->disc_won - (int)ax->disc_lost > (int)ay->disc_won - (int)ay->disc_lost;
 }
 
 static void decide(const struct verdict2_design *d, size_t look, const struct verdict2_input *in,
@@ -662,7 +691,7 @@ static void decide(const struct verdict2_design *d, size_t look, const struct ve
 		if ((int)a == out->baseline)
 			continue;
 		n_eligible += ar->path != VERDICT2_PATH_NONE;
-		if (ar->path != VERDICT2_PATH_NONE && (best < 0 || preferred(ar, &out->arms[best])))
+		if (ar->path != VERDICT2_PATH_NONE && (best < 0 || preferred(in, out, a, (size_t)best)))
 			best = (int)a;
 		if (ar->path == VERDICT2_PATH_NONE && ar->crosses && !ar->oom_vetoed && !ar->guard_harm &&
 		    ar->effect_pct >= o->min_effect_pct && ar->guard_not_shown)
@@ -676,8 +705,8 @@ static void decide(const struct verdict2_design *d, size_t look, const struct ve
 		reason_change(d, look, in, o, out);
 		if (n_eligible > 1)
 			reason(out, "%zu candidates could replace %s; %s is preferred by its speed against "
-			       "%s (or, where none was measured, by its edge in failures)", n_eligible,
-			       in->arms[out->baseline].name, in->arms[best].name,
+			       "%s, or where that was not measured, against the others on the rounds both "
+			       "completed", n_eligible, in->arms[out->baseline].name, in->arms[best].name,
 			       in->arms[out->baseline].name);
 		explain_guards(out, best, in->arms[best].name, o, out->path == VERDICT2_PATH_FAILURE);
 		return;

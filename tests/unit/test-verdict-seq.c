@@ -527,7 +527,31 @@ static void test_failure_path(void **state)
 			assert_int_equal(ar->guard[VERDICT_SEC_CPU_NS_PER_OP].status,
 					 VERDICT2_GUARD_NOT_COMPARABLE);
 	}
-	assert_true(has_reason(&g_res, "pc3 fails more often than pc0"));
+	assert_true(has_reason(&g_res, "change to pc0: pc3 fails more often than pc0"));
+	/* two candidates replace a baseline that never completes: the faster of them, head to head */
+	{
+		double slow[12], fast[12];
+		unsigned two[] = { 12 };
+
+		assert_int_equal(verdict2_design_init(&d, two, 1, 2, 0.025, NULL), 0);
+		for (size_t r = 0; r < 12; r++) {
+			base[r] = NAN;
+			slow[r] = 100 + (double)(r % 3);
+			fast[r] = 130 + (double)(r % 2);
+		}
+		verdict2_input_clear(&g_in);
+		g_in.metric = VERDICT_METRIC_THROUGHPUT;
+		set_arm(&g_in, 0, "pc3", true, base, 12, VERDICT_OUT_OOM);
+		set_arm(&g_in, 1, "pc1", false, slow, 12, VERDICT_OUT_OOM);
+		set_arm(&g_in, 2, "pc0", false, fast, 12, VERDICT_OUT_OOM);
+		assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+		assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+		assert_int_equal(g_res.chosen, 2);
+		assert_true(has_reason(&g_res, "2 candidates could replace pc3; pc0 is preferred"));
+		design1(&d, 12, 1);
+		verdict2_input_clear(&g_in);
+		g_in.metric = VERDICT_METRIC_THROUGHPUT;
+	}
 	/* the candidate shown 30 % slower on the rounds both completed: the harm veto */
 	for (size_t r = 0; r < 12; r++) {
 		base[r] = r % 3 ? NAN : 100 + (double)(r % 2);
