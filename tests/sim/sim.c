@@ -16,6 +16,7 @@
  *            [-f cp-gate-pct] [-g point-gate-pct]
  *        sim -X [-n probes] [-a 2|3]      figures: power, failing baselines,
  *            minimum effect, bias-adjusted estimates, first look, printed power
+ *            (-Xa: the bias-adjusted estimates only)
  *        sim -P [-n operators] [-a 2|3] [-m alone|pooled|all] [-c model] [-f pct]
  * A/A gates (gated models, methods v3 and the bad ones): false CHANGE point
  * estimate <= -g (2.5 %) and one-sided 95 % Clopper-Pearson upper bound <= -f
@@ -773,7 +774,7 @@ static void adjusted(struct ctx *c, double cv, double eff, unsigned n)
 	       100 * cv, truth, k, bn / k, ba / k, 100.0 * cov_n / k, 100.0 * cov_a / k);
 }
 
-static int extras(struct ctx *c)
+static int extras(struct ctx *c, bool adj_only)
 {
 	static const double base_fail[] = { 0.3, 0.5, 0.7, 1.0 };
 	unsigned by_look[VERDICT2_LOOKS_MAX];
@@ -781,6 +782,12 @@ static int extras(struct ctx *c)
 	double fp;
 
 	printf("# figures, %zu arms, %u probes each\n", c->A, c->n);
+	if (adj_only) {
+		adjusted(c, 0.05, 0.05, c->n / 10);
+		adjusted(c, 0.05, 0.10, c->n / 10);
+		adjusted(c, 0.10, 0.10, c->n / 10);
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(base_fail) / sizeof(base_fail[0]); i++) {
 		/* candidate 2 fails like the baseline: only candidate 1 is right */
 		struct model m = { "fail-base", CV5, .q = { base_fail[i], 0, base_fail[i] } };
@@ -854,7 +861,7 @@ int main(int argc, char **argv)
 	static struct ctx c;
 	unsigned looks[] = VERDICT2_DEFAULT_LOOKS;
 	const char *only = NULL, *mname = "all";
-	bool persist = false, aa_only = false, figures = false;
+	bool persist = false, aa_only = false, figures = false, adj_only = false;
 	int failed = 0, failed_bad = 1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -884,6 +891,8 @@ int main(int argc, char **argv)
 			aa_only = true;
 		else if (!strcmp(argv[i], "-X"))
 			figures = true;
+		else if (!strcmp(argv[i], "-Xa"))
+			figures = adj_only = true;
 		else
 			return usage();
 	}
@@ -900,7 +909,7 @@ int main(int argc, char **argv)
 		return persist_main(&c, only, mname, aa_only);
 	}
 	if (figures)
-		return extras(&c);
+		return extras(&c, adj_only);
 	if (strcmp(mname, "all") && strcmp(mname, "v3") && strcmp(mname, "v2") && strcmp(mname, "naive"))
 		return usage();
 	header(&c);
