@@ -256,15 +256,15 @@ static const char *pct(double v, char *b, size_t len)
 static void arms_table(struct report *rep, const struct advice_run *run,
 		       const struct verdict_result *v)
 {
-	static const char *const cols[] = { "arm", "effect", "95 % CI of effect", "p (Welch)", "status",
+	static const char *const cols[] = { "arm", "effect", "interval of effect", "p (one-sided)", "status",
 					    "n", "OOM kills", "failed", "mean", "sd", "95 % CI of mean",
 					    "settings" };
 	struct report_section *s = report_add(rep, REPORT_TABLE, "arms", "Arms");
 	struct report_section *c;
 	char b1[64], b2[64];
 
-	report_note(s, "primary metric: %s; effect = change vs the baseline arm, + = better",
-		    run->in.metric_name);
+	report_note(s, "primary metric: %s; effect = speed-up vs the baseline arm on rounds both "
+		    "completed, + = better; interval at the look's bound", run->in.metric_name);
 	report_cols(s, 12, cols);
 	for (size_t i = 0; i < run->n_arms; i++) {
 		const struct advice_arm *a = &run->arms[i];
@@ -613,7 +613,7 @@ static void run_summary(struct report_section *s, const struct advice_run *run,
 		if (!r->compared)
 			continue;
 		fmt_p(r->p_welch, p, sizeof(p));
-		report_line(s, "%s: %s %s vs %s (95 %% CI %s .. %s, p %s %s), %s%s", run->arms[i].name,
+		report_line(s, "%s: %s %s vs %s (interval %s .. %s, one-sided p %s %s), %s%s", run->arms[i].name,
 			    run->in.metric_name, pct(r->effect_pct, b1, sizeof(b1)), base,
 			    pct(r->ci_low_pct, b2, sizeof(b2)), pct(r->ci_high_pct, b3, sizeof(b3)),
 			    p[0] == '<' ? "<" : "=", p[0] == '<' ? p + 1 : p, verdict_arm_status_name(r->status),
