@@ -80,7 +80,7 @@ static const char *probe_result(struct tui_ctx *c, struct runs_state *r, const s
 		v = &r->cache[r->n_cache < MAX_RUNS ? r->n_cache++ : MAX_RUNS - 1];
 	v->id = x->id;
 	snprintf(v->status, sizeof(v->status), "%s", x->status);
-	snprintf(v->result, sizeof(v->result), "%s", !strcmp(x->status, "running") ? "running" : "-");
+	snprintf(v->result, sizeof(v->result), "%s", !strcmp(x->status, "running") ? "running" : "no verdict stored");
 	if (strcmp(x->status, "running") && store_run_full_get(c->st, x->id, &ri, &e) == 0) {
 		sum = ri.summary ? cJSON_Parse(ri.summary) : NULL;
 		k = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "verdict"), "kind");
@@ -95,7 +95,7 @@ static const char *probe_result(struct tui_ctx *c, struct runs_state *r, const s
 				 cJSON_IsString(arm) && (!strcmp(k->valuestring, "change") ||
 							 !strcmp(k->valuestring, "switch")) ? arm->valuestring : "");
 		else
-			snprintf(v->result, sizeof(v->result), "-");
+			snprintf(v->result, sizeof(v->result), "no verdict stored");
 		cJSON_Delete(sum);
 		store_run_full_free(&ri);
 	}
