@@ -147,6 +147,18 @@ expect "wrote the report of run $applied" "o did not write"
 "$SWAPTUNE" --db "$db" --sysroot "$root" report --change "$applied" >"$scratch/run1.cli" || fail "report --change $applied"
 cmp -s "$scratch/run1.txt" "$scratch/run1.cli" || fail "the screen's report differs from report --change $applied"
 ls "$scratch"/run1.txt.* >/dev/null 2>&1 && fail "a temporary report file was left"
+# and in Runs, o writes a probe run's report (report --run), Esc cancels
+keys 3
+expect "run +kind" "runs panel after history"
+choose "run 1, probe:" "runs: run 1 not selectable for o"
+keys o
+expect "Write the report of run 1 to: ./swaptune-run-1.txt" "runs o: default path"
+keys Escape
+expect "report not written" "runs o: Esc did not cancel"
+keys o C-u "$scratch/probe1.txt" Enter
+expect "wrote the report of run 1" "runs o did not write" && snap 80x24-runs-report
+"$SWAPTUNE" --db "$db" --sysroot "$root" report --run 1 >"$scratch/probe1.cli" || fail "report --run 1"
+cmp -s "$scratch/probe1.txt" "$scratch/probe1.cli" || fail "the Runs panel's report differs from report --run 1"
 quit_ok
 
 # 200x60: the apply screen

@@ -328,9 +328,9 @@ static void do_rollback(struct tui_ctx *c, struct hist_state *s)
 	hist_update(c, s);
 }
 
-/* The report's text into path: a temporary file beside it, renamed over it. */
-static int write_report(struct tui_ctx *c, int64_t id, const char *kind, const char *path,
-			struct st_err *e)
+/* The report's text into path: a temporary file beside it, renamed over it (Runs uses it too). */
+int tui_write_report(struct tui_ctx *c, int64_t id, const char *kind, const char *path,
+		     struct st_err *e)
 {
 	struct report *rep = NULL;
 	char tmp[PATH_MAX + 16];
@@ -389,7 +389,7 @@ static bool prompt_key(struct tui_ctx *c, struct hist_state *s, int ch)
 		s->mode = HM_LIST;
 	} else if (r > 0 && s->path[0]) {
 		s->mode = HM_LIST;
-		if (write_report(c, CUR(s)->id, CUR(s)->kind, s->path, &e) < 0)
+		if (tui_write_report(c, CUR(s)->id, CUR(s)->kind, s->path, &e) < 0)
 			snprintf(c->status, sizeof(c->status), " report not written: %s", e.msg);
 		else
 			snprintf(c->status, sizeof(c->status), " wrote the report of run %lld to %s",

@@ -4,7 +4,8 @@
  * recordings with their length, newest first; "/" searches, "s" sorts. Below the list, the
  * chosen run: a probe's verdict (the trials done of one still running), a
  * recording's means; Enter on a recording browses its ticks as
- * `sample --replay` prints them. The change journal (apply, rollback) is
+ * `sample --replay` prints them; o writes a probe run's report (as
+ * `report --run`) to a path typed. The change journal (apply, rollback) is
  * the History panel's.
  */
 #include <cjson/cJSON.h>
@@ -55,6 +56,8 @@ struct runs_state {
 	int n_cache;
 	int64_t replay_id;		/* browsing this recording's ticks, 0 none */
 	struct tui_text replay;
+	bool ask_path;			/* o: typing the path of the chosen probe's report */
+	char path[512];
 };
 
 static void *runs_open(struct tui_ctx *c)
@@ -338,6 +341,13 @@ static void runs_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 	tui_filter_draw(c, &r->filter, w, y++, cols, r->n_shown, r->n, sort_names[r->sort]);
 	if (!r->n_shown)
 		return;
+	if (r->ask_path) {
+		wattron(w, tui_style(c, TS_WARN) | A_BOLD);
+		tui_print_clipped(w, y, 2, cols, "Write the report of run %lld to: %s_",
+				  (long long)r->items[r->shown[r->sel]].id, r->path);
+		wattroff(w, tui_style(c, TS_WARN) | A_BOLD);
+		return;
+	}
 	wattron(w, A_BOLD);
 	tui_print_clipped(w, y++, 2, cols, "run %lld, %s:", (long long)r->items[r->shown[r->sel]].id,
 			  r->items[r->shown[r->sel]].kind);
@@ -361,6 +371,24 @@ static bool runs_key(struct tui_ctx *c, void *p, int ch)
 			return true;
 		}
 		return tui_text_key(&r->replay, ch);
+	}
+	if (r->ask_path) {
+		struct st_err e = { 0 };
+		int k = tui_line_key(r->path, sizeof(r->path), ch);
+
+		x = r->n_shown ? &r->items[r->shown[r->sel]] : NULL;
+		if (k < 0 || !x) {
+			r->ask_path = false;
+			snprintf(c->status, sizeof(c->status), " report not written");
+		} else if (k > 0 && r->path[0]) {
+			r->ask_path = false;
+			if (tui_write_report(c, x->id, x->kind, r->path, &e) < 0)
+				snprintf(c->status, sizeof(c->status), " report not written: %s", e.msg);
+			else
+				snprintf(c->status, sizeof(c->status), " wrote the report of run %lld to %s",
+					 (long long)x->id, r->path);
+		}
+		return true;
 	}
 	if (tui_filter_key(&r->filter, ch)) {
 		runs_order(r);
@@ -388,6 +416,14 @@ static bool runs_key(struct tui_ctx *c, void *p, int ch)
 	} else if (ch == 'a') {
 		snprintf(c->status, sizeof(c->status), " a applies a probe run's verdict: choose a probe run");
 		return true;
+	} else if (ch == 'o' && x && !strcmp(x->kind, "probe") && !c->probe_busy) {
+		snprintf(r->path, sizeof(r->path), "./swaptune-run-%lld.txt", (long long)x->id);
+		r->ask_path = true;
+		return true;
+	} else if (ch == 'o') {
+		snprintf(c->status, sizeof(c->status), " o writes a probe run's report: choose a probe run "
+			 "(a recording's: swaptune report --before/--after)");
+		return true;
 	} else if (ch == KEY_NPAGE || ch == KEY_PPAGE || ch == ' ' || ch == KEY_HOME || ch == KEY_END) {
 		return tui_text_key(&r->text, ch);
 	} else {
@@ -402,14 +438,17 @@ static bool runs_grabs_keys(void *p)
 {
 	const struct runs_state *r = p;
 
-	return r && r->filter.editing;
+	return r && (r->filter.editing || r->ask_path);
 }
 
 static const struct tui_key_help *runs_keys(struct tui_ctx *c, void *p)
 {
 	static const struct tui_key_help k[] = {
-		{ "Up/Dn", "run" }, { "Enter", "ticks" }, { "a", "apply" }, { "/", "search" }, { "s", "sort" },
-		{ "PgDn", "details" }, { NULL, NULL },
+		{ "Up/Dn", "run" }, { "Enter", "ticks" }, { "a", "apply" }, { "o", "report" }, { "/", "search" },
+		{ "s", "sort" }, { "PgDn", "details" }, { NULL, NULL },
+	};
+	static const struct tui_key_help path[] = {
+		{ "Enter", "write" }, { "Esc", "cancel" }, { "^U", "clear" }, { NULL, NULL },
 	};
 	static const struct tui_key_help replay[] = {
 		{ "Up/Dn PgDn", "scroll" }, { "Esc", "back" }, { NULL, NULL },
@@ -420,7 +459,7 @@ static const struct tui_key_help *runs_keys(struct tui_ctx *c, void *p)
 	const struct runs_state *r = p;
 
 	(void)c;
-	return r && r->replay_id ? replay : r && r->filter.editing ? typing : k;
+	return r && r->replay_id ? replay : r && r->ask_path ? path : r && r->filter.editing ? typing : k;
 }
 
 static void runs_close(void *p)

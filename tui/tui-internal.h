@@ -148,6 +148,14 @@ int tui_line_key(char *buf, size_t len, int ch);
  */
 void tui_text_add_json(struct tui_text *t, const char *json);
 
+/*
+ * panel-history.c: the text report of run id (a probe: report --run, an
+ * apply: report --change) written to path through a temporary file beside
+ * it; -errno with e set.
+ */
+int tui_write_report(struct tui_ctx *c, int64_t id, const char *kind, const char *path,
+		     struct st_err *e);
+
 /* ---- list.c: search and sort in lists ---- */
 
 struct tui_filter {
