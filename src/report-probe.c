@@ -582,6 +582,10 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	}
 	if ((r = store_run_full_get(st, run_id, &ri, e)) < 0)
 		goto out;
+	if (!strcmp(ri.kind, "switchback")) {
+		r = report_build_switchback(st, h, run_id, out, e);
+		goto out;
+	}
 	if (strcmp(ri.kind, "probe")) {
 		r = err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "run %lld is a %s run, not a probe%s",
 				 (long long)run_id, ri.kind,
