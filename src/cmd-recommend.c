@@ -110,13 +110,11 @@ static int latest_run(struct cmd_ctx *ctx, int64_t *run_id, bool *switchback)
 
 static bool is_switchback(struct cmd_ctx *ctx, int64_t run_id)
 {
-	struct store_run_full ri;
-	bool sb = false;
+	char kind[32];
+	bool imported;
 
-	if (store_run_full_get(&ctx->store, run_id, &ri, NULL) == 0)
-		sb = !strcmp(ri.kind, SBRUN_KIND);
-	store_run_full_free(&ri);
-	return sb;
+	return store_sb_run_kind(&ctx->store, run_id, kind, sizeof(kind), &imported, NULL) == 0 &&
+	       !strcmp(kind, SBRUN_KIND);
 }
 
 static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)

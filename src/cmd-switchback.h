@@ -43,7 +43,7 @@ extern const struct option cmd_sb_longopts[];
 	{ "--max-time DUR", "budget: keep only the blocks (and looks) that fit DUR (default: all)" }, \
 	{ "--seed N", "seed of the block orders (default: a fresh random seed, recorded)" }, \
 	{ "--metric NAME", "a kernel figure per window: psi-some (default), psi-full, majfault, refault, swapin, swap-ra, zswpin, cpu (of --cgroup); cpu-per-work with a workload metric below" }, \
-	{ "--metric-cmd 'PROG ARGS'", "the workload's figure: a command (no shell) run at the end of each window that prints a number; SWAPTUNE_COUNT_START and SWAPTUNE_WINDOW_END (Unix times) give the counted part" }, \
+	{ "--metric-cmd CMD", "the workload's figure: a command 'PROG ARGS' (no shell) run at the end of each window that prints a number; SWAPTUNE_COUNT_START and SWAPTUNE_WINDOW_END (Unix times) give the counted part" }, \
 	{ "--metric-file PATH", "the workload's figure: a number in a local file (with --metric-name, a sample of Prometheus text in it), read every second" }, \
 	{ "--metric-prom URL NAME", "the workload's figure: sample NAME (or NAME{label=\"v\"}) of a Prometheus text endpoint on this host, read every second" }, \
 	{ "--metric-counter", "the figure is a cumulative counter: its rate per second over each window (default for files and endpoints)" }, \

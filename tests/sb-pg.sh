@@ -15,6 +15,8 @@
 #                             (a --metric-cmd printing the mean tps over the
 #                             counted part of a window, from PG_PROGRESS)
 #   pg_stop                   everything down, the host as it was (a cleanup hook)
+#   sb_swap_on / sb_swap_off  only the scratch swap (when the host has none) and zswap on,
+#                             and back (for tests with a workload of their own)
 PG_CG=swaptune-sbpg-$$
 PG_PORT=$((5500 + $$ % 400))
 PG_DIR=/var/tmp/swaptune-sbpg-$$
@@ -39,7 +41,7 @@ pg_need() {
 }
 
 # a scratch swap when the host has none, and zswap on
-pg_swap() {
+sb_swap_on() {
 	PG_ZSWAP_BEFORE=$(cat /sys/module/zswap/parameters/enabled)
 	if [ "$(tail -n +2 /proc/swaps | wc -l)" -eq 0 ]; then
 		mkdir -p "$PG_DIR"
@@ -51,13 +53,20 @@ pg_swap() {
 	echo Y >/sys/module/zswap/parameters/enabled
 }
 
+sb_swap_off() {
+	[ -n "$PG_LOOP" ] && { swapoff "$PG_LOOP"; losetup -d "$PG_LOOP"; PG_LOOP=""; }
+	[ -n "$PG_ZSWAP_BEFORE" ] && { echo "$PG_ZSWAP_BEFORE" >/sys/module/zswap/parameters/enabled; PG_ZSWAP_BEFORE=""; }
+	rm -f "$PG_DIR/swap"
+	return 0
+}
+
 pg_psql() {
 	psql -h "$PG_DIR/sock" -p "$PG_PORT" -U postgres -qAt "$@" postgres
 }
 
 pg_start() {
 	limit_mb=$1 scale=$2 sb_mb=$3
-	pg_swap || { fail "cannot set up a scratch swap"; return 1; }
+	sb_swap_on || { fail "cannot set up a scratch swap"; return 1; }
 	mkdir -p "$PG_DIR/data" "$PG_DIR/sock" && chown postgres:postgres "$PG_DIR/data" "$PG_DIR/sock"
 	setpriv --reuid postgres --regid postgres --init-groups "$PGBIN/initdb" -D "$PG_DIR/data" -A trust \
 		>"$PG_DIR/initdb.log" 2>&1 || { fail "initdb failed: $(tail -n 3 "$PG_DIR/initdb.log")"; return 1; }
@@ -130,8 +139,7 @@ pg_stop() {
 		while [ -n "$(cat "$PG_MEMCG/cgroup.procs")" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 		rmdir "$PG_MEMCG"
 	fi
-	[ -n "$PG_LOOP" ] && { swapoff "$PG_LOOP"; losetup -d "$PG_LOOP"; PG_LOOP=""; }
-	[ -n "$PG_ZSWAP_BEFORE" ] && echo "$PG_ZSWAP_BEFORE" >/sys/module/zswap/parameters/enabled
+	sb_swap_off
 	rm -rf "$PG_DIR"
 	PG_MEMCG=""
 }

@@ -1,12 +1,14 @@
 /*
  * panel-runs.c - the store's newest runs (probes, samples, applies), with
- * the selected run's details below: a probe's verdict (as `recommend`
- * words it), the trials done of a probe still running, or another run's
- * summary as a readable table.
+ * the selected run's details below: a probe's or a switchback's verdict
+ * (as `recommend` words it), the trials (windows) done of one still
+ * running, or another run's summary as a readable table.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "swaptune/sbrun.h"
 #include "tui-internal.h"
 
 #define MAX_RUNS 200
@@ -25,6 +27,33 @@ static void *runs_open(struct tui_ctx *c)
 {
 	(void)c;
 	return calloc(1, sizeof(struct runs_state));
+}
+
+/* A switchback run: its windows so far while it runs, else its verdict as recommend gives it. */
+static int switchback_text(struct tui_ctx *c, const struct store_run_row *x, struct tui_text *t,
+			   struct st_err *e)
+{
+	struct sbrun_stored *s = calloc(1, sizeof(*s));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int r;
+
+	if (!s)
+		return err_set(e, -ENOMEM, "out of memory");
+	r = sbrun_load(c->st, c->h, x->id, s, e);
+	if (r == 0 && !strcmp(x->status, "running")) {
+		tui_text_add(t, TS_TITLE, "switchback running: %u of %u windows done",
+			     s->n_windows, s->design.plan.n_blocks * s->design.plan.n_arms);
+	} else if (r == 0 && (m = open_memstream(&buf, &len)) != NULL) {
+		sbrun_verdict_print(m, s);
+		fclose(m);
+		tui_text_add_block(t, TS_NORMAL, buf);
+		free(buf);
+	}
+	sbrun_stored_free(s);
+	free(s);
+	return r;
 }
 
 static void runs_details(struct tui_ctx *c, struct runs_state *r)
@@ -46,6 +75,10 @@ static void runs_details(struct tui_ctx *c, struct runs_state *r)
 			tui_text_add(&r->text, TS_TITLE, "probe running: no trials stored yet (%s)", e.msg);
 		return;
 	}
+	if (!strcmp(x->kind, "switchback") && switchback_text(c, x, &r->text, &e) == 0)
+		return;
+	if (!strcmp(x->kind, "switchback"))
+		tui_text_add(&r->text, TS_WARN, "no verdict: %s", e.msg);
 	if (!strcmp(x->kind, "probe") && tui_verdict_text(c, x->id, &r->text, &e) == 0)
 		return;
 	if (!strcmp(x->kind, "probe"))
@@ -103,7 +136,7 @@ static void runs_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 	if (r->sel >= r->top + list_rows)
 		r->top = r->sel - list_rows + 1;
 	wattron(w, tui_style(c, TS_TITLE));
-	tui_print_clipped(w, y++, 2, cols, "%5s  %-9s %-11s %-19s  %s", "run", "kind", "status", "started",
+	tui_print_clipped(w, y++, 2, cols, "%5s  %-10s %-11s %-19s  %s", "run", "kind", "status", "started",
 			  "ended");
 	wattroff(w, tui_style(c, TS_TITLE));
 	for (int i = r->top; i < r->n && i < r->top + list_rows; i++) {
@@ -112,7 +145,7 @@ static void runs_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 		if (i == r->sel)
 			wattron(w, A_REVERSE);
 		/* timestamps as "2026-12-01 02:03:25": the zone and fraction add nothing here */
-		tui_print_clipped(w, y++, 2, cols, "%5lld  %-9s %-11s %-19.19s  %-19.19s",
+		tui_print_clipped(w, y++, 2, cols, "%5lld  %-10s %-11s %-19.19s  %-19.19s",
 				  (long long)x->id, x->kind, x->status, x->started_at,
 				  x->ended_at[0] ? x->ended_at : "-");
 		if (i == r->sel)
@@ -141,7 +174,9 @@ static bool runs_key(struct tui_ctx *c, void *p, int ch)
 	else if (ch == 'a' && r->n && !strcmp(r->rows[r->sel].kind, "probe"))
 		c->apply_req = r->rows[r->sel].id;
 	else if (ch == 'a')
-		snprintf(c->status, sizeof(c->status), " a applies a probe run's verdict: choose a probe run");
+		snprintf(c->status, sizeof(c->status), !strcmp(r->rows[r->sel].kind, "switchback") ?
+			 " a switchback's verdict is applied with swaptune apply --run %lld (not from this screen yet)" :
+			 " a applies a probe run's verdict: choose a probe run", (long long)r->rows[r->sel].id);
 	else if (ch == KEY_NPAGE || ch == KEY_PPAGE || ch == ' ' || ch == KEY_HOME || ch == KEY_END)
 		return tui_text_key(&r->text, ch);
 	else

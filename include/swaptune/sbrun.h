@@ -291,6 +291,7 @@ struct sbrun_arm {
 /* A stored switchback run, validated, with its judgement. */
 struct sbrun_stored {
 	int64_t run_id;
+	bool imported;				/* another host's run: history, never applied */
 	char status[24];
 	char started_at[40];
 	char origin[16];
@@ -314,7 +315,8 @@ struct sbrun_stored {
 };
 
 /*
- * Load run run_id (kind "switchback") and judge it at the look its complete
+ * Load run run_id (kind "switchback", or one imported from a host where it
+ * was) and judge it at the look its complete
  * blocks reached, with repeated confidence intervals. Every stored value
  * goes through the same checks as the command line (plan, arms' settings by
  * the registry, window indices, finite values); the schedule is re-made

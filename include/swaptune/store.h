@@ -391,6 +391,9 @@ int store_sb_window_add(struct store *st, int64_t run_id, const struct store_sb_
 /* The windows of run_id by idx, malloc'd into *rows (free()); *n = 0 and NULL if none. */
 int store_sb_windows_load(struct store *st, int64_t run_id, struct store_sb_window **rows,
 			  size_t *n, struct st_err *e);
+/* A run's kind where it was made (an imported run's origin kind): 0, -ENOENT (exit 2). */
+int store_sb_run_kind(struct store *st, int64_t run_id, char *kind, size_t len, bool *imported,
+		      struct st_err *e);
 /* The newest run of kind "switchback": 0, or -ENOENT (e says). */
 int store_sb_latest_run(struct store *st, int64_t *run_id, struct st_err *e);
 /*
