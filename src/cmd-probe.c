@@ -92,7 +92,7 @@ static const struct cmd_option probe_options[] = {
 	{ "--arms LIST", "built-in arms: pc3, pc1, pc0 (vm.page-cluster), bypass (default pc3,pc1,pc0)" },
 	{ "--arm NAME:KEY=VAL,...", "a custom arm over the settings registry (repeatable), e.g. noswapra:page-cluster=0,vma_ra_enabled=false" },
 	{ "--baseline NAME", "arm to compare against (default: the arm matching the host now, else the first)" },
-	{ "--looks LIST", "sequential design: judge after these rounds, stopping at the first look that decides (default 5,10,15,20,25)" },
+	{ "--looks LIST", "sequential design: judge after these rounds, stopping at the first look that decides (default 5,10,15,20,30,40)" },
 	{ "--reps N", "a fixed design instead: exactly N measured rounds, judged once" },
 	{ "--max-reps N", "sequential: at most N rounds (the looks above N are dropped, N becomes the last)" },
 	{ "--adaptive", "the sequential design (the default; kept for scripts)" },
