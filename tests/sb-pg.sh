@@ -17,6 +17,9 @@
 #   pg_stop                   everything down, the host as it was (a cleanup hook)
 #   sb_swap_on / sb_swap_off  only the scratch swap (when the host has none) and zswap on,
 #                             and back (for tests with a workload of their own)
+#   sb_sweep_stale            what a test killed with SIGKILL (no trap runs) left: its
+#                             cgroups, scratch swap and zswap setting, when its shell is gone
+#                             (pg_need and sb_swap_on call it; the caller holds the host lock)
 PG_CG=swaptune-sbpg-$$
 PG_PORT=$((5500 + $$ % 400))
 PG_DIR=/var/tmp/swaptune-sbpg-$$
@@ -25,6 +28,35 @@ PG_BRIDGEPID=""
 PG_LOOP=""
 PG_ZSWAP_BEFORE=""
 PG_MEMCG=""
+
+# the leftovers of tests in this file whose shell (the PID in the name) is gone
+sb_sweep_stale() {
+	for d in /sys/fs/cgroup/memory/swaptune-sbpg-* /sys/fs/cgroup/memory/swaptune-sbwl-*; do
+		[ -d "$d" ] || continue
+		owner=${d##*-}
+		[ -d "/proc/$owner" ] && continue
+		echo "# removing $d, left by test shell $owner (gone)"
+		for p in $(cat "$d/cgroup.procs"); do kill -9 "$p" 2>/dev/null; done
+		i=0
+		while [ -n "$(cat "$d/cgroup.procs")" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		rmdir "$d"
+	done
+	for d in /var/tmp/swaptune-sbpg-*; do
+		[ -d "$d" ] || continue
+		owner=${d##*-}
+		[ -d "/proc/$owner" ] && continue
+		echo "# removing $d, left by test shell $owner (gone)"
+		if [ -f "$d/swap" ]; then
+			for l in $(losetup -j "$d/swap" -O NAME -n 2>/dev/null); do
+				grep -q "^$l " /proc/swaps && swapoff "$l"
+				losetup -d "$l"
+			done
+		fi
+		[ -s "$d/zswap.before" ] && cat "$d/zswap.before" >/sys/module/zswap/parameters/enabled
+		rm -rf "$d"
+	done
+	return 0
+}
 
 pg_need() {
 	need_probe_host
@@ -35,6 +67,7 @@ pg_need() {
 	command -v python3 >/dev/null || skip "python3 is missing"
 	id postgres >/dev/null 2>&1 || skip "no postgres user (the postgresql package makes it)"
 	[ -d /sys/fs/cgroup/memory ] || skip "the test drives a cgroup v1 memory controller"
+	sb_sweep_stale
 	[ -f "$(ls -d /usr/share/postgresql/*/extension 2>/dev/null | tail -n 1)/pg_prewarm.control" ] ||
 		skip "pg_prewarm is missing (postgresql-contrib)"
 	PG_MEMCG=/sys/fs/cgroup/memory/$PG_CG
@@ -42,9 +75,11 @@ pg_need() {
 
 # a scratch swap when the host has none, and zswap on
 sb_swap_on() {
+	sb_sweep_stale
 	PG_ZSWAP_BEFORE=$(cat /sys/module/zswap/parameters/enabled)
+	# what to put back if this shell is killed outright (sb_sweep_stale reads it)
+	mkdir -p "$PG_DIR" && echo "$PG_ZSWAP_BEFORE" >"$PG_DIR/zswap.before" || return 1
 	if [ "$(tail -n +2 /proc/swaps | wc -l)" -eq 0 ]; then
-		mkdir -p "$PG_DIR"
 		truncate -s 3G "$PG_DIR/swap" || return 1
 		PG_LOOP=$(losetup --find --show "$PG_DIR/swap") || return 1
 		echo 0 >"/sys/block/${PG_LOOP#/dev/}/queue/rotational"
@@ -56,7 +91,7 @@ sb_swap_on() {
 sb_swap_off() {
 	[ -n "$PG_LOOP" ] && { swapoff "$PG_LOOP"; losetup -d "$PG_LOOP"; PG_LOOP=""; }
 	[ -n "$PG_ZSWAP_BEFORE" ] && { echo "$PG_ZSWAP_BEFORE" >/sys/module/zswap/parameters/enabled; PG_ZSWAP_BEFORE=""; }
-	rm -f "$PG_DIR/swap"
+	rm -f "$PG_DIR/swap" "$PG_DIR/zswap.before"
 	return 0
 }
 
