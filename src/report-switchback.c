@@ -102,9 +102,9 @@ static void tl_window(FILE *f, const struct svg_plot *p, const struct report_win
 	double x0 = svg_x(p, w->x0 / 60), xc = svg_x(p, w->xc / 60), x1 = svg_x(p, w->x1 / 60);
 	double base = svg_y(p, 0), top = isfinite(w->y) ? svg_y(p, w->y) : p->y0 + 4;
 
-	/* the arm on the host: a band under the axis, the whole window */
+	/* the arm on the host: a band under the axis title, the whole window */
 	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"8\" fill=\"%s\"/>\n", x0,
-		base + 22, fmax(x1 - x0 - 0.5, 0.5), col);
+		base + 40, fmax(x1 - x0 - 0.5, 0.5), col);
 	if (w->failed) {
 		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f3d6d4\" "
 			"stroke=\"#b3261e\" stroke-width=\"1.2\" stroke-dasharray=\"3 2\"/>\n", x0, p->y0,
@@ -133,7 +133,7 @@ void report_windows_svg(FILE *f, const struct report_section *s)
 	svg_axes(f, &p, xs, ys, "minutes from the start", c->y_unit);
 	for (size_t i = 0; i < c->n_windows; i++)
 		tl_window(f, &p, &c->windows[i]);
-	svg_text(f, p.x0 - 6, svg_y(&p, 0) + 30, "end", "tick", "arm on");
+	svg_text(f, p.x0 - 6, svg_y(&p, 0) + 48, "end", "tick", "arm on");
 	for (size_t a = 0; a < c->n_arm_names && n < 4; a++) {
 		names[n] = c->arm_names[a];
 		cols[n++] = arm_colours[a];
@@ -188,8 +188,19 @@ static void design_facts(struct report *rep, const struct sbrun_stored *s)
 	report_fact(x, "false-change bound", "%g %%", 100 * p->alpha);
 	report_fact(x, "minimum effect", "%g%s", s->opts.min_effect, sbm_kind(&s->metric) == SB_RATE ? " %" : "");
 	report_fact(x, "seed", "%llu", (unsigned long long)p->seed);
-	report_fact(x, "guardrail", "PSI memory full above %g %% (some above %g %%) in a candidate window: switched back at once",
-		    s->psi_full_max, s->psi_some_max);
+	/* a limit of 0 is off (--psi-full-max 0, the default --psi-some-max) */
+	if (s->psi_full_max > 0 || s->psi_some_max > 0) {
+		char g[160] = "";
+
+		if (s->psi_full_max > 0)
+			snprintf(g, sizeof(g), "PSI memory full above %g %%", s->psi_full_max);
+		if (s->psi_some_max > 0)
+			snprintf(g + strlen(g), sizeof(g) - strlen(g), "%sPSI memory some above %g %%",
+				 g[0] ? " or " : "", s->psi_some_max);
+		report_fact(x, "guardrail", "%s in a candidate window: switched back at once", g);
+	} else {
+		report_fact(x, "guardrail", "off (no PSI limit)");
+	}
 	for (int a = 0; a < s->narms; a++) {
 		char set[512] = "";
 		size_t so = 0;

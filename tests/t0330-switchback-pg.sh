@@ -12,7 +12,7 @@
 # instead (30 s windows, 15 s washout, 15 blocks: 15 minutes, the service
 # bigger: 512 MiB cgroup, 1 GiB shared buffers) with the transactions
 # counter file as the metric (so the carryover checks have slices), and
-# keeps the report (text, HTML) and the JSON in SB_ARTIFACTS (default
+# keeps the report (text, HTML), the JSON and the store in SB_ARTIFACTS (default
 # /tmp/swaptune-sb-pg).
 . "$(dirname "$0")/host-lock.sh"
 . "$(dirname "$0")/lib.sh"
@@ -80,4 +80,6 @@ st report --run "$run" -o "$out/report.html" || fail "report --run $run -o html:
 grep -q '<svg' "$out/report.html" || fail "the HTML report has no chart"
 grep -q 'timeline' "$out/report.html" || fail "the HTML report has no timeline"
 st report --run "$run" >"$out/report.txt" || fail "report --run $run: exit $?"
+# the long run keeps its store too (report, recommend and export again later)
+[ "${SWAPTUNE_SB_LONG:-0}" = 1 ] && cp "$db" "$out/swaptune.db"
 done_testing
