@@ -678,7 +678,13 @@ static int switchback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		if (rc == 0)
 			rc = r2;
 	}
-	if (rc == 0 && !strcmp(r->status, "stopped"))
+	if (rc == 0 && !strcmp(r->status, "stopped") && ctx->json) {
+		/* the document says so (status, stop_reason): exit 1 without an error document after it */
+		fputs("swaptune: switchback stopped early: ", stderr);
+		fmt_fputs(stderr, r->stop_reason);
+		fputs("; the settings were restored\n", stderr);
+		rc = ST_EXIT_RUNTIME;
+	} else if (rc == 0 && !strcmp(r->status, "stopped"))
 		rc = err_set_exit(&ctx->err, -ECANCELED, ST_EXIT_RUNTIME, "switchback stopped early: %s; the settings were restored",
 				  r->stop_reason);
 	else if (rc > 128)

@@ -18,6 +18,7 @@
 
 #include "cmd-switchback.h"
 #include "swaptune/change.h"
+#include "swaptune/fmt.h"
 #include "swaptune/utc.h"
 
 #define VERIFY_SCHEMA "swaptune.verify/1"
@@ -267,9 +268,12 @@ int cmd_verify_live(struct cmd_ctx *ctx, int argc, char **argv)
 	if ((rc = live_check(ctx, &t, c, p)) < 0)
 		goto out;
 	rc = cmd_sb_execute(ctx, "verify", c, p, &a, r, s);
-	if (rc == 0 && !strcmp(r->status, "stopped"))
-		fprintf(stderr, "swaptune: verify --live stopped early: %s; the settings were restored\n",
-			r->stop_reason);
+	if (rc == 0 && !strcmp(r->status, "stopped")) {
+		/* the reason may quote the metric command's stderr: through the one escaper */
+		fputs("swaptune: verify --live stopped early: ", stderr);
+		fmt_fputs(stderr, r->stop_reason);
+		fputs("; the settings were restored\n", stderr);
+	}
 	if (rc == 0 && s->w) {
 		const char *res = live_result(s, r, &status);
 

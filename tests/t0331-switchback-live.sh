@@ -92,8 +92,9 @@ grep -q "3 windows failed" "$scratch/2.err" || fail "2: no reason on stderr: $(t
 restored 2
 
 # 4. kill -9 in a candidate window (before 3: no swapping needed)
-st switchback --yes --progress none --arms pc3,pc0 --baseline pc3 --cgroup "$CGW" --window 20s --washout 5s \
-	--blocks 2 --metric psi-some --psi-full-max 0 >"$scratch/4.out" 2>&1 &
+# (the binary itself in the background, not a shell function: $! must be its pid)
+"$SWAPTUNE" --db "$db" switchback --yes --progress none --arms pc3,pc0 --baseline pc3 --cgroup "$CGW" \
+	--window 20s --washout 5s --blocks 2 --metric psi-some --psi-full-max 0 >"$scratch/4.out" 2>&1 &
 sb_pid=$!
 i=0
 while [ "$(pc)" != 0 ] && [ $i -lt 500 ]; do sleep 0.1; i=$((i + 1)); done
@@ -122,7 +123,8 @@ wl_pid=""
 
 # 6. SIGINT
 workload sleep 100000
-sb --window 3s --washout 1s --blocks 6 --metric psi-some >"$scratch/6.json" 2>"$scratch/6.err" &
+"$SWAPTUNE" --db "$db" switchback --yes --json --progress plain --arms pc3,pc0 --baseline pc3 --cgroup "$CGW" \
+	--psi-full-max 0 --window 3s --washout 1s --blocks 6 --metric psi-some >"$scratch/6.json" 2>"$scratch/6.err" &
 sb_pid=$!
 sleep 4
 kill -INT "$sb_pid"
