@@ -69,7 +69,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all deps check check-unit check-cmd check-asan bench install uninstall clean calibrate chaos \
-	fuzz fuzz-build fuzz-targets deb sim sim-check
+	fuzz fuzz-build fuzz-targets deb sim sim-check switchback-pg
 
 all: $(BIN)
 
@@ -187,6 +187,14 @@ CHAOS_SEED ?= $(shell date +%s)
 chaos: $(BIN)
 	$(Q)CHAOS_KILLS=$(CHAOS_KILLS) CHAOS_SEED=$(CHAOS_SEED) BUILD=$(BUILD) TOP=$(CURDIR) \
 		SWAPTUNE=$(abspath $(BIN)) sh tests/t0810-chaos-kill.sh
+
+# the real-service switchback (live, root, ~18 min: PostgreSQL + pgbench, pc3
+# against pc0, 30 s windows, 15 s washout, 15 blocks); takes the host lock;
+# keeps the report, the HTML timeline and the JSON in SB_ARTIFACTS
+SB_ARTIFACTS ?= /tmp/swaptune-sb-pg
+switchback-pg: $(BIN)
+	$(Q)SWAPTUNE_SB_LONG=1 SB_ARTIFACTS=$(SB_ARTIFACTS) BUILD=$(BUILD) TOP=$(CURDIR) \
+		SWAPTUNE=$(abspath $(BIN)) sh tests/t0330-switchback-pg.sh
 
 install: swaptune
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/schema \

@@ -72,6 +72,21 @@ static void run_detail(const char *kind, const char *params, char *buf, size_t l
 			snprintf(buf, len, "%s (apply run %.0f)", x->valuestring,
 				 cJSON_IsNumber(cJSON_GetObjectItem(o, "apply_run")) ?
 				 cJSON_GetObjectItem(o, "apply_run")->valuedouble : 0.0);
+	} else if (!strcmp(kind, "switchback")) {
+		/* arms, design and origin: "pc3 | pc0, 15 blocks of 30 s windows (verify --live)" */
+		cJSON *arms = cJSON_GetObjectItem(o, "arms"), *pl = cJSON_GetObjectItem(o, "plan"), *it;
+
+		cJSON_ArrayForEach(it, arms)
+			if (cJSON_IsString(cJSON_GetObjectItem(it, "name")) && off < len)
+				off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? " | " : "",
+							cJSON_GetObjectItem(it, "name")->valuestring);
+		if (cJSON_IsNumber(cJSON_GetObjectItem(pl, "blocks")) && off < len)
+			off += (size_t)snprintf(buf + off, len - off, ", %.0f blocks of %.0f s windows",
+						cJSON_GetObjectItem(pl, "blocks")->valuedouble,
+						cJSON_IsNumber(cJSON_GetObjectItem(pl, "window_s")) ?
+						cJSON_GetObjectItem(pl, "window_s")->valuedouble : 0.0);
+		if ((x = cJSON_GetObjectItem(o, "verify_of")) && cJSON_IsNumber(x) && off < len)
+			snprintf(buf + off, len - off, " (verify --live of apply run %.0f)", x->valuedouble);
 	} else if ((x = cJSON_GetObjectItem(o, "workload")) && cJSON_IsString(x)) {
 		snprintf(buf, len, "workload %s", x->valuestring);
 	}

@@ -307,6 +307,8 @@ void report_render_html(FILE *f, const struct report *r)
 		case REPORT_CHART:
 			if (s->chart.kind == REPORT_CHART_BARS)
 				chart_bars(f, s);
+			else if (s->chart.kind == REPORT_CHART_WINDOWS)
+				report_windows_svg(f, s);
 			else
 				chart_series(f, s);
 			break;

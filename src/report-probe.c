@@ -648,6 +648,17 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	}
 	if ((r = store_run_full_get(st, run_id, &ri, e)) < 0)
 		goto out;
+	if (!strcmp(ri.kind, "switchback") || !strcmp(ri.kind, "imported")) {
+		char k[32];
+		bool imp;
+
+		if (strcmp(ri.kind, "switchback") &&
+		    (store_sb_run_kind(st, run_id, k, sizeof(k), &imp, NULL) < 0 || strcmp(k, "switchback")))
+			goto probe;
+		r = report_build_switchback(st, h, run_id, out, e);
+		goto out;
+	}
+probe:
 	if (strcmp(ri.kind, "probe")) {
 		r = err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "run %lld is a %s run, not a probe%s",
 				 (long long)run_id, ri.kind,

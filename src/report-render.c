@@ -487,10 +487,13 @@ static cJSON *chart_json(const struct report_chart *c)
 {
 	cJSON *o = cJSON_CreateObject(), *a;
 
-	cJSON_AddStringToObject(o, "kind", c->kind == REPORT_CHART_BARS ? "bars" : "series");
+	cJSON_AddStringToObject(o, "kind", c->kind == REPORT_CHART_BARS ? "bars" :
+				c->kind == REPORT_CHART_WINDOWS ? "windows" : "series");
 	cJSON_AddStringToObject(o, "y_unit", c->y_unit ? c->y_unit : "");
 	cJSON_AddStringToObject(o, "x_unit", c->x_unit ? c->x_unit : "");
-	if (c->kind == REPORT_CHART_BARS) {
+	if (c->kind == REPORT_CHART_WINDOWS) {
+		report_windows_json(c, o);
+	} else if (c->kind == REPORT_CHART_BARS) {
 		a = cJSON_AddArrayToObject(o, "bars");
 		for (size_t i = 0; i < c->n_bars; i++) {
 			cJSON *b = cJSON_CreateObject();

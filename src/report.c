@@ -76,6 +76,7 @@ static void section_free(struct report_section *s)
 		free(c->series[i].x);
 		free(c->series[i].y);
 	}
+	report_windows_free(c);
 	free(c->bars);
 	free(c->series);
 	free(c->y_unit);

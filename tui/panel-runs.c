@@ -1,6 +1,7 @@
 /*
- * panel-runs.c - the Runs panel: what was measured. Probe runs with the
- * verdict they stored when they ended (in `recommend`'s words) and sample
+ * panel-runs.c - the Runs panel: what was measured. Probe and switchback
+ * runs with the verdict they stored when they ended (in `recommend`'s
+ * words; a switchback's windows done while it runs) and sample
  * recordings with their length, newest first; "/" searches, "s" sorts. Below the list, the
  * chosen run: a probe's verdict (the trials done of one still running), a
  * recording's means; Enter on a recording browses its ticks as
@@ -11,11 +12,13 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "swaptune/fmt.h"
 #include "swaptune/replay.h"
+#include "swaptune/sbrun.h"
 #include "tui-internal.h"
 
 #define MAX_RUNS 200
@@ -40,9 +43,9 @@ struct verdict_cache {
 };
 
 struct runs_state {
-	struct run_item items[2 * MAX_RUNS];
+	struct run_item items[3 * MAX_RUNS];	/* probes, switchbacks, recordings */
 	int n;
-	int shown[2 * MAX_RUNS], n_shown;
+	int shown[3 * MAX_RUNS], n_shown;
 	int sel, top;
 	int64_t shown_id;		/* run whose details are in text */
 	char shown_status[24];
@@ -176,6 +179,33 @@ static void recording_details(struct runs_state *r, const struct run_item *x, co
 	cJSON_Delete(sum);
 }
 
+/* A switchback run: its windows so far while it runs, else its verdict as recommend gives it. */
+static int switchback_text(struct tui_ctx *c, const struct run_item *x, struct tui_text *t,
+			   struct st_err *e)
+{
+	struct sbrun_stored *s = calloc(1, sizeof(*s));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int r;
+
+	if (!s)
+		return err_set(e, -ENOMEM, "out of memory");
+	r = sbrun_load(c->st, c->h, x->id, s, e);
+	if (r == 0 && !strcmp(x->status, "running")) {
+		tui_text_add(t, TS_TITLE, "switchback running: %u of %u windows done",
+			     s->n_windows, s->design.plan.n_blocks * s->design.plan.n_arms);
+	} else if (r == 0 && (m = open_memstream(&buf, &len)) != NULL) {
+		sbrun_verdict_print(m, s);
+		fclose(m);
+		tui_text_add_block(t, TS_NORMAL, buf);
+		free(buf);
+	}
+	sbrun_stored_free(s);
+	free(s);
+	return r;
+}
+
 static void runs_details(struct tui_ctx *c, struct runs_state *r)
 {
 	const struct run_item *x;
@@ -196,6 +226,11 @@ static void runs_details(struct tui_ctx *c, struct runs_state *r)
 				     done, planned);
 		else
 			tui_text_add(&r->text, TS_TITLE, "probe running: no trials stored yet (%s)", e.msg);
+		return;
+	}
+	if (!strcmp(x->kind, "switchback")) {
+		if (switchback_text(c, x, &r->text, &e) < 0)
+			tui_text_add(&r->text, TS_WARN, "no verdict: %s", e.msg);
 		return;
 	}
 	if (!strcmp(x->kind, "probe")) {
@@ -219,17 +254,20 @@ static void runs_update(struct tui_ctx *c, void *p)
 {
 	struct runs_state *r = p;
 	struct store_run_row *rows = calloc(MAX_RUNS, sizeof(*rows));
+	struct store_run_row *sbs = calloc(MAX_RUNS, sizeof(*sbs));
 	struct store_sample_run *recs = calloc(MAX_RUNS, sizeof(*recs));
-	int np = 0, nr = 0;
+	int np = 0, ns = 0, nr = 0;
 
 	/* a probe run from this screen owns the store connection until it ends */
-	if (!r || c->probe_busy || r->replay_id || !rows || !recs) {
+	if (!r || c->probe_busy || r->replay_id || !rows || !sbs || !recs) {
 		free(rows);
+		free(sbs);
 		free(recs);
 		return;
 	}
 	err_reset(&r->err);
 	r->ok = store_runs_recent(c->st, "probe", rows, MAX_RUNS, &np, &r->err) == 0 &&
+		store_runs_recent(c->st, "switchback", sbs, MAX_RUNS, &ns, &r->err) == 0 &&
 		store_sample_runs(c->st, false, recs, MAX_RUNS, &nr, &r->err) == 0;
 	r->n = 0;
 	for (int i = 0; r->ok && i < np; i++) {
@@ -241,6 +279,16 @@ static void runs_update(struct tui_ctx *c, void *p)
 		snprintf(x->status, sizeof(x->status), "%s", rows[i].status);
 		fmt_time(rows[i].started_at, true, x->started, sizeof(x->started));
 		snprintf(x->result, sizeof(x->result), "%s", probe_result(c, r, &rows[i]));
+	}
+	for (int i = 0; r->ok && i < ns; i++) {
+		struct run_item *x = &r->items[r->n++];
+
+		memset(x, 0, sizeof(*x));
+		x->id = sbs[i].id;
+		snprintf(x->kind, sizeof(x->kind), "switchback");
+		snprintf(x->status, sizeof(x->status), "%s", sbs[i].status);
+		fmt_time(sbs[i].started_at, true, x->started, sizeof(x->started));
+		snprintf(x->result, sizeof(x->result), "%s", probe_result(c, r, &sbs[i]));
 	}
 	for (int i = 0; r->ok && i < nr; i++) {
 		struct run_item *x = &r->items[r->n++];
@@ -256,6 +304,7 @@ static void runs_update(struct tui_ctx *c, void *p)
 			 recs[i].ticks == 1 ? "" : "s", fmt_num((double)recs[i].duration_ns / 1e9, b2, sizeof(b2)));
 	}
 	free(rows);
+	free(sbs);
 	free(recs);
 	runs_order(r);
 	if (r->ok && r->n_shown && (r->items[r->shown[r->sel]].id != r->shown_id ||
@@ -325,7 +374,7 @@ static void runs_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 	if (r->sel >= r->top + list_rows)
 		r->top = r->sel - list_rows + 1;
 	wattron(w, tui_style(c, TS_TITLE));
-	tui_print_clipped(w, y++, 2, cols, "%5s  %-9s %-11s %-20s  %s", "run", "kind", "status", "started (UTC)",
+	tui_print_clipped(w, y++, 2, cols, "%5s  %-10s %-11s %-20s  %s", "run", "kind", "status", "started (UTC)",
 			  "stored verdict / length");
 	wattroff(w, tui_style(c, TS_TITLE));
 	for (int i = r->top; i < r->n_shown && i < r->top + list_rows; i++) {
@@ -333,7 +382,7 @@ static void runs_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 		attr_t a = i == r->sel ? A_REVERSE : !strncmp(x->result, "CHANGE", 6) ? tui_style(c, TS_GOOD) : 0;
 
 		wattron(w, a);
-		tui_print_clipped(w, y++, 2, cols, "%5lld  %-9s %-11.11s %-20s  %s", (long long)x->id, x->kind,
+		tui_print_clipped(w, y++, 2, cols, "%5lld  %-10s %-11.11s %-20s  %s", (long long)x->id, x->kind,
 				  x->status, x->started, x->result);
 		wattroff(w, a);
 	}
@@ -412,6 +461,10 @@ static bool runs_key(struct tui_ctx *c, void *p, int ch)
 		return true;
 	} else if (ch == 'a' && x && !strcmp(x->kind, "probe")) {
 		c->apply_req = x->id;
+		return true;
+	} else if (ch == 'a' && x && !strcmp(x->kind, "switchback")) {
+		snprintf(c->status, sizeof(c->status), " a switchback's verdict is applied with swaptune apply "
+			 "--run %lld (not from this screen yet)", (long long)x->id);
 		return true;
 	} else if (ch == 'a') {
 		snprintf(c->status, sizeof(c->status), " a applies a probe run's verdict: choose a probe run");

@@ -32,6 +32,8 @@
 #include "swaptune/host.h"
 #include "swaptune/store.h"
 
+struct cJSON;
+
 #define REPORT_SCHEMA "swaptune.report/1"
 #define REPORT_NOT_RECORDED "not recorded"
 #define REPORT_TEXT_WIDTH 100
@@ -44,7 +46,14 @@ struct report_cell {
 	double num;
 };
 
-enum report_chart_kind { REPORT_CHART_BARS, REPORT_CHART_SERIES };
+enum report_chart_kind { REPORT_CHART_BARS, REPORT_CHART_SERIES, REPORT_CHART_WINDOWS };
+
+/* One window of a switchback's timeline: [x0, x1) in seconds, counted from xc. */
+struct report_window {
+	double x0, xc, x1, y;	/* y: the window's value, NAN when it failed */
+	int arm;		/* index into the chart's arm_names */
+	bool failed;
+};
 
 struct report_bar {		/* one arm */
 	char *name;
@@ -73,6 +82,10 @@ struct report_chart {
 	bool has_marker;	/* a vertical line at marker_x */
 	double marker_x;
 	char *marker_label;
+	size_t n_windows;	/* REPORT_CHART_WINDOWS (report-switchback.c) */
+	struct report_window *windows;
+	size_t n_arm_names;
+	char **arm_names;
 };
 
 struct report_section {
@@ -140,6 +153,15 @@ void report_bar_add(struct report_section *s, const char *name, double mean, dou
 void report_series_add(struct report_section *s, const char *name, const double *x,
 		       const double *y, size_t n);
 
+/* A switchback's timeline (report-switchback.c): its arms, then its windows in time order. */
+void report_window_arm(struct report_section *s, const char *name);
+void report_window_add(struct report_section *s, const struct report_window *w);
+/* The timeline as JSON members of o, and as SVG (report-html.c calls it). */
+void report_windows_json(const struct report_chart *c, struct cJSON *o);
+void report_windows_svg(FILE *f, const struct report_section *s);
+/* Free a chart's windows and arm names (report.c's section_free calls it). */
+void report_windows_free(struct report_chart *c);
+
 /* A number as the tables show it: fmt_num() (never an exponent), "-" for NAN. */
 const char *report_num(double v, char *buf, size_t len);
 /*
@@ -165,6 +187,9 @@ void report_facts_json(struct report_section *s, const char *key, const char *js
 /* One probe run (advice_load_run + the raw trials). h may be NULL. */
 int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 		     struct report **out, struct st_err *e);
+/* One switchback run: design, verdict, timeline, windows (report-switchback.c). */
+int report_build_switchback(struct store *st, const struct host *h, int64_t run_id,
+			    struct report **out, struct st_err *e);
 /* Two runs side by side: two sample recordings, or two probe runs. */
 int report_build_compare(struct store *st, int64_t before, int64_t after,
 			 struct report **out, struct st_err *e);
