@@ -396,6 +396,33 @@ static int remove_group(const struct host *h, const char *name, const char *dir,
 	return lib_err(e, rc, "remove", name);
 }
 
+int memcg_reclaim_all(const struct memcg *m, struct st_err *e)
+{
+	char rel[PATH_MAX + 64], val[32];
+	uint64_t cur = 0;
+	int r;
+
+	if (!m->created || !m->h->live)
+		return 0;
+	if (m->version == 1) {
+		file_rel(m, "memory.force_empty", rel, sizeof(rel));
+		return host_write(m->h, rel, "0", e);
+	}
+	file_rel(m, "memory.current", rel, sizeof(rel));
+	if ((r = host_read_u64(m->h, rel, &cur, e)) < 0)
+		return r;
+	if (cur == 0)
+		return 0;
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)cur);
+	file_rel(m, "memory.reclaim", rel, sizeof(rel));
+	r = host_write(m->h, rel, val, e);
+	if (r == -EAGAIN) {	/* reclaimed less than asked: what is left is not ours to force */
+		err_reset(e);
+		r = 0;
+	}
+	return r;
+}
+
 int memcg_destroy(struct memcg *m, struct st_err *e)
 {
 	int r;
@@ -403,6 +430,9 @@ int memcg_destroy(struct memcg *m, struct st_err *e)
 	if (!m->created)
 		return 0;
 	r = empty_group(m->h, m->rel, e);
+	/* best effort: a kernel without the file still removes the group */
+	if (r == 0)
+		memcg_reclaim_all(m, NULL);
 	if (r == 0)
 		r = remove_group(m->h, m->name, m->rel, m->lib, e);
 	if (r < 0)

@@ -82,6 +82,18 @@ const struct metric_def metric_defs[PM_COUNT] = {
 				   "pages", LO, METRIC_KIND_COUNTER, NONE },
 	[PM_ZSWAP_WRITTEN_BACK] = { "zswap_written_back_pages", "zswap pages written back", "pages", LO,
 				    METRIC_KIND_COUNTER, NONE },
+	[PM_PREPARE_S] = { "prepare_s", "trial preparation", "s", NEU, METRIC_KIND_GAUGE, NONE },
+	[PM_PROCESS_S] = { "process_s", "trial process wall time", "s", NEU, METRIC_KIND_GAUGE, NONE },
+	[PM_CLEANUP_S] = { "cleanup_s", "trial cgroup emptying", "s", NEU, METRIC_KIND_GAUGE, NONE },
+	[PM_CPU_PSI_SOME_US] = { "cpu_psi_some_us", "host CPU stall (PSI some)", "us", NEU,
+				 METRIC_KIND_COUNTER, NONE },
+	[PM_CPU_PRESSURE_PCT] = { "cpu_pressure_pct", "host CPU pressure", "%", NEU, METRIC_KIND_DERIVED,
+				  NONE },
+	[PM_CPU_STEAL_MS] = { "cpu_steal_ms", "host CPU steal", "ms", NEU, METRIC_KIND_COUNTER, NONE },
+	[PM_PROCS_RUNNING] = { "procs_running", "runnable tasks (host)", "tasks", NEU, METRIC_KIND_GAUGE,
+			       NONE },
+	[PM_CPU_SHARE] = { "cpu_share", "trial CPU time / wall time", "ratio", NEU, METRIC_KIND_DERIVED,
+			   NONE },
 };
 
 int metric_find(const char *key)
@@ -235,6 +247,20 @@ static void trial_costs(const struct store_probe_trial *t, struct verdict2_arm *
 			va->cost[c][r] = v[c];
 		else
 			got[c] = false;
+}
+
+void metric_trial_cpu_covariates(const struct store_probe_trial *t, double *cpu_pressure_pct,
+				 double *cpu_share)
+{
+	*cpu_pressure_pct = *cpu_share = NAN;
+	for (size_t k = 0; k < t->n_metrics; k++) {
+		int m = metric_find(t->metrics[k].key);
+
+		if (m == PM_CPU_PRESSURE_PCT)
+			*cpu_pressure_pct = t->metrics[k].value;
+		else if (m == PM_CPU_SHARE)
+			*cpu_share = t->metrics[k].value;
+	}
 }
 
 int metric_verdict2_input(const struct store_probe_run *run, struct verdict2_input *in)

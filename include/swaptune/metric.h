@@ -53,6 +53,14 @@ enum probe_metric {
 	PM_ZSWAP_POOL_LIMIT_HIT,
 	PM_ZSWAP_REJECT_POOR,
 	PM_ZSWAP_WRITTEN_BACK,
+	PM_PREPARE_S,		/* the trial's phases: host preparation before the fork, */
+	PM_PROCESS_S,		/* the trial process from fork to reap, */
+	PM_CLEANUP_S,		/* emptying and removing its memory cgroup */
+	PM_CPU_PSI_SOME_US,	/* busy-host covariates: host CPU PSI "some" total delta, */
+	PM_CPU_PRESSURE_PCT,	/* that as a share of the trial process's wall time, */
+	PM_CPU_STEAL_MS,	/* host CPU steal (all CPUs), */
+	PM_PROCS_RUNNING,	/* runnable tasks on the host, mean over the trial, */
+	PM_CPU_SHARE,		/* the trial process's CPU time / its wall time */
 	PM_COUNT
 };
 
@@ -120,5 +128,17 @@ int metric_verdict_arms(const struct store_probe_run *run, struct verdict_input 
  * is_baseline alone. -EBADMSG for more arms than the advisor takes.
  */
 int metric_verdict2_input(const struct store_probe_run *run, struct verdict2_input *in);
+
+/*
+ * The two busy-host covariates of one trial, as the sequential verdict's
+ * per-round fields want them (struct verdict2_arm cpu_pressure_pct[] and
+ * cpu_share[], once the advisor has them): the host's CPU pressure during
+ * the trial (PSI "some", % of the trial process's wall time) and the trial
+ * process's CPU time over its wall time (1 = one CPU all the time; above 1
+ * for a command with several threads). NAN where the trial's row lacks the
+ * metric (an older run, a kernel without CPU PSI).
+ */
+void metric_trial_cpu_covariates(const struct store_probe_trial *t, double *cpu_pressure_pct,
+				 double *cpu_share);
 
 #endif

@@ -43,6 +43,31 @@ static void test_table(void **state)
 	assert_int_equal(metric_find("psi.some_us"), -1);
 }
 
+/* The busy-host covariates of one stored trial, NAN where the row lacks them. */
+static void test_cpu_covariates(void **state)
+{
+	struct store_metric m[] = {
+		{ .key = "throughput_ops", .value = 1000 },
+		{ .key = "cpu_pressure_pct", .value = 87.5 },
+		{ .key = "cpu_share", .value = 0.31 },
+	};
+	struct store_probe_trial t = { .n_metrics = 3, .metrics = m };
+	double pct, share;
+
+	(void)state;
+	metric_trial_cpu_covariates(&t, &pct, &share);
+	assert_float_equal(pct, 87.5, 1e-12);
+	assert_float_equal(share, 0.31, 1e-12);
+	t.n_metrics = 1;		/* an older run: neither stored */
+	metric_trial_cpu_covariates(&t, &pct, &share);
+	assert_true(isnan(pct));
+	assert_true(isnan(share));
+	/* the stored keys of the covariates never change either */
+	assert_int_equal(metric_find("cpu_pressure_pct"), PM_CPU_PRESSURE_PCT);
+	assert_int_equal(metric_find("cpu_share"), PM_CPU_SHARE);
+	assert_int_equal(metric_defs[PM_CPU_SHARE].direction, METRIC_NEUTRAL);
+}
+
 static void test_primary(void **state)
 {
 	struct verdict_input in;
@@ -136,6 +161,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_cpu_covariates),
 		cmocka_unit_test(test_primary),
 		cmocka_unit_test(test_primary_bare),
 		cmocka_unit_test(test_builder),
