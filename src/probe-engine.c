@@ -475,8 +475,14 @@ int probe_run(const struct host *h, struct store *st, struct probe_config *c,
 		cJSON_Delete(doc);
 	}
 	if (!strcmp(r->status, "failed")) {
-		/* the run's own error as it was set, exit status included (a refusal is 2) */
-		if (rc < 0 && e)
+		/*
+		 * the run's own error as it was set, exit status included (a refusal
+		 * is 2) - unless the host is not fully restored: then never 2, whose
+		 * "nothing changed" lets main drop a store it made, journal and all
+		 */
+		if (rc < 0 && r->restore_error[0])
+			err_set(e, -EIO, "%s; the host is not fully restored: %s", e_run.msg, r->restore_error);
+		else if (rc < 0 && e)
 			*e = e_run;
 		else
 			err_set(e, rc < 0 ? rc : -EIO, "%s", e_run.msg);
