@@ -161,7 +161,8 @@ void cmd_probe_progress(const struct probe_progress *p, void *arg)
 	char eta[32], where[64];
 
 	if (p->phase != PROBE_PHASE_TRIAL) {
-		fprintf(stderr, tty ? "\r\033[Kprobe: %s" : "probe: %s\n", p->msg ? p->msg : "");
+		fprintf(stderr, tty && !p->keep ? "\r\033[Kprobe: %s" : tty ? "\r\033[Kprobe: %s\n" :
+			"probe: %s\n", p->msg ? p->msg : "");
 	} else {
 		if (p->round == 0)
 			snprintf(where, sizeof(where), "warm-up");

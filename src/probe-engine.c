@@ -47,6 +47,17 @@ void probe_report(struct engine *E, enum probe_phase ph, const char *arm, unsign
 	E->c->progress(&pr, E->c->progress_arg);
 }
 
+void probe_report_keep(struct engine *E, unsigned round, const char *msg)
+{
+	struct probe_progress pr = {
+		.phase = PROBE_PHASE_SETUP, .round = round, .rounds = E->c->reps, .trial = E->seq,
+		.trials = E->planned_trials, .eta_s = -1, .msg = msg, .keep = true,
+	};
+
+	if (E->c->progress)
+		E->c->progress(&pr, E->c->progress_arg);
+}
+
 int probe_engine_setup(struct engine *E, struct st_err *e)
 {
 	const struct probe_plan *p = E->p;
@@ -151,6 +162,7 @@ static int run_round(struct engine *E, unsigned round, bool warmup, struct st_er
 	int order[PROBE_ARMS_MAX];
 
 	probe_round_order(E->c->seed, round, E->c->narms, order);
+	E->round_started = 0;
 	for (int k = 0; k < E->c->narms; k++) {
 		struct probe_arm *a = &E->c->arms[order[k]];
 		struct probe_trial t;
@@ -170,6 +182,7 @@ static int run_round(struct engine *E, unsigned round, bool warmup, struct st_er
 		t.seq = ++E->seq;
 		probe_report(E, PROBE_PHASE_TRIAL, a->name, round, E->look_msg[0] ? E->look_msg : NULL);
 		probe_budget_trial_start(E);
+		E->round_started++;
 		rc = probe_trial_run(E, a, E->c, &t, e);
 		if (rc < 0)
 			return rc;
@@ -313,7 +326,7 @@ static int engine_budget(struct engine *E, unsigned rounds_done, struct st_err *
 	E->planned_trials = E->seq + (c->reps - rounds_done) * (unsigned)c->narms;
 	engine_store_plan(E);
 	if (rc == 0)
-		probe_report(E, PROBE_PHASE_SETUP, NULL, rounds_done, E->r->budget.text);
+		probe_report_keep(E, rounds_done, E->r->budget.text);
 	return rc;
 }
 
@@ -327,7 +340,7 @@ static void engine_admin_look(struct engine *E, unsigned done, size_t k, bool pa
 	} else {
 		engine_store_plan(E);
 	}
-	probe_report(E, PROBE_PHASE_SETUP, NULL, done, E->r->budget.stop_text);
+	probe_report_keep(E, done, E->r->budget.stop_text);
 }
 
 /* Host facts into r, the host and the run registered, the settings snapshotted. */
@@ -406,7 +419,8 @@ static int engine_rounds(struct engine *E, struct st_err *e)
 		if (rc < 0 || probe_stopped(E))
 			break;
 		if (E->out_of_time && timed) {
-			engine_admin_look(E, round - 1, k, true);
+			/* partial only when some trial of the round ran */
+			engine_admin_look(E, round - 1, k, E->round_started > 0);
 			break;
 		}
 		if (E->out_of_time) {

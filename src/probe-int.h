@@ -59,6 +59,7 @@ struct engine {
 	unsigned gap_n;
 	double prev_start_s, prev_dur_s;
 	bool out_of_time;		/* a trial was not started: it would not fit */
+	unsigned round_started;		/* trials of the current round started */
 };
 
 /* probe-arms.c: set (or replace) one setting of an arm. */
@@ -72,6 +73,8 @@ double probe_now_s(void);
 bool probe_stopped(const struct engine *E);
 void probe_report(struct engine *E, enum probe_phase ph, const char *arm, unsigned round,
 		  const char *msg);
+/* A line the front end should keep on screen (what the time budget can answer). */
+void probe_report_keep(struct engine *E, unsigned round, const char *msg);
 int probe_trials_push(struct probe_result *r, const struct probe_trial *t);
 int probe_engine_setup(struct engine *E, struct st_err *e);
 void probe_engine_teardown(struct engine *E, struct st_err *e);

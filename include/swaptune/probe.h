@@ -170,6 +170,7 @@ struct probe_progress {
 	unsigned trial, trials;		/* 1-based; trials may grow in adaptive mode */
 	double eta_s;			/* < 0 unknown */
 	const char *msg;
+	bool keep;			/* msg is worth keeping on screen (the time budget) */
 };
 
 typedef void (*probe_progress_fn)(const struct probe_progress *p, void *arg);
