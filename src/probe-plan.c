@@ -298,8 +298,10 @@ static void changes_swap(const struct probe_config *c, const struct probe_plan *
 		       "host goes through zswap meanwhile; restored at the end");
 	if (!p->have_host_swap)
 		change(ch, "scratch-swap", "a %s sparse file %s/swaptune-swap-<pid>.img (mode 0600) on a free loop "
-		       "device, marked non-rotational, swapped on for the probe; switched off and on before every "
-		       "trial, which empties it and its zswap entries; detached and removed at the end",
+		       "device, marked non-rotational, swapped on for the probe (the host's only swap meanwhile: "
+		       "other processes may swap to it too, and are read back in when it is switched off); "
+		       "switched off and on before every trial, which empties it and its zswap entries; detached "
+		       "and removed at the end",
 		       fmt_bytes(p->swap_bytes, b1, sizeof(b1)), p->scratch_dir[0] ? p->scratch_dir : "(default)");
 	else
 		change(ch, "host-swap", "the host's swap %s is used as it is, never switched off%s; the zswap pool "
