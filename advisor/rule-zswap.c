@@ -22,12 +22,12 @@
 #define POOR_HIGH_PCT		10.0
 
 /*
- * For fix texts only: the advisor reads no file and includes nothing from
- * the host layer. Same as host.h's HOST_ZSWAP_PARAMS; test-rules.c checks
- * the fix text's full path.
+ * Fix texts name swaptune's own command where a registered setting does
+ * the job: `swaptune apply` journals the change and `swaptune rollback`
+ * takes it back, which a bare echo into sysfs does not; --persist writes
+ * the boot-time file that keeps it.
  */
-#define ZSWAP_PARAMS_REL	"sys/module/zswap/parameters"
-#define ZSWAP_PARAMS		"/" ZSWAP_PARAMS_REL
+#define APPLY_KEEP	" (journaled, undone by swaptune rollback; --persist keeps it after a reboot)"
 
 static double mib(double bytes)
 {
@@ -75,9 +75,7 @@ static void check_zswap_disabled(const struct advisor_host_facts *f,
 			  "zswap is disabled while %zu swap area%s active: every swapped-out page "
 			  "is written to the device uncompressed",
 			  f->n_swaps, f->n_swaps == 1 ? " is" : "s are");
-	advisor_rule_fix(r, NULL,
-			 "echo Y > " ZSWAP_PARAMS "/enabled, and zswap.enabled=1 on the kernel "
-			 "command line to keep it");
+	advisor_rule_fix(r, NULL, "swaptune apply zswap.enabled=Y" APPLY_KEEP);
 }
 
 const struct advisor_rule advisor_rule_zswap_disabled = {
@@ -141,8 +139,9 @@ static void check_zswap_pool_limit(const struct advisor_host_facts *f,
 		return;
 	}
 	advisor_rule_fix(r, NULL,
-			 "raise zswap.max_pool_percent%s, or turn on zswap.shrinker_enabled so cold "
-			 "pages are written back before the pool fills", now);
+			 "raise zswap.max_pool_percent%s with swaptune apply zswap.max_pool_percent=N, or "
+			 "swaptune apply zswap.shrinker_enabled=Y so cold pages are written back before "
+			 "the pool fills" APPLY_KEEP, now);
 }
 
 const struct advisor_rule advisor_rule_zswap_pool_limit = {
@@ -180,9 +179,7 @@ static void check_zswap_shrinker_off(const struct advisor_host_facts *f,
 		advisor_rule_finding(r, ADVISOR_SEV_INFO,
 				  "zswap is enabled but its shrinker is off: cold pages stay compressed "
 				  "in the pool until it fills");
-	advisor_rule_fix(r, NULL,
-			 "echo Y > " ZSWAP_PARAMS "/shrinker_enabled, and zswap.shrinker_enabled=1 "
-			 "on the kernel command line to keep it");
+	advisor_rule_fix(r, NULL, "swaptune apply zswap.shrinker_enabled=Y" APPLY_KEEP);
 }
 
 const struct advisor_rule advisor_rule_zswap_shrinker_off = {
@@ -198,7 +195,7 @@ static void check_zswap_incompressible(const struct advisor_host_facts *f,
 	const struct advisor_counters *c = advisor_facts_recent(f);
 	uint64_t poor, stored;
 	const char *basis;
-	char span[48], alt[80] = "";
+	char span[48], alt[128] = "";
 	double poor_pct;
 
 	if (!advisor_rule_need_zswap_on(f, r))
@@ -234,8 +231,8 @@ static void check_zswap_incompressible(const struct advisor_host_facts *f,
 			  "%.0f %% of the pages %s were rejected as incompressible %s (%llu of %llu)",
 			  poor_pct, basis, span, ull(poor), ull(stored + poor));
 	if (f->zswap_compressor[0] && strcmp(f->zswap_compressor, "zstd"))
-		snprintf(alt, sizeof(alt), ", or try zstd, which compresses more than %s",
-			 f->zswap_compressor);
+		snprintf(alt, sizeof(alt), ", or try zstd, which compresses more than %s "
+			 "(swaptune apply zswap.compressor=zstd)", f->zswap_compressor);
 	advisor_rule_fix(r, NULL,
 			 "each one cost a compression and still went to the swap device; set "
 			 "memory.zswap.max=0 for the cgroup holding incompressible data%s", alt);

@@ -7,7 +7,7 @@
 set -e
 pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcmocka-dev
 sqlite3 python3 tmux stress-ng util-linux clang libclang-rt-14-dev
-dpkg-dev debhelper lintian fakeroot ansible prometheus chromium"
+dpkg-dev debhelper lintian fakeroot ansible ansible-lint prometheus chromium"
 [ "${NO_TEST_TOOLS:-0}" = 1 ] && pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcmocka-dev"
 missing=""
 for p in $pkgs; do

@@ -359,11 +359,11 @@ void advice_rules_input(const struct host_facts *f, struct advisor_host_facts *a
 		a->vma_ra_enabled = (struct advisor_bool){ true, f->vma_ra_enabled };
 	if (f->mem_total_bytes)
 		a->mem_total_bytes = u64_known(f->mem_total_bytes);
-	kv_to_u64(&f->vmstat, "swap_ra", &a->since_boot.swap_ra);
-	kv_to_u64(&f->vmstat, "swap_ra_hit", &a->since_boot.swap_ra_hit);
-	kv_to_u64(&f->vmstat, "zswpin", &a->since_boot.zswpin);
-	kv_to_u64(&f->vmstat, "zswpout", &a->since_boot.zswpout);
-	kv_to_u64(&f->vmstat, "pswpin", &a->since_boot.pswpin);
+	kv_to_u64(&f->vmstat, vocab_key(V_SWAP_RA), &a->since_boot.swap_ra);
+	kv_to_u64(&f->vmstat, vocab_key(V_SWAP_RA_HIT), &a->since_boot.swap_ra_hit);
+	kv_to_u64(&f->vmstat, vocab_key(V_ZSWPIN), &a->since_boot.zswpin);
+	kv_to_u64(&f->vmstat, vocab_key(V_ZSWPOUT), &a->since_boot.zswpout);
+	kv_to_u64(&f->vmstat, vocab_key(V_PSWPIN), &a->since_boot.pswpin);
 }
 
 /* ---- rendering ---- */
@@ -505,21 +505,24 @@ static const char *fmt_num(char *buf, size_t len, double v)
 	return buf;
 }
 
+/* Text from the store or the tree, for a terminal: through the one escaper. */
+#define P(x) fmt_printable(x)
+
 void advice_verdict_print(FILE *out, const struct advice_run *r,
 			  const struct verdict_opts *o, const struct verdict_result *v)
 {
 	int level = (int)lround((1.0 - o->alpha) * 100);
 
 	fprintf(out, "Probe run %lld: %s, %s (%s is better), %s, started %s\n",
-		(long long)r->run_id, r->workload[0] ? r->workload : "workload unknown",
-		r->in.metric_name, r->in.metric == VERDICT_METRIC_THROUGHPUT ||
-		r->in.metric == VERDICT_METRIC_HIGHER_BETTER ? "higher" : "lower", r->status,
-		r->started_at);
-	fprintf(out, "Baseline %s: %s\n", r->arms[v->baseline].name, r->baseline_source);
+		(long long)r->run_id, r->workload[0] ? P(r->workload) : "workload unknown",
+		P(r->in.metric_name), r->in.metric == VERDICT_METRIC_THROUGHPUT ||
+		r->in.metric == VERDICT_METRIC_HIGHER_BETTER ? "higher" : "lower", P(r->status),
+		P(r->started_at));
+	fprintf(out, "Baseline %s: %s\n", P(r->arms[v->baseline].name), P(r->baseline_source));
 	if (v->kind == VERDICT_CHANGE)
-		fprintf(out, "Verdict: CHANGE to %s\n", r->arms[v->chosen].name);
+		fprintf(out, "Verdict: CHANGE to %s\n", P(r->arms[v->chosen].name));
 	else if (v->kind == VERDICT_KEEP)
-		fprintf(out, "Verdict: KEEP %s\n", r->arms[v->baseline].name);
+		fprintf(out, "Verdict: KEEP %s\n", P(r->arms[v->baseline].name));
 	else
 		fprintf(out, "Verdict: INCONCLUSIVE\n");
 	fprintf(out, "\n  %-12s %-17s %5s %4s %10s %8s %9s  %-21s %7s\n", "arm", "status",
@@ -533,7 +536,7 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
 				 fmt_pct(hi, sizeof(hi), a->ci_high_pct));
 		else
 			snprintf(ci, sizeof(ci), "-");
-		fprintf(out, "  %-12s %-17s %5zu %4u %10s %8s %9s  %-21s %7s\n", r->arms[i].name,
+		fprintf(out, "  %-12s %-17s %5zu %4u %10s %8s %9s  %-21s %7s\n", P(r->arms[i].name),
 			verdict_arm_status_name(a->status), a->n, a->n_oom_killed,
 			fmt_num(m, sizeof(m), a->mean), fmt_num(sd, sizeof(sd), a->stddev),
 			fmt_pct(eff, sizeof(eff), a->compared ? a->effect_pct : NAN), ci,
@@ -541,7 +544,7 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
 	}
 	(void)level;
 	fprintf(out, "  (effect: + is better than %s, from per-round paired log-ratios; interval at the "
-		"look's bound; p one-sided; minimum effect %.1f %%)\n", r->arms[v->baseline].name,
+		"look's bound; p one-sided; minimum effect %.1f %%)\n", P(r->arms[v->baseline].name),
 		o->min_effect_pct);
 	for (size_t i = 0; i < v->n_arms; i++) {
 		for (int s = 0; s < VERDICT_SEC_COUNT; s++) {
@@ -552,20 +555,20 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
 				continue;
 			fmt_p(p, sizeof(p), sr->p);
 			fprintf(out, "  veto: %s costs %s more %s than %s (p %s%s): not recommended for that\n",
-				r->arms[i].name, fmt_pct(pct, sizeof(pct), sr->change_pct),
-				verdict_secondary_name(s), r->arms[v->baseline].name,
+				P(r->arms[i].name), fmt_pct(pct, sizeof(pct), sr->change_pct),
+				verdict_secondary_name(s), P(r->arms[v->baseline].name),
 				p[0] == '<' ? "< " : "= ", p[0] == '<' ? p + 1 : p);
 		}
 		if (r->arms[i].emulated)
-			fprintf(out, "  note: arm %s is emulated%s%s\n", r->arms[i].name,
-				r->arms[i].note[0] ? ": " : "", r->arms[i].note);
+			fprintf(out, "  note: arm %s is emulated%s%s\n", P(r->arms[i].name),
+				r->arms[i].note[0] ? ": " : "", P(r->arms[i].note));
 		if (r->arms[i].n_failed)
-			fprintf(out, "  note: arm %s had %u trial%s that failed to run (counted as its worst result)\n",
-				r->arms[i].name, r->arms[i].n_failed, r->arms[i].n_failed == 1 ? "" : "s");
+			fprintf(out, "  note: arm %s had %u trial%s that failed to run (a failure: its own endpoint, never a speed)\n",
+				P(r->arms[i].name), r->arms[i].n_failed, r->arms[i].n_failed == 1 ? "" : "s");
 	}
 	fprintf(out, "\nReasons:\n");
 	for (size_t i = 0; i < v->n_reasons; i++)
-		fprintf(out, "  - %s\n", v->reasons[i]);
+		fprintf(out, "  - %s\n", P(v->reasons[i]));
 	if (v->kind == VERDICT_CHANGE)
 		fprintf(out, "\nTo apply: swaptune apply --run %lld\n", (long long)r->run_id);
 }
@@ -615,11 +618,11 @@ void advice_rules_print(FILE *out, const struct advisor_rule_result *res, size_t
 		if (r->status != ADVISOR_RULE_FINDING)
 			continue;
 		fprintf(out, "\n%s %s: %s\n", r->severity == ADVISOR_SEV_WARN ? "WARN" : "INFO",
-			r->rule, r->message);
+			P(r->rule), P(r->message));
 		if (r->fix[0])
-			fprintf(out, "  fix: %s\n", r->fix);
+			fprintf(out, "  fix: %s\n", P(r->fix));
 		if (r->probe[0])
-			fprintf(out, "  measure: %s\n", r->probe);
+			fprintf(out, "  measure: %s\n", P(r->probe));
 	}
 	fprintf(out, "\nOther checks:\n");
 	for (int pass = 0; pass < 2; pass++)
@@ -627,6 +630,6 @@ void advice_rules_print(FILE *out, const struct advisor_rule_result *res, size_t
 			const struct advisor_rule_result *r = &res[i];
 
 			if (r->status == (pass ? ADVISOR_RULE_SKIPPED : ADVISOR_RULE_OK))
-				fprintf(out, "  %-4s %s: %s\n", pass ? "skip" : "ok", r->rule, r->message);
+				fprintf(out, "  %-4s %s: %s\n", pass ? "skip" : "ok", P(r->rule), P(r->message));
 		}
 }

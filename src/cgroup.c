@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -282,6 +284,24 @@ int memcg_read_pressure(const struct memcg *m, struct st_psi *p, struct st_err *
 	return host_read_psi(m->h, rel, p, e);
 }
 
+/* The pids listed in a cgroup.procs text. */
+static void parse_pids(const char *buf, pid_t *pids, int max, int *n)
+{
+	*n = 0;
+	for (const char *p = buf; *p; ) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v > 0 && *n < max)
+			pids[(*n)++] = (pid_t)v;
+		while (*end == '\n' || *end == ' ')
+			end++;
+		p = end;
+	}
+}
+
 static int pids_at(const struct host *h, const char *dir, pid_t *pids, int max, int *n,
 		   struct st_err *e)
 {
@@ -293,16 +313,7 @@ static int pids_at(const struct host *h, const char *dir, pid_t *pids, int max, 
 	r = host_read(h, rel, buf, sizeof(buf), e);
 	if (r < 0)
 		return (int)r;
-	for (char *p = buf, *end; *p; p = end) {
-		long v = strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		if (v > 0 && *n < max)
-			pids[(*n)++] = (pid_t)v;
-		while (*end == '\n' || *end == ' ')
-			end++;
-	}
+	parse_pids(buf, pids, max, n);
 	return 0;
 }
 
@@ -311,8 +322,48 @@ int memcg_pids(const struct memcg *m, pid_t *pids, int max, int *n, struct st_er
 	return pids_at(m->h, m->rel, pids, max, n, e);
 }
 
-/* SIGKILL what runs in dir until it is empty (live host only), ~5 s at most. */
-static int empty_group(const struct host *h, const char *dir, struct st_err *e)
+/*
+ * The memory controller's root dir as an fd: resolved beneath the tree
+ * under a sysroot (a symlink out of it is -EXDEV), and on the live host a
+ * cgroup filesystem (-EMEDIUMTYPE otherwise). A group in it is then
+ * reached by name with *at() calls only.
+ */
+static int root_fd(const struct host *h, const char *root)
+{
+	struct statfs sf;
+	int fd = host_openat(h, root, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return fd;
+	if (h->live && (fstatfs(fd, &sf) < 0 ||
+			(sf.f_type != CGROUP_SUPER_MAGIC && sf.f_type != CGROUP2_SUPER_MAGIC))) {
+		close(fd);
+		return -EMEDIUMTYPE;
+	}
+	return fd;
+}
+
+/* The pids in the group open at gfd (its cgroup.procs). */
+static int pids_in(int gfd, const char *dir, pid_t *pids, int max, int *n, struct st_err *e)
+{
+	char buf[16384], what[PATH_MAX + 32];
+	int fd = openat(gfd, "cgroup.procs", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t r;
+
+	*n = 0;
+	if (fd < 0)
+		return errno == ENOENT || errno == ENODEV ? -ENOENT :
+		       err_set(e, -errno, "cannot read /%s/cgroup.procs: %s", dir, strerror(errno));
+	snprintf(what, sizeof(what), "/%s/cgroup.procs", dir);
+	r = host_read_fd(fd, buf, sizeof(buf), what, e);
+	if (r < 0)
+		return r == -ENODEV ? -ENOENT : (int)r;
+	parse_pids(buf, pids, max, n);
+	return 0;
+}
+
+/* SIGKILL what runs in the group at gfd until it is empty (live host only), ~5 s at most. */
+static int empty_group(const struct host *h, int gfd, const char *dir, struct st_err *e)
 {
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
 	pid_t pids[256];
@@ -321,7 +372,7 @@ static int empty_group(const struct host *h, const char *dir, struct st_err *e)
 	if (!h->live)
 		return 0;
 	for (int tries = 0; tries < 250; tries++) {
-		r = pids_at(h, dir, pids, 256, &n, e);
+		r = pids_in(gfd, dir, pids, 256, &n, e);
 		if (r == -ENOENT) {
 			err_reset(e);
 			return 0;
@@ -339,17 +390,41 @@ static int empty_group(const struct host *h, const char *dir, struct st_err *e)
 		       dir, n, n == 1 ? "" : "es");
 }
 
-/* Remove the (empty) group; never migrates tasks to the parent. */
-static int remove_group(const struct host *h, const char *name, const char *dir, void *lib,
-			struct st_err *e)
+/* A captured tree holds a group's control files as plain files: remove them. */
+static void unlink_control_files(int rfd, const char *name)
+{
+	static const char *const files[] = {
+		"cgroup.procs", "memory.limit_in_bytes", "memory.max",
+		"memory.high", "memory.stat", "memory.oom_control",
+		"memory.events", "memory.pressure", "memory.peak",
+		"memory.max_usage_in_bytes", "tasks", NULL,
+	};
+	int gfd = openat(rfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (gfd < 0)
+		return;
+	for (int i = 0; files[i]; i++)
+		unlinkat(gfd, files[i], 0);
+	close(gfd);
+}
+
+/*
+ * Remove the (empty) group name in the root open at rfd; never migrates
+ * tasks to the parent. dir names it in messages.
+ */
+static int remove_group(const struct host *h, int rfd, const char *name, const char *dir,
+			void *lib, struct st_err *e)
 {
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	char abs[PATH_MAX];
+	struct stat sb;
 	int rc = 0;
 
 	for (int tries = 0; tries < 100; tries++) {
-		if (!host_exists(h, dir))
-			return 0;
+		if (fstatat(rfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+			return errno == ENOENT ? 0 :
+			       err_set(e, -errno, "cannot remove memory cgroup /%s: %s", dir, strerror(errno));
+		if (!S_ISDIR(sb.st_mode))
+			return err_set(e, JOURNAL_UNDO_REFUSED, "/%s is not a directory", dir);
 		if (h->live) {
 			struct cgroup *cg = lib;
 
@@ -365,30 +440,17 @@ static int remove_group(const struct host *h, const char *name, const char *dir,
 			rc = cgroup_delete_cgroup_ext(cg, CGFLAG_DELETE_EMPTY_ONLY);
 			if (cg != lib)
 				cgroup_free(&cg);
-			if (rc == 0 || !host_exists(h, dir))
+			if (rc == 0 || (fstatat(rfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT))
 				return 0;
 		} else {
-			host_path(h, dir, abs, sizeof(abs));
-			if (rmdir(abs) == 0 || errno == ENOENT)
+			if (unlinkat(rfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
 				return 0;
 			if (errno == ENOTEMPTY) {
-				/* a captured tree holds the control files as plain files */
-				static const char *const files[] = {
-					"cgroup.procs", "memory.limit_in_bytes", "memory.max",
-					"memory.high", "memory.stat", "memory.oom_control",
-					"memory.events", "memory.pressure", "memory.peak",
-					"memory.max_usage_in_bytes", "tasks", NULL,
-				};
-				char f[PATH_MAX + 40];
-
-				for (int i = 0; files[i]; i++) {
-					snprintf(f, sizeof(f), "%s/%s", abs, files[i]);
-					unlink(f);
-				}
-				if (rmdir(abs) == 0)
+				unlink_control_files(rfd, name);
+				if (unlinkat(rfd, name, AT_REMOVEDIR) == 0)
 					return 0;
 			}
-			return err_set(e, -errno, "cannot remove memory cgroup %s: %s", abs,
+			return err_set(e, -errno, "cannot remove memory cgroup %s/%s: %s", h->root, dir,
 				       strerror(errno));
 		}
 		nanosleep(&ts, NULL);
@@ -396,45 +458,95 @@ static int remove_group(const struct host *h, const char *name, const char *dir,
 	return lib_err(e, rc, "remove", name);
 }
 
-int memcg_reclaim_all(const struct memcg *m, struct st_err *e)
+/*
+ * Reclaim what is still charged to the group at gfd once its processes are
+ * gone (live host only; best effort): v1 memory.force_empty, else v2
+ * memory.reclaim of its memory.current. Removing a group does not free its
+ * pages (measured on 6.18, v1: a 64 MiB file read inside a group stays
+ * cached after rmdir, charged to the dying group; force_empty drops it in
+ * ~8 ms), so this is how a probe empties its own group and nothing else.
+ * A partial v2 reclaim (EAGAIN) leaves the rest to the kernel.
+ */
+static void reclaim_group(const struct host *h, int gfd)
 {
-	char rel[PATH_MAX + 64], val[32];
-	uint64_t cur = 0;
-	int r;
+	char buf[32];
+	ssize_t n;
+	int fd;
 
-	if (!m->created || !m->h->live)
-		return 0;
-	if (m->version == 1) {
-		file_rel(m, "memory.force_empty", rel, sizeof(rel));
-		return host_write(m->h, rel, "0", e);
+	if (!h->live)
+		return;
+	fd = openat(gfd, "memory.force_empty", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "0", 1) < 0) {
+			/* EBUSY: a task is back in the group; the rmdir says so */
+		}
+		close(fd);
+		return;
 	}
-	file_rel(m, "memory.current", rel, sizeof(rel));
-	if ((r = host_read_u64(m->h, rel, &cur, e)) < 0)
+	fd = openat(gfd, "memory.current", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (buf[strspn(buf, "0123456789")] != '\0' || !strcmp(buf, "0"))
+		return;		/* not a number, or nothing charged */
+	fd = openat(gfd, "memory.reclaim", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, buf, strlen(buf)) < 0) {
+		/* EAGAIN: reclaimed less than asked; what is left is not ours to force */
+	}
+	close(fd);
+}
+
+/* Empty and remove leaf name under root (sysroot-relative), all through the root's fd. */
+static int destroy_leaf(const struct host *h, const char *root, const char *name, void *lib,
+			struct st_err *e)
+{
+	char dir[PATH_MAX + MEMCG_NAME_MAX + 2];
+	int rfd = root_fd(h, root), gfd, r;
+
+	snprintf(dir, sizeof(dir), "%s/%s", root, name);
+	if (rfd == -ENOENT || rfd == -ENOTDIR)
+		return 0;	/* no root, no group in it */
+	if (rfd < 0)
+		return err_set(e, rfd == -EXDEV || rfd == -EMEDIUMTYPE ? JOURNAL_UNDO_REFUSED : rfd,
+			       "the memory cgroup root /%s %s", root,
+			       rfd == -EXDEV ? "resolves outside the sysroot" :
+			       rfd == -EMEDIUMTYPE ? "is not a cgroup filesystem" : strerror(-rfd));
+	gfd = openat(rfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (gfd < 0) {
+		r = errno == ENOENT ? 0 :
+		    err_set(e, JOURNAL_UNDO_REFUSED, "/%s is not a directory (%s)", dir, strerror(errno));
+		close(rfd);
 		return r;
-	if (cur == 0)
-		return 0;
-	snprintf(val, sizeof(val), "%llu", (unsigned long long)cur);
-	file_rel(m, "memory.reclaim", rel, sizeof(rel));
-	r = host_write(m->h, rel, val, e);
-	if (r == -EAGAIN) {	/* reclaimed less than asked: what is left is not ours to force */
-		err_reset(e);
-		r = 0;
 	}
+	r = empty_group(h, gfd, dir, e);
+	if (r == 0)
+		reclaim_group(h, gfd);
+	close(gfd);
+	if (r == 0)
+		r = remove_group(h, rfd, name, dir, lib, e);
+	close(rfd);
 	return r;
 }
 
 int memcg_destroy(struct memcg *m, struct st_err *e)
 {
+	char root[PATH_MAX];
+	size_t n = strlen(m->rel), k = strlen(m->name);
 	int r;
 
 	if (!m->created)
 		return 0;
-	r = empty_group(m->h, m->rel, e);
-	/* best effort: a kernel without the file still removes the group */
-	if (r == 0)
-		memcg_reclaim_all(m, NULL);
-	if (r == 0)
-		r = remove_group(m->h, m->name, m->rel, m->lib, e);
+	if (n <= k + 1 || strcmp(m->rel + n - k, m->name) || m->rel[n - k - 1] != '/')
+		return err_set(e, -EINVAL, "memory cgroup %s is not under its root (%s)", m->name, m->rel);
+	snprintf(root, sizeof(root), "%.*s", (int)(n - k - 1), m->rel);
+	r = destroy_leaf(m->h, root, m->name, m->lib, e);
 	if (r < 0)
 		return r;
 	if (m->lib) {
@@ -452,7 +564,7 @@ int memcg_undo(const struct host *h, const char *ident, const char *detail,
 {
 	char dir[PATH_MAX], root[PATH_MAX], want[PATH_MAX + MEMCG_NAME_MAX + 2];
 	struct st_err e2 = {0};
-	int version, r;
+	int version;
 
 	/*
 	 * detail is "v<N> <dir>": it is swaptune's only when dir is a group
@@ -469,10 +581,5 @@ int memcg_undo(const struct host *h, const char *ident, const char *detail,
 	snprintf(want, sizeof(want), "%s/%s", root, ident);
 	if (strcmp(dir, want))
 		return err_set(e, JOURNAL_UNDO_REFUSED, "%s is not /%s", dir, want);
-	if (!host_exists(h, dir))
-		return 0;
-	r = empty_group(h, dir, e);
-	if (r == 0)
-		r = remove_group(h, ident, dir, NULL, e);
-	return r;
+	return destroy_leaf(h, root, ident, NULL, e);
 }

@@ -551,8 +551,12 @@ int change_apply(struct store *st, const struct host *h, struct change_apply *a,
 	journal_begin(&j, st, h, a->run_id, e);
 	if ((r = change_write(&j, a->ch, a->n, a->plan, &a->n_files, e)) < 0 ||
 	    (r = apply_settle(st, h, &j, a, e)) < 0) {
-		if (journal_restore(&j, NULL, &e2) < 0)
+		if (journal_restore(&j, NULL, &e2) < 0) {
 			snprintf(a->undo_warning, sizeof(a->undo_warning), "%s", e2.msg);
+			store_run_end(st, a->run_id, "failed", NULL, NULL);
+			return err_prefix(e, "apply failed, and not all of it could be undone"
+					  " (the next swaptune command tries again)");
+		}
 		store_run_end(st, a->run_id, "failed", NULL, NULL);
 		return err_prefix(e, "apply failed, previous settings restored");
 	}
@@ -577,6 +581,18 @@ static int find_target(struct store *st, int64_t to, struct store_snapshot_info 
 		return err_set_exit(e, -ENOENT, ST_EXIT_RUNTIME,
 				    "nothing to roll back: no apply is in effect (see swaptune history;"
 				    " --to ID picks any snapshot)");
+	/* another host's history is never put on this one */
+	if (t->imported)
+		return err_set_exit(e, -EPERM, ST_EXIT_USAGE,
+				    "snapshot %lld is history imported from host %s (machine %.8s\u2026):"
+				    " swaptune never rolls back to another host's settings; nothing changed",
+				    (long long)t->id, t->hostname[0] ? t->hostname : "?",
+				    t->machine_id[0] ? t->machine_id : "?");
+	if (t->machine_id[0] && st->machine_id[0] && strcmp(t->machine_id, st->machine_id))
+		return err_set_exit(e, -EPERM, ST_EXIT_USAGE,
+				    "snapshot %lld was taken on machine %.8s\u2026, not this one: swaptune never"
+				    " rolls back to another machine's settings; nothing changed",
+				    (long long)t->id, t->machine_id);
 	return 0;
 }
 
@@ -596,6 +612,7 @@ static int files_at(struct store *st, const struct host *h, struct change_rollba
 	const struct store_snapshot_info *t = &rb->target;
 	bool before = !strncmp(t->reason, "before", 6);
 	struct store_change *rows;
+	struct st_err e2 = {0};
 	int n, r;
 
 	for (int i = 0; i < PERSIST_FILES_MAX; i++) {
@@ -625,10 +642,24 @@ static int files_at(struct store *st, const struct host *h, struct change_rollba
 		if (i < 0 || !keep[i])
 			continue;	/* the oldest row tells the content before */
 		keep[i] = false;
+		/* recorded text goes back only when it is what swaptune itself writes */
+		if (c->has_old && (r = persist_check_content(h, c->name, c->old_value, &e2)) < 0) {
+			r = err_set_exit(e, -EBADMSG, ST_EXIT_USAGE,
+					 "journal row %lld holds content for /%s that swaptune does not write"
+					 " (%s): refused, nothing changed", (long long)c->id, c->name, e2.msg);
+			break;
+		}
 		if (c->has_old)
 			text[i] = strdup(c->old_value);
 	}
 	free(rows);
+	if (r < 0) {
+		for (int i = 0; i < PERSIST_FILES_MAX; i++) {
+			free(text[i]);
+			text[i] = NULL;
+		}
+		return r;
+	}
 	/* deepest first */
 	for (int a = 0; a < rb->n_dirs; a++)
 		for (int b = a + 1; b < rb->n_dirs; b++)

@@ -20,6 +20,7 @@
 #include "swaptune/advice.h"
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
+#include "swaptune/fmt.h"
 #include "swaptune/persist.h"
 #include "swaptune/utc.h"
 
@@ -68,8 +69,16 @@ struct apply_source {
 static int add_want(struct cmd_ctx *ctx, struct apply_opts *o, const char *name,
 		    const char *value)
 {
+	const struct setting_def *d = settings_find(name);
+
 	if (o->n_want >= SETTINGS_MAX)
 		return cmd_usage_error(ctx, &cmd_apply_entry, "more than %d settings", SETTINGS_MAX);
+	/* one value per setting: "page-cluster=1 page-cluster=2" says two things */
+	for (int i = 0; d && i < o->n_want; i++)
+		if (settings_find(o->want[i].name) == d)
+			return cmd_usage_error(ctx, &cmd_apply_entry,
+					       "%s is given twice (%s=%s and %s=%s): give each setting once",
+					       d->name, o->want[i].name, o->want[i].value, name, value);
 	snprintf(o->want[o->n_want].name, sizeof(o->want[0].name), "%s", name);
 	snprintf(o->want[o->n_want].value, sizeof(o->want[0].value), "%s", value);
 	o->n_want++;
@@ -198,9 +207,11 @@ static int want_from_run(struct cmd_ctx *ctx, struct apply_opts *o, struct apply
 				 v->n_reasons ? v->reasons[0] : "no reason given");
 		goto out;
 	}
-	confirmed = pool.applied ? pool.rep.arms[v->chosen].ci_low_pct >=
+	/* a change away from a baseline that fails credibly more often needs no speed gain */
+	confirmed = pool.applied ? pool.rep.path == VERDICT2_PATH_FAILURE ||
+		    pool.rep.arms[v->chosen].ci_low_pct >=
 		    (o->min_effect_given ? o->min_effect_pct : j.plan.min_effect_pct) :
-		    j.r2.arms[v->chosen].min_effect_confirmed;
+		    j.r2.path == VERDICT2_PATH_FAILURE || j.r2.arms[v->chosen].min_effect_confirmed;
 	/* the plan fixed before the data is what the error rates hold for */
 	if (!o->force && (j.exploratory || !j.plan.recorded || !confirmed)) {
 		r = err_set_exit(&ctx->err, -EAGAIN, ST_EXIT_RUNTIME,
@@ -591,7 +602,8 @@ static int apply_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	a.db_path = ctx->db_path;
 	r = change_apply(&ctx->store, &ctx->host, &a, &ctx->err);
 	if (a.undo_warning[0])
-		fprintf(stderr, "swaptune: warning: could not undo everything: %s\n", a.undo_warning);
+		fprintf(stderr, "swaptune: warning: could not undo everything: %s\n",
+			fmt_printable(a.undo_warning));
 	if (r < 0)
 		goto out;
 	r = print_applied(ctx, doc, &a);

@@ -1,7 +1,8 @@
 /*
  * cmd-doctor.c - `swaptune doctor`: runs the prerequisite checks of
  * doctor.c and prints them as an aligned table or one JSON document. Exit
- * 0 when probing can work, 3 when a required check failed.
+ * 0 when probing can work, 3 when a required check failed. A kernel file
+ * that cannot be read makes only its checks n/a (a warning on stderr each).
  */
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -23,7 +24,8 @@ static void count(const struct doctor_result *res, int n[4])
 		n[res[i].status]++;
 }
 
-static void print_human(FILE *o, const struct doctor_result *res, bool ready)
+static void print_human(FILE *o, const struct host_facts *f, const struct doctor_result *res,
+			bool ready)
 {
 	int n[4], width = 5;
 
@@ -51,6 +53,11 @@ static void print_human(FILE *o, const struct doctor_result *res, bool ready)
 				fprintf(o, " %s", doctor_at(i)->name);
 		fprintf(o, "\n");
 	}
+	for (int i = 0; i < f->n_problems; i++)
+		fprintf(o, "%s%s", i ? ", " : "could not read (shown as n/a): ",
+			fmt_printable(f->problems[i].file));
+	if (f->n_problems)
+		fprintf(o, "\n");
 }
 
 static cJSON *to_json(const struct host_facts *f, const struct host *h,
@@ -82,6 +89,7 @@ static cJSON *to_json(const struct host_facts *f, const struct host *h,
 			cJSON_AddNullToObject(o, "fix");
 		cJSON_AddItemToArray(a, o);
 	}
+	facts_problems_json(root, f);
 	return root;
 }
 
@@ -142,7 +150,7 @@ static int doctor_exec(struct cmd_ctx *ctx, int argc, char **argv)
 				    "doctor --behaviour swaps for real: it needs root on the live host");
 	if (behaviour)
 		run_bypass_check(ctx, &bypass);
-	r = facts_collect(&ctx->host, &f, &ctx->err);
+	r = facts_collect_all(&ctx->host, &f, &ctx->err);
 	if (r < 0) {
 		facts_free(&f);
 		return r;
@@ -158,7 +166,8 @@ static int doctor_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	if (ctx->json)
 		r = cmd_print_json(ctx, to_json(&f, &ctx->host, res, ready));
 	else
-		print_human(ctx->out, res, ready);
+		print_human(ctx->out, &f, res, ready);
+	facts_warn(stderr, &f);
 	free(res);
 	facts_free(&f);
 	if (r < 0)

@@ -31,11 +31,13 @@ static const struct option export_longopts[] = {
 int fleet_host_identity(const struct host *h, cJSON *o, char *mid, size_t mid_len,
 			struct st_err *e)
 {
-	char buf[256];
+	char buf[256], path[PATH_MAX];
 
-	if (host_read_line(h, HOST_MACHINE_ID, mid, mid_len, NULL) < 0 || !mid[0])
-		return err_set(e, -ENOENT, "cannot read the machine id (/%s) of this host",
-			       HOST_MACHINE_ID);
+	if (host_read_line(h, HOST_MACHINE_ID, mid, mid_len, NULL) < 0 || !mid[0]) {
+		if (host_path(h, HOST_MACHINE_ID, path, sizeof(path)) < 0)
+			snprintf(path, sizeof(path), "/%s", HOST_MACHINE_ID);
+		return err_set(e, -ENOENT, "cannot read the machine id (%s) of this host", path);
+	}
 	if (!o)
 		return 0;
 	cJSON_AddStringToObject(o, "machine_id", mid);
@@ -58,11 +60,18 @@ int fleet_host_identity(const struct host *h, cJSON *o, char *mid, size_t mid_le
 	return 0;
 }
 
-/* "2026-11-30", "2026-11-30T04:00", "2026-11-30T04:00:00Z": compared as text. */
+/*
+ * "2026-11-30", "2026-11-30T04:00", "2026-11-30T04:00:00Z": compared as
+ * text, so it must be a time that exists (2026-13-45 or 24:00 is not one:
+ * it would compare as some other time).
+ */
 static bool since_ok(const char *s)
 {
 	static const char tmpl[] = "dddd-dd-ddTdd:dd:dd";
+	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
 	size_t n = strlen(s);
+	bool leap;
 
 	if (n > 0 && s[n - 1] == 'Z')
 		n--;
@@ -71,7 +80,13 @@ static bool since_ok(const char *s)
 	for (size_t i = 0; i < n; i++)
 		if (tmpl[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != tmpl[i])
 			return false;
-	return true;
+	if (sscanf(s, "%4d-%2d-%2d", &y, &mo, &d) != 3 ||
+	    (n >= 16 && sscanf(s + 11, "%2d:%2d", &h, &mi) != 2) ||
+	    (n == 19 && sscanf(s + 17, "%2d", &sec) != 1))
+		return false;
+	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	return y >= 1970 && mo >= 1 && mo <= 12 && d >= 1 &&
+	       d <= mdays[mo - 1] + (mo == 2 && leap) && h < 24 && mi < 60 && sec < 60;
 }
 
 static int parse_runs(struct cmd_ctx *ctx, const char *arg, int64_t *ids, size_t *n)
@@ -136,7 +151,7 @@ static int export_build(struct cmd_ctx *ctx, const char *since, const int64_t *i
 {
 	cJSON *doc = cJSON_CreateObject(), *runs;
 	int64_t *sel = NULL;
-	size_t n = 0;
+	size_t n = 0, foreign = 0;
 	char mid[128], now[32];
 	time_t t = time(NULL);
 	struct tm tm;
@@ -151,7 +166,11 @@ static int export_build(struct cmd_ctx *ctx, const char *since, const int64_t *i
 	if (r == 0)
 		cmd_identity_json(&ctx->host, doc);	/* swaptune_version at the top too */
 	if (r == 0)
-		r = store_fleet_export_ids(&ctx->store, since, ids, n_ids, &sel, &n, &ctx->err);
+		r = store_fleet_export_ids(&ctx->store, mid, since, ids, n_ids, &sel, &n, &foreign,
+					   &ctx->err);
+	if (r == 0 && foreign)	/* only this machine's runs go out under its identity */
+		fprintf(stderr, "swaptune: note: %zu run%s of other machines in %s left out\n", foreign,
+			foreign == 1 ? "" : "s", fmt_printable(ctx->store.path));
 	if (r == 0) {
 		for (size_t i = 0; i < n_ids; i++) {
 			bool found = false;

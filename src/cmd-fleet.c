@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "swaptune/cmd.h"
+#include "swaptune/fmt.h"
 #include "swaptune/facts.h"
 #include "swaptune/fleet.h"
 
@@ -37,14 +38,17 @@ static cJSON *pool_json(const struct fleet_arm_pool *a)
 	return o;
 }
 
+/* Text from the store (imports: other hosts), for a terminal: through the one escaper. */
+#define P(x) fmt_printable(x)
+
 static void pool_line(FILE *f, const struct fleet_arm_pool *a)
 {
 	const struct fleet_pooled *p = &a->pooled;
 
 	if (!p->k)
-		fprintf(f, "    %-16s  %4s  %s\n", a->name, "0", "no run measured it against the baseline");
+		fprintf(f, "    %-16s  %4s  %s\n", P(a->name), "0", "no run measured it against the baseline");
 	else
-		fprintf(f, "    %-16s  %4zu  %+7.1f%%  [%+.1f%%, %+.1f%%]  %.4g\n", a->name, p->k,
+		fprintf(f, "    %-16s  %4zu  %+7.1f%%  [%+.1f%%, %+.1f%%]  %.4g\n", P(a->name), p->k,
 			p->effect_pct, p->ci_low_pct, p->ci_high_pct, p->tau2);
 }
 
@@ -64,15 +68,15 @@ static void report_text(FILE *f, const struct fleet_group *g, size_t ng, size_t 
 		n_runs, n_runs == 1 ? "" : "s", ng, ng == 1 ? "" : "s");
 	for (size_t i = 0; i < ng; i++) {
 		fprintf(f, "\nkernel %s, cpu %s, backend %s, workload %s, baseline %s\n",
-			g[i].kernel[0] ? g[i].kernel : "?", g[i].cpu_model[0] ? g[i].cpu_model : "?",
-			g[i].backend, g[i].workload[0] ? g[i].workload : "?",
-			g[i].baseline[0] ? g[i].baseline : "?");
+			g[i].kernel[0] ? P(g[i].kernel) : "?", g[i].cpu_model[0] ? P(g[i].cpu_model) : "?",
+			P(g[i].backend), g[i].workload[0] ? P(g[i].workload) : "?",
+			g[i].baseline[0] ? P(g[i].baseline) : "?");
 		fprintf(f, "  %zu run%s from %zu host%s; %u trials, %u OOM (%.1f%%); verdicts:", g[i].n_runs,
 			g[i].n_runs == 1 ? "" : "s", g[i].n_hosts, g[i].n_hosts == 1 ? "" : "s",
 			g[i].n_trials, g[i].n_oom,
 			g[i].n_trials ? 100.0 * g[i].n_oom / g[i].n_trials : 0.0);
 		for (size_t v = 0; v < g[i].n_verdicts; v++)
-			fprintf(f, "%s %s %u", v ? "," : "", g[i].verdicts[v].kind, g[i].verdicts[v].n);
+			fprintf(f, "%s %s %u", v ? "," : "", P(g[i].verdicts[v].kind), g[i].verdicts[v].n);
 		fprintf(f, "\n    %-16s  %4s  %8s  %-20s  %s\n", "ARM", "RUNS", "EFFECT", "95% CI", "TAU2");
 		for (size_t a = 0; a < g[i].n_arms; a++)
 			pool_line(f, &g[i].arms[a]);
@@ -184,13 +188,13 @@ static void host_backend(const struct host *h, char *out, size_t len, struct st_
 
 static void advise_text(FILE *f, const struct fleet_advice *a, const char *src)
 {
-	fprintf(f, "Hosts like this one in %s: kernel %s, backend %s, workload %s\n", src,
-		a->matched.kernel_mm[0] ? a->matched.kernel_mm : "any",
-		a->matched.backend[0] ? a->matched.backend : "any",
-		a->matched.workload[0] ? a->matched.workload : "any");
+	fprintf(f, "Hosts like this one in %s: kernel %s, backend %s, workload %s\n", P(src),
+		a->matched.kernel_mm[0] ? P(a->matched.kernel_mm) : "any",
+		a->matched.backend[0] ? P(a->matched.backend) : "any",
+		a->matched.workload[0] ? P(a->matched.workload) : "any");
 	fprintf(f, "Matched %zu probe run%s from %zu host%s (baseline %s).\n", a->n_runs,
 		a->n_runs == 1 ? "" : "s", a->n_hosts, a->n_hosts == 1 ? "" : "s",
-		a->baseline[0] ? a->baseline : "-");
+		a->baseline[0] ? P(a->baseline) : "-");
 	if (!a->enough) {
 		fprintf(f, "Too little to go on: fleet advice needs at least %d runs from %d hosts.\n",
 			FLEET_MIN_RUNS, FLEET_MIN_HOSTS);
@@ -200,15 +204,15 @@ static void advise_text(FILE *f, const struct fleet_advice *a, const char *src)
 	for (size_t i = 0; i < a->n_arms; i++)
 		pool_line(f, &a->arms[i]);
 	if (a->best < 0)
-		fprintf(f, "No arm was measured against the baseline: keep %s.\n", a->baseline);
+		fprintf(f, "No arm was measured against the baseline: keep %s.\n", P(a->baseline));
 	else if (a->best_significant)
 		fprintf(f, "Advice: %s, %+.1f%% against %s on hosts like this one (95%% CI %+.1f%% to %+.1f%%,"
-			" tau^2 %.4g). Probe this host to confirm.\n", a->arms[a->best].name,
-			a->arms[a->best].pooled.effect_pct, a->baseline, a->arms[a->best].pooled.ci_low_pct,
+			" tau^2 %.4g). Probe this host to confirm.\n", P(a->arms[a->best].name),
+			a->arms[a->best].pooled.effect_pct, P(a->baseline), a->arms[a->best].pooled.ci_low_pct,
 			a->arms[a->best].pooled.ci_high_pct, a->arms[a->best].pooled.tau2);
 	else
 		fprintf(f, "Advice: keep %s; no arm is better with 95%% confidence on hosts like this one.\n",
-			a->baseline);
+			P(a->baseline));
 }
 
 static cJSON *advise_json(const struct fleet_advice *a, const char *src)
@@ -253,6 +257,10 @@ static int parse_advise(struct cmd_ctx *ctx, int argc, char **argv, const char *
 			*from = optarg;
 			break;
 		case OPT_WORKLOAD:
+			/* "" would match every workload while saying it matched one */
+			if (!optarg[0] || strlen(optarg) >= sizeof(t->workload))
+				return cmd_usage_error(ctx, &cmd_fleet_advise_entry,
+						       "--workload needs a workload name, not \"\"");
 			snprintf(t->workload, sizeof(t->workload), "%s", optarg);
 			break;
 		case OPT_BACKEND:

@@ -124,6 +124,16 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, long *limit, b
 	return 0;
 }
 
+/* An imported run is another host's history: say whose, and what it was there. */
+static void origin_detail(const struct store_run_info *run, char *buf, size_t len)
+{
+	snprintf(buf, len, "history of host %s (machine %.8s\u2026): its %s run %lld, %s",
+		 run->origin_host[0] ? run->origin_host : "?",
+		 run->origin_machine_id[0] ? run->origin_machine_id : "?",
+		 run->origin_kind[0] ? run->origin_kind : "?", (long long)run->origin_run_id,
+		 run->origin_status[0] ? run->origin_status : "?");
+}
+
 static cJSON *run_json(const struct store_run_info *run, const char *detail)
 {
 	cJSON *jr = cJSON_CreateObject(), *p = cJSON_Parse(run->params);
@@ -135,6 +145,15 @@ static cJSON *run_json(const struct store_run_info *run, const char *detail)
 	add_text(jr, "ended_at", run->ended_at[0], run->ended_at);
 	cJSON_AddItemToObject(jr, "params", p ? p : cJSON_CreateNull());
 	cJSON_AddStringToObject(jr, "summary", detail);
+	if (run->imported) {
+		cJSON *o = cJSON_AddObjectToObject(jr, "origin");
+
+		cJSON_AddStringToObject(o, "machine_id", run->origin_machine_id);
+		cJSON_AddStringToObject(o, "hostname", run->origin_host);
+		cJSON_AddStringToObject(o, "kind", run->origin_kind);
+		cJSON_AddStringToObject(o, "status", run->origin_status);
+		cJSON_AddNumberToObject(o, "run_id", (double)run->origin_run_id);
+	}
 	cJSON_AddArrayToObject(jr, "snapshots");
 	cJSON_AddArrayToObject(jr, "changes");
 	return jr;
@@ -206,7 +225,10 @@ static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run_inf
 	char t1[24], detail[512];
 	int n_snaps = 0, n_chg = 0, r;
 
-	run_detail(run->kind, run->params, detail, sizeof(detail));
+	if (run->imported)
+		origin_detail(run, detail, sizeof(detail));
+	else
+		run_detail(run->kind, run->params, detail, sizeof(detail));
 	if (jruns) {
 		jr = run_json(run, detail);
 		cJSON_AddItemToArray(jruns, jr);

@@ -23,13 +23,25 @@ static const struct option import_longopts[] = {
 	{ 0, 0, 0, 0 },
 };
 
+/*
+ * A FIFO, a device or a socket is refused before any open that could block
+ * (a FIFO's open waits for a writer): stat() first, then an O_NONBLOCK
+ * open whose fstat() must still be the regular file.
+ */
 static int read_file(const char *path, char **text, size_t *len, struct st_err *e)
 {
 	struct stat sb;
 	size_t off = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
 
 	*text = NULL;
+	if (stat(path, &sb) < 0)
+		return err_set_exit(e, -errno, ST_EXIT_USAGE, "import: %s: %s", path, strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "import: %s: not a regular file (%s)", path,
+				    S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO" :
+				    S_ISSOCK(sb.st_mode) ? "a socket" : "a device");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return err_set_exit(e, -errno, ST_EXIT_USAGE, "import: %s: %s", path, strerror(errno));
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "swaptune/advice.h"
@@ -93,7 +94,7 @@ static const struct cmd_option probe_options[] = {
 	{ "--arms LIST", "built-in arms: pc3, pc1, pc0 (vm.page-cluster), bypass (default pc3,pc1,pc0)" },
 	{ "--arm NAME:KEY=VAL,...", "a custom arm over the settings registry (repeatable), e.g. noswapra:page-cluster=0,vma_ra_enabled=false" },
 	{ "--baseline NAME", "arm to compare against (default: the arm matching the host now, else the first)" },
-	{ "--looks LIST", "sequential design: judge after these rounds, stopping at the first look that decides (default 5,10,15,20,25)" },
+	{ "--looks LIST", "sequential design: judge after these rounds, stopping at the first look that decides (default 5,10,15,20,30,40)" },
 	{ "--reps N", "a fixed design instead: exactly N measured rounds, judged once" },
 	{ "--max-reps N", "sequential: at most N rounds (the looks above N are dropped, N becomes the last)" },
 	{ "--adaptive", "the sequential design (the default; kept for scripts)" },
@@ -348,11 +349,10 @@ static void fmt_val(double v, char *buf, size_t len)
 static void print_result(FILE *o, const struct probe_config *c, const struct probe_plan *p,
 			 const struct probe_result *r, const char *db)
 {
-	static const struct { enum probe_metric m; const char *head; double scale; } cols[] = {
-		{ PM_ZSWPIN, "zswpin", 1 }, { PM_ZSWPOUT, "zswpout", 1 },
-		{ PM_SWAP_RA, "swap_ra", 1 }, { PM_SWAP_RA_HIT, "ra_hit", 1 },
-		{ PM_PGMAJFAULT, "majflt", 1 }, { PM_REFAULT_ANON, "refault", 1 },
-		{ PM_PSI_SOME_US, "psi_ms", 1e-3 }, { PM_CPU_NS_PER_OP, "cpu_ns/op", 1 },
+	/* heads from the vocabulary; stall times (us) are shown in ms */
+	static const enum probe_metric cols[] = {
+		PM_ZSWPIN, PM_ZSWPOUT, PM_SWAP_RA, PM_SWAP_RA_HIT, PM_PGMAJFAULT, PM_REFAULT_ANON,
+		PM_PSI_SOME_US, PM_CPU_NS_PER_OP,
 	};
 	const char *unit = c->primary == PROBE_PRIMARY_THROUGHPUT ? "ops/s" :
 			   c->primary == PROBE_PRIMARY_WALL ? "s" : "";
@@ -400,7 +400,7 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 		 c->primary == PROBE_PRIMARY_WALL ? "wall_s" : "metric");
 	fprintf(o, "%-10s %3s %3s %12s %25s %8s", "arm", "n", "oom", head, "95% CI", "vs base");
 	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
-		fprintf(o, " %9s", cols[k].head);
+		fprintf(o, " %9s", metric_defs[cols[k]].head);
 	fprintf(o, "\n");
 	for (int i = 0; i < c->narms; i++) {
 		const struct probe_arm_summary *s = &r->summary[i];
@@ -417,7 +417,10 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 			snprintf(vs, sizeof(vs), "-");
 		fprintf(o, "%-10s %3u %3u %12s %25s %8s", name, s->completed, s->oom, v, ci, vs);
 		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
-			fmt_val(s->have[cols[k].m] ? s->m[cols[k].m].mean * cols[k].scale : NAN, v, sizeof(v));
+			enum probe_metric m = cols[k];
+			double scale = !strcmp(metric_defs[m].row->unit, "us") ? 1e-3 : 1;
+
+			fmt_val(s->have[m] ? s->m[m].mean * scale : NAN, v, sizeof(v));
 			fprintf(o, " %9s", v);
 		}
 		fprintf(o, "\n");
@@ -663,7 +666,14 @@ static int parse_design_opt(struct cmd_ctx *ctx, struct probe_config *c, struct 
 	case OPT_MEMCG_LIMIT:
 		a->have_limit = true;
 		return parse_size_opt(ctx, "--memcg-limit", optarg, &c->memcg_limit_bytes);
-	case OPT_SWAP_SIZE: return parse_size_opt(ctx, "--swap-size", optarg, &c->swap_size_bytes);
+	case OPT_SWAP_SIZE:
+		if (parse_size_opt(ctx, "--swap-size", optarg, &c->swap_size_bytes) < 0)
+			return -EINVAL;
+		/* mkswap needs 10 pages; less than 1 MiB holds no probe's working set */
+		if (c->swap_size_bytes < 1024 * 1024)
+			return cmd_usage_error(ctx, &cmd_probe_entry,
+					       "--swap-size: \"%s\" is less than 1M, too small for a swap area", optarg);
+		return 0;
 	case OPT_LIMIT_MODE:
 		if (!strcmp(optarg, "max"))
 			c->limit_mode = MEMCG_LIMIT_MAX;
@@ -672,9 +682,19 @@ static int parse_design_opt(struct cmd_ctx *ctx, struct probe_config *c, struct 
 		else
 			return cmd_usage_error(ctx, &cmd_probe_entry, "--limit-mode is max or high");
 		return 0;
-	case OPT_SCRATCH_DIR:
+	case OPT_SCRATCH_DIR: {
+		struct stat sb;
+
+		/* checked now, so that --dry-run says it too */
+		if (stat(optarg, &sb) < 0)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--scratch-dir %s: %s", optarg,
+					       strerror(errno));
+		if (!S_ISDIR(sb.st_mode))
+			return cmd_usage_error(ctx, &cmd_probe_entry, "--scratch-dir %s: not a directory",
+					       optarg);
 		snprintf(c->scratch_dir, sizeof(c->scratch_dir), "%s", optarg);
 		return 0;
+	}
 	case OPT_BYPASS_MODE:
 		if (!strcmp(optarg, "pc0"))
 			c->bypass_mode = PROBE_BYPASS_PC0;

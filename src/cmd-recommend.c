@@ -165,7 +165,7 @@ out:
 
 static const struct cmd_option recommend_options[] = {
 	{ "--run ID", "judge probe run ID (default: the latest probe run)" },
-	{ "--min-effect PCT", "smallest improvement worth a change, in percent (default 2)" },
+	{ "--min-effect PCT", "smallest estimated gain worth a change, in percent (default 2; a filter on the estimate, not a test)" },
 	{ "--baseline ARM", "compare with ARM instead of the arm matching the setting before the probe" },
 	{ "--state", "advice from the host's state alone, even when probe runs exist" },
 	{ "--exit-code", "exit 0 for keep, 10 for change, 11 for inconclusive (for scripts that gate on the verdict)" },

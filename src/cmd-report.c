@@ -143,6 +143,10 @@ static int report_exec(struct cmd_ctx *ctx, int argc, char **argv)
 				       "give one of --run ID, --before ID --after ID, or --change ID");
 	if ((before || after) && !(before && after))
 		return cmd_usage_error(ctx, &cmd_report_entry, "--before and --after go together");
+	if (before && before == after)
+		return cmd_usage_error(ctx, &cmd_report_entry,
+				       "--before and --after name the same run %lld: compare two runs",
+				       (long long)before);
 	if (fmt < 0)
 		fmt = ctx->json ? REPORT_JSON : (int)format_for(output);
 

@@ -40,14 +40,13 @@ static const struct option rollback_longopts[] = {
  */
 static void put_quoted(FILE *f, const char *s)
 {
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*s, f);
-	}
-	fputc('\'', f);
+	size_t len = 4 * strlen(s) + 3;
+	char *q = malloc(len);
+
+	if (!q || fmt_shell_quote(s, true, q, len) < 0)
+		abort();	/* out of memory; the buffer always fits */
+	fputs(q, f);
+	free(q);
 }
 
 /* root "/" rel as one quoted word */

@@ -50,46 +50,32 @@ static void on_signal(int sig)
 
 /* ---- the live table ---- */
 
-struct column {
-	const char *head;
-	enum sample_metric m;
-	double scale;		/* value x scale is shown */
-};
-
-/* 8 + 12 x 6 = 80 columns */
-static const struct column table_cols[] = {
-	{ "zsin", SM_ZSWPIN, 1 }, { "zsout", SM_ZSWPOUT, 1 }, { "wb", SM_ZSWPWB, 1 },
-	{ "ra", SM_SWAP_RA, 1 }, { "hit%", SM_RA_HIT_PCT, 1 }, { "waste", SM_RA_WASTED, 1 },
-	{ "majf", SM_PGMAJFAULT, 1 }, { "some%", SM_PSI_SOME_PCT, 1 },
-	{ "full%", SM_PSI_FULL_PCT, 1 }, { "zsMiB", SM_ZSWAP_BYTES, 1.0 / 1048576 },
-	{ "ratio", SM_ZSWAP_RATIO, 1 }, { "cpu%", SM_CPU_BUSY_PCT, 1 },
-};
-#define NCOLS (sizeof(table_cols) / sizeof(table_cols[0]))
-
-static void column_for(const struct sampler *s, size_t i, struct column *c)
+/*
+ * Column i of the live table (sample_table_cols[], heads from the
+ * vocabulary); with --cgroup two columns show the cgroup instead, and the
+ * CPU column what the counters can say.
+ */
+static enum sample_metric column_for(const struct sampler *s, size_t i)
 {
-	*c = table_cols[i];
-	/* with --cgroup, two columns show the cgroup instead */
-	if (sampler_has_cgroup(s) && c->m == SM_ZSWPWB)
-		*c = (struct column){ "cgmaj", SM_CG_PGMAJFAULT, 1 };
-	else if (sampler_has_cgroup(s) && c->m == SM_ZSWAP_RATIO)
-		*c = (struct column){ "cgMiB", SM_CG_ANON_BYTES, 1.0 / 1048576 };
-	else if (c->m == SM_CPU_BUSY_PCT && !strcmp(sampler_cpu_source(s), "hardware"))
-		*c = (struct column){ "ipc", SM_IPC, 1 };
-	else if (c->m == SM_CPU_BUSY_PCT && strcmp(sampler_cpu_target(s), "pid") &&
-		 strcmp(sampler_cpu_target(s), "cgroup"))
-		*c = (struct column){ "scan", SM_PGSCAN, 1 };	/* no task-clock system-wide */
+	enum sample_metric m = sample_table_cols[i];
+
+	if (sampler_has_cgroup(s) && m == SM_ZSWPWB)
+		return SM_CG_PGMAJFAULT;
+	if (sampler_has_cgroup(s) && m == SM_ZSWAP_RATIO)
+		return SM_CG_ANON_BYTES;
+	if (m == SM_CPU_BUSY_PCT && !strcmp(sampler_cpu_source(s), "hardware"))
+		return SM_IPC;
+	if (m == SM_CPU_BUSY_PCT && strcmp(sampler_cpu_target(s), "pid") &&
+	    strcmp(sampler_cpu_target(s), "cgroup"))
+		return SM_PGSCAN;	/* no task-clock system-wide */
+	return m;
 }
 
 static void table_header(FILE *o, const struct sampler *s)
 {
-	struct column c;
-
 	fprintf(o, "%-8s", "time");
-	for (size_t i = 0; i < NCOLS; i++) {
-		column_for(s, i, &c);
-		fprintf(o, "%6s", c.head);
-	}
+	for (size_t i = 0; i < SAMPLE_TABLE_COLS; i++)
+		fprintf(o, "%6s", sampler_metric(column_for(s, i))->head);
 	fputc('\n', o);
 }
 
@@ -98,18 +84,16 @@ static void table_row(FILE *o, const struct sampler *s, uint64_t wall_ns)
 	time_t secs = (time_t)(wall_ns / 1000000000ULL);
 	struct tm tm;
 	char t[16], b[16];
-	struct column c;
 	double v = 0;
 
 	localtime_r(&secs, &tm);
 	strftime(t, sizeof(t), "%H:%M:%S", &tm);
 	fprintf(o, "%-8s", t);
-	for (size_t i = 0; i < NCOLS; i++) {
-		bool ok;
+	for (size_t i = 0; i < SAMPLE_TABLE_COLS; i++) {
+		enum sample_metric m = column_for(s, i);
+		bool ok = sampler_value(s, m, &v);
 
-		column_for(s, i, &c);
-		ok = sampler_value(s, c.m, &v);
-		fprintf(o, "%6s", fmt_short(b, sizeof(b), ok, v * c.scale));
+		fprintf(o, "%6s", fmt_short(b, sizeof(b), ok, v * sample_table_scale(m)));
 	}
 	fputc('\n', o);
 }
@@ -159,6 +143,21 @@ static void table_note_raw(FILE *o, const char *text)
 	fold_print(o, "", "  ", text);
 }
 
+/* What each column is, in the vocabulary's words: "zsin = zswpin, ..." */
+static void table_legend(FILE *o, const struct sampler *s)
+{
+	char text[1024];
+	size_t n = (size_t)snprintf(text, sizeof(text), "rates per second, sizes in MiB:");
+
+	for (size_t i = 0; i < SAMPLE_TABLE_COLS && n < sizeof(text); i++) {
+		const struct sample_metric_def *d = sampler_metric(column_for(s, i));
+
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s %s = %s", i ? "," : "",
+				      d->head, d->row->name);
+	}
+	fold_print(o, "# ", "#   ", text);
+}
+
 static void table_notes(FILE *o, const struct sampler *s)
 {
 	for (int g = 0; g < SG_COUNT; g++) {
@@ -168,9 +167,7 @@ static void table_notes(FILE *o, const struct sampler *s)
 		if (why)
 			table_note(o, sampler_group_name((enum sample_group)g), why);
 	}
-	fprintf(o, "# rates per second; zsin/zsout/wb/ra/waste in pages, majf in faults,\n"
-		"# some%%/full%% memory PSI from the totals, zsMiB = meminfo Zswap,\n"
-		"# scan = reclaim scan pages, cpu%% = task-clock of --pid/--cgroup\n");
+	table_legend(o, s);
 }
 
 /* ---- Prometheus text exposition (sample_prom_format) ---- */
@@ -426,13 +423,6 @@ static const enum sample_metric summary_metrics[] = {
 
 static void print_summary(FILE *o, const struct sampler *s, const char *how, bool fold)
 {
-	static const char *const label[] = {
-		"zswpout", "zswpin", "zswpwb", "swap_ra", "swap_ra_hit", "wasted ra",
-		"majflt", "psi some", "psi full", "cpu", "ipc",
-	};
-	static const char *const unit[] = {
-		"/s", "/s", "/s", "/s", "/s", "/s", "/s", " %", " %", " %", "",
-	};
 	char line[1024];
 	size_t n;
 	bool any = false;
@@ -443,8 +433,11 @@ static void print_summary(FILE *o, const struct sampler *s, const char *how, boo
 			     sampler_elapsed_s(s));
 	for (size_t i = 0; i < sizeof(summary_metrics) / sizeof(summary_metrics[0]); i++)
 		if (sampler_mean(s, summary_metrics[i], &v) && n < sizeof(line)) {
-			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %s %.4g%s",
-					      any ? "," : "; means:", label[i], v, unit[i]);
+			const struct sample_metric_def *d = sampler_metric(summary_metrics[i]);
+
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %s %.4g%s%s",
+					      any ? "," : "; means:", d->row->name, v,
+					      d->unit[0] ? " " : "", d->unit);
 			any = true;
 		}
 	if (fold)
@@ -490,8 +483,12 @@ static void register_host(struct cmd_ctx *ctx)
 	store_register_host(&ctx->store, mid, name, kernel, NULL);
 }
 
+/*
+ * One tick out. json: the tick's JSON line (n_json bytes, room for one
+ * more), made once a tick for the output and the recording alike.
+ */
 static int emit(struct cmd_ctx *ctx, const struct sample_args *a, struct sampler *s,
-		char *buf, uint64_t wall_ns, uint64_t *rows)
+		char *buf, char *json, int n_json, uint64_t wall_ns, uint64_t *rows)
 {
 	int n;
 
@@ -502,11 +499,9 @@ static int emit(struct cmd_ctx *ctx, const struct sample_args *a, struct sampler
 		table_row(ctx->out, s, wall_ns);
 		break;
 	case OUT_JSON:
-		n = sampler_format_json(s, buf, OUT_BUF);
-		if (n < 0)
-			return err_set(&ctx->err, n, "sample: tick too large to format");
-		fwrite(buf, 1, (size_t)n, ctx->out);
-		fputc('\n', ctx->out);
+		json[n_json] = '\n';	/* one write with its newline */
+		fwrite(json, 1, (size_t)n_json + 1, ctx->out);
+		json[n_json] = '\0';
 		break;
 	case OUT_PROM:
 		n = prom_format(s, buf, OUT_BUF);
@@ -534,7 +529,7 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	static char buf[OUT_BUF], jbuf[OUT_BUF];
 	uint64_t start, next, rows = 0;
 	const char *how = "done";
-	int r;
+	int r, n_json = 0;
 
 	r = parse_args(ctx, argc, argv, &a);
 	if (r < 0)
@@ -586,7 +581,14 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		r = sampler_tick(s, now, wall, &ctx->err);
 		if (r < 0)
 			break;
-		r = emit(ctx, &a, s, buf, wall, &rows);
+		if (a.mode == OUT_JSON || a.record) {
+			n_json = sampler_format_json(s, jbuf, sizeof(jbuf) - 1);
+			if (n_json < 0) {
+				r = err_set(&ctx->err, n_json, "sample: tick too large to format");
+				break;
+			}
+		}
+		r = emit(ctx, &a, s, buf, jbuf, n_json, wall, &rows);
 		if (r < 0) {
 			if (r == -EPIPE) {	/* reader went away: end as interrupted */
 				err_reset(&ctx->err);
@@ -597,10 +599,7 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			break;
 		}
 		if (a.record) {
-			int n = sampler_format_json(s, jbuf, sizeof(jbuf));
-
-			r = n < 0 ? err_set(&ctx->err, n, "sample: tick too large to record") :
-			    store_samples_add(&rec, sampler_seq(s), now - start, jbuf, &ctx->err);
+			r = store_samples_add(&rec, sampler_seq(s), now - start, jbuf, &ctx->err);
 			if (r < 0)
 				break;
 		}

@@ -13,10 +13,25 @@
 #define LABEL "%-18s"
 #define SUBLABEL "%-16s"
 
+/* "n/a: REASON" of the part that could not be read, else NULL. */
+static const char *na(const struct host_facts *f, const char *part, char *buf, size_t len)
+{
+	const struct facts_problem *p = facts_problem(f, part);
+
+	if (!p)
+		return NULL;
+	snprintf(buf, len, "n/a: %s", fmt_printable(p->err.msg));
+	return buf;
+}
+
 static void print_swaps(FILE *o, const struct host_facts *f)
 {
-	char b1[32], b2[32];
+	char b1[32], b2[32], why[ST_ERR_MSG_MAX + 8];
 
+	if (!f->have_swaps) {
+		fprintf(o, LABEL "%s\n", "Swap", na(f, "swaps", why, sizeof(why)));
+		return;
+	}
 	if (f->nswaps == 0) {
 		fprintf(o, LABEL "none active\n", "Swap");
 		return;
@@ -45,13 +60,14 @@ static void print_swaps(FILE *o, const struct host_facts *f)
 static void print_zswap(FILE *o, const struct host_facts *f)
 {
 	const struct setting_value *v;
-	char b1[32], b2[32];
+	char b1[32], b2[32], why[ST_ERR_MSG_MAX + 8];
 
 	if (!f->zswap_present) {
 		fprintf(o, LABEL "not in this kernel\n", "zswap");
 		return;
 	}
-	fprintf(o, LABEL "%s, compressor %s", "zswap", f->zswap_enabled ? "on" : "off",
+	fprintf(o, LABEL "%s, compressor %s", "zswap",
+		!f->have_zswap_enabled ? "n/a" : f->zswap_enabled ? "on" : "off",
 		f->zswap_compressor[0] ? fmt_printable(f->zswap_compressor) : "?");
 	if ((v = settings_snapshot_get(&f->settings, "zswap.max_pool_percent")) && v->present)
 		fprintf(o, ", max pool %s %%", fmt_printable(v->value));
@@ -60,6 +76,11 @@ static void print_zswap(FILE *o, const struct host_facts *f)
 	if ((v = settings_snapshot_get(&f->settings, "zswap.shrinker_enabled")) && v->present)
 		fprintf(o, ", shrinker %s", !strcmp(v->value, "Y") ? "on" : "off");
 	fprintf(o, "\n");
+	/* a parameter that could not be read: its own line, with the reason */
+	for (int i = 0; i < f->n_problems; i++)
+		if (!strncmp(f->problems[i].part, "zswap.", 6))
+			fprintf(o, "  " SUBLABEL "%s\n", f->problems[i].part + 6,
+				na(f, f->problems[i].part, why, sizeof(why)));
 	if (f->zswap_stats_available) {
 		fprintf(o, "  " SUBLABEL "%llu pages stored in %s", "pool", 
 			(unsigned long long)f->zswap_stored_pages,
@@ -68,8 +89,13 @@ static void print_zswap(FILE *o, const struct host_facts *f)
 			fprintf(o, ", compression %.2f:1", f->zswap_ratio);
 		fprintf(o, "\n");
 	} else {
-		fprintf(o, "  " SUBLABEL "no debugfs counters: %s\n", "pool",
-			fmt_printable(f->zswap_stats_reason));
+		const char *n = na(f, "zswap-debugfs", why, sizeof(why));
+
+		if (n)
+			fprintf(o, "  " SUBLABEL "%s\n", "pool", n);
+		else
+			fprintf(o, "  " SUBLABEL "no debugfs counters: %s\n", "pool",
+				fmt_printable(f->zswap_stats_reason));
 		if (f->zswap_meminfo)
 			fprintf(o, "  " SUBLABEL "%s compressed holding %s (meminfo)\n", "",
 				fmt_bytes(f->zswap_meminfo_bytes, b1, sizeof(b1)),
@@ -77,41 +103,66 @@ static void print_zswap(FILE *o, const struct host_facts *f)
 	}
 }
 
-static void print_human(FILE *o, const struct host_facts *f)
+static void print_readahead(FILE *o, const struct host_facts *f)
 {
-	char b1[32], b2[32], pcw[64];
+	char pcw[64], why[ST_ERR_MSG_MAX + 8];
+	const char *n;
 
-	/* every string from the host is escaped: a hostname can hold ESC and newlines */
-	fprintf(o, LABEL "%s (%s)\n", "Kernel", fmt_printable(f->kernel),
-		fmt_printable(f->hostname));
-	fprintf(o, LABEL "%s total, %s available\n", "Memory",
-		fmt_bytes(f->mem_total_bytes, b1, sizeof(b1)),
-		fmt_bytes(f->mem_available_bytes, b2, sizeof(b2)));
-	print_swaps(o, f);
-	fprintf(o, LABEL "%s: %s\n", "Readahead", f->ra_algo == RA_VMA ? "VMA" : "cluster",
+	fprintf(o, LABEL "%s%s\n", "Readahead",
+		f->ra_algo == RA_VMA ? "VMA: " : f->ra_algo == RA_CLUSTER ? "cluster: " : "",
 		fmt_printable(f->ra_reason));
-	if (f->have_page_cluster)
+	if ((n = na(f, "page-cluster", why, sizeof(why))))
+		fprintf(o, "  " SUBLABEL "%s\n", "page-cluster", n);
+	else if (f->have_page_cluster)
 		fprintf(o, "  " SUBLABEL "%s\n", "page-cluster",
 			facts_page_cluster_words(f, pcw, sizeof(pcw)));
 	else
 		fprintf(o, "  " SUBLABEL "not available\n", "page-cluster");
-	fprintf(o, "  " SUBLABEL "%s\n", "vma_ra_enabled",
-		f->have_vma_ra ? (f->vma_ra_enabled ? "true" : "false") : "not available");
-	if (f->have_swap_ra && f->swap_ra)
+	if ((n = na(f, "vma_ra_enabled", why, sizeof(why))))
+		fprintf(o, "  " SUBLABEL "%s\n", "vma_ra_enabled", n);
+	else
+		fprintf(o, "  " SUBLABEL "%s\n", "vma_ra_enabled",
+			f->have_vma_ra ? (f->vma_ra_enabled ? "true" : "false") : "not available");
+	if ((n = na(f, "vmstat", why, sizeof(why))))
+		fprintf(o, "  " SUBLABEL "%s\n", "hit ratio", n);
+	else if (f->have_swap_ra && f->swap_ra)
 		fprintf(o, "  " SUBLABEL "%.1f %% of %llu readahead pages used since boot (%llu wasted)\n",
 			"hit ratio", f->ra_hit_pct, (unsigned long long)f->swap_ra,
 			(unsigned long long)(f->swap_ra - f->swap_ra_hit));
 	else
 		fprintf(o, "  " SUBLABEL "%s\n", "hit ratio",
 			f->have_swap_ra ? "no swap readahead since boot" : "not counted by this kernel");
+}
+
+static void print_human(FILE *o, const struct host_facts *f)
+{
+	char b1[32], b2[32], why[ST_ERR_MSG_MAX + 8];
+	const char *n;
+
+	/* every string from the host is escaped: a hostname can hold ESC and newlines */
+	fprintf(o, LABEL "%s (%s)\n", "Kernel", fmt_printable(f->kernel),
+		fmt_printable(f->hostname));
+	if ((n = na(f, "meminfo", why, sizeof(why))))
+		fprintf(o, LABEL "%s\n", "Memory", n);
+	else
+		fprintf(o, LABEL "%s total, %s available\n", "Memory",
+			fmt_bytes(f->mem_total_bytes, b1, sizeof(b1)),
+			fmt_bytes(f->mem_available_bytes, b2, sizeof(b2)));
+	print_swaps(o, f);
+	print_readahead(o, f);
 	print_zswap(o, f);
-	fprintf(o, LABEL "%s", "Cgroups", cgroup_mode_name(f->cgroup.mode));
-	if (f->cgroup.memory_v1 || f->cgroup.memory_v2)
-		fprintf(o, ", memory controller %s at /%s\n", f->cgroup.memory_v1 ? "v1" : "v2",
+	if ((n = na(f, "cgroups", why, sizeof(why))))
+		fprintf(o, LABEL "%s\n", "Cgroups", n);
+	else if (f->cgroup.memory_v1 || f->cgroup.memory_v2)
+		fprintf(o, LABEL "%s, memory controller %s at /%s\n", "Cgroups",
+			cgroup_mode_name(f->cgroup.mode), f->cgroup.memory_v1 ? "v1" : "v2",
 			fmt_printable(f->cgroup.memory_root));
 	else
-		fprintf(o, ", no memory controller\n");
-	if (f->psi_available)
+		fprintf(o, LABEL "%s, no memory controller\n", "Cgroups",
+			cgroup_mode_name(f->cgroup.mode));
+	if ((n = na(f, "psi", why, sizeof(why))))
+		fprintf(o, LABEL "%s\n", "PSI", n);
+	else if (f->psi_available)
 		fprintf(o, LABEL "memory some %.2f %%, full %.2f %% (avg10)\n", "PSI",
 			f->psi.some.avg10, f->psi.full.avg10);
 	else
@@ -142,7 +193,7 @@ static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	if (optind < argc)
 		return cmd_usage_error(ctx, &cmd_status_entry, "unexpected argument \"%s\"",
 				       argv[optind]);
-	r = facts_collect(&ctx->host, &f, &ctx->err);
+	r = facts_collect_all(&ctx->host, &f, &ctx->err);
 	if (r < 0) {
 		facts_free(&f);
 		return r;
@@ -151,6 +202,7 @@ static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		r = cmd_print_json(ctx, facts_to_json(&f));
 	else
 		print_human(ctx->out, &f);
+	facts_warn(stderr, &f);
 	facts_free(&f);
 	return r < 0 ? r : 0;
 }

@@ -2,12 +2,16 @@
  * doctor.c - the prerequisite checks of `swaptune doctor`, one function per
  * row of the checks[] table (see doctor.h). Paths in fix hints are built
  * from the host layer's HOST_* names so that this file never spells them.
+ * Fix hints are host commands: a registered setting is changed with
+ * `swaptune apply` (journaled, reversible); messages that name a file read
+ * name it under the sysroot, as this process saw it.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "swaptune/doctor.h"
+#include "swaptune/vocab.h"
 
 static void set(struct doctor_result *r, enum doctor_status s, const char *fix,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -22,6 +26,32 @@ static void set(struct doctor_result *r, enum doctor_status s, const char *fix,
 	vsnprintf(r->message, sizeof(r->message), fmt, ap);
 	va_end(ap);
 	snprintf(r->fix, sizeof(r->fix), "%s", fix ? fix : "");
+}
+
+/* rel under the sysroot as this process sees it (the live host: "/" then rel). */
+static const char *at(const struct doctor_env *env, const char *rel, char *buf, size_t len)
+{
+	if (host_path(env->h, rel, buf, len) < 0)
+		snprintf(buf, len, "/%s", rel);
+	return buf;
+}
+
+/*
+ * The check's input could not be read (facts_collect_all()): n/a with the
+ * reason. A required check cannot pass on a file it could not read.
+ */
+static bool unreadable(const struct doctor_env *env, struct doctor_result *r, const char *part,
+		       bool required)
+{
+	const struct facts_problem *p = facts_problem(env->f, part);
+
+	if (!p)
+		return false;
+	set(r, required ? DOCTOR_FAIL : DOCTOR_WARN,
+	    env->h->live ? "the kernel file does not read as this kernel writes it: check it, and swaptune status" :
+	    "the captured tree holds a file that does not parse: capture it again",
+	    "n/a: %s", p->err.msg);
+	return true;
 }
 
 static void check_root(const struct doctor_env *env, struct doctor_result *r)
@@ -40,6 +70,8 @@ static void check_page_cluster(const struct doctor_env *env, struct doctor_resul
 {
 	const struct host_facts *f = env->f;
 
+	if (unreadable(env, r, "page-cluster", true))
+		return;
 	if (f->have_page_cluster && f->page_cluster == 0)
 		set(r, DOCTOR_OK, NULL, "0 (no swap readahead)");
 	else if (f->have_page_cluster)
@@ -78,6 +110,8 @@ static void check_swap(const struct doctor_env *env, struct doctor_result *r)
 	char dev[64];
 	int rot = -1;
 
+	if (unreadable(env, r, "swaps", true))
+		return;
 	if (f->nswaps > 0) {
 		char list[160] = "";
 
@@ -122,13 +156,14 @@ static void check_swap(const struct doctor_env *env, struct doctor_result *r)
 static void check_zswap(const struct doctor_env *env, struct doctor_result *r)
 {
 	const struct host_facts *f = env->f;
+	char p[PATH_MAX];
 
 	if (f->zswap_present)
 		set(r, DOCTOR_OK, NULL, "built in, compressor %s",
 		    f->zswap_compressor[0] ? f->zswap_compressor : "unknown");
 	else
 		set(r, DOCTOR_FAIL, "use a kernel built with CONFIG_ZSWAP=y",
-		    "zswap is not in this kernel (no /%s)", HOST_ZSWAP_PARAMS);
+		    "zswap is not in this kernel (no %s)", at(env, HOST_ZSWAP_PARAMS, p, sizeof(p)));
 }
 
 static void check_zswap_enabled(const struct doctor_env *env, struct doctor_result *r)
@@ -137,11 +172,14 @@ static void check_zswap_enabled(const struct doctor_env *env, struct doctor_resu
 
 	if (!f->zswap_present)
 		set(r, DOCTOR_SKIPPED, NULL, "zswap is not in this kernel");
+	else if (unreadable(env, r, "zswap.enabled", false))
+		return;
 	else if (f->zswap_enabled)
 		set(r, DOCTOR_OK, NULL, "on");
 	else
 		set(r, DOCTOR_WARN,
-		    "to swap to zswap all the time: echo Y > /" HOST_ZSWAP_PARAMS "/enabled, or boot with zswap.enabled=1",
+		    "to swap to zswap all the time: swaptune apply --persist zswap.enabled=Y "
+		    "(journaled; swaptune rollback undoes it)",
 		    "off: this host does not swap to zswap now (a probe turns it on for its trials)");
 }
 
@@ -153,6 +191,8 @@ static void check_debugfs(const struct doctor_env *env, struct doctor_result *r)
 
 	if (!f->zswap_present)
 		set(r, DOCTOR_SKIPPED, NULL, "zswap is not in this kernel");
+	else if (unreadable(env, r, "zswap-debugfs", false))
+		return;
 	else if (f->zswap_stats_available)
 		set(r, DOCTOR_OK, NULL, "zswap counters readable (%zu files)", f->zswap_stats.n);
 	else if (strstr(f->zswap_stats_reason, "not mounted"))
@@ -166,9 +206,11 @@ static void check_debugfs(const struct doctor_env *env, struct doctor_result *r)
 static void check_memory_cgroup(const struct doctor_env *env, struct doctor_result *r)
 {
 	const struct st_cgroup_info *ci = &env->f->cgroup;
-	char rel[PATH_MAX + 32], ctl[512];
+	char rel[PATH_MAX + 32], ctl[512], p[PATH_MAX];
 	bool enabled = false;
 
+	if (unreadable(env, r, "cgroups", true))
+		return;
 	if (!ci->memory_v1 && !ci->memory_v2) {
 		set(r, DOCTOR_FAIL,
 		    "mount the memory controller (cgroup v1) or enable it on cgroup2 (cgroup_enable=memory)",
@@ -178,7 +220,7 @@ static void check_memory_cgroup(const struct doctor_env *env, struct doctor_resu
 	}
 	if (!host_exists(env->h, ci->memory_root)) {
 		set(r, DOCTOR_FAIL, "check /" HOST_MOUNTS " and remount the memory controller",
-		    "memory controller root /%s is missing", ci->memory_root);
+		    "memory controller root %s is missing", at(env, ci->memory_root, p, sizeof(p)));
 		return;
 	}
 	if (ci->memory_v2) {
@@ -194,7 +236,8 @@ static void check_memory_cgroup(const struct doctor_env *env, struct doctor_resu
 
 			snprintf(fix, sizeof(fix), "echo +memory > /%s", rel);
 			set(r, DOCTOR_FAIL, fix,
-			    "memory is not in /%s, so a new leaf cgroup gets no memory limit", rel);
+			    "memory is not in %s, so a new leaf cgroup gets no memory limit",
+			    at(env, rel, p, sizeof(p)));
 			return;
 		}
 	}
@@ -216,11 +259,15 @@ static void check_memory_cgroup(const struct doctor_env *env, struct doctor_resu
 
 static void check_psi(const struct doctor_env *env, struct doctor_result *r)
 {
+	char p[PATH_MAX];
+
+	if (unreadable(env, r, "psi", false))
+		return;
 	if (env->f->psi_available)
 		set(r, DOCTOR_OK, NULL, "memory pressure is reported");
 	else
 		set(r, DOCTOR_WARN, "boot with psi=1 (the kernel needs CONFIG_PSI)",
-		    "no /%s: memory stalls are not measured", HOST_PSI_MEMORY);
+		    "no %s: memory stalls are not measured", at(env, HOST_PSI_MEMORY, p, sizeof(p)));
 }
 
 static void check_pmu(const struct doctor_env *env, struct doctor_result *r)
@@ -244,6 +291,8 @@ static void check_rotational(const struct doctor_env *env, struct doctor_result 
 	const struct host_facts *f = env->f;
 	char fix[DOCTOR_TEXT_MAX];
 
+	if (unreadable(env, r, "swaps", false))
+		return;
 	for (int i = 0; i < f->nswaps; i++) {
 		if (f->swaps[i].rotational != 1)
 			continue;
@@ -278,36 +327,42 @@ static void check_vma_ra(const struct doctor_env *env, struct doctor_result *r)
 {
 	const struct host_facts *f = env->f;
 
+	if (unreadable(env, r, "vma_ra_enabled", false))
+		return;
 	if (!f->have_vma_ra)
 		set(r, DOCTOR_WARN, "use kernel 4.14 or newer for VMA readahead",
 		    "this kernel has no vma_ra_enabled switch: cluster readahead only");
 	else if (f->vma_ra_enabled)
 		set(r, DOCTOR_OK, NULL, "true: VMA readahead unless a rotational swap device is active");
 	else
-		set(r, DOCTOR_WARN, "echo true > /" HOST_VMA_RA,
+		set(r, DOCTOR_WARN, "swaptune apply vma_ra_enabled=true (journaled; swaptune rollback undoes it)",
 		    "false: the whole host uses cluster readahead");
 }
 
 static void check_counters(const struct doctor_env *env, struct doctor_result *r)
 {
 	const struct st_kvtab *vm = &env->f->vmstat;
-	bool zsw = kv_get(vm, "zswpin", NULL) && kv_get(vm, "zswpout", NULL);
+	bool zsw = kv_get(vm, vocab_key(V_ZSWPIN), NULL) && kv_get(vm, vocab_key(V_ZSWPOUT), NULL);
 	bool ra = env->f->have_swap_ra;
+	char p[PATH_MAX];
 
+	if (unreadable(env, r, "vmstat", false))
+		return;
+	at(env, HOST_VMSTAT, p, sizeof(p));
 	if (zsw && ra)
 		set(r, DOCTOR_OK, NULL, "zswpin, zswpout, swap_ra and swap_ra_hit are counted%s",
-		    kv_get(vm, "zswpwb", NULL) ? " (and zswpwb)" : "");
+		    kv_get(vm, vocab_key(V_ZSWPWB), NULL) ? " (and zswpwb)" : "");
 	else if (!zsw && !ra)
 		set(r, DOCTOR_WARN, "use kernel 5.19 or newer",
-		    "no zswpin/zswpout and no swap_ra/swap_ra_hit in /%s: neither zswap traffic nor readahead is measured",
-		    HOST_VMSTAT);
+		    "no zswpin/zswpout and no swap_ra/swap_ra_hit in %s: neither zswap traffic nor readahead is measured",
+		    p);
 	else if (!zsw)
 		set(r, DOCTOR_WARN, "use kernel 5.19 or newer",
-		    "no zswpin/zswpout in /%s (kernel older than 5.19): zswap traffic is not measured",
-		    HOST_VMSTAT);
+		    "no zswpin/zswpout in %s (kernel older than 5.19): zswap traffic is not measured",
+		    p);
 	else
 		set(r, DOCTOR_WARN, "use kernel 4.14 or newer",
-		    "no swap_ra/swap_ra_hit in /%s: readahead hits are not measured", HOST_VMSTAT);
+		    "no swap_ra/swap_ra_hit in %s: readahead hits are not measured", p);
 }
 
 static void check_native_bypass(const struct doctor_env *env, struct doctor_result *r)

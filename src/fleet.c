@@ -240,9 +240,21 @@ int fleet_doc_parse(const char *text, size_t len, cJSON **doc, struct st_err *e)
 		return err_set(e, -EBADMSG, "contains a NUL byte: not a JSON text");
 	if (!depth_ok(text, len))
 		return err_set(e, -EBADMSG, "nested deeper than %d levels", FLEET_DEPTH_MAX);
-	d = cJSON_ParseWithLength(text, len);
-	if (!d)
-		return err_set(e, -EBADMSG, "not valid JSON (truncated or malformed)");
+	{
+		const char *end = NULL;
+
+		d = cJSON_ParseWithLengthOpts(text, len, &end, false);
+		if (!d)
+			return err_set(e, -EBADMSG, "not valid JSON (truncated or malformed)");
+		/* one JSON text and nothing after it but blanks */
+		while (end < text + len && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+			end++;
+		if (end < text + len) {
+			cJSON_Delete(d);
+			return err_set(e, -EBADMSG, "trailing data after the JSON document (at byte %zu)",
+				       (size_t)(end - text));
+		}
+	}
 	s = cJSON_GetObjectItemCaseSensitive(d, "schema");
 	if (!cJSON_IsObject(d) || !cJSON_IsString(s)) {
 		cJSON_Delete(d);

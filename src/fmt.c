@@ -13,15 +13,39 @@
 
 #include "swaptune/fmt.h"
 
+/*
+ * A plain decimal number at the start of s: digits, optionally a point and
+ * digits. strtod() alone also reads "0x10" (hex), "1e3", "nan", "inf",
+ * blanks and signs, none of which a duration or a size is. Its value and
+ * *end after it; false when s does not start with one.
+ */
+static bool plain_decimal(const char *s, double *v, char **end)
+{
+	const char *p = s;
+
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (p == s)
+		return false;
+	if (*p == '.') {
+		const char *q = ++p;
+
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (p == q)
+			return false;
+	}
+	errno = 0;
+	*v = strtod(s, end);
+	return *end == p && !errno && isfinite(*v);
+}
+
 int fmt_parse_duration(const char *s, long long *ns)
 {
 	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	/* strtod also takes "nan", "inf" and hex floats: none is a duration */
-	if (end == s || errno || !isfinite(v) || v < 0 || isspace((unsigned char)*s))
+	if (!plain_decimal(s, &v, &end))
 		return -EINVAL;
 	if (!*end || !strcmp(end, "s"))
 		v *= 1e9;
@@ -49,9 +73,7 @@ int fmt_parse_size(const char *s, unsigned long long *bytes)
 	double v;
 	double mult = 1;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || v < 0 || isspace((unsigned char)*s))
+	if (!plain_decimal(s, &v, &end))
 		return -EINVAL;
 	switch (toupper((unsigned char)*end)) {
 	case '\0': break;
@@ -130,10 +152,34 @@ const char *fmt_bytes(unsigned long long b, char *buf, size_t len)
 }
 
 /*
- * Copy s into buf with every byte a terminal could act on escaped as \xNN:
- * C0 controls (newline and ESC included), DEL, C1 controls (U+0080-U+009F)
- * and bytes that are not valid UTF-8. Printable UTF-8 passes unchanged.
+ * The one escaper of human output. At p: how many bytes one character
+ * takes (n), and whether it passes as it is. What does not pass is one
+ * byte shown as \xNN: C0 controls (newline and ESC included), DEL, C1
+ * controls (U+0080-U+009F: their UTF-8 form, such as C2 9B, the one-byte
+ * CSI, as well as a raw 9B), and bytes that are not valid UTF-8 (overlong
+ * forms, surrogates, beyond U+10FFFF, cut sequences).
  */
+static bool char_ok(const unsigned char *p, int *len)
+{
+	int n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 :
+		(*p & 0xf8) == 0xf0 ? 4 : 0;
+	bool ok = n > 0;
+
+	for (int k = 1; ok && k < n; k++)
+		ok = (p[k] & 0xc0) == 0x80;
+	if (ok && n == 1)
+		ok = *p >= 0x20 && *p != 0x7f;
+	if (ok && n == 2)
+		ok = *p >= 0xc2 && !(*p == 0xc2 && p[1] < 0xa0);	/* overlong, C1 */
+	if (ok && n == 3)
+		ok = !(*p == 0xe0 && p[1] < 0xa0) &&			/* overlong */
+		     !(*p == 0xed && p[1] >= 0xa0);			/* surrogates */
+	if (ok && n == 4)
+		ok = *p <= 0xf4 && !(*p == 0xf0 && p[1] < 0x90) && !(*p == 0xf4 && p[1] >= 0x90);
+	*len = ok ? n : 1;
+	return ok;
+}
+
 const char *fmt_escape(const char *s, char *buf, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
@@ -142,21 +188,9 @@ const char *fmt_escape(const char *s, char *buf, size_t len)
 	if (len == 0)
 		return buf;
 	while (*p && o + 5 < len) {
-		int n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 :
-			(*p & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = n > 0;
+		int n;
 
-		for (int k = 1; ok && k < n; k++)
-			ok = (p[k] & 0xc0) == 0x80;
-		if (ok && n == 1)
-			ok = *p >= 0x20 && *p != 0x7f;
-		if (ok && n == 2)
-			ok = *p >= 0xc2 && !(*p == 0xc2 && p[1] < 0xa0);	/* overlong, C1 */
-		if (ok && n == 3)
-			ok = !(*p == 0xe0 && p[1] < 0xa0);			/* overlong */
-		if (ok && n == 4)
-			ok = *p <= 0xf4 && !(*p == 0xf0 && p[1] < 0x90);
-		if (!ok) {
+		if (!char_ok(p, &n)) {
 			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", *p++);
 			continue;
 		}
@@ -168,6 +202,84 @@ const char *fmt_escape(const char *s, char *buf, size_t len)
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+size_t fmt_escape_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t o = 0;
+
+	while (*p) {
+		int n;
+
+		o += char_ok(p, &n) ? (size_t)n : 4;
+		p += n;
+	}
+	return o;
+}
+
+void fmt_fputs(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	while (*p) {
+		const unsigned char *run = p;
+		int n;
+
+		while (*p && char_ok(p, &n))
+			p += n;
+		if (p > run)
+			fwrite(run, 1, (size_t)(p - run), f);
+		if (*p)
+			fprintf(f, "\\x%02x", *p++);
+	}
+}
+
+void fmt_fputs_pad(FILE *f, const char *s, size_t width, bool right)
+{
+	size_t n = fmt_escape_len(s);
+
+	for (size_t i = n; right && i < width; i++)
+		fputc(' ', f);
+	fmt_fputs(f, s);
+	for (size_t i = n; !right && i < width; i++)
+		fputc(' ', f);
+}
+
+/*
+ * One shell word: as it is when it holds nothing a shell treats specially
+ * (and not always), else in single quotes with each ' written '\''.
+ * -ENOSPC (out "") when it does not fit: a word is never cut.
+ */
+int fmt_shell_quote(const char *s, bool always, char *out, size_t len)
+{
+	size_t o = 0;
+
+	if (len == 0)
+		return -ENOSPC;
+	out[0] = '\0';
+	if (!always && *s && !strpbrk(s, " \t\n\r'\"\\$`;&|<>()*?[]{}!#~") &&
+	    fmt_escape_len(s) == strlen(s)) {
+		if (strlen(s) >= len)
+			return -ENOSPC;
+		memcpy(out, s, strlen(s) + 1);
+		return 0;
+	}
+	out[o++] = '\'';
+	for (; *s; s++) {
+		const char *piece = *s == '\'' ? "'\\''" : NULL;
+		size_t k = piece ? 4 : 1;
+
+		if (o + k + 2 > len) {
+			out[0] = '\0';
+			return -ENOSPC;
+		}
+		memcpy(out + o, piece ? piece : s, k);
+		o += k;
+	}
+	out[o++] = '\'';
+	out[o] = '\0';
+	return 0;
 }
 
 const char *fmt_printable(const char *s)

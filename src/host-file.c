@@ -5,12 +5,17 @@
  * the name resolved beneath the tree as host_openat() resolves it, so a
  * symlink planted in the tree cannot lead a write outside it. See host.h.
  */
+#include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "swaptune/host.h"
@@ -25,15 +30,19 @@ static const char *relname(const char *rel)
 /*
  * Open the directory above rel beneath the sysroot; *base points at rel's
  * last component. Returns the directory fd or -errno (-EXDEV when the
- * directory resolves outside the tree).
+ * directory resolves outside the tree). Everything after this is done
+ * with *at() calls on that fd: a symlink swapped into the path later
+ * cannot redirect it (no check of a path, then use of the same path).
  */
-static int parent_fd(const struct host *h, const char *rel, const char **base)
+int host_dir_fd(const struct host *h, const char *rel, const char **base)
 {
 	char dir[PATH_MAX];
-	const char *slash = strrchr(rel, '/');
+	const char *slash;
 
+	rel = relname(rel);
+	slash = strrchr(rel, '/');
 	*base = slash ? slash + 1 : rel;
-	if (!**base)
+	if (!**base || !strcmp(*base, ".") || !strcmp(*base, ".."))
 		return -EINVAL;
 	if (!slash)
 		return host_openat(h, ".", O_RDONLY | O_DIRECTORY);
@@ -42,6 +51,85 @@ static int parent_fd(const struct host *h, const char *rel, const char **base)
 	memcpy(dir, rel, (size_t)(slash - rel));
 	dir[slash - rel] = '\0';
 	return host_openat(h, dir, O_RDONLY | O_DIRECTORY);
+}
+
+int host_tmp_create(int dfd, const char *prefix, mode_t mode, char *name, size_t len)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char rnd[8];
+		char suffix[sizeof(rnd) + 1];
+		int fd;
+
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			for (size_t i = 0; i < sizeof(rnd); i++)
+				rnd[i] = (unsigned char)((unsigned long)ts.tv_nsec >> (i * 3)) ^ (unsigned char)tries;
+		}
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			suffix[i] = digits[rnd[i] % (sizeof(digits) - 1)];
+		suffix[sizeof(rnd)] = '\0';
+		if ((size_t)snprintf(name, len, "%s.%d.%s", prefix, (int)getpid(), suffix) >= len)
+			return -ENAMETOOLONG;
+		/* a new name only: never a planted file, symlink or hard link */
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* The pid in "prefix.PID.RANDOM"; 0 for an older name without one (".swaptune-write.XXXXXX"). */
+static pid_t tmp_pid(const char *rest)
+{
+	char *end;
+	long v;
+
+	if (*rest != '.' || !isdigit((unsigned char)rest[1]))
+		return 0;
+	errno = 0;
+	v = strtol(rest + 1, &end, 10);
+	if (errno || *end != '.' || v <= 0 || v > INT_MAX)
+		return 0;
+	return (pid_t)v;
+}
+
+int host_tmp_sweep(const struct host *h, const char *dir, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	struct dirent *de;
+	int dfd = host_openat(h, relname(dir), O_RDONLY | O_DIRECTORY), count = 0;
+	DIR *d;
+
+	if (dfd < 0)
+		return 0;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct stat sb;
+		pid_t pid;
+
+		if (strncmp(de->d_name, prefix, n) || (de->d_name[n] && de->d_name[n] != '.'))
+			continue;
+		pid = tmp_pid(de->d_name + n);
+		if (pid > 0 && host_pid_alive(pid, 0))
+			continue;	/* another swaptune is writing it now */
+		/* a name only: a directory of that name is not ours */
+		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(sb.st_mode))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+			count++;
+	}
+	closedir(d);
+	return count;
 }
 
 ssize_t host_file_get(const struct host *h, const char *rel, char *buf, size_t len,
@@ -56,8 +144,16 @@ ssize_t host_file_get(const struct host *h, const char *rel, char *buf, size_t l
 	fd = host_openat(h, rel, O_RDONLY);
 	if (fd == -ENOENT || fd == -ENOTDIR)
 		return -ENOENT;
+	if (fd >= 0) {
+		struct stat sb = { 0 };
+
+		if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+			close(fd);
+			fd = S_ISDIR(sb.st_mode) ? -EISDIR : -EINVAL;
+		}
+	}
 	if (fd < 0)
-		return host_open_error(rel, fd, false, e);
+		return host_open_error(h, rel, fd, false, e);
 	snprintf(what, sizeof(what), "%s/%s", h->root, rel);
 	return host_read_fd(fd, buf, len, what, e);
 }
@@ -96,27 +192,34 @@ DIR *host_file_opendir(const struct host *h, const char *rel)
 int host_file_replace(const struct host *h, const char *rel, const char *content,
 		      mode_t mode, struct st_err *e)
 {
-	char tmp[NAME_MAX + 1];
+	char tmp[NAME_MAX + 1], prefix[NAME_MAX + 1];
 	const char *base;
 	size_t n = strlen(content);
 	ssize_t w;
 	int dfd, fd, saved;
 
 	rel = relname(rel);
-	dfd = parent_fd(h, rel, &base);
+	dfd = host_dir_fd(h, rel, &base);
 	if (dfd < 0)
-		return host_open_error(rel, dfd, true, e);
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s" HOST_FILE_TMP_SUFFIX, base) >= sizeof(tmp)) {
+		return host_open_error(h, rel, dfd, true, e);
+	if ((size_t)snprintf(prefix, sizeof(prefix), "%s" HOST_FILE_TMP_SUFFIX, base) >= sizeof(prefix) - 24) {
 		close(dfd);
 		return err_set(e, -ENAMETOOLONG, "%s/%s: name too long", h->root, rel);
 	}
-	/* never through a symlink planted where the temporary file goes */
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+	/* a new name (O_EXCL): never a planted symlink or hard link */
+	fd = host_tmp_create(dfd, prefix, mode, tmp, sizeof(tmp));
 	if (fd < 0) {
-		saved = errno;
 		close(dfd);
-		return err_set(e, -saved, "cannot create %s/%s" HOST_FILE_TMP_SUFFIX ": %s", h->root,
-			       rel, strerror(saved));
+		return err_set(e, fd, "cannot create %s/%s" HOST_FILE_TMP_SUFFIX ".*: %s", h->root,
+			       rel, strerror(-fd));
+	}
+	/* the mode asked for, whatever the umask */
+	if (fchmod(fd, mode) < 0) {
+		saved = errno;
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+		close(dfd);
+		return err_set(e, -saved, "cannot write %s/%s: %s", h->root, rel, strerror(saved));
 	}
 	w = write(fd, content, n);
 	if (w < 0 || (size_t)w != n || fsync(fd) < 0) {
@@ -143,11 +246,11 @@ int host_file_remove(const struct host *h, const char *rel, bool dir, struct st_
 	int dfd, saved;
 
 	rel = relname(rel);
-	dfd = parent_fd(h, rel, &base);
+	dfd = host_dir_fd(h, rel, &base);
 	if (dfd == -ENOENT || dfd == -ENOTDIR)
 		return -ENOENT;
 	if (dfd < 0)
-		return host_open_error(rel, dfd, true, e);
+		return host_open_error(h, rel, dfd, true, e);
 	if (unlinkat(dfd, base, dir ? AT_REMOVEDIR : 0) < 0) {
 		saved = errno;
 		close(dfd);
@@ -166,9 +269,9 @@ int host_file_mkdir(const struct host *h, const char *rel, mode_t mode, struct s
 	int dfd, saved;
 
 	rel = relname(rel);
-	dfd = parent_fd(h, rel, &base);
+	dfd = host_dir_fd(h, rel, &base);
 	if (dfd < 0)
-		return host_open_error(rel, dfd, true, e);
+		return host_open_error(h, rel, dfd, true, e);
 	if (mkdirat(dfd, base, mode) < 0 && errno != EEXIST) {
 		saved = errno;
 		close(dfd);

@@ -166,14 +166,14 @@ int kv_parse(struct st_kvtab *t, const char *text, const char *name,
 int host_read_kv(const struct host *h, const char *rel, struct st_kvtab *t,
 		 bool kb_units, struct st_err *e)
 {
-	char *buf = malloc(KV_BUF), name[PATH_MAX];
+	char *buf = malloc(KV_BUF), name[2 * PATH_MAX];
 	ssize_t r;
 
 	if (!buf)
 		return err_set(e, -ENOMEM, "out of memory");
 	r = host_read(h, rel, buf, KV_BUF, e);
 	if (r >= 0) {
-		snprintf(name, sizeof(name), "/%s", relname(rel));
+		snprintf(name, sizeof(name), "%s/%s", h->root, relname(rel));
 		r = kv_parse(t, buf, name, kb_units, e);
 	}
 	free(buf);
@@ -186,7 +186,7 @@ int host_read_vmstat(const struct host *h, struct st_kvtab *t, struct st_err *e)
 
 	/* a truncated vmstat still parses; insist on the counters every kernel has */
 	if (r == 0 && !kv_get(t, "pgpgin", NULL))
-		return err_set(e, -EBADMSG, "/%s: truncated (no pgpgin line)", HOST_VMSTAT);
+		return err_set(e, -EBADMSG, "%s/%s: truncated (no pgpgin line)", h->root, HOST_VMSTAT);
 	return r;
 }
 
@@ -195,7 +195,7 @@ int host_read_meminfo(const struct host *h, struct st_kvtab *t, struct st_err *e
 	int r = host_read_kv(h, HOST_MEMINFO, t, true, e);
 
 	if (r == 0 && !kv_get(t, "MemTotal", NULL))
-		return err_set(e, -EBADMSG, "/%s: truncated (no MemTotal line)", HOST_MEMINFO);
+		return err_set(e, -EBADMSG, "%s/%s: truncated (no MemTotal line)", h->root, HOST_MEMINFO);
 	return r;
 }
 
@@ -208,6 +208,52 @@ int host_read_zswap_counter(const struct host *h, const char *name, uint64_t *v,
 
 	snprintf(rel, sizeof(rel), "%s/%s", HOST_ZSWAP_DEBUGFS, name);
 	return host_read_u64(h, rel, v, e);
+}
+
+int host_zswap_value(const struct host *h, const char *name, uint64_t *v)
+{
+	static const char dir[] = HOST_ZSWAP_DEBUGFS "/";
+	char rel[PATH_MAX], buf[64];
+	size_t nl = strlen(name), off = 0;
+	uint64_t x = 0;
+	ssize_t r;
+	int fd, digits = 0;
+	const char *p;
+
+	if (nl + sizeof(dir) > sizeof(rel))
+		return -ENAMETOOLONG;
+	memcpy(rel, dir, sizeof(dir) - 1);
+	memcpy(rel + sizeof(dir) - 1, name, nl + 1);
+	fd = host_openat(h, rel, O_RDONLY);
+	if (fd < 0)
+		return fd == -ENOTDIR ? -ENOENT : fd;
+	while (off + 1 < sizeof(buf) && (r = read(fd, buf + off, sizeof(buf) - 1 - off)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			r = -errno;
+			close(fd);
+			return (int)r;
+		}
+		off += (size_t)r;
+	}
+	close(fd);
+	if (off + 1 >= sizeof(buf))
+		return -EFBIG;
+	buf[off] = '\0';
+	for (p = buf; *p == ' ' || *p == '\t'; p++)
+		;
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (x > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -EBADMSG;
+		x = x * 10 + (uint64_t)(*p - '0');
+	}
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	if (!digits || *p)
+		return -EBADMSG;
+	*v = x;
+	return 0;
 }
 
 int host_read_zswap_stats(const struct host *h, struct st_kvtab *t,
@@ -261,12 +307,79 @@ static bool psi_sane(const char *l, const struct st_psi_line *pl)
 	return true;
 }
 
+/* "NAME=" then digits[.digits] as the kernel prints them; *p advances; false otherwise */
+static bool psi_field(const char **p, const char *name, bool fraction, double *d, uint64_t *u)
+{
+	size_t nl = strlen(name);
+	uint64_t x = 0, div = 1;
+	int digits = 0, fdigits = 0;
+	const char *q = *p;
+
+	if (strncmp(q, name, nl) || q[nl] != '=')
+		return false;
+	for (q += nl + 1; *q >= '0' && *q <= '9' && digits < 19; q++, digits++)
+		x = x * 10 + (uint64_t)(*q - '0');
+	if (!digits || (*q >= '0' && *q <= '9'))
+		return false;
+	if (fraction) {
+		if (*q != '.' || digits > 3)
+			return false;
+		for (q++; *q >= '0' && *q <= '9' && fdigits < 6; q++, fdigits++) {
+			x = x * 10 + (uint64_t)(*q - '0');
+			div *= 10;
+		}
+		if (!fdigits || (*q >= '0' && *q <= '9'))
+			return false;
+		/* both exact in a double: the quotient is strtod()'s correctly rounded value */
+		*d = (double)x / (double)div;
+		if (*d > 100.0)
+			return false;
+	} else {
+		*u = x;
+	}
+	*p = q;
+	return true;
+}
+
+/*
+ * The kernel's own PSI text ("some avg10=0.00 avg60=0.00 avg300=0.00
+ * total=0", then a "full" line) parsed without scanf (a sampler reads it
+ * every tick); 0, or -1 when the text is not exactly that: then the
+ * scanf parser below decides, with its messages.
+ */
+static int psi_parse_kernel(struct st_psi *p, const char *text)
+{
+	const char *q = text;
+
+	memset(p, 0, sizeof(*p));
+	while (*q) {
+		struct st_psi_line pl = { .present = true };
+		struct st_psi_line *dst = !strncmp(q, "some ", 5) ? &p->some :
+					  !strncmp(q, "full ", 5) ? &p->full : NULL;
+
+		if (!dst || dst->present)
+			return -1;
+		q += 5;
+		if (!psi_field(&q, "avg10", true, &pl.avg10, NULL) || *q++ != ' ' ||
+		    !psi_field(&q, "avg60", true, &pl.avg60, NULL) || *q++ != ' ' ||
+		    !psi_field(&q, "avg300", true, &pl.avg300, NULL) || *q++ != ' ' ||
+		    !psi_field(&q, "total", false, NULL, &pl.total_us) || (*q != '\n' && *q))
+			return -1;
+		*dst = pl;
+		if (*q)
+			q++;
+	}
+	return p->some.present ? 0 : -1;
+}
+
 int psi_parse(struct st_psi *p, const char *text, const char *name,
 	      struct st_err *e)
 {
 	const char *l = text;
 	int line = 0;
 
+	if (psi_parse_kernel(p, text) == 0)
+		return 0;
 	memset(p, 0, sizeof(*p));
 	while (*l) {
 		struct st_psi_line pl = { .present = true };
@@ -298,12 +411,12 @@ int psi_parse(struct st_psi *p, const char *text, const char *name,
 int host_read_psi(const struct host *h, const char *rel, struct st_psi *p,
 		  struct st_err *e)
 {
-	char buf[512], name[PATH_MAX];
+	char buf[512], name[2 * PATH_MAX];
 	ssize_t r = host_read(h, rel, buf, sizeof(buf), e);
 
 	if (r < 0)
 		return (int)r;
-	snprintf(name, sizeof(name), "/%s", relname(rel));
+	snprintf(name, sizeof(name), "%s/%s", h->root, relname(rel));
 	return psi_parse(p, buf, name, e);
 }
 

@@ -106,7 +106,7 @@ int host_read_cpu_stat(const struct host *h, struct host_cpu_stat *s, struct st_
 
 	memset(s, 0, sizeof(*s));
 	if (fd < 0)
-		return host_open_error(HOST_STAT, fd, false, e);
+		return host_open_error(h, HOST_STAT, fd, false, e);
 	f = fdopen(fd, "r");
 	if (!f) {
 		r = -errno;

@@ -116,8 +116,16 @@ int host_openat(const struct host *h, const char *rel, int flags)
 
 	rel = relname(rel);
 	if (h->live) {
-		fd = openat(h->rootfd, rel, flags | O_CLOEXEC);
-		return fd < 0 ? -errno : fd;
+		/*
+		 * never blocks in open (a FIFO named by apply --from waits for
+		 * a writer); kernel files ignore O_NONBLOCK, and it is dropped again
+		 */
+		fd = openat(h->rootfd, rel, flags | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd < 0)
+			return -errno;
+		if (!(flags & O_NONBLOCK))
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		return fd;
 	}
 	fd = open_beneath(h, rel, flags | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
@@ -138,23 +146,23 @@ int host_openat(const struct host *h, const char *rel, int flags)
 }
 
 /* The error for a failed host_openat(), naming the file. */
-int host_open_error(const char *rel, int r, bool write, struct st_err *e)
+int host_open_error(const struct host *h, const char *rel, int r, bool write, struct st_err *e)
 {
 	rel = relname(rel);
 	switch (r) {
 	case -ENOENT:
 	case -ENOTDIR:
-		return err_set(e, -ENOENT, "/%s: not available on this kernel", rel);
+		return err_set(e, -ENOENT, "%s/%s: not available on this kernel", h->root, rel);
 	case -EXDEV:
-		return err_set_exit(e, -EXDEV, ST_EXIT_USAGE, "/%s: resolves outside the sysroot (a symlink or \"..\" leaves the tree); refused",
-			       rel);
+		return err_set_exit(e, -EXDEV, ST_EXIT_USAGE, "%s/%s: resolves outside the sysroot (a symlink or \"..\" leaves the tree); refused",
+			       h->root, rel);
 	case -EINVAL:
-		return err_set(e, -EINVAL, "/%s: not a regular file (a FIFO, device or socket) in the sysroot; refused",
-			       rel);
+		return err_set(e, -EINVAL, "%s/%s: not a regular file (a FIFO, device or socket) in the sysroot; refused",
+			       h->root, rel);
 	case -EISDIR:
-		return err_set_exit(e, -EISDIR, ST_EXIT_USAGE, "/%s: is a directory, not a file", rel);
+		return err_set_exit(e, -EISDIR, ST_EXIT_USAGE, "%s/%s: is a directory, not a file", h->root, rel);
 	default:
-		return err_set(e, r, "cannot open /%s%s: %s", rel, write ? " for writing" : "",
+		return err_set(e, r, "cannot open %s/%s%s: %s", h->root, rel, write ? " for writing" : "",
 			       strerror(-r));
 	}
 }
@@ -172,7 +180,7 @@ bool host_writable(const struct host *h, const char *rel)
 ssize_t host_read(const struct host *h, const char *rel, char *buf, size_t len,
 		  struct st_err *e)
 {
-	char what[PATH_MAX + 2];
+	char what[2 * PATH_MAX + 2];
 	int fd;
 
 	rel = relname(rel);
@@ -180,8 +188,8 @@ ssize_t host_read(const struct host *h, const char *rel, char *buf, size_t len,
 		return err_set(e, -EINVAL, "host_read: empty buffer");
 	fd = host_openat(h, rel, O_RDONLY);
 	if (fd < 0)
-		return host_open_error(rel, fd, false, e);
-	snprintf(what, sizeof(what), "/%s", rel);
+		return host_open_error(h, rel, fd, false, e);
+	snprintf(what, sizeof(what), "%s/%s", h->root, rel);
 	return host_read_fd(fd, buf, len, what, e);
 }
 
@@ -261,38 +269,47 @@ int host_read_u64(const struct host *h, const char *rel, uint64_t *out,
 	if (r < 0)
 		return r;
 	if (parse_u64(buf, out) < 0)
-		return err_set(e, -EBADMSG, "/%s: line 1: expected a number, found \"%.40s\"",
-			       relname(rel), buf);
+		return err_set(e, -EBADMSG, "%s/%s: line 1: expected a number, found \"%.40s\"",
+			       h->root, relname(rel), buf);
 	return 0;
 }
 
 /*
  * A file of a captured tree is replaced whole (a new file beside it, then
  * rename), so that a kill in the middle never leaves it empty or half
- * written: repair must be able to read what is there. The target is the
- * real path of the file host_openat() resolved beneath the tree.
- */
-/*
+ * written: repair must be able to read what is there. Everything goes
+ * through the fd of the file's directory, resolved beneath the tree once
+ * (host_dir_fd): swapping a directory of the path for a symlink meanwhile
+ * cannot move the write out of the tree. The file keeps its mode and its
+ * trailing newline (a captured "3\n" written back with "3" is "3\n"
+ * again), so that a repaired tree is byte for byte what it was.
+ *
  * With the tree's filesystem full there is no room for the new file: then
  * the value goes into the file's own blocks (written at offset 0, then cut
  * to its length), so an apply that fails on a full disk can still put the
  * old value back.
  */
-static int write_in_place(const struct host *h, const char *rel, const char *val,
-			  struct st_err *e)
+static int write_in_place(const struct host *h, int dfd, const char *base, const char *rel, const char *val,
+			  size_t n, struct st_err *e)
 {
-	size_t n = strlen(val);
-	int fd = host_openat(h, rel, O_WRONLY), saved;
+	struct stat sb;
+	int fd = openat(dfd, base, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), saved;
 
 	if (fd < 0)
-		return host_open_error(rel, fd, true, e);
+		return host_open_error(h, rel, errno == ELOOP ? -EXDEV : -errno, true, e);
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return host_open_error(h, rel, -EINVAL, true, e);
+	}
 	if (pwrite(fd, val, n, 0) != (ssize_t)n || ftruncate(fd, (off_t)n) < 0) {
 		saved = errno ? errno : EIO;
 		close(fd);
-		return err_set(e, -saved, "cannot write \"%s\" to /%s: %s", val, rel, strerror(saved));
+		return err_set(e, -saved, "cannot write \"%.*s\" to %s/%s: %s", (int)n, val, h->root, rel,
+			       strerror(saved));
 	}
 	if (close(fd) < 0)
-		return err_set(e, -errno, "cannot write \"%s\" to /%s: %s", val, rel, strerror(errno));
+		return err_set(e, -errno, "cannot write \"%.*s\" to %s/%s: %s", (int)n, val, h->root, rel,
+			       strerror(errno));
 	return 0;
 }
 
@@ -301,46 +318,123 @@ static bool no_space(int err)
 	return err == ENOSPC || err == EDQUOT;
 }
 
+/* The regular file base in dfd: its mode, and whether it ends with a newline. */
+static int tree_file_facts(int dfd, const char *base, mode_t *mode, bool *nl)
+{
+	struct stat sb;
+	char c;
+	int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ELOOP ? -EXDEV : -errno;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		int r = S_ISDIR(sb.st_mode) ? -EISDIR : -EINVAL;
+
+		close(fd);
+		return r;
+	}
+	*mode = sb.st_mode & 07777;
+	*nl = sb.st_size > 0 && pread(fd, &c, 1, sb.st_size - 1) == 1 && c == '\n';
+	close(fd);
+	return 0;
+}
+
+/*
+ * The directory (an fd resolved beneath the tree) and name of the file
+ * rel ends at: a symlink as its last component is followed, beneath the
+ * tree as host_openat() follows it (an absolute target, or ".." out of the
+ * tree, is -EXDEV; more than 8 links -EXDEV).
+ */
+static int final_dir_fd(const struct host *h, const char *rel, char *base, size_t len)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s", rel) >= sizeof(path))
+		return -ENAMETOOLONG;
+	for (int hops = 0; hops <= 8; hops++) {
+		const char *b, *slash;
+		struct stat sb;
+		ssize_t n;
+		int dfd = host_dir_fd(h, path, &b);
+
+		if (dfd < 0)
+			return dfd;
+		if (fstatat(dfd, b, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(sb.st_mode)) {
+			if ((size_t)snprintf(base, len, "%s", b) >= len) {
+				close(dfd);
+				return -ENAMETOOLONG;
+			}
+			return dfd;
+		}
+		n = readlinkat(dfd, b, target, sizeof(target) - 1);
+		close(dfd);
+		if (n <= 0)
+			return -EIO;
+		target[n] = '\0';
+		if (target[0] == '/')
+			return -EXDEV;
+		slash = strrchr(path, '/');
+		if (slash) {
+			char next[PATH_MAX];
+
+			if ((size_t)snprintf(next, sizeof(next), "%.*s/%s", (int)(slash - path), path,
+					     target) >= sizeof(next))
+				return -ENAMETOOLONG;
+			memcpy(path, next, sizeof(path));
+		} else {
+			memcpy(path, target, (size_t)n + 1);
+		}
+	}
+	return -EXDEV;
+}
+
 static int replace_in_tree(const struct host *h, const char *rel, const char *val,
 			   struct st_err *e)
 {
-	char link[64], real[PATH_MAX], tmp[PATH_MAX + 32], *slash;
+	char tmp[NAME_MAX + 1], base[NAME_MAX + 1], *text;
 	size_t n = strlen(val);
-	struct stat sb;
-	ssize_t len;
-	int fd = host_openat(h, rel, O_RDONLY), tfd;
+	mode_t mode = 0644;
+	bool nl = false;
+	int dfd = final_dir_fd(h, rel, base, sizeof(base)), tfd, r;
 
-	if (fd < 0)
-		return host_open_error(rel, fd, true, e);
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	len = readlink(link, real, sizeof(real) - 1);
-	if (len <= 0 || fstat(fd, &sb) < 0) {
-		close(fd);
-		return err_set(e, -EIO, "cannot write \"%s\" to /%s: cannot resolve it", val, rel);
+	if (dfd < 0)
+		return host_open_error(h, rel, dfd, true, e);
+	if ((r = tree_file_facts(dfd, base, &mode, &nl)) < 0) {
+		close(dfd);
+		return host_open_error(h, rel, r, true, e);
 	}
-	close(fd);
-	real[len] = '\0';
-	slash = strrchr(real, '/');
-	if (!slash)
-		return err_set(e, -EIO, "cannot write \"%s\" to /%s: cannot resolve it", val, rel);
-	snprintf(tmp, sizeof(tmp), "%.*s/.swaptune-write.XXXXXX", (int)(slash - real), real);
-	tfd = mkstemp(tmp);
+	text = malloc(n + 2);
+	if (!text) {
+		close(dfd);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	memcpy(text, val, n);
+	if (nl && (n == 0 || val[n - 1] != '\n'))
+		text[n++] = '\n';
+	text[n] = '\0';
+	tfd = host_tmp_create(dfd, HOST_TMP_WRITE, mode, tmp, sizeof(tmp));
 	if (tfd < 0) {
-		if (no_space(errno))
-			return write_in_place(h, rel, val, e);
-		return err_set(e, -errno, "cannot write \"%s\" to /%s: %s", val, rel, strerror(errno));
+		r = no_space(-tfd) ? write_in_place(h, dfd, base, rel, text, n, e) :
+		    err_set(e, tfd, "cannot write \"%s\" to %s/%s: %s", val, h->root, rel, strerror(-tfd));
+		goto out;
 	}
 	errno = 0;
-	if (fchmod(tfd, sb.st_mode & 07777) < 0 || write(tfd, val, n) != (ssize_t)n ||
-	    close(tfd) < 0 || rename(tmp, real) < 0) {
+	r = fchmod(tfd, mode) < 0 || write(tfd, text, n) != (ssize_t)n ? -1 : 0;
+	if (close(tfd) < 0)
+		r = -1;
+	if (r < 0 || renameat(dfd, tmp, dfd, base) < 0) {
 		int saved = errno ? errno : ENOSPC;
 
-		unlink(tmp);
-		if (no_space(saved))
-			return write_in_place(h, rel, val, e);
-		return err_set(e, -saved, "cannot write \"%s\" to /%s: %s", val, rel, strerror(saved));
+		unlinkat(dfd, tmp, 0);
+		r = no_space(saved) ? write_in_place(h, dfd, base, rel, text, n, e) :
+		    err_set(e, -saved, "cannot write \"%s\" to %s/%s: %s", val, h->root, rel, strerror(saved));
+		goto out;
 	}
-	return 0;
+	r = 0;
+out:
+	free(text);
+	close(dfd);
+	return r;
 }
 
 int host_write(const struct host *h, const char *rel, const char *val,
@@ -356,16 +450,16 @@ int host_write(const struct host *h, const char *rel, const char *val,
 	/* under a sysroot: beneath the tree, an existing regular file only */
 	fd = host_openat(h, rel, O_WRONLY | (h->live ? 0 : O_TRUNC));
 	if (fd < 0)
-		return host_open_error(rel, fd, true, e);
+		return host_open_error(h, rel, fd, true, e);
 	w = write(fd, val, n);
 	if (w < 0 || (size_t)w != n) {
 		int saved = w < 0 ? errno : EIO;
 		close(fd);
-		return err_set(e, -saved, "cannot write \"%s\" to /%s: %s", val, rel,
+		return err_set(e, -saved, "cannot write \"%s\" to %s/%s: %s", val, h->root, rel,
 			       strerror(saved));
 	}
 	if (close(fd) < 0)
-		return err_set(e, -errno, "cannot write \"%s\" to /%s: %s", val, rel,
+		return err_set(e, -errno, "cannot write \"%s\" to %s/%s: %s", val, h->root, rel,
 			       strerror(errno));
 	return 0;
 }
@@ -474,7 +568,7 @@ int host_read_swaps(const struct host *h, struct st_swap *out, int max, int *n,
 		line++;
 		if (line == 1) {
 			if (strncmp(p, "Filename", 8))
-				return err_set(e, -EBADMSG, "/%s: line 1: missing header", HOST_SWAPS);
+				return err_set(e, -EBADMSG, "%s/%s: line 1: missing header", h->root, HOST_SWAPS);
 			continue;
 		}
 		if (!*p)
@@ -482,16 +576,16 @@ int host_read_swaps(const struct host *h, struct st_swap *out, int max, int *n,
 		memset(&s, 0, sizeof(s));
 		if (sscanf(p, "%255s %15s %llu %llu %d", s.path, s.type, &size_kb,
 			   &used_kb, &prio) != 5)
-			return err_set(e, -EBADMSG, "/%s: line %d: cannot parse \"%.60s\"",
-				       HOST_SWAPS, line, p);
+			return err_set(e, -EBADMSG, "%s/%s: line %d: cannot parse \"%.60s\"",
+				       h->root, HOST_SWAPS, line, p);
 		/* sizes are kB: a sign, or bytes beyond 64 bits, is a corrupt file */
 		if (strchr(p, '-') && sscanf(p, "%*s %*s %*[0-9] %*[0-9] %d", &prio) != 1)
-			return err_set(e, -EBADMSG, "/%s: line %d: negative size in \"%.60s\"",
-				       HOST_SWAPS, line, p);
+			return err_set(e, -EBADMSG, "%s/%s: line %d: negative size in \"%.60s\"",
+				       h->root, HOST_SWAPS, line, p);
 		if (size_kb > UINT64_MAX / 1024 || used_kb > UINT64_MAX / 1024 ||
 		    size_kb == ULLONG_MAX || used_kb == ULLONG_MAX)
-			return err_set(e, -EBADMSG, "/%s: line %d: size out of range in \"%.60s\"",
-				       HOST_SWAPS, line, p);
+			return err_set(e, -EBADMSG, "%s/%s: line %d: size out of range in \"%.60s\"",
+				       h->root, HOST_SWAPS, line, p);
 		s.size_bytes = size_kb * 1024;
 		s.used_bytes = used_kb * 1024;
 		s.priority = prio;
@@ -527,6 +621,29 @@ static bool has_opt(const char *opts, const char *opt)
 	return false;
 }
 
+/*
+ * A mount point as a cgroup root: absolute, each component a plain name
+ * (no "", ".", ".." and no octal escape), so that "/../../.." or
+ * "/sys/fs/cgroup/../../x" in a captured tree's mounts cannot make the
+ * controller's root a directory outside the tree. Resolving it beneath the
+ * tree (symlinks) is the opener's part (memcg_locate).
+ */
+static bool plain_mount(const char *mnt)
+{
+	if (mnt[0] != '/' || strchr(mnt, '\\'))
+		return false;
+	for (const char *p = mnt + 1; *p; ) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p += n;
+		if (*p == '/' && !*++p)
+			return false;
+	}
+	return mnt[1] != '\0';
+}
+
 int host_cgroup_info(const struct host *h, struct st_cgroup_info *ci,
 		     struct st_err *e)
 {
@@ -547,6 +664,8 @@ int host_cgroup_info(const struct host *h, struct st_cgroup_info *ci,
 			*nl = '\0';
 		if (sscanf(p, "%255s %4095s %63s %1023s", dev, mnt, type, opts) != 4)
 			continue;
+		if (!plain_mount(mnt))
+			continue;	/* not a mount point a kernel would name */
 		if (!strcmp(type, "cgroup")) {
 			any_v1 = true;
 			if (has_opt(opts, "memory")) {
@@ -642,7 +761,7 @@ int host_list_dir(const struct host *h, const char *rel, char *buf, size_t len,
 	buf[0] = '\0';
 	fd = host_openat(h, rel, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
-		return host_open_error(rel, fd, false, e);
+		return host_open_error(h, rel, fd, false, e);
 	dir = fdopendir(fd);
 	if (!dir) {
 		close(fd);

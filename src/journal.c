@@ -175,68 +175,105 @@ static void mark_restored(struct store *st, int64_t id)
 }
 
 /*
+ * Refuse a row: it names something swaptune could not have made, or a
+ * value it could not have read. Marked "refused", a warning in *msg;
+ * nothing on the host is touched.
+ */
+static int refuse(struct store *st, const struct store_change *p, const char *why,
+		  char *msg, size_t len, struct st_err *e)
+{
+	int r;
+
+	snprintf(msg, len, "warning: refused to undo %s %s: %s; journal row %lld marked refused",
+		 p->kind, p->name, why, (long long)p->id);
+	r = set_state(st, p->id, "refused", why, e);
+	return r < 0 ? r : 0;
+}
+
+/* The temporary files a killed swaptune left beside a setting's kernel file (a captured tree). */
+static void sweep_setting_tmp(const struct host *h, const struct setting_def *d)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(d->path, '/');
+
+	if (h->live || !slash)
+		return;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - d->path), d->path);
+	host_tmp_sweep(h, dir, HOST_TMP_WRITE);
+}
+
+/* Undo a resource row through its kind's handler. Returns as undo_one(). */
+static int undo_resource(struct store *st, const struct host *h, const struct store_change *p,
+			 char *msg, size_t len, struct st_err *e)
+{
+	journal_undo_fn fn = find_undo(p->kind, NULL);
+	int r;
+
+	if (!fn) {
+		snprintf(msg, len, "cannot undo %s %s: no handler in this build", p->kind, p->name);
+		return err_set(e, -ENOSYS, "%s", msg);
+	}
+	r = fn(h, p->name, p->has_old ? p->old_value : NULL, e);
+	if (r == JOURNAL_UNDO_REFUSED)
+		return refuse(st, p, e ? e->msg : "not swaptune's", msg, len, e);
+	if (r < 0) {
+		snprintf(msg, len, "failed to remove %s %s: %s", p->kind, p->name, e ? e->msg : "");
+		return r;
+	}
+	snprintf(msg, len, "removed %s %s", p->kind, p->name);
+	mark_restored(st, p->id);
+	return 1;
+}
+
+/*
  * Undo one pending change; *msg says what happened. Returns 1 when something
  * was written or removed, 0 when nothing needed undoing, or a negative error.
+ * A setting's old value is written back only when the registry's parser
+ * and range take it, as they take user input: the store is not trusted.
  */
 static int undo_one(struct store *st, const struct host *h, const struct store_change *p,
 		    char *msg, size_t len, struct st_err *e)
 {
-	char cur[SETTING_VALUE_MAX];
+	char cur[SETTING_VALUE_MAX], old[SETTING_VALUE_MAX], why[ST_ERR_MSG_MAX];
 	const struct setting_def *d;
-	journal_undo_fn fn;
+	struct st_err e1 = {0};
 	int r;
 
-	if (strcmp(p->kind, "setting")) {
-		fn = find_undo(p->kind, NULL);
-		if (!fn) {
-			snprintf(msg, len, "cannot undo %s %s: no handler in this build", p->kind, p->name);
-			return err_set(e, -ENOSYS, "%s", msg);
-		}
-		r = fn(h, p->name, p->has_old ? p->old_value : NULL, e);
-		if (r == JOURNAL_UNDO_REFUSED) {
-			snprintf(msg, len, "warning: refused to undo %s %s: %s; journal row %lld marked refused",
-				 p->kind, p->name, e ? e->msg : "not swaptune's", (long long)p->id);
-			r = set_state(st, p->id, "refused", e ? e->msg : NULL, e);
-			return r < 0 ? r : 0;
-		}
-		if (r < 0) {
-			snprintf(msg, len, "failed to remove %s %s: %s", p->kind, p->name, e ? e->msg : "");
-			return r;
-		}
-		snprintf(msg, len, "removed %s %s", p->kind, p->name);
-		mark_restored(st, p->id);
-		return 1;
-	}
+	if (strcmp(p->kind, "setting"))
+		return undo_resource(st, h, p, msg, len, e);
 	d = settings_find(p->name);
-	if (!d || !p->has_old) {
-		snprintf(msg, len, "cannot restore unknown setting %s", p->name);
-		r = set_state(st, p->id, "failed", msg, e);
-		return r < 0 ? r : 0;
+	if (!d)
+		return refuse(st, p, "not a setting swaptune knows", msg, len, e);
+	if (!p->has_old)
+		return refuse(st, p, "no old value recorded", msg, len, e);
+	if (settings_normalize(h, d, p->old_value, old, sizeof(old), &e1) < 0) {
+		snprintf(why, sizeof(why), "the recorded old value is not valid (%s)", e1.msg);
+		return refuse(st, p, why, msg, len, e);
 	}
+	sweep_setting_tmp(h, d);
 	r = settings_read(h, d, cur, sizeof(cur), e);
 	if (r < 0) {
 		snprintf(msg, len, "cannot read %s to restore it: %s", p->name, e ? e->msg : "");
 		return r;
 	}
-	if (settings_equal(d, cur, p->old_value)) {
+	if (settings_equal(d, cur, old)) {
 		snprintf(msg, len, "%s is %s as before", p->name, cur);
 		r = set_state(st, p->id, "restored", NULL, e);
 		return r < 0 ? r : 0;
 	}
-	if (!settings_equal(d, cur, p->new_value)) {
+	if (!p->has_new || !settings_equal(d, cur, p->new_value)) {
 		/* someone else changed it since: theirs wins */
 		snprintf(msg, len, "left %s at %s: changed by someone else since swaptune set %s (was %s)",
-			 p->name, cur, p->new_value, p->old_value);
+			 p->name, cur, p->has_new ? p->new_value : "?", old);
 		r = set_state(st, p->id, "superseded", msg, e);
 		return r < 0 ? r : 0;
 	}
-	r = settings_write_raw(h, d, p->old_value, e);
+	r = settings_write_raw(h, d, old, e);
 	if (r < 0) {
-		snprintf(msg, len, "failed to restore %s to %s: %s", p->name, p->old_value,
-			 e ? e->msg : "");
+		snprintf(msg, len, "failed to restore %s to %s: %s", p->name, old, e ? e->msg : "");
 		return r;
 	}
-	snprintf(msg, len, "restored %s %s -> %s", p->name, p->new_value, p->old_value);
+	snprintf(msg, len, "restored %s %s -> %s", p->name, p->new_value, old);
 	mark_restored(st, p->id);
 	return 1;
 }
@@ -279,16 +316,25 @@ static bool of_earlier_boot(const struct store_change *p, const char *boot_id)
 	return !lasting;
 }
 
-static void report_foreign(struct store *st, int n, const char *mid,
+static void report_foreign(struct store *st, const struct store_pending_count *c,
 			   journal_report_fn report, void *arg)
 {
 	char line[PATH_MAX + 200];
 
-	snprintf(line, sizeof(line),
-		 "store %s holds %d pending change%s of machine %.8s\u2026; not undone here",
-		 st->path, n, n == 1 ? "" : "s", mid);
-	if (report)
+	if (!report)
+		return;
+	if (c->others) {
+		snprintf(line, sizeof(line),
+			 "store %s holds %lld pending change%s of machine %.8s\u2026; not undone here",
+			 st->path, (long long)c->others, c->others == 1 ? "" : "s", c->other_mid);
 		report(line, arg);
+	}
+	if (c->unnamed) {
+		snprintf(line, sizeof(line),
+			 "store %s holds %lld pending change%s that name no machine; not undone here",
+			 st->path, (long long)c->unnamed, c->unnamed == 1 ? "" : "s");
+		report(line, arg);
+	}
 }
 
 /* Act on one pending row of this machine; returns as undo_one(). */
@@ -322,12 +368,58 @@ static bool pid_alive(int pid)
 	return host_pid_alive((pid_t)pid, 0);
 }
 
+/*
+ * Repair reads the journal a page at a time, newest first, and looks at no
+ * more than JOURNAL_REPAIR_BUDGET rows per command: a store holding
+ * hundreds of thousands of pending rows (a crafted or damaged one: a run
+ * leaves a handful) costs every command a bounded time and memory; the
+ * next command goes on where this one stopped, and says how many are left.
+ */
+#define REPAIR_PAGE 128
+
+static int repair_pages(struct store *st, const struct host *h, const char *mid,
+			const char *boot_id, journal_report_fn report, void *arg,
+			int *examined, struct st_err *e)
+{
+	int64_t before = INT64_MAX;
+	int done = 0, first = 0, r;
+
+	*examined = 0;
+	while (*examined < JOURNAL_REPAIR_BUDGET) {
+		struct store_change *v = NULL;
+		int n, want = JOURNAL_REPAIR_BUDGET - *examined;
+
+		r = store_changes_pending_page(st, sysroot_key(h), mid, before,
+					       want < REPAIR_PAGE ? want : REPAIR_PAGE, &v, &n, e);
+		if (r < 0)
+			return r;
+		for (int i = 0; i < n; i++) {
+			struct st_err e1 = {0};
+
+			r = repair_one(st, h, &v[i], boot_id, report, arg, &e1);
+			if (r < 0 && !first) {
+				first = r;
+				err_set(e, r, "%s", e1.msg);
+			} else if (r > 0) {
+				done++;
+			}
+		}
+		*examined += n;
+		if (n)
+			before = v[n - 1].id;
+		free(v);
+		if (n < REPAIR_PAGE && n < want)
+			break;
+	}
+	return first ? first : done;
+}
+
 int journal_repair(struct store *st, const struct host *h,
 		   journal_report_fn report, void *arg, struct st_err *e)
 {
-	struct store_change *v = NULL;
-	char mid[64], boot_id[64], other[64] = "";
-	int n, r, done = 0, first = 0, foreign = 0;
+	char mid[64], boot_id[64], line[PATH_MAX + 200];
+	struct store_pending_count c;
+	int r, examined = 0;
 
 	host_read_machine_id(h, mid, sizeof(mid));
 	host_read_boot_id(h, boot_id, sizeof(boot_id));
@@ -338,52 +430,33 @@ int journal_repair(struct store *st, const struct host *h,
 
 		if (store_runs_end_orphans(st, mid, boot_id, pid_alive, &ended, &e1) < 0 &&
 		    report) {
-			char line[300];
-
 			snprintf(line, sizeof(line), "cannot end runs left running: %s", e1.msg);
 			report(line, arg);
 		}
 	}
 	/* look before locking: a store with nothing pending is not written to */
-	r = store_changes_pending(st, NULL, sysroot_key(h), &v, &n, e);
-	free(v);
-	v = NULL;
-	if (r < 0 || n == 0)
+	r = store_changes_pending_count(st, sysroot_key(h), mid, &c, e);
+	if (r < 0)
 		return r;
-	if (st->readonly)
+	/* another machine's rows, or rows naming none, are never this machine's */
+	report_foreign(st, &c, report, arg);
+	if (c.mine == 0 || st->readonly)
 		return 0;
 	/* one repairer at a time: a second invocation waits, then finds nothing */
 	r = store_tx_begin(st, e);
 	if (r < 0)
 		return r;
-	r = store_changes_pending(st, NULL, sysroot_key(h), &v, &n, e);
-	if (r < 0) {
-		store_tx_rollback(st);
-		return r;
-	}
-	for (int i = 0; i < n; i++) {
-		struct st_err e1 = {0};
-
-		/* rows from before schema 3 carry no machine id: this store's own */
-		if (v[i].machine_id[0] && strcmp(v[i].machine_id, mid)) {
-			if (!foreign++)
-				snprintf(other, sizeof(other), "%s", v[i].machine_id);
-			continue;
-		}
-		r = repair_one(st, h, &v[i], boot_id, report, arg, &e1);
-		if (r < 0 && !first) {
-			first = r;
-			err_set(e, r, "%s", e1.msg);
-		} else if (r > 0) {
-			done++;
-		}
-	}
-	free(v);
-	if (foreign)
-		report_foreign(st, foreign, other, report, arg);
-	if (store_tx_commit(st, first ? NULL : e) < 0 && !first)
+	r = repair_pages(st, h, mid, boot_id, report, arg, &examined, e);
+	if (store_tx_commit(st, r < 0 ? NULL : e) < 0 && r >= 0)
 		return -EIO;
-	return first ? first : done;
+	if (examined >= JOURNAL_REPAIR_BUDGET && c.mine > examined && report) {
+		snprintf(line, sizeof(line),
+			 "store %s holds %lld more pending changes than one command repairs (%d):"
+			 " the next swaptune command goes on with them", st->path,
+			 (long long)(c.mine - examined), JOURNAL_REPAIR_BUDGET);
+		report(line, arg);
+	}
+	return r;
 }
 
 int journal_transfer(struct journal *j, pid_t pid, uint64_t pid_start,

@@ -10,23 +10,19 @@
 #include <unistd.h>
 
 #include "swaptune/cmd.h"
+#include "swaptune/fmt.h"
 #include "swaptune/journal.h"
 #include "swaptune/undo.h"
 
 /*
- * One line on stderr, with bytes that could steer a terminal (control
- * characters, DEL, invalid high bytes are kept as-is only when printable)
- * shown as \xNN: messages quote file contents, hostnames and store rows.
+ * One line on stderr through the one escaper (fmt_fputs: C0, DEL, C1 such
+ * as the UTF-8 CSI C2 9B, and invalid UTF-8 shown as \xNN): messages quote
+ * file contents, hostnames and store rows.
  */
 static void print_line(FILE *f, const char *prefix, const char *msg)
 {
 	fputs(prefix, f);
-	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
+	fmt_fputs(f, msg);
 	fputc('\n', f);
 }
 
@@ -275,7 +271,7 @@ int main(int argc, char **argv)
 	r = journal_repair(&ctx.store, &ctx.host, report_repair, NULL, &ctx.err);
 	if (r < 0) {
 		/* a change could not be undone: say so, but let the command run */
-		fprintf(stderr, "swaptune: warning: repair incomplete: %s\n", ctx.err.msg);
+		print_line(stderr, "swaptune: warning: repair incomplete: ", ctx.err.msg);
 		err_reset(&ctx.err);
 	}
 

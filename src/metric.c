@@ -1,6 +1,7 @@
 /*
- * metric.c - the probe's metric table (see metric.h) and the one builder of
- * the advisor's input from a probe run's rows.
+ * metric.c - lookups in the probe's per-trial metrics (a view of the
+ * counter vocabulary, vocab.h) and the one builder of the advisor's input
+ * from a probe run's rows.
  */
 #include <errno.h>
 #include <math.h>
@@ -8,93 +9,6 @@
 #include <string.h>
 
 #include "swaptune/metric.h"
-
-#define LO METRIC_LOWER_BETTER
-#define HI METRIC_HIGHER_BETTER
-#define NEU METRIC_NEUTRAL
-#define NONE METRIC_SEC_NONE
-
-/*
- * Not folded with the sampler's tables (src/sampler.c: SM_* per-tick
- * values, SC_* running counters), though some twenty rows read the same
- * kernel source (vmstat zswpin, PSI totals, zswap debugfs, perf events): a
- * row here is one trial's delta or level (pages over the trial, us of
- * stall, a latency percentile), judged by direction and fed to the
- * advisor's costs, under a key stored in the metrics table; a sampler row
- * is a per-second rate, a percent of the tick or a level in bytes, under a
- * key of the JSON-lines schema (swaptune.sample/1) and a Prometheus name.
- * Same source, other quantity and unit, and both spellings are published
- * names that cannot change; most rows on either side have no counterpart
- * (latencies, ops, rusage and memcg peak here; reclaim scans, PSI avg10,
- * meminfo and pool levels, IPC there). One table would be two tables side
- * by side.
- */
-const struct metric_def metric_defs[PM_COUNT] = {
-	[PM_THROUGHPUT] = { "throughput_ops", "throughput", "ops/s", HI, METRIC_KIND_PRIMARY, NONE },
-	[PM_WALL_S] = { "wall_s", "wall time", "s", LO, METRIC_KIND_PRIMARY, NONE },
-	[PM_CMD_METRIC] = { "metric", "command metric", "", NEU, METRIC_KIND_PRIMARY, NONE },
-	[PM_ELAPSED_S] = { "elapsed_s", "measured phase", "s", LO, METRIC_KIND_GAUGE, NONE },
-	[PM_SETUP_S] = { "setup_s", "workload setup", "s", NEU, METRIC_KIND_GAUGE, NONE },
-	[PM_OPS] = { "ops", "operations", "ops", NEU, METRIC_KIND_GAUGE, NONE },
-	[PM_LAT_P50_NS] = { "lat_p50_ns", "access latency p50", "ns", LO, METRIC_KIND_LATENCY, NONE },
-	[PM_LAT_P99_NS] = { "lat_p99_ns", "access latency p99", "ns", LO, METRIC_KIND_LATENCY, NONE },
-	[PM_LAT_P999_NS] = { "lat_p999_ns", "access latency p99.9", "ns", LO, METRIC_KIND_LATENCY, NONE },
-	[PM_ZSWPIN] = { "zswpin", "zswap swap-ins", "pages", LO, METRIC_KIND_COUNTER,
-			VERDICT_SEC_ZSWPIN_PAGES },
-	[PM_ZSWPOUT] = { "zswpout", "zswap swap-outs", "pages", LO, METRIC_KIND_COUNTER,
-			 VERDICT_SEC_ZSWPOUT_PAGES },
-	[PM_ZSWPWB] = { "zswpwb", "zswap writebacks", "pages", LO, METRIC_KIND_COUNTER, NONE },
-	[PM_PSWPIN] = { "pswpin", "swap-ins from the device", "pages", LO, METRIC_KIND_COUNTER, NONE },
-	[PM_PSWPOUT] = { "pswpout", "swap-outs to the device", "pages", LO, METRIC_KIND_COUNTER, NONE },
-	[PM_SWAP_RA] = { "swap_ra", "swap readahead", "pages", NEU, METRIC_KIND_COUNTER, NONE },
-	[PM_SWAP_RA_HIT] = { "swap_ra_hit", "swap readahead hits", "pages", HI, METRIC_KIND_COUNTER, NONE },
-	[PM_RA_WASTED] = { "swap_ra_wasted", "wasted swap readahead", "pages", LO, METRIC_KIND_DERIVED,
-			   VERDICT_SEC_WASTED_RA_PAGES },
-	[PM_PGMAJFAULT] = { "pgmajfault", "major faults (host)", "faults", LO, METRIC_KIND_COUNTER,
-			    VERDICT_SEC_MAJOR_FAULTS },
-	[PM_REFAULT_ANON] = { "workingset_refault_anon", "anon refaults", "pages", LO,
-			      METRIC_KIND_COUNTER, NONE },
-	[PM_REFAULT_FILE] = { "workingset_refault_file", "file refaults", "pages", LO,
-			      METRIC_KIND_COUNTER, NONE },
-	[PM_PSI_SOME_US] = { "psi_some_us", "memory stall (PSI some)", "us", LO, METRIC_KIND_COUNTER,
-			     VERDICT_SEC_PSI_SOME_US },
-	[PM_PSI_FULL_US] = { "psi_full_us", "memory stall (PSI full)", "us", LO, METRIC_KIND_COUNTER, NONE },
-	[PM_CPU_USER_NS] = { "cpu_user_ns", "user CPU", "ns", LO, METRIC_KIND_COUNTER, NONE },
-	[PM_CPU_SYS_NS] = { "cpu_sys_ns", "system CPU", "ns", LO, METRIC_KIND_COUNTER, NONE },
-	[PM_CPU_NS_PER_OP] = { "cpu_ns_per_op", "CPU per operation", "ns", LO, METRIC_KIND_DERIVED,
-			       VERDICT_SEC_CPU_NS_PER_OP },
-	[PM_TASK_CLOCK_NS] = { "task_clock_ns", "task clock", "ns", LO, METRIC_KIND_COUNTER, NONE },
-	[PM_CTX_SWITCHES] = { "context_switches", "context switches", "switches", LO,
-			      METRIC_KIND_COUNTER, NONE },
-	[PM_CYCLES] = { "cycles", "CPU cycles", "cycles", LO, METRIC_KIND_COUNTER, NONE },
-	[PM_INSTRUCTIONS] = { "instructions", "instructions", "instructions", NEU, METRIC_KIND_COUNTER, NONE },
-	[PM_MAJ_FAULTS] = { "maj_faults", "major faults (workload)", "faults", LO, METRIC_KIND_COUNTER, NONE },
-	[PM_MIN_FAULTS] = { "min_faults", "minor faults (workload)", "faults", NEU, METRIC_KIND_COUNTER, NONE },
-	[PM_MEMCG_PEAK_BYTES] = { "memcg_peak_bytes", "memory cgroup peak", "bytes", NEU,
-				  METRIC_KIND_GAUGE, NONE },
-	[PM_MEMCG_PGMAJFAULT] = { "memcg_pgmajfault", "major faults (memory cgroup)", "faults", LO,
-				  METRIC_KIND_COUNTER, NONE },
-	[PM_ZSWAP_STORED_BEFORE] = { "zswap_stored_pages_before", "zswap pool before the trial", "pages",
-				     NEU, METRIC_KIND_GAUGE, NONE },
-	[PM_ZSWAP_POOL_LIMIT_HIT] = { "zswap_pool_limit_hit", "zswap pool limit hits", "events", LO,
-				      METRIC_KIND_COUNTER, NONE },
-	[PM_ZSWAP_REJECT_POOR] = { "zswap_reject_compress_poor", "zswap poor-compression rejects",
-				   "pages", LO, METRIC_KIND_COUNTER, NONE },
-	[PM_ZSWAP_WRITTEN_BACK] = { "zswap_written_back_pages", "zswap pages written back", "pages", LO,
-				    METRIC_KIND_COUNTER, NONE },
-	[PM_PREPARE_S] = { "prepare_s", "trial preparation", "s", NEU, METRIC_KIND_GAUGE, NONE },
-	[PM_PROCESS_S] = { "process_s", "trial process wall time", "s", NEU, METRIC_KIND_GAUGE, NONE },
-	[PM_CLEANUP_S] = { "cleanup_s", "trial cgroup emptying", "s", NEU, METRIC_KIND_GAUGE, NONE },
-	[PM_CPU_PSI_SOME_US] = { "cpu_psi_some_us", "host CPU stall (PSI some)", "us", NEU,
-				 METRIC_KIND_COUNTER, NONE },
-	[PM_CPU_PRESSURE_PCT] = { "cpu_pressure_pct", "host CPU pressure", "%", NEU, METRIC_KIND_DERIVED,
-				  NONE },
-	[PM_CPU_STEAL_MS] = { "cpu_steal_ms", "host CPU steal", "ms", NEU, METRIC_KIND_COUNTER, NONE },
-	[PM_PROCS_RUNNING] = { "procs_running", "runnable tasks (host)", "tasks", NEU, METRIC_KIND_GAUGE,
-			       NONE },
-	[PM_CPU_SHARE] = { "cpu_share", "trial CPU time / wall time", "ratio", NEU, METRIC_KIND_DERIVED,
-			   NONE },
-};
 
 int metric_find(const char *key)
 {
@@ -108,7 +22,7 @@ enum verdict_metric metric_primary(const char *key, bool higher_is_better, const
 {
 	int m = metric_find(key);
 
-	*label = m >= 0 ? metric_defs[m].label : "";
+	*label = m >= 0 ? metric_defs[m].row->label : "";
 	if (m == PM_THROUGHPUT)
 		return VERDICT_METRIC_THROUGHPUT;
 	if (m == PM_WALL_S)
@@ -275,6 +189,8 @@ int metric_verdict2_input(const struct store_probe_run *run, struct verdict2_inp
 	for (size_t i = 0; i < run->n_arms; i++) {
 		memset(&in->arms[i], 0, sizeof(in->arms[i]));
 		snprintf(in->arms[i].name, sizeof(in->arms[i].name), "%s", run->arms[i].name);
+		for (size_t r = 0; r < VERDICT2_ROUNDS_MAX; r++)	/* covariates: unknown until filled */
+			in->arms[i].cpu_pressure_pct[r] = in->arms[i].cpu_share[r] = NAN;
 	}
 	for (size_t k = 0; k < run->n_trials; k++) {
 		const struct store_probe_trial *t = &run->trials[k];
@@ -290,6 +206,7 @@ int metric_verdict2_input(const struct store_probe_run *run, struct verdict2_inp
 		va->outcome[r] = trial_outcome(t);
 		if (va->outcome[r] == VERDICT_OUT_MISSING)
 			continue;
+		metric_trial_cpu_covariates(t, &va->cpu_pressure_pct[r], &va->cpu_share[r]);
 		if (t->round > in->n_rounds)
 			in->n_rounds = t->round;
 		if (va->outcome[r] != VERDICT_OUT_OK)

@@ -3,6 +3,7 @@
  * migrations. Never edit a released step: append a new one.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "store-int.h"
 #include "swaptune/store.h"
@@ -115,6 +116,24 @@ static const char *const migrations[] = {
 	"CREATE INDEX sample_shapes_run ON sample_shapes(run_id);"
 	"ALTER TABLE samples ADD COLUMN shape_id INTEGER REFERENCES sample_shapes(id);"
 	"ALTER TABLE samples ADD COLUMN vals BLOB;",
+	/*
+	 * 5: indexes for big stores: journal repair pages through this
+	 * machine's pending rows newest first, history and the confirm
+	 * bookkeeping look up a run's snapshots and journal rows, confirm and
+	 * restore a session's rows (without them every command scanned the
+	 * whole journal: 200 k pending rows made `status` take minutes)
+	 */
+	"CREATE INDEX changes_pending_mid ON changes(state, sysroot, machine_id, id);"
+	"CREATE INDEX changes_run ON changes(run_id);"
+	"CREATE INDEX changes_session ON changes(session, state);"
+	"CREATE INDEX snapshots_run ON snapshots(run_id);"
+	"CREATE INDEX runs_status ON runs(status);",
+};
+
+/* Every table the schema has: one missing is a damaged store, never an empty one. */
+static const char *const tables[] = {
+	"hosts", "runs", "snapshots", "changes", "arms", "trials", "metrics", "samples",
+	"sample_shapes", NULL,
 };
 
 int migrations_latest(void)
@@ -188,8 +207,37 @@ fail:
 	if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB ||
 	    (rc & 0xff) == SQLITE_READONLY)
 		store_sqlite_err(st, rc, msg, e);
+	else if (msg && (strstr(msg, "no such table") || strstr(msg, "no such column")))
+		/* a table of an earlier step is gone: not a store this schema made */
+		err_set_exit(e, -EBADMSG, ST_EXIT_RUNTIME, "database %s is damaged: %s", st->path, msg);
 	else
 		err_set(e, -EIO, "database %s: migration failed: %s", st->path, msg ? msg : sqlite3_errmsg(db));
 	sqlite3_free(msg);
 	return e ? e->code : -EIO;
+}
+
+int migrations_check(struct store *st, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int rc = sqlite3_prepare_v2(st->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+				    -1, &stmt, NULL);
+
+	if (rc != SQLITE_OK)
+		return store_sqlite_err(st, rc, NULL, e);
+	for (int i = 0; tables[i]; i++) {
+		sqlite3_reset(stmt);
+		sqlite3_bind_text(stmt, 1, tables[i], -1, SQLITE_STATIC);
+		rc = sqlite3_step(stmt);
+		if (rc == SQLITE_ROW)
+			continue;
+		sqlite3_finalize(stmt);
+		if (rc != SQLITE_DONE)
+			return store_sqlite_err(st, rc, NULL, e);
+		return err_set_exit(e, -EBADMSG, ST_EXIT_RUNTIME,
+				    "database %s is damaged: its table %s is missing (schema %d);"
+				    " restore it from a backup or start a new store with --db", st->path,
+				    tables[i], store_schema_version(st));
+	}
+	sqlite3_finalize(stmt);
+	return 0;
 }

@@ -183,23 +183,6 @@ int persist_parse_boot(const char *text, const char *name, struct persist_kv *ou
 	return parse_assignments(text, false, boot_assign, &bp);
 }
 
-/* Our own sysctl file: "vm.page-cluster = 0" lines back to registry names. */
-struct own_sysctl {
-	struct persist_kv *kv;
-	int *n;
-};
-
-static int own_sysctl_assign(const char *key, const char *value, int line, void *arg)
-{
-	struct own_sysctl *os = arg;
-	const struct setting_def *d = value ? settings_find(key) : NULL;
-
-	(void)line;
-	if (d)
-		kv_set(os->kv, os->n, d->name, value);
-	return 0;
-}
-
 static void render_sysctl(const struct persist_plan *p, char *out, size_t len)
 {
 	size_t off = (size_t)snprintf(out, len, "%s", HEADER);
@@ -256,6 +239,145 @@ static void render_modprobe(const struct persist_plan *p, char *out, size_t len)
 	}
 	if (any && off < len)
 		snprintf(out + off, len - off, "\n");
+}
+
+/*
+ * ---- swaptune's own files read back: parsed, validated, rendered again ----
+ *
+ * What the store recorded as a file's old content, and what a tree holds
+ * in swaptune's own files, is never copied to the host: it is parsed into
+ * settings, each value goes through the registry's parser and range as
+ * user input does (settings_normalize), and the file is rendered again
+ * from them. Only when that is byte for byte the text read is it taken.
+ */
+struct own_parse {
+	const struct host *h;
+	int idx;			/* F_SYSCTL or F_BOOT */
+	const char *rel;
+	struct persist_plan *p;
+	struct st_err *e;
+};
+
+/* name = value into op->p, validated; a setting named twice is not ours. */
+static int own_put(struct own_parse *op, const struct setting_def *d, const char *value,
+		   int line)
+{
+	char norm[SETTING_VALUE_MAX];
+	struct st_err e2 = {0};
+
+	for (int i = 0; i < op->p->n_settings; i++)
+		if (!strcmp(op->p->settings[i].name, d->name))
+			return err_set(op->e, -EBADMSG, "/%s: line %d: %s a second time", op->rel, line,
+				       d->name);
+	if (strlen(value) >= SETTING_VALUE_MAX ||
+	    settings_normalize(op->h, d, value, norm, sizeof(norm), &e2) < 0)
+		return err_set(op->e, -EBADMSG, "/%s: line %d: %s", op->rel, line,
+			       e2.msg[0] ? e2.msg : "value too long");
+	if (kv_set(op->p->settings, &op->p->n_settings, d->name, norm) < 0)
+		return err_set(op->e, -EBADMSG, "/%s: line %d: too many settings", op->rel, line);
+	return 0;
+}
+
+static int own_assign(const char *key, const char *value, int line, void *arg)
+{
+	struct own_parse *op = arg;
+	const struct setting_def *d = value ? settings_find(key) : NULL;
+	bool fits = d && (op->idx == F_SYSCTL ? d->sysctl && !strcmp(key, d->sysctl) :
+			  !d->sysctl && !strcmp(key, d->name));
+
+	if (!fits)
+		return err_set(op->e, -EBADMSG, "/%s: line %d: \"%.40s\" is not a line swaptune writes there",
+			       op->rel, line, key);
+	return own_put(op, d, value, line);
+}
+
+/* "options zswap name=value ..." lines (comments aside) into op->p. */
+static int own_modprobe(const char *text, struct own_parse *op)
+{
+	const char *p = text;
+	int line = 0, r;
+
+	while (*p) {
+		char buf[1024], *save = NULL, *tok;
+
+		line++;
+		p = next_line(p, buf, sizeof(buf));
+		if (!buf[0] || buf[0] == '#')
+			continue;
+		tok = strtok_r(buf, " ", &save);
+		if (!tok || strcmp(tok, "options") || !(tok = strtok_r(NULL, " ", &save)) ||
+		    strcmp(tok, "zswap"))
+			return err_set(op->e, -EBADMSG, "/%s: line %d: not a line swaptune writes there",
+				       op->rel, line);
+		while ((tok = strtok_r(NULL, " ", &save))) {
+			char *eq = strchr(tok, '=');
+			const struct setting_def *d = NULL;
+
+			if (eq) {
+				*eq = '\0';
+				for (size_t i = 0; i < settings_count() && !d; i++) {
+					const struct setting_def *c = settings_at(i);
+
+					if (zswap_param(c) && !strcmp(zswap_param(c), tok))
+						d = c;
+				}
+			}
+			if (!d)
+				return err_set(op->e, -EBADMSG, "/%s: line %d: \"%.40s\" is not a zswap option swaptune writes",
+					       op->rel, line, tok);
+			if ((r = own_put(op, d, eq + 1, line)) < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* Parse own file idx (text) into p->settings, every value validated. */
+static int own_parse_file(const struct host *h, int idx, const char *text,
+			  struct persist_plan *p, struct st_err *e)
+{
+	struct own_parse op = { h, idx, own_files[idx], p, e };
+
+	if (idx == F_MODPROBE)
+		return own_modprobe(text, &op);
+	return parse_assignments(text, idx == F_SYSCTL, own_assign, &op);
+}
+
+static bool only_comments(const char *s);
+
+int persist_check_content(const struct host *h, const char *rel, const char *content,
+			  struct st_err *e)
+{
+	int idx = persist_file_index(rel), r;
+	struct persist_plan *p;
+	char *buf;
+
+	if (idx < 0)
+		return err_set(e, -EBADMSG, "%s is not a file swaptune writes", rel);
+	if (strlen(content) >= PERSIST_CONTENT_MAX)
+		return err_set(e, -EBADMSG, "/%s: larger than any file swaptune writes", rel);
+	p = calloc(1, sizeof(*p));
+	buf = malloc(PERSIST_CONTENT_MAX);
+	if (!p || !buf) {
+		free(p);
+		free(buf);
+		return err_set(e, -ENOMEM, "out of memory");
+	}
+	r = own_parse_file(h, idx, content, p, e);
+	if (r == 0) {
+		if (idx == F_SYSCTL)
+			render_sysctl(p, buf, PERSIST_CONTENT_MAX);
+		else if (idx == F_BOOT)
+			render_boot(p, buf, PERSIST_CONTENT_MAX);
+		else
+			render_modprobe(p, buf, PERSIST_CONTENT_MAX);
+		if (only_comments(buf) || strcmp(buf, content))
+			r = err_set(e, -EBADMSG, "/%s: not byte for byte what swaptune writes for the settings it names",
+				    rel);
+	}
+	free(p);
+	free(buf);
+	return r;
 }
 
 /* True when rendered content holds nothing but comments. */
@@ -599,7 +721,7 @@ int persist_plan(const struct host *h, const struct persist_kv *set, int n,
 	char (*text)[PERSIST_CONTENT_MAX];
 	const char *want[PERSIST_FILES_MAX];
 	char buf[PERSIST_CONTENT_MAX], hint[256] = "";
-	struct own_sysctl os;
+	struct st_err e2 = {0};
 	bool zswap_any = false;
 	int r;
 
@@ -607,25 +729,21 @@ int persist_plan(const struct host *h, const struct persist_kv *set, int n,
 	p->zswap_builtin = host_exists(h, HOST_ZSWAP_PARAMS) &&
 			   !host_exists(h, HOST_ZSWAP_INITSTATE);
 
-	/* what swaptune's files hold already stays, unless set[] overrides it */
-	os.kv = p->settings;
-	os.n = &p->n_settings;
-	if ((r = persist_read_file(h, PERSIST_SYSCTL_FILE, buf, sizeof(buf), e)) >= 0)
-		parse_assignments(buf, true, own_sysctl_assign, &os);
-	else if (r != -ENOENT)
-		return r;
-	if ((r = persist_read_file(h, PERSIST_BOOT_FILE, buf, sizeof(buf), e)) >= 0) {
-		struct persist_kv kv[SETTINGS_MAX];
-		int nkv = 0;
-		char name[PATH_MAX];
-
-		snprintf(name, sizeof(name), "/%s", PERSIST_BOOT_FILE);
-		if ((r = persist_parse_boot(buf, name, kv, SETTINGS_MAX, &nkv, e)) < 0)
-			return err_prefix(e, "swaptune's own boot file is damaged (remove it)");
-		for (int i = 0; i < nkv; i++)
-			kv_set(p->settings, &p->n_settings, kv[i].name, kv[i].value);
-	} else if (r != -ENOENT) {
-		return r;
+	/*
+	 * what swaptune's files hold already stays, unless set[] overrides it;
+	 * taken only when each is byte for byte what swaptune writes
+	 */
+	for (int f = 0; f < PERSIST_FILES_MAX; f++) {
+		if ((r = persist_read_file(h, own_files[f], buf, sizeof(buf), e)) == -ENOENT)
+			continue;
+		if (r < 0)
+			return r;
+		/* the module options follow from boot.conf's zswap settings: checked, not merged */
+		if ((r = persist_check_content(h, own_files[f], buf, &e2)) < 0 ||
+		    (f != F_MODPROBE && (r = own_parse_file(h, f, buf, p, &e2)) < 0))
+			return err_set_exit(e, r, ST_EXIT_USAGE,
+					    "swaptune's own file is not as swaptune wrote it: %s; remove it or put it back",
+					    e2.msg);
 	}
 	for (int i = 0; i < n; i++) {
 		const struct setting_def *d = settings_find(set[i].name);
@@ -729,10 +847,23 @@ static bool own_path(const char *rel, bool dir)
 	return false;
 }
 
+/* Remove what a killed swaptune left beside rel: its temporary files. */
+static void sweep_tmp(const struct host *h, const char *rel)
+{
+	char dir[PATH_MAX], prefix[NAME_MAX + 1];
+	const char *slash = strrchr(rel, '/');
+
+	if (!slash)
+		return;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - rel), rel);
+	snprintf(prefix, sizeof(prefix), "%s" HOST_FILE_TMP_SUFFIX, slash + 1);
+	host_tmp_sweep(h, dir, prefix);
+}
+
 int persist_undo_file(const struct host *h, const char *ident, const char *detail,
 		      struct st_err *e)
 {
-	char tmp[PATH_MAX];
+	struct st_err e2 = {0};
 	int r;
 
 	if (!own_path(ident, false))
@@ -740,8 +871,11 @@ int persist_undo_file(const struct host *h, const char *ident, const char *detai
 	if (!parents_plain(h, ident))
 		return err_set(e, JOURNAL_UNDO_REFUSED, "a directory above %s/%s is a symlink",
 			       h->root, ident);
-	snprintf(tmp, sizeof(tmp), "%s" HOST_FILE_TMP_SUFFIX, ident);
-	host_file_remove(h, tmp, false, NULL);
+	/* the recorded content is put back only when swaptune itself would write it */
+	if (detail && persist_check_content(h, ident, detail, &e2) < 0)
+		return err_set(e, JOURNAL_UNDO_REFUSED, "its recorded old content is not a file swaptune writes (%s)",
+			       e2.msg);
+	sweep_tmp(h, ident);
 	if (detail)
 		return host_file_replace(h, ident, detail, 0644, e);
 	r = host_file_remove(h, ident, false, e);
@@ -786,7 +920,7 @@ static int make_parents(const struct host *h, const struct change_log *log, cons
 			continue;
 		}
 		if (r != -ENOENT)
-			return host_open_error(dir, r, true, e);
+			return host_open_error(h, dir, r, true, e);
 		r = change_log_note(log, PERSIST_KIND_DIR, dir, NULL, e);
 		if (r < 0)
 			return err_prefix(e, "not creating %s/%s: cannot journal it", h->root, dir);

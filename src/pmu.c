@@ -101,8 +101,8 @@ int pmu_probe(const struct host *h, struct pmu_info *pi, struct st_err *e)
 		pi->hw_available = pi->hw_pmu_sysfs;
 		pi->sw_available = true;
 		if (!pi->hw_pmu_sysfs)
-			snprintf(pi->hw_reason, sizeof(pi->hw_reason),
-				 "no CPU PMU under /" HOST_EVENT_SOURCES);
+			snprintf(pi->hw_reason, sizeof(pi->hw_reason), "no CPU PMU under %s/%s",
+				 h->root, HOST_EVENT_SOURCES);
 		return 0;
 	}
 	pi->probed_live = true;

@@ -135,8 +135,8 @@ static cJSON *primary_json(const struct probe_config *c)
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, "key", d->key);
-	cJSON_AddStringToObject(o, "name", d->label);
-	cJSON_AddStringToObject(o, "unit", d->unit);
+	cJSON_AddStringToObject(o, "name", d->row->label);
+	cJSON_AddStringToObject(o, "unit", d->row->unit);
 	cJSON_AddBoolToObject(o, "higher_is_better", c->primary == PROBE_PRIMARY_THROUGHPUT ? true :
 				  c->primary == PROBE_PRIMARY_WALL ? false : c->metric_higher_better);
 	return o;

@@ -66,38 +66,39 @@ static void put(struct probe_trial *t, enum probe_metric m, double v)
 	t->v[m] = v;
 }
 
-static void put_delta(struct probe_trial *t, enum probe_metric m, const struct st_kvtab *a,
-		      const struct st_kvtab *b, const char *key)
+static bool kvtab_get(const void *arg, const char *key, uint64_t *v)
 {
+	return kv_get(arg, key, v);
+}
+
+/* Metric m's delta over the trial, from its vocabulary row's keys in a (before) and b (after). */
+static void put_delta(struct probe_trial *t, enum probe_metric m, const struct st_kvtab *a,
+		      const struct st_kvtab *b)
+{
+	const struct vocab_row *r = metric_defs[m].row;
 	uint64_t x, y;
 
-	if (kv_get(a, key, &x) && kv_get(b, key, &y))
+	if (vocab_value(r, false, kvtab_get, a, &x) && vocab_value(r, false, kvtab_get, b, &y))
 		put(t, m, y >= x ? (double)(y - x) : 0);
 }
 
+/* Every vmstat and zswap debugfs counter of the vocabulary that has a per-trial value. */
 static void counters_delta(struct probe_trial *t, const struct counters *a,
 			   const struct counters *b)
 {
-	static const struct { enum probe_metric m; const char *key; } vm[] = {
-		{ PM_ZSWPIN, "zswpin" }, { PM_ZSWPOUT, "zswpout" }, { PM_ZSWPWB, "zswpwb" },
-		{ PM_PSWPIN, "pswpin" }, { PM_PSWPOUT, "pswpout" }, { PM_SWAP_RA, "swap_ra" },
-		{ PM_SWAP_RA_HIT, "swap_ra_hit" }, { PM_PGMAJFAULT, "pgmajfault" },
-		{ PM_REFAULT_ANON, "workingset_refault_anon" },
-		{ PM_REFAULT_FILE, "workingset_refault_file" },
-	}, zs[] = {
-		{ PM_ZSWAP_POOL_LIMIT_HIT, "pool_limit_hit" },
-		{ PM_ZSWAP_REJECT_POOR, "reject_compress_poor" },
-		{ PM_ZSWAP_WRITTEN_BACK, "written_back_pages" },
-	};
+	for (int m = 0; m < PM_COUNT; m++) {
+		const struct metric_def *d = &metric_defs[m];
 
-	for (size_t i = 0; i < sizeof(vm) / sizeof(vm[0]); i++)
-		put_delta(t, vm[i].m, &a->vm, &b->vm, vm[i].key);
+		if (d->kind != METRIC_KIND_COUNTER)
+			continue;
+		if (d->row->source == VSRC_VMSTAT)
+			put_delta(t, (enum probe_metric)m, &a->vm, &b->vm);
+		else if (d->row->source == VSRC_ZSWAP && a->zs_ok && b->zs_ok)
+			put_delta(t, (enum probe_metric)m, &a->zs, &b->zs);
+	}
 	if (t->have[PM_SWAP_RA] && t->have[PM_SWAP_RA_HIT])
 		put(t, PM_RA_WASTED, t->v[PM_SWAP_RA] > t->v[PM_SWAP_RA_HIT] ?
 				     t->v[PM_SWAP_RA] - t->v[PM_SWAP_RA_HIT] : 0);
-	if (a->zs_ok && b->zs_ok)
-		for (size_t i = 0; i < sizeof(zs) / sizeof(zs[0]); i++)
-			put_delta(t, zs[i].m, &a->zs, &b->zs, zs[i].key);
 	if (a->psi_ok && b->psi_ok) {
 		if (a->psi.some.present && b->psi.some.present)
 			put(t, PM_PSI_SOME_US, (double)(b->psi.some.total_us - a->psi.some.total_us));

@@ -23,39 +23,28 @@
 
 #include "swaptune/advisor.h"
 #include "swaptune/report.h"
+#include "swaptune/vocab.h"
 
 #define BATCHES 20
 #define POINTS 300
 
-struct metric_def {
-	const char *group, *key, *label, *unit;
-};
-
-static const struct metric_def metrics[] = {
-	{ "vmstat", "zswpin_pages_per_s", "zswpin", "pages/s" },
-	{ "vmstat", "zswpout_pages_per_s", "zswpout", "pages/s" },
-	{ "vmstat", "zswpwb_pages_per_s", "zswap writeback", "pages/s" },
-	{ "vmstat", "pswpin_pages_per_s", "pswpin", "pages/s" },
-	{ "vmstat", "pswpout_pages_per_s", "pswpout", "pages/s" },
-	{ "vmstat", "swap_ra_pages_per_s", "swap_ra", "pages/s" },
-	{ "vmstat", "swap_ra_hit_pages_per_s", "swap_ra_hit", "pages/s" },
-	{ "derived", "ra_wasted_pages_per_s", "wasted readahead", "pages/s" },
-	{ "derived", "ra_hit_pct", "readahead hit rate", "%" },
-	{ "vmstat", "pgmajfault_per_s", "major faults", "faults/s" },
-	{ "vmstat", "refault_anon_pages_per_s", "anon refaults", "pages/s" },
-	{ "vmstat", "pgscan_pages_per_s", "pages scanned", "pages/s" },
-	{ "psi", "some_pct", "PSI memory some", "%" },
-	{ "psi", "full_pct", "PSI memory full", "%" },
-	{ "meminfo", "swap_used_bytes", "swap used", "bytes" },
-	{ "meminfo", "zswap_bytes", "zswap pool", "bytes" },
-	{ "derived", "zswap_compression_ratio", "zswap compression ratio", "x" },
-	{ "cpu", "busy_pct", "CPU busy", "%" },
-	{ "derived", "ipc", "instructions per cycle", "" },
+/* the per-tick values compared, in table order (names and units from the vocabulary) */
+static const enum sample_metric metrics[] = {
+	SM_ZSWPIN, SM_ZSWPOUT, SM_ZSWPWB, SM_PSWPIN, SM_PSWPOUT, SM_SWAP_RA, SM_SWAP_RA_HIT,
+	SM_RA_WASTED, SM_RA_HIT_PCT, SM_PGMAJFAULT, SM_REFAULT_ANON, SM_PGSCAN, SM_PSI_SOME_PCT,
+	SM_PSI_FULL_PCT, SM_SWAP_USED_BYTES, SM_ZSWAP_BYTES, SM_ZSWAP_RATIO, SM_CPU_BUSY_PCT, SM_IPC,
 };
 #define NM (sizeof(metrics) / sizeof(metrics[0]))
 
 /* metrics charted, when present */
-static const int charted[] = { 1, 0, 5, 7, 9, 12 };
+static const enum sample_metric charted[] = {
+	SM_ZSWPOUT, SM_ZSWPIN, SM_SWAP_RA, SM_RA_WASTED, SM_PGMAJFAULT, SM_PSI_SOME_PCT,
+};
+
+static const struct sample_metric_def *def(size_t m)
+{
+	return &sample_metric_defs[metrics[m]];
+}
 
 struct metric_acc {
 	size_t n;
@@ -98,7 +87,7 @@ static int scan_tick(const struct store_tick *t, void *arg)
 
 	if (r->shape != t->shape) {
 		for (size_t m = 0; m < NM; m++)
-			r->slot[m] = store_tick_slot(t, metrics[m].group, metrics[m].key);
+			r->slot[m] = store_tick_slot(t, vocab_group_name(def(m)->group), def(m)->key);
 		r->shape = t->shape;
 	}
 	r->t_ns = (int64_t)t->t_ns < 0 ? 0 : (int64_t)t->t_ns;
@@ -247,10 +236,10 @@ static void compare_table(struct report *rep, const struct recording *a, const s
 		nb = batch_means(&b->m[m], xb);
 		ok = na >= 2 && nb >= 2 && stats_welch(xb, nb, xa, na, 0.95, &w, NULL) == 0;
 		/* bytes read as MiB; the test is scale-free */
-		double k = !strcmp(metrics[m].unit, "bytes") ? 1.0 / 1048576 : 1;
+		double k = !strcmp(def(m)->unit, "bytes") ? 1.0 / 1048576 : 1;
 
-		report_cell(s, "%s", metrics[m].label);
-		report_cell(s, "%s", k != 1 ? "MiB" : metrics[m].unit);
+		report_cell(s, "%s", def(m)->row->name);
+		report_cell(s, "%s", k != 1 ? "MiB" : def(m)->unit);
 		report_cell_num(s, ma * k);
 		report_cell_num(s, mb * k);
 		report_cell_num(s, (mb - ma) * k);
@@ -326,17 +315,19 @@ static void charts(struct report *rep, const struct recording *a, const struct r
 			t0 = NAN, oa = ob = 0;
 	}
 	for (size_t i = 0; i < sizeof(charted) / sizeof(charted[0]); i++) {
-		size_t m = (size_t)charted[i];
+		size_t m = 0;
 		struct report_section *s;
 		char id[64], title[128];
 
+		while (metrics[m] != charted[i])
+			m++;
 		if (!a->m[m].n && !b->m[m].n)
 			continue;
-		snprintf(id, sizeof(id), "chart-%s", metrics[m].key);
-		snprintf(title, sizeof(title), "%s (%s)", metrics[m].label, metrics[m].unit);
+		snprintf(id, sizeof(id), "chart-%s", def(m)->key);
+		snprintf(title, sizeof(title), "%s (%s)", def(m)->row->name, def(m)->unit);
 		s = report_add(rep, REPORT_CHART, id, title);
 		s->chart.kind = REPORT_CHART_SERIES;
-		s->chart.y_unit = strdup(metrics[m].unit);
+		s->chart.y_unit = strdup(def(m)->unit);
 		s->chart.x_unit = strdup(isfinite(t0) ? "minutes from the change" : "minutes from the start");
 		add_series(s, "before", a, m, oa);
 		add_series(s, "after", b, m, ob);

@@ -13,7 +13,9 @@
 
 #include "swaptune/advice.h"
 #include "swaptune/advisor.h"
+#include "swaptune/fmt.h"
 #include "swaptune/report.h"
+#include "swaptune/vocab.h"
 
 static const char *jstr(const cJSON *o, const char *path0, const char *path1)
 {
@@ -86,27 +88,11 @@ static bool builtin_arm(const char *n)
 	return !strcmp(n, "pc3") || !strcmp(n, "pc1") || !strcmp(n, "pc0") || !strcmp(n, "bypass");
 }
 
+/* One shell word (fmt_shell_quote); "''" when it does not fit, never a cut word. */
 static void sh_quote(char *out, size_t len, const char *s)
 {
-	size_t o = 0;
-
-	if (*s && !strpbrk(s, " \t\n'\"\\$`;&|<>()*?[]{}!#~")) {
-		snprintf(out, len, "%s", s);
-		return;
-	}
-	if (o < len)
-		out[o++] = '\'';
-	for (; *s && o + 5 < len; s++) {
-		if (*s == '\'') {
-			memcpy(out + o, "'\\''", 4);
-			o += 4;
-		} else {
-			out[o++] = *s;
-		}
-	}
-	if (o + 1 < len)
-		out[o++] = '\'';
-	out[o < len ? o : len - 1] = '\0';
+	if (fmt_shell_quote(s, false, out, len) < 0)
+		snprintf(out, len, "''");
 }
 
 #define ADD(...) do { if (n < sizeof(cmd)) n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, __VA_ARGS__); } while (0)
@@ -158,7 +144,8 @@ static void recipe(struct report *rep, const struct advice_run *run, const cJSON
 		report_line(s, "the run's parameters were not recorded: it cannot be rebuilt");
 		return;
 	}
-	ADD("sudo swaptune probe --workload %s", jstr(par, "workload", "name") ? jstr(par, "workload", "name") : "?");
+	sh_quote(q, sizeof(q), jstr(par, "workload", "name") ? jstr(par, "workload", "name") : "?");
+	ADD("sudo swaptune probe --workload %s", q);
 	for (size_t i = 0; i < run->n_arms; i++)
 		all_builtin &= builtin_arm(run->arms[i].name);
 	if (all_builtin) {
@@ -178,8 +165,10 @@ static void recipe(struct report *rep, const struct advice_run *run, const cJSON
 			ADD(" --arm %s", q);
 		}
 	}
-	if (jstr(par, "baseline", NULL))
-		ADD(" --baseline %s", jstr(par, "baseline", NULL));
+	if (jstr(par, "baseline", NULL)) {
+		sh_quote(q, sizeof(q), jstr(par, "baseline", NULL));
+		ADD(" --baseline %s", q);
+	}
 	if (cJSON_IsObject(cJSON_GetObjectItem(par, "plan"))) {
 		n = recipe_design(cmd, sizeof(cmd), n, par, m);
 	} else {
@@ -271,14 +260,14 @@ static void arms_table(struct report *rep, const struct advice_run *run,
 		       const struct verdict_result *v)
 {
 	static const char *const cols[] = { "arm", "settings", "n", "OOM kills", "failed", "mean",
-					    "sd", "95% CI of mean", "effect", "95% CI of effect",
-					    "p (Welch)", "status" };
+					    "sd", "95% CI of mean", "effect", "interval of effect",
+					    "p (one-sided)", "status" };
 	struct report_section *s = report_add(rep, REPORT_TABLE, "arms", "Arms");
 	struct report_section *c;
 	char b1[64], b2[64];
 
-	report_note(s, "primary metric: %s; effect = change vs the baseline arm, + = better",
-		    run->in.metric_name);
+	report_note(s, "primary metric: %s; effect = speed-up vs the baseline arm on rounds both "
+		    "completed, + = better; interval at the look's bound", run->in.metric_name);
 	report_cols(s, 12, cols);
 	for (size_t i = 0; i < run->n_arms; i++) {
 		const struct advice_arm *a = &run->arms[i];
@@ -417,9 +406,10 @@ static size_t metric_keys(const struct store_probe_run *t, char (*keys)[48], siz
 static void counters_table(struct report *rep, const struct advice_run *run,
 			   const struct store_probe_run *t)
 {
-	static const char *const keys[] = { "zswpin", "zswpout", "swap_ra", "swap_ra_hit",
-					    "swap_ra_wasted", "pgmajfault", "psi_some_us",
-					    "psi_full_us", "cpu_ns_per_op" };
+	static const enum probe_metric shown[] = {
+		PM_ZSWPIN, PM_ZSWPOUT, PM_SWAP_RA, PM_SWAP_RA_HIT, PM_RA_WASTED, PM_PGMAJFAULT,
+		PM_PSI_SOME_US, PM_PSI_FULL_US, PM_CPU_NS_PER_OP,
+	};
 	struct report_section *s = report_add(rep, REPORT_TABLE, "counters", "Counter deltas per trial (arm means)");
 	const char *cols[1 + VERDICT_ARMS_MAX];
 	double x[VERDICT_TRIALS_MAX];
@@ -429,10 +419,12 @@ static void counters_table(struct report *rep, const struct advice_run *run,
 	for (size_t i = 0; i < run->n_arms; i++)
 		cols[1 + i] = run->arms[i].name;
 	report_cols(s, 1 + run->n_arms, cols);
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		report_cell(s, "%s", keys[k]);
+	for (size_t k = 0; k < sizeof(shown) / sizeof(shown[0]); k++) {
+		const char *key = metric_defs[shown[k]].key;
+
+		report_cell(s, "%s", key);
 		for (size_t i = 0; i < run->n_arms; i++) {
-			size_t n = arm_values(t, run->arms[i].name, keys[k], x, VERDICT_TRIALS_MAX);
+			size_t n = arm_values(t, run->arms[i].name, key, x, VERDICT_TRIALS_MAX);
 
 			report_cell_num(s, n ? stats_mean(x, n) : NAN);
 		}

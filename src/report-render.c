@@ -2,7 +2,9 @@
  * report-render.c - the report as aligned text, as Markdown (GitHub and
  * Jira render its pipe tables; no HTML), and as one JSON document
  * (share/schema/report.schema.json). Charts are data only here: text and
- * Markdown point to --format html, JSON carries their numbers.
+ * Markdown point to --format html, JSON carries their numbers. Every
+ * string of text and Markdown goes out through fmt_fputs(): a report
+ * shows store and import text, which may hold any byte.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "swaptune/fmt.h"
 #include "swaptune/report.h"
 
 static const char *cell_text(const struct report_section *s, size_t row, size_t col)
@@ -33,23 +36,23 @@ static void text_table(FILE *f, const struct report_section *s)
 	if (!w)
 		abort();
 	for (size_t c = 0; c < s->n_cols; c++) {
-		w[c] = strlen(s->cols[c]);
+		w[c] = fmt_escape_len(s->cols[c]);
 		for (size_t r = 0; r < s->n_rows; r++)
-			if (strlen(cell_text(s, r, c)) > w[c])
-				w[c] = strlen(cell_text(s, r, c));
+			if (fmt_escape_len(cell_text(s, r, c)) > w[c])
+				w[c] = fmt_escape_len(cell_text(s, r, c));
 	}
-	for (size_t c = 0; c < s->n_cols; c++)
-		fprintf(f, "%s%-*s", c ? "  " : "  ", c + 1 < s->n_cols ? (int)w[c] : 0, s->cols[c]);
+	for (size_t c = 0; c < s->n_cols; c++) {
+		fputs("  ", f);
+		fmt_fputs_pad(f, s->cols[c], c + 1 < s->n_cols ? w[c] : 0, false);
+	}
 	fputc('\n', f);
 	for (size_t r = 0; r < s->n_rows; r++) {
 		for (size_t c = 0; c < s->n_cols; c++) {
 			const struct report_cell *x = &s->cells[r * s->n_cols + c];
 			bool last = c + 1 == s->n_cols;
 
-			if (x->is_num)
-				fprintf(f, "  %*s", (int)w[c], cell_text(s, r, c));
-			else
-				fprintf(f, "  %-*s", last ? 0 : (int)w[c], cell_text(s, r, c));
+			fputs("  ", f);
+			fmt_fputs_pad(f, cell_text(s, r, c), x->is_num ? w[c] : last ? 0 : w[c], x->is_num);
 		}
 		fputc('\n', f);
 	}
@@ -58,9 +61,10 @@ static void text_table(FILE *f, const struct report_section *s)
 
 void report_render_text(FILE *f, const struct report *r)
 {
-	size_t tl = strlen(r->title);
+	size_t tl = fmt_escape_len(r->title);
 
-	fprintf(f, "%s\n", r->title);
+	fmt_fputs(f, r->title);
+	fputc('\n', f);
 	for (size_t i = 0; i < tl; i++)
 		fputc('=', f);
 	fputc('\n', f);
@@ -70,16 +74,26 @@ void report_render_text(FILE *f, const struct report *r)
 
 		if (s->type == REPORT_CHART)
 			continue;
-		fprintf(f, "\n%s\n", s->title);
-		if (s->note)
-			fprintf(f, "  (%s)\n", s->note);
+		fputc('\n', f);
+		fmt_fputs(f, s->title);
+		fputc('\n', f);
+		if (s->note) {
+			fputs("  (", f);
+			fmt_fputs(f, s->note);
+			fputs(")\n", f);
+		}
 		switch (s->type) {
 		case REPORT_FACTS:
 			for (size_t k = 0; k < s->n_facts; k++)
-				if (strlen(s->keys[k]) > kw)
-					kw = strlen(s->keys[k]);
-			for (size_t k = 0; k < s->n_facts; k++)
-				fprintf(f, "  %-*s  %s\n", (int)kw + 1, s->keys[k], s->values[k]);
+				if (fmt_escape_len(s->keys[k]) > kw)
+					kw = fmt_escape_len(s->keys[k]);
+			for (size_t k = 0; k < s->n_facts; k++) {
+				fputs("  ", f);
+				fmt_fputs_pad(f, s->keys[k], kw + 1, false);
+				fputs("  ", f);
+				fmt_fputs(f, s->values[k]);
+				fputc('\n', f);
+			}
 			break;
 		case REPORT_TABLE:
 			if (s->n_rows)
@@ -88,8 +102,11 @@ void report_render_text(FILE *f, const struct report *r)
 				fprintf(f, "  (none)\n");
 			break;
 		case REPORT_TEXT:
-			for (size_t k = 0; k < s->n_lines; k++)
-				fprintf(f, "  %s\n", s->lines[k]);
+			for (size_t k = 0; k < s->n_lines; k++) {
+				fputs("  ", f);
+				fmt_fputs(f, s->lines[k]);
+				fputc('\n', f);
+			}
 			break;
 		case REPORT_CHART:
 			break;
@@ -99,14 +116,36 @@ void report_render_text(FILE *f, const struct report *r)
 
 /* ---- Markdown ---- */
 
+/* Bytes run..end (no Markdown character among them), escaped. */
+static void md_run(FILE *f, const char *run, const char *end)
+{
+	char *piece = strndup(run, (size_t)(end - run));
+
+	if (!piece)
+		abort();
+	fmt_fputs(f, piece);
+	free(piece);
+}
+
+/* Markdown's own characters backslashed; control bytes as fmt_fputs() shows them. */
 static void md_escaped(FILE *f, const char *t)
 {
+	const char *run = t;
+
 	for (; *t; t++) {
-		if (*t == '|' || *t == '*' || *t == '_' || *t == '`' || *t == '<' || *t == '>' ||
-		    *t == '[' || *t == ']' || *t == '\\')
+		if (*t != '|' && *t != '*' && *t != '_' && *t != '`' && *t != '<' && *t != '>' &&
+		    *t != '[' && *t != ']' && *t != '\\' && *t != '\n')
+			continue;
+		md_run(f, run, t);
+		if (*t == '\n')
+			fputc(' ', f);
+		else {
 			fputc('\\', f);
-		fputc(*t == '\n' ? ' ' : *t, f);
+			fputc(*t, f);
+		}
+		run = t + 1;
 	}
+	md_run(f, run, t);
 }
 
 static void md_table(FILE *f, const struct report_section *s)
@@ -178,8 +217,10 @@ void report_render_md(FILE *f, const struct report *r)
 				if (cmd != fenced)
 					fputs(cmd ? "```sh\n" : "```\n\n", f);
 				fenced = cmd;
-				if (cmd)
-					fprintf(f, "%s\n", s->lines[k]);
+				if (cmd) {
+					fmt_fputs(f, s->lines[k]);
+					fputc('\n', f);
+				}
 				else {
 					fputs("- ", f);
 					md_escaped(f, s->lines[k]);

@@ -66,7 +66,7 @@ static void counters(struct obuf *b, const struct sample_prom_src *src)
 
 		if (!src->counter(src->arg, (enum sample_counter)c, &v))
 			continue;
-		family(b, d->prom, "counter", d->help, src, d->group);
+		family(b, d->prom, "counter", d->row->help, src, d->group);
 		/* exact: microseconds and nanoseconds keep every digit */
 		if (d->prom_scale == 1)
 			oput(b, " %.0f\n", v);
@@ -87,7 +87,7 @@ static void gauges(struct obuf *b, const struct sample_prom_src *src)
 			continue;
 		if (d->prom_unit == SPU_PAGES_TO_BYTES && src->page_size <= 0)
 			continue;	/* a recording without its page size */
-		family(b, d->prom, "gauge", d->help, src, d->group);
+		family(b, d->prom, "gauge", d->row->help, src, d->group);
 		if (d->prom_unit == SPU_PAGES_TO_BYTES)
 			oput(b, " %.0f\n", v * src->page_size);
 		else if (d->prom_unit == SPU_PCT_TO_RATIO)

@@ -1,8 +1,9 @@
 /*
  * sample-replay.c - a stored sample recording printed as it was live
- * (see replay.h): JSON lines exactly as stored; the 80-column table and the
- * Prometheus text (sample_prom_format(), as live) from the tick's leaves,
- * looked up once per tick structure through the sampler's metric table.
+ * (see replay.h): JSON lines exactly as stored; the 80-column table (the
+ * live table's columns) and the Prometheus text (sample_prom_format(), as
+ * live) from the tick's leaves, looked up once per tick structure through
+ * the vocabulary's per-tick keys.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -25,16 +26,6 @@ struct replay {
 	int metric[SM_COUNT], counter[SC_COUNT];
 	int time, cg_path, cpu_source, cpu_target, interval, seq, page_size;
 };
-
-/* the live table's columns (cmd-sample.c), system-wide */
-static const struct { const char *head; enum sample_metric m; double scale; } cols[] = {
-	{ "zsin", SM_ZSWPIN, 1 }, { "zsout", SM_ZSWPOUT, 1 }, { "wb", SM_ZSWPWB, 1 },
-	{ "ra", SM_SWAP_RA, 1 }, { "hit%", SM_RA_HIT_PCT, 1 }, { "waste", SM_RA_WASTED, 1 },
-	{ "majf", SM_PGMAJFAULT, 1 }, { "some%", SM_PSI_SOME_PCT, 1 },
-	{ "full%", SM_PSI_FULL_PCT, 1 }, { "zsMiB", SM_ZSWAP_BYTES, 1.0 / 1048576 },
-	{ "ratio", SM_ZSWAP_RATIO, 1 }, { "cpu%", SM_CPU_BUSY_PCT, 1 },
-};
-#define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
 /* Look the leaves up once per tick structure, not per tick. */
 static void map_slots(struct replay *r, const struct store_tick *t)
@@ -71,8 +62,8 @@ static void table_row(struct replay *r)
 
 	if (r->rows % HEADER_EVERY == 0) {
 		fprintf(r->out, "%-8s", "time");
-		for (size_t i = 0; i < NCOLS; i++)
-			fprintf(r->out, "%6s", cols[i].head);
+		for (size_t i = 0; i < SAMPLE_TABLE_COLS; i++)
+			fprintf(r->out, "%6s", sampler_metric(sample_table_cols[i])->head);
 		fputc('\n', r->out);
 	}
 	memset(&tm, 0, sizeof(tm));
@@ -84,11 +75,12 @@ static void table_row(struct replay *r)
 		strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
 	}
 	fprintf(r->out, "%-8s", hms);
-	for (size_t i = 0; i < NCOLS; i++) {
+	for (size_t i = 0; i < SAMPLE_TABLE_COLS; i++) {
+		enum sample_metric m = sample_table_cols[i];
 		double v = 0;
-		bool ok = tick_value(r, cols[i].m, &v);
+		bool ok = tick_value(r, m, &v);
 
-		fprintf(r->out, "%6s", fmt_short(b, sizeof(b), ok, v * cols[i].scale));
+		fprintf(r->out, "%6s", fmt_short(b, sizeof(b), ok, v * sample_table_scale(m)));
 	}
 	fputc('\n', r->out);
 }

@@ -68,17 +68,17 @@ int settings_read(const struct host *h, const struct setting_def *d, char *val,
 
 		if (end == val || *end || v < d->min || v > d->max)
 			return err_set(e, -EBADMSG,
-				       "/%s: line 1: expected a number %ld..%ld, found \"%.40s\"",
-				       d->path, d->min, d->max, val);
+				       "%s/%s: line 1: expected a number %ld..%ld, found \"%.40s\"",
+				       h->root, d->path, d->min, d->max, val);
 	} else if (d->type == SETTING_BOOL_YN) {
 		/* a module's bool parameter reads back as Y or N (1/0 on old kernels) */
 		if (strcmp(val, "Y") && strcmp(val, "N") && strcmp(val, "1") && strcmp(val, "0"))
-			return err_set(e, -EBADMSG, "/%s: line 1: expected Y or N, found \"%.40s\"",
-				       d->path, val);
+			return err_set(e, -EBADMSG, "%s/%s: line 1: expected Y or N, found \"%.40s\"",
+				       h->root, d->path, val);
 	} else if (d->type == SETTING_BOOL_WORD) {
 		if (strcmp(val, "true") && strcmp(val, "false"))
-			return err_set(e, -EBADMSG, "/%s: line 1: expected true or false, found \"%.40s\"",
-				       d->path, val);
+			return err_set(e, -EBADMSG, "%s/%s: line 1: expected true or false, found \"%.40s\"",
+				       h->root, d->path, val);
 	}
 	return 0;
 }
@@ -163,17 +163,22 @@ bool settings_equal(const struct setting_def *d, const char *a, const char *b)
 int settings_write_raw(const struct host *h, const struct setting_def *d,
 		       const char *val, struct st_err *e)
 {
-	char back[SETTING_VALUE_MAX];
-	int r = host_write(h, d->path, val, e);
+	char back[SETTING_VALUE_MAX], norm[SETTING_VALUE_MAX];
+	int r;
+
+	/* whoever calls: only a value the registry takes reaches the kernel file */
+	if ((r = settings_normalize(h, d, val, norm, sizeof(norm), e)) < 0)
+		return r;
+	r = host_write(h, d->path, norm, e);
 
 	if (r < 0)
 		return r;
 	r = host_read_line(h, d->path, back, sizeof(back), e);
 	if (r < 0)
 		return r;
-	if (!settings_equal(d, back, val))
+	if (!settings_equal(d, back, norm))
 		return err_set(e, -EIO, "%s: wrote \"%s\" but the kernel reports \"%s\"",
-			       d->name, val, back);
+			       d->name, norm, back);
 	return 0;
 }
 

@@ -169,6 +169,55 @@ int store_changes_pending(struct store *st, const char *session, const char *sys
 	return read_rows(st, stmt, rows, n, e);
 }
 
+int store_changes_pending_count(struct store *st, const char *sysroot, const char *machine_id,
+				struct store_pending_count *c, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"SELECT coalesce(sum(machine_id = ?2), 0),"
+		" coalesce(sum(machine_id != ?2 AND machine_id != ''), 0),"
+		" coalesce(sum(machine_id IS NULL OR machine_id = ''), 0),"
+		" (SELECT machine_id FROM changes WHERE state = 'pending' AND sysroot = ?1"
+		"  AND machine_id != ?2 AND machine_id != '' LIMIT 1)"
+		" FROM changes WHERE state = 'pending' AND sysroot = ?1", &stmt, e);
+
+	memset(c, 0, sizeof(*c));
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, sysroot, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, machine_id, -1, SQLITE_STATIC);
+	r = sqlite3_step(stmt);
+	if (r == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(stmt, 3);
+
+		c->mine = sqlite3_column_int64(stmt, 0);
+		c->others = sqlite3_column_int64(stmt, 1);
+		c->unnamed = sqlite3_column_int64(stmt, 2);
+		snprintf(c->other_mid, sizeof(c->other_mid), "%s", t ? (const char *)t : "");
+	}
+	sqlite3_finalize(stmt);
+	return r == SQLITE_ROW ? 0 : store_db_err(st, e);
+}
+
+int store_changes_pending_page(struct store *st, const char *sysroot, const char *machine_id,
+			       int64_t before_id, int limit, struct store_change **rows, int *n,
+			       struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st, CHANGE_COLUMNS " WHERE state = 'pending' AND sysroot = ?1"
+			      " AND machine_id = ?2 AND id < ?3 ORDER BY id DESC LIMIT ?4", &stmt, e);
+
+	*rows = NULL;
+	*n = 0;
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, sysroot, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 3, before_id);
+	sqlite3_bind_int(stmt, 4, limit);
+	return read_rows(st, stmt, rows, n, e);
+}
+
 int store_changes_committed(struct store *st, const char *session,
 			    struct store_change **rows, int *n, struct st_err *e)
 {
@@ -204,13 +253,15 @@ int store_changes_since_run(struct store *st, const char *sysroot, int64_t min_r
 {
 	sqlite3_stmt *stmt;
 	int r = store_prepare(st, CHANGE_COLUMNS " WHERE state = 'committed'"
-			      " AND kind IN (?3, ?4) AND sysroot = ?1 AND run_id >= ?2 ORDER BY id",
-			      &stmt, e);
+			      " AND kind IN (?3, ?4) AND sysroot = ?1 AND run_id >= ?2"
+			      " AND (?5 IS NULL OR machine_id = ?5) ORDER BY id", &stmt, e);
 
 	*rows = NULL;
 	*n = 0;
 	if (r < 0)
 		return r;
+	if (st->machine_id[0])
+		sqlite3_bind_text(stmt, 5, st->machine_id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 1, sysroot, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(stmt, 2, min_run_id);
 	sqlite3_bind_text(stmt, 3, kind1, -1, SQLITE_STATIC);

@@ -45,8 +45,16 @@ static void add_col_text(cJSON *o, const char *k, sqlite3_stmt *s, int i)
 		cJSON_AddStringToObject(o, k, col_str(s, i));
 }
 
-int store_fleet_export_ids(struct store *st, const char *since, const int64_t *ids,
-			   size_t n_ids, int64_t **out, size_t *n_out, struct st_err *e)
+/*
+ * A run is this host's when the machine it recorded (runs.machine_id, or
+ * its hosts row for runs older than that column) is machine_id; a run that
+ * recorded neither predates swaptune's identities and is taken as made
+ * where its store lives. Any other run was made elsewhere (a copied store,
+ * a --sysroot of another tree) and is never exported under this identity.
+ */
+int store_fleet_export_ids(struct store *st, const char *machine_id, const char *since,
+			   const int64_t *ids, size_t n_ids, int64_t **out, size_t *n_out,
+			   size_t *n_foreign, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
 	size_t cap = 64;
@@ -54,20 +62,43 @@ int store_fleet_export_ids(struct store *st, const char *since, const int64_t *i
 
 	*out = NULL;
 	*n_out = 0;
-	if (store_prepare(st, "SELECT id FROM runs WHERE kind != 'imported'"
-			  " AND (?1 IS NULL OR started_at >= ?1) ORDER BY id", &stmt, e) < 0)
+	*n_foreign = 0;
+	if (store_prepare(st, "SELECT r.id, coalesce(r.machine_id, h.machine_id),"
+			  " coalesce(h.hostname, (SELECT o.hostname FROM hosts o"
+			  "  WHERE o.machine_id = r.machine_id ORDER BY o.id LIMIT 1))"
+			  " FROM runs r LEFT JOIN hosts h ON h.id = r.host_id"
+			  " WHERE r.kind != 'imported' AND (?1 IS NULL OR r.started_at >= ?1)"
+			  " ORDER BY r.id", &stmt, e) < 0)
 		return -EIO;
 	if (since)
 		sqlite3_bind_text(stmt, 1, since, -1, SQLITE_STATIC);
 	*out = malloc(cap * sizeof(**out));
 	while (*out && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(stmt, 0);
-		bool want = n_ids == 0;
+		bool want = n_ids == 0, mine;
 
 		for (size_t i = 0; i < n_ids && !want; i++)
 			want = ids[i] == id;
 		if (!want)
 			continue;
+		mine = sqlite3_column_type(stmt, 1) == SQLITE_NULL ||
+		       !strcmp(col_str(stmt, 1), machine_id);
+		if (!mine && n_ids) {
+			int r = err_set_exit(e, -ENOENT, ST_EXIT_USAGE,
+					     "run %lld was made on another machine (%s, machine id %s), not on"
+					     " this one (%s): export it there", (long long)id,
+					     sqlite3_column_type(stmt, 2) == SQLITE_NULL ? "hostname unknown" :
+					     col_str(stmt, 2), col_str(stmt, 1), machine_id);
+
+			sqlite3_finalize(stmt);
+			free(*out);
+			*out = NULL;
+			return r;
+		}
+		if (!mine) {
+			(*n_foreign)++;
+			continue;
+		}
 		if (*n_out == cap) {
 			int64_t *p = realloc(*out, 2 * cap * sizeof(**out));
 

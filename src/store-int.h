@@ -14,6 +14,12 @@
 /* Apply every migration above the file's user_version (used by store_open). */
 int migrations_apply(struct store *st, struct st_err *e);
 /*
+ * Every table of the schema is there: -EBADMSG (exit 1) "database X is
+ * damaged: its table T is missing" otherwise, so that a store with a
+ * dropped table is never read as an empty one (store_open).
+ */
+int migrations_check(struct store *st, struct st_err *e);
+/*
  * An SQLite failure as the store's error: busy and damaged content exit 1
  * ("database X is busy", "database X is damaged: ..."), a missing
  * permission exit 3. msg (may be NULL) replaces sqlite3_errmsg().

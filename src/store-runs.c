@@ -50,8 +50,9 @@ int store_runs_awaiting_confirm(struct store *st, const char *sysroot,
 		" FROM changes c JOIN runs r ON r.id = c.run_id"
 		" WHERE c.state = 'pending' AND c.sysroot = ?1 AND r.kind = 'apply'"
 		" AND r.status = 'awaiting-confirm'"
-		/* another machine's pending apply is not this one's to confirm or undo */
-		" AND (?2 IS NULL OR c.machine_id IS NULL OR c.machine_id = ?2)"
+		/* another machine's pending apply is not this one's to confirm or undo,
+		   nor are rows that name no machine */
+		" AND (?2 IS NULL OR c.machine_id = ?2)"
 		" GROUP BY c.session ORDER BY c.run_id DESC LIMIT 1", &stmt, e);
 
 	if (r < 0)
@@ -141,6 +142,21 @@ static void read_snapshot_info(sqlite3_stmt *stmt, struct store_snapshot_info *s
 	snprintf(s->taken_at, sizeof(s->taken_at), "%s", col_text(stmt, 3));
 }
 
+/* The columns after read_snapshot_info()'s: whose run the snapshot is (SNAPSHOT_ORIGIN). */
+#define SNAPSHOT_ORIGIN \
+	", coalesce(r.kind = 'imported' OR r.origin_machine_id IS NOT NULL, 0)," \
+	" coalesce(r.machine_id, ''), coalesce(r.origin_machine_id, ''), coalesce(h.hostname, '')"
+#define SNAPSHOT_ORIGIN_JOIN \
+	" LEFT JOIN runs r ON r.id = s.run_id LEFT JOIN hosts h ON h.id = r.host_id"
+
+static void read_snapshot_origin(sqlite3_stmt *stmt, int col, struct store_snapshot_info *s)
+{
+	s->imported = sqlite3_column_int(stmt, col) != 0;
+	snprintf(s->machine_id, sizeof(s->machine_id), "%s",
+		 col_text(stmt, s->imported ? col + 2 : col + 1));
+	snprintf(s->hostname, sizeof(s->hostname), "%s", s->imported ? col_text(stmt, col + 3) : "");
+}
+
 /* Step a snapshot-info query once: 1 with *s, 0 without a row. Finalizes. */
 static int one_snapshot_info(struct store *st, sqlite3_stmt *stmt,
 			     struct store_snapshot_info *s, struct st_err *e)
@@ -150,6 +166,7 @@ static int one_snapshot_info(struct store *st, sqlite3_stmt *stmt,
 	memset(s, 0, sizeof(*s));
 	if (r == SQLITE_ROW) {
 		read_snapshot_info(stmt, s);
+		read_snapshot_origin(stmt, 4, s);
 		r = 1;
 	} else if (r == SQLITE_DONE) {
 		r = 0;
@@ -165,8 +182,8 @@ int store_snapshot_info(struct store *st, int64_t snap_id, struct store_snapshot
 {
 	sqlite3_stmt *stmt;
 	int r = store_prepare(st,
-		"SELECT id, coalesce(run_id, 0), reason, taken_at FROM snapshots WHERE id = ?1",
-		&stmt, e);
+		"SELECT s.id, coalesce(s.run_id, 0), s.reason, s.taken_at" SNAPSHOT_ORIGIN
+		" FROM snapshots s" SNAPSHOT_ORIGIN_JOIN " WHERE s.id = ?1", &stmt, e);
 
 	if (r < 0)
 		return r;
@@ -179,14 +196,18 @@ int store_snapshot_before_apply_in_effect(struct store *st, struct store_snapsho
 {
 	sqlite3_stmt *stmt;
 	int r = store_prepare(st,
-		"SELECT s.id, s.run_id, s.reason, s.taken_at FROM snapshots s"
-		" JOIN runs a ON a.id = s.run_id"
+		"SELECT s.id, s.run_id, s.reason, s.taken_at" SNAPSHOT_ORIGIN " FROM snapshots s"
+		" JOIN runs a ON a.id = s.run_id" SNAPSHOT_ORIGIN_JOIN
 		" WHERE a.kind = 'apply' AND a.status = 'ok' AND s.reason = 'before apply'"
+		/* another machine's apply (a copied store) is not in effect here */
+		" AND (?1 IS NULL OR a.machine_id IS NULL OR a.machine_id = ?1)"
 		APPLY_NOT_ROLLED_BACK
 		" ORDER BY s.id DESC LIMIT 1", &stmt, e);
 
 	if (r < 0)
 		return r;
+	if (st->machine_id[0])
+		sqlite3_bind_text(stmt, 1, st->machine_id, -1, SQLITE_STATIC);
 	return one_snapshot_info(st, stmt, s, e);
 }
 
@@ -203,8 +224,11 @@ int store_runs_history(struct store *st, bool all, long limit, struct store_run_
 	sqlite3_stmt *stmt;
 	struct store_run_info *v = NULL;
 	int cap = 0, r = store_prepare(st,
-		"SELECT id, kind, status, started_at, ended_at, params FROM runs"
-		" WHERE (?1 OR kind IN ('apply', 'rollback')) ORDER BY id DESC LIMIT ?2", &stmt, e);
+		"SELECT r.id, r.kind, r.status, r.started_at, r.ended_at, r.params,"
+		" r.kind = 'imported', coalesce(r.origin_kind, ''), coalesce(r.origin_status, ''),"
+		" coalesce(r.origin_machine_id, ''), coalesce(r.origin_run_id, 0), coalesce(h.hostname, '')"
+		" FROM runs r LEFT JOIN hosts h ON h.id = r.host_id"
+		" WHERE (?1 OR r.kind IN ('apply', 'rollback')) ORDER BY r.id DESC LIMIT ?2", &stmt, e);
 
 	*rows = NULL;
 	*n = 0;
@@ -233,6 +257,12 @@ int store_runs_history(struct store *st, bool all, long limit, struct store_run_
 		w->params = strdup(col_text(stmt, 5));
 		if (!w->params)
 			break;
+		w->imported = sqlite3_column_int(stmt, 6) != 0;
+		snprintf(w->origin_kind, sizeof(w->origin_kind), "%s", col_text(stmt, 7));
+		snprintf(w->origin_status, sizeof(w->origin_status), "%s", col_text(stmt, 8));
+		snprintf(w->origin_machine_id, sizeof(w->origin_machine_id), "%s", col_text(stmt, 9));
+		w->origin_run_id = sqlite3_column_int64(stmt, 10);
+		snprintf(w->origin_host, sizeof(w->origin_host), "%s", col_text(stmt, 11));
 		(*n)++;
 	}
 	sqlite3_finalize(stmt);

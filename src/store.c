@@ -303,7 +303,18 @@ static int open_full_readonly(struct store *st, struct st_err *e)
 	return disk_full_err(st, e);
 }
 
+static int open_store(struct store *st, const char *path, struct st_err *e);
+
 int store_open(struct store *st, const char *path, struct st_err *e)
+{
+	int r = open_store(st, path, e);
+
+	if (r == 0 && (r = migrations_check(st, e)) < 0)
+		store_close(st);
+	return r;
+}
+
+static int open_store(struct store *st, const char *path, struct st_err *e)
 {
 	int rc, r;
 

@@ -2,7 +2,8 @@
 # doctor on every good fixture: --json matches tests/expected/doctor-<fixture>.json,
 # the human table of vm-v1 matches doctor-vm-v1.txt, and the exit status is 0
 # when probing can work, 3 when a required check fails (also on edited copies).
-# UPDATE_EXPECTED=1 rewrites the expected files.
+# UPDATE_EXPECTED=1 rewrites the expected files; they spell the fixtures
+# directory @FIXTURES@ (messages name files under the sysroot).
 . "$(dirname "$0")/lib.sh"
 
 want_exit() {	# want_exit FIXTURE STATUS
@@ -11,8 +12,9 @@ want_exit() {	# want_exit FIXTURE STATUS
 
 for fx in $(good_fixtures); do
 	"$SWAPTUNE" doctor --json --sysroot "$FIXTURES/$fx" --db "$scratch/db" \
-		>"$scratch/$fx.json" 2>"$scratch/$fx.err"
+		>"$scratch/$fx.raw" 2>"$scratch/$fx.err"
 	rc=$?
+	sed "s|$FIXTURES/|@FIXTURES@/|g" "$scratch/$fx.raw" >"$scratch/$fx.json"
 	[ "$rc" -eq "$(want_exit "$fx")" ] || fail "doctor on $fx: exit $rc, want $(want_exit "$fx")"
 	[ -s "$scratch/$fx.err" ] && fail "doctor on $fx wrote to stderr: $(cat "$scratch/$fx.err")"
 	if [ "${UPDATE_EXPECTED:-0}" = 1 ]; then
@@ -22,8 +24,9 @@ for fx in $(good_fixtures); do
 	fi
 done
 
-"$SWAPTUNE" doctor --sysroot "$FIXTURES/vm-v1" --db "$scratch/db" >"$scratch/vm-v1.txt" 2>&1 ||
+"$SWAPTUNE" doctor --sysroot "$FIXTURES/vm-v1" --db "$scratch/db" >"$scratch/vm-v1.raw" 2>&1 ||
 	fail "doctor (human) on vm-v1: exit $?"
+sed "s|$FIXTURES/|@FIXTURES@/|g" "$scratch/vm-v1.raw" >"$scratch/vm-v1.txt"
 if [ "${UPDATE_EXPECTED:-0}" = 1 ]; then
 	cp "$scratch/vm-v1.txt" "$EXPECTED/doctor-vm-v1.txt"
 else
@@ -73,4 +76,50 @@ case $(row swap "$scratch/noswap.txt") in
 "ok "*"loop device"*) ;;
 *) fail "no swap, loop-control: swap row is '$(row swap "$scratch/noswap.txt")'" ;;
 esac
+# malformed kernel files: the checks that need them say n/a with the reason
+# (the file under the sysroot), a required one fails (exit 3), the others
+# warn, every other check still runs; one warning line on stderr per file
+fx=$FIXTURES/broken-several
+"$SWAPTUNE" doctor --sysroot "$fx" --db "$scratch/db" >"$scratch/bs.txt" 2>"$scratch/bs.err"
+[ $? -eq 3 ] || fail "broken-several: doctor should exit 3 (swap, a required check, cannot be read)"
+case $(row swap "$scratch/bs.txt") in
+"fail n/a: $fx/proc/swaps: line 2: negative size"*) ;;
+*) fail "broken-several: swap row is '$(row swap "$scratch/bs.txt")'" ;;
+esac
+case $(row zswap-enabled "$scratch/bs.txt") in
+"warn n/a: $fx/sys/module/zswap/parameters/enabled: line 1: expected Y or N"*) ;;
+*) fail "broken-several: zswap-enabled row is '$(row zswap-enabled "$scratch/bs.txt")'" ;;
+esac
+case $(row psi "$scratch/bs.txt") in
+"warn n/a: $fx/proc/pressure/memory: line 1: unexpected format") ;;
+*) fail "broken-several: psi row is '$(row psi "$scratch/bs.txt")'" ;;
+esac
+case $(row page-cluster "$scratch/bs.txt") in
+"ok 3 (up to 8 pages per swap-in)") ;;
+*) fail "broken-several: page-cluster row is '$(row page-cluster "$scratch/bs.txt")'" ;;
+esac
+n_rows=$(awk 'NR > 1 && NF == 0 { exit } NR > 1 && $1 != "" && $2 ~ /^(ok|warn|fail|skipped)$/' "$scratch/bs.txt" | wc -l)
+[ "$n_rows" -eq 14 ] || fail "broken-several: $n_rows check rows, want all 14"
+[ "$(grep -c '^swaptune: warning: .*; shown as n/a$' "$scratch/bs.err")" -eq 4 ] ||
+	fail "broken-several: want 4 warnings on stderr: $(cat "$scratch/bs.err")"
+grep -q "^could not read (shown as n/a): $fx/proc/swaps, " "$scratch/bs.txt" || fail "broken-several: no list of unread files"
+"$SWAPTUNE" doctor --json --sysroot "$fx" --db "$scratch/db" >"$scratch/bs.json" 2>/dev/null
+"$BUILD/helpers/schema-check" "$SCHEMAS/doctor.schema.json" "$scratch/bs.json" >/dev/null 2>&1 ||
+	fail "broken-several: doctor --json does not validate"
+grep -q '"part":[[:space:]]*"swaps"' "$scratch/bs.json" || fail "broken-several: doctor --json lists no unreadable swaps"
+"$SWAPTUNE" doctor --sysroot "$FIXTURES/broken-pagecluster" --db "$scratch/db" >"$scratch/bp.txt" 2>/dev/null
+[ $? -eq 3 ] || fail "broken-pagecluster: doctor should exit 3 (page-cluster is required)"
+case $(row page-cluster "$scratch/bp.txt") in
+"fail n/a: $FIXTURES/broken-pagecluster/proc/sys/vm/page-cluster: line 1: expected a number 0..31, found \"banana\"") ;;
+*) fail "broken-pagecluster: page-cluster row is '$(row page-cluster "$scratch/bp.txt")'" ;;
+esac
+# fix lines are swaptune commands where a registered setting does the job
+grep -q 'fix: .*echo .*> /sys/module\|fix: echo true' "$scratch/vm-v1.txt" "$EXPECTED"/doctor-*.json &&
+	fail "a doctor fix writes a kernel setting behind swaptune's back"
+grep -q 'fix: to swap to zswap all the time: swaptune apply --persist zswap.enabled=Y' "$scratch/vm-v1.txt" ||
+	fail "vm-v1: zswap-enabled fix is not a swaptune command"
+cp -a "$FIXTURES/vm-v1" "$scratch/novma"
+echo false >"$scratch/novma/sys/kernel/mm/swap/vma_ra_enabled"
+"$SWAPTUNE" doctor --sysroot "$scratch/novma" --db "$scratch/db" >"$scratch/novma.txt" 2>&1
+grep -q '^ *fix: swaptune apply vma_ra_enabled=true ' "$scratch/novma.txt" || fail "vma_ra false: fix is not swaptune apply"
 done_testing

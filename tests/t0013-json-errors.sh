@@ -19,8 +19,9 @@ expect_error() {	# expect_error EXIT COMMAND ARGS...: a failure with a valid err
 expect_error 2 status --json --sysroot "$scratch/none" --db "$scratch/db"
 expect_error 2 --json nosuchcommand
 grep -q '"command":[[:space:]]*null' "$scratch/out" || fail "unknown command: command should be null"
-expect_error 2 status --json --sysroot "$FIXTURES/broken-pagecluster" --db "$scratch/db"
-grep -q '"command":[[:space:]]*"status"' "$scratch/out" || fail "status failure: command should be status"
+# (status and doctor show a malformed file as n/a; probe refuses it)
+expect_error 2 probe --dry-run --json --sysroot "$FIXTURES/broken-pagecluster" --db "$scratch/db"
+grep -q '"command":[[:space:]]*"probe"' "$scratch/out" || fail "probe failure: command should be probe"
 expect_error 2 probe --json --dry-run --working-set nan --sysroot "$FIXTURES/vm-v1" --db "$scratch/db"
 
 # without --json, nothing on stdout

@@ -151,4 +151,47 @@ done
 [ "$n" -ge 12 ] || fail "only $n bad files"
 "$SWAPTUNE" --db "$b" import "$scratch/nonexistent.json" 2>/dev/null; [ $? -eq 2 ] || fail "missing file: not exit 2"
 "$SWAPTUNE" --db "$b" import 2>/dev/null; [ $? -eq 2 ] || fail "no FILE: not exit 2"
+# --- export takes only this machine's runs ---
+# store C: a run of this tree's machine, a run stamped with db-07's machine
+# id, a run whose hosts row is db-07's (no machine id of its own, as older
+# rows), and a run that recorded no machine at all (older stores: taken as
+# this host's). Only the first and the last go out under this identity.
+c=$scratch/c.db
+st --db "$c" history >/dev/null || fail "creating store C"
+sqlite3 "$c" <<SQL || fail "filling store C"
+INSERT INTO hosts (id, machine_id, hostname) VALUES (7, 'db07db07db07db07db07db07db07db07', 'db-07');
+INSERT INTO runs (id, kind, status, started_at, machine_id, host_id) VALUES
+ (1, 'apply', 'ok', '2026-11-20T10:00:00.000Z', '$mid', NULL),
+ (2, 'apply', 'ok', '2026-11-20T11:00:00.000Z', 'db07db07db07db07db07db07db07db07', NULL),
+ (3, 'apply', 'ok', '2026-11-20T12:00:00.000Z', NULL, 7),
+ (4, 'apply', 'ok', '2026-11-20T13:00:00.000Z', NULL, NULL);
+SQL
+st --db "$c" export -o "$scratch/c.json" 2>"$scratch/c.err" || fail "export of store C: exit $?"
+python3 - "$scratch/c.json" "$mid" <<'PY' || fail "export of store C took another machine's runs: $(cat "$scratch/c.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["host"]["machine_id"] == sys.argv[2], d["host"]
+assert [r["id"] for r in d["runs"]] == [1, 4], [r["id"] for r in d["runs"]]
+PY
+grep -qx "swaptune: note: 2 runs of other machines in $c left out" "$scratch/c.err" ||
+	fail "export of store C: no note of the runs left out: $(cat "$scratch/c.err")"
+for id in 2 3; do
+	st --db "$c" export --run $id >/dev/null 2>"$scratch/c.err"
+	rc=$?
+	[ $rc -eq 2 ] || fail "export --run $id (db-07's run): exit $rc, want 2"
+	grep -q "^swaptune: run $id was made on another machine (db-07, machine id db07db07db07db07db07db07db07db07), not on this one ($mid): export it there\$" \
+		"$scratch/c.err" || fail "export --run $id: $(cat "$scratch/c.err")"
+done
+# the same store exported from db-07's side (a tree with its machine id)
+cp -a "$sr" "$scratch/db07"
+echo db07db07db07db07db07db07db07db07 >"$scratch/db07/etc/machine-id"
+"$SWAPTUNE" --sysroot "$scratch/db07" --db "$c" export 2>/dev/null |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert [r["id"] for r in d["runs"]] == [2, 3, 4], d["runs"]' ||
+	fail "export as db-07 does not take db-07's runs"
+# --sysroot: the machine id is the tree's, and a tree without one is named
+"$SWAPTUNE" --sysroot "$FIXTURES/vm-v1" --db "$c" export >/dev/null 2>"$scratch/c.err"
+rc=$?
+[ $rc -eq 2 ] || fail "export of a tree without etc/machine-id: exit $rc, want 2"
+grep -qx "swaptune: cannot read the machine id ($FIXTURES/vm-v1/etc/machine-id) of this host" "$scratch/c.err" ||
+	fail "export without a machine id does not name the tree's file: $(cat "$scratch/c.err")"
 done_testing

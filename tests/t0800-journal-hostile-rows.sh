@@ -6,6 +6,7 @@
 # "refused"; nothing outside the sysroot changes. Rows of another machine
 # are never undone (one line says so), live state of an earlier boot is
 # marked "rebooted", and the same row of this machine and boot is restored.
+# A row that names no machine (empty machine id) is not this machine's either.
 . "$(dirname "$0")/lib.sh"
 
 command -v sqlite3 >/dev/null 2>&1 || skip "no sqlite3 command to craft a store"
@@ -47,7 +48,7 @@ row persist-file "$outside/absvictim" NULL NULL "$mid" "$boot"
 row persist-file etc/sysctl.d/../../../outside/victim pwned NULL "$mid" "$boot"
 row persist-file etc/sysctl.d/90-swaptune.conf pwned NULL "$mid" "$boot"
 row persist-dir ../outside/emptydir NULL NULL "$mid" "$boot"
-row persist-dir "$outside/emptydir" NULL NULL NULL NULL
+row persist-dir "$outside/emptydir" NULL NULL "$mid" NULL
 row cgroup swaptune-x "v1 ../outside/swaptune-x" NULL "$mid" "$boot"
 row cgroup ../outside "v1 sys/fs/cgroup/memory/../../../../outside" NULL "$mid" "$boot"
 
@@ -74,6 +75,16 @@ grep -q "^swaptune: store $db holds 2 pending changes of machine fedcba98.*; not
 	"$scratch/err" || { fail "no plain line about the other machine's changes"; cat "$scratch/err"; }
 [ "$(sqlite3 "$db" "SELECT count(*) FROM changes WHERE state = 'pending' AND machine_id = '$other'")" = 2 ] ||
 	fail "the other machine's rows changed state"
+
+# a row that names no machine is nobody's here: reported, never acted on
+echo 0 >"$root/proc/sys/vm/page-cluster"
+row setting page-cluster 3 0 NULL "$boot"
+row setting page-cluster 3 0 "" "$boot"
+"$SWAPTUNE" status --sysroot "$root" --db "$db" >/dev/null 2>"$scratch/err" || fail "status failed"
+[ "$(cat "$root/proc/sys/vm/page-cluster")" = 0 ] || fail "a row naming no machine was acted on"
+grep -q "^swaptune: store $db holds 2 pending changes that name no machine; not undone here\$" \
+	"$scratch/err" || { fail "no line about the rows that name no machine"; cat "$scratch/err"; }
+sqlite3 "$db" "DELETE FROM changes WHERE state = 'pending' AND coalesce(machine_id, '') = ''"
 
 # live state of an earlier boot: the reboot undid it
 row setting page-cluster 3 0 "$mid" 99999999-2222-3333-4444-555555555555

@@ -16,12 +16,17 @@ fx=$FIXTURES/vm-v1
 sh -c 'exit 0' &
 dead=$!
 wait "$dead"
+# rows of this machine (a row naming no machine is never acted on)
+mid=$(head -1 /etc/machine-id 2>/dev/null)
+[ -n "$mid" ] || mid=unknown
 row() {	# row SYSROOT PID PIDSTART KIND NAME OLD [SESSION RUN]
 	old=NULL
 	[ -n "$6" ] && old="'$6'"
+	rmid=$mid
+	[ "$1" != / ] && rmid=unknown
 	sqlite3 "$db" "INSERT INTO changes (session, run_id, pid, pid_start, sysroot, kind, name,
-		old_value, new_value, temporary, state) VALUES ('${7:-crafted}', ${8:-NULL}, $2, $3, '$1',
-		'$4', '$5', $old, NULL, 1, 'pending')" || fail "cannot craft a row"
+		old_value, new_value, temporary, state, machine_id) VALUES ('${7:-crafted}', ${8:-NULL}, $2, $3, '$1',
+		'$4', '$5', $old, NULL, 1, 'pending', '$rmid')" || fail "cannot craft a row"
 }
 victim=$scratch/swaptune-swap-victim
 echo precious >"$victim"

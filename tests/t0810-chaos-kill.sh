@@ -7,7 +7,9 @@
 #   fixture exports (into a copy of the store).
 # After each kill the next `swaptune status` must restore the host exactly
 # (page-cluster, vma_ra, zswap, no swap, no loop device, no swaptune-*
-# cgroup: compared with the state before) and the store must pass
+# cgroup: compared with the state before), the sysroot copy must be
+# `diff -r` identical to before (no lost trailing newline, no temporary
+# file left; after rolling back an apply that committed), and the store must pass
 # PRAGMA integrity_check with no row of an earlier run lost. An apply (or
 # rollback) that committed before the kill is atomic: the host then holds
 # exactly its settings, and the test rolls it back before going on. A
@@ -30,6 +32,8 @@ db=$scratch/db
 root=$scratch/root
 mkdir -p "$root"
 cp -a "$FIXTURES/vm-v1/." "$root/"
+# the sysroot copy as it was: after every repair it must be byte-identical again
+cp -a "$root" "$scratch/root.pristine"
 pid=""
 
 live_state() {
@@ -159,6 +163,10 @@ settle() {	# settle OP N
 		cmp -s "$scratch/l0" "$scratch/l1" || fail "kill $2 ($1): live host not back after rollback: $(diff "$scratch/l0" "$scratch/l1" | grep '^[<>]' | tr '\n' ' ')"
 		[ "$(root_state)" = "$root0" ] || fail "kill $2 ($1): sysroot copy not back after rollback"
 	fi
+	# byte for byte, trailing newlines, modes of the files' content and
+	# temporary files included (issue 19, finding 10)
+	diff -r "$root" "$scratch/root.pristine" >"$scratch/rdiff" 2>&1 ||
+		fail "kill $2 ($1): the sysroot copy is not byte-identical to before: $(head -4 "$scratch/rdiff" | tr '\n' ' ')"
 }
 
 now_ms() { date +%s%3N; }

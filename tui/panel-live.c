@@ -13,32 +13,12 @@
 
 #define HISTORY 120
 
-enum live_unit { LU_RATE, LU_PCT, LU_BYTES, LU_PAGES, LU_RATIO };
-
-/* What the screen shows, in words and units; the keys stay in sample --json. */
-static const struct {
-	enum sample_metric m;
-	const char *label;
-	enum live_unit unit;
-} shown[] = {
-	{ SM_ZSWPIN, "zswap loads", LU_RATE },
-	{ SM_ZSWPOUT, "zswap stores", LU_RATE },
-	{ SM_PSWPIN, "swap-ins from disk", LU_RATE },
-	{ SM_PSWPOUT, "swap-outs to disk", LU_RATE },
-	{ SM_SWAP_RA, "readahead pages", LU_RATE },
-	{ SM_SWAP_RA_HIT, "readahead hits", LU_RATE },
-	{ SM_RA_HIT_PCT, "readahead hit ratio", LU_PCT },
-	{ SM_RA_WASTED, "readahead wasted", LU_RATE },
-	{ SM_PGMAJFAULT, "major faults", LU_RATE },
-	{ SM_REFAULT_ANON, "anon refaults", LU_RATE },
-	{ SM_REFAULT_FILE, "file refaults", LU_RATE },
-	{ SM_PSI_SOME_PCT, "memory stall (some)", LU_PCT },
-	{ SM_PSI_FULL_PCT, "memory stall (full)", LU_PCT },
-	{ SM_ZP_STORED_PAGES, "zswap pool pages", LU_PAGES },
-	{ SM_ZSWAP_RATIO, "zswap compression", LU_RATIO },
-	{ SM_SWAP_USED_BYTES, "swap used", LU_BYTES },
-	{ SM_CG_ZSWPIN, "cgroup zswap loads", LU_RATE },
-	{ SM_CG_PSI_SOME_PCT, "cgroup stall (some)", LU_PCT },
+/* What the screen shows, in the vocabulary's words and units; the keys stay in sample --json. */
+static const enum sample_metric shown[] = {
+	SM_ZSWPIN, SM_ZSWPOUT, SM_PSWPIN, SM_PSWPOUT, SM_SWAP_RA, SM_SWAP_RA_HIT, SM_RA_HIT_PCT,
+	SM_RA_WASTED, SM_PGMAJFAULT, SM_REFAULT_ANON, SM_REFAULT_FILE, SM_PSI_SOME_PCT,
+	SM_PSI_FULL_PCT, SM_ZP_STORED_PAGES, SM_ZSWAP_RATIO, SM_SWAP_USED_BYTES, SM_CG_ZSWPIN,
+	SM_CG_PSI_SOME_PCT,
 };
 #define NSHOWN ((int)(sizeof(shown) / sizeof(shown[0])))
 
@@ -80,7 +60,7 @@ static void live_update(struct tui_ctx *c, void *p)
 			 (uint64_t)r.tv_sec * 1000000000ull + (uint64_t)r.tv_nsec, &l->err) < 0)
 		return;
 	for (int i = 0; i < NSHOWN; i++)
-		l->have[i][l->pos] = sampler_value(l->s, shown[i].m, &l->hist[i][l->pos]);
+		l->have[i][l->pos] = sampler_value(l->s, shown[i], &l->hist[i][l->pos]);
 	l->pos = (l->pos + 1) % HISTORY;
 	if (l->filled < HISTORY)
 		l->filled++;
@@ -125,27 +105,24 @@ static const char *fmt_tick(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-static const char *fmt_value(enum live_unit u, double v, char *buf, size_t len)
+/* A value in its unit: rates "12.3k/s", "4.5 %", sizes, "1.2k pg", "3.00 x". */
+static const char *fmt_value(const char *unit, double v, char *buf, size_t len)
 {
+	size_t ul = strlen(unit);
 	char n[32];
 
-	switch (u) {
-	case LU_RATE:
+	if (ul > 2 && !strcmp(unit + ul - 2, "/s"))
 		snprintf(buf, len, "%s/s", tui_fmt_count(v, n, sizeof(n)));
-		break;
-	case LU_PCT:
+	else if (!strcmp(unit, "%"))
 		snprintf(buf, len, "%.1f %%", v);
-		break;
-	case LU_BYTES:
+	else if (!strcmp(unit, "bytes"))
 		tui_fmt_bytes(v, buf, len);
-		break;
-	case LU_PAGES:
+	else if (!strcmp(unit, "pages"))
 		snprintf(buf, len, "%s pg", tui_fmt_count(v, n, sizeof(n)));
-		break;
-	case LU_RATIO:
+	else if (!strcmp(unit, "x"))
 		snprintf(buf, len, "%.2f x", v);
-		break;
-	}
+	else
+		snprintf(buf, len, "%s", tui_fmt_count(v, n, sizeof(n)));
 	return buf;
 }
 
@@ -180,16 +157,17 @@ static void live_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 	y++;
 	for (int i = 0; i < NSHOWN && y < rows - 2; i++) {
 		int last = (l->pos + HISTORY - 1) % HISTORY;
+		const struct sample_metric_def *d = sampler_metric(shown[i]);
 		double mean;
 		char now[32] = "n/a", avg[32] = "n/a";
 
-		if (sampler_metric(shown[i].m)->group == SG_CGROUP && !sampler_has_cgroup(l->s))
+		if (d->group == SG_CGROUP && !sampler_has_cgroup(l->s))
 			continue;
 		if (l->filled && l->have[i][last])
-			fmt_value(shown[i].unit, l->hist[i][last], now, sizeof(now));
-		if (sampler_mean(l->s, shown[i].m, &mean))
-			fmt_value(shown[i].unit, mean, avg, sizeof(avg));
-		tui_print_clipped(w, y, 2, cols, "%-22.22s", shown[i].label);
+			fmt_value(d->unit, l->hist[i][last], now, sizeof(now));
+		if (sampler_mean(l->s, shown[i], &mean))
+			fmt_value(d->unit, mean, avg, sizeof(avg));
+		tui_print_clipped(w, y, 2, cols, "%-22.22s", d->row->label);
 		tui_print_right(w, y, COL_NOW_END, "%s", now);
 		tui_print_right(w, y, COL_MEAN_END, "%s", avg);
 		if (spark > 4)

@@ -94,23 +94,12 @@ int memcg_read_pressure(const struct memcg *m, struct st_psi *p, struct st_err *
 int memcg_pids(const struct memcg *m, pid_t *pids, int max, int *n, struct st_err *e);
 
 /*
- * Reclaim what is still charged to the group (its page cache, swap cache
- * and anything its processes left behind) on the live host: v1
- * memory.force_empty, v2 memory.reclaim of the group's memory.current.
- * Meant for a group whose processes are gone: removing a group does not
- * free its pages (measured on 6.18, v1: a 64 MiB file read inside a group
- * stays cached after rmdir, charged to the dying group; force_empty drops
- * it in ~8 ms), so this is how a probe empties its own group and nothing
- * else. A no-op under a captured tree. -ENOENT when the kernel has neither
- * file; a partial v2 reclaim (EAGAIN) is not an error.
- */
-int memcg_reclaim_all(const struct memcg *m, struct st_err *e);
-
-/*
  * SIGKILL everything in the group, wait (up to ~5 s) for it to empty,
- * reclaim what is still charged to it (memcg_reclaim_all(), best effort)
- * and remove it; marks the journal row done. Safe to call twice and on a
- * group that was never created.
+ * reclaim what is still charged to it (its page cache and swap cache: v1
+ * memory.force_empty, v2 memory.reclaim; best effort, live host only -
+ * removing a group does not free its pages) and remove it; marks the
+ * journal row done. Safe to call twice and on a group that was never
+ * created.
  */
 int memcg_destroy(struct memcg *m, struct st_err *e);
 

@@ -3,7 +3,10 @@
  *
  * Each check looks at the host facts (facts.h) and a few extra kernel files
  * through the host layer and returns ok / warn / fail / skipped with a
- * one-line message and, unless ok, a one-line fix hint. A check marked
+ * one-line message and, unless ok, a one-line fix hint (a swaptune command
+ * where one does the job). A check whose kernel file could not be read
+ * (facts_collect_all()) says "n/a: REASON": fail when it is required, else
+ * warn. A check marked
  * required is one the probe engine cannot do without: a fail there means
  * probing cannot work on this host. Checks never change the host.
  */
@@ -23,7 +26,8 @@ enum doctor_status {
 	DOCTOR_SKIPPED,		/* could not be checked here; message says why */
 };
 
-#define DOCTOR_TEXT_MAX 240
+/* a reason naming a file under a long sysroot path fits */
+#define DOCTOR_TEXT_MAX 640
 
 struct doctor_result {
 	enum doctor_status status;

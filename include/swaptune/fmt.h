@@ -8,16 +8,18 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /*
- * Parse "200ms", "2s", "1m", "1h" (bare number = seconds) into ns. -EINVAL
- * for anything else (empty, "nan", "inf", leading blanks), -ERANGE past
- * about 292 years.
+ * Parse "200ms", "2s", "1m", "1h" (bare number = seconds) into ns: a plain
+ * decimal number (digits, optionally ".digits") and a unit. -EINVAL for
+ * anything else (empty, "nan", "inf", leading blanks, a sign, hex "0x10s",
+ * an exponent "1e3s"), -ERANGE past about 292 years.
  */
 int fmt_parse_duration(const char *s, long long *ns);
 /* Largest size accepted: 1 EiB, so that sums of sizes cannot wrap. */
 #define FMT_SIZE_MAX (1024.0 * 1024 * 1024 * 1024 * 1024 * 1024)
-/* Parse "512M", "1G", "4096" (bytes) with binary units; -EINVAL, -ERANGE as above. */
+/* Parse "512M", "1G", "4096" (bytes) with binary units; the number as above; -EINVAL, -ERANGE as above. */
 int fmt_parse_size(const char *s, unsigned long long *bytes);
 /*
  * Strict numbers for options: the whole string, decimal, no blanks, within
@@ -39,9 +41,25 @@ const char *fmt_bytes(unsigned long long b, char *buf, size_t len);
  * JSON output needs neither: cJSON escapes.
  */
 const char *fmt_escape(const char *s, char *buf, size_t len);
+/* The length of s escaped (no limit). */
+size_t fmt_escape_len(const char *s);
+/* Write s escaped to f, whole (no length limit): error lines, reports. */
+void fmt_fputs(FILE *f, const char *s);
+/* The same, padded with blanks to width escaped characters (right: aligned right). */
+void fmt_fputs_pad(FILE *f, const char *s, size_t width, bool right);
 #define FMT_PRINTABLE_SLOTS 16
 #define FMT_PRINTABLE_LEN 2048
 const char *fmt_printable(const char *s);
+
+/*
+ * The one quoting of words in shell lines swaptune prints (rollback
+ * --print, the report's rerun line): s as one word for sh, bare when it
+ * holds nothing special (unless always), else single-quoted (' as '\'').
+ * Into out; -ENOSPC and "" when it does not fit (a word is never cut).
+ * The line is then shown through fmt_fputs(): a control byte inside the
+ * quotes reaches the terminal as \xNN, and stays inert when pasted.
+ */
+int fmt_shell_quote(const char *s, bool always, char *out, size_t len);
 
 /*
  * A value in at most 5 characters for tables: 0, 1.23, 45.6, 789, 12345, 123k,

@@ -92,7 +92,8 @@ int host_read_u64(const struct host *h, const char *rel, uint64_t *out,
  * check where openat2 is missing): -EXDEV when a symlink or ".." leaves it;
  * and only a regular file (a directory with O_DIRECTORY) is accepted, opened
  * without blocking: -EINVAL for a FIFO, device or socket, -EISDIR for a
- * directory. On the live host a plain openat(). Returns the fd or -errno.
+ * directory. On the live host a plain openat() that does not block either
+ * (O_NONBLOCK for the open only). Returns the fd or -errno.
  */
 int host_openat(const struct host *h, const char *rel, int flags);
 /*
@@ -102,8 +103,9 @@ int host_openat(const struct host *h, const char *rel, int flags);
  * Exposed for the unit tests.
  */
 int host_open_beneath_fallback(const struct host *h, const char *rel, int flags);
-/* Set e for a failed host_openat() of rel (r its result); returns r or -ENOENT. */
-int host_open_error(const char *rel, int r, bool write, struct st_err *e);
+/* Set e for a failed host_openat() of rel (r its result), naming the file under
+ * h's sysroot as this process sees it; returns r or -ENOENT. */
+int host_open_error(const struct host *h, const char *rel, int r, bool write, struct st_err *e);
 /*
  * Write val (a newline is not added) to rel; the kernel's error is reported.
  * Under a sysroot only an existing regular file beneath the tree is written.
@@ -121,10 +123,41 @@ int host_write(const struct host *h, const char *rel, const char *val,
  * or removed outside it; the last component is never followed by a write.
  */
 
-/* The temporary file host_file_replace() writes beside rel ("rel" HOST_FILE_TMP_SUFFIX). */
+/*
+ * Temporary files are new names, "PREFIX.PID.RANDOM", created
+ * O_CREAT|O_EXCL|O_NOFOLLOW in the directory's fd (never a name someone
+ * planted: a symlink or a hard link there only makes another name be
+ * drawn), written, then renamed over the file. A kill between the two
+ * leaves one behind: host_tmp_sweep() removes those of processes that are
+ * gone (journal repair calls it where it undoes a row).
+ * host_file_replace() writes "rel" HOST_FILE_TMP_SUFFIX ".PID.RANDOM";
+ * host_write() under a captured tree HOST_TMP_WRITE ".PID.RANDOM" beside
+ * the kernel file.
+ */
 #define HOST_FILE_TMP_SUFFIX ".swaptune-new"
+#define HOST_TMP_WRITE ".swaptune-write"
 
-/* Read rel whole into buf (NUL-terminated). Length; -ENOENT (e untouched) if absent. */
+/*
+ * The directory above rel, resolved beneath the tree as host_openat()
+ * resolves it: its fd (O_DIRECTORY) or -errno; *base = rel's last
+ * component ("." and ".." are -EINVAL). The file itself is then reached
+ * with *at() calls on that fd only.
+ */
+int host_dir_fd(const struct host *h, const char *rel, const char **base);
+/* A new temporary file "prefix.PID.RANDOM" in dfd (its name into name): the fd or -errno. */
+int host_tmp_create(int dfd, const char *prefix, mode_t mode, char *name, size_t len);
+/*
+ * Remove from directory dir (beneath the tree) the temporary files
+ * "prefix.PID.*" whose process is gone, and older ones without a pid;
+ * never a directory. Returns how many were removed.
+ */
+int host_tmp_sweep(const struct host *h, const char *dir, const char *prefix);
+
+/*
+ * Read rel whole into buf (NUL-terminated). Length; -ENOENT (e untouched)
+ * if absent; a FIFO, device or socket is refused (-EINVAL) without
+ * blocking, on the live host too.
+ */
 ssize_t host_file_get(const struct host *h, const char *rel, char *buf, size_t len,
 		      struct st_err *e);
 /* stat() of rel resolved beneath the tree (a regular file only); 0 or -errno. */
@@ -132,8 +165,9 @@ int host_file_stat(const struct host *h, const char *rel, struct stat *st);
 /* opendir() of rel resolved beneath the tree; NULL with errno set. */
 DIR *host_file_opendir(const struct host *h, const char *rel);
 /*
- * Create or replace rel with content: written to rel HOST_FILE_TMP_SUFFIX
- * (created with mode, never through a symlink), fsynced, renamed over rel.
+ * Create or replace rel with content: written to a new temporary file
+ * beside it (see host_tmp_create(), given mode whatever the umask),
+ * fsynced, renamed over rel.
  * The directory must exist. On failure the temporary file is removed and rel
  * is as it was (-ENOSPC when the disk is full).
  */
@@ -181,6 +215,13 @@ int host_read_zswap_stats(const struct host *h, struct st_kvtab *t,
 /* One zswap debugfs counter ("stored_pages"); -ENOENT/-EACCES as host_read(). */
 int host_read_zswap_counter(const struct host *h, const char *name, uint64_t *v,
 			    struct st_err *e);
+/*
+ * The same for a reader that samples it every tick: no message is built;
+ * 0, -ENOENT, -EACCES or another -errno, -EBADMSG for a file that is not
+ * one number. The file is closed again (a kept-open file would keep
+ * debugfs from being unmounted).
+ */
+int host_zswap_value(const struct host *h, const char *name, uint64_t *v);
 
 /* ---- /proc/swaps ---- */
 
@@ -264,7 +305,7 @@ int host_psifile_read(const struct host *h, struct host_file *f, uint64_t now_ns
  * (learned again when the layout moved). Lines are parsed as kv_parse()
  * does; blank and malformed lines are skipped, never an error.
  */
-#define HOST_KVFILE_KEYS 16
+#define HOST_KVFILE_KEYS 32
 #define HOST_KVFILE_LINES 1024
 
 struct host_kvfile {
@@ -314,6 +355,13 @@ struct st_cgroup_info {
 };
 
 const char *cgroup_mode_name(enum cgroup_mode m);
+/*
+ * The cgroup mounts from proc/mounts. A mount point that is not a plain
+ * absolute path (a "." or ".." component, an empty one, an escape) is not
+ * taken: a crafted mounts file cannot name a root outside the tree this
+ * way. Whether the root resolves beneath the tree is checked where it is
+ * opened (memcg_locate).
+ */
 int host_cgroup_info(const struct host *h, struct st_cgroup_info *ci,
 		     struct st_err *e);
 

@@ -99,15 +99,23 @@ int journal_register_undo_lasting(const char *kind, journal_undo_fn fn);
 /* Called with one line per repaired change ("restored page-cluster to 3 ..."). */
 typedef void (*journal_report_fn)(const char *line, void *arg);
 
+/* Rows journal_repair() looks at per command, newest first; the next command goes on. */
+#define JOURNAL_REPAIR_BUDGET 1000
+
 /*
  * Undo every pending change under this sysroot whose owner process is gone.
  * A setting someone changed since is left alone and reported. Only rows of
  * this machine (host_read_machine_id) are acted on: another machine's
- * pending rows are counted and reported in one line, never undone. Live
- * state (settings, cgroups, devices, mounts) of an earlier boot is marked
- * "rebooted" without acting: the reboot undid it; files are still undone.
- * A row a handler refuses is marked "refused". Returns the number of
- * changes undone, or a negative error. A read-only store is not repaired.
+ * pending rows, and rows that name no machine, are counted and reported in
+ * one line, never undone. Live state (settings, cgroups, devices, mounts)
+ * of an earlier boot is marked "rebooted" without acting: the reboot
+ * undid it; files are still undone. Nothing read back is trusted: a
+ * setting's old value must pass the registry's parser and range
+ * (settings_normalize, as user input), a resource row its handler's check;
+ * a row that fails is marked "refused" with a warning and nothing is done.
+ * At most JOURNAL_REPAIR_BUDGET rows are looked at, read a page at a
+ * time (a line says how many are left). Returns the number of changes
+ * undone, or a negative error. A read-only store is not repaired.
  */
 int journal_repair(struct store *st, const struct host *h,
 		   journal_report_fn report, void *arg, struct st_err *e);

@@ -130,7 +130,23 @@ int persist_scan_sysctl(const struct host *h, const char *setting, const char *k
 int persist_scan_zswap(const struct host *h, const char *setting, const char *param,
 		       struct persist_plan *p, struct st_err *e);
 
-/* Journal undo handlers, registered by undo.c. */
+/*
+ * Whether content is, byte for byte, what swaptune writes at rel (one of
+ * its own files) for the settings it names: parsed back, every value
+ * through the registry's parser and range as user input (settings_normalize
+ * against h), rendered again and compared. 0, or -EBADMSG with the line
+ * or the reason in e. A recorded or found file is put back or merged only
+ * when it is (journal repair, rollback, apply --persist): never copied.
+ */
+int persist_check_content(const struct host *h, const char *rel, const char *content,
+			  struct st_err *e);
+
+/*
+ * Journal undo handlers, registered by undo.c. persist_undo_file() puts a
+ * file's recorded content back only when persist_check_content() takes it
+ * (else JOURNAL_UNDO_REFUSED), and removes the temporary files a killed
+ * swaptune left beside it.
+ */
 int persist_undo_file(const struct host *h, const char *ident, const char *detail,
 		      struct st_err *e);
 int persist_undo_dir(const struct host *h, const char *ident, const char *detail,

@@ -34,91 +34,22 @@
 #include "swaptune/err.h"
 #include "swaptune/host.h"
 #include "swaptune/pmu.h"
+#include "swaptune/vocab.h"
 
 #define SAMPLE_SCHEMA "swaptune.sample/1"
 
-/* Every value a tick can produce. Order = JSON order within a group. */
-enum sample_metric {
-	/* vmstat: per-second rates */
-	SM_PSWPIN, SM_PSWPOUT, SM_ZSWPIN, SM_ZSWPOUT, SM_ZSWPWB,
-	SM_SWAP_RA, SM_SWAP_RA_HIT, SM_PGMAJFAULT, SM_REFAULT_ANON,
-	SM_REFAULT_FILE, SM_PGSCAN, SM_PGSTEAL,
-	/* zswap debugfs pool */
-	SM_ZP_STORED_PAGES, SM_ZP_POOL_BYTES, SM_ZP_INCOMPRESSIBLE_PAGES,
-	SM_ZP_WRITTEN_BACK, SM_ZP_REJECTS, SM_ZP_POOL_LIMIT_HITS,
-	/* PSI memory */
-	SM_PSI_SOME_PCT, SM_PSI_FULL_PCT, SM_PSI_SOME_AVG10, SM_PSI_FULL_AVG10,
-	/* meminfo levels */
-	SM_SWAP_USED_BYTES, SM_SWAP_CACHED_BYTES, SM_ZSWAP_BYTES, SM_ZSWAPPED_BYTES,
-	/* one memory cgroup (--cgroup) */
-	SM_CG_ANON_BYTES, SM_CG_FILE_BYTES, SM_CG_SWAP_BYTES, SM_CG_SWAPCACHED_BYTES,
-	SM_CG_ZSWAP_BYTES, SM_CG_ZSWAPPED_BYTES, SM_CG_PGMAJFAULT, SM_CG_ZSWPIN,
-	SM_CG_ZSWPOUT, SM_CG_ZSWPWB, SM_CG_REFAULT_ANON, SM_CG_PSI_SOME_PCT,
-	SM_CG_PSI_FULL_PCT,
-	/* CPU counters (rates) */
-	SM_CPU_CYCLES, SM_CPU_INSTRUCTIONS, SM_CPU_DTLB_MISSES, SM_CPU_BUSY_PCT,
-	SM_CPU_MAJOR_FAULTS, SM_CPU_MINOR_FAULTS, SM_CPU_CONTEXT_SWITCHES,
-	/* derived */
-	SM_RA_HIT_PCT, SM_RA_WASTED, SM_ZSWAP_RATIO, SM_IPC,
-	SM_COUNT
-};
-
 struct sampler;
 
-enum sample_group {
-	SG_VMSTAT, SG_ZSWAP, SG_PSI, SG_MEMINFO, SG_CGROUP, SG_CPU, SG_DERIVED,
-	SG_COUNT
-};
-
-/* How a metric becomes a Prometheus gauge (sample_prom_format()). */
-enum sample_prom_unit {
-	SPU_SAME,		/* as it is (bytes, a ratio) */
-	SPU_PCT_TO_RATIO,	/* percent -> 0..1 */
-	SPU_PAGES_TO_BYTES,	/* pages x the page size */
-};
-
-struct sample_metric_def {
-	enum sample_metric id;
-	enum sample_group group;
-	const char *key;	/* JSON key in its group: "zswpout_pages_per_s" */
-	/*
-	 * Prometheus gauge name, or NULL for a per-tick rate: Prometheus gets
-	 * the counter it comes from (sample_counter_def) and rate() instead.
-	 */
-	const char *prom;
-	const char *help;	/* one line, for # HELP */
-	bool integral;		/* printed as an integer (levels in bytes/pages) */
-	enum sample_prom_unit prom_unit;
-};
-
-const struct sample_metric_def *sampler_metric(enum sample_metric m);
-
 /*
- * The cumulative counters behind the rates, as the kernel (or perf) keeps
- * them: monotonic until a reset (reboot, re-created cgroup, a new sampler
- * for CPU counters). The JSON line carries them in "counters", Prometheus
- * as _total counters in base units.
+ * What a tick produces comes from the counter vocabulary (vocab.h,
+ * vocab-rows.h): enum sample_metric (SM_*: every per-tick rate and level,
+ * JSON order within a group) with its struct sample_metric_def, and enum
+ * sample_counter (SC_*: the cumulative counters behind the rates) with its
+ * struct sample_counter_def. The JSON line carries the counters in
+ * "counters", Prometheus as _total counters in base units. The sampler
+ * reads every row that has such a view, from the row's kernel keys.
  */
-enum sample_counter {
-	SC_PSWPIN, SC_PSWPOUT, SC_ZSWPIN, SC_ZSWPOUT, SC_ZSWPWB, SC_SWAP_RA, SC_SWAP_RA_HIT,
-	SC_PGMAJFAULT, SC_REFAULT_ANON, SC_REFAULT_FILE, SC_PGSCAN, SC_PGSTEAL,
-	SC_ZP_WB, SC_ZP_REJECTS, SC_ZP_LIMIT, SC_PSI_SOME, SC_PSI_FULL,
-	SC_CG_PGMAJ, SC_CG_ZSWPIN, SC_CG_ZSWPOUT, SC_CG_ZSWPWB, SC_CG_REFAULT_ANON,
-	SC_CG_PSI_SOME, SC_CG_PSI_FULL,
-	SC_CPU_CYCLES, SC_CPU_INSN, SC_CPU_DTLB, SC_CPU_TASK_CLOCK, SC_CPU_MAJ, SC_CPU_MIN,
-	SC_CPU_CSW,
-	SC_COUNT
-};
-
-struct sample_counter_def {
-	enum sample_counter id;
-	enum sample_group group;	/* SG_CGROUP ones exist only with --cgroup */
-	const char *key;	/* JSON key in "counters", kernel units: "psi_some_us" */
-	const char *prom;	/* Prometheus counter: "swaptune_memory_pressure_some_seconds_total" */
-	double prom_scale;	/* kernel unit -> base unit (us -> s: 1e-6) */
-	const char *help;
-};
-
+const struct sample_metric_def *sampler_metric(enum sample_metric m);
 const struct sample_counter_def *sampler_counter_def(enum sample_counter c);
 /* The raw value of c at the last tick; false when n/a. */
 bool sampler_counter(const struct sampler *s, enum sample_counter c, uint64_t *v);
@@ -148,14 +79,21 @@ int sample_prom_format(const struct sample_prom_src *src, char *buf, size_t len)
 /* JSON object name of a group ("vmstat", "zswap", ...). */
 const char *sampler_group_name(enum sample_group g);
 
+/*
+ * The live table's columns, system-wide, in order (sample's table and
+ * sample --replay): 8 + 12 x 6 = 80 columns, heads from the vocabulary.
+ */
+#define SAMPLE_TABLE_COLS 12
+extern const enum sample_metric sample_table_cols[SAMPLE_TABLE_COLS];
+/* A column's value as shown: bytes in MiB, the rest as they are. */
+double sample_table_scale(enum sample_metric m);
+
 struct sampler_opts {
 	const char *cgroup;	/* relative to the memory controller root, or NULL */
 	pid_t pid;		/* count CPU events of this process (0 = none) */
 	bool cpu_counters;	/* open CPU counters (live host only) */
 	bool zswap_pool;	/* read zswap debugfs (default on) */
 };
-
-struct sampler;
 
 /*
  * Open the sources asked for. --cgroup: -ENOENT (exit 2) if the cgroup does

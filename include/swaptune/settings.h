@@ -53,7 +53,11 @@ int settings_normalize(const struct host *h, const struct setting_def *d,
 /* True when two spellings mean the same value (e.g. "1" and "Y"). */
 bool settings_equal(const struct setting_def *d, const char *a, const char *b);
 
-/* Write and read back. For the journal's use only. */
+/*
+ * Write and read back. For the journal's use only. val goes through
+ * settings_normalize() first (-EINVAL, nothing written, when the registry
+ * does not take it) and its canonical spelling is written.
+ */
 int settings_write_raw(const struct host *h, const struct setting_def *d,
 		       const char *val, struct st_err *e);
 

@@ -147,10 +147,29 @@ int store_changes_resource_done(struct store *st, const char *session, const cha
  * pending rows of a session, or of a sysroot when session is NULL, newest
  * first; committed rows of a session, oldest first; every row of a run,
  * oldest first; committed rows of kind1 or kind2 under sysroot from runs
- * numbered min_run_id and above, oldest first.
+ * numbered min_run_id and above, of this machine (st->machine_id when
+ * set), oldest first.
  */
 int store_changes_pending(struct store *st, const char *session, const char *sysroot,
 			  struct store_change **rows, int *n, struct st_err *e);
+/*
+ * Pending rows under sysroot: of machine_id (mine), of other machines
+ * (others, one of their ids in other_mid), and rows that name no machine
+ * (unnamed: never this machine's). Counted by the store, nothing loaded.
+ */
+struct store_pending_count {
+	int64_t mine, others, unnamed;
+	char other_mid[64];
+};
+int store_changes_pending_count(struct store *st, const char *sysroot, const char *machine_id,
+				struct store_pending_count *c, struct st_err *e);
+/*
+ * Up to limit pending rows of machine_id under sysroot with an id below
+ * before_id, newest first (journal repair reads the journal in such pages).
+ */
+int store_changes_pending_page(struct store *st, const char *sysroot, const char *machine_id,
+			       int64_t before_id, int limit, struct store_change **rows, int *n,
+			       struct st_err *e);
 int store_changes_committed(struct store *st, const char *session,
 			    struct store_change **rows, int *n, struct st_err *e);
 int store_changes_of_run(struct store *st, int64_t run_id, struct store_change **rows,
@@ -186,7 +205,10 @@ struct store_awaiting {
 	double deadline;		/* params "confirm_deadline_unix", 0 unknown */
 };
 
-/* The newest one of this machine (st->machine_id, when set): 1 and *a filled, 0 if none, < 0 on error. */
+/*
+ * The newest one of this machine (st->machine_id, when set; rows naming no
+ * machine are not this machine's): 1 and *a filled, 0 if none, < 0 on error.
+ */
 int store_runs_awaiting_confirm(struct store *st, const char *sysroot,
 				struct store_awaiting *a, struct st_err *e);
 /*
@@ -208,19 +230,23 @@ struct store_apply_ref {
 };
 int store_runs_apply_in_effect(struct store *st, struct store_apply_ref *a, struct st_err *e);
 
-/* A snapshot's row (not its settings). */
+/* A snapshot's row (not its settings), and whose run it belongs to. */
 struct store_snapshot_info {
 	int64_t id;
 	int64_t run_id;			/* 0 = none */
 	char reason[64];
 	char taken_at[40];
+	bool imported;			/* of an imported run: another host's history */
+	char machine_id[64];		/* of the run's machine (origin's when imported), "" unknown */
+	char hostname[128];		/* an imported run's origin host, "" otherwise */
 };
 /* Snapshot snap_id: 1 and *s filled, 0 if there is none, < 0 on error. */
 int store_snapshot_info(struct store *st, int64_t snap_id, struct store_snapshot_info *s,
 			struct st_err *e);
 /*
- * The "before apply" snapshot of the newest "ok" apply run that no later
- * "ok" rollback went back past: 1, 0 if none, < 0 on error.
+ * The "before apply" snapshot of the newest "ok" apply run of this machine
+ * (st->machine_id when set; runs from before schema 3 name none) that no
+ * later "ok" rollback went back past: 1, 0 if none, < 0 on error.
  */
 int store_snapshot_before_apply_in_effect(struct store *st, struct store_snapshot_info *s,
 					  struct st_err *e);
@@ -233,6 +259,12 @@ struct store_run_info {
 	char started_at[32];
 	char ended_at[32];		/* "" while running */
 	char *params;			/* the params JSON, "" if none */
+	bool imported;			/* another host's run, imported: history only */
+	char origin_kind[16];		/* imported: its kind, status and id on its host */
+	char origin_status[24];
+	int64_t origin_run_id;
+	char origin_machine_id[64];
+	char origin_host[128];		/* its host's name, "" unknown */
 };
 /*
  * The newest limit runs, of kinds apply and rollback unless all, newest
@@ -454,12 +486,17 @@ struct store_fleet_host {
 };
 
 /*
- * Ids of this host's own runs to export (imported runs are not re-exported),
- * oldest first: started at or after since (ISO text, NULL = any) and, when
- * n_ids > 0, among ids. *out is malloc'd.
+ * Ids of the runs of machine machine_id to export, oldest first (imported
+ * runs are not re-exported): started at or after since (ISO text, NULL =
+ * any) and, when n_ids > 0, among ids. A run is machine_id's when the
+ * machine it recorded (runs.machine_id, else its hosts row) is machine_id,
+ * or when it recorded none (older stores); runs of other machines are left
+ * out and counted in *n_foreign, and asking for one by id is an error
+ * (exit 2) naming its machine. *out is malloc'd.
  */
-int store_fleet_export_ids(struct store *st, const char *since, const int64_t *ids,
-			   size_t n_ids, int64_t **out, size_t *n_out, struct st_err *e);
+int store_fleet_export_ids(struct store *st, const char *machine_id, const char *since,
+			   const int64_t *ids, size_t n_ids, int64_t **out, size_t *n_out,
+			   size_t *n_foreign, struct st_err *e);
 /* One run with its arms, trials, metrics, snapshots, changes and samples. */
 int store_fleet_export_run(struct store *st, int64_t run_id, struct cJSON **run,
 			   struct st_err *e);

@@ -44,6 +44,9 @@ static int journal_row_only(struct journal *j, const char *name, const char *val
 	c->pid = (int)j->pid;
 	c->pid_start = j->pid_start;
 	snprintf(c->sysroot, sizeof(c->sysroot), "%s", j->h->live ? "/" : j->h->root);
+	/* as journal_set() does: a row that names no machine is nobody's */
+	snprintf(c->machine_id, sizeof(c->machine_id), "%s", j->machine_id);
+	snprintf(c->boot_id, sizeof(c->boot_id), "%s", j->boot_id);
 	snprintf(c->kind, sizeof(c->kind), "setting");
 	snprintf(c->name, sizeof(c->name), "%s", d->name);
 	c->has_old = c->has_new = true;

@@ -21,8 +21,11 @@ static void test_duration(void **state)
 		{ "1h", 0, 3600000000000LL }, { "0", 0, 0 },
 		{ "", -EINVAL, 0 }, { "nan", -EINVAL, 0 }, { "inf", -EINVAL, 0 },
 		{ "infinity", -EINVAL, 0 }, { "-1s", -EINVAL, 0 }, { " 2s", -EINVAL, 0 },
-		{ "2 s", -EINVAL, 0 }, { "2x", -EINVAL, 0 }, { "1e300", -ERANGE, 0 },
-		{ "1e25", -ERANGE, 0 }, { "99999999999999999999h", -ERANGE, 0 },
+		{ "2 s", -EINVAL, 0 }, { "2x", -EINVAL, 0 }, { "99999999999999999999h", -ERANGE, 0 },
+		/* strtod() reads these; a duration is a plain decimal number */
+		{ "0x10s", -EINVAL, 0 }, { "0x10", -EINVAL, 0 }, { "1e300", -EINVAL, 0 },
+		{ "1e25", -EINVAL, 0 }, { "1e3s", -EINVAL, 0 }, { "+2s", -EINVAL, 0 },
+		{ ".5s", -EINVAL, 0 }, { "5.s", -EINVAL, 0 }, { "0.5s", 0, 500000000LL },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -43,7 +46,8 @@ static void test_size(void **state)
 		{ "1GiB", 0, 1ULL << 30 }, { "2k", 0, 2048 }, { "1.5K", 0, 1536 },
 		{ "", -EINVAL, 0 }, { "nan", -EINVAL, 0 }, { "inf", -EINVAL, 0 },
 		{ "-1", -EINVAL, 0 }, { "1X", -EINVAL, 0 }, { " 1G", -EINVAL, 0 },
-		{ "18446744073575333888", -ERANGE, 0 }, { "1e25", -ERANGE, 0 },
+		{ "18446744073575333888", -ERANGE, 0 }, { "1e25", -EINVAL, 0 },
+		{ "0x10M", -EINVAL, 0 }, { "0x10", -EINVAL, 0 }, { "1e3K", -EINVAL, 0 },
 		{ "2048P", -EINVAL, 0 }, { "1025T", 0, 1025ULL << 40 }, { "2000000T", -ERANGE, 0 },
 	};
 	(void)state;

@@ -1,7 +1,8 @@
 /*
  * test-doctor.c - the doctor checks table (src/doctor.c): the table itself,
  * the root check on a live host as root and not, and which required checks
- * decide whether probing can work, on facts collected from fixtures.
+ * decide whether probing can work, on facts collected from fixtures; and a
+ * tree with unreadable kernel files: only those parts are n/a.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -121,11 +122,74 @@ static void test_root_and_readiness(void **state)
 	host_close(&fx);
 }
 
+/* broken-several: four bad files; each is a problem of its own, the rest is read */
+static void test_unreadable_parts(void **state)
+{
+	struct doctor_result res[64];
+	struct host_facts f;
+	struct st_err e = {0};
+	struct doctor_env env;
+	struct host fx;
+	const struct facts_problem *p;
+
+	(void)state;
+	fx_host(&fx, "broken-several");
+	assert_int_equal(facts_collect_all(&fx, &f, &e), 0);
+	assert_int_equal(f.n_problems, 4);
+	assert_non_null(p = facts_problem(&f, "swaps"));
+	assert_int_equal(p->err.code, -EBADMSG);
+	assert_int_equal(strncmp(p->file, fx.root, strlen(fx.root)), 0);
+	assert_string_equal(p->file + strlen(fx.root), "/proc/swaps");
+	assert_int_equal(strncmp(p->err.msg, p->file, strlen(p->file)), 0);
+	assert_non_null(facts_problem(&f, "zswap.enabled"));
+	assert_non_null(facts_problem(&f, "zswap-debugfs"));
+	assert_non_null(facts_problem(&f, "psi"));
+	assert_null(facts_problem(&f, "page-cluster"));
+	assert_false(f.have_swaps);
+	assert_int_equal(f.nswaps, 0);
+	assert_true(f.zswap_present);
+	assert_false(f.have_zswap_enabled);
+	assert_false(f.zswap_stats_available);
+	assert_false(f.psi_available);
+	assert_int_equal(f.ra_algo, RA_UNKNOWN);
+	/* what was readable is there */
+	assert_true(f.have_meminfo);
+	assert_true(f.mem_total_bytes > 0);
+	assert_true(f.have_page_cluster);
+	assert_int_equal(f.page_cluster, 3);
+	assert_true(f.have_vmstat);
+	assert_true(f.have_swap_ra);
+	assert_true(f.have_cgroup);
+	assert_string_equal(f.hostname, "broken-node-3");
+
+	env = (struct doctor_env){ .h = &fx, .f = &f, .root = true };
+	assert_false(doctor_run_all(&env, res));	/* swap is required */
+	assert_int_equal(result(res, "swap")->status, DOCTOR_FAIL);
+	assert_int_equal(strncmp(result(res, "swap")->message, "n/a: ", 5), 0);
+	assert_int_equal(result(res, "rotational-swap")->status, DOCTOR_WARN);
+	assert_int_equal(result(res, "zswap-enabled")->status, DOCTOR_WARN);
+	assert_int_equal(result(res, "psi")->status, DOCTOR_WARN);
+	assert_int_equal(result(res, "page-cluster")->status, DOCTOR_OK);
+	assert_int_equal(result(res, "memory-cgroup")->status, DOCTOR_OK);
+	for (size_t i = 0; i < doctor_count(); i++)
+		if (!strncmp(res[i].message, "n/a: ", 5))
+			assert_true(res[i].fix[0] != '\0');
+	facts_free(&f);
+
+	/* the strict form: the first problem is the error */
+	err_reset(&e);
+	assert_int_equal(facts_collect(&fx, &f, &e), -EBADMSG);
+	assert_string_equal(e.msg, f.problems[0].err.msg);
+	facts_free(&f);
+	host_close(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_root_and_readiness),
+		cmocka_unit_test(test_unreadable_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

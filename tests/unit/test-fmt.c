@@ -5,6 +5,9 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -41,7 +44,9 @@ static void test_parse_duration(void **state)
 	assert_int_equal(fmt_parse_duration("5x", &ns), -EINVAL);
 	assert_int_equal(fmt_parse_duration("-1", &ns), -EINVAL);
 	assert_int_equal(fmt_parse_duration("", &ns), -EINVAL);
-	assert_int_equal(fmt_parse_duration("1e12h", &ns), -ERANGE);
+	assert_int_equal(fmt_parse_duration("1e12h", &ns), -EINVAL);
+	assert_int_equal(fmt_parse_duration("999999999999h", &ns), -ERANGE);
+	assert_int_equal(fmt_parse_duration("0x10s", &ns), -EINVAL);
 }
 
 static void test_parse_size(void **state)
@@ -76,6 +81,70 @@ static void test_escape(void **state)
 	/* truncates, never splits an escape */
 	assert_string_equal(fmt_escape("\033\033\033", b, 8), "\\x1b");
 	assert_string_equal(fmt_printable("x\ny"), "x\\x0ay");
+	/* surrogates and beyond U+10FFFF are not UTF-8 */
+	assert_string_equal(fmt_escape("\xed\xa0\x80", b, sizeof(b)), "\\xed\\xa0\\x80");
+	assert_string_equal(fmt_escape("\xf4\x90\x80\x80", b, sizeof(b)), "\\xf4\\x90\\x80\\x80");
+}
+
+/* fmt_fputs() writes what fmt_escape() returns, whole; fmt_escape_len() is its length. */
+static void test_fputs(void **state)
+{
+	static const char *const cases[] = {
+		"plain", "a\033[2J\nb", "\xc2\x9b" "31m", "caf\xc3\xa9 \x9b\xff", "",
+		"\xe2\x82", "tab\there",
+	};
+	char b[256], *out = NULL;
+	size_t len = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FILE *f = open_memstream(&out, &len);
+
+		assert_non_null(f);
+		fmt_fputs(f, cases[i]);
+		fclose(f);
+		assert_string_equal(out, fmt_escape(cases[i], b, sizeof(b)));
+		assert_int_equal(fmt_escape_len(cases[i]), strlen(out));
+		free(out);
+		out = NULL;
+	}
+	/* no length limit */
+	{
+		char big[5000];
+		FILE *f = open_memstream(&out, &len);
+
+		memset(big, '\033', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		fmt_fputs(f, big);
+		fclose(f);
+		assert_int_equal(strlen(out), 4 * (sizeof(big) - 1));
+		free(out);
+	}
+}
+
+/* One shell word, whatever it holds; never a cut word. */
+static void test_shell_quote(void **state)
+{
+	char q[64];
+
+	(void)state;
+	assert_int_equal(fmt_shell_quote("anon-zipf", false, q, sizeof(q)), 0);
+	assert_string_equal(q, "anon-zipf");
+	assert_int_equal(fmt_shell_quote("anon-zipf", true, q, sizeof(q)), 0);
+	assert_string_equal(q, "'anon-zipf'");
+	assert_int_equal(fmt_shell_quote("pc3;touch X", false, q, sizeof(q)), 0);
+	assert_string_equal(q, "'pc3;touch X'");
+	assert_int_equal(fmt_shell_quote("it's $(id)", false, q, sizeof(q)), 0);
+	assert_string_equal(q, "'it'\\''s $(id)'");
+	assert_int_equal(fmt_shell_quote("", false, q, sizeof(q)), 0);
+	assert_string_equal(q, "''");
+	/* a control byte is quoted (and shown escaped when printed) */
+	assert_int_equal(fmt_shell_quote("a\033[2J", false, q, sizeof(q)), 0);
+	assert_string_equal(q, "'a\033[2J'");
+	assert_int_equal(fmt_shell_quote("0123456789", false, q, 8), -ENOSPC);
+	assert_string_equal(q, "");
+	assert_int_equal(fmt_shell_quote("x y", false, q, 6), 0);
+	assert_int_equal(fmt_shell_quote("x y", false, q, 5), -ENOSPC);
 }
 
 /* Finite numbers stay numbers; NAN and infinities become null, never "nan". */
@@ -103,6 +172,8 @@ int main(void)
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_fputs),
+		cmocka_unit_test(test_shell_quote),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

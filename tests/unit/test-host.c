@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "fixture-util.h"
@@ -80,7 +81,8 @@ static void test_read_values(void **state)
 	assert_int_equal(host_read_line(&h, HOST_OSRELEASE, buf, sizeof(buf), &e), 0);
 	assert_string_equal(buf, "6.18.44-fc-v657");
 	assert_int_equal(host_read_u64(&h, "proc/sys/vm/nonexistent", &v, &e), -ENOENT);
-	assert_string_equal(e.msg, "/proc/sys/vm/nonexistent: not available on this kernel");
+	assert_memory_equal(e.msg, h.root, strlen(h.root));
+	assert_string_equal(e.msg + strlen(h.root), "/proc/sys/vm/nonexistent: not available on this kernel");
 	err_reset(&e);
 	assert_int_equal(host_read(&h, HOST_VMSTAT, buf, 16, &e), -EFBIG);
 	err_reset(&e);
@@ -88,7 +90,8 @@ static void test_read_values(void **state)
 
 	fx_host(&h, "broken-pagecluster");
 	assert_int_equal(host_read_u64(&h, HOST_PAGE_CLUSTER, &v, &e), -EBADMSG);
-	assert_string_equal(e.msg, "/proc/sys/vm/page-cluster: line 1: expected a number, found \"banana\"");
+	assert_memory_equal(e.msg, h.root, strlen(h.root));
+	assert_string_equal(e.msg + strlen(h.root), "/proc/sys/vm/page-cluster: line 1: expected a number, found \"banana\"");
 	host_close(&h);
 
 	/* writes land in the copy, without a trailing newline added */
@@ -258,7 +261,8 @@ static void test_vmstat_meminfo(void **state)
 	/* cut mid-line */
 	fx_host(&h, "truncated-vmstat");
 	assert_int_equal(host_read_vmstat(&h, &t, &e), -EBADMSG);
-	assert_string_equal(e.msg, "/proc/vmstat: line 43: expected \"key value\", found \"nr_\"");
+	assert_memory_equal(e.msg, h.root, strlen(h.root));
+	assert_string_equal(e.msg + strlen(h.root), "/proc/vmstat: line 43: expected \"key value\", found \"nr_\"");
 	host_close(&h);
 
 	/* cut at a line end: still parses, but the counters every kernel has are missing */
@@ -268,10 +272,12 @@ static void test_vmstat_meminfo(void **state)
 	fx_host(&h, dir);
 	err_reset(&e);
 	assert_int_equal(host_read_vmstat(&h, &t, &e), -EBADMSG);
-	assert_string_equal(e.msg, "/proc/vmstat: truncated (no pgpgin line)");
+	assert_memory_equal(e.msg, h.root, strlen(h.root));
+	assert_string_equal(e.msg + strlen(h.root), "/proc/vmstat: truncated (no pgpgin line)");
 	err_reset(&e);
 	assert_int_equal(host_read_meminfo(&h, &t, &e), -EBADMSG);
-	assert_string_equal(e.msg, "/proc/meminfo: truncated (no MemTotal line)");
+	assert_memory_equal(e.msg, h.root, strlen(h.root));
+	assert_string_equal(e.msg + strlen(h.root), "/proc/meminfo: truncated (no MemTotal line)");
 	host_close(&h);
 	fx_remove(dir);
 	kv_free(&t);
@@ -351,11 +357,13 @@ static void test_swaps(void **state)
 
 	fx_write(dir, HOST_SWAPS, "/dev/vdb partition 1 1 1\n");
 	assert_int_equal(host_read_swaps(&h, s, HOST_MAX_SWAPS, &n, &e), -EBADMSG);
-	assert_string_equal(e.msg, "/proc/swaps: line 1: missing header");
+	assert_memory_equal(e.msg, h.root, strlen(h.root));
+	assert_string_equal(e.msg + strlen(h.root), "/proc/swaps: line 1: missing header");
 	err_reset(&e);
 	fx_write(dir, HOST_SWAPS, "Filename Type Size Used Priority\n/dev/vdb partition big 0 -2\n");
 	assert_int_equal(host_read_swaps(&h, s, HOST_MAX_SWAPS, &n, &e), -EBADMSG);
 	assert_non_null(strstr(e.msg, "/proc/swaps: line 2: cannot parse"));
+	assert_memory_equal(e.msg, h.root, strlen(h.root));
 	host_close(&h);
 	fx_remove(dir);
 }
@@ -572,6 +580,98 @@ static void test_cgroup_modes(void **state)
 	/* "memory" must be a whole option, not a prefix */
 	fx_write(dir, HOST_MOUNTS, "cgroup /sys/fs/cgroup/x cgroup rw,memory_recursiveprot 0 0\n");
 	check_cgroup(dir, CGROUP_V1, false, false, "", "");
+	/* a mount point with "..", ".", "//" or an escape is no root (a crafted tree) */
+	fx_write(dir, HOST_MOUNTS, "cgroup /../../.. cgroup rw,memory 0 0\n");
+	check_cgroup(dir, CGROUP_NONE, false, false, "", "");
+	fx_write(dir, HOST_MOUNTS, "cgroup /sys/fs/cgroup/../../../x cgroup rw,memory 0 0\n"
+		 "cgroup2 /sys//fs cgroup2 rw 0 0\ncgroup2 /sys/./fs cgroup2 rw 0 0\n"
+		 "cgroup /sys/fs/a\\040b cgroup rw,memory 0 0\n");
+	check_cgroup(dir, CGROUP_NONE, false, false, "", "");
+	fx_remove(dir);
+}
+
+/* Temporary files: new names only, and the sweep removes only those of gone processes. */
+static void test_tmp_files(void **state)
+{
+	char dir[PATH_MAX], n1[NAME_MAX + 1], n2[NAME_MAX + 1], path[2 * PATH_MAX], live[64];
+	struct stat sb;
+	struct host h;
+	int dfd, fd;
+
+	(void)state;
+	fx_copy("vm-v1", dir);
+	fx_host(&h, dir);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	fd = host_tmp_create(dfd, "x" HOST_FILE_TMP_SUFFIX, 0640, n1, sizeof(n1));
+	assert_true(fd >= 0);
+	close(fd);
+	fd = host_tmp_create(dfd, "x" HOST_FILE_TMP_SUFFIX, 0640, n2, sizeof(n2));
+	assert_true(fd >= 0);
+	close(fd);
+	assert_string_not_equal(n1, n2);
+	snprintf(live, sizeof(live), "x" HOST_FILE_TMP_SUFFIX ".%d.", (int)getpid());
+	assert_memory_equal(n1, live, strlen(live));
+	assert_int_equal(fstatat(dfd, n1, &sb, 0), 0);
+	/* left by processes that are gone: a dead pid, and an older name without one */
+	fx_write(dir, "x" HOST_FILE_TMP_SUFFIX ".999999999.abcdefgh", "old\n");
+	fx_write(dir, "x" HOST_FILE_TMP_SUFFIX, "older\n");
+	fx_write(dir, HOST_TMP_WRITE ".Ab3dEf", "oldest\n");
+	snprintf(path, sizeof(path), "%s/x" HOST_FILE_TMP_SUFFIX ".999999998.dir", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	/* ours (this process is alive) and another prefix stay */
+	assert_int_equal(host_tmp_sweep(&h, ".", "x" HOST_FILE_TMP_SUFFIX), 1 + 1);
+	assert_int_equal(fstatat(dfd, n1, &sb, 0), 0);
+	assert_int_equal(fstatat(dfd, n2, &sb, 0), 0);
+	assert_int_equal(fstatat(dfd, "x" HOST_FILE_TMP_SUFFIX ".999999998.dir", &sb, 0), 0);
+	assert_int_equal(fstatat(dfd, HOST_TMP_WRITE ".Ab3dEf", &sb, 0), 0);
+	assert_int_equal(host_tmp_sweep(&h, ".", HOST_TMP_WRITE), 1);
+	assert_true(fstatat(dfd, HOST_TMP_WRITE ".Ab3dEf", &sb, 0) < 0);
+	close(dfd);
+	host_close(&h);
+	fx_remove(dir);
+}
+
+/* A kernel file of a tree is written back byte for byte: its newline and mode kept, links followed inside only. */
+static void test_write_in_tree(void **state)
+{
+	char dir[PATH_MAX], buf[64], path[2 * PATH_MAX];
+	struct st_err e = {0};
+	struct stat sb;
+	struct host h;
+
+	(void)state;
+	fx_copy("vm-v1", dir);
+	fx_host(&h, dir);
+	snprintf(path, sizeof(path), "%s/" HOST_PAGE_CLUSTER, dir);
+	assert_int_equal(chmod(path, 0640), 0);
+	assert_int_equal(host_write(&h, HOST_PAGE_CLUSTER, "0", &e), 0);
+	{
+		FILE *f = fopen(path, "r");
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+
+		fclose(f);
+		buf[n] = '\0';
+		assert_string_equal(buf, "0\n");
+	}
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0640);
+	/* a file without a newline stays without one */
+	fx_write(dir, HOST_PAGE_CLUSTER, "3");
+	assert_int_equal(host_write(&h, HOST_PAGE_CLUSTER, "1", &e), 0);
+	assert_string_equal(fx_read(dir, HOST_PAGE_CLUSTER, buf, sizeof(buf)), "1");
+	/* a link inside the tree is followed, one out of it is not */
+	snprintf(path, sizeof(path), "%s/proc/sys/vm/pc-link", dir);
+	assert_int_equal(symlink("page-cluster", path), 0);
+	assert_int_equal(host_write(&h, "proc/sys/vm/pc-link", "2", &e), 0);
+	assert_string_equal(fx_read(dir, HOST_PAGE_CLUSTER, buf, sizeof(buf)), "2");
+	snprintf(path, sizeof(path), "%s/proc/sys/vm/out-link", dir);
+	assert_int_equal(symlink("/etc/hostname", path), 0);
+	assert_int_equal(host_write(&h, "proc/sys/vm/out-link", "2", &e), -EXDEV);
+	snprintf(path, sizeof(path), "%s/proc/sys/vm/up-link", dir);
+	assert_int_equal(symlink("../../../../x", path), 0);
+	assert_int_equal(host_write(&h, "proc/sys/vm/up-link", "2", &e), -EXDEV);
+	host_close(&h);
 	fx_remove(dir);
 }
 
@@ -698,6 +798,8 @@ int main(void)
 		cmocka_unit_test(test_kvfile_parse),
 		cmocka_unit_test(test_file_kept_open),
 		cmocka_unit_test(test_cgroup_modes),
+		cmocka_unit_test(test_tmp_files),
+		cmocka_unit_test(test_write_in_tree),
 		cmocka_unit_test(test_zswap_stats),
 		cmocka_unit_test(test_misc),
 		cmocka_unit_test(test_pid_alive),

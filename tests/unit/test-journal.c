@@ -467,6 +467,76 @@ static void test_repair_other_sysroot(void **state)
 	assert_string_equal(file(PC), "3");
 }
 
+/* craft DEAD pending rows: n of them, values and machine given (NULL: none) */
+static void craft_rows(int n, const char *name, const char *old, const char *mid)
+{
+	char sql[1024];
+	struct st_err e = {0};
+
+	snprintf(sql, sizeof(sql),
+		 "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < %d)"
+		 " INSERT INTO changes (session, pid, pid_start, sysroot, kind, name, old_value,"
+		 " new_value, temporary, state, machine_id) SELECT 'crafted', 999999999, 1, '%s',"
+		 " 'setting', '%s', '%s', '0', 1, 'pending', %s%s%s FROM k", n, h.root, name, old,
+		 mid ? "'" : "", mid ? mid : "NULL", mid ? "'" : "");
+	if (store_exec(&st, sql, &e) < 0)
+		fail_msg("craft: %s", e.msg);
+}
+
+/* A stored old value the registry refuses is never written: the row is refused. */
+static void test_repair_refuses_values(void **state)
+{
+	struct st_err e = {0};
+	struct reports rep = {0};
+	char mid[64];
+
+	(void)state;
+	host_read_machine_id(&h, mid, sizeof(mid));
+	fx_write(dir, PC, "0\n");
+	craft_rows(1, "page-cluster", "banana", mid);
+	craft_rows(1, "page-cluster", "99", mid);
+	craft_rows(1, "no-such-setting", "1", mid);
+	assert_int_equal(journal_repair(&st, &h, collect, &rep, &e), 0);
+	assert_string_equal(file(PC), "0");
+	assert_int_equal(count_rows("state = 'refused'"), 3);
+	assert_int_equal(rep.n, 3);
+	assert_non_null(strstr(rep.lines[0], "warning: refused to undo setting"));
+	/* rows naming no machine: reported, never acted on */
+	rep.n = 0;
+	craft_rows(2, "page-cluster", "3", NULL);
+	craft_rows(1, "page-cluster", "3", "");
+	assert_int_equal(journal_repair(&st, &h, collect, &rep, &e), 0);
+	assert_string_equal(file(PC), "0");
+	assert_int_equal(rep.n, 1);
+	assert_non_null(strstr(rep.lines[0], "holds 3 pending changes that name no machine"));
+	assert_int_equal(count_rows("state = 'pending'"), 3);
+}
+
+static void note_more(const char *line, void *arg)
+{
+	if (strstr(line, "holds 500 more pending changes than one command repairs"))
+		(*(int *)arg)++;
+}
+
+/* A huge journal is repaired a bounded number of rows per call; the next goes on. */
+static void test_repair_budget(void **state)
+{
+	struct st_err e = {0};
+	char mid[64];
+	int more = 0;
+
+	(void)state;
+	host_read_machine_id(&h, mid, sizeof(mid));
+	craft_rows(JOURNAL_REPAIR_BUDGET + 500, "page-cluster", "3", mid);
+	/* page-cluster is 3 in the tree: each row is "as before" */
+	assert_int_equal(journal_repair(&st, &h, note_more, &more, &e), 0);
+	assert_int_equal(count_rows("state = 'pending'"), 500);
+	assert_int_equal(more, 1);
+	assert_int_equal(journal_repair(&st, &h, NULL, NULL, &e), 0);
+	assert_int_equal(count_rows("state = 'pending'"), 0);
+	assert_int_equal(count_rows("state = 'restored'"), JOURNAL_REPAIR_BUDGET + 500);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -479,6 +549,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_repair_changed_since, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repair_resources, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repair_other_sysroot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_repair_refuses_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_repair_budget, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

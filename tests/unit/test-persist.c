@@ -508,6 +508,83 @@ static void test_parse_boot(void **state)
 	}
 }
 
+/* What swaptune's own files may hold: exactly what it renders, values valid. */
+static void test_check_content(void **state)
+{
+	static const struct { const char *rel, *text; bool ok; } cases[] = {
+		{ PERSIST_SYSCTL_FILE, HDR "vm.page-cluster = 0\n", true },
+		{ PERSIST_BOOT_FILE, BOOT_HDR "zswap.enabled=Y\nzswap.compressor=lzo\n", true },
+		{ PERSIST_BOOT_FILE, BOOT_HDR "vma_ra_enabled=false\n", true },
+		{ PERSIST_MODPROBE_FILE, HDR "options zswap enabled=N max_pool_percent=10\n", true },
+		/* not rendered by swaptune */
+		{ PERSIST_SYSCTL_FILE, "vm.page-cluster = 0\n", false },
+		{ PERSIST_SYSCTL_FILE, HDR "vm.page-cluster = 0", false },
+		{ PERSIST_SYSCTL_FILE, HDR "vm.page-cluster=0\n", false },
+		{ PERSIST_SYSCTL_FILE, HDR "page-cluster = 0\n", false },
+		{ PERSIST_SYSCTL_FILE, HDR "kernel.core_pattern = |/bin/sh\n", false },
+		{ PERSIST_SYSCTL_FILE, HDR "vm.page-cluster = 1\nvm.page-cluster = 2\n", false },
+		{ PERSIST_SYSCTL_FILE, HDR "vm.page-cluster = 99\n", false },
+		{ PERSIST_SYSCTL_FILE, HDR "vm.page-cluster = 0\n# more\n", false },
+		{ PERSIST_SYSCTL_FILE, HDR, false },
+		{ PERSIST_BOOT_FILE, BOOT_HDR "zswap.enabled=1\n", false },
+		{ PERSIST_BOOT_FILE, BOOT_HDR "zswap.compressor=$(id)\n", false },
+		{ PERSIST_BOOT_FILE, BOOT_HDR "page-cluster=0\n", false },
+		{ PERSIST_BOOT_FILE, BOOT_HDR "install zswap /bin/sh\n", false },
+		{ PERSIST_MODPROBE_FILE, "install zswap /bin/sh -c id\n", false },
+		{ PERSIST_MODPROBE_FILE, HDR "options zswap compressor=nosuch\n", false },
+		{ PERSIST_MODPROBE_FILE, HDR "options zram num_devices=1\n", false },
+		{ "etc/passwd", "root:x:0:0::/root:/bin/sh\n", false },
+	};
+	char dir[PATH_MAX];
+	struct host h;
+
+	(void)state;
+	fx_copy("vm-v1", dir);
+	fx_host(&h, dir);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct st_err e = {0};
+		int r = persist_check_content(&h, cases[i].rel, cases[i].text, &e);
+
+		if ((r == 0) != cases[i].ok)
+			fail_msg("case %zu (%s): %d %s", i, cases[i].rel, r, e.msg);
+		if (r < 0)
+			assert_int_equal(r, -EBADMSG);
+	}
+	host_close(&h);
+	fx_remove(dir);
+}
+
+/* A crafted own file is never merged into a new one, nor a crafted record put back. */
+static void test_refuse_crafted(void **state)
+{
+	struct persist_plan *p = calloc(1, sizeof(*p));
+	struct persist_kv set[] = { { "page-cluster", "0" } };
+	struct st_err e = {0};
+	char dir[PATH_MAX], buf[256];
+	struct host h;
+
+	(void)state;
+	undo_register_all();
+	fx_copy("vm-v1", dir);
+	fx_write(dir, PERSIST_BOOT_FILE, BOOT_HDR "zswap.compressor=$(id)\n");
+	fx_host(&h, dir);
+	assert_int_equal(persist_plan(&h, set, 1, p, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "not as swaptune wrote it"));
+	/* the undo handler: refused, nothing written; temporary files of gone processes swept */
+	fx_write(dir, PERSIST_SYSCTL_FILE, HDR "vm.page-cluster = 2\n");
+	fx_write(dir, PERSIST_SYSCTL_FILE HOST_FILE_TMP_SUFFIX ".999999999.abcdefgh", "x\n");
+	err_reset(&e);
+	assert_int_equal(persist_undo_file(&h, PERSIST_SYSCTL_FILE, "kernel.core_pattern=|sh\n", &e),
+			 JOURNAL_UNDO_REFUSED);
+	assert_string_equal(fx_read(dir, PERSIST_SYSCTL_FILE, buf, sizeof(buf)), HDR "vm.page-cluster = 2");
+	assert_int_equal(persist_undo_file(&h, PERSIST_SYSCTL_FILE, HDR "vm.page-cluster = 1\n", &e), 0);
+	assert_string_equal(fx_read(dir, PERSIST_SYSCTL_FILE, buf, sizeof(buf)), HDR "vm.page-cluster = 1");
+	assert_false(host_exists(&h, PERSIST_SYSCTL_FILE HOST_FILE_TMP_SUFFIX ".999999999.abcdefgh"));
+	host_close(&h);
+	fx_remove(dir);
+	free(p);
+}
+
 static void test_plan_contents(void **state)
 {
 	struct persist_plan *p = calloc(1, sizeof(*p));
@@ -548,6 +625,8 @@ int main(void)
 		cmocka_unit_test(test_undo_dir_not_empty),
 		cmocka_unit_test(test_parse_boot),
 		cmocka_unit_test(test_plan_contents),
+		cmocka_unit_test(test_check_content),
+		cmocka_unit_test(test_refuse_crafted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -175,7 +175,7 @@ static void test_fits(void **state)
 		f->E.warm_est_s[i] = 2;
 	assert_int_equal(probe_budget_plan(&f->E, 0, &e), 0);
 	assert_false(f->r.budget.short_run);
-	assert_int_equal(f->c.plan.n_looks, 5);	/* every look fits: nothing cut */
+	assert_int_equal(f->c.plan.n_looks, 6);	/* every look fits: nothing cut */
 	assert_non_null(strstr(f->r.budget.text, "10 min fits every round of the plan"));
 	/* the design's power, stated at two variations: more variation, a larger gain */
 	assert_true(isfinite(f->r.budget.effect80_pct[0]) && f->r.budget.effect80_pct[0] > 0);
@@ -208,7 +208,7 @@ static void test_admin_stop(void **state)
 	free(f);
 	f = fixture(180, 170);
 	assert_false(probe_budget_admin_stop(&f->E, 1, 0, false));
-	assert_int_equal(f->c.plan.n_looks, 5);
+	assert_int_equal(f->c.plan.n_looks, 6);
 	free(f);
 }
 

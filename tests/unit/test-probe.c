@@ -411,7 +411,7 @@ static void test_plan_changes(void **state)
 	c->max_time_s = 0;
 	n = probe_plan_changes(c, &p, ch, PROBE_CHANGES_MAX);
 	assert_non_null(strstr(change_of(ch, n, "page-cache"), "drop the whole host's page cache"));
-	assert_non_null(strstr(change_of(ch, n, "page-cache"), "up to 78 times"));
+	assert_non_null(strstr(change_of(ch, n, "page-cache"), "up to 123 times"));
 	assert_non_null(strstr(change_of(ch, n, "time"), "no time limit"));
 	/* a short list is cut, never overrun */
 	assert_int_equal(probe_plan_changes(c, &p, ch, 2), 2);

@@ -189,7 +189,7 @@ static const struct rule_case cases[] = {
 
 	{ "zswap-disabled", "fires", t_zswap_off, FIRES(INFO),
 	  "zswap is disabled while 1 swap area is active: every swapped-out page is written to the device uncompressed",
-	  "", "echo Y > /sys/module/zswap/parameters/enabled" },
+	  "", "swaptune apply zswap.enabled=Y (journaled, undone by swaptune rollback" },
 	{ "zswap-disabled", "fires, no zswap in the kernel", t_no_zswap_kernel, FIRES(INFO),
 	  "this kernel has no zswap: every swapped-out page is written to the swap device",
 	  "", "CONFIG_ZSWAP=y" },
@@ -239,12 +239,12 @@ static const struct rule_case cases[] = {
 	{ "zswap-pool-limit", "fires, rising", t_pool_rising, FIRES(WARN),
 	  "the zswap pool hit its limit 12 times in the last 60 s; it holds 3100.0 MiB of its "
 	  "3276.8 MiB limit (20 % of RAM): new pages are rejected to the swap device",
-	  "", "raise zswap.max_pool_percent (now 20)" },
+	  "", "raise zswap.max_pool_percent (now 20) with swaptune apply zswap.max_pool_percent=N" },
 	/* 3200 / 3276.8 = 97.7 % */
 	{ "zswap-pool-limit", "fires, near the limit", t_pool_near, FIRES(WARN),
 	  "the zswap pool is at 98 % of its limit; it holds 3200.0 MiB of its 3276.8 MiB limit "
 	  "(20 % of RAM): new pages are about to be rejected to the swap device",
-	  "", "zswap.shrinker_enabled" },
+	  "", "swaptune apply zswap.shrinker_enabled=Y" },
 	{ "zswap-pool-limit", "fires, in the past", t_pool_ever, FIRES(INFO),
 	  "the zswap pool hit its limit 5 times since boot; it holds 150.0 MiB of its 3276.8 MiB "
 	  "limit (20 % of RAM)", "", "max_pool_percent" },
@@ -255,11 +255,11 @@ static const struct rule_case cases[] = {
 
 	{ "zswap-shrinker-off", "fires", t_shrinker_off, FIRES(INFO),
 	  "zswap is enabled but its shrinker is off: cold pages stay compressed in the pool until it fills",
-	  "", "echo Y > /sys/module/zswap/parameters/shrinker_enabled" },
+	  "", "swaptune apply zswap.shrinker_enabled=Y (journaled" },
 	{ "zswap-shrinker-off", "fires, pool has filled", t_shrinker_off_full, FIRES(WARN),
 	  "zswap is enabled but its shrinker is off, and the pool has filled 7 times: "
 	  "cold pages stay compressed while new ones go to the swap device",
-	  "", "zswap.shrinker_enabled=1" },
+	  "", "--persist keeps it after a reboot" },
 	{ "zswap-shrinker-off", "quiet", t_none, QUIET, "the zswap shrinker is on", NULL, NULL },
 	{ "zswap-shrinker-off", "skipped", t_shrinker_unknown, SKIPPED,
 	  "zswap.shrinker_enabled is not available (kernel older than 6.8?)", NULL, NULL },
@@ -267,7 +267,7 @@ static const struct rule_case cases[] = {
 	/* 50000 / (200000 + 50000) = 20 % */
 	{ "zswap-incompressible", "fires", t_poor, FIRES(WARN),
 	  "20 % of the pages offered to zswap were rejected as incompressible since boot (50000 of 250000)",
-	  "", "or try zstd, which compresses more than lzo" },
+	  "", "or try zstd, which compresses more than lzo (swaptune apply zswap.compressor=zstd)" },
 	{ "zswap-incompressible", "quiet", t_none, QUIET,
 	  "100 pages rejected as incompressible since boot", NULL, NULL },
 	{ "zswap-incompressible", "skipped", t_poor_unknown, SKIPPED,
@@ -313,6 +313,11 @@ static void test_rule_table(void **state)
 		assert_string_equal(r.probe, c->probe);
 		if (!strstr(r.fix, c->fix_has))
 			fail_msg("%s (%s): fix \"%s\" lacks \"%s\"", c->rule, c->what, r.fix, c->fix_has);
+		/* a registered setting is changed through swaptune apply (journaled,
+		 * reversible), never by writing its kernel file behind swaptune's back */
+		if (strstr(r.fix, "echo ") || strstr(r.fix, "> /sys") || strstr(r.fix, "> /proc"))
+			fail_msg("%s (%s): fix \"%s\" writes a kernel file directly", c->rule,
+				 c->what, r.fix);
 	}
 }
 

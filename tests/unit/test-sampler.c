@@ -278,6 +278,35 @@ static void test_rates_exact(void **state)
 	assert_float_equal(sampler_elapsed_s(f->s), 6.0, 1e-12);
 }
 
+/*
+ * Every row of the vocabulary with a per-tick value or a counter from a
+ * kernel file is read: a new row needs no code here to be sampled. Not on
+ * this fixture: the cgroup's PSI, cgroup v2's own keys, CPU counters.
+ */
+static void test_every_row_read(void **state)
+{
+	struct fx *f = *state;
+	uint64_t u;
+
+	open_sampler(f, "swaptune-x");
+	tick(f, 1 * S);
+	tick(f, 2 * S);
+	for (int m = 0; m < SM_COUNT; m++) {
+		const struct vocab_row *r = sampler_metric(m)->row;
+
+		if (r->source == VSRC_VMSTAT || r->source == VSRC_ZSWAP || r->source == VSRC_PSI ||
+		    r->source == VSRC_MEMINFO || (r->source == VSRC_MEMCG && r->keys_v1[0]))
+			val(f, m);
+	}
+	for (int c = 0; c < SC_COUNT; c++) {
+		const struct vocab_row *r = sampler_counter_def(c)->row;
+
+		if ((r->source == VSRC_VMSTAT || r->source == VSRC_ZSWAP || r->source == VSRC_PSI ||
+		     (r->source == VSRC_MEMCG && r->keys_v1[0])) && !sampler_counter(f->s, c, &u))
+			fail_msg("counters.%s is n/a", sampler_counter_def(c)->key);
+	}
+}
+
 static void test_counter_reset(void **state)
 {
 	struct fx *f = *state;
@@ -458,6 +487,68 @@ static void test_open_errors(void **state)
 	tick(f, 2 * S);
 	err_reset(&e);
 	assert_int_equal(sampler_tick(f->s, 2 * S, WALL0, &e), -EINVAL);
+}
+
+/* the text after "key": in a JSON line, up to the next , or } */
+static void json_value_of(const char *json, const char *group, const char *key, char *out, size_t len)
+{
+	char pat[128];
+	const char *p = strstr(json, group), *q;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	assert_non_null(p);
+	p = strstr(p, pat);
+	assert_non_null(p);
+	p += strlen(pat);
+	q = p + strcspn(p, ",}");
+	snprintf(out, len, "%.*s", (int)(q - p), p);
+}
+
+/*
+ * The line prints every value as printf would ("%.10g" for a rate, "%.6f"
+ * for seconds), though it does without printf where it can: over ticks of
+ * uneven length and uneven counter steps, so that the rates are fractions.
+ */
+static void test_json_numbers_as_printf(void **state)
+{
+	struct fx *f = *state;
+	static const char *const keys[] = { "zswpin", "zswpout", "swap_ra", "pgmajfault" };
+	unsigned long long cnt[4] = { 1000, 5000, 400, 2000 };
+	uint64_t t = 10 * S, seed = 12345;
+	char json[16384], got[64], want[64];
+
+	open_sampler(f, NULL);
+	tick(f, t);
+	for (int i = 0; i < 150; i++) {
+		for (int k = 0; k < 4; k++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			cnt[k] += (seed >> 33) % (i % 3 ? 100000 : 7);
+			set_key(f, "proc/vmstat", keys[k], cnt[k]);
+		}
+		t += S / 100 + (seed >> 20) % (3 * S);
+		tick(f, t);
+		assert_true(sampler_format_json(f->s, json, sizeof(json)) > 0);
+		for (int m = 0; m < SM_COUNT; m++) {
+			const struct sample_metric_def *d = sampler_metric(m);
+			double v;
+
+			if (d->group != SG_VMSTAT && d->group != SG_DERIVED)
+				continue;
+			json_value_of(json, d->group == SG_VMSTAT ? "\"vmstat\"" : "\"derived\"", d->key,
+				      got, sizeof(got));
+			if (sampler_value(f->s, m, &v))
+				snprintf(want, sizeof(want), "%.10g", v);
+			else
+				snprintf(want, sizeof(want), "null");
+			assert_string_equal(got, want);
+		}
+		json_value_of(json, "{", "interval_s", got, sizeof(got));
+		snprintf(want, sizeof(want), "%.6f", sampler_interval_s(f->s));
+		assert_string_equal(got, want);
+		json_value_of(json, "{", "elapsed_s", got, sizeof(got));
+		snprintf(want, sizeof(want), "%.6f", sampler_elapsed_s(f->s));
+		assert_string_equal(got, want);
+	}
 }
 
 static void test_json(void **state)
@@ -802,6 +893,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_first_tick_levels_only, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_rates_exact, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_every_row_read, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_counter_reset, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_vanishing_and_late_files, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_missing_keys_and_layout_change, fx_setup, fx_teardown),
@@ -809,6 +901,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_blank_line_in_memory_stat, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_open_errors, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_json, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_json_numbers_as_printf, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_prom, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_record, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_no_allocation_per_tick, fx_setup, fx_teardown),

@@ -1,0 +1,96 @@
+#!/bin/sh
+# Store and import text reaches a terminal only through the one escaper,
+# and shell lines swaptune prints quote every word (issue 19, findings 6
+# and 7). Text holding ESC sequences, BEL, a newline and the UTF-8 C1 CSI
+# (C2 9B):
+#  - in a local probe run's workload name, baseline ("pc3;touch X"),
+#    trial notes and host name: report --run (text, md), recommend --run and
+#    report --before/--after show it escaped, and the report's rerun line
+#    quotes the workload and the baseline as one word each (run by sh, it
+#    hands them over whole and runs nothing);
+#  - in imported exports' host names, CPU model, workload, arm and baseline
+#    names: fleet-report and fleet-advise show them escaped;
+#  - in an error line (main's one line on stderr): the C1 CSI as well.
+. "$(dirname "$0")/lib.sh"
+
+command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
+command -v python3 >/dev/null 2>&1 || skip "needs python3 to craft the exports"
+X=$scratch/X
+db=$scratch/report.db
+sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$db" >/dev/null 2>&1 || { echo "FAIL: make-store.sh"; exit 1; }
+vm=$FIXTURES/vm-v1
+st() { "$SWAPTUNE" --db "$db" --sysroot "$vm" "$@"; }
+# raw: no control byte but newline, no C1 (raw 0x80-0x9f after C2, or alone), no lone high byte run
+raw() {	# raw FILE WHAT
+	LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" "$1" && fail "$2: raw C0 control bytes"
+	LC_ALL=C grep -q "$(printf '\302[\200-\237]')" "$1" && fail "$2: a raw C1 control (C2 8x/9x)"
+	LC_ALL=C grep -q "$(printf '\233')" "$1" && fail "$2: a raw CSI byte"
+	grep -q '^INJECTED' "$1" && fail "$2: the data started a line of its own"
+}
+hex() { printf '%s' "$1" | od -An -v -tx1 | tr -d ' \n'; }
+E=$(printf '\033[2J\033]0;pwn\007\302\23331m\nINJECTED')
+ws=$(hex "anon-zipf$E")
+sqlite3 "$db" "UPDATE runs SET params = json_set(params, '\$.workload.name', CAST(X'$ws' AS TEXT),
+		'\$.baseline', 'pc3;touch $X') WHERE id = 1;
+	UPDATE runs SET params = json_set(params, '\$.workload.name', CAST(X'$ws' AS TEXT)) WHERE id = 6;
+	UPDATE trials SET note = CAST(X'$(hex "note$E")' AS TEXT) WHERE id IN (SELECT id FROM trials LIMIT 3);
+	UPDATE hosts SET hostname = CAST(X'$(hex "host$E")' AS TEXT);" || fail "cannot craft the store"
+
+for f in text md; do
+	st report --run 1 --format "$f" >"$scratch/r.$f" 2>"$scratch/err" || fail "report --run 1 --format $f: $(cat "$scratch/err")"
+	raw "$scratch/r.$f" "report --run 1 --format $f"
+	grep -q 'anon-zipf\\x1b\[2J\\x1b\]0;pwn\\x07\\xc2\\x9b31m\\x0aINJECTED' "$scratch/r.$f" ||
+		fail "report --format $f: workload not shown escaped"
+done
+# the rerun line: workload and baseline one quoted word each, inert in sh
+line=$(sed -n '/^Recipe: rerun this probe/{n;p;q}' "$scratch/r.text" | sed 's/^  //')
+case $line in
+"sudo swaptune probe --workload 'anon-zipf"*"' "*"--baseline 'pc3;touch $X'"*) ;;
+*) fail "the rerun line does not quote the workload and baseline: $line" ;;
+esac
+words=$(printf '%s\n' "$line" | sed "s/^sudo swaptune/printf '%s\\\\n'/" | (cd "$scratch" && sh))
+[ -e "$X" ] && fail "running the rerun line executed text from the store"
+printf '%s\n' "$words" | grep -qx "pc3;touch $X" || fail "the baseline did not reach the command as one word: $words"
+st recommend --run 1 >"$scratch/rec" 2>"$scratch/err"
+[ $? -le 1 ] || fail "recommend --run 1: $(cat "$scratch/err")"
+raw "$scratch/rec" "recommend --run 1"
+grep -q 'anon-zipf\\x1b' "$scratch/rec" || fail "recommend: workload not shown escaped: $(head -2 "$scratch/rec")"
+st report --before 1 --after 6 >"$scratch/probes" 2>"$scratch/err" || fail "report --before 1 --after 6: $(cat "$scratch/err")"
+raw "$scratch/probes" "report --before 1 --after 6"
+
+# imported exports of three hosts, text everywhere it can be
+for i in 1 2 3; do
+	python3 - "$FIXTURES/fleet/host-0$i.json" "$scratch/h$i.json" <<'EOF' || fail "cannot craft export $i"
+import json, sys
+E = '\x1b[2J\x1b]0;pwn\x07\u009b31m\nINJECTED'
+d = json.load(open(sys.argv[1]))
+d['host']['hostname'] += E
+d['host']['cpu_model'] += E
+for r in d['runs']:
+    r['params']['workload']['name'] += E
+    r['params']['baseline'] += E
+    r['summary']['verdict']['arm'] += E
+    for a in r['arms']:
+        a['name'] += E
+    for t in r['trials']:
+        t['arm'] += E
+json.dump(d, open(sys.argv[2], 'w'))
+EOF
+done
+fdb=$scratch/fleet.db
+"$SWAPTUNE" --db "$fdb" --sysroot "$vm" import "$scratch"/h1.json "$scratch"/h2.json "$scratch"/h3.json \
+	>/dev/null 2>"$scratch/err" || fail "import: $(cat "$scratch/err")"
+"$SWAPTUNE" --db "$fdb" --sysroot "$vm" fleet-report >"$scratch/fr" 2>"$scratch/err" || fail "fleet-report: $(cat "$scratch/err")"
+raw "$scratch/fr" fleet-report
+grep -q 'pc0\\x1b\[2J' "$scratch/fr" || fail "fleet-report: arm names not shown escaped: $(cat "$scratch/fr")"
+"$SWAPTUNE" --db "$scratch/advise.db" --sysroot "$vm" fleet-advise --from "$fdb" --kernel 6.8 >"$scratch/fa" 2>"$scratch/err" ||
+	fail "fleet-advise: $(cat "$scratch/err")"
+raw "$scratch/fa" fleet-advise
+grep -q 'pc3\\x1b\[2J' "$scratch/fa" || fail "fleet-advise: the baseline not shown escaped: $(cat "$scratch/fa")"
+
+# an error line quoting what was given: C1 CSI and invalid UTF-8 escaped too
+st report --run 1 --format "$(printf 'x\302\23331m\033[2J\377')" >/dev/null 2>"$scratch/err"
+[ $? -eq 2 ] || fail "a bad --format: exit not 2"
+raw "$scratch/err" "error line"
+grep -q 'x\\xc2\\x9b31m\\x1b\[2J\\xff' "$scratch/err" || fail "error line not escaped: $(od -c "$scratch/err" | head -3)"
+done_testing
