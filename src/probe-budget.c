@@ -251,6 +251,7 @@ bool probe_budget_admin_stop(struct engine *E, unsigned rounds, size_t k, bool p
 	struct probe_budget *b = &E->r->budget;
 	struct judge_plan *p = &E->c->plan;
 	char t1[32], looks[96] = "";
+	bool again;
 
 	b->admin_stop = true;
 	b->admin_round = rounds;
@@ -260,11 +261,15 @@ bool probe_budget_admin_stop(struct engine *E, unsigned rounds, size_t k, bool p
 		b->looks_taken[i] = p->looks[i];
 	for (size_t i = 0, n = 0; i < k && n < sizeof(looks); i++)
 		n += (size_t)snprintf(looks + n, sizeof(looks) - n, "%s%u", i ? ", " : "", p->looks[i]);
+	/* the look at round `rounds` itself may be taken already: it becomes the final one */
+	again = k && p->looks[k - 1] == rounds;
 	snprintf(b->stop_text, sizeof(b->stop_text), "the %s budget ran out after %u complete round%s%s: "
-		 "an administrative final look at round %u%s%s%s",
+		 "an administrative final look at round %u%s%s%s%s",
 		 probe_fmt_secs(E->c->max_time_s, t1, sizeof(t1)), rounds, rounds == 1 ? "" : "s",
 		 partial ? " (the incomplete round after it is stored but not judged)" : "", rounds,
-		 k ? " (looks taken before: " : "", looks, k ? ")" : "");
+		 again ? ", the look taken there judged again as the last, with what is left of the "
+			 "false-change budget" : "",
+		 k ? " (looks taken: " : "", looks, k ? ")" : "");
 	if (rounds < 2)
 		return false;
 	judge_plan_truncate(p, rounds);

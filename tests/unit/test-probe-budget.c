@@ -195,7 +195,7 @@ static void test_admin_stop(void **state)
 	assert_int_equal(f->c.plan.n_looks, 3);
 	assert_int_equal(f->c.plan.looks[2], 12);
 	assert_non_null(strstr(f->r.budget.stop_text, "administrative final look at round 12"));
-	assert_non_null(strstr(f->r.budget.stop_text, "looks taken before: 5, 10"));
+	assert_non_null(strstr(f->r.budget.stop_text, "looks taken: 5, 10)"));
 	j = probe_budget_json(&f->r.budget);
 	f->r.budget.known = true;
 	cJSON_Delete(j);
@@ -204,6 +204,15 @@ static void test_admin_stop(void **state)
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "administrative_look"),
 						     "incomplete_round_dropped")));
 	cJSON_Delete(j);
+	assert_null(strstr(f->r.budget.stop_text, "judged again"));
+	/* time ran out right after the look at round 10 was taken: that look becomes the last */
+	free(f);
+	f = fixture(180, 170);
+	assert_true(probe_budget_admin_stop(&f->E, 10, 2, false));
+	assert_int_equal(f->c.plan.n_looks, 2);
+	assert_int_equal(f->c.plan.looks[1], 10);
+	assert_non_null(strstr(f->r.budget.stop_text, "final look at round 10, the look taken there judged "
+			       "again as the last"));
 	/* one round: nothing to judge, the plan is left alone */
 	free(f);
 	f = fixture(180, 170);
