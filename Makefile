@@ -198,6 +198,10 @@ install: swaptune
 	sed 's|/usr/local/bin/swaptune|$(BINDIR)/swaptune|g' share/systemd/swaptune-boot.service \
 		>$(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-boot.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-boot.service
+	sed 's|/usr/local/bin/swaptune|$(BINDIR)/swaptune|g' share/systemd/swaptune-prom.service \
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-prom.service
+	install -m 0644 share/systemd/swaptune-prom.timer $(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-prom.timer
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-prom.service
 	install -m 0644 share/tmpfiles.d/swaptune.conf $(DESTDIR)$(TMPFILESDIR)/swaptune.conf
 	./swaptune --completion bash >$(DESTDIR)$(COMPLETIONDIR)/swaptune
 	chmod 0644 $(DESTDIR)$(COMPLETIONDIR)/swaptune
@@ -208,6 +212,7 @@ install: swaptune
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/swaptune $(DESTDIR)$(MANDIR)/man8/swaptune.8 \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-boot.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-prom.service $(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-prom.timer \
 		$(DESTDIR)$(TMPFILESDIR)/swaptune.conf $(DESTDIR)$(COMPLETIONDIR)/swaptune
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 

@@ -465,11 +465,16 @@ static size_t count_hosts(const struct fleet_run *runs, const size_t *sel, size_
 	return hosts;
 }
 
-static bool same_group(const struct fleet_run *r, const struct fleet_group *g)
+bool fleet_run_in_group(const struct fleet_run *r, const struct fleet_group *g)
 {
 	return !strcmp(r->kernel, g->kernel) && !strcmp(r->cpu_model, g->cpu_model) &&
 	       !strcmp(r->backend, g->backend) && !strcmp(r->workload, g->workload) &&
 	       !strcmp(r->baseline, g->baseline);
+}
+
+static bool same_group(const struct fleet_run *r, const struct fleet_group *g)
+{
+	return fleet_run_in_group(r, g);
 }
 
 static int group_cmp(const void *a, const void *b)
