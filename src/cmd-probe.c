@@ -14,6 +14,7 @@
 
 #include "swaptune/advice.h"
 #include "swaptune/cmd.h"
+#include "swaptune/colour.h"
 #include "swaptune/lock.h"
 #include "swaptune/metric-extract.h"
 #include "swaptune/probe.h"
@@ -284,9 +285,10 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 	}
 	if (r->have_verdict) {
 		const struct judgement *j = &r->judgement;
+		const char *word = verdict_kind_name(r->verdict.kind);
 
-		fprintf(o, "\nVerdict           %s%s%s", verdict_kind_name(r->verdict.kind),
-			r->verdict.chosen >= 0 ? " " : "",
+		fprintf(o, "\nVerdict           %s%s%s%s%s", colour_start(o, colour_of_verdict(word)), word,
+			colour_end(o, colour_of_verdict(word)), r->verdict.chosen >= 0 ? " " : "",
 			r->verdict.chosen >= 0 ? c->arms[r->verdict.chosen].name : "");
 		if (j->judged)
 			fprintf(o, " at look %zu of %zu (%u rounds)", j->look + 1, j->plan.n_looks,

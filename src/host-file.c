@@ -286,7 +286,7 @@ int host_user_file_replace(const char *path, const void *data, size_t n, mode_t 
 		return err_set_exit(e, -ENAMETOOLONG, ST_EXIT_USAGE, "%s: path too long", path);
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
-		return err_set(e, -errno, "cannot write %s: %s", path, strerror(errno));
+		return err_set(e, -errno, "cannot create %s: %s", path, strerror(errno));
 	r = replace_at(dfd, base, prefix, data, n, mode, &step);
 	close(dfd);
 	if (r < 0 && !strcmp(step, "create"))

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "swaptune/cmd.h"
+#include "swaptune/colour.h"
 #include "swaptune/fmt.h"
 #include "swaptune/journal.h"
 #include "swaptune/undo.h"
@@ -19,9 +20,10 @@
  * as the UTF-8 CSI C2 9B, and invalid UTF-8 shown as \xNN): messages quote
  * file contents, hostnames and store rows.
  */
-static void print_line(FILE *f, const char *prefix, const char *msg)
+static void print_line(FILE *f, enum colour c, const char *prefix, const char *msg)
 {
-	fputs(prefix, f);
+	colour_fputs(f, c, prefix);
+	fputc(' ', f);
 	fmt_fputs(f, msg);
 	fputc('\n', f);
 }
@@ -29,7 +31,7 @@ static void print_line(FILE *f, const char *prefix, const char *msg)
 static void report_repair(const char *line, void *arg)
 {
 	(void)arg;
-	print_line(stderr, "swaptune: ", line);
+	print_line(stderr, COLOUR_PLAIN, "swaptune:", line);
 }
 
 static bool host_opened;	/* ctx.host is open: error documents can name its host */
@@ -87,7 +89,7 @@ static int fail(struct cmd_ctx *ctx)
 {
 	int status = err_exit_status(&ctx->err);
 
-	print_line(stderr, "swaptune: ", ctx->err.msg[0] ? ctx->err.msg : "unknown error");
+	print_line(stderr, COLOUR_BAD, "swaptune:", ctx->err.msg[0] ? ctx->err.msg : "unknown error");
 	if (ctx->json)
 		print_json_error(ctx, fail_command, status);
 	return status;
@@ -340,7 +342,10 @@ int main(int argc, char **argv)
 	r = journal_repair(&ctx.store, &ctx.host, report_repair, NULL, &ctx.err);
 	if (r < 0) {
 		/* a change could not be undone: say so, but let the command run */
-		print_line(stderr, "swaptune: warning: repair incomplete: ", ctx.err.msg);
+		char msg[ST_ERR_MSG_MAX + 32];
+
+		snprintf(msg, sizeof(msg), "repair incomplete: %s", ctx.err.msg);
+		print_line(stderr, COLOUR_WARN, "swaptune: warning:", msg);
 		err_reset(&ctx.err);
 	}
 
