@@ -57,32 +57,72 @@ static void put_choices(FILE *f, const struct opt_spec *o)
 		fprintf(f, "%s%s", i ? " " : "", ch);
 }
 
+/*
+ * How each shell spells what it offers for an option's value: one row per
+ * shell.
+ */
+struct shell_actions {
+	const char *ids[2];		/* before and after the --list-ids kind */
+	const char *choices[2];		/* before and after the choice words */
+	const char *list[2];		/* the same for a comma-separated list */
+	const char *file, *dir, *user, *none;
+};
+
+static const struct shell_actions bash_actions = {
+	.ids = { "COMPREPLY=($(compgen -W \"$(_swaptune_ids ", ")\" -- \"$cur\"))" },
+	.choices = { "COMPREPLY=($(compgen -W \"", "\" -- \"$cur\"))" },
+	.list = { "_swaptune_list \"", "\"" },
+	.file = "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\"))",
+	.dir = "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\"))",
+	.user = "COMPREPLY=($(compgen -u -- \"$cur\"))",
+	.none = "COMPREPLY=()",		/* free text: nothing, never option names */
+};
+
+static const struct shell_actions zsh_actions = {
+	.ids = { "_swaptune_ids ", "" },
+	.choices = { "(", ")" },
+	.list = { "_sequence compadd - ", "" },
+	.file = "_files", .dir = "_files -/", .user = "_users",
+	.none = " ",			/* free text: nothing offered */
+};
+
+static const struct shell_actions fish_actions = {
+	.ids = { " -x -a '(__swaptune_ids ", ")'" },
+	.choices = { " -x -a '", "'" },
+	.list = { " -x -a '", "'" },
+	.file = " -r -F", .dir = " -x -a '(__fish_complete_directories)'",
+	.user = " -x -a '(__fish_complete_users)'", .none = " -x",
+};
+
+/* What shell sh offers for o's value. */
+static void put_action(FILE *f, const struct shell_actions *sh, const struct opt_spec *o)
+{
+	const char *ids = ids_kind(o->complete);
+
+	if (ids) {
+		fprintf(f, "%s%s%s", sh->ids[0], ids, sh->ids[1]);
+	} else if (o->complete == OPT_COMPLETE_CHOICES) {
+		const char *const *around = o->flags & OPT_LIST ? sh->list : sh->choices;
+
+		fputs(around[0], f);
+		put_choices(f, o);
+		fputs(around[1], f);
+	} else {
+		fputs(o->complete == OPT_COMPLETE_FILE ? sh->file : o->complete == OPT_COMPLETE_DIR ?
+		      sh->dir : o->complete == OPT_COMPLETE_USER ? sh->user : sh->none, f);
+	}
+}
+
 /* ---- bash ---- */
 
 /* One "case $cmd:$prev" arm for an option's value. */
 static void bash_value(FILE *f, const char *cmd, const struct opt_spec *o)
 {
-	const char *ids = ids_kind(o->complete);
-
 	fprintf(f, "\t%s:--%s", cmd, o->name);
 	if (o->short_name)
 		fprintf(f, "|%s:-%c", cmd, o->short_name);
 	fputs(")\n\t\t", f);
-	if (ids) {
-		fprintf(f, "COMPREPLY=($(compgen -W \"$(_swaptune_ids %s)\" -- \"$cur\"))", ids);
-	} else if (o->complete == OPT_COMPLETE_CHOICES) {
-		fputs(o->flags & OPT_LIST ? "_swaptune_list \"" : "COMPREPLY=($(compgen -W \"", f);
-		put_choices(f, o);
-		fputs(o->flags & OPT_LIST ? "\"" : "\" -- \"$cur\"))", f);
-	} else if (o->complete == OPT_COMPLETE_FILE) {
-		fputs("compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\"))", f);
-	} else if (o->complete == OPT_COMPLETE_DIR) {
-		fputs("compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\"))", f);
-	} else if (o->complete == OPT_COMPLETE_USER) {
-		fputs("COMPREPLY=($(compgen -u -- \"$cur\"))", f);
-	} else {
-		fputs("COMPREPLY=()", f);	/* free text: nothing, never option names */
-	}
+	put_action(f, &bash_actions, o);
 	fputs("; return ;;\n", f);
 }
 
@@ -224,26 +264,10 @@ static void zsh_desc(FILE *f, const char *help)
 /* ":ARG:ACTION" of an option's value */
 static void zsh_action(FILE *f, const struct opt_spec *o)
 {
-	const char *ids = ids_kind(o->complete);
-
 	fputc(':', f);
 	zsh_desc(f, o->arg);
 	fputc(':', f);
-	if (ids) {
-		fprintf(f, "_swaptune_ids %s", ids);
-	} else if (o->complete == OPT_COMPLETE_CHOICES) {
-		fputs(o->flags & OPT_LIST ? "_sequence compadd - " : "(", f);
-		put_choices(f, o);
-		fputs(o->flags & OPT_LIST ? "" : ")", f);
-	} else if (o->complete == OPT_COMPLETE_FILE) {
-		fputs("_files", f);
-	} else if (o->complete == OPT_COMPLETE_DIR) {
-		fputs("_files -/", f);
-	} else if (o->complete == OPT_COMPLETE_USER) {
-		fputs("_users", f);
-	} else {
-		fputs(" ", f);	/* free text: nothing offered */
-	}
+	put_action(f, &zsh_actions, o);
 }
 
 /* One _arguments spec per row: '(-y --yes)'{-y,--yes}'[do not ask]' */
@@ -335,30 +359,6 @@ static void fish_quote(FILE *f, const char *s, size_t max)
 	fputc('\'', f);
 }
 
-/* The "-x -a ..." part of an option's value. */
-static void fish_value(FILE *f, const struct opt_spec *o)
-{
-	const char *ids = ids_kind(o->complete);
-
-	if (!o->arg)
-		return;
-	if (ids) {
-		fprintf(f, " -x -a '(__swaptune_ids %s)'", ids);
-	} else if (o->complete == OPT_COMPLETE_CHOICES) {
-		fputs(" -x -a '", f);
-		put_choices(f, o);
-		fputc('\'', f);
-	} else if (o->complete == OPT_COMPLETE_FILE) {
-		fputs(" -r -F", f);
-	} else if (o->complete == OPT_COMPLETE_DIR) {
-		fputs(" -x -a '(__fish_complete_directories)'", f);
-	} else if (o->complete == OPT_COMPLETE_USER) {
-		fputs(" -x -a '(__fish_complete_users)'", f);
-	} else {
-		fputs(" -x", f);
-	}
-}
-
 static void fish_row(FILE *f, const char *cond, const struct opt_spec *o)
 {
 	fputs("complete -c swaptune", f);
@@ -367,7 +367,8 @@ static void fish_row(FILE *f, const char *cond, const struct opt_spec *o)
 	fprintf(f, " -l %s", o->name);
 	if (o->short_name)
 		fprintf(f, " -s %c", o->short_name);
-	fish_value(f, o);
+	if (o->arg)
+		put_action(f, &fish_actions, o);
 	fputs(" -d ", f);
 	fish_quote(f, o->help, 60);
 	fputc('\n', f);

@@ -84,49 +84,45 @@ int opt_set_false(const struct opt_spec *o, const char *arg, void *dst, struct s
 	return 0;
 }
 
-static int whole(const struct opt_spec *o, const char *arg, long long lim_hi, long long *v,
+enum whole_type { WHOLE_U64, WHOLE_UINT, WHOLE_INT };
+
+/* A whole number in [o->min, o->max] (and what the destination type holds) into dst. */
+static int whole(const struct opt_spec *o, const char *arg, enum whole_type type, void *dst,
 		 struct st_err *e)
 {
-	long long hi = o->max < lim_hi ? o->max : lim_hi;
+	static const long long type_max[] = { LLONG_MAX, UINT_MAX, INT_MAX };
+	long long hi = o->max < type_max[type] ? o->max : type_max[type], v;
 	char lo_s[32], hi_s[32], words[128];
 
-	if (fmt_parse_i64(arg, o->min, hi, v) == 0)
-		return 0;
-	snprintf(lo_s, sizeof(lo_s), "%lld", o->min);
-	snprintf(hi_s, sizeof(hi_s), "%lld", hi);
-	range_words("a whole number", lo_s, hi_s, o->min > LLONG_MIN && o->min != 0,
-		    hi < lim_hi, words, sizeof(words));
-	return bad(o, e, words, arg);
+	if (fmt_parse_i64(arg, o->min, hi, &v) < 0) {
+		snprintf(lo_s, sizeof(lo_s), "%lld", o->min);
+		snprintf(hi_s, sizeof(hi_s), "%lld", hi);
+		range_words("a whole number", lo_s, hi_s, o->min > LLONG_MIN && o->min != 0,
+			    hi < type_max[type], words, sizeof(words));
+		return bad(o, e, words, arg);
+	}
+	if (type == WHOLE_U64)
+		*(uint64_t *)dst = (uint64_t)v;
+	else if (type == WHOLE_UINT)
+		*(unsigned *)dst = (unsigned)v;
+	else
+		*(int *)dst = (int)v;
+	return 0;
 }
 
 int opt_parse_u64(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)
 {
-	long long v;
-
-	if (whole(o, arg, LLONG_MAX, &v, e) < 0)
-		return -EINVAL;
-	*(uint64_t *)dst = (uint64_t)v;
-	return 0;
+	return whole(o, arg, WHOLE_U64, dst, e);
 }
 
 int opt_parse_uint(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)
 {
-	long long v;
-
-	if (whole(o, arg, UINT_MAX, &v, e) < 0)
-		return -EINVAL;
-	*(unsigned *)dst = (unsigned)v;
-	return 0;
+	return whole(o, arg, WHOLE_UINT, dst, e);
 }
 
 int opt_parse_int(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)
 {
-	long long v;
-
-	if (whole(o, arg, INT_MAX, &v, e) < 0)
-		return -EINVAL;
-	*(int *)dst = (int)v;
-	return 0;
+	return whole(o, arg, WHOLE_INT, dst, e);
 }
 
 int opt_parse_id(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)

@@ -102,55 +102,49 @@ int opt_parse_dir(const struct opt_spec *o, const char *arg, void *dst, struct s
 #define OPT_AT(T, f, type) (offsetof(T, f) + 0 * sizeof(struct { \
 	int field_type_matches_parser : __builtin_types_compatible_p(__typeof__(((T *)0)->f), type) ? 1 : -1; }))
 
-#define OPT_FLAG(n, s, h, T, f) \
-	{ .name = n, .short_name = s, .help = h, .parse = opt_set_true, .off = OPT_AT(T, f, bool) }
-#define OPT_FLAG_OFF(n, h, T, f) \
-	{ .name = n, .help = h, .parse = opt_set_false, .off = OPT_AT(T, f, bool) }
+/* The fields every row has; the macros below add their parser's own. */
+#define OPT_ROW(n, s, a, h, fn, offset) \
+	.name = n, .short_name = s, .arg = a, .help = h, .parse = fn, .off = offset
+
+#define OPT_FLAG(n, s, h, T, f) { OPT_ROW(n, s, NULL, h, opt_set_true, OPT_AT(T, f, bool)) }
+#define OPT_FLAG_OFF(n, h, T, f) { OPT_ROW(n, 0, NULL, h, opt_set_false, OPT_AT(T, f, bool)) }
 #define OPT_U64(n, s, a, h, T, f, mn, mx) \
-	{ .name = n, .short_name = s, .arg = a, .help = h, .parse = opt_parse_u64, \
-	  .off = OPT_AT(T, f, uint64_t), .min = mn, .max = mx }
+	{ OPT_ROW(n, s, a, h, opt_parse_u64, OPT_AT(T, f, uint64_t)), .min = mn, .max = mx }
 #define OPT_UINT(n, a, h, T, f, mn, mx) \
-	{ .name = n, .arg = a, .help = h, .parse = opt_parse_uint, .off = OPT_AT(T, f, unsigned), \
-	  .min = mn, .max = mx }
+	{ OPT_ROW(n, 0, a, h, opt_parse_uint, OPT_AT(T, f, unsigned)), .min = mn, .max = mx }
 #define OPT_INT(n, a, h, T, f, mn, mx) \
-	{ .name = n, .arg = a, .help = h, .parse = opt_parse_int, .off = OPT_AT(T, f, int), \
-	  .min = mn, .max = mx }
+	{ OPT_ROW(n, 0, a, h, opt_parse_int, OPT_AT(T, f, int)), .min = mn, .max = mx }
 #define OPT_ID(n, a, h, T, f, noun, comp) \
-	{ .name = n, .arg = a, .help = h, .parse = opt_parse_id, .off = OPT_AT(T, f, long long), \
-	  .min = 1, .max = INT64_MAX, .what = noun, .complete = comp }
+	{ OPT_ROW(n, 0, a, h, opt_parse_id, OPT_AT(T, f, long long)), .min = 1, .max = INT64_MAX, \
+	  .what = noun, .complete = comp }
 #define OPT_DURATION(n, s, h, T, f, mn, mx) \
-	{ .name = n, .short_name = s, .arg = "DUR", .help = h, .parse = opt_parse_ns, \
-	  .off = OPT_AT(T, f, long long), .min = mn, .max = mx }
+	{ OPT_ROW(n, s, "DUR", h, opt_parse_ns, OPT_AT(T, f, long long)), .min = mn, .max = mx }
 #define OPT_SECONDS(n, h, T, f, mn, mx) \
-	{ .name = n, .arg = "DUR", .help = h, .parse = opt_parse_seconds, \
-	  .off = OPT_AT(T, f, double), .min = mn, .max = mx }
+	{ OPT_ROW(n, 0, "DUR", h, opt_parse_seconds, OPT_AT(T, f, double)), .min = mn, .max = mx }
 #define OPT_SIZE(n, h, T, f, mn, mx) \
-	{ .name = n, .arg = "SIZE", .help = h, .parse = opt_parse_size, \
-	  .off = OPT_AT(T, f, uint64_t), .min = mn, .max = mx }
+	{ OPT_ROW(n, 0, "SIZE", h, opt_parse_size, OPT_AT(T, f, uint64_t)), .min = mn, .max = mx }
 #define OPT_REAL(n, a, h, T, f, l, u) \
-	{ .name = n, .arg = a, .help = h, .parse = opt_parse_real, .off = OPT_AT(T, f, double), \
-	  .lo = l, .hi = u }
+	{ OPT_ROW(n, 0, a, h, opt_parse_real, OPT_AT(T, f, double)), .lo = l, .hi = u }
 #define OPT_PERCENT(n, h, T, f, l, u) \
-	{ .name = n, .arg = "PCT", .help = h, .parse = opt_parse_percent, \
-	  .off = OPT_AT(T, f, double), .lo = l, .hi = u }
+	{ OPT_ROW(n, 0, "PCT", h, opt_parse_percent, OPT_AT(T, f, double)), .lo = l, .hi = u }
 #define OPT_CHOICE(n, a, h, T, f, names) \
-	{ .name = n, .arg = a, .help = h, .parse = opt_parse_choice, .off = OPT_AT(T, f, int), \
-	  .choices = names, .complete = OPT_COMPLETE_CHOICES }
+	{ OPT_ROW(n, 0, a, h, opt_parse_choice, OPT_AT(T, f, int)), .choices = names, \
+	  .complete = OPT_COMPLETE_CHOICES }
 #define OPT_STRING(n, s, a, h, T, f, noun, comp) \
-	{ .name = n, .short_name = s, .arg = a, .help = h, .parse = opt_parse_string, \
-	  .off = OPT_AT(T, f, const char *), .what = noun, .complete = comp }
+	{ OPT_ROW(n, s, a, h, opt_parse_string, OPT_AT(T, f, const char *)), .what = noun, \
+	  .complete = comp }
+/* a char array f: the text copied into it, at most its size - 1 bytes */
 #define OPT_STRBUF(n, a, h, T, f) \
-	{ .name = n, .arg = a, .help = h, .parse = opt_parse_strbuf, .off = offsetof(T, f), \
+	{ OPT_ROW(n, 0, a, h, opt_parse_strbuf, offsetof(T, f)), \
 	  .max = sizeof(((T *)0)->f) - 1 + 0 * sizeof(struct { \
 		int field_is_a_char_array : __builtin_types_compatible_p(__typeof__(((T *)0)->f), \
 			char[sizeof(((T *)0)->f)]) ? 1 : -1; }) }
 #define OPT_DIR(n, a, h, T, f) \
-	{ .name = n, .arg = a, .help = h, .parse = opt_parse_dir, \
-	  .off = OPT_AT(T, f, const char *), .what = "a directory", .complete = OPT_COMPLETE_DIR }
+	{ OPT_ROW(n, 0, a, h, opt_parse_dir, OPT_AT(T, f, const char *)), .what = "a directory", \
+	  .complete = OPT_COMPLETE_DIR }
 /* A parser of the command's own; dst points at field f, whatever its type. */
 #define OPT_CUSTOM(n, s, a, h, T, f, fn, comp) \
-	{ .name = n, .short_name = s, .arg = a, .help = h, .parse = fn, .off = offsetof(T, f), \
-	  .complete = comp }
+	{ OPT_ROW(n, s, a, h, fn, offsetof(T, f)), .complete = comp }
 
 /* ---- the getopt driver ---- */
 
