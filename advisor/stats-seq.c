@@ -1,10 +1,15 @@
 /*
  * stats-seq.c - statistics for sequential, outcome-aware verdicts: the
- * normal distribution, group-sequential crossing probabilities and
- * Lan-DeMets O'Brien-Fleming bounds, Fisher's exact test, MAD outliers and
- * DerSimonian-Laird pooling. Contracts are in include/swaptune/advisor.h.
+ * normal distribution, spending functions, the AR(1) variance factor and
+ * the serial-dependence-robust paired statistic, the exact sequential sign
+ * test and Clopper-Pearson intervals for failures, MAD outliers and
+ * DerSimonian-Laird pooling; and, for the v2 method the simulator keeps,
+ * group-sequential normal crossing probabilities, Lan-DeMets
+ * O'Brien-Fleming bounds and Fisher's exact test. Contracts are in
+ * include/swaptune/advisor.h.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,5 +252,222 @@ int stats_pool_dl(const double *y, const double *v, size_t k, double level,
 	z = stats_norm_quantile(1.0 - (1.0 - level) / 2.0);
 	out->ci_low = out->pooled - z * out->se;
 	out->ci_high = out->pooled + z * out->se;
+	return 0;
+}
+
+double stats_hsd_spend(double t, double gamma)
+{
+	if (!(t >= 0.0 && t <= 1.0) || !isfinite(gamma))
+		return NAN;
+	if (fabs(gamma) < 1e-9)
+		return t;
+	return -expm1(-gamma * t) / -expm1(-gamma);
+}
+
+double stats_ar1_mean_vif(size_t n, double rho)
+{
+	double nn = (double)n, s, rn = 1.0, b = rho;
+
+	if (n < 2 || rho == 0.0)
+		return 1.0;
+	/* rho^n by squaring (the Monte Carlo calls this millions of times) */
+	for (size_t e = n; e; e >>= 1, b *= b)
+		if (e & 1)
+			rn *= b;
+	/* sum_{k=1}^{n-1} (1 - k/n) rho^k in closed form */
+	s = rho / (1.0 - rho) - rho * (1.0 - rn) / (nn * (1.0 - rho) * (1.0 - rho));
+	return 1.0 + 2.0 * s;
+}
+
+double stats_binom_half_upper(unsigned x, unsigned n)
+{
+	double p = 0.0;
+
+	if (x == 0)
+		return 1.0;
+	if (x > n)
+		return 0.0;
+	for (unsigned j = x; j <= n; j++)
+		p += exp(lgamma((double)n + 1) - lgamma((double)j + 1) - lgamma((double)(n - j) + 1) -
+			 (double)n * M_LN2);
+	return p > 1.0 ? 1.0 : p;
+}
+
+/* The p with I_p(a, b) = target (bisection; I is increasing in p). */
+static double beta_inv(double a, double b, double target)
+{
+	double lo = 0.0, hi = 1.0;
+
+	for (int i = 0; i < 60 && hi - lo > 1e-13; i++) {
+		double mid = 0.5 * (lo + hi);
+
+		if (stats_beta_inc_reg(a, b, mid) < target)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
+int stats_clopper_pearson(unsigned x, unsigned n, double level, double *lo, double *hi)
+{
+	double a;
+
+	if (!lo || !hi || n == 0 || x > n || !(level > 0.0 && level < 1.0))
+		return -EINVAL;
+	a = (1.0 - level) / 2.0;
+	/* closed forms at the ends: I_p(1, n) = 1 - (1 - p)^n, I_p(n, 1) = p^n */
+	*lo = x == 0 ? 0.0 : x == n ? pow(a, 1.0 / n) : beta_inv((double)x, (double)(n - x) + 1.0, a);
+	*hi = x == n ? 1.0 : x == 0 ? 1.0 - pow(a, 1.0 / n) :
+	      beta_inv((double)x + 1.0, (double)(n - x), 1.0 - a);
+	return 0;
+}
+
+#define SIGN_DISC_MAX 256
+
+int stats_sign_seq(const unsigned *disc, const unsigned *wins, size_t k, const double *alpha_cum,
+		   struct stats_sign_seq *out, struct st_err *e)
+{
+	double dist[SIGN_DISC_MAX + 1], next[SIGN_DISC_MAX + 1], size = 0.0;
+	unsigned prev = 0;
+
+	if (!disc || !wins || !alpha_cum || !out || k < 1 || k > STATS_GS_LOOKS_MAX)
+		return err_set(e, -EINVAL, "sign test: 1 to %d looks", STATS_GS_LOOKS_MAX);
+	for (size_t i = 0; i < k; i++)
+		if (disc[i] < (i ? disc[i - 1] : 0) || disc[i] > SIGN_DISC_MAX || wins[i] > disc[i] ||
+		    !(alpha_cum[i] >= 0.0))
+			return err_set(e, -EINVAL, "sign test: bad counts or levels at look %zu", i + 1);
+	memset(out, 0, sizeof(*out));
+	out->k = k;
+	out->rejected_at = -1;
+	out->p_stage = NAN;
+	dist[0] = 1.0;
+	for (size_t i = 0; i < k; i++) {
+		unsigned m = disc[i] - prev, c;
+		double tail = 0.0, pmf[SIGN_DISC_MAX + 1];
+
+		/* W_i = W_{i-1} + Binomial(m, 1/2), over the paths not yet rejected */
+		pmf[0] = ldexp(1.0, -(int)m);
+		for (unsigned j = 0; j < m; j++)
+			pmf[j + 1] = pmf[j] * (double)(m - j) / (double)(j + 1);
+		for (unsigned w = 0; w <= disc[i]; w++)
+			next[w] = 0.0;
+		for (unsigned w = 0; w <= prev; w++) {
+			if (dist[w] == 0.0)
+				continue;
+			for (unsigned j = 0; j <= m; j++)
+				next[w + j] += dist[w] * pmf[j];
+		}
+		/* the smallest critical count whose cumulative size stays within alpha_cum[i] */
+		c = disc[i] + 1;
+		while (c > 0 && size + tail + next[c - 1] <= alpha_cum[i] * (1.0 + 1e-12)) {
+			tail += next[c - 1];
+			c--;
+		}
+		if (c == 0)	/* rejecting always: no count is evidence; keep c >= 1 */
+			tail -= next[c++];
+		out->crit[i] = c;
+		if (out->rejected_at < 0 && (wins[i] >= c || i + 1 == k)) {
+			double t = 0.0;
+
+			for (unsigned w = wins[i]; w <= disc[i]; w++)
+				t += next[w];
+			out->p_stage = size + t;
+			if (wins[i] >= c)
+				out->rejected_at = (int)i;
+		}
+		size += tail;
+		out->size[i] = size;
+		for (unsigned w = 0; w <= disc[i]; w++)
+			dist[w] = w >= c ? 0.0 : next[w];
+		prev = disc[i];
+	}
+	if (out->p_stage > 1.0)
+		out->p_stage = 1.0;
+	return 0;
+}
+
+double stats_pooled_rho(const double *y, const bool *ok, size_t n_arms, size_t n_rounds,
+			size_t stride, size_t *n_used)
+{
+	double num = 0.0, den = 0.0, r1, rho;
+	size_t n = 0;
+
+	if (n_used)
+		*n_used = 0;
+	if (!y || !ok || n_arms < 2 || n_rounds > STATS_SAMPLES_MAX || stride < n_rounds)
+		return 0.0;
+	for (size_t r = 0; r < n_rounds; r++) {
+		size_t k = 0;
+
+		for (size_t a = 0; a < n_arms; a++)
+			k += ok[a * stride + r];
+		n += k >= 2;
+	}
+	for (size_t a = 0; a < n_arms; a++) {
+		double e[STATS_SAMPLES_MAX], mean = 0.0;
+		bool has[STATS_SAMPLES_MAX];
+		size_t m = 0;
+
+		for (size_t r = 0; r < n_rounds; r++) {
+			double s = 0.0;
+			size_t k = 0;
+
+			has[r] = false;
+			if (!ok[a * stride + r])
+				continue;
+			for (size_t b = 0; b < n_arms; b++)
+				if (ok[b * stride + r]) {
+					s += y[b * stride + r];
+					k++;
+				}
+			if (k < 2)
+				continue;
+			e[r] = y[a * stride + r] - s / (double)k;
+			has[r] = true;
+			mean += e[r];
+			m++;
+		}
+		if (m < 2)
+			continue;
+		mean /= (double)m;
+		for (size_t r = 0; r < n_rounds; r++) {
+			if (!has[r])
+				continue;
+			den += (e[r] - mean) * (e[r] - mean);
+			if (r > 0 && has[r - 1])
+				num += (e[r] - mean) * (e[r - 1] - mean);
+		}
+	}
+	if (n_used)
+		*n_used = n;
+	if (n < 4 || !(den > 0.0))
+		return 0.0;
+	r1 = num / den;
+	rho = ((double)n * r1 + 1.0) / ((double)n - 3.0);
+	return rho < 0.0 ? 0.0 : rho > STATS_RHO_MAX ? STATS_RHO_MAX : rho;
+}
+
+int stats_robust_t(const double *d, size_t n, double rho, struct stats_robust_t *out)
+{
+	double g;
+
+	if (!d || !out || n < 2 || n > STATS_SAMPLES_MAX || !(rho >= 0.0 && rho <= STATS_RHO_MAX))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(d[i]))
+			return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	out->rho = rho;
+	out->mean = stats_mean(d, n);
+	out->sd = stats_stddev(d, n);
+	out->vif = stats_ar1_mean_vif(n, rho);
+	g = ((double)n - out->vif) / ((double)n - 1.0);
+	out->se = sqrt(out->sd * out->sd / g * out->vif / (double)n);
+	if (out->se > 0.0)
+		out->t = out->mean / out->se;
+	else
+		out->t = out->mean > 0.0 ? INFINITY : out->mean < 0.0 ? -INFINITY : 0.0;
 	return 0;
 }

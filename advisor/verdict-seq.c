@@ -1,17 +1,21 @@
 /*
- * verdict-seq.c - the sequential, paired, outcome-aware verdict: per-round
- * paired log-ratios of the primary metric, Lan-DeMets O'Brien-Fleming looks
- * with Bonferroni over candidates, failed trials imputed as the worst
- * result, OOM rates by Fisher's exact test, guardrails as non-inferiority,
- * and power at the CV seen. Contracts are in include/swaptune/advisor.h.
+ * verdict-seq.c - the sequential, paired, outcome-aware verdict (v3): the
+ * design (looks, spending, bounds from verdict-mc.c, truncation), one look
+ * at the data (speed on rounds both arms completed with the
+ * serial-dependence-robust statistic, failures by the exact sequential sign
+ * test, guardrails and vetoes spent over the looks) and its reasons, and
+ * what a report adds (bias-adjusted estimates, stagewise p-values, power by
+ * simulation of the rule). Contracts are in include/swaptune/advisor.h.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "swaptune/advisor.h"
+#include "verdict-int.h"
 
 void verdict2_opts_init(struct verdict2_opts *o)
 {
@@ -23,7 +27,15 @@ void verdict2_opts_init(struct verdict2_opts *o)
 	o->ni_margin_pct = 5.0;
 	o->oom_veto_alpha = 0.05;
 	o->invalid_frac = 0.5;
-	o->impute_factor = 1.25;
+	o->busy_psi_pct = 10.0;
+}
+
+void verdict2_input_clear(struct verdict2_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	for (size_t a = 0; a < VERDICT_ARMS_MAX; a++)
+		for (size_t r = 0; r < VERDICT2_ROUNDS_MAX; r++)
+			in->arms[a].cpu_pressure_pct[r] = in->arms[a].cpu_share[r] = NAN;
 }
 
 const char *verdict2_decision_name(enum verdict2_decision d)
@@ -46,6 +58,17 @@ const char *verdict2_guard_status_name(enum verdict2_guard_status s)
 	case VERDICT2_GUARD_NOT_SHOWN:	return "not_shown";
 	case VERDICT2_GUARD_HARM:	return "harm";
 	case VERDICT2_GUARD_UNAVAILABLE: return "unavailable";
+	case VERDICT2_GUARD_NOT_COMPARABLE: return "not_comparable";
+	}
+	return "unknown";
+}
+
+const char *verdict2_path_name(enum verdict2_path p)
+{
+	switch (p) {
+	case VERDICT2_PATH_NONE:	return "none";
+	case VERDICT2_PATH_SPEED:	return "speed";
+	case VERDICT2_PATH_FAILURE:	return "failure";
 	}
 	return "unknown";
 }
@@ -62,94 +85,75 @@ const char *verdict_outcome_name(enum verdict_outcome o)
 	return "unknown";
 }
 
-int verdict2_design_init(struct verdict2_design *d, const unsigned *rounds,
-			 size_t n_looks, size_t n_candidates, double alpha,
-			 struct st_err *e)
-{
-	double t[VERDICT2_LOOKS_MAX];
-	int rc;
+/* ---- the design ------------------------------------------------------- */
 
-	if (!d || !rounds || n_looks < 1 || n_looks > VERDICT2_LOOKS_MAX)
+static int check_rounds(const unsigned *rounds, size_t n_looks, struct st_err *e)
+{
+	if (!rounds || n_looks < 1 || n_looks > VERDICT2_LOOKS_MAX)
 		return err_set(e, -EINVAL, "design: 1 to %d looks", VERDICT2_LOOKS_MAX);
-	if (n_candidates < 1 || n_candidates >= VERDICT_ARMS_MAX || !(alpha > 0.0 && alpha < 0.5))
-		return err_set(e, -EINVAL, "design: need candidates and 0 < alpha < 0.5");
 	if (rounds[0] < 2 || rounds[n_looks - 1] > VERDICT2_ROUNDS_MAX)
 		return err_set(e, -EINVAL, "design: looks must be within 2..%d rounds",
 			       VERDICT2_ROUNDS_MAX);
 	for (size_t i = 1; i < n_looks; i++)
 		if (rounds[i] <= rounds[i - 1])
 			return err_set(e, -EINVAL, "design: look rounds must increase");
-	memset(d, 0, sizeof(*d));
-	d->n_looks = n_looks;
-	d->n_candidates = n_candidates;
-	d->alpha = alpha;
-	d->alpha_each = alpha / (double)n_candidates;
-	for (size_t i = 0; i < n_looks; i++) {
-		d->rounds[i] = rounds[i];
-		t[i] = (double)rounds[i] / (double)rounds[n_looks - 1];
-	}
-	rc = stats_gs_obf_bounds(t, n_looks, d->alpha_each, d->z_bound, e);
-	if (rc < 0)
-		return rc;
-	for (size_t i = 0; i < n_looks; i++)
-		d->nominal_p[i] = 1.0 - stats_norm_cdf(d->z_bound[i]);
 	return 0;
 }
 
-double verdict2_power(const struct verdict2_design *d, double effect_pct, double sd_log)
-{
-	double t[VERDICT2_LOOKS_MAX], cross[VERDICT2_LOOKS_MAX], drift, p = 0.0;
-	size_t k;
-
-	if (!d || d->n_looks < 1 || !(effect_pct > -100.0) || !(sd_log > 0.0) || !isfinite(sd_log))
-		return NAN;
-	k = d->n_looks;
-	for (size_t i = 0; i < k; i++)
-		t[i] = (double)d->rounds[i] / (double)d->rounds[k - 1];
-	drift = log1p(effect_pct / 100.0) * sqrt((double)d->rounds[k - 1]) / sd_log;
-	if (stats_gs_cross(t, d->z_bound, k, drift, cross, NULL) < 0)
-		return NAN;
-	for (size_t i = 0; i < k; i++)
-		p += cross[i];
-	return p > 1.0 ? 1.0 : p;
-}
-
-double verdict2_effect_for_power(const struct verdict2_design *d, double power, double sd_log)
-{
-	double lo = 0.0, hi = 10.0;	/* log-ratios: no gain .. x22 026 */
-
-	if (!(power > 0.0) || !(power < 1.0))
-		return NAN;
-	if (!(verdict2_power(d, expm1(hi) * 100.0, sd_log) >= power))
-		return NAN;
-	while (hi - lo > 1e-5) {
-		double mid = (lo + hi) / 2;
-
-		if (verdict2_power(d, expm1(mid) * 100.0, sd_log) >= power)
-			hi = mid;
-		else
-			lo = mid;
-	}
-	return expm1(hi) * 100.0;
-}
-
-int verdict2_pool_runs(const double *y, const double *v, size_t k,
-		       struct verdict2_pooled *out, struct st_err *e)
+int verdict2_design_init(struct verdict2_design *d, const unsigned *rounds,
+			 size_t n_looks, size_t n_candidates, double alpha,
+			 struct st_err *e)
 {
 	int rc;
 
-	if (!out)
-		return err_set(e, -EINVAL, "pooling: no result");
-	rc = stats_pool_dl(y, v, k, 0.95, &out->pool, e);
-	if (rc < 0)
+	if (!d)
+		return err_set(e, -EINVAL, "design: no design");
+	if ((rc = check_rounds(rounds, n_looks, e)) < 0)
 		return rc;
-	out->effect_pct = expm1(out->pool.pooled) * 100.0;
-	out->ci_low_pct = expm1(out->pool.ci_low) * 100.0;
-	out->ci_high_pct = expm1(out->pool.ci_high) * 100.0;
-	return 0;
+	if (n_candidates < 1 || n_candidates >= VERDICT_ARMS_MAX || !(alpha > 0.0 && alpha < 0.5))
+		return err_set(e, -EINVAL, "design: need candidates and 0 < alpha < 0.5");
+	memset(d, 0, sizeof(*d));
+	d->n_looks = d->n_planned = n_looks;
+	d->n_candidates = n_candidates;
+	d->alpha = alpha;
+	d->alpha_speed = (1.0 - VERDICT2_FAIL_SHARE) * alpha;
+	d->alpha_fail_each = VERDICT2_FAIL_SHARE * alpha / (double)n_candidates;
+	d->gamma = VERDICT2_GAMMA;
+	d->min_effect_pct = 2.0;
+	for (size_t i = 0; i < n_looks; i++) {
+		d->rounds[i] = d->planned[i] = rounds[i];
+		double t = (double)rounds[i] / (double)rounds[n_looks - 1];
+
+		d->frac[i] = i + 1 == n_looks ? 1.0 : stats_hsd_spend(t, d->gamma);
+		d->frac_fail[i] = i + 1 == n_looks ? 1.0 : stats_hsd_spend(t, VERDICT2_FAIL_GAMMA);
+	}
+	return vmc_design_bounds(d, 0, e);
 }
 
-/* ---- the look ------------------------------------------------------- */
+int verdict2_design_truncate(struct verdict2_design *d, unsigned r, struct st_err *e)
+{
+	size_t k = 0;
+
+	if (!d || d->n_looks < 1)
+		return err_set(e, -EINVAL, "design: no design");
+	if (r < 2)
+		return err_set(e, -EINVAL, "design: a look needs at least 2 rounds");
+	if (r >= d->rounds[d->n_looks - 1])
+		return 0;
+	while (k < d->n_looks && d->rounds[k] < r)
+		k++;
+	/* looks 0..k-1 keep rounds, frac and bound; look k ends the design at r */
+	d->rounds[k] = r;
+	d->frac[k] = d->frac_fail[k] = 1.0;
+	d->n_looks = k + 1;
+	for (size_t i = k + 1; i < VERDICT2_LOOKS_MAX; i++) {
+		d->rounds[i] = 0;
+		d->frac[i] = d->frac_fail[i] = d->bound[i] = d->nominal_p[i] = 0.0;
+	}
+	return vmc_design_bounds(d, k, e);
+}
+
+/* ---- small helpers ---------------------------------------------------- */
 
 static void reason(struct verdict2_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -170,14 +174,60 @@ static bool higher_better(enum verdict_metric m)
 	return m == VERDICT_METRIC_THROUGHPUT || m == VERDICT_METRIC_HIGHER_BETTER;
 }
 
-/* Signed log scale -> "positive = better" percent. */
-static double effect_of(double m, bool hb)
+/* Signed log (positive = better) -> speed-up percent, never below -100 %. */
+static double gain_pct(double m)
 {
-	return (hb ? expm1(m) : -expm1(-m)) * 100.0;
+	return expm1(m) * 100.0;
 }
 
+/* Signed log -> the metric's own candidate / baseline - 1, percent. */
+static double own_pct(double m, bool hb)
+{
+	return expm1(hb ? m : -m) * 100.0;
+}
+
+static bool failed(enum verdict_outcome o)
+{
+	return o == VERDICT_OUT_OOM || o == VERDICT_OUT_TIMEOUT || o == VERDICT_OUT_FAILED;
+}
+
+static const char *cost_name(size_t c)
+{
+	return c == VERDICT2_COST_P99_LATENCY ? "p99_latency" :
+	       verdict_secondary_name((enum verdict_secondary)c);
+}
+
+static const char *metric_label(const struct verdict2_input *in)
+{
+	return in->metric_name[0] ? in->metric_name : "the primary metric";
+}
+
+/* The level of look k of a path with overall level a: its increment of frac. */
+static double look_level(const struct verdict2_design *d, size_t k, double a)
+{
+	return a * (d->frac[k] - (k ? d->frac[k - 1] : 0.0));
+}
+
+/* The (1 - p) null quantile at n pairs: the design's own at a complete look. */
+static double null_q(const struct verdict2_design *d, size_t look, size_t n, double p)
+{
+	if (n == d->rounds[look])
+		return vmc_look_quantile(d, look, p);
+	return verdict2_null_quantile(d->n_candidates + 1, n, p);
+}
+
+static double null_tail(const struct verdict2_design *d, size_t look, size_t n, double t)
+{
+	if (n == d->rounds[look])
+		return vmc_look_tail(d, look, t);
+	return verdict2_null_tail(d->n_candidates + 1, n, t);
+}
+
+/* ---- input ---------------------------------------------------------------- */
+
 static int check_input(const struct verdict2_design *d, size_t look,
-		       const struct verdict2_input *in, int *baseline, struct st_err *e)
+		       const struct verdict2_input *in, const struct verdict2_opts *o,
+		       int *baseline, struct st_err *e)
 {
 	*baseline = -1;
 	if (!d || !in || look >= d->n_looks)
@@ -188,6 +238,10 @@ static int check_input(const struct verdict2_design *d, size_t look,
 	if (in->n_arms - 1 != d->n_candidates)
 		return err_set(e, -EINVAL, "verdict: design is for %zu candidates, input has %zu",
 			       d->n_candidates, in->n_arms - 1);
+	if (!(o->guard_alpha > 0.0 && o->guard_alpha < 0.5) || !(o->oom_veto_alpha > 0.0 &&
+	    o->oom_veto_alpha < 0.5) || !(o->min_effect_pct >= 0.0) || !(o->ni_margin_pct >= 0.0) ||
+	    !(o->guard_margin_pct >= 0.0))
+		return err_set(e, -EINVAL, "verdict: bad options");
 	for (size_t a = 0; a < in->n_arms; a++) {
 		const struct verdict2_arm *arm = &in->arms[a];
 
@@ -220,6 +274,8 @@ static int check_input(const struct verdict2_design *d, size_t look,
 static void count_outcomes(const struct verdict2_input *in, size_t a,
 			   struct verdict2_arm_result *ar)
 {
+	unsigned n, f;
+
 	for (size_t r = 0; r < in->n_rounds; r++)
 		switch (in->arms[a].outcome[r]) {
 		case VERDICT_OUT_OK:		ar->n_ok++; break;
@@ -228,104 +284,122 @@ static void count_outcomes(const struct verdict2_input *in, size_t a,
 		case VERDICT_OUT_FAILED:	ar->n_failed++; break;
 		case VERDICT_OUT_MISSING:	ar->n_missing++; break;
 		}
-}
-
-/* The signed log value of a trial, failures imputed as worse than any OK. */
-static double signed_log(const struct verdict2_input *in, size_t a, size_t r,
-			 double worst_log, double penalty, bool hb)
-{
-	double v;
-
-	if (in->arms[a].outcome[r] == VERDICT_OUT_OK)
-		v = log(in->arms[a].primary[r]);
-	else
-		v = hb ? worst_log - penalty : worst_log + penalty;
-	return hb ? v : -v;
-}
-
-/* Mean, sd, se, df, t of the comparison of arm a with baseline b. */
-static void compare_primary(const struct verdict2_input *in, size_t a, size_t b,
-			    double worst_log, double penalty, struct verdict2_arm_result *ar)
-{
-	bool hb = higher_better(in->metric);
-	double x[VERDICT2_ROUNDS_MAX], y[VERDICT2_ROUNDS_MAX], dd[VERDICT2_ROUNDS_MAX];
-	size_t nx = 0, ny = 0, nd = 0;
-
-	ar->paired = true;
-	for (size_t r = 0; r < in->n_rounds; r++) {
-		bool ha = in->arms[a].outcome[r] != VERDICT_OUT_MISSING;
-		bool hbse = in->arms[b].outcome[r] != VERDICT_OUT_MISSING;
-
-		if (ha)
-			x[nx++] = signed_log(in, a, r, worst_log, penalty, hb);
-		if (hbse)
-			y[ny++] = signed_log(in, b, r, worst_log, penalty, hb);
-		if (ha && hbse)
-			dd[nd++] = x[nx - 1] - y[ny - 1];
-		else if (ha || hbse)
-			ar->paired = false;
-	}
-	if (ar->paired) {
-		ar->n = nd;
-		if (nd < 2)
-			return;
-		ar->mean_log = stats_mean(dd, nd);
-		ar->sd_log = stats_stddev(dd, nd);
-		ar->se_log = ar->sd_log / sqrt((double)nd);
-		ar->df = (double)nd - 1.0;
-		ar->n_outliers = stats_mad_outliers(dd, nd, NULL);
-	} else {
-		struct stats_welch w;
-
-		ar->n = nx < ny ? nx : ny;
-		if (nx < 2 || ny < 2 || stats_welch(x, nx, y, ny, 0.95, &w, NULL) < 0)
-			return;
-		ar->mean_log = w.diff;
-		ar->sd_log = w.se * sqrt((double)ar->n);
-		ar->se_log = w.se;
-		ar->df = isfinite(w.df) ? w.df : (double)(nx + ny - 2);
-	}
-	ar->compared = true;
-	if (ar->se_log > 0.0) {
-		ar->t = ar->mean_log / ar->se_log;
-		ar->p_one = 1.0 - stats_t_cdf(ar->t, ar->df);
-	} else {
-		ar->t = ar->mean_log > 0.0 ? INFINITY : ar->mean_log < 0.0 ? -INFINITY : 0.0;
-		ar->p_one = ar->mean_log > 0.0 ? 0.0 : 1.0;
+	n = (unsigned)(in->n_rounds - ar->n_missing);
+	f = (unsigned)(ar->n_oom + ar->n_timeout + ar->n_failed);
+	ar->fail_rate = ar->fail_lo = ar->fail_hi = NAN;
+	if (n > 0) {
+		ar->fail_rate = (double)f / n;
+		stats_clopper_pearson(f, n, 0.95, &ar->fail_lo, &ar->fail_hi);
 	}
 }
 
-/* Non-inferiority on rounds both arms completed (the OOM path). */
-static void primary_ni(const struct verdict2_input *in, size_t a, size_t b, double level_one,
-		       struct verdict2_arm_result *ar)
+/* ---- one candidate ------------------------------------------------------- */
+
+/* The sequential sign tests on the rounds where exactly one of a and b failed. */
+static void judge_failures(const struct verdict2_design *d, size_t look,
+			   const struct verdict2_input *in, const struct verdict2_opts *o,
+			   size_t a, size_t b, struct verdict2_arm_result *ar)
 {
-	bool hb = higher_better(in->metric);
-	double dd[VERDICT2_ROUNDS_MAX];
-	size_t n = 0;
-	double m, se;
+	unsigned disc[VERDICT2_LOOKS_MAX], won[VERDICT2_LOOKS_MAX], lost[VERDICT2_LOOKS_MAX];
+	double lv_fail[VERDICT2_LOOKS_MAX], lv_veto[VERDICT2_LOOKS_MAX];
+	struct stats_sign_seq sf, sv;
+	size_t r = 0;
+	unsigned w = 0, l = 0;
 
-	for (size_t r = 0; r < in->n_rounds; r++)
-		if (in->arms[a].outcome[r] == VERDICT_OUT_OK && in->arms[b].outcome[r] == VERDICT_OUT_OK) {
-			double v = log(in->arms[a].primary[r]) - log(in->arms[b].primary[r]);
+	for (size_t j = 0; j <= look; j++) {
+		size_t end = j == look ? in->n_rounds : d->rounds[j];
 
-			dd[n++] = hb ? v : -v;
+		for (; r < end && r < in->n_rounds; r++) {
+			enum verdict_outcome oa = in->arms[a].outcome[r], ob = in->arms[b].outcome[r];
+
+			w += oa == VERDICT_OUT_OK && failed(ob);
+			l += failed(oa) && ob == VERDICT_OUT_OK;
 		}
-	ar->ni_lcb_pct = NAN;
-	if (n < 2)
-		return;
-	m = stats_mean(dd, n);
-	se = stats_stddev(dd, n) / sqrt((double)n);
-	ar->ni_lcb_pct = effect_of(m - stats_t_quantile(level_one, (double)n - 1.0) * se, hb);
+		disc[j] = w + l;
+		won[j] = w;
+		lost[j] = l;
+		lv_fail[j] = d->alpha_fail_each * d->frac_fail[j];
+		lv_veto[j] = o->oom_veto_alpha * d->frac_fail[j];
+	}
+	ar->disc_won = w;
+	ar->disc_lost = l;
+	ar->p_fail_stage = 1.0;
+	if (stats_sign_seq(disc, won, look + 1, lv_fail, &sf, NULL) == 0) {
+		ar->fail_shown = sf.rejected_at >= 0;
+		ar->p_fail_stage = w ? sf.p_stage : 1.0;
+	}
+	if (stats_sign_seq(disc, lost, look + 1, lv_veto, &sv, NULL) == 0)
+		ar->oom_vetoed = sv.rejected_at >= 0;
 }
 
-static void guard_one(const struct verdict2_input *in, size_t a, size_t b, size_t c,
-		      const struct verdict2_opts *o, struct verdict2_guard *g)
+/* Speed of a against b on the rounds both completed. */
+static void judge_speed(const struct verdict2_design *d, size_t look,
+			const struct verdict2_input *in, const struct verdict2_opts *o,
+			size_t a, size_t b, double rho, struct verdict2_arm_result *ar)
 {
-	double dd[VERDICT2_ROUNDS_MAX], sa = 0.0, sb = 0.0, m, se, q;
+	bool hb = higher_better(in->metric);
+	double dd[VERDICT2_ROUNDS_MAX], c, q97, lvl, qg;
+	struct stats_robust_t st;
+	size_t n = 0;
+
+	ar->mean_log = ar->sd_log = ar->rho = ar->vif = ar->se_log = ar->t = ar->p_one = NAN;
+	ar->t_bound = ar->nominal_p = NAN;
+	ar->effect_pct = ar->ci_low_pct = ar->ci_high_pct = NAN;
+	ar->ratio_pct = ar->ratio_lo_pct = ar->ratio_hi_pct = NAN;
+	ar->ucb97_pct = ar->need_pct = NAN;
+	ar->adj_effect_pct = ar->adj_ci_low_pct = ar->adj_ci_high_pct = ar->p_stage = NAN;
+	for (size_t r = 0; r < in->n_rounds; r++) {
+		const struct verdict2_arm *x = &in->arms[a], *y = &in->arms[b];
+		double v;
+
+		if (x->outcome[r] != VERDICT_OUT_OK || y->outcome[r] != VERDICT_OUT_OK)
+			continue;
+		v = log(x->primary[r]) - log(y->primary[r]);
+		dd[n++] = hb ? v : -v;
+	}
+	ar->n = n;
+	if (n < 2 || stats_robust_t(dd, n, rho, &st) < 0)
+		return;
+	ar->compared = true;
+	ar->mean_log = st.mean;
+	ar->sd_log = st.sd;
+	ar->rho = st.rho;
+	ar->vif = st.vif;
+	ar->se_log = st.se;
+	ar->t = st.t;
+	/* the look's bound; with fewer pairs, the same level at their count */
+	ar->nominal_p = d->nominal_p[look];
+	c = n >= d->rounds[look] ? d->bound[look] : null_q(d, look, n, d->nominal_p[look]);
+	ar->t_bound = c;
+	ar->effect_pct = gain_pct(st.mean);
+	ar->ci_low_pct = gain_pct(st.mean - c * st.se);
+	ar->ci_high_pct = gain_pct(st.mean + c * st.se);
+	ar->ratio_pct = own_pct(st.mean, hb);
+	ar->ratio_lo_pct = own_pct(hb ? st.mean - c * st.se : st.mean + c * st.se, hb);
+	ar->ratio_hi_pct = own_pct(hb ? st.mean + c * st.se : st.mean - c * st.se, hb);
+	ar->need_pct = gain_pct(c * st.se);
+	q97 = null_q(d, look, n, 0.025);
+	ar->ucb97_pct = gain_pct(st.mean + q97 * st.se);
+	ar->crosses = st.t > c;
+	ar->min_effect_confirmed = ar->ci_low_pct >= o->min_effect_pct;
+	ar->futile = ar->ucb97_pct < o->min_effect_pct;
+	lvl = look_level(d, look, o->guard_alpha);
+	qg = null_q(d, look, n, lvl);
+	ar->worse_than_ni = st.mean + qg * st.se < -log1p(o->ni_margin_pct / 100.0);
+}
+
+/* Guardrail c of a against b; rho_c the cost's pooled autocorrelation. */
+static void judge_guard(const struct verdict2_design *d, size_t look,
+			const struct verdict2_input *in, const struct verdict2_opts *o,
+			size_t a, size_t b, size_t c, double rho_c, struct verdict2_guard *g)
+{
+	double dd[VERDICT2_ROUNDS_MAX], sa = 0.0, sb = 0.0, q, lim = log1p(o->guard_margin_pct / 100.0);
+	struct stats_robust_t st;
 	size_t n = 0, zeros = 0;
 
 	g->status = VERDICT2_GUARD_UNUSED;
-	g->rise_pct = g->ucb_pct = NAN;
+	g->rise_pct = g->ucb_pct = g->lcb_pct = NAN;
+	g->level = look_level(d, look, o->guard_alpha);
 	if (!(o->guard_mask & (1u << c)) || !in->arms[a].has_cost[c] || !in->arms[b].has_cost[c])
 		return;
 	for (size_t r = 0; r < in->n_rounds; r++) {
@@ -340,105 +414,95 @@ static void guard_one(const struct verdict2_input *in, size_t a, size_t b, size_
 		else
 			zeros++;
 	}
-	g->n = n;
+	g->n = n + zeros;
+	if (n + zeros < 2) {
+		g->status = VERDICT2_GUARD_NOT_COMPARABLE;
+		return;
+	}
 	if (zeros) {
 		/* 0 against 0 everywhere: nothing rose. Else no ratio to bound. */
 		g->status = sa == 0.0 && sb == 0.0 ? VERDICT2_GUARD_SHOWN : VERDICT2_GUARD_UNAVAILABLE;
 		if (g->status == VERDICT2_GUARD_SHOWN)
-			g->rise_pct = g->ucb_pct = 0.0;
+			g->rise_pct = g->ucb_pct = g->lcb_pct = 0.0;
 		return;
 	}
-	if (n < 2) {
+	if (stats_robust_t(dd, n, rho_c, &st) < 0) {
 		g->status = VERDICT2_GUARD_NOT_SHOWN;
 		return;
 	}
-	m = stats_mean(dd, n);
-	se = stats_stddev(dd, n) / sqrt((double)n);
-	q = stats_t_quantile(1.0 - o->guard_alpha, (double)n - 1.0);
-	g->rise_pct = expm1(m) * 100.0;
-	g->ucb_pct = expm1(m + q * se) * 100.0;
-	if (g->ucb_pct <= o->guard_margin_pct)
+	q = null_q(d, look, n, g->level);
+	g->rise_pct = expm1(st.mean) * 100.0;
+	g->ucb_pct = expm1(st.mean + q * st.se) * 100.0;
+	g->lcb_pct = expm1(st.mean - q * st.se) * 100.0;
+	if (st.mean + q * st.se <= lim)
 		g->status = VERDICT2_GUARD_SHOWN;
-	else if (expm1(m - q * se) * 100.0 > o->guard_margin_pct)
+	else if (st.mean - q * st.se > lim)
 		g->status = VERDICT2_GUARD_HARM;
 	else
 		g->status = VERDICT2_GUARD_NOT_SHOWN;
 }
 
-static const char *cost_name(size_t c)
+/* The pooled lag-1 autocorrelation of one series over every arm: primary (c < 0) or cost c. */
+static double series_rho(const struct verdict2_input *in, int c)
 {
-	return c == VERDICT2_COST_P99_LATENCY ? "p99_latency" :
-	       verdict_secondary_name((enum verdict_secondary)c);
-}
-
-/* Everything about candidate a against baseline b at this look. */
-static void judge_arm(const struct verdict2_design *d, size_t look,
-		      const struct verdict2_input *in, const struct verdict2_opts *o,
-		      size_t a, size_t b, double worst_log, double penalty,
-		      struct verdict2_arm_result *ar)
-{
-	bool hb = higher_better(in->metric);
-	unsigned n_a, n_b;
-
-	compare_primary(in, a, b, worst_log, penalty, ar);
-	ar->effect_pct = ar->ci_low_pct = ar->ci_high_pct = ar->ucb97_pct = ar->need_pct = NAN;
-	ar->t_bound = NAN;
-	if (ar->compared) {
-		double df = ar->df > 0.0 ? ar->df : 1.0;
-		double tb = stats_t_quantile(1.0 - d->nominal_p[look], df);
-		double q97 = stats_t_quantile(0.975, df);
-
-		ar->t_bound = tb;
-		ar->effect_pct = effect_of(ar->mean_log, hb);
-		ar->ci_low_pct = effect_of(ar->mean_log - tb * ar->se_log, hb);
-		ar->ci_high_pct = effect_of(ar->mean_log + tb * ar->se_log, hb);
-		ar->ucb97_pct = effect_of(ar->mean_log + q97 * ar->se_log, hb);
-		ar->need_pct = effect_of(tb * ar->se_log, hb);
-		/* a significant gain whose estimate is below the minimum effect is no reason to change */
-		ar->crosses = ar->mean_log > 0.0 && ar->ci_low_pct > 0.0 &&
-			      ar->effect_pct >= o->min_effect_pct;
-		ar->min_effect_confirmed = ar->ci_low_pct >= o->min_effect_pct;
-		ar->futile = ar->ucb97_pct < o->min_effect_pct;
-	}
-	/* OOM: the exact test of rates, both ways. */
-	n_a = (unsigned)(in->n_rounds - ar->n_missing);
-	{
-		struct verdict2_arm_result tmp = { 0 };
-
-		count_outcomes(in, b, &tmp);
-		n_b = (unsigned)(in->n_rounds - tmp.n_missing);
-		ar->p_oom_worse = stats_fisher_greater((unsigned)ar->n_oom, n_a, (unsigned)tmp.n_oom, n_b);
-		ar->p_oom_base_worse = stats_fisher_greater((unsigned)tmp.n_oom, n_b, (unsigned)ar->n_oom, n_a);
-	}
-	ar->oom_vetoed = ar->n_oom > 0 && ar->p_oom_worse < o->oom_veto_alpha;
-	primary_ni(in, a, b, 1.0 - d->alpha_each, ar);
-	ar->ni_shown = isfinite(ar->ni_lcb_pct) && ar->ni_lcb_pct >= -o->ni_margin_pct;
-	ar->oom_path = ar->p_oom_base_worse < d->nominal_p[look] && ar->ni_shown;
-	for (size_t c = 0; c < VERDICT2_COSTS; c++) {
-		guard_one(in, a, b, c, o, &ar->guard[c]);
-		ar->guard_harm |= ar->guard[c].status == VERDICT2_GUARD_HARM;
-		ar->guard_not_shown |= ar->guard[c].status == VERDICT2_GUARD_NOT_SHOWN;
-	}
-}
-
-/* Worst OK value of the run on the log scale; false if nothing completed. */
-static bool worst_ok(const struct verdict2_input *in, double *worst_log)
-{
-	bool hb = higher_better(in->metric), any = false;
+	double y[VERDICT_ARMS_MAX * VERDICT2_ROUNDS_MAX];
+	bool ok[VERDICT_ARMS_MAX * VERDICT2_ROUNDS_MAX], hb = higher_better(in->metric);
 
 	for (size_t a = 0; a < in->n_arms; a++)
 		for (size_t r = 0; r < in->n_rounds; r++) {
-			double v;
+			const struct verdict2_arm *x = &in->arms[a];
+			size_t i = a * VERDICT2_ROUNDS_MAX + r;
 
-			if (in->arms[a].outcome[r] != VERDICT_OUT_OK)
-				continue;
-			v = log(in->arms[a].primary[r]);
-			if (!any || (hb ? v < *worst_log : v > *worst_log))
-				*worst_log = v;
-			any = true;
+			ok[i] = x->outcome[r] == VERDICT_OUT_OK;
+			if (ok[i] && c < 0) {
+				y[i] = hb ? log(x->primary[r]) : -log(x->primary[r]);
+			} else if (ok[i]) {
+				ok[i] = x->has_cost[c] && x->cost[c][r] > 0.0;
+				y[i] = ok[i] ? log(x->cost[c][r]) : 0.0;
+			}
 		}
-	return any;
+	return stats_pooled_rho(y, ok, in->n_arms, in->n_rounds, VERDICT2_ROUNDS_MAX, NULL);
 }
+
+/* The endpoint that makes candidate ar eligible for a change, if any. */
+static enum verdict2_path arm_path(const struct verdict2_arm_result *ar,
+				   const struct verdict2_opts *o)
+{
+	bool guards_shown = true, guard_harm = false;
+
+	for (size_t c = 0; c < VERDICT2_COSTS; c++) {
+		enum verdict2_guard_status s = ar->guard[c].status;
+
+		guards_shown &= s != VERDICT2_GUARD_NOT_SHOWN && s != VERDICT2_GUARD_NOT_COMPARABLE &&
+				s != VERDICT2_GUARD_HARM;
+		guard_harm |= s == VERDICT2_GUARD_HARM;
+	}
+	if (ar->oom_vetoed)
+		return VERDICT2_PATH_NONE;
+	if (ar->crosses && ar->effect_pct >= o->min_effect_pct && guards_shown)
+		return VERDICT2_PATH_SPEED;
+	if (ar->fail_shown && !ar->worse_than_ni && !guard_harm)
+		return VERDICT2_PATH_FAILURE;
+	return VERDICT2_PATH_NONE;
+}
+
+static void judge_arm(const struct verdict2_design *d, size_t look,
+		      const struct verdict2_input *in, const struct verdict2_opts *o,
+		      size_t a, size_t b, double rho, const double *rho_cost,
+		      struct verdict2_arm_result *ar)
+{
+	judge_failures(d, look, in, o, a, b, ar);
+	judge_speed(d, look, in, o, a, b, rho, ar);
+	for (size_t c = 0; c < VERDICT2_COSTS; c++) {
+		judge_guard(d, look, in, o, a, b, c, rho_cost[c], &ar->guard[c]);
+		ar->guard_harm |= ar->guard[c].status == VERDICT2_GUARD_HARM;
+		ar->guard_not_shown |= ar->guard[c].status == VERDICT2_GUARD_NOT_SHOWN ||
+				       ar->guard[c].status == VERDICT2_GUARD_NOT_COMPARABLE;
+	}
+	ar->path = arm_path(ar, o);
+}
+
+/* ---- the decision and its words --------------------------------------------- */
 
 static bool probe_invalid(const struct verdict2_input *in, const struct verdict2_result *out,
 			  const struct verdict2_opts *o)
@@ -453,105 +517,307 @@ static bool probe_invalid(const struct verdict2_input *in, const struct verdict2
 	return true;
 }
 
-static void explain_guards(struct verdict2_result *out, int a, const char *name)
+/* A candidate that cannot be changed to at any later look either. */
+static bool ruled_out(const struct verdict2_arm_result *ar)
+{
+	return ar->path == VERDICT2_PATH_NONE &&
+	       (ar->oom_vetoed || ar->guard_harm ||
+		(ar->compared && ar->futile && ar->disc_won <= ar->disc_lost));
+}
+
+/* "throughput +12.3 % [+4.1, +21.2]" or "wall time -10.9 % [-17.5, -3.9] (lower is better)" */
+static void effect_words(const struct verdict2_input *in, const struct verdict2_arm_result *ar,
+			 char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %+.1f %% [%+.1f, %+.1f]%s", metric_label(in), ar->ratio_pct,
+		 ar->ratio_lo_pct, ar->ratio_hi_pct,
+		 higher_better(in->metric) ? "" : " (lower is better)");
+}
+
+static void explain_guards(struct verdict2_result *out, int a, const char *name,
+			   const struct verdict2_opts *o, bool failure_path)
 {
 	const struct verdict2_arm_result *ar = &out->arms[a];
 
 	for (size_t c = 0; c < VERDICT2_COSTS; c++) {
 		const struct verdict2_guard *g = &ar->guard[c];
 
-		if (g->status == VERDICT2_GUARD_NOT_SHOWN && g->n < 2)
-			reason(out, "%s: %s cannot be bounded yet: %zu round%s where both arms completed "
-			       "(the others were OOM-killed, timed out or failed); more rounds can show it",
-			       name, cost_name(c), g->n, g->n == 1 ? "" : "s");
+		if (g->status == VERDICT2_GUARD_NOT_COMPARABLE)
+			reason(out, "%s: %s is not comparable: %zu round%s where both arms completed%s",
+			       name, cost_name(c), g->n, g->n == 1 ? "" : "s",
+			       failure_path ? "; it does not block a change away from failures" :
+			       "; more rounds are needed");
 		else if (g->status == VERDICT2_GUARD_NOT_SHOWN)
-			reason(out, "%s: no rise of %s beyond the margin could not be shown "
-			       "(upper bound %+.1f%%, %zu rounds)", name, cost_name(c), g->ucb_pct, g->n);
+			reason(out, "%s: %s may rise more than the %.0f %% margin (up to %+.0f %%); more "
+			       "rounds are needed to rule that out", name, cost_name(c),
+			       o->guard_margin_pct, g->ucb_pct);
 		else if (g->status == VERDICT2_GUARD_HARM)
-			reason(out, "%s: %s rises %+.1f%%, beyond the margin", name, cost_name(c),
-			       g->rise_pct);
+			reason(out, "%s: %s rises %+.0f %% (at least %+.0f %%), beyond the %.0f %% margin",
+			       name, cost_name(c), g->rise_pct, g->lcb_pct, o->guard_margin_pct);
 		else if (g->status == VERDICT2_GUARD_UNAVAILABLE)
-			reason(out, "%s: guardrail %s cannot be shown (zero counts)", name,
+			reason(out, "%s: %s cannot be compared (zero counts in some rounds)", name,
 			       cost_name(c));
 	}
+}
+
+static void failure_words(struct verdict2_result *out, const struct verdict2_input *in, int a,
+			  const char *lead)
+{
+	const struct verdict2_arm_result *ar = &out->arms[a], *br = &out->arms[out->baseline];
+	unsigned fb = (unsigned)(br->n_oom + br->n_timeout + br->n_failed);
+	unsigned fa = (unsigned)(ar->n_oom + ar->n_timeout + ar->n_failed);
+
+	reason(out, "%s%s fails more often than %s: %u of %zu trials (%.0f %% [%.0f, %.0f]) against "
+	       "%u of %zu (%.0f %% [%.0f, %.0f]); of %u rounds where one of the two failed, %s "
+	       "failed in %u (exact sign test)", lead, in->arms[out->baseline].name, in->arms[a].name,
+	       fb, in->n_rounds - br->n_missing, 100 * br->fail_rate, 100 * br->fail_lo,
+	       100 * br->fail_hi, fa, in->n_rounds - ar->n_missing, 100 * ar->fail_rate,
+	       100 * ar->fail_lo, 100 * ar->fail_hi, ar->disc_won + ar->disc_lost,
+	       in->arms[out->baseline].name, ar->disc_won);
+}
+
+static void reason_change(const struct verdict2_design *d, size_t look,
+			  const struct verdict2_input *in, const struct verdict2_opts *o,
+			  struct verdict2_result *out)
+{
+	const struct verdict2_arm_result *ar = &out->arms[out->chosen];
+	const char *name = in->arms[out->chosen].name;
+	char eff[120];
+
+	if (out->path == VERDICT2_PATH_SPEED) {
+		effect_words(in, ar, eff, sizeof(eff));
+		reason(out, "change to %s: %s against %s over %zu rounds both completed, beyond the "
+		       "bound of look %zu (t %.2f > %.2f)", name, eff, in->arms[out->baseline].name,
+		       ar->n, look + 1, ar->t, ar->t_bound);
+		reason(out, "%s: the smallest estimated gain worth a change is %.1f %%: %s", name,
+		       o->min_effect_pct, ar->min_effect_confirmed ? "the whole interval clears it "
+		       "(minimum effect confirmed)" : "the estimate clears it, the interval's lower "
+		       "bound does not");
+		return;
+	}
+	{
+		char lead[VERDICT_NAME_MAX + 16];
+
+		snprintf(lead, sizeof(lead), "change to %s: ", name);
+		failure_words(out, in, out->chosen, lead);
+	}
+	if (ar->compared) {
+		effect_words(in, ar, eff, sizeof(eff));
+		reason(out, "%s: on the %zu rounds both completed, %s; not shown slower than the "
+		       "%.0f %% margin", name, ar->n, eff, o->ni_margin_pct);
+	} else {
+		reason(out, "%s: %zu round%s both completed: speed not compared (a failure is not "
+		       "counted as a speed)", name, ar->n, ar->n == 1 ? "" : "s");
+	}
+	(void)d;
+}
+
+static void reason_keep(const struct verdict2_input *in, const struct verdict2_opts *o,
+			struct verdict2_result *out)
+{
+	reason(out, "keep %s: no candidate can gain %.1f %%, or each is ruled out by failures or "
+	       "a cost", in->arms[out->baseline].name, o->min_effect_pct);
+	for (size_t a = 0; a < in->n_arms; a++) {
+		const struct verdict2_arm_result *ar = &out->arms[a];
+
+		if ((int)a == out->baseline)
+			continue;
+		if (ar->oom_vetoed)
+			reason(out, "%s fails more often than %s: %zu of %zu trials against %zu of %zu "
+			       "(exact sign test on the %u rounds where one of the two failed)",
+			       in->arms[a].name, in->arms[out->baseline].name,
+			       ar->n_oom + ar->n_timeout + ar->n_failed, in->n_rounds - ar->n_missing,
+			       out->arms[out->baseline].n_oom + out->arms[out->baseline].n_timeout +
+			       out->arms[out->baseline].n_failed,
+			       in->n_rounds - out->arms[out->baseline].n_missing,
+			       ar->disc_won + ar->disc_lost);
+		else if (ar->guard_harm)
+			explain_guards(out, (int)a, in->arms[a].name, o, false);
+		else if (ar->compared)
+			reason(out, "%s: %+.1f %%; a gain of %.1f %% is ruled out (97.5 %% upper bound "
+			       "%+.1f %%)", in->arms[a].name, ar->effect_pct, o->min_effect_pct,
+			       ar->ucb97_pct);
+	}
+}
+
+/* Mean log-ratio of arm x over arm y (positive = x better) on the rounds both completed; NAN if none. */
+static double head_to_head(const struct verdict2_input *in, size_t x, size_t y)
+{
+	double s = 0.0;
+	size_t n = 0;
+
+	for (size_t r = 0; r < in->n_rounds; r++)
+		if (in->arms[x].outcome[r] == VERDICT_OUT_OK && in->arms[y].outcome[r] == VERDICT_OUT_OK) {
+			s += log(in->arms[x].primary[r]) - log(in->arms[y].primary[r]);
+			n++;
+		}
+	if (n == 0)
+		return NAN;
+	return higher_better(in->metric) ? s / (double)n : -s / (double)n;
+}
+
+/*
+ * Whether eligible candidate x is preferred to y: the larger speed effect
+ * against the baseline; when either has none (the baseline hardly ever
+ * completed), the faster of the two on the rounds both completed, and
+ * without those the larger edge in failures. The choice between eligible
+ * candidates does not change the false-change rate: each is eligible on
+ * its own evidence against the baseline.
+ */
+static bool preferred(const struct verdict2_input *in, const struct verdict2_result *out,
+		      size_t x, size_t y)
+{
+	const struct verdict2_arm_result *ax = &out->arms[x], *ay = &out->arms[y];
+	double h;
+
+	if (!isnan(ax->effect_pct) && !isnan(ay->effect_pct))
+		return ax->effect_pct > ay->effect_pct;
+	h = head_to_head(in, x, y);
+	if (!isnan(h) && h != 0.0)
+		return h > 0.0;
+	return (int)ax->disc_won - (int)ax->disc_lost > (int)ay->disc_won - (int)ay->disc_lost;
 }
 
 static void decide(const struct verdict2_design *d, size_t look, const struct verdict2_input *in,
 		   const struct verdict2_opts *o, struct verdict2_result *out)
 {
 	int best = -1, pending = -1;
-	bool all_keep = true;
+	size_t n_eligible = 0;
+	bool all_out = true;
 
 	for (size_t a = 0; a < in->n_arms; a++) {
 		const struct verdict2_arm_result *ar = &out->arms[a];
 
 		if ((int)a == out->baseline)
 			continue;
-		if ((ar->crosses || ar->oom_path) && !ar->oom_vetoed && !ar->guard_harm) {
-			if (ar->guard_not_shown) {
-				if (pending < 0 || ar->effect_pct > out->arms[pending].effect_pct)
-					pending = (int)a;
-			} else if (best < 0 || ar->effect_pct > out->arms[best].effect_pct ||
-				   (isnan(out->arms[best].effect_pct) && !isnan(ar->effect_pct))) {
-				best = (int)a;
-			}
-		}
-		if (!(ar->futile || ar->oom_vetoed || ar->guard_harm))
-			all_keep = false;
+		n_eligible += ar->path != VERDICT2_PATH_NONE;
+		if (ar->path != VERDICT2_PATH_NONE && (best < 0 || preferred(in, out, a, (size_t)best)))
+			best = (int)a;
+		if (ar->path == VERDICT2_PATH_NONE && ar->crosses && !ar->oom_vetoed && !ar->guard_harm &&
+		    ar->effect_pct >= o->min_effect_pct && ar->guard_not_shown)
+			pending = (int)a;
+		all_out &= ruled_out(ar);
 	}
 	if (best >= 0) {
-		const struct verdict2_arm_result *ar = &out->arms[best];
-
 		out->decision = VERDICT2_STOP_CHANGE;
 		out->chosen = best;
-		if (ar->crosses)
-			reason(out, "change to %s: %s %+.1f%% (%.1f%% to %+.1f%%), beyond the "
-			       "look-%zu bound; minimum effect %.1f%% %s", in->arms[best].name,
-			       in->metric_name[0] ? in->metric_name : "the primary metric",
-			       ar->effect_pct, ar->ci_low_pct, ar->ci_high_pct, look + 1,
-			       o->min_effect_pct, ar->min_effect_confirmed ? "confirmed" : "not confirmed");
-		else
-			reason(out, "change to %s: the baseline is OOM-killed credibly more often "
-			       "(%zu vs %zu, Fisher p %.2g) and %s is no more than %.0f%% worse",
-			       in->arms[best].name, out->arms[out->baseline].n_oom, ar->n_oom,
-			       ar->p_oom_base_worse, in->arms[best].name, o->ni_margin_pct);
-		explain_guards(out, best, in->arms[best].name);
+		out->path = out->arms[best].path;
+		reason_change(d, look, in, o, out);
+		if (n_eligible > 1)
+			reason(out, "%zu candidates could replace %s; %s is preferred by its speed against "
+			       "%s, or where that was not measured, against the others on the rounds both "
+			       "completed", n_eligible, in->arms[out->baseline].name, in->arms[best].name,
+			       in->arms[out->baseline].name);
+		explain_guards(out, best, in->arms[best].name, o, out->path == VERDICT2_PATH_FAILURE);
 		return;
 	}
-	if (all_keep) {
+	if (all_out) {
 		out->decision = VERDICT2_STOP_KEEP;
 		out->chosen = out->baseline;
-		reason(out, "keep %s: every candidate is ruled out (cannot gain %.1f%%, "
-		       "or vetoed by a cost or by OOM kills)",
-		       in->arms[out->baseline].name, o->min_effect_pct);
-		for (size_t a = 0; a < in->n_arms; a++) {
-			const struct verdict2_arm_result *ar = &out->arms[a];
-
-			if ((int)a == out->baseline)
-				continue;
-			if (ar->oom_vetoed)
-				reason(out, "%s: OOM-killed more often than the baseline (%zu vs %zu, "
-				       "Fisher p %.2g)", in->arms[a].name, ar->n_oom,
-				       out->arms[out->baseline].n_oom, ar->p_oom_worse);
-			if (ar->guard_harm)
-				explain_guards(out, (int)a, in->arms[a].name);
-		}
-	} else if (!out->last_look) {
+		reason_keep(in, o, out);
+		return;
+	}
+	out->chosen = -1;
+	if (!out->last_look) {
 		out->decision = VERDICT2_CONTINUE;
-		out->chosen = -1;
 		reason(out, "continue to %u rounds", d->rounds[look + 1]);
 	} else {
 		out->decision = VERDICT2_STOP_INCONCLUSIVE;
-		out->chosen = -1;
 		if (pending >= 0)
-			reason(out, "inconclusive: %s gains but a guardrail was not shown",
-			       in->arms[pending].name);
+			reason(out, "inconclusive: %s gains, but a cost it may raise could not be "
+			       "ruled out", in->arms[pending].name);
 		else
-			reason(out, "inconclusive: no change shown, and a gain of %.1f%% cannot "
-			       "be ruled out", o->min_effect_pct);
+			reason(out, "inconclusive: no change shown, and a gain of %.1f %% cannot be "
+			       "ruled out", o->min_effect_pct);
 	}
 	if (pending >= 0)
-		explain_guards(out, pending, in->arms[pending].name);
+		explain_guards(out, pending, in->arms[pending].name, o, false);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median CPU share of the completed trials that have one, NAN if none. */
+static double median_share(const struct verdict2_input *in)
+{
+	double v[VERDICT_ARMS_MAX * VERDICT2_ROUNDS_MAX];
+	size_t n = 0;
+
+	for (size_t a = 0; a < in->n_arms; a++)
+		for (size_t r = 0; r < in->n_rounds; r++)
+			if (in->arms[a].outcome[r] == VERDICT_OUT_OK && isfinite(in->arms[a].cpu_share[r]))
+				v[n++] = in->arms[a].cpu_share[r];
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof(v[0]), cmp_dbl);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/*
+ * A trial the host's load may have slowed: CPU pressure at or above the
+ * threshold while it ran, or it got less than half the CPU share the run's
+ * trials typically got.
+ */
+static bool trial_busy(const struct verdict2_arm *x, size_t r, double med, const struct verdict2_opts *o)
+{
+	return (isfinite(x->cpu_pressure_pct[r]) && x->cpu_pressure_pct[r] >= o->busy_psi_pct) ||
+	       (isfinite(x->cpu_share[r]) && isfinite(med) && x->cpu_share[r] < 0.5 * med);
+}
+
+/* Failures, busy rounds, serial dependence and outliers, after the headline. */
+static void reason_details(const struct verdict2_design *d, const struct verdict2_input *in,
+			   const struct verdict2_opts *o, struct verdict2_result *out)
+{
+	char rounds[96] = "";
+	size_t off = 0;
+	double med = median_share(in);
+
+	for (size_t a = 0; a < in->n_arms; a++) {
+		const struct verdict2_arm_result *ar = &out->arms[a];
+		size_t nf = ar->n_oom + ar->n_timeout + ar->n_failed;
+
+		if (nf)
+			reason(out, "%s: %zu of %zu trials failed (%.0f %% [%.0f, %.0f]): OOM-killed in its "
+			       "memory cgroup in %zu of %zu, timed out in %zu, other failures %zu; failures "
+			       "are their own endpoint, never a speed", in->arms[a].name, nf,
+			       in->n_rounds - ar->n_missing, 100 * ar->fail_rate, 100 * ar->fail_lo,
+			       100 * ar->fail_hi, ar->n_oom, in->n_rounds - ar->n_missing, ar->n_timeout,
+			       ar->n_failed);
+	}
+	for (size_t r = 0; r < in->n_rounds; r++) {
+		const struct verdict2_arm *b = &in->arms[out->baseline];
+		bool busy = false;
+
+		for (size_t a = 0; a < in->n_arms; a++) {
+			const struct verdict2_arm *x = &in->arms[a];
+
+			busy |= trial_busy(x, r, med, o);
+			if ((int)a != out->baseline && x->outcome[r] == VERDICT_OUT_OK &&
+			    b->outcome[r] == VERDICT_OUT_OK && (trial_busy(x, r, med, o) || trial_busy(b, r, med, o)))
+				out->arms[a].n_busy++;
+		}
+		if (!busy)
+			continue;
+		out->n_busy_rounds++;
+		if (off < sizeof(rounds) - 8)
+			off += (size_t)snprintf(rounds + off, sizeof(rounds) - off, "%s%zu",
+						off ? ", " : "", r + 1);
+	}
+	if (out->n_busy_rounds)
+		reason(out, "the host was busy (CPU pressure >= %.0f %%, or a trial got less than half the "
+		       "usual CPU share) during %zu round%s (%s): their times are kept, paired within the "
+		       "round, but may be slower and noisier", o->busy_psi_pct, out->n_busy_rounds,
+		       out->n_busy_rounds == 1 ? "" : "s", rounds);
+	if (out->rho >= 0.2)
+		reason(out, "rounds are serially correlated (lag-1 autocorrelation %.2f after removing "
+		       "what all arms share): the standard errors are widened for it", out->rho);
+	reason(out, "false-change rate of this run's design <= %.2f %% (speed %.2f %%, failures "
+	       "%.2f %%), whatever the noise's autocorrelation up to 0.5", 100 * d->alpha,
+	       100 * d->alpha_speed, 100 * (d->alpha - d->alpha_speed));
 }
 
 int verdict2_look(const struct verdict2_design *d, size_t look,
@@ -559,7 +825,7 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
 		  struct verdict2_result *out, struct st_err *e)
 {
 	struct verdict2_opts def;
-	double worst_log = 0.0, penalty, ss = 0.0, dfs = 0.0;
+	double rho_cost[VERDICT2_COSTS], ss = 0.0, dfs = 0.0;
 	int baseline, rc;
 
 	if (!opts) {
@@ -568,11 +834,8 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
 	}
 	if (!out)
 		return err_set(e, -EINVAL, "verdict: no result");
-	rc = check_input(d, look, in, &baseline, e);
-	if (rc < 0)
+	if ((rc = check_input(d, look, in, opts, &baseline, e)) < 0)
 		return rc;
-	if (!(opts->impute_factor > 1.0))
-		return err_set(e, -EINVAL, "verdict: impute_factor must exceed 1");
 	memset(out, 0, sizeof(*out));
 	out->baseline = baseline;
 	out->chosen = -1;
@@ -581,47 +844,227 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
 	out->n_rounds = in->n_rounds;
 	out->n_arms = in->n_arms;
 	out->false_change_bound = d->alpha;
+	out->power_min_effect = out->effect_80_pct = NAN;
 	for (size_t a = 0; a < in->n_arms; a++)
 		count_outcomes(in, a, &out->arms[a]);
-	if (!worst_ok(in, &worst_log) || probe_invalid(in, out, opts)) {
+	if (probe_invalid(in, out, opts)) {
 		out->decision = VERDICT2_STOP_INVALID;
-		out->sd_log = out->power_min_effect = NAN;
-		reason(out, "probe invalid: every arm fails in at least %.0f%% of its trials; "
+		out->sd_log = out->rho = NAN;
+		reason(out, "probe invalid: every arm fails in at least %.0f %% of its trials; "
 		       "raise the memory limit or the timeout", opts->invalid_frac * 100.0);
+		reason_details(d, in, opts, out);
 		return 0;
 	}
-	penalty = log(opts->impute_factor);
+	out->rho = series_rho(in, -1);
+	for (size_t c = 0; c < VERDICT2_COSTS; c++)
+		rho_cost[c] = opts->guard_mask & (1u << c) ? series_rho(in, (int)c) : 0.0;
 	for (size_t a = 0; a < in->n_arms; a++) {
 		struct verdict2_arm_result *ar = &out->arms[a];
 
-		if ((int)a == baseline)
+		if ((int)a == baseline) {
+			ar->mean_log = ar->sd_log = ar->se_log = ar->t = ar->p_one = NAN;
+			ar->effect_pct = ar->ci_low_pct = ar->ci_high_pct = NAN;
+			ar->ratio_pct = ar->ratio_lo_pct = ar->ratio_hi_pct = NAN;
+			ar->ucb97_pct = ar->need_pct = ar->t_bound = ar->nominal_p = NAN;
+			ar->adj_effect_pct = ar->adj_ci_low_pct = ar->adj_ci_high_pct = NAN;
+			ar->p_stage = ar->p_fail_stage = ar->rho = ar->vif = NAN;
 			continue;
-		judge_arm(d, look, in, opts, a, (size_t)baseline, worst_log, penalty, ar);
-		if (ar->compared && ar->df > 0.0) {
-			ss += ar->sd_log * ar->sd_log * ar->df;
-			dfs += ar->df;
+		}
+		judge_arm(d, look, in, opts, a, (size_t)baseline, out->rho, rho_cost, ar);
+		if (ar->compared && ar->n > 1) {
+			ss += ar->sd_log * ar->sd_log * (double)(ar->n - 1);
+			dfs += (double)(ar->n - 1);
 		}
 	}
 	out->sd_log = dfs > 0.0 ? sqrt(ss / dfs) : NAN;
 	decide(d, look, in, opts, out);
-	/* The power integral is the costly part of a look: only when it stops. */
-	out->power_min_effect = out->decision == VERDICT2_CONTINUE ? NAN :
-				verdict2_power(d, opts->min_effect_pct, out->sd_log);
-	if (isfinite(out->power_min_effect))
-		reason(out, "false-change rate <= %.1f%%; power ~ %.0f%% for >= %.1f%% at the "
-		       "variation seen (sd of log-ratio %.3f) over %u rounds", d->alpha * 100.0,
-		       out->power_min_effect * 100.0, opts->min_effect_pct, out->sd_log,
-		       d->rounds[d->n_looks - 1]);
-	for (size_t a = 0; a < in->n_arms; a++) {
-		const struct verdict2_arm_result *ar = &out->arms[a];
+	reason_details(d, in, opts, out);
+	return 0;
+}
 
-		if (ar->n_oom + ar->n_timeout + ar->n_failed)
-			reason(out, "%s: %zu OOM-killed, %zu timed out, %zu failed of %zu trials "
-			       "(counted as the worst result)", in->arms[a].name, ar->n_oom,
-			       ar->n_timeout, ar->n_failed, in->n_rounds - ar->n_missing);
-		if (ar->n_outliers)
-			reason(out, "%s: %zu outlying round(s) (|modified z| > 3.5), kept",
-			       in->arms[a].name, ar->n_outliers);
+/* ---- what a report adds ----------------------------------------------------- */
+
+/* A t at n pairs of look k, carried to the complete-data scale by its null tail. */
+static double complete_t(const struct verdict2_design *d, size_t k, size_t n, double t)
+{
+	double p;
+
+	if (n >= d->rounds[k] || !isfinite(t))
+		return t;
+	p = verdict2_null_tail(d->n_candidates + 1, n, t);
+	if (!(p > 0.0))
+		return INFINITY;
+	if (!(p < 1.0))
+		return -INFINITY;
+	return vmc_look_quantile(d, k, p);
+}
+
+/* The paired log-ratios of candidate a (positive = better). */
+static size_t pairs_of(const struct verdict2_input *in, size_t a, size_t b, double *dd)
+{
+	bool hb = higher_better(in->metric);
+	size_t n = 0;
+
+	for (size_t r = 0; r < in->n_rounds; r++)
+		if (in->arms[a].outcome[r] == VERDICT_OUT_OK && in->arms[b].outcome[r] == VERDICT_OUT_OK) {
+			double v = log(in->arms[a].primary[r]) - log(in->arms[b].primary[r]);
+
+			dd[n++] = hb ? v : -v;
+		}
+	return n;
+}
+
+static void adjust_arm(const struct verdict2_design *d, size_t k, struct verdict2_arm_result *ar)
+{
+	double u, est, lo, hi;
+
+	if (!(ar->se_log > 0.0))
+		return;
+	/*
+	 * Path units: the mean difference of two unit-variance arms over the
+	 * look's rounds has standard error sqrt(2 / rounds); the run's has
+	 * se_log (its pairs, its autocorrelation).
+	 */
+	u = sqrt(2.0 / (double)d->rounds[k]) / ar->se_log;
+	if (vmc_adjust(d, k, ar->mean_log * u, 0.95, &est, &lo, &hi) < 0)
+		return;
+	ar->adjusted = true;
+	ar->adj_effect_pct = gain_pct(est / u);
+	ar->adj_ci_low_pct = gain_pct(lo / u);
+	ar->adj_ci_high_pct = gain_pct(hi / u);
+}
+
+int verdict2_stage_pvalues(const struct verdict2_design *d, struct verdict2_result *r,
+			   struct st_err *e)
+{
+	if (!d || !r || r->look >= d->n_looks)
+		return err_set(e, -EINVAL, "verdict: stagewise p-values need the look's design");
+	for (size_t a = 0; a < r->n_arms; a++) {
+		struct verdict2_arm_result *ar = &r->arms[a];
+
+		if ((int)a == r->baseline)
+			continue;
+		ar->p_stage = ar->compared && r->decision != VERDICT2_STOP_INVALID ?
+			      vmc_stage_p(d, r->look, complete_t(d, r->look, ar->n, ar->t)) : 1.0;
 	}
+	return 0;
+}
+
+int verdict2_finish(const struct verdict2_design *d, const struct verdict2_input *in,
+		    const struct verdict2_opts *opts, struct verdict2_result *r, struct st_err *e)
+{
+	struct verdict2_opts def;
+	bool stopped;
+
+	if (!opts) {
+		verdict2_opts_init(&def);
+		opts = &def;
+	}
+	if (!d || !in || !r || r->look >= d->n_looks || r->n_arms != in->n_arms)
+		return err_set(e, -EINVAL, "verdict: finish needs the look's design, input and result");
+	verdict2_stage_pvalues(d, r, NULL);
+	if (r->decision == VERDICT2_STOP_INVALID)
+		return 0;
+	stopped = r->decision != VERDICT2_CONTINUE;
+	for (size_t a = 0; a < r->n_arms; a++) {
+		struct verdict2_arm_result *ar = &r->arms[a];
+
+		if ((int)a == r->baseline)
+			continue;
+		if (ar->compared) {
+			double dd[VERDICT2_ROUNDS_MAX];
+			size_t n = pairs_of(in, a, (size_t)r->baseline, dd);
+
+			ar->p_one = isfinite(ar->t) ? null_tail(d, r->look, ar->n, ar->t) : ar->t > 0 ? 0.0 : 1.0;
+			ar->n_outliers = stats_mad_outliers(dd, n, NULL);
+			if (ar->n_outliers)
+				reason(r, "%s: %zu outlying round(s) (|modified z| > 3.5), kept",
+				       in->arms[a].name, ar->n_outliers);
+			/* the winner's curse of stopping early: the change's estimate, after an early stop */
+			if (stopped && r->look + 1 < d->n_looks && (int)a == r->chosen &&
+			    r->path == VERDICT2_PATH_SPEED)
+				adjust_arm(d, r->look, ar);
+		}
+		if (ar->adjusted && (int)a == r->chosen && r->path == VERDICT2_PATH_SPEED)
+			reason(r, "%s: after stopping early the estimate is biased up; adjusted "
+			       "(median-unbiased): %+.1f %% [%+.1f, %+.1f] on the speed-up scale",
+			       in->arms[a].name, ar->adj_effect_pct, ar->adj_ci_low_pct,
+			       ar->adj_ci_high_pct);
+	}
+	if (r->decision != VERDICT2_STOP_KEEP && r->decision != VERDICT2_STOP_INCONCLUSIVE)
+		return 0;
+	if (!(r->sd_log > 0.0))
+		return 0;
+	r->power_min_effect = verdict2_power(d, opts->min_effect_pct, r->sd_log);
+	r->effect_80_pct = verdict2_effect_for_power(d, 0.8, r->sd_log);
+	if (isfinite(r->power_min_effect))
+		reason(r, "this design finds a gain of %.1f %% %.0f %% of the time at the variation "
+		       "seen (sd of log-ratio %.3f, rounds independent); 80 %% of the time it finds "
+		       "%s%.1f %%", opts->min_effect_pct, 100 * r->power_min_effect, r->sd_log,
+		       isfinite(r->effect_80_pct) ? "" : "no gain below ",
+		       isfinite(r->effect_80_pct) ? r->effect_80_pct : 100000.0);
+	return 0;
+}
+
+/* ---- power by simulation of the rule ----------------------------------------- */
+
+double verdict2_power(const struct verdict2_design *d, double effect_pct, double sd_log)
+{
+	double q97[VERDICT2_LOOKS_MAX], u;
+
+	if (!d || d->n_looks < 1 || !(effect_pct > -100.0) || !(sd_log > 0.0) || !isfinite(sd_log))
+		return NAN;
+	for (size_t k = 0; k < d->n_looks; k++)
+		if (isnan(q97[k] = vmc_look_quantile(d, k, 0.025)))
+			return NAN;
+	u = M_SQRT2 / sd_log;
+	return vmc_power(d, log1p(effect_pct / 100.0) * u, log1p(d->min_effect_pct / 100.0) * u, q97);
+}
+
+double verdict2_effect_for_power(const struct verdict2_design *d, double power, double sd_log)
+{
+	double lo, hi = log(1001.0);
+
+	if (!d || !(power > 0.0) || !(power < 1.0))
+		return NAN;
+	lo = log1p(d->min_effect_pct / 100.0);
+	if (!(verdict2_power(d, expm1(hi) * 100.0, sd_log) >= power))
+		return NAN;
+	if (verdict2_power(d, expm1(lo) * 100.0, sd_log) >= power)
+		return d->min_effect_pct;
+	/* power grows about linearly in log(1 + gain) / sd: bracket near the answer first */
+	{
+		double guess = lo + 4.0 * sd_log;
+
+		while (guess < hi && verdict2_power(d, expm1(guess) * 100.0, sd_log) < power) {
+			lo = guess;
+			guess += 2.0 * sd_log;
+		}
+		hi = guess < hi ? guess : hi;
+	}
+	while (hi - lo > 1e-4) {
+		double mid = (lo + hi) / 2;
+
+		if (verdict2_power(d, expm1(mid) * 100.0, sd_log) >= power)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return expm1(hi) * 100.0;
+}
+
+int verdict2_pool_runs(const double *y, const double *v, size_t k,
+		       struct verdict2_pooled *out, struct st_err *e)
+{
+	int rc;
+
+	if (!out)
+		return err_set(e, -EINVAL, "pooling: no result");
+	rc = stats_pool_dl(y, v, k, 0.95, &out->pool, e);
+	if (rc < 0)
+		return rc;
+	out->effect_pct = expm1(out->pool.pooled) * 100.0;
+	out->ci_low_pct = expm1(out->pool.ci_low) * 100.0;
+	out->ci_high_pct = expm1(out->pool.ci_high) * 100.0;
 	return 0;
 }

@@ -11,20 +11,17 @@
 
 #include "swaptune/advice.h"
 
-/* The arm's per-run figures for the pooling, from a run judged alone. */
+/*
+ * The arm's per-run figures for the pooling, from a run judged alone; a run
+ * that stopped before its first look counts as aborted (it takes a share,
+ * with no evidence). The weight is fixed by the rounds the run planned.
+ */
 static void rep_arm(const struct judgement *j, int i, struct verdict2_rep_arm *x)
 {
-	const struct verdict2_arm_result *a = &j->r2.arms[i];
+	const struct judge_plan *p = &j->plan;
+	unsigned planned = p->n_planned ? p->planned[p->n_planned - 1] : p->looks[p->n_looks - 1];
 
-	memset(x, 0, sizeof(*x));
-	if (!j->judged)
-		return;
-	x->compared = a->compared && i != j->r2.baseline;
-	x->mean_log = a->mean_log;
-	x->se_log = a->se_log;
-	x->df = a->df;
-	x->n_oom = (unsigned)a->n_oom;
-	x->n_trials = (unsigned)(a->n_ok + a->n_oom + a->n_timeout + a->n_failed);
+	verdict2_rep_arm_of(j->judged ? &j->r2 : NULL, (size_t)i, planned, x);
 }
 
 static int arm_named(const struct advice_run *r, const char *name)
@@ -43,8 +40,10 @@ struct earlier {
 
 /*
  * Run x->id judged alone against base, its arms aligned with cur's. False
- * when it is not a replication: not loadable, another recipe once its arms'
- * settings are known, or stopped before its first look (it gave no verdict).
+ * when it is not a replication: not loadable, or another recipe once its
+ * arms' settings are known. A run stopped before its first look gave no
+ * verdict but counts (aborted: a share of alpha, no evidence), so that
+ * aborting unpromising runs cannot help a change through.
  */
 static bool add_earlier(struct store *st, const struct host *h, const char *base,
 			const struct advice_run *cur, double min_effect_pct, struct earlier *x)
@@ -56,7 +55,7 @@ static bool add_earlier(struct store *st, const struct host *h, const char *base
 
 	if (r && v && j && advice_load_run(st, h, x->id, base, r, NULL) == 0 &&
 	    !strcmp(r->recipe, cur->recipe) &&
-	    advice_judge(r, min_effect_pct, v, j, NULL) == 0 && j->judged) {
+	    advice_judge(r, min_effect_pct, v, j, NULL) == 0) {
 		counted = true;
 		for (size_t i = 0; i < cur->n_arms; i++) {
 			int k = arm_named(r, cur->arms[i].name);

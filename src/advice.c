@@ -563,7 +563,7 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
 			fprintf(out, "  note: arm %s is emulated%s%s\n", P(r->arms[i].name),
 				r->arms[i].note[0] ? ": " : "", P(r->arms[i].note));
 		if (r->arms[i].n_failed)
-			fprintf(out, "  note: arm %s had %u trial%s that failed to run (counted as its worst result)\n",
+			fprintf(out, "  note: arm %s had %u trial%s that failed to run (a failure: its own endpoint, never a speed)\n",
 				P(r->arms[i].name), r->arms[i].n_failed, r->arms[i].n_failed == 1 ? "" : "s");
 	}
 	fprintf(out, "\nReasons:\n");

@@ -163,9 +163,11 @@ static int want_from_run(struct cmd_ctx *ctx, struct apply_opts *o, struct apply
 				 v->n_reasons ? v->reasons[0] : "no reason given");
 		goto out;
 	}
-	confirmed = pool.applied ? pool.rep.arms[v->chosen].ci_low_pct >=
+	/* a change away from a baseline that fails credibly more often needs no speed gain */
+	confirmed = pool.applied ? pool.rep.path == VERDICT2_PATH_FAILURE ||
+		    pool.rep.arms[v->chosen].ci_low_pct >=
 		    (o->min_effect_given ? o->min_effect_pct : j.plan.min_effect_pct) :
-		    j.r2.arms[v->chosen].min_effect_confirmed;
+		    j.r2.path == VERDICT2_PATH_FAILURE || j.r2.arms[v->chosen].min_effect_confirmed;
 	/* the plan fixed before the data is what the error rates hold for */
 	if (!o->force && (j.exploratory || !j.plan.recorded || !confirmed)) {
 		r = err_set_exit(&ctx->err, -EAGAIN, ST_EXIT_RUNTIME,

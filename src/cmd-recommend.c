@@ -22,8 +22,8 @@ struct recommend_args {
 static const struct opt_spec recommend_opts[] = {
 	CMD_OPT_RUN("judge probe run ID (default: the latest probe run)", struct recommend_args, run,
 		    OPT_COMPLETE_PROBE_RUN),
-	CMD_OPT_MIN_EFFECT("smallest improvement worth a change, in percent (default 2)",
-			   struct recommend_args, min_effect_pct),
+	CMD_OPT_MIN_EFFECT("smallest estimated gain worth a change, in percent (default 2; a filter "
+			   "on the estimate, not a test)", struct recommend_args, min_effect_pct),
 	OPT_STRING("baseline", 0, "ARM", "compare with ARM instead of the arm matching the setting "
 		   "before the probe", struct recommend_args, baseline, "an arm name", OPT_COMPLETE_NONE),
 	OPT_FLAG("state", 0, "advice from the host's state alone, even when probe runs exist",

@@ -40,37 +40,63 @@ void judge_plan_truncate(struct judge_plan *p, unsigned max_rounds)
 
 	while (k < p->n_looks && p->looks[k] < max_rounds)
 		k++;
-	if (k < p->n_looks) {
-		p->looks[k] = max_rounds;
-		p->n_looks = k + 1;
+	if (k == p->n_looks || (k + 1 == p->n_looks && p->looks[k] == max_rounds))
+		return;
+	if (p->n_planned == 0) {
+		p->n_planned = p->n_looks;
+		memcpy(p->planned, p->looks, sizeof(p->planned));
 	}
+	p->looks[k] = max_rounds;
+	p->n_looks = k + 1;
+}
+
+/* A list of increasing look rounds within 2..VERDICT2_ROUNDS_MAX; 0 if malformed. */
+static size_t parse_looks(const cJSON *x, unsigned *out)
+{
+	size_t n = 0;
+	cJSON *it;
+
+	if (!cJSON_IsArray(x))
+		return 0;
+	cJSON_ArrayForEach(it, x) {
+		if (!cJSON_IsNumber(it) || n >= VERDICT2_LOOKS_MAX || it->valuedouble < 2 ||
+		    it->valuedouble > VERDICT2_ROUNDS_MAX || it->valuedouble != floor(it->valuedouble) ||
+		    (n && it->valuedouble <= out[n - 1]))
+			return 0;
+		out[n++] = (unsigned)it->valuedouble;
+	}
+	return n;
+}
+
+/* planned[] is a truncation of looks[]: every look but the last is a planned look below it. */
+static bool planned_consistent(const struct judge_plan *p)
+{
+	unsigned last = p->looks[p->n_looks - 1];
+
+	if (p->n_planned < 1 || last >= p->planned[p->n_planned - 1] || p->n_looks > p->n_planned)
+		return false;
+	for (size_t i = 0; i + 1 < p->n_looks; i++)
+		if (p->looks[i] != p->planned[i])
+			return false;
+	return p->n_looks == p->n_planned || p->planned[p->n_looks - 1] >= last;
 }
 
 void judge_plan_from_params(const char *params_json, struct judge_plan *p)
 {
 	cJSON *root = params_json && *params_json ? cJSON_Parse(params_json) : NULL;
 	cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "plan"), *x;
-	size_t n = 0;
+	size_t n;
 
 	judge_plan_default(p);
 	p->recorded = false;
-	x = cJSON_GetObjectItemCaseSensitive(o, "looks");
-	if (cJSON_IsArray(x)) {
-		cJSON *it;
-
-		cJSON_ArrayForEach(it, x) {
-			if (!cJSON_IsNumber(it) || n >= VERDICT2_LOOKS_MAX || it->valuedouble < 2 ||
-			    it->valuedouble > VERDICT2_ROUNDS_MAX ||
-			    (n && it->valuedouble <= p->looks[n - 1])) {
-				n = 0;
-				break;
-			}
-			p->looks[n++] = (unsigned)it->valuedouble;
-		}
-	}
+	n = parse_looks(cJSON_GetObjectItemCaseSensitive(o, "looks"), p->looks);
 	if (n > 0) {
 		p->recorded = true;
 		p->n_looks = n;
+		p->n_planned = parse_looks(cJSON_GetObjectItemCaseSensitive(o, "planned_looks"),
+					   p->planned);
+		if (p->n_planned && !planned_consistent(p))
+			p->n_planned = 0;	/* judged as a design of its looks, as before v3 */
 		x = cJSON_GetObjectItemCaseSensitive(o, "sequential");
 		p->sequential = cJSON_IsTrue(x);
 		x = cJSON_GetObjectItemCaseSensitive(o, "alpha");
@@ -93,6 +119,11 @@ cJSON *judge_plan_json(const struct judge_plan *p)
 	cJSON_AddBoolToObject(o, "sequential", p->sequential);
 	for (size_t i = 0; i < p->n_looks; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateNumber(p->looks[i]));
+	if (p->n_planned) {
+		a = cJSON_AddArrayToObject(o, "planned_looks");
+		for (size_t i = 0; i < p->n_planned; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateNumber(p->planned[i]));
+	}
 	cJSON_AddNumberToObject(o, "alpha", p->alpha);
 	cJSON_AddNumberToObject(o, "min_effect_pct", p->min_effect_pct);
 	cJSON_AddStringToObject(o, "baseline", p->baseline);
@@ -107,23 +138,23 @@ static void reason(struct verdict_result *v, const char *text)
 		v->n_reasons_dropped++;
 }
 
-static enum verdict_arm_status arm_status(const struct verdict2_result *r2, int i)
+static enum verdict_arm_status arm_status(const struct verdict2_result *r2, int i, double min_effect)
 {
 	const struct verdict2_arm_result *a = &r2->arms[i];
 
 	if (i == r2->baseline)
 		return VERDICT_ARM_BASELINE;
 	if (i == r2->chosen && r2->decision == VERDICT2_STOP_CHANGE)
-		return VERDICT_ARM_BETTER;
-	if (a->oom_vetoed || (a->n_oom > 0 && a->n_ok == 0))
+		return r2->path == VERDICT2_PATH_FAILURE ? VERDICT_ARM_COMPLETED : VERDICT_ARM_BETTER;
+	if (a->oom_vetoed || (a->n_ok == 0 && a->n_oom + a->n_timeout + a->n_failed > 0))
 		return VERDICT_ARM_OOM_FAILED;
-	if (a->oom_path && a->n_ok > 0)
+	if (a->path == VERDICT2_PATH_FAILURE)
 		return VERDICT_ARM_COMPLETED;
 	if (!a->compared)
 		return VERDICT_ARM_TOO_FEW;
 	if (a->crosses && a->guard_harm)
 		return VERDICT_ARM_VETOED;
-	if (a->crosses && !a->min_effect_confirmed)
+	if (a->crosses && a->effect_pct < min_effect)
 		return VERDICT_ARM_BELOW_MIN;
 	if (a->crosses)
 		return VERDICT_ARM_BETTER;
@@ -177,7 +208,7 @@ static void translate(const struct judgement *j, const struct verdict2_input *in
 		const struct verdict2_arm_result *a = &r2->arms[i];
 		struct verdict_arm_result *o = &v->arms[i];
 
-		o->status = arm_status(r2, (int)i);
+		o->status = arm_status(r2, (int)i, j->design.min_effect_pct);
 		arm_moments(&in->arms[i], j->plan.looks[j->look], &o->mean, &o->stddev, &o->n);
 		o->n_oom_killed = (unsigned)a->n_oom;
 		o->compared = a->compared;
@@ -187,7 +218,7 @@ static void translate(const struct judgement *j, const struct verdict2_input *in
 		o->p_welch = a->compared ? a->p_one : NAN;
 		o->p_perm = NAN;
 		o->significant = a->crosses;
-		o->alpha_used = j->design.nominal_p[j->look];
+		o->alpha_used = a->compared ? a->nominal_p : j->design.nominal_p[j->look];
 		o->decisive = a->crosses || a->futile;
 		for (int c = 0; c < VERDICT_SEC_COUNT; c++) {
 			const struct verdict2_guard *g = &a->guard[c];
@@ -201,17 +232,8 @@ static void translate(const struct judgement *j, const struct verdict2_input *in
 			o->sec[c].mean = NAN;
 		}
 	}
-	for (size_t k = 0; k < r2->n_reasons; k++) {
+	for (size_t k = 0; k < r2->n_reasons; k++)
 		reason(v, r2->reasons[k]);
-		/* after the line on error rates and power: the gain this design would find */
-		if (!strncmp(r2->reasons[k], "false-change rate", 17) && isfinite(j->effect_80_pct)) {
-			char t[VERDICT_REASON_LEN];
-
-			snprintf(t, sizeof(t), "80%% power at that variation needs a gain of >= %.1f%% "
-				 "with this design", j->effect_80_pct);
-			reason(v, t);
-		}
-	}
 	if (j->exploratory) {
 		char t[VERDICT_REASON_LEN];
 
@@ -272,6 +294,21 @@ static bool wall_time_fixed(const struct verdict2_input *in, char *why, size_t l
 	return true;
 }
 
+int judge_plan_design(const struct judge_plan *p, size_t n_candidates,
+		      struct verdict2_design *d, struct st_err *e)
+{
+	double alpha = verdict2_rep_alpha(p->alpha, 1);
+	int rc;
+
+	if (p->n_planned == 0)
+		rc = verdict2_design_init(d, p->looks, p->n_looks, n_candidates, alpha, e);
+	else if ((rc = verdict2_design_init(d, p->planned, p->n_planned, n_candidates, alpha, e)) == 0)
+		rc = verdict2_design_truncate(d, p->looks[p->n_looks - 1], e);
+	if (rc == 0)
+		d->min_effect_pct = p->min_effect_pct;
+	return rc;
+}
+
 int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
 	      const struct verdict2_opts *opts, const char *baseline_used,
 	      struct judgement *j, struct verdict_result *v, struct st_err *e)
@@ -317,10 +354,10 @@ int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
 		not_judged(j, in, v, why);
 		return 0;
 	}
-	rc = verdict2_design_init(&j->design, j->plan.looks, j->plan.n_looks, in->n_arms - 1,
-				  j->plan.alpha, e);
+	rc = judge_plan_design(&j->plan, in->n_arms - 1, &j->design, e);
 	if (rc < 0)
 		return rc;
+	j->design.min_effect_pct = o.min_effect_pct;
 	while (j->look + 1 < j->plan.n_looks && j->plan.looks[j->look + 1] <= in->n_rounds)
 		j->look++;
 	cut = malloc(sizeof(*cut));
@@ -329,11 +366,11 @@ int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
 	*cut = *in;
 	cut->n_rounds = j->plan.looks[j->look];
 	rc = verdict2_look(&j->design, j->look, cut, &o, &j->r2, e);
+	if (rc == 0)
+		rc = verdict2_finish(&j->design, cut, &o, &j->r2, e);
 	if (rc == 0) {
 		j->judged = true;
-		/* for the reader, not the decision: only where a verdict is shown, never in the simulator */
-		j->effect_80_pct = isfinite(j->r2.power_min_effect) ?
-				   verdict2_effect_for_power(&j->design, 0.8, j->r2.sd_log) : NAN;
+		j->effect_80_pct = j->r2.effect_80_pct;
 		translate(j, cut, v);
 		if (j->r2.decision == VERDICT2_CONTINUE) {
 			snprintf(why, sizeof(why),
@@ -365,6 +402,17 @@ cJSON *judge_json(const struct judgement *j)
 		fmt_json_num(o, "power_min_effect", j->r2.power_min_effect);
 		fmt_json_num(o, "effect_80pct_power_pct", j->effect_80_pct);
 		fmt_json_num(o, "sd_log", j->r2.sd_log);
+		fmt_json_num(o, "rho", j->r2.rho);
+		cJSON_AddStringToObject(o, "path", verdict2_path_name(j->r2.path));
+		cJSON_AddNumberToObject(o, "alpha_speed", j->design.alpha_speed);
+		cJSON_AddNumberToObject(o, "alpha_fail_each", j->design.alpha_fail_each);
+		{
+			cJSON *b = cJSON_AddArrayToObject(o, "bounds");
+
+			for (size_t k = 0; k < j->design.n_looks; k++)
+				cJSON_AddItemToArray(b, cJSON_CreateNumber(j->design.bound[k]));
+		}
+		cJSON_AddNumberToObject(o, "busy_rounds", (double)j->r2.n_busy_rounds);
 	}
 	cJSON_AddBoolToObject(o, "exploratory", j->exploratory);
 	if (j->exploratory)

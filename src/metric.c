@@ -175,6 +175,10 @@ int metric_verdict2_input(const struct store_probe_run *run, struct verdict2_inp
 	for (size_t i = 0; i < run->n_arms; i++) {
 		memset(&in->arms[i], 0, sizeof(in->arms[i]));
 		snprintf(in->arms[i].name, sizeof(in->arms[i].name), "%s", run->arms[i].name);
+		for (size_t r = 0; r < VERDICT2_ROUNDS_MAX; r++)	/* covariates: unknown until filled */
+			in->arms[i].cpu_pressure_pct[r] = in->arms[i].cpu_share[r] = NAN;
+		for (size_t r = 0; r < VERDICT2_ROUNDS_MAX; r++)	/* covariates: unknown until filled */
+			in->arms[i].cpu_pressure_pct[r] = in->arms[i].cpu_share[r] = NAN;
 	}
 	for (size_t k = 0; k < run->n_trials; k++) {
 		const struct store_probe_trial *t = &run->trials[k];

@@ -260,14 +260,14 @@ static void arms_table(struct report *rep, const struct advice_run *run,
 		       const struct verdict_result *v)
 {
 	static const char *const cols[] = { "arm", "settings", "n", "OOM kills", "failed", "mean",
-					    "sd", "95% CI of mean", "effect", "95% CI of effect",
-					    "p (Welch)", "status" };
+					    "sd", "95% CI of mean", "effect", "interval of effect",
+					    "p (one-sided)", "status" };
 	struct report_section *s = report_add(rep, REPORT_TABLE, "arms", "Arms");
 	struct report_section *c;
 	char b1[64], b2[64];
 
-	report_note(s, "primary metric: %s; effect = change vs the baseline arm, + = better",
-		    run->in.metric_name);
+	report_note(s, "primary metric: %s; effect = speed-up vs the baseline arm on rounds both "
+		    "completed, + = better; interval at the look's bound", run->in.metric_name);
 	report_cols(s, 12, cols);
 	for (size_t i = 0; i < run->n_arms; i++) {
 		const struct advice_arm *a = &run->arms[i];

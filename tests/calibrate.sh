@@ -25,7 +25,8 @@
 # Needs root; waits for another probe to finish. Prints one line per run and
 # a summary, and exits 0 when both criteria hold, 1 when not, 77 to skip.
 # Environment: SWAPTUNE (binary), AA_RUNS (60), AA_MAX_CHANGE (3), AB_RUNS (3),
-# WS (64M working set), LIMIT (32M memcg limit), DESIGN_ARGS (""), WORKLOAD
+# WS (64M working set), LIMIT (32M memcg limit), DESIGN_ARGS (""), AB_DESIGN_ARGS
+# (DESIGN_ARGS; the A/B probes' design), WORKLOAD
 # (anon-random), KEEP_DB (path: keep the store there), KNOWN_RUNS (5),
 # KNOWN_REPS (10), KNOWN_EFFECT (the helper binary).
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -36,6 +37,7 @@ AB_RUNS=${AB_RUNS:-3}
 WS=${WS:-64M}
 LIMIT=${LIMIT:-32M}
 DESIGN_ARGS=${DESIGN_ARGS:-}
+AB_DESIGN_ARGS=${AB_DESIGN_ARGS:-$DESIGN_ARGS}
 WORKLOAD=${WORKLOAD:-anon-random}
 KNOWN_RUNS=${KNOWN_RUNS:-5}
 KNOWN_REPS=${KNOWN_REPS:-10}
@@ -53,6 +55,10 @@ db=${KEEP_DB:-$dir/db}
 # probe ARGS...: run one probe, waiting while another holds the lock; prints the run id
 probe() {
 	probe_any --workload "$WORKLOAD" --working-set "$WS" --memcg-limit "$LIMIT" $DESIGN_ARGS "$@"
+}
+# probe_ab ARGS...: the same with the A/B design
+probe_ab() {
+	probe_any --workload "$WORKLOAD" --working-set "$WS" --memcg-limit "$LIMIT" $AB_DESIGN_ARGS "$@"
 }
 probe_any() {
 	tries=0
@@ -103,7 +109,7 @@ echo "A/B: $AB_RUNS runs, zswap (zswap.enabled=Y) against the same swap without 
 printf '%4s %5s %9s %9s %20s %14s %s\n' seed run p_one effect "CI" verdict status
 ab_pass=0
 for seed in $(seq 1 "$AB_RUNS"); do
-	run=$(probe --arm disk:zswap.enabled=N --arm zswap:zswap.enabled=Y --baseline disk --seed "$seed") || exit 1
+	run=$(probe_ab --arm disk:zswap.enabled=N --arm zswap:zswap.enabled=Y --baseline disk --seed "$seed") || exit 1
 	set -- $(judge "$run" zswap) || exit 1
 	p=$1 eff=$2 lo=$3 hi=$4 kind=$5 arm=$6 status=$7
 	# detected: the comparison crossed its bound (the verdict may still be held

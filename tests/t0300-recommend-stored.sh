@@ -1,11 +1,15 @@
 #!/bin/sh
 # recommend on probe runs inserted into a scratch store the way the probe
-# engine writes them: the effect, 95 % CI and Welch p of every arm match an
+# engine writes them: the effect and interval of every arm match an
 # independent computation from the stored trial values (sqlite3 CLI +
-# tests/helpers/welch.py, standard-library Python); warm-up and failed
-# trials are left out; an OOM-killed arm loses; a lower-is-better metric
-# flips the sign; --min-effect, --baseline and the latest-run default work;
-# without a probe run the state-only rules answer. Documents validate.
+# tests/helpers/paired.py, standard-library Python: the serial-dependence-
+# robust paired statistic on rounds both arms completed; the interval is
+# the estimate -+ the look's Monte-Carlo bound times that standard error);
+# warm-up trials are left out; failed trials are their own endpoint, never
+# a speed; an OOM-killed arm does not win; a lower-is-better metric is
+# stated as its own ratio; --min-effect, --baseline and the latest-run
+# default work; without a probe run the state-only rules answer. Documents
+# validate.
 . "$(dirname "$0")/lib.sh"
 
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
@@ -71,9 +75,8 @@ INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, primary_value) V
  (3, 6, 4, 7, 0, 'ok', 10.1), (3, 7, 4, 8, 0, 'ok', 9.2);
 -- run 4: newer but failed: not the default
 INSERT INTO runs (id, kind, status) VALUES (4, 'probe', 'failed');
--- run 5: pc0 faster, but one of its trials failed to run: that counts as its
--- worst result, never dropped (dropping it would favour an arm whose worst
--- trials die)
+-- run 5: pc0 faster, but one of its trials failed to run: a failure, counted
+-- and judged on its own (never dropped unsaid, never turned into a speed)
 INSERT INTO runs (id, kind, status, params, summary) VALUES (5, 'probe', 'failed',
  '{"workload":{"name":"anon-zipf"},"baseline":"pc3"}',
  '{"primary_metric":{"key":"throughput_ops","name":"throughput","higher_is_better":true}}');
@@ -95,20 +98,26 @@ compare() {
 	sqlite3 -separator ' ' "$db" "SELECT a.name, t.round, t.status, coalesce(t.primary_value, '-')
 		FROM trials t JOIN arms a ON a.id = t.arm_id
 		WHERE t.run_id = $run AND t.warmup = 0 ORDER BY t.round, t.seq" |
-		python3 "$TOP/tests/helpers/paired.py" pc3 "$dir" 0.025 >"$scratch/ref$run.txt" ||
+		python3 "$TOP/tests/helpers/paired.py" pc3 "$dir" >"$scratch/ref$run.txt" ||
 		{ fail "paired.py on run $run"; return; }
 	python3 - "$scratch/r$run.json" "$scratch/ref$run.txt" <<'PY' || fail "run $run: recommend differs from the reference"
-import json, sys
+import json, math, sys
 d = json.load(open(sys.argv[1]))
 arms = {a["name"]: a for a in d["arms"]}
+bound = d["judgement"]["bounds"][d["judgement"]["look"] - 1]
 n = 0
 for line in open(sys.argv[2]):
-    name, eff, lo, hi, p = line.split()
-    a = arms[name]
-    for key, want in (("effect_pct", eff), ("ci_low_pct", lo), ("ci_high_pct", hi), ("p_welch", p)):
-        got, want = a[key], float(want)
-        if abs(got - want) > 1e-7 * max(1.0, abs(want)):
-            sys.exit("%s %s: swaptune %r, reference %r" % (name, key, got, want))
+    name, eff, m, se, pairs, rounds = line.split()
+    a, m, se = arms[name], float(m), float(se)
+    if abs(a["effect_pct"] - float(eff)) > 1e-7 * max(1.0, abs(float(eff))):
+        sys.exit("%s effect_pct: swaptune %r, reference %r" % (name, a["effect_pct"], eff))
+    lo, hi = math.log1p(a["ci_low_pct"] / 100), math.log1p(a["ci_high_pct"] / 100)
+    if abs((lo + hi) / 2 - m) > 1e-9:
+        sys.exit("%s: interval not centred on the reference's mean log-ratio" % name)
+    c = (hi - lo) / 2 / se
+    # all pairs complete: the design's bound; fewer pairs: a larger one at the same level
+    if (pairs == rounds and abs(c - bound) > 1e-6 * bound) or c < bound - 1e-6:
+        sys.exit("%s: interval half-width %.6f se, the look's bound is %.6f" % (name, c, bound))
     n += 1
 assert n > 0
 print("checked", n, "arms")
@@ -133,10 +142,12 @@ PY
 st recommend --run 1 >"$scratch/r1.txt" || fail "recommend --run 1 (text): exit $?"
 grep -q '^Verdict: CHANGE to pc0$' "$scratch/r1.txt" || fail "run 1 text: no CHANGE line"
 grep -q '^To apply: swaptune apply --run 1$' "$scratch/r1.txt" || fail "run 1 text: no apply hint"
-grep -q "^  pc0 .* better .* +5\.0 %  \[" "$scratch/r1.txt" || fail "run 1 text: pc0 row: $(grep pc0 "$scratch/r1.txt")"
-grep -q "false-change rate <= 2.5%" "$scratch/r1.txt" || fail "run 1 text: the procedure's error rate is not stated"
+grep -q "^  pc0 .* better .* +5\.1 %  \[" "$scratch/r1.txt" || fail "run 1 text: pc0 row: $(grep pc0 "$scratch/r1.txt")"
+grep -q "false-change rate of this run's design <= 2.34 %" "$scratch/r1.txt" ||
+	fail "run 1 text: the procedure's error rate is not stated"
+grep -q "change to pc0: throughput +5.1 % \[" "$scratch/r1.txt" || fail "run 1 text: the headline"
 
-# run 5: a failed trial is the arm's worst result, not dropped: no change
+# run 5: a failed trial is counted as a failure, never as a speed (nor dropped unsaid): no change
 compare 5 higher
 python3 -c '
 import json, sys
@@ -144,8 +155,8 @@ d = json.load(open(sys.argv[1]))
 arms = {a["name"]: a for a in d["arms"]}
 assert d["verdict"]["kind"] != "change", d["verdict"]
 assert arms["pc0"]["failed"] == 1, arms["pc0"]
-assert any("failed" in r and "worst" in r for r in d["verdict"]["reasons"]), d["verdict"]["reasons"]
-' "$scratch/r5.json" || fail "run 5: a failed trial must count against its arm"
+assert any("1 of 5 trials failed" in r and "never a speed" in r for r in d["verdict"]["reasons"]), d["verdict"]["reasons"]
+' "$scratch/r5.json" || fail "run 5: a failed trial must be counted as a failure"
 
 # --exit-code carries the answer: 10 change, 0 keep; errors stay 1-3
 st recommend --run 1 --exit-code >/dev/null; rc=$?
@@ -181,7 +192,7 @@ assert d["verdict"]["kind"] != "change", d["verdict"]
 assert any("OOM" in r or "killed" in r for r in d["verdict"]["reasons"]), d["verdict"]["reasons"]
 ' "$scratch/r2.json" || fail "run 2: OOM-killed arm must lose"
 
-# lower is better: 9.15 s against 10.08 s is a gain
+# lower is better: 9.15 s against 10.08 s is a gain; stated as the wall time's own -9 %
 compare 3 lower
 grep -q '"higher_is_better":[[:space:]]*false' "$scratch/r3.json" || fail "run 3: direction"
 python3 -c '
@@ -189,7 +200,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 arms = {a["name"]: a for a in d["arms"]}
 assert arms["pc0"]["effect_pct"] > 8, arms["pc0"]["effect_pct"]
-assert d["verdict"]["kind"] == "change" and d["verdict"]["arm"] == "pc0"
+assert d["verdict"]["kind"] == "change" and d["verdict"]["arm"] == "pc0", d["verdict"]
+assert any("wall time -9." in r and "(lower is better)" in r for r in d["verdict"]["reasons"]), d["verdict"]["reasons"]
 ' "$scratch/r3.json" || fail "run 3: wall time verdict"
 
 # default: the newest run that ended ok

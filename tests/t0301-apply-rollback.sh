@@ -176,7 +176,7 @@ INSERT INTO trials (run_id, arm_id, round, seq, status, primary_value) VALUES
  (101, 103, 2, 4, 'ok', 101), (101, 102, 3, 5, 'ok', 99), (101, 103, 3, 6, 'ok', 99);
 SQL
 st apply --run 100 --yes >"$scratch/run100" || fail "apply --run 100: exit $?"
-grep -q '^Probe run 100 recommends pc0: change to pc0: throughput +30.0%' "$scratch/run100" ||
+grep -q '^Probe run 100 recommends pc0: change to pc0: throughput +30.0 % \[' "$scratch/run100" ||
 	fail "apply --run: source line: $(head -1 "$scratch/run100")"
 [ "$(cat "$P")" = 0 ] || fail "apply --run 100: page-cluster $(cat "$P")"
 grep -q '"source_run":100' "$db" 2>/dev/null || [ "$(sqlite3 "$db" "SELECT json_extract(params, '\$.source_run') FROM runs WHERE kind='apply' ORDER BY id DESC LIMIT 1")" = 100 ] ||

@@ -10,7 +10,9 @@
 #  - run 4 differs only in the working set: another recipe, judged alone;
 #  - runs 5-7 repeat a real +10 %: pooled, CHANGE;
 #  - run 8 (the 4th of run 3's recipe) counts runs 1, 2, 3 and 8;
-#  - run 9 stopped before its first look (no verdict): run 10 is the 5th;
+#  - run 9 stopped before its first look (no verdict) still counts - an
+#    aborted run takes its share, so aborting unpromising runs cannot help
+#    a change through: run 10 is the 6th;
 #  - apply --run 3 refuses the change the pooled verdict does not make.
 # Documents validate against the schema.
 . "$(dirname "$0")/lib.sh"
@@ -56,9 +58,9 @@ assert arm["crosses"] and 8 < arm["effect_pct"] < 12, arm
 # every earlier run counts, and the recipe ignores seeds and calibrated accesses
 assert rep[8]["k"] == 4 and rep[8]["runs"] == [1, 2, 3, 8] and rep[8]["recipe"] == rep[3]["recipe"], rep[8]
 assert kind[8] == "inconclusive" and rep[8]["own_verdict"] == "change", (kind[8], rep[8])
-# a run stopped before its first look gave no verdict: not a replication
-assert rep[10]["k"] == 5 and rep[10]["runs"] == [1, 2, 3, 8, 10], rep[10]
-assert abs(rep[10]["alpha_k"] - 0.025 / 256) < 1e-12, rep[10]["alpha_k"]
+# a run stopped before its first look gave no verdict, but counts (aborted)
+assert rep[10]["k"] == 6 and rep[10]["runs"] == [1, 2, 3, 8, 9, 10], rep[10]
+assert abs(rep[10]["alpha_k"] - 0.025 / 512) < 1e-12, rep[10]["alpha_k"]
 PY
 
 st recommend --run 3 >"$scratch/r3.txt" || fail "recommend --run 3: exit $?"

@@ -99,8 +99,9 @@ static int load_verdict(struct tui_ctx *c, struct tui_apply *a, struct st_err *e
 	}
 	arm = &run->arms[v->chosen];
 	/* the same rule as apply --run: the plan fixed before the data is what the error rates hold for */
-	confirmed = pool.applied ? pool.rep.arms[v->chosen].ci_low_pct >= j->plan.min_effect_pct :
-		    j->r2.arms[v->chosen].min_effect_confirmed;
+	confirmed = pool.applied ? pool.rep.path == VERDICT2_PATH_FAILURE ||
+		    pool.rep.arms[v->chosen].ci_low_pct >= j->plan.min_effect_pct :
+		    j->r2.path == VERDICT2_PATH_FAILURE || j->r2.arms[v->chosen].min_effect_confirmed;
 	if (j->exploratory || !j->plan.recorded || !confirmed)
 		snprintf(a->refusal, sizeof(a->refusal), "the change to %s is %s", arm->name,
 			 j->exploratory ? "exploratory (judged with values other than the run's plan)" :

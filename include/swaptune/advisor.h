@@ -385,29 +385,24 @@ double stats_norm_quantile(double p);
 #define STATS_GS_LOOKS_MAX 16
 
 /*
- * Group-sequential crossing probabilities for one-sided upper bounds.
- * t[0..k) are the information fractions of the looks (0 < t[0] < ... <=
- * 1), b[] the z-scale bounds, drift the mean of Z at t = 1 (0 under H0).
- * cross[i] = P(first crossing at look i). Recursive numerical integration of
- * the Brownian-motion score (Armitage-McPherson-Rowe, Simpson rule on 401
- * points per look, absolute error ~1e-6). -EINVAL on bad arguments.
+ * Group-sequential crossing probabilities for one-sided upper bounds of a
+ * normal score. t[0..k) are the information fractions of the looks (0 <
+ * t[0] < ... <= 1), b[] the z-scale bounds, drift the mean of Z at t = 1.
+ * cross[i] = P(first crossing at look i). Recursive numerical integration
+ * (Armitage-McPherson-Rowe). Used by the v2 method the simulator keeps to
+ * show what the gates reject. -EINVAL on bad arguments.
  */
 int stats_gs_cross(const double *t, const double *b, size_t k, double drift,
 		   double *cross, struct st_err *e);
 
-/*
- * Lan-DeMets O'Brien-Fleming-type bounds: alpha(t) = 2 - 2 Phi(z_{1-a/2} /
- * sqrt(t)) is spent at each look; b[i] is solved so that the crossing
- * probability at look i under H0 is the increment. One look gives the fixed
- * design's z_{1-alpha}. -EINVAL on bad arguments.
- */
+/* Lan-DeMets O'Brien-Fleming-type z bounds (the v2 method). -EINVAL on bad arguments. */
 int stats_gs_obf_bounds(const double *t, size_t k, double alpha, double *b,
 			struct st_err *e);
 
 /*
  * Fisher's exact test, one-sided: the probability, given the margins, of
- * at least x_a events out of n_a in arm a when arm b had x_b of n_b, i.e.
- * small when arm a's rate is credibly higher. NAN on bad counts.
+ * at least x_a events out of n_a in arm a when arm b had x_b of n_b.
+ * NAN on bad counts.
  */
 double stats_fisher_greater(unsigned x_a, unsigned n_a, unsigned x_b, unsigned n_b);
 
@@ -419,10 +414,9 @@ double stats_fisher_greater(unsigned x_a, unsigned n_a, unsigned x_b, unsigned n
 size_t stats_mad_outliers(const double *x, size_t n, bool *flag);
 
 /*
- * DerSimonian-Laird random-effects pooling of k estimates y[i] (e.g. per-run
- * log effects) with within-run variances v[i] > 0. level is the two-sided
- * confidence level of the pooled interval (normal). q is Cochran's Q,
- * tau2 the between-run variance (>= 0), i2 = max(0, (Q - (k-1)) / Q).
+ * DerSimonian-Laird random-effects pooling of k estimates y[i] with
+ * within-run variances v[i] > 0, for display of pooled replications.
+ * level is the two-sided confidence level of the pooled interval (normal).
  */
 struct stats_pool {
 	size_t k;
@@ -434,15 +428,128 @@ struct stats_pool {
 int stats_pool_dl(const double *y, const double *v, size_t k, double level,
 		  struct stats_pool *out, struct st_err *e);
 
-/* ======================================================================
- * Sequential, paired, outcome-aware verdict (advisor/verdict-seq.c)
+/*
+ * Hwang-Shih-DeCani spending: the share of alpha spent by information
+ * fraction t in [0, 1], (1 - exp(-gamma t)) / (1 - exp(-gamma)), and t
+ * itself for gamma = 0 (alpha spent in proportion to the rounds run).
+ * gamma < 0 spends late (O'Brien-Fleming-like), > 0 early (Pocock-like).
+ * NAN for t outside [0, 1].
+ */
+double stats_hsd_spend(double t, double gamma);
+
+/*
+ * The variance of the mean of n values of a stationary AR(1) series with
+ * lag-1 autocorrelation rho, over that of n independent ones:
+ * f = 1 + 2 sum_{k=1}^{n-1} (1 - k/n) rho^k (1 for n < 2). |rho| < 1.
+ */
+double stats_ar1_mean_vif(size_t n, double rho);
+
+/* P(X >= x) for X ~ Binomial(n, 1/2), exact. 1 for x == 0, 0 for x > n. */
+double stats_binom_half_upper(unsigned x, unsigned n);
+
+/*
+ * Clopper-Pearson (exact) two-sided interval for a binomial proportion x/n
+ * at the given level (0.95). -EINVAL for x > n, n == 0 or a bad level.
+ */
+int stats_clopper_pearson(unsigned x, unsigned n, double level, double *lo, double *hi);
+
+/*
+ * Exact group-sequential sign test on discordant pairs. At look i, disc[i]
+ * pairs (cumulative, non-decreasing) disagree and wins[i] of them go the
+ * tested way; under the null each disagreement is a fair coin, whatever the
+ * counts (they carry no information about the direction). The critical
+ * value crit[i] is the smallest count such that the exact probability of
+ * rejecting at some look <= i, given disc[0..i], is <= alpha_cum[i] (non-
+ * decreasing cumulative levels); crit[i] = disc[i] + 1 when no count can
+ * reject. Alpha a look cannot use (the test is discrete) stays available to
+ * later looks. rejected_at is the first look with wins >= crit (-1 none);
+ * size[i] the exact cumulative size. p_stage is the stagewise-ordering
+ * p-value at the last look given: the probability of rejecting at an
+ * earlier look, plus of reaching the last look with at least its wins.
+ */
+struct stats_sign_seq {
+	size_t k;
+	unsigned crit[STATS_GS_LOOKS_MAX];
+	double size[STATS_GS_LOOKS_MAX];
+	int rejected_at;
+	double p_stage;
+};
+
+/* -EINVAL for k outside 1..STATS_GS_LOOKS_MAX, decreasing or > 256 disc, wins > disc. */
+int stats_sign_seq(const unsigned *disc, const unsigned *wins, size_t k, const double *alpha_cum,
+		   struct stats_sign_seq *out, struct st_err *e);
+
+/*
+ * The paired statistic robust to serial dependence (the v3 verdict's).
  *
- * The design a probe should be judged by: every round runs every arm once
- * (a block), so the primary metric is compared as per-round paired
- * log-ratios candidate / baseline, analysed at planned looks with
- * O'Brien-Fleming-type group-sequential bounds. Trials that were OOM-killed,
- * timed out or failed are outcomes, never dropped. This sits beside
- * verdict_compute(), which stays as it was.
+ * stats_pooled_rho(): the lag-1 autocorrelation of the noise, pooled over
+ * all arms. y[a * stride + r] is arm a's log value in round r, read where
+ * ok[a * stride + r]. In each round with at least two values, each value's
+ * residual is its difference from the round's mean (so shocks common to
+ * all arms cancel); each arm's residual series is centred on its own mean;
+ * r1 = (sum of lag-1 products of consecutive residuals of an arm) / (sum
+ * of squares), over all arms; then Marriott-Pope bias correction rho = (n
+ * r1 + 1) / (n - 3) with n the rounds that had residuals, clipped to
+ * [0, STATS_RHO_MAX]; 0 when n < 4. *n_used (may be NULL) receives n.
+ *
+ * stats_robust_t(): for the n paired differences d[] (n >= 2) and rho,
+ * mean, sd (n - 1), the AR(1) variance factor f = stats_ar1_mean_vif(n,
+ * rho), the bias of the sample variance g = (n - f) / (n - 1), and
+ * se = sqrt(sd^2 / g * f / n), t = mean / se (+-inf or 0 when sd == 0).
+ * -EINVAL when n < 2 or n > STATS_SAMPLES_MAX, a value is not finite, or
+ * rho outside [0, STATS_RHO_MAX].
+ */
+#define STATS_RHO_MAX 0.9
+
+double stats_pooled_rho(const double *y, const bool *ok, size_t n_arms, size_t n_rounds,
+			size_t stride, size_t *n_used);
+
+struct stats_robust_t {
+	size_t n;
+	double mean, sd, rho, vif, se, t;
+};
+
+int stats_robust_t(const double *d, size_t n, double rho, struct stats_robust_t *out);
+
+/* ======================================================================
+ * Sequential, paired, outcome-aware verdict, v3 (advisor/verdict-seq.c,
+ * advisor/verdict-mc.c)
+ *
+ * Every round runs every arm once (a block). Two endpoints, judged at
+ * planned looks and combined by a stated rule:
+ *   speed   - on the rounds where a candidate and the baseline both
+ *             completed, the per-round log-ratio of the primary metric;
+ *             its standard error carries the AR(1) variance factor of the
+ *             noise's lag-1 autocorrelation pooled over all arms
+ *             (stats_pooled_rho(), stats_robust_t()), so that a setting x
+ *             time interaction does not pass for an effect. The bounds are
+ *             exact for this statistic: calibrated by Monte Carlo (fixed
+ *             seed) at the least favourable of AR(1) rho 0, 0.3 and 0.5
+ *             per arm, jointly over the candidates (the largest t of the
+ *             candidates), for the number of arms of the probe;
+ *   failure - OOM kills, timeouts and other failures, never imputed:
+ *             paired by round, the discordant rounds (one arm failed, the
+ *             other completed) in an exact sequential sign test
+ *             (stats_sign_seq()).
+ * The design's alpha is split: VERDICT2_FAIL_SHARE of it to the failure
+ * test (Bonferroni over candidates), the rest to the speed test. Each is
+ * spent over the looks by stats_hsd_spend(rounds / last rounds, gamma):
+ * VERDICT2_GAMMA for speed, VERDICT2_FAIL_GAMMA for failures.
+ * A candidate is changed to
+ *   by speed:   its t crosses the look's bound, its estimated gain is at
+ *               least the minimum effect (a filter on the estimate, not a
+ *               test), it does not fail credibly more often than the
+ *               baseline, and every cost guardrail is shown;
+ *   by failure: the baseline fails credibly more often than it, and on the
+ *               rounds both completed its speed is not shown worse than
+ *               the non-inferiority margin, and no cost is shown to rise
+ *               beyond its margin (a harm veto: continuous as the
+ *               baseline's completions go to 0; with fewer than 2 rounds
+ *               both completed a cost is "not comparable").
+ * Guardrails, the harm veto and the OOM veto spend their own alpha over
+ * the looks (their level at look i is alpha x (frac[i] - frac[i-1]),
+ * Bonferroni over looks), so a cost exactly at its margin passes at most
+ * guard_alpha of the time over the whole design.
  * ====================================================================== */
 
 #define VERDICT2_ROUNDS_MAX	STATS_SAMPLES_MAX
@@ -450,6 +557,31 @@ int stats_pool_dl(const double *y, const double *v, size_t k, double level,
 /* Guarded costs: the VERDICT_SEC_* costs, then p99 latency. */
 #define VERDICT2_COST_P99_LATENCY	VERDICT_SEC_COUNT
 #define VERDICT2_COSTS			(VERDICT_SEC_COUNT + 1)
+
+/*
+ * The default schedule: looks after 5, 10, 15, 20, 30 and 40 rounds, alpha
+ * spent in proportion to the rounds (gamma 0). Chosen in the simulator
+ * (tests/sim): with the robust statistic a 5-look design up to 25 rounds
+ * found +5 % at CV 5 % only 65 % of the time; up to 40 rounds it finds it
+ * >= 80 %, and a probe on a busy host that fits only 5-10 rounds is
+ * truncated to a design that spends all of alpha by its last round.
+ * (Changed in v3 from 5/10/15/20/25: the probe's time budget depends on it.)
+ */
+#define VERDICT2_DEFAULT_LOOKS	{ 5, 10, 15, 20, 30, 40 }
+#define VERDICT2_DEFAULT_N_LOOKS 6
+#define VERDICT2_GAMMA		0.0
+/*
+ * Share of a run's alpha given to the failure endpoint, and its spending:
+ * front-loaded (HSD gamma 4: 64 % by a quarter of the rounds), because a
+ * failing baseline is blunt evidence that should end a probe early - yet
+ * an exact test on discordant rounds cannot go below 2^-n after n rounds,
+ * so nothing is shown at 5 rounds (1/32) whatever the spending.
+ */
+#define VERDICT2_FAIL_SHARE	0.2
+#define VERDICT2_FAIL_GAMMA	4.0
+/* Monte-Carlo paths per rho for bounds and null distributions, and the seed. */
+#define VERDICT2_MC_PATHS	200000
+#define VERDICT2_MC_SEED	20261201ULL
 
 /* What became of an arm's trial in one round. */
 enum verdict_outcome {
@@ -465,6 +597,13 @@ enum verdict_outcome {
  * [0, n_rounds) of the input; primary and cost values are read only where
  * outcome is OK. A cost is used only when has_cost[c] is set, and then must
  * be finite and >= 0 in every OK round. Warm-up trials are not given.
+ * Per-round covariates of a busy host (NAN = unknown; the probe engine
+ * fills them): cpu_pressure_pct, the host's CPU PSI "some" share during the
+ * trial in percent; cpu_share, the trial's CPU seconds over its wall
+ * seconds. They flag busy rounds in the reasons (CPU pressure at or above
+ * verdict2_opts.busy_psi_pct, or a CPU share below half the run's median);
+ * they do not adjust the estimate: a CUPED-like adjustment was not shown to
+ * keep the gates, so none is made.
  */
 struct verdict2_arm {
 	char name[VERDICT_NAME_MAX];
@@ -473,9 +612,11 @@ struct verdict2_arm {
 	double primary[VERDICT2_ROUNDS_MAX];
 	bool has_cost[VERDICT2_COSTS];
 	double cost[VERDICT2_COSTS][VERDICT2_ROUNDS_MAX];
+	double cpu_pressure_pct[VERDICT2_ROUNDS_MAX];
+	double cpu_share[VERDICT2_ROUNDS_MAX];
 };
 
-/* About 72 KiB: static or heap. Primary values must be > 0 where OK. */
+/* About 80 KiB: static or heap. Primary values must be > 0 where OK. */
 struct verdict2_input {
 	enum verdict_metric metric;
 	char metric_name[VERDICT_NAME_MAX];
@@ -484,62 +625,84 @@ struct verdict2_input {
 	struct verdict2_arm arms[VERDICT_ARMS_MAX];
 };
 
+/* Zero in and mark every covariate unknown (NAN). */
+void verdict2_input_clear(struct verdict2_input *in);
+
 /*
- * The plan, fixed before the first round: looks after rounds[0] < ... <
- * rounds[n_looks - 1] (the maximum), one-sided overall alpha, split by
- * Bonferroni over n_candidates (arms - 1). z_bound[i] are the Lan-DeMets
- * O'Brien-Fleming bounds at information fraction rounds[i] / rounds[last]
- * for alpha / n_candidates; nominal_p[i] = 1 - Phi(z_bound[i]) is the
- * one-sided p a candidate must beat at look i. A fixed design (--reps N) is
- * the single look { N }.
+ * The plan, fixed before the first round. Looks after rounds[0] < ... <
+ * rounds[n_looks - 1]. When the design was truncated (a time budget, or an
+ * administrative stop when time ran out), planned[] holds the looks first
+ * planned: the looks before the last keep the bounds they had in the
+ * planned design, and the last look spends what is left, so that the bounds
+ * of looks already taken never change. frac[i] is the share of the speed
+ * path's, the guardrails' and the harm veto's alpha spent by look i
+ * (stats_hsd_spend of rounds[i] / planned last at VERDICT2_GAMMA, and 1 at
+ * the last look); frac_fail[i] the same for the failure test and the OOM
+ * veto at VERDICT2_FAIL_GAMMA. bound[i] is the speed bound on the largest candidate
+ * t with all pairs complete; nominal_p[i] its least-favourable tail for one
+ * candidate, the level a candidate with fewer pairs is held to (the bound is
+ * then the quantile of the null at its pair count: nominal-p transfer).
  */
 struct verdict2_design {
 	size_t n_looks;
 	unsigned rounds[VERDICT2_LOOKS_MAX];
+	size_t n_planned;
+	unsigned planned[VERDICT2_LOOKS_MAX];
 	size_t n_candidates;
-	double alpha;			/* overall one-sided false-change bound */
-	double alpha_each;		/* alpha / n_candidates */
-	double z_bound[VERDICT2_LOOKS_MAX];
+	double alpha;			/* the run's one-sided false-change bound, both paths */
+	double alpha_speed;		/* (1 - VERDICT2_FAIL_SHARE) alpha, all candidates */
+	double alpha_fail_each;		/* VERDICT2_FAIL_SHARE alpha / candidates */
+	double gamma;
+	double frac[VERDICT2_LOOKS_MAX];
+	double frac_fail[VERDICT2_LOOKS_MAX];	/* the same for the failure test and the OOM veto */
+	double bound[VERDICT2_LOOKS_MAX];
 	double nominal_p[VERDICT2_LOOKS_MAX];
+	double min_effect_pct;		/* of the plan: power and "needs" filter on it */
+	uint64_t key;			/* the Monte-Carlo cache key of this design */
 };
 
-/* The default schedule 5, 10, 15, 20, 25 rounds at alpha 0.025. */
-#define VERDICT2_DEFAULT_LOOKS	{ 5, 10, 15, 20, 25 }
-#define VERDICT2_DEFAULT_N_LOOKS 5
-
 /*
- * -EINVAL unless 1 <= n_looks <= VERDICT2_LOOKS_MAX, rounds strictly
- * increasing with 2 <= rounds[0] and rounds[last] <= VERDICT2_ROUNDS_MAX,
- * n_candidates >= 1 and 0 < alpha < 0.5.
+ * A design: looks rounds[0..n_looks), n_candidates + 1 arms, the run's
+ * alpha. Computes the bounds (about 0.3 s for the default design on one
+ * core the first time; designs are cached in memory by their key for the
+ * life of the process). min_effect_pct is set to 2. -EINVAL unless 1 <=
+ * n_looks <= VERDICT2_LOOKS_MAX, rounds strictly increasing with 2 <=
+ * rounds[0] and rounds[last] <= VERDICT2_ROUNDS_MAX, 1 <= n_candidates <
+ * VERDICT_ARMS_MAX and 0 < alpha < 0.5; -ENOMEM.
  */
 int verdict2_design_init(struct verdict2_design *d, const unsigned *rounds,
 			 size_t n_looks, size_t n_candidates, double alpha,
 			 struct st_err *e);
 
 /*
+ * End design d at round r (2 <= r; a budget that keeps fewer looks, or an
+ * administrative stop): its looks before r are kept with their bounds, a
+ * final look at r spends what is left of every path's alpha. r at or
+ * beyond the last look changes nothing. Truncating twice keeps the first
+ * planned design. Same errors as verdict2_design_init().
+ */
+int verdict2_design_truncate(struct verdict2_design *d, unsigned r, struct st_err *e);
+
+/*
  * Knobs; verdict2_opts_init() sets the defaults shown. The false-change
  * bound (alpha) belongs to the design, fixed before the first round.
- *   min_effect_pct 2    - a gain worth a change; "confirmed" only when the
- *                         CI's lower bound clears it; KEEP early when every
- *                         candidate's one-sided 97.5 % upper bound is below.
- *   guard_margin_pct 25 - a cost may rise at most this much: its one-sided
- *                         (1 - guard_alpha) upper bound must be below it.
- *   guard_alpha 0.05
+ *   min_effect_pct 2    - the smallest estimated gain worth a change: a
+ *                         filter on the estimate, not a test; "confirmed"
+ *                         when the interval's lower bound clears it too.
+ *                         KEEP early when every candidate's one-sided
+ *                         97.5 % upper bound is below it.
+ *   guard_margin_pct 25 - a cost may rise at most this much: its upper
+ *                         bound must be within it (speed path).
+ *   guard_alpha 0.05    - over the whole design, per guardrail.
  *   guard_mask          - CPU per op, PSI some, zswpout, p99 latency.
- *   ni_margin_pct 5     - the OOM path: a candidate may be this much worse
- *                         on the primary metric (lower bound) and still
- *                         replace a baseline that is OOM-killed more often.
- *   oom_veto_alpha 0.05 - a candidate OOM-killed more often than the
- *                         baseline (one-sided Fisher p below) is vetoed.
+ *   ni_margin_pct 5     - the failure path's harm veto: a candidate shown
+ *                         more than this much slower is not changed to.
+ *   oom_veto_alpha 0.05 - a candidate that fails credibly more often than
+ *                         the baseline (sequential sign test) is vetoed.
  *   invalid_frac 0.5    - every arm failing (not OK) in at least this
  *                         fraction of its trials makes the probe invalid.
- *   impute_factor 1.25  - a failed trial counts as the worst OK value of
- *                         the run made this much worse (divided for
- *                         higher-is-better, multiplied otherwise). In the
- *                         simulator (tests/sim) 1.05 gave more power under
- *                         2 % OOM kills (71 % vs 59 % for +5 %) but an A/A
- *                         false-change rate of 2.95 % on 2 000 probes, above
- *                         the 2.5 % bound; 1.25 stays below it.
+ *   busy_psi_pct 10     - a trial during which the host's CPU pressure
+ *                         ("some") was at or above this is flagged busy.
  */
 struct verdict2_opts {
 	double min_effect_pct;
@@ -549,7 +712,7 @@ struct verdict2_opts {
 	double ni_margin_pct;
 	double oom_veto_alpha;
 	double invalid_frac;
-	double impute_factor;
+	double busy_psi_pct;
 };
 
 void verdict2_opts_init(struct verdict2_opts *o);
@@ -562,52 +725,81 @@ enum verdict2_decision {
 	VERDICT2_STOP_INVALID,		/* every arm fails often: raise the limit */
 };
 
+/* Which endpoint makes a candidate eligible for a change. */
+enum verdict2_path {
+	VERDICT2_PATH_NONE = 0,
+	VERDICT2_PATH_SPEED,		/* faster, shown */
+	VERDICT2_PATH_FAILURE,		/* the baseline fails credibly more often */
+};
+
 enum verdict2_guard_status {
 	VERDICT2_GUARD_UNUSED = 0,	/* not in the mask or not measured */
 	VERDICT2_GUARD_SHOWN,		/* upper bound of the rise within the margin */
-	VERDICT2_GUARD_NOT_SHOWN,	/* too few rounds or too noisy to show it */
+	VERDICT2_GUARD_NOT_SHOWN,	/* too few rounds or too noisy to rule a rise out */
 	VERDICT2_GUARD_HARM,		/* lower bound of the rise above the margin */
 	VERDICT2_GUARD_UNAVAILABLE,	/* zero counts: a ratio cannot be formed */
+	VERDICT2_GUARD_NOT_COMPARABLE,	/* fewer than 2 rounds both arms completed */
 };
 
 struct verdict2_guard {
 	enum verdict2_guard_status status;
 	size_t n;			/* paired OK rounds */
 	double rise_pct;		/* point estimate, + = costs more */
-	double ucb_pct;			/* one-sided (1 - guard_alpha) upper bound */
+	double ucb_pct, lcb_pct;	/* bounds at this look's guard level */
+	double level;			/* one-sided level of this look */
 };
 
 /*
- * Per arm. Counts cover rounds [0, n_rounds). For candidates: d_r is the
- * direction-signed log-ratio (positive = better) of the round's primary
- * values after imputation; paired is false when some round misses a trial
- * of this arm or the baseline, and the comparison is then Welch on the
- * signed logs. effect_pct = exp(mean) - 1 (higher-is-better) or
- * 1 - exp(-mean) (lower-is-better: a reduction), both "positive = better".
- * ci_*_pct is the repeated confidence interval at this look's bound
- * (mean -+ t_bound se), so lcb > 0 is exactly crossing the efficacy bound;
- * ucb97_pct the one-sided 97.5 % fixed-sample upper bound used for
- * futility. need_pct is the smallest observed effect that would cross now
- * (what it would take to stop). p_one is the fixed-sample one-sided p.
+ * Per arm. Counts cover rounds [0, n_rounds). For a candidate:
+ * Failures: fail_* is the arm's failure rate (OOM, timeout, failed) over
+ * its trials with a 95 % Clopper-Pearson interval (also for the baseline);
+ * disc_won / disc_lost count the rounds where the baseline failed and this
+ * arm completed / the reverse; fail_shown: the sequential sign test shows
+ * the baseline failing more often (p_fail_stage its stagewise p); oom_vetoed:
+ * the same test the other way, at oom_veto_alpha, shows this arm failing
+ * more often.
+ * Speed, on the n rounds both completed (compared when n >= 2): d_r the
+ * direction-signed log-ratio (positive = better); mean_log, sd_log, rho,
+ * vif, se_log, t as in stats_robust_t(); t_bound this look's bound at n
+ * pairs and nominal_p its level. effect_pct and its interval are on the
+ * speed-up scale exp(mean) - 1 (positive = better, never below -100 %:
+ * for a lower-is-better metric, baseline / candidate - 1); ratio_* is the
+ * metric's own candidate / baseline - 1 (for wall time, negative is
+ * better). Intervals are repeated confidence intervals at the look's bound
+ * (mean -+ t_bound se), so a lower bound above 0 is crossing. ucb97_pct is
+ * the one-sided 97.5 % upper bound (futility); need_pct the smallest
+ * estimated effect that would cross now. worse_than_ni: the upper bound of
+ * the effect, at this look's guard level, is below -ni_margin_pct.
+ * Set by verdict2_finish(): adj_*, for the arm changed to by speed at a
+ * look before the design's last, the median-unbiased estimate (stagewise
+ * ordering) and its 95 % interval (adjusted false otherwise); p_stage
+ * the stagewise p-value of "no gain" (replications pool it); p_one the
+ * fixed-sample one-sided p (least-favourable null, for reference); and
+ * n_outliers.
  */
 struct verdict2_arm_result {
 	size_t n_ok, n_oom, n_timeout, n_failed, n_missing;
+	double fail_rate, fail_lo, fail_hi;
+	unsigned disc_won, disc_lost;
+	bool fail_shown, oom_vetoed;
+	double p_fail_stage;
 	bool compared;
-	bool paired;
-	size_t n;			/* pairs (or min arm size when unpaired) */
-	double mean_log, sd_log, se_log, df, t, p_one;
-	double t_bound;
-	double effect_pct, ci_low_pct, ci_high_pct, ucb97_pct, need_pct;
-	bool crosses;			/* efficacy bound crossed */
+	size_t n;
+	double mean_log, sd_log, rho, vif, se_log, t, p_one;
+	double t_bound, nominal_p;
+	double effect_pct, ci_low_pct, ci_high_pct;
+	double ratio_pct, ratio_lo_pct, ratio_hi_pct;
+	double ucb97_pct, need_pct;
+	bool crosses;			/* t above the bound */
 	bool min_effect_confirmed;	/* ci_low_pct >= min_effect_pct */
 	bool futile;			/* ucb97_pct < min_effect_pct */
+	bool worse_than_ni;
+	enum verdict2_path path;	/* eligible for a change by this endpoint */
+	bool adjusted;
+	double adj_effect_pct, adj_ci_low_pct, adj_ci_high_pct;
+	double p_stage;
 	size_t n_outliers;		/* |modified z| > 3.5 among d_r, kept */
-	double p_oom_base_worse;	/* Fisher: baseline OOM-killed more */
-	double p_oom_worse;		/* Fisher: this arm OOM-killed more */
-	bool oom_vetoed;
-	bool ni_shown;			/* OOM path: non-inferior on OK pairs */
-	double ni_lcb_pct;
-	bool oom_path;			/* eligible because the baseline dies */
+	size_t n_busy;			/* paired rounds with a trial flagged busy */
 	struct verdict2_guard guard[VERDICT2_COSTS];
 	bool guard_harm, guard_not_shown;
 };
@@ -616,13 +808,16 @@ struct verdict2_result {
 	enum verdict2_decision decision;
 	int chosen;			/* CHANGE: the arm; KEEP: baseline; else -1 */
 	int baseline;
+	enum verdict2_path path;	/* of the change */
 	size_t look;			/* as given */
 	bool last_look;
 	size_t n_rounds;
-	double false_change_bound;	/* design alpha */
+	double false_change_bound;	/* the design's alpha */
 	double sd_log;			/* pooled sd of d_r over candidates, NAN if none */
-	double power_min_effect;	/* verdict2_power() at min_effect_pct, sd_log;
-					 * computed when the look stops, else NAN */
+	double rho;			/* the pooled lag-1 autocorrelation used */
+	double power_min_effect;	/* verdict2_finish(): KEEP/INCONCLUSIVE only, else NAN */
+	double effect_80_pct;		/* the same: the gain found 80 % of the time */
+	size_t n_busy_rounds;		/* rounds with a trial flagged busy */
 	size_t n_arms;
 	struct verdict2_arm_result arms[VERDICT_ARMS_MAX];
 	size_t n_reasons;
@@ -630,49 +825,63 @@ struct verdict2_result {
 };
 
 /*
- * Judge the data at look `look` (0-based index into d->rounds) of design d.
- * in->n_rounds is normally d->rounds[look]; the bound of the look is used
- * whatever it is. Decision:
- *   INVALID  every arm failed (not OK) in >= invalid_frac of its trials;
- *   CHANGE   the candidate with the largest effect among those that cross
- *            the efficacy bound (or, OOM path, whose baseline is OOM-killed
- *            credibly more often - Fisher p below nominal_p[look] - while
- *            the candidate is non-inferior within ni_margin_pct on rounds
- *            both completed), not OOM-vetoed, with no guardrail in harm
- *            and every guardrail shown (a guardrail not shown means
- *            CONTINUE, or INCONCLUSIVE at the last look);
- *   KEEP     every candidate futile or vetoed; at the last look also when
- *            none crossed and all are futile;
+ * Judge the data at look `look` of design d (in->n_rounds is normally
+ * d->rounds[look]; the look's bounds are used whatever it is). Decision:
+ *   INVALID      every arm failed (not OK) in >= invalid_frac of its trials;
+ *   CHANGE       to the eligible candidate (see the section's comment) with
+ *                the largest speed effect (a candidate without one last);
+ *   KEEP         every candidate ruled out: futile on speed without an edge
+ *                in failures, OOM-vetoed, a cost shown in harm, or shown
+ *                worse than the non-inferiority margin;
  *   INCONCLUSIVE at the last look otherwise; CONTINUE before it.
- * opts NULL = defaults. -EINVAL for no or several baselines, a look out of
- * range, n_rounds above VERDICT2_ROUNDS_MAX, n_arms - 1 not equal to
- * d->n_candidates, non-finite or non-positive primary values in OK rounds.
+ * opts NULL = defaults. Only what the decision needs is computed: call
+ * verdict2_finish() for what a report shows. -EINVAL for no or several
+ * baselines, a look out of range, n_rounds above VERDICT2_ROUNDS_MAX,
+ * n_arms - 1 not d->n_candidates, non-finite or non-positive primary values
+ * in OK rounds, bad options.
  */
 int verdict2_look(const struct verdict2_design *d, size_t look,
 		  const struct verdict2_input *in, const struct verdict2_opts *opts,
 		  struct verdict2_result *out, struct st_err *e);
 
 /*
- * Approximate power of design d to change to one candidate whose true gain
- * is effect_pct, when d_r has standard deviation sd_log: the probability
- * that Z_k ~ N(log(1 + effect) sqrt(rounds_k) / sd_log, 1) crosses
- * z_bound by the last look (normal approximation; the t bounds used in
- * verdict2_look() cost a little power at the first looks). NAN on bad input.
+ * What a report of a judged look shows beyond the decision: the stagewise
+ * p-values, fixed-sample p and outliers of every compared candidate; the
+ * bias-adjusted estimate of a change by speed at an early stop; for KEEP
+ * and INCONCLUSIVE the
+ * simulated power for the minimum effect and the gain found 80 % of the
+ * time at the variation seen (with their reason line). r must come from
+ * verdict2_look() on the same d, look, in and opts. -EINVAL on mismatch.
+ */
+int verdict2_finish(const struct verdict2_design *d, const struct verdict2_input *in,
+		    const struct verdict2_opts *opts, struct verdict2_result *r, struct st_err *e);
+
+/*
+ * Only the stagewise p-values of r's candidates (what a replication pools,
+ * verdict2_rep_arm_of()), without the rest of verdict2_finish(). -EINVAL on
+ * a look outside d.
+ */
+int verdict2_stage_pvalues(const struct verdict2_design *d, struct verdict2_result *r,
+			   struct st_err *e);
+
+/*
+ * Power of design d's speed path to change to one candidate whose true gain
+ * is effect_pct when the per-round log-ratio has standard deviation sd_log,
+ * the other candidates equal to the baseline and rounds independent:
+ * the real rule (bounds, the minimum-effect filter, futility stops) on
+ * 20 000 simulated probes with common random numbers. NAN on bad input.
  */
 double verdict2_power(const struct verdict2_design *d, double effect_pct, double sd_log);
 /*
- * The smallest gain (percent) design d finds with the given power (e.g.
- * 0.8) at sd_log: verdict2_power() inverted by bisection on the log-ratio,
- * to 1e-5 there. NAN on bad input or beyond +2 000 000 %.
+ * The smallest gain (percent, never below d->min_effect_pct) found with the
+ * given power at sd_log by verdict2_power(), by bisection to 0.01 % of
+ * the log-ratio. NAN on bad input or beyond +100 000 %.
  */
 double verdict2_effect_for_power(const struct verdict2_design *d, double power, double sd_log);
 
 /*
- * Random-effects pooling of runs of the same recipe: y[i] the per-run log
- * effect (verdict2_arm_result.mean_log) and v[i] its variance (se_log^2).
- * Thin wrapper over stats_pool_dl() at level 0.95 that reports the pooled
- * effect in percent (exp - 1), so re-running until one run says CHANGE
- * pools every run instead of keeping the lucky one.
+ * Random-effects pooling of runs of the same recipe for display: y[i] the
+ * per-run log effect and v[i] its variance; the pooled effect in percent.
  */
 struct verdict2_pooled {
 	struct stats_pool pool;
@@ -682,34 +891,48 @@ struct verdict2_pooled {
 int verdict2_pool_runs(const double *y, const double *v, size_t k,
 		       struct verdict2_pooled *out, struct st_err *e);
 
+/*
+ * The null distribution of the robust statistic (advisor/verdict-mc.c):
+ * the least favourable, over AR(1) rho 0, 0.3 and 0.5 per arm, of the
+ * (1 - p) quantile of one candidate's t at n complete pairs with n_arms
+ * arms (VERDICT2_MC_PATHS paths per rho, seed VERDICT2_MC_SEED; cached).
+ * Kept exactly for p <= 0.05, interpolated beyond. NAN on bad input
+ * (n < 2, n > VERDICT2_ROUNDS_MAX, n_arms < 2, p outside (0, 1)).
+ */
+double verdict2_null_quantile(size_t n_arms, size_t n, double p);
+/* The least-favourable tail P(T >= t) of the same; NAN on bad input. */
+double verdict2_null_tail(size_t n_arms, size_t n, double t);
+
 /* ======================================================================
  * Replications of one recipe (advisor/verdict-rep.c)
  *
- * A probe can be re-run. Judged alone, every run has the design's
+ * A probe can be re-run. Judged alone every run has its design's
  * false-change rate, so an operator who re-runs until one run says CHANGE
- * finds one with probability near 1 - (1 - alpha)^K. The replication rule:
- * the first run of a recipe is judged alone at the design's alpha; the k-th
- * run (k >= 2) is judged on the evidence of all k runs pooled
- * (DerSimonian-Laird over the per-run log effects) at one-sided
- * verdict2_rep_alpha(alpha, k) = alpha * 2^-(k+3), Bonferroni over
- * candidates. By the union bound an operator who re-runs for ever says
- * CHANGE falsely with probability at most alpha (1 + 1/32 + 1/64 + ...) =
- * 1.0625 alpha (2.66 % at the default 2.5 %). The first run keeps the whole
- * design alpha (its power is the design's), so the replications get only a
- * sliver: in the simulator's "persistent operator" scenario (tests/sim, 5
- * runs, stop at the first CHANGE) alpha 2^-(k+1) and 2^-(k+2) gave 2.87 %
- * and 2.76 % false changes at CV 5 % (CP95 upper bound above 3 %), 2^-(k+3)
- * 2.64 % (2.92 %), against 11.5 % for runs judged alone; the first run alone
- * is ~2.5 %. A real +5 % is still found within 5 runs 99 % of the time.
+ * would find one with probability near 1 - (1 - alpha)^K. The rule: the
+ * k-th run of a recipe gets the share verdict2_rep_alpha(alpha, k) of the
+ * plan's alpha - alpha (1 - 2^-4) for the first run (its own design's
+ * alpha), alpha 2^-(k+3) for run k >= 2 - so that the shares over any
+ * number of runs sum to at most alpha. Run k >= 2 is judged on all k runs:
+ * per candidate, Stouffer's combination of each run's exact stagewise
+ * p-value (speed, and failures separately), weighted by the square root of
+ * the run's planned rounds (fixed before its data, not by where it
+ * stopped); runs aborted before their first look count (they take a share)
+ * and contribute z = 0 with their weight. Of run k's share, the pooled
+ * speed test gets (1 - VERDICT2_FAIL_SHARE) and the pooled failure test the
+ * rest, each split over the candidates (Bonferroni).
  * ====================================================================== */
 
 #define VERDICT2_REPS_MAX	32
 
 /* One arm of one earlier (or the latest) run, as judged alone. */
 struct verdict2_rep_arm {
-	bool compared;			/* the run had an estimate for this arm */
-	double mean_log, se_log, df;	/* verdict2_arm_result: signed, + = better */
-	unsigned n_oom, n_trials;	/* OOM kills and trials run (OK or not) */
+	bool compared;			/* the run had a speed estimate for this arm */
+	bool aborted;			/* the run stopped before its first look */
+	double weight;			/* sqrt(planned last-look rounds) of the run */
+	double p_stage;			/* speed: stagewise p of "no gain" (1 if none) */
+	double p_fail_stage;		/* failures: stagewise p of "baseline fails more" */
+	double mean_log, se_log;	/* for the pooled display estimate */
+	bool fail_counted;		/* the run had rounds with outcomes for it */
 };
 
 /*
@@ -726,48 +949,60 @@ struct verdict2_rep_input {
 };
 
 struct verdict2_rep_arm_result {
-	size_t n_runs;			/* runs with an estimate, pooled */
-	struct verdict2_pooled pooled;	/* 95 % interval, effect in the metric's direction */
-	double z, p_one;		/* pooled one-sided test of "no gain" */
-	double ci_low_pct;		/* lower bound at the run's alpha_k */
-	bool crosses;			/* p_one < alpha_each and effect >= min effect */
+	size_t n_runs;			/* runs with a speed estimate, pooled */
+	struct verdict2_pooled pooled;	/* 95 % interval, effect + = better (display) */
+	double z, p_one;		/* Stouffer, speed */
+	double z_fail, p_fail;		/* Stouffer, failures */
+	double ci_low_pct;		/* pooled lower bound at the run's alpha_k */
+	bool crosses;			/* speed: p_one < alpha_each and effect >= min effect */
 	bool min_effect_confirmed;	/* ci_low_pct >= min effect */
 	bool futile;			/* one-sided 97.5 % upper bound < min effect */
-	double p_oom_base_worse;	/* Fisher on the summed OOM counts */
-	bool oom_path;			/* baseline OOM-killed credibly more, summed */
+	bool fail_shown;		/* failures: p_fail < fail share of alpha_k / candidates */
 };
 
 struct verdict2_rep_result {
 	size_t k;
 	double alpha_k;			/* this run's one-sided false-change share */
-	double alpha_each;		/* alpha_k / candidates */
+	double alpha_each;		/* speed: (1 - fail share) alpha_k / candidates */
+	double alpha_fail_each;		/* failures: fail share alpha_k / candidates */
 	enum verdict2_decision decision;
 	int chosen;
+	enum verdict2_path path;
 	bool overrode;			/* decision differs from the run's own */
 	size_t n_arms;
 	struct verdict2_rep_arm_result arms[VERDICT_ARMS_MAX];
 	char reason[VERDICT_REASON_LEN];	/* the pooled headline */
 };
 
-/* alpha for the k-th run of a recipe (k >= 1): alpha, then alpha * 2^-(k+3). NAN for k 0. */
+/* alpha for the k-th run of a recipe: alpha (1 - 2^-4), then alpha 2^-(k+3). NAN for k 0. */
 double verdict2_rep_alpha(double alpha, size_t k);
 
 /*
+ * The per-run figures of candidate i of a run judged alone (verdict2_look()
+ * then verdict2_finish() or verdict2_stage_pvalues()), for a later pooling. planned_rounds: the last
+ * look of the run's plan as planned. A run that never reached a look: give
+ * r NULL (aborted: z = 0, with its weight).
+ */
+void verdict2_rep_arm_of(const struct verdict2_result *r, size_t i, unsigned planned_rounds,
+			 struct verdict2_rep_arm *out);
+
+/*
  * Judge the latest of k runs of a recipe on the pooled evidence. own is the
- * latest run judged alone (verdict2_look()), whose guardrails and OOM veto
- * still bind: a candidate vetoed in the latest run cannot be chosen. With
- * k == 1 the decision is own's. Otherwise:
+ * latest run judged alone (verdict2_look(), verdict2_finish()), whose
+ * guardrails, harm and OOM vetoes still bind. alpha is the plan's (the
+ * whole budget over all runs). With k == 1 the decision is own's.
+ * Otherwise:
  *   INVALID       when own is INVALID;
- *   CHANGE        to the candidate with the largest pooled effect among those
- *                 whose pooled test crosses at alpha_each (or whose baseline
- *                 is OOM-killed credibly more often over all k runs - Fisher
- *                 p below alpha_each - while own shows non-inferiority), not
- *                 OOM-vetoed, no guardrail in harm or not shown in own;
- *   KEEP          when own says KEEP, or every candidate is pooled-futile or
+ *   CHANGE        to the candidate with the largest pooled effect among
+ *                 those whose pooled speed test crosses (with own's
+ *                 guardrails shown) or whose pooled failure test shows the
+ *                 baseline failing more (with own's harm vetoes clear), not
  *                 vetoed in own;
+ *   KEEP          when own says KEEP, or every candidate is pooled-futile
+ *                 without a failure edge, or vetoed in own;
  *   INCONCLUSIVE  otherwise (in particular when own alone says CHANGE).
- * min_effect_pct as in the plan. -EINVAL for k outside 1..VERDICT2_REPS_MAX,
- * arms not matching own, a bad alpha.
+ * -EINVAL for k outside 1..VERDICT2_REPS_MAX, arms not matching own, a bad
+ * alpha.
  */
 int verdict2_replicate(const struct verdict2_rep_input *in, const struct verdict2_result *own,
 		       double alpha, double min_effect_pct, struct verdict2_rep_result *out,
@@ -775,6 +1010,7 @@ int verdict2_replicate(const struct verdict2_rep_input *in, const struct verdict
 
 const char *verdict2_decision_name(enum verdict2_decision d);
 const char *verdict2_guard_status_name(enum verdict2_guard_status s);
+const char *verdict2_path_name(enum verdict2_path p);
 const char *verdict_outcome_name(enum verdict_outcome o);
 
 /* ======================================================================

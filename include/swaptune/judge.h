@@ -15,26 +15,55 @@
 #include "swaptune/advisor.h"
 #include "swaptune/err.h"
 
-/* The analysis plan (params "plan" of a probe run). */
+/*
+ * The analysis plan (params "plan" of a probe run). looks[] are the looks
+ * of the design as it stands; when it was truncated (a time budget fixed
+ * after the warm-up, or an administrative stop when time ran out),
+ * planned[] holds the looks first planned (n_planned > 0): the looks before
+ * the last keep the bounds they had in that design and the last look spends
+ * what is left (verdict2_design_truncate()). alpha is the false-change
+ * bound over every run of the recipe: a run alone is judged at
+ * verdict2_rep_alpha(alpha, 1).
+ */
 struct judge_plan {
 	bool recorded;			/* false: not stored (an older run) */
 	bool sequential;		/* looks at several rounds; false = fixed --reps */
 	size_t n_looks;
 	unsigned looks[VERDICT2_LOOKS_MAX];
-	double alpha;			/* one-sided false-change bound of the whole design */
-	double min_effect_pct;
+	size_t n_planned;		/* 0: never truncated */
+	unsigned planned[VERDICT2_LOOKS_MAX];
+	double alpha;			/* one-sided false-change bound over all runs of the recipe */
+	double min_effect_pct;		/* the smallest estimated gain worth a change */
 	char baseline[VERDICT_NAME_MAX];
 };
 
-/* The default plan: sequential looks 5/10/15/20/25, alpha 0.025, 2 %. */
+/* The default plan: sequential looks VERDICT2_DEFAULT_LOOKS, alpha 0.025, 2 %. */
 void judge_plan_default(struct judge_plan *p);
 /* The plan of a fixed design of n rounds (--reps N, or a run without a plan). */
 void judge_plan_fixed(struct judge_plan *p, unsigned n);
-/* Keep the looks at or below max_rounds, ending on max_rounds (a time budget). */
+/*
+ * The design now ends at round max_rounds: the looks below it are kept, a
+ * last look at max_rounds spends what is left (nothing changes when
+ * max_rounds is at or beyond the last look). The looks first planned are
+ * recorded on the first truncation, so that looks already taken keep their
+ * bounds: the same call serves a budget before any measured trial and an
+ * administrative stop after some looks.
+ */
 void judge_plan_truncate(struct judge_plan *p, unsigned max_rounds);
 /* From a run's params JSON ("plan"); recorded = false when absent. */
 void judge_plan_from_params(const char *params_json, struct judge_plan *p);
 cJSON *judge_plan_json(const struct judge_plan *p);
+
+/*
+ * The design a plan is judged by, for n_candidates (arms - 1): a run alone
+ * gets the first run's share of the plan's alpha (verdict2_rep_alpha(alpha,
+ * 1)); a truncated plan is its planned design truncated at its last look;
+ * d->min_effect_pct is the plan's. For the probe's plan: the bounds, and
+ * verdict2_effect_for_power(d, 0.8, sd) for what a budget can answer.
+ * Errors of verdict2_design_init().
+ */
+int judge_plan_design(const struct judge_plan *p, size_t n_candidates,
+		      struct verdict2_design *d, struct st_err *e);
 
 /* The outcome of judging a run. */
 struct judgement {
@@ -44,8 +73,8 @@ struct judgement {
 	size_t look;			/* index into plan.looks */
 	bool exploratory;		/* judged with other values than the plan's */
 	char exploratory_why[160];
-	struct verdict2_result r2;
-	double effect_80_pct;		/* the gain found with 80 % power at r2.sd_log, NAN if none */
+	struct verdict2_result r2;	/* verdict2_look() then verdict2_finish() */
+	double effect_80_pct;		/* r2.effect_80_pct: KEEP and INCONCLUSIVE only, else NAN */
 };
 
 /*
@@ -55,7 +84,9 @@ struct judgement {
  * a baseline other than the plan's (name given in baseline_used). The
  * result is also written into v in the shape of verdict_compute()'s, so that
  * renderers and commands built on it keep working: status per arm, effect
- * and interval, reasons (the sequential verdict's, first the headline).
+ * (positive = better, on the speed-up scale exp(mean log-ratio) - 1, which
+ * never passes -100 %) and interval, reasons (the sequential verdict's,
+ * first the headline, which states the metric's own ratio and direction).
  * Runs that did not reach the first look, or have fewer than 2 rounds, are
  * INCONCLUSIVE with the reason. -EINVAL for a malformed input.
  */

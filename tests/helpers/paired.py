@@ -1,70 +1,75 @@
 #!/usr/bin/env python3
 """paired.py - an independent reference for the sequential verdict's numbers
-on a run judged as a fixed design (one look), standard library only, for the
-command tests. Reads "arm round status value" lines (measured trials; value
-"-" when the trial has none) on stdin; argv: baseline arm, "higher" or
-"lower", the one-sided alpha of the design (0.025). For every other arm it
-prints
+(v3, advisor/verdict-seq.c), standard library only, for the command tests.
+Reads "arm round status value" lines (measured trials; value "-" when the
+trial has none) on stdin; argv: baseline arm, "higher" or "lower". For
+every other arm it prints
 
-    name effect_pct ci_low_pct ci_high_pct p_one
+    name effect_pct mean_log se_log pairs rounds
 
-the way advisor/verdict-seq.c defines them: failed, OOM-killed and timed-out
-trials count as the worst completed value of the run made 25 % worse; per
-round the direction-signed log ratio candidate/baseline, a paired t when
-every round has both arms (else Welch on the signed logs); the bound of a
-single look is the t quantile at 1 - alpha / candidates; effect = exp(m) - 1
-(higher is better) or 1 - exp(-m) (lower is better), in percent.
+the way advisor.h defines them: only rounds where the arm and the baseline
+both completed ("ok") are compared (failures are their own endpoint, never
+a speed); d = direction-signed log ratio candidate/baseline; the lag-1
+autocorrelation pooled over all arms from round-centred residuals,
+Marriott-Pope corrected and clipped to [0, 0.9] (0 under 4 rounds); the
+AR(1) variance factor f and the bias of the variance g = (n - f)/(n - 1);
+se = sqrt(sd^2 / g * f / n); effect = exp(mean) - 1 in percent (positive
+is better: for a lower-is-better metric, baseline / candidate - 1). The
+bound is calibrated by Monte Carlo and is not recomputed here: the test
+checks the interval against it.
 """
 import math
 import statistics
 import sys
 
-sys.path.insert(0, __import__("os").path.dirname(__file__))
-from welch import p_two_sided, t_quantile  # noqa: E402
+
+def pooled_rho(logs, rounds):
+    arms = list(logs)
+    n = sum(1 for r in rounds if sum(1 for a in arms if r in logs[a]) >= 2)
+    num = den = 0.0
+    for a in arms:
+        e = {}
+        for r in rounds:
+            if r not in logs[a]:
+                continue
+            s = [logs[b][r] for b in arms if r in logs[b]]
+            if len(s) >= 2:
+                e[r] = logs[a][r] - sum(s) / len(s)
+        if len(e) < 2:
+            continue
+        mu = sum(e.values()) / len(e)
+        for r in e:
+            den += (e[r] - mu) ** 2
+            if r - 1 in e:
+                num += (e[r] - mu) * (e[r - 1] - mu)
+    if n < 4 or den <= 0:
+        return 0.0
+    return min(max((n * num / den + 1) / (n - 3), 0.0), 0.9)
 
 
 def main():
-    base, direction, alpha = sys.argv[1], sys.argv[2], float(sys.argv[3])
-    hb = direction == "higher"
-    trials = {}
+    base, direction = sys.argv[1], sys.argv[2]
+    sign = 1.0 if direction == "higher" else -1.0
+    logs = {}
     for line in sys.stdin:
         arm, rnd, status, value = line.split()
-        trials.setdefault(arm, {})[int(rnd)] = (status, None if value == "-" else float(value))
-    oks = [v for t in trials.values() for s, v in t.values() if s == "ok"]
-    worst = math.log(min(oks) if hb else max(oks))
-    pen = math.log(1.25)
-
-    def slog(status, value):
-        v = math.log(value) if status == "ok" else (worst - pen if hb else worst + pen)
-        return v if hb else -v
-
-    rounds = sorted({r for t in trials.values() for r in t})
-    k = len(trials) - 1
-    for arm in sorted(trials):
+        logs.setdefault(arm, {})
+        if status == "ok":
+            logs[arm][int(rnd)] = sign * math.log(float(value))
+    rounds = sorted({r for t in logs.values() for r in t})
+    rho = pooled_rho(logs, rounds)
+    for arm in sorted(logs):
         if arm == base:
             continue
-        a, b = trials[arm], trials[base]
-        paired = all((r in a) == (r in b) for r in rounds)
-        if paired:
-            d = [slog(*a[r]) - slog(*b[r]) for r in rounds if r in a]
-            m, n = statistics.mean(d), len(d)
-            se = statistics.stdev(d) / math.sqrt(n)
-            df = n - 1
-        else:
-            x = [slog(*a[r]) for r in rounds if r in a]
-            y = [slog(*b[r]) for r in rounds if r in b]
-            vx, vy = statistics.variance(x) / len(x), statistics.variance(y) / len(y)
-            m = statistics.mean(x) - statistics.mean(y)
-            se = math.sqrt(vx + vy)
-            df = (vx + vy) ** 2 / (vx ** 2 / (len(x) - 1) + vy ** 2 / (len(y) - 1))
-        t = m / se
-        p2 = p_two_sided(t, df)
-        p_one = p2 / 2 if t > 0 else 1 - p2 / 2
-        tb = t_quantile(1 - alpha / k, df)
-
-        def eff(v):
-            return 100 * (math.exp(v) - 1) if hb else 100 * (1 - math.exp(-v))
-        print(arm, repr(eff(m)), repr(eff(m - tb * se)), repr(eff(m + tb * se)), repr(p_one))
+        d = [logs[arm][r] - logs[base][r] for r in rounds if r in logs[arm] and r in logs[base]]
+        n = len(d)
+        if n < 2:
+            continue
+        m, sd = statistics.mean(d), statistics.stdev(d)
+        f = 1 + 2 * sum((1 - k / n) * rho ** k for k in range(1, n))
+        g = (n - f) / (n - 1)
+        se = math.sqrt(sd * sd / g * f / n)
+        print(arm, repr(100 * math.expm1(m)), repr(m), repr(se), n, len(rounds))
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ test (t0311). Deterministic: the noise is a fixed pseudo-random sequence.
   runs 5-7  recipe C (anon-runs 64M in 32M): pc0 +10 % in every run
   run 8     recipe A again with other seeds: same as run 3 (the 4th of A)
   run 9     recipe A stopped after 2 rounds, before its first look: no
-            verdict, not a replication
-  run 10    recipe A, as run 3: the 5th of A
+            verdict, but a replication (aborted: it takes a share)
+  run 10    recipe A, as run 3: the 6th of A
+Each run has 10 rounds and a plan with one look at 10.
 """
 import math, random, sqlite3, sys, json
 
@@ -22,17 +23,17 @@ def params(ws, limit, seed):
         "workload": {"name": "anon-runs", "working_set_bytes": ws, "ops": 1000 + seed,
                      "seed": seed, "run_pages": 4},
         "memcg": {"version": 1, "limit_bytes": limit, "limit_mode": "limit_in_bytes"},
-        "method": {"reps": 5, "warmup": True, "adaptive": False, "seed": seed,
+        "method": {"reps": 10, "warmup": True, "adaptive": False, "seed": seed,
                    "duration_cap_s": 0, "min_trial_s": 2, "max_time_s": 180},
         "arm_names": ["pc3", "pc0"], "baseline": "pc3",
-        "plan": {"sequential": True, "looks": [5], "alpha": 0.025, "min_effect_pct": 2,
+        "plan": {"sequential": True, "looks": [10], "alpha": 0.025, "min_effect_pct": 2,
                  "baseline": "pc3"}})
 
 summary = json.dumps({"primary_metric": {"key": "throughput_ops", "name": "throughput",
                                          "higher_is_better": True}})
 arm_id = [0]
 
-def run(rid, ws, limit, effect, sd=0.01, rounds=5):
+def run(rid, ws, limit, effect, sd=0.01, rounds=10):
     db.execute("INSERT INTO runs (id, kind, status, params, summary) VALUES (?, 'probe', 'ok', ?, ?)",
                (rid, params(ws, limit, rid * 7), summary))
     ids = []

@@ -1,28 +1,35 @@
 /*
- * test-verdict-seq.c - advisor/stats-seq.c and advisor/verdict-seq.c: the
- * sequential, paired, outcome-aware verdict, one table or case per rule.
+ * test-verdict-seq.c - advisor/stats-seq.c, advisor/verdict-mc.c and
+ * advisor/verdict-seq.c: the sequential, paired, outcome-aware verdict (v3),
+ * one table or case per rule.
  *
  * Where the expected values come from:
  *  [published] Lan-DeMets O'Brien-Fleming bounds, one-sided alpha 0.025:
  *              K = 5 equally spaced 4.8769 3.3569 2.6803 2.2898 2.0310,
  *              K = 3 3.7103 2.5114 1.9930 (gsDesign sfLDOF / ldbounds);
  *              the fixed OBF constant C(5, 0.05 two-sided) = 2.040
- *              (Jennison & Turnbull 2000, table 2.3), so bounds
- *              2.040 sqrt(5/k) cross with total probability 0.025.
+ *              (Jennison & Turnbull 2000, table 2.3). Clopper-Pearson 5/10
+ *              at 95 %: [0.187086, 0.812914] (Clopper & Pearson 1934 tables).
  *  [hand]      Fisher: C(10,3) C(10,0) / C(20,3) = 120/1140;
  *              (C(10,5) C(10,1) + C(10,6) C(10,0)) / C(20,6) = 2730/38760.
  *              DerSimonian-Laird: y = (0, .3, .6), v = .01 each: Q = 18,
- *              c = 300 - 30000/300 = 200, tau2 = (18 - 2)/200 = 0.08,
- *              se = sqrt(.09/3), I2 = 16/18; y = (.1, .3, 0), v = (.01, .02,
- *              .04): Q = 1.928571 < 2 so tau2 = 0, pooled = 25/175.
- *  [stdlib]    Python 3 standard library: paired log-ratios with
- *              statistics.mean/stdev, the t tail by the power-series
- *              incomplete beta of test-stats.c, t(0.975, 4) = 2.776445105
- *              from the textbook table, NormalDist for normal values:
- *                d = [log(c/b) for c, b in zip(cand, base)]
- *                m, sd = mean(d), stdev(d); se = sd/sqrt(5); t = m/se
- *                effect = expm1(m); ci = expm1(m -+ 2.776445105 se)
- *              power of one look: NormalDist().cdf(log(1.05) * 5 / 0.05 - 1.959964).
+ *              tau2 = 0.08, I2 = 16/18; y = (.1, .3, 0), v = (.01, .02,
+ *              .04): tau2 = 0, pooled = 25/175. Binomial(n, 1/2) tails:
+ *              P(X >= 5 | 5) = 1/32, P(X >= 8 | 10) = 56/1024, P(X >= 9 |
+ *              10) = 11/1024. Clopper-Pearson 0/10: upper 1 - 0.025^(1/10).
+ *              AR(1) variance factor n = 5, rho = .5: 1 + 2 (.4 + .15 +
+ *              .05 + .0125) = 2.225.
+ *  [python]    /usr/bin/python3, statistics module, a direct transcription
+ *              of the definitions in advisor.h (pooled residual
+ *              autocorrelation, Marriott-Pope, AR(1) factor, robust t):
+ *              the 3-arm, 8-round table Y below gives rho 0.830545454545,
+ *              with arm 0 round 4 and arm 2 round 7 missing 0.372863854613;
+ *              candidate 1: mean 0.03625, sd 0.00916125381313, f
+ *              5.2088076421, se 0.0117066657376, t 3.09652644165;
+ *              vif(40, .3) = 1.82653061224; HSD(0.5, -4) = 0.119202922022,
+ *              HSD(0.5, 2) = 0.731058578630.
+ *  [enum]      exact sizes of the sequential sign test by enumerating every
+ *              sign sequence (2^12), computed in the test itself.
  */
 #include <errno.h>
 #include <math.h>
@@ -37,6 +44,7 @@
 #include <cmocka.h>
 
 #include "swaptune/advisor.h"
+#include "../../advisor/verdict-int.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -168,12 +176,213 @@ static void test_pool_dl(void **state)
 	assert_int_equal(stats_pool_dl(y1, bad_v, 3, 0.95, &p, NULL), -EINVAL);
 }
 
+
+static void test_spend_and_vif(void **state)
+{
+	(void)state;
+	assert_close(stats_hsd_spend(0.3, 0.0), 0.3, 1e-15, "gamma 0 is linear");
+	assert_close(stats_hsd_spend(0.5, -4.0), 0.119202922022, 1e-11, "HSD -4");
+	assert_close(stats_hsd_spend(0.5, 2.0), 0.731058578630, 1e-11, "HSD 2");
+	assert_close(stats_hsd_spend(1.0, -4.0), 1.0, 1e-15, "all spent at t = 1");
+	assert_true(isnan(stats_hsd_spend(1.5, 0.0)));
+	assert_close(stats_ar1_mean_vif(5, 0.5), 2.225, 1e-12, "vif(5, .5)");
+	assert_close(stats_ar1_mean_vif(40, 0.3), 1.82653061224, 1e-10, "vif(40, .3)");
+	assert_close(stats_ar1_mean_vif(17, 0.0), 1.0, 0.0, "iid");
+	assert_close(stats_ar1_mean_vif(1, 0.5), 1.0, 0.0, "one value");
+}
+
+static void test_binomial_and_cp(void **state)
+{
+	double lo, hi;
+
+	(void)state;
+	assert_close(stats_binom_half_upper(5, 5), 1.0 / 32, 1e-15, "5 of 5");
+	assert_close(stats_binom_half_upper(8, 10), 56.0 / 1024, 1e-14, "8 of 10");
+	assert_close(stats_binom_half_upper(0, 10), 1.0, 0.0, "x 0");
+	assert_close(stats_binom_half_upper(11, 10), 0.0, 0.0, "x > n");
+	assert_int_equal(stats_clopper_pearson(5, 10, 0.95, &lo, &hi), 0);
+	assert_close(lo, 0.187086, 1e-6, "CP 5/10 low");
+	assert_close(hi, 0.812914, 1e-6, "CP 5/10 high");
+	assert_int_equal(stats_clopper_pearson(0, 10, 0.95, &lo, &hi), 0);
+	assert_close(lo, 0.0, 0.0, "CP 0/10 low");
+	assert_close(hi, 0.30849710781876083, 1e-10, "CP 0/10 high");
+	assert_int_equal(stats_clopper_pearson(10, 10, 0.95, &lo, &hi), 0);
+	assert_close(lo, 0.6915028921812392, 1e-10, "CP 10/10 low");
+	assert_int_equal(stats_clopper_pearson(11, 10, 0.95, &lo, &hi), -EINVAL);
+}
+
+/* [enum] P(reject at look 1 or 2) for the sign test with disc {d1, d2} and crit {c1, c2}. */
+static double enum_size(unsigned d1, unsigned d2, unsigned c1, unsigned c2, unsigned *w2_min)
+{
+	unsigned total = 0, rej = 0;
+
+	for (unsigned s = 0; s < (1u << d2); s++) {
+		unsigned w1 = (unsigned)__builtin_popcount(s & ((1u << d1) - 1));
+		unsigned w2 = (unsigned)__builtin_popcount(s);
+
+		total++;
+		rej += w1 >= c1 || w2 >= c2;
+	}
+	(void)w2_min;
+	return (double)rej / total;
+}
+
+static void test_sign_seq(void **state)
+{
+	struct stats_sign_seq s;
+	unsigned disc[2] = { 5, 10 }, wins[2] = { 5, 9 }, d2[2] = { 6, 12 }, w2[2] = { 6, 6 };
+	double a1[2] = { 0.01, 0.02 }, a2[2] = { 0.02, 0.03 }, one = 0.001;
+	unsigned ten = 10;
+
+	(void)state;
+	assert_int_equal(stats_sign_seq(&ten, &ten, 1, &one, &s, NULL), 0);
+	assert_int_equal(s.crit[0], 10);
+	assert_int_equal(s.rejected_at, 0);
+	assert_close(s.p_stage, 1.0 / 1024, 1e-15, "10 of 10");
+	/* look 1 cannot reject (1/32 > 0.01): its alpha carries to look 2 */
+	assert_int_equal(stats_sign_seq(disc, wins, 2, a1, &s, NULL), 0);
+	assert_int_equal(s.crit[0], 6);
+	assert_int_equal(s.crit[1], 9);
+	assert_int_equal(s.rejected_at, 1);
+	assert_close(s.p_stage, 11.0 / 1024, 1e-14, "stagewise p");
+	assert_close(s.size[1], enum_size(5, 10, 6, 9, NULL), 1e-14, "exact size = enumeration");
+	/* look 1 rejects 6 of 6; look 2's critical count keeps the total within 0.03 */
+	assert_int_equal(stats_sign_seq(d2, w2, 2, a2, &s, NULL), 0);
+	assert_int_equal(s.crit[0], 6);
+	assert_int_equal(s.rejected_at, 0);
+	assert_close(s.size[0], 1.0 / 64, 1e-15, "look 1 size");
+	assert_close(s.size[1], enum_size(6, 12, 6, s.crit[1], NULL), 1e-14, "look 2 size");
+	assert_true(s.size[1] <= 0.03);
+	assert_true(enum_size(6, 12, 6, s.crit[1] - 1, NULL) > 0.03);
+	disc[1] = 4;
+	assert_int_equal(stats_sign_seq(disc, wins, 2, a1, &s, NULL), -EINVAL);
+}
+
+/* [python] the table for the pooled autocorrelation and the robust t */
+static const double Y[3][8] = {
+	{ 0.00, 0.02, 0.05, 0.04, 0.01, -0.02, -0.03, 0.00 },
+	{ 0.03, 0.06, 0.07, 0.08, 0.05, 0.01, 0.02, 0.04 },
+	{ 0.01, 0.00, 0.02, 0.03, 0.00, -0.01, 0.01, 0.02 },
+};
+
+static void test_pooled_rho_and_robust_t(void **state)
+{
+	double y[3 * 8], d[8];
+	bool ok[3 * 8];
+	struct stats_robust_t t;
+	size_t n;
+	double rho;
+
+	(void)state;
+	for (size_t a = 0; a < 3; a++)
+		for (size_t r = 0; r < 8; r++) {
+			y[a * 8 + r] = Y[a][r];
+			ok[a * 8 + r] = true;
+		}
+	rho = stats_pooled_rho(y, ok, 3, 8, 8, &n);
+	assert_int_equal(n, 8);
+	assert_close(rho, 0.830545454545, 1e-10, "pooled rho");
+	for (size_t r = 0; r < 8; r++)
+		d[r] = Y[1][r] - Y[0][r];
+	assert_int_equal(stats_robust_t(d, 8, rho, &t), 0);
+	assert_close(t.mean, 0.03625, 1e-14, "mean");
+	assert_close(t.sd, 0.00916125381313, 1e-12, "sd");
+	assert_close(t.vif, 5.2088076421, 1e-8, "vif");
+	assert_close(t.se, 0.0117066657376, 1e-11, "se");
+	assert_close(t.t, 3.09652644165, 1e-9, "t");
+	ok[0 * 8 + 3] = false;
+	ok[2 * 8 + 6] = false;
+	assert_close(stats_pooled_rho(y, ok, 3, 8, 8, NULL), 0.372863854613, 1e-10, "with gaps");
+	assert_close(stats_pooled_rho(y, ok, 3, 3, 8, &n), 0.0, 0.0, "n < 4: no estimate");
+	assert_int_equal(stats_robust_t(d, 1, 0.0, &t), -EINVAL);
+	assert_int_equal(stats_robust_t(d, 8, 0.95, &t), -EINVAL);
+}
+
+/* The Monte-Carlo kernel computes the same statistic as the functions the verdict uses. */
+static void test_kernel_is_the_statistic(void **state)
+{
+	double z[3 * 12], y[3 * 12], dd[12], t_k[2];
+	bool ok[3 * 12];
+	uint64_t s = 12345;
+
+	(void)state;
+	for (size_t i = 0; i < 3 * 12; i++) {
+		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+		z[i] = ((double)(s >> 11) / 9007199254740992.0 - 0.5) * 3.0;
+	}
+	for (int k = 0; k < 3; k++) {
+		double rho = (const double[]){ 0.0, 0.3, 0.5 }[k], rh;
+		struct stats_robust_t t;
+
+		for (size_t a = 0; a < 3; a++)
+			for (size_t r = 0; r < 12; r++) {
+				y[a * 12 + r] = r == 0 ? z[a * 12] :
+						rho * y[a * 12 + r - 1] + sqrt(1 - rho * rho) * z[a * 12 + r];
+				ok[a * 12 + r] = true;
+			}
+		vmc_kernel_t(3, 12, z, rho, t_k);
+		rh = stats_pooled_rho(y, ok, 3, 12, 12, NULL);
+		for (size_t c = 1; c < 3; c++) {
+			for (size_t r = 0; r < 12; r++)
+				dd[r] = y[c * 12 + r] - y[r];
+			assert_int_equal(stats_robust_t(dd, 12, rh, &t), 0);
+			assert_close(t_k[c - 1], t.t, 1e-5 * (1 + fabs(t.t)), "kernel t");
+		}
+	}
+}
+
+/* ---- the design ---- */
+
+static void test_design_bounds(void **state)
+{
+	unsigned one[] = { 10 }, looks[] = VERDICT2_DEFAULT_LOOKS;
+	struct verdict2_design d, t;
+
+	(void)state;
+	/* one look, one candidate: the bound is the quantile of the null at alpha_speed */
+	assert_int_equal(verdict2_design_init(&d, one, 1, 1, 0.025, NULL), 0);
+	assert_close(d.alpha_speed, 0.8 * 0.025, 1e-15, "speed share");
+	assert_close(d.alpha_fail_each, 0.2 * 0.025, 1e-15, "failure share");
+	assert_close(d.nominal_p[0], d.alpha_speed, 3e-4, "nominal p of a single look");
+	assert_close(verdict2_null_tail(2, 10, d.bound[0]), d.alpha_speed, 2e-3, "marginal agrees");
+	assert_true(d.bound[0] > stats_t_quantile(1 - d.alpha_speed, 9));	/* robust costs */
+	/* the default design: bounds fall, spending in proportion to rounds */
+	assert_int_equal(verdict2_design_init(&d, looks, VERDICT2_DEFAULT_N_LOOKS, 2, 0.025, NULL), 0);
+	for (size_t k = 1; k < d.n_looks; k++) {
+		assert_true(d.bound[k] < d.bound[k - 1]);
+		assert_true(d.frac[k] > d.frac[k - 1]);
+	}
+	assert_close(d.frac[0], 5.0 / 40, 1e-15, "linear spending");
+	assert_close(d.frac[d.n_looks - 1], 1.0, 0.0, "all spent at the last look");
+	/* truncation keeps the bounds of looks before it; the last spends the rest */
+	t = d;
+	assert_int_equal(verdict2_design_truncate(&t, 12, NULL), 0);
+	assert_int_equal(t.n_looks, 3);
+	assert_int_equal(t.rounds[2], 12);
+	assert_int_equal(t.n_planned, d.n_looks);
+	assert_close(t.bound[0], d.bound[0], 0.0, "look 1 kept");
+	assert_close(t.bound[1], d.bound[1], 0.0, "look 2 kept");
+	assert_close(t.frac[2], 1.0, 0.0, "the rest at 12");
+	assert_true(t.bound[2] < d.bound[2]);
+	assert_int_equal(verdict2_design_truncate(&t, 8, NULL), 0);	/* twice: planned stays */
+	assert_int_equal(t.n_looks, 2);
+	assert_close(t.bound[0], d.bound[0], 0.0, "look 1 still kept");
+	t = d;
+	assert_int_equal(verdict2_design_truncate(&t, 3, NULL), 0);
+	assert_int_equal(t.n_looks, 1);
+	assert_int_equal(t.rounds[0], 3);
+	t = d;
+	assert_int_equal(verdict2_design_truncate(&t, 60, NULL), 0);
+	assert_int_equal(t.n_looks, d.n_looks);
+	assert_int_equal(verdict2_design_truncate(&t, 1, NULL), -EINVAL);
+}
+
 /* ---- the verdict ---- */
 
 static struct verdict2_input g_in;
 static struct verdict2_result g_res;
 
-/* Arm a: n rounds of values (NAN = not OK, with outcome o). */
+/* Arm a: n rounds of values (NAN = not OK, with outcome fail). */
 static void set_arm(struct verdict2_input *in, size_t a, const char *name, bool base,
 		    const double *v, size_t n, enum verdict_outcome fail)
 {
@@ -205,328 +414,310 @@ static bool has_reason(const struct verdict2_result *r, const char *want)
 	return false;
 }
 
-/* [stdlib] numbers for base / cand below */
-static const double BASE[] = { 100, 110, 90, 105, 95 };
-static const double CAND[] = { 103, 112, 94, 107, 99 };
-
-static void test_paired_numbers(void **state)
+/* Two arms, 10 rounds: base around 100, cand = base x f with small wiggles. */
+static void two_arms(double f, enum verdict_metric metric)
 {
-	struct verdict2_design d;
-	const struct verdict2_arm_result *ar;
+	static const double base[] = { 100, 104, 98, 101, 97, 103, 99, 102, 100, 96 };
+	static const double wig[] = { 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0, 1.0 };
+	double cand[10];
 
-	(void)state;
-	memset(&g_in, 0, sizeof(g_in));
-	g_in.metric = VERDICT_METRIC_THROUGHPUT;
-	set_arm(&g_in, 0, "pc3", true, BASE, 5, VERDICT_OUT_OOM);
-	set_arm(&g_in, 1, "pc0", false, CAND, 5, VERDICT_OUT_OOM);
-	design1(&d, 5, 1);
-	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
-	ar = &g_res.arms[1];
-	assert_true(ar->paired);
-	assert_int_equal(ar->n, 5);
-	assert_close(ar->mean_log, 0.0302347725044787, 1e-13, "mean log");
-	assert_close(ar->sd_log, 0.0119962314656992, 1e-13, "sd log");
-	assert_close(ar->t, 5.63568707369179, 1e-10, "t");
-	assert_close(ar->p_one, 0.00243927795990767, 1e-12, "p one-sided");
-	assert_close(ar->t_bound, 2.776445105, 1e-8, "t(0.975, 4)");
-	assert_close(ar->effect_pct, 3.06964847458, 1e-9, "effect");
-	assert_close(ar->ci_low_pct, 1.54577375386, 1e-7, "ci low");
-	assert_close(ar->ci_high_pct, 4.61639164249, 1e-7, "ci high");
-	assert_true(ar->crosses);
-	/* 1.55 % < 2 %: significant, but the minimum effect is not confirmed */
-	assert_false(ar->min_effect_confirmed);
-	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
-	assert_int_equal(g_res.chosen, 1);
-	assert_true(has_reason(&g_res, "not confirmed"));
-	assert_true(has_reason(&g_res, "false-change rate <= 2.5%"));
-	assert_true(isfinite(g_res.power_min_effect));
-
-	/* the same numbers as wall times: lower is better, so pc0 is 3.1 % worse */
-	g_in.metric = VERDICT_METRIC_WALL_TIME;
-	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
-	ar = &g_res.arms[1];
-	assert_close(ar->effect_pct, -3.06964847458, 1e-9, "reduction");
-	assert_close(ar->ci_low_pct, -4.61639164249, 1e-7, "ci low");
-	assert_close(ar->ci_high_pct, -1.54577375386, 1e-7, "ci high");
-	assert_false(ar->crosses);
-	assert_true(ar->futile);
-	assert_int_equal(g_res.decision, VERDICT2_STOP_KEEP);
+	verdict2_input_clear(&g_in);
+	g_in.metric = metric;
+	snprintf(g_in.metric_name, sizeof(g_in.metric_name), "%s",
+		 metric == VERDICT_METRIC_WALL_TIME ? "wall time" : "throughput");
+	for (size_t r = 0; r < 10; r++)
+		cand[r] = base[r] * f * wig[r];
+	set_arm(&g_in, 0, "pc3", true, base, 10, VERDICT_OUT_OOM);
+	set_arm(&g_in, 1, "pc0", false, cand, 10, VERDICT_OUT_OOM);
 }
 
-static void test_unpaired_when_round_missing(void **state)
+static void test_speed_change_and_scales(void **state)
 {
 	struct verdict2_design d;
+	const struct verdict2_arm_result *ar = &g_res.arms[1];
+	double dd[10];
+	struct stats_robust_t t;
 
 	(void)state;
-	memset(&g_in, 0, sizeof(g_in));
-	g_in.metric = VERDICT_METRIC_THROUGHPUT;
-	set_arm(&g_in, 0, "pc3", true, BASE, 5, VERDICT_OUT_OOM);
-	set_arm(&g_in, 1, "pc0", false, CAND, 5, VERDICT_OUT_OOM);
-	g_in.arms[1].outcome[4] = VERDICT_OUT_MISSING;	/* interrupted */
-	design1(&d, 5, 1);
-	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
-	assert_false(g_res.arms[1].paired);
-	assert_true(g_res.arms[1].compared);
-	assert_int_equal(g_res.arms[1].n_missing, 1);
-	/* Welch on logs: the between-round spread swamps the 3 % */
-	assert_false(g_res.arms[1].crosses);
-}
-
-/* One baseline OOM kill is an outcome, not the verdict. */
-static void test_single_oom_is_not_a_verdict(void **state)
-{
-	static const double b[] = { 100, NAN, 99, 101, 100, 98, 102, 100, 99, 101 };
-	static const double c[] = { 99, 101, 100, 100, 98, 101, 99, 102, 100, 100 };
-	struct verdict2_design d;
-
-	(void)state;
-	memset(&g_in, 0, sizeof(g_in));
-	g_in.metric = VERDICT_METRIC_THROUGHPUT;
-	set_arm(&g_in, 0, "pc3", true, b, 10, VERDICT_OUT_OOM);
-	set_arm(&g_in, 1, "pc0", false, c, 10, VERDICT_OUT_OOM);
 	design1(&d, 10, 1);
+	two_arms(1.10, VERDICT_METRIC_THROUGHPUT);
 	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
-	assert_int_equal(g_res.arms[0].n_oom, 1);
-	assert_true(g_res.arms[1].paired);
-	assert_int_equal(g_res.arms[1].n, 10);	/* the killed round is kept, imputed */
-	assert_false(g_res.arms[1].oom_path);	/* 1 of 10 vs 0: Fisher p = 0.5 */
-	assert_close(g_res.arms[1].p_oom_base_worse, 0.5, 1e-12, "fisher 1/10 vs 0/10");
-	assert_int_not_equal(g_res.decision, VERDICT2_STOP_CHANGE);
-	assert_true(has_reason(&g_res, "1 OOM-killed"));
-	/* a killed candidate trial counts as its worst result, both ways */
-	g_in.arms[0].outcome[1] = VERDICT_OUT_OK;
-	g_in.arms[0].primary[1] = 100;
-	g_in.arms[1].outcome[3] = VERDICT_OUT_TIMEOUT;
+	for (size_t r = 0; r < 10; r++)
+		dd[r] = log(g_in.arms[1].primary[r]) - log(g_in.arms[0].primary[r]);
+	assert_int_equal(stats_robust_t(dd, 10, g_res.rho, &t), 0);
+	assert_true(ar->compared);
+	assert_int_equal(ar->n, 10);
+	assert_close(ar->t, t.t, 1e-12, "the look uses the robust t");
+	assert_close(ar->t_bound, d.bound[0], 0.0, "complete pairs: the design's bound");
+	assert_true(ar->crosses);
+	assert_close(ar->effect_pct, expm1(t.mean) * 100, 1e-9, "speed-up scale");
+	assert_close(ar->ratio_pct, ar->effect_pct, 1e-9, "throughput: the same");
+	assert_close(ar->ci_low_pct, expm1(t.mean - d.bound[0] * t.se) * 100, 1e-9, "repeated CI");
+	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+	assert_int_equal(g_res.path, VERDICT2_PATH_SPEED);
+	assert_true(has_reason(&g_res, "change to pc0: throughput +"));
+	assert_true(has_reason(&g_res, "smallest estimated gain worth a change"));
+	assert_int_equal(verdict2_finish(&d, &g_in, NULL, &g_res, NULL), 0);
+	assert_false(ar->adjusted);	/* one look: no early stop, no winner's curse to adjust */
+	assert_true(ar->p_stage > 0.0 && ar->p_stage < d.alpha_speed);
+	assert_true(isnan(g_res.power_min_effect));	/* not beside a change */
+	/* wall time 10 % longer in the candidate: worse; the metric's own ratio is +10 % */
+	two_arms(1.10, VERDICT_METRIC_WALL_TIME);
 	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
-	assert_int_equal(g_res.arms[1].n_timeout, 1);
-	assert_true(g_res.arms[1].mean_log < 0.0);
+	assert_true(ar->ratio_pct > 8.0 && ar->ratio_pct < 12.0);
+	assert_close(ar->effect_pct, (1.0 / (1.0 + ar->ratio_pct / 100) - 1) * 100, 1e-9, "speed-up");
+	assert_true(ar->ci_low_pct > -100.0);
+	assert_int_equal(g_res.decision, VERDICT2_STOP_KEEP);
+	/* wall time 10 % shorter: a change, stated as wall time -9 % (lower is better) */
+	two_arms(0.90, VERDICT_METRIC_WALL_TIME);
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+	assert_true(ar->ratio_pct < 0 && ar->ratio_lo_pct < ar->ratio_hi_pct && ar->ratio_hi_pct < 0);
+	assert_true(has_reason(&g_res, "(lower is better)"));
 }
 
-static void test_oom_path_and_veto(void **state)
+static void test_missing_pairs_transfer(void **state)
 {
-	/* the baseline dies in 8 of 12 rounds; the candidate never, and is equal */
-	static const double b[] = { NAN, 100, NAN, NAN, 101, NAN, NAN, 99, NAN, NAN, 100, NAN };
-	static const double c[] = { 100, 99, 101, 100, 100, 99, 101, 100, 100, 101, 99, 100 };
+	struct verdict2_design d;
+	const struct verdict2_arm_result *ar = &g_res.arms[1];
+
+	(void)state;
+	design1(&d, 10, 1);
+	two_arms(1.10, VERDICT_METRIC_THROUGHPUT);
+	g_in.arms[1].outcome[4] = VERDICT_OUT_OOM;
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(ar->n, 9);
+	/* nine pairs: the bound at the same nominal level, at nine pairs */
+	assert_close(ar->t_bound, verdict2_null_quantile(2, 9, d.nominal_p[0]), 1e-12, "transfer");
+	assert_true(ar->t_bound > d.bound[0]);
+	assert_close(ar->fail_rate, 0.1, 1e-15, "failure rate");
+	assert_true(has_reason(&g_res, "failures are their own endpoint, never a speed"));
+}
+
+/* The baseline dies: a change by the failure path, continuous as its completions go to 0. */
+static void test_failure_path(void **state)
+{
+	double base[12], cand[12];
+	struct verdict2_design d;
+	const struct verdict2_arm_result *ar = &g_res.arms[1];
+
+	(void)state;
+	design1(&d, 12, 1);
+	for (size_t keep_ok = 0; keep_ok <= 3; keep_ok++) {
+		for (size_t r = 0; r < 12; r++) {
+			cand[r] = 100 + (double)(r % 3);
+			base[r] = r < keep_ok ? 100 + (double)(r % 2) : NAN;
+		}
+		verdict2_input_clear(&g_in);
+		g_in.metric = VERDICT_METRIC_THROUGHPUT;
+		set_arm(&g_in, 0, "pc3", true, base, 12, VERDICT_OUT_OOM);
+		set_arm(&g_in, 1, "pc0", false, cand, 12, VERDICT_OUT_OOM);
+		g_in.arms[0].has_cost[VERDICT_SEC_CPU_NS_PER_OP] = g_in.arms[1].has_cost[VERDICT_SEC_CPU_NS_PER_OP] = true;
+		for (size_t r = 0; r < 12; r++) {
+			g_in.arms[0].cost[VERDICT_SEC_CPU_NS_PER_OP][r] = 100 + 30 * (double)(r % 2);
+			g_in.arms[1].cost[VERDICT_SEC_CPU_NS_PER_OP][r] = 100 + 40 * (double)(r % 3);
+		}
+		assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+		if (!ar->fail_shown)
+			fail_msg("keep_ok %zu: won %u lost %u", keep_ok, ar->disc_won, ar->disc_lost);
+		assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+		assert_int_equal(g_res.path, VERDICT2_PATH_FAILURE);
+		assert_int_equal(ar->disc_won, 12 - keep_ok);
+		if (keep_ok < 2)
+			assert_int_equal(ar->guard[VERDICT_SEC_CPU_NS_PER_OP].status,
+					 VERDICT2_GUARD_NOT_COMPARABLE);
+	}
+	assert_true(has_reason(&g_res, "change to pc0: pc3 fails more often than pc0"));
+	/* two candidates replace a baseline that never completes: the faster of them, head to head */
+	{
+		double slow[12], fast[12];
+		unsigned two[] = { 12 };
+
+		assert_int_equal(verdict2_design_init(&d, two, 1, 2, 0.025, NULL), 0);
+		for (size_t r = 0; r < 12; r++) {
+			base[r] = NAN;
+			slow[r] = 100 + (double)(r % 3);
+			fast[r] = 130 + (double)(r % 2);
+		}
+		verdict2_input_clear(&g_in);
+		g_in.metric = VERDICT_METRIC_THROUGHPUT;
+		set_arm(&g_in, 0, "pc3", true, base, 12, VERDICT_OUT_OOM);
+		set_arm(&g_in, 1, "pc1", false, slow, 12, VERDICT_OUT_OOM);
+		set_arm(&g_in, 2, "pc0", false, fast, 12, VERDICT_OUT_OOM);
+		assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+		assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+		assert_int_equal(g_res.chosen, 2);
+		assert_true(has_reason(&g_res, "2 candidates could replace pc3; pc0 is preferred"));
+		design1(&d, 12, 1);
+		verdict2_input_clear(&g_in);
+		g_in.metric = VERDICT_METRIC_THROUGHPUT;
+	}
+	/* the candidate shown 30 % slower on the rounds both completed: the harm veto */
+	for (size_t r = 0; r < 12; r++) {
+		base[r] = r % 3 ? NAN : 100 + (double)(r % 2);
+		cand[r] = 70 + (double)(r % 2);
+	}
+	set_arm(&g_in, 0, "pc3", true, base, 12, VERDICT_OUT_OOM);
+	set_arm(&g_in, 1, "pc0", false, cand, 12, VERDICT_OUT_OOM);
+	g_in.arms[0].has_cost[VERDICT_SEC_CPU_NS_PER_OP] = false;
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_true(ar->fail_shown);
+	assert_true(ar->worse_than_ni);
+	assert_int_not_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+}
+
+static void test_oom_veto_and_invalid(void **state)
+{
+	double base[12], cand[12], dead[12];
 	struct verdict2_design d;
 
 	(void)state;
-	memset(&g_in, 0, sizeof(g_in));
-	g_in.metric = VERDICT_METRIC_THROUGHPUT;
-	set_arm(&g_in, 0, "pc3", true, b, 12, VERDICT_OUT_OOM);
-	set_arm(&g_in, 1, "pc0", false, c, 12, VERDICT_OUT_OOM);
 	design1(&d, 12, 1);
-	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
-	/* 8/12 vs 0/12: C(12,8) C(12,0) / C(24,8) */
-	assert_close(g_res.arms[1].p_oom_base_worse, 495.0 / 735471.0, 1e-12, "fisher");
-	assert_true(g_res.arms[1].ni_shown);
-	assert_true(g_res.arms[1].oom_path);
-	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
-	assert_int_equal(g_res.chosen, 1);
-
-	/* guardrails hold on the OOM path too: PSI 60 % higher vetoes it */
-	g_in.arms[0].has_cost[VERDICT_SEC_PSI_SOME_US] = true;
-	g_in.arms[1].has_cost[VERDICT_SEC_PSI_SOME_US] = true;
-	for (int r = 0; r < 12; r++) {
-		g_in.arms[0].cost[VERDICT_SEC_PSI_SOME_US][r] = 1000 + r;
-		g_in.arms[1].cost[VERDICT_SEC_PSI_SOME_US][r] = 1600 + r;
+	for (size_t r = 0; r < 12; r++) {
+		base[r] = 100 + (double)(r % 3);
+		cand[r] = r < 2 ? 120 : NAN;
+		dead[r] = r < 4 ? 100 : NAN;
 	}
-	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
-	assert_true(g_res.arms[1].oom_path);
-	assert_int_equal(g_res.arms[1].guard[VERDICT_SEC_PSI_SOME_US].status, VERDICT2_GUARD_HARM);
-	assert_int_not_equal(g_res.decision, VERDICT2_STOP_CHANGE);
-	g_in.arms[0].has_cost[VERDICT_SEC_PSI_SOME_US] = false;
-	g_in.arms[1].has_cost[VERDICT_SEC_PSI_SOME_US] = false;
-
-	/* swap roles: now the candidate dies; it is vetoed and never chosen */
-	set_arm(&g_in, 0, "pc3", true, c, 12, VERDICT_OUT_OOM);
-	set_arm(&g_in, 1, "pc0", false, b, 12, VERDICT_OUT_OOM);
+	verdict2_input_clear(&g_in);
+	g_in.metric = VERDICT_METRIC_THROUGHPUT;
+	set_arm(&g_in, 0, "pc3", true, base, 12, VERDICT_OUT_OOM);
+	set_arm(&g_in, 1, "pc0", false, cand, 12, VERDICT_OUT_TIMEOUT);
 	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
 	assert_true(g_res.arms[1].oom_vetoed);
+	assert_int_equal(g_res.arms[1].n_timeout, 10);
 	assert_int_equal(g_res.decision, VERDICT2_STOP_KEEP);
-}
-
-static void test_probe_invalid(void **state)
-{
-	static const double b[] = { NAN, 100, NAN, NAN };
-	static const double c[] = { NAN, NAN, 100, NAN };
-	struct verdict2_design d;
-
-	(void)state;
-	memset(&g_in, 0, sizeof(g_in));
-	g_in.metric = VERDICT_METRIC_THROUGHPUT;
-	set_arm(&g_in, 0, "pc3", true, b, 4, VERDICT_OUT_OOM);
-	set_arm(&g_in, 1, "pc0", false, c, 4, VERDICT_OUT_FAILED);
-	design1(&d, 4, 1);
+	assert_true(has_reason(&g_res, "pc0 fails more often than pc3"));
+	set_arm(&g_in, 0, "pc3", true, dead, 12, VERDICT_OUT_OOM);
 	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
 	assert_int_equal(g_res.decision, VERDICT2_STOP_INVALID);
-	assert_true(has_reason(&g_res, "raise the memory limit"));
 }
 
 static void test_guardrails(void **state)
 {
-	static const double b[] = { 1000, 1010, 990, 1005, 995, 1000 };
-	static const double c[] = { 1100, 1112, 1088, 1105, 1096, 1101 };	/* +10 % */
-	static const double cpu_b[] = { 50, 51, 49, 50, 50, 51 };
-	static const double cpu_up[] = { 75, 76, 74, 76, 75, 75 };	/* +50 % */
-	static const double cpu_noisy[] = { 40, 70, 45, 65, 50, 60 };
-	unsigned looks[] = { 3, 6 };
+	struct verdict2_design d;
+	const struct verdict2_guard *g = &g_res.arms[1].guard[VERDICT_SEC_CPU_NS_PER_OP];
+
+	(void)state;
+	design1(&d, 10, 1);
+	two_arms(1.20, VERDICT_METRIC_THROUGHPUT);
+	for (size_t a = 0; a < 2; a++)
+		g_in.arms[a].has_cost[VERDICT_SEC_CPU_NS_PER_OP] = true;
+	for (size_t r = 0; r < 10; r++) {
+		g_in.arms[0].cost[VERDICT_SEC_CPU_NS_PER_OP][r] = 1000 + 10 * (double)(r % 3);
+		g_in.arms[1].cost[VERDICT_SEC_CPU_NS_PER_OP][r] = 1600 + 10 * (double)(r % 2);
+	}
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(g->status, VERDICT2_GUARD_HARM);
+	assert_close(g->level, 0.05, 1e-15, "one look spends the guard alpha");
+	assert_int_equal(g_res.decision, VERDICT2_STOP_KEEP);
+	assert_true(has_reason(&g_res, "beyond the 25 % margin"));
+	for (size_t r = 0; r < 10; r++)
+		g_in.arms[1].cost[VERDICT_SEC_CPU_NS_PER_OP][r] = 1050 + 10 * (double)(r % 2);
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(g->status, VERDICT2_GUARD_SHOWN);
+	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+	for (size_t r = 0; r < 10; r++)
+		g_in.arms[1].cost[VERDICT_SEC_CPU_NS_PER_OP][r] = r % 2 ? 400 : 2200;
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(g->status, VERDICT2_GUARD_NOT_SHOWN);
+	assert_int_equal(g_res.decision, VERDICT2_STOP_INCONCLUSIVE);
+	assert_true(has_reason(&g_res, "cpu_ns_per_op may rise more than the 25 % margin (up to"));
+	assert_true(has_reason(&g_res, "more rounds are needed to rule that out"));
+}
+
+static void test_looks_futility_and_words(void **state)
+{
+	unsigned looks[] = { 5, 10 };
 	struct verdict2_design d;
 
 	(void)state;
-	memset(&g_in, 0, sizeof(g_in));
-	g_in.metric = VERDICT_METRIC_THROUGHPUT;
-	set_arm(&g_in, 0, "pc3", true, b, 6, VERDICT_OUT_OOM);
-	set_arm(&g_in, 1, "pc0", false, c, 6, VERDICT_OUT_OOM);
-	g_in.arms[0].has_cost[VERDICT_SEC_CPU_NS_PER_OP] = true;
-	g_in.arms[1].has_cost[VERDICT_SEC_CPU_NS_PER_OP] = true;
-	memcpy(g_in.arms[0].cost[VERDICT_SEC_CPU_NS_PER_OP], cpu_b, sizeof(cpu_b));
-	memcpy(g_in.arms[1].cost[VERDICT_SEC_CPU_NS_PER_OP], cpu_up, sizeof(cpu_up));
 	assert_int_equal(verdict2_design_init(&d, looks, 2, 1, 0.025, NULL), 0);
-	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, NULL), 0);
-	assert_true(g_res.arms[1].crosses);
-	assert_int_equal(g_res.arms[1].guard[VERDICT_SEC_CPU_NS_PER_OP].status, VERDICT2_GUARD_HARM);
-	assert_int_equal(g_res.decision, VERDICT2_STOP_KEEP);
-	assert_true(has_reason(&g_res, "cpu_ns_per_op rises"));
-
-	/* noisy cost: no rise beyond 25 % cannot be shown -> inconclusive at the end */
-	memcpy(g_in.arms[1].cost[VERDICT_SEC_CPU_NS_PER_OP], cpu_noisy, sizeof(cpu_noisy));
-	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, NULL), 0);
-	assert_int_equal(g_res.arms[1].guard[VERDICT_SEC_CPU_NS_PER_OP].status,
-			 VERDICT2_GUARD_NOT_SHOWN);
-	assert_int_equal(g_res.decision, VERDICT2_STOP_INCONCLUSIVE);
-	assert_true(has_reason(&g_res, "could not be shown"));
-
-	/* zeros on one side only: reported as unavailable, not silently passed */
-	memset(g_in.arms[1].cost[VERDICT_SEC_CPU_NS_PER_OP], 0, sizeof(cpu_b));
-	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, NULL), 0);
-	assert_int_equal(g_res.arms[1].guard[VERDICT_SEC_CPU_NS_PER_OP].status,
-			 VERDICT2_GUARD_UNAVAILABLE);
-	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
-	assert_true(has_reason(&g_res, "cannot be shown (zero counts)"));
-
-	/* the guardrail shown: same cost both sides */
-	memcpy(g_in.arms[1].cost[VERDICT_SEC_CPU_NS_PER_OP], cpu_b, sizeof(cpu_b));
-	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, NULL), 0);
-	assert_int_equal(g_res.arms[1].guard[VERDICT_SEC_CPU_NS_PER_OP].status, VERDICT2_GUARD_SHOWN);
-	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
-	assert_true(g_res.arms[1].min_effect_confirmed);
-}
-
-/* Early looks need much more; the bound and what it takes are reported. */
-static void test_sequential_looks(void **state)
-{
-	static const double b[] = { 100, 104, 96, 102, 98 };
-	static const double c[] = { 104, 106, 101, 107, 101 };
-	unsigned looks[] = VERDICT2_DEFAULT_LOOKS;
-	struct verdict2_design d, fixed;
-
-	(void)state;
-	memset(&g_in, 0, sizeof(g_in));
-	g_in.metric = VERDICT_METRIC_THROUGHPUT;
-	set_arm(&g_in, 0, "pc3", true, b, 5, VERDICT_OUT_OOM);
-	set_arm(&g_in, 1, "pc0", false, c, 5, VERDICT_OUT_OOM);
-	assert_int_equal(verdict2_design_init(&d, looks, 5, 1, 0.025, NULL), 0);
-	assert_close(d.z_bound[0], 4.8769, 1.5e-4, "look 1 bound");
+	two_arms(1.003, VERDICT_METRIC_THROUGHPUT);
+	g_in.n_rounds = 5;
 	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
 	assert_int_equal(g_res.decision, VERDICT2_CONTINUE);
-	assert_true(g_res.arms[1].need_pct > g_res.arms[1].effect_pct);
 	assert_true(has_reason(&g_res, "continue to 10 rounds"));
-	/* the same data as a fixed 5-round design (--reps 5) does cross */
-	design1(&fixed, 5, 1);
-	assert_int_equal(verdict2_look(&fixed, 0, &g_in, NULL, &g_res, NULL), 0);
-	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
-}
-
-/* KEEP early when no candidate can reach the minimum effect. */
-static void test_futility_keep(void **state)
-{
-	double b[10], c[10];
-	unsigned looks[] = { 10, 20 };
-	struct verdict2_design d;
-
-	(void)state;
-	for (int r = 0; r < 10; r++) {
-		b[r] = 1000 + (r % 3);
-		c[r] = b[r] * (r % 2 ? 1.001 : 0.999);
-	}
-	memset(&g_in, 0, sizeof(g_in));
-	g_in.metric = VERDICT_METRIC_THROUGHPUT;
-	set_arm(&g_in, 0, "pc3", true, b, 10, VERDICT_OUT_OOM);
-	set_arm(&g_in, 1, "pc0", false, c, 10, VERDICT_OUT_OOM);
-	assert_int_equal(verdict2_design_init(&d, looks, 2, 1, 0.025, NULL), 0);
+	/* a large gain stopping at look 1 of 2: adjusted; at a first look the stagewise ordering's
+	 * median-unbiased estimate is the estimate itself (nothing crossed earlier) */
+	two_arms(1.30, VERDICT_METRIC_THROUGHPUT);
+	g_in.n_rounds = 5;
 	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+	assert_int_equal(verdict2_finish(&d, &g_in, NULL, &g_res, NULL), 0);
+	assert_true(g_res.arms[1].adjusted);
+	assert_close(g_res.arms[1].adj_effect_pct, g_res.arms[1].effect_pct, 0.3, "look 1: no shift");
+	assert_true(g_res.arms[1].adj_ci_low_pct < g_res.arms[1].adj_effect_pct &&
+		    g_res.arms[1].adj_effect_pct < g_res.arms[1].adj_ci_high_pct);
+	assert_true(has_reason(&g_res, "adjusted (median-unbiased)"));
+	two_arms(1.003, VERDICT_METRIC_THROUGHPUT);
+	g_in.n_rounds = 10;
+	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, NULL), 0);
 	assert_true(g_res.arms[1].futile);
 	assert_int_equal(g_res.decision, VERDICT2_STOP_KEEP);
-	assert_int_equal(g_res.chosen, 0);
-}
-
-static void test_outliers_kept(void **state)
-{
-	static const double b[] = { 100, 100, 100, 100, 100, 100, 100 };
-	static const double c[] = { 101, 102, 101, 103, 102, 101, 160 };
-	struct verdict2_design d;
-
-	(void)state;
-	memset(&g_in, 0, sizeof(g_in));
-	g_in.metric = VERDICT_METRIC_THROUGHPUT;
-	set_arm(&g_in, 0, "pc3", true, b, 7, VERDICT_OUT_OOM);
-	set_arm(&g_in, 1, "pc0", false, c, 7, VERDICT_OUT_OOM);
-	design1(&d, 7, 1);
-	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
-	assert_int_equal(g_res.arms[1].n_outliers, 1);
-	assert_int_equal(g_res.arms[1].n, 7);
-	assert_true(has_reason(&g_res, "1 outlying round(s)"));
+	assert_int_equal(verdict2_finish(&d, &g_in, NULL, &g_res, NULL), 0);
+	assert_true(g_res.power_min_effect >= 0.0 && g_res.power_min_effect <= 1.0);
+	assert_true(g_res.effect_80_pct >= 2.0);
+	assert_true(has_reason(&g_res, "this design finds a gain of 2.0 %"));
+	/* busy rounds are flagged; serial dependence is said */
+	g_in.arms[0].cpu_pressure_pct[2] = 35.0;
+	g_in.arms[1].cpu_pressure_pct[7] = 12.0;
+	g_in.arms[1].cpu_pressure_pct[8] = 3.0;
+	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(g_res.n_busy_rounds, 2);
+	assert_true(has_reason(&g_res, "the host was busy (CPU pressure >= 10 %, or a trial got less "
+			       "than half the usual CPU share) during 2 rounds (3, 8)"));
+	assert_int_equal(g_res.arms[1].n_busy, 2);
+	for (size_t r = 0; r < 10; r++)
+		g_in.arms[0].cpu_share[r] = g_in.arms[1].cpu_share[r] = 0.95;
+	g_in.arms[1].cpu_share[5] = 0.40;	/* starved of CPU */
+	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(g_res.n_busy_rounds, 3);
+	assert_true(has_reason(&g_res, "false-change rate of this run's design <= 2.50 %"));
 }
 
 static void test_power(void **state)
 {
-	struct verdict2_design d1, d5;
 	unsigned looks[] = VERDICT2_DEFAULT_LOOKS;
-	double p;
+	struct verdict2_design d;
+	double p2, p5, p10, x;
 
 	(void)state;
-	design1(&d1, 25, 1);
-	/* [stdlib] one look: Phi(log(1.05) * 5 / 0.05 - 1.959964) */
-	assert_close(verdict2_power(&d1, 5.0, 0.05), 0.9982445141791917, 1e-9, "one look");
-	assert_int_equal(verdict2_design_init(&d5, looks, 5, 2, 0.025, NULL), 0);
-	p = verdict2_power(&d5, 5.0, sqrt(2 * log1p(0.05 * 0.05)));
-	/* sequential + Bonferroni costs power, but not much (OBF) */
-	assert_true(p > 0.85 && p < 0.9);
-	assert_true(verdict2_power(&d5, 2.0, 0.07) < p);
-	assert_close(verdict2_power(&d5, 0.0, 0.07), d5.alpha_each, 1e-5, "power at 0 = alpha");
-	assert_true(isnan(verdict2_power(&d5, 5.0, 0.0)));
-	/* inverted: one look, Phi(log(1+g) * 5 / 0.05 - 1.959964) = 0.8 at
-	 * log(1+g) = (1.959964 + 0.841621) * 0.01 [stdlib NormalDist] */
-	assert_close(verdict2_effect_for_power(&d1, 0.8, 0.05), expm1(0.02801585) * 100, 2e-3, "inverse, one look");
-	p = verdict2_effect_for_power(&d5, 0.8, 0.07);
-	assert_true(verdict2_power(&d5, p, 0.07) >= 0.8);
-	assert_true(verdict2_power(&d5, p * 0.99, 0.07) < 0.8);
-	assert_true(isnan(verdict2_effect_for_power(&d5, 1.0, 0.07)));
-	assert_true(isnan(verdict2_effect_for_power(&d5, 0.8, 0.0)));
+	assert_int_equal(verdict2_design_init(&d, looks, VERDICT2_DEFAULT_N_LOOKS, 2, 0.025, NULL), 0);
+	p2 = verdict2_power(&d, 2.0, 0.0707);
+	p5 = verdict2_power(&d, 5.0, 0.0707);
+	p10 = verdict2_power(&d, 10.0, 0.0707);
+	assert_true(p2 < p5 && p5 < p10);
+	assert_true(p5 > 0.7 && p5 < 0.95);
+	x = verdict2_effect_for_power(&d, 0.8, 0.0707);
+	assert_true(x > 2.0 && x < 10.0);
+	assert_close(verdict2_power(&d, x, 0.0707), 0.8, 0.01, "power at the X it names");
+	x = verdict2_effect_for_power(&d, 0.8, 0.001);
+	assert_true(x >= 2.0 && x < 2.01);	/* never below the minimum effect */
+	assert_true(isnan(verdict2_power(&d, 5.0, 0.0)));
 }
 
 static void test_errors(void **state)
 {
-	unsigned bad[] = { 5, 5 }, big[] = { 100 }, ok[] = { 5 };
+	unsigned bad[] = { 5, 5 }, one[] = { 1 };
 	struct verdict2_design d;
-	struct st_err e = { 0 };
+	struct verdict2_opts o;
 
 	(void)state;
-	assert_int_equal(verdict2_design_init(&d, bad, 2, 1, 0.025, &e), -EINVAL);
-	assert_int_equal(verdict2_design_init(&d, big, 1, 1, 0.025, &e), -EINVAL);
-	assert_int_equal(verdict2_design_init(&d, ok, 1, 0, 0.025, &e), -EINVAL);
-	assert_int_equal(verdict2_design_init(&d, ok, 1, 1, 0.025, &e), 0);
-	memset(&g_in, 0, sizeof(g_in));
-	set_arm(&g_in, 0, "a", false, BASE, 5, VERDICT_OUT_OOM);
-	set_arm(&g_in, 1, "b", false, CAND, 5, VERDICT_OUT_OOM);
-	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, &e), -EINVAL);	/* no baseline */
-	g_in.arms[0].is_baseline = true;
-	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, &e), -EINVAL);	/* look */
-	g_in.arms[1].primary[2] = -1;
-	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, &e), -EINVAL);
-	assert_string_equal(verdict2_decision_name(VERDICT2_STOP_INVALID), "invalid");
-	assert_string_equal(verdict_outcome_name(VERDICT_OUT_OOM), "oom");
-	assert_string_equal(verdict2_guard_status_name(VERDICT2_GUARD_NOT_SHOWN), "not_shown");
+	assert_int_equal(verdict2_design_init(&d, bad, 2, 1, 0.025, NULL), -EINVAL);
+	assert_int_equal(verdict2_design_init(&d, one, 1, 1, 0.025, NULL), -EINVAL);
+	assert_int_equal(verdict2_design_init(&d, bad, 1, 0, 0.025, NULL), -EINVAL);
+	design1(&d, 10, 1);
+	two_arms(1.1, VERDICT_METRIC_THROUGHPUT);
+	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, NULL), -EINVAL);
+	g_in.arms[1].is_baseline = true;
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), -EINVAL);
+	g_in.arms[1].is_baseline = false;
+	g_in.arms[1].primary[3] = -1;
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), -EINVAL);
+	two_arms(1.1, VERDICT_METRIC_THROUGHPUT);
+	verdict2_opts_init(&o);
+	o.guard_alpha = 0;
+	assert_int_equal(verdict2_look(&d, 0, &g_in, &o, &g_res, NULL), -EINVAL);
 }
 
 int main(void)
@@ -538,15 +729,18 @@ int main(void)
 		cmocka_unit_test(test_fisher),
 		cmocka_unit_test(test_mad_outliers),
 		cmocka_unit_test(test_pool_dl),
-		cmocka_unit_test(test_paired_numbers),
-		cmocka_unit_test(test_unpaired_when_round_missing),
-		cmocka_unit_test(test_single_oom_is_not_a_verdict),
-		cmocka_unit_test(test_oom_path_and_veto),
-		cmocka_unit_test(test_probe_invalid),
+		cmocka_unit_test(test_spend_and_vif),
+		cmocka_unit_test(test_binomial_and_cp),
+		cmocka_unit_test(test_sign_seq),
+		cmocka_unit_test(test_pooled_rho_and_robust_t),
+		cmocka_unit_test(test_kernel_is_the_statistic),
+		cmocka_unit_test(test_design_bounds),
+		cmocka_unit_test(test_speed_change_and_scales),
+		cmocka_unit_test(test_missing_pairs_transfer),
+		cmocka_unit_test(test_failure_path),
+		cmocka_unit_test(test_oom_veto_and_invalid),
 		cmocka_unit_test(test_guardrails),
-		cmocka_unit_test(test_sequential_looks),
-		cmocka_unit_test(test_futility_keep),
-		cmocka_unit_test(test_outliers_kept),
+		cmocka_unit_test(test_looks_futility_and_words),
 		cmocka_unit_test(test_power),
 		cmocka_unit_test(test_errors),
 	};

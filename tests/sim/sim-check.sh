@@ -1,0 +1,58 @@
+#!/bin/sh
+# sim-check.sh SIM [N] - the simulator's gates at N probes per configuration
+# (default 100 000), as `make sim-check` runs them, two at a time (nice):
+#   v3, 3 arms and 2 arms       every A/A model <= 2.5 % (CP95 <= 2.6 %),
+#                               power >= 80 %, a cost at its margin <= 5 %;
+#   persistent operator (v3)    A/A recipes re-run up to 5 times, pooled:
+#                               the same false-change gates;
+#   figures                     printed power within 3 points of simulated;
+#   v2 and naive (N/5)          the old rule and optional stopping must FAIL
+#                               the gates, and runs judged alone must fail the
+#                               persistent-operator gate: proof that the gates
+#                               can fail.
+# Outputs go to $SIM_OUT (default build/sim), one file each, and are printed.
+sim=${1:?usage: sim-check.sh SIM [N]}
+n=${2:-100000}
+small=$((n / 5))
+out=${SIM_OUT:-build/sim}
+mkdir -p "$out"
+fails=0
+
+# run NAME WANT ARGS...: the simulator with ARGS into $out/NAME.out, exit WANT expected
+pair() {
+	name1=$1 want1=$2 name2=$3 want2=$4
+	shift 4
+	# the two argument lists are split at "--"
+	a1=""
+	while [ "$1" != "--" ]; do a1="$a1 $1"; shift; done
+	shift
+	# shellcheck disable=SC2086
+	nice "$sim" $a1 >"$out/$name1.out" 2>&1 &
+	p1=$!
+	# shellcheck disable=SC2086
+	nice "$sim" "$@" >"$out/$name2.out" 2>&1
+	r2=$?
+	wait "$p1"
+	r1=$?
+	for x in "$name1:$r1:$want1" "$name2:$r2:$want2"; do
+		nm=${x%%:*} rest=${x#*:} rc=${rest%%:*} want=${rest#*:}
+		cat "$out/$nm.out"
+		if [ "$rc" -ne "$want" ]; then
+			echo "sim-check: $nm exited $rc, want $want"
+			fails=$((fails + 1))
+		fi
+	done
+}
+
+pair v3-3arms 0 v3-2arms 0 -n "$n" -a 3 -m v3 -- -n "$n" -a 2 -m v3
+pair persist-pooled 0 figures 0 -P -A -n "$n" -a 3 -m pooled -- -X -n "$small" -a 3
+pair v2 1 naive 1 -n "$small" -a 3 -m v2 -- -n "$small" -a 3 -m naive
+pair persist-alone 1 figures-2arms 0 -P -A -n "$small" -a 3 -m alone -- -X -n "$small" -a 2
+grep -q 'v2 .*FAIL:false-change' "$out/v2.out" || { echo "sim-check: v2 not rejected for false changes"; fails=$((fails + 1)); }
+grep -q 'alone .*FAIL:false-change' "$out/persist-alone.out" ||
+	{ echo "sim-check: re-running until CHANGE was not rejected"; fails=$((fails + 1)); }
+if [ "$fails" -ne 0 ]; then
+	echo "sim-check: $fails failure(s)"
+	exit 1
+fi
+echo "sim-check: every gate of v3 passes; v2, naive and runs judged alone are rejected, as they must be"
