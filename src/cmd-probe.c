@@ -432,7 +432,7 @@ static const struct opt_spec probe_opts[] = {
 		   OPT_COMPLETE_NONE),
 	{ .name = "looks", .arg = "LIST", .section = "Design",
 	  .help = "sequential design: judge after these rounds, stopping at the first look that "
-	  "decides (default 5,10,15,20,25)", .parse = parse_looks, .off = offsetof(struct probe_cli, c.plan) },
+	  "decides (default 5,10,15,20,30,40)", .parse = parse_looks, .off = offsetof(struct probe_cli, c.plan) },
 	OPT_UINT("reps", "N", "a fixed design instead: exactly N measured rounds, judged once",
 		 struct probe_cli, a.reps, 1, PROBE_REPS_MAX),
 	OPT_UINT("max-reps", "N", "sequential: at most N rounds (the looks above N are dropped, N "

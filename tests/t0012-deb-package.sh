@@ -5,12 +5,14 @@
 # the Ansible role; the packaged binary runs; the man page's FILES section
 # names what the package installs.
 # Then, as root under the host lock, on this (test) host for real: dpkg -i,
-# `apply --persist` of the live values (page-cluster and vma_ra_enabled as
-# found, so the running kernel does not change) over an administrator's
-# /etc/sysctl.d/90-swaptune.conf planted first, dpkg --purge: purge restores
-# the administrator's file from swaptune's journal, removes boot.conf and
-# /etc/swaptune, says so, and nothing else under /etc, the systemd state or
-# the package's paths differs from before the install. The package is purged
+# an administrator's /etc/sysctl.d/90-swaptune.conf planted first makes
+# `apply --persist` refuse (exit 2) and stay untouched (swaptune never takes
+# over a file it did not write: repair could not put arbitrary text back);
+# without it, `apply --persist` of the live values (page-cluster and
+# vma_ra_enabled as found, so the running kernel does not change), dpkg
+# --purge: purge removes the sysctl.d file, boot.conf and /etc/swaptune,
+# says so, and nothing else under /etc, the systemd state or the package's
+# paths differs from before the install. The package is purged
 # and the boot files found are put back even when a check fails.
 . "$(dirname "$0")/lib.sh"
 for t in dpkg-buildpackage lintian dh git; do
@@ -77,13 +79,23 @@ live_purge() {
 		find "$@" -xdev -type f -exec cksum {} + 2>/dev/null | LC_ALL=C sort -k 3
 	}
 	pc=$(cat /proc/sys/vm/page-cluster) vma=$(cat /sys/kernel/mm/swap/vma_ra_enabled)
-	admin='# the administrator'"'"'s own: swaptune apply --persist replaces it, purge gives it back
+	admin='# the administrator'"'"'s own: swaptune apply --persist leaves it alone
 vm.page-cluster = 2
 '
 	snap >"$scratch/snap0"
 	printf '%s' "$admin" >/etc/sysctl.d/90-swaptune.conf
 	dpkg -i "$deb" >"$scratch/dpkg-i.log" 2>&1 || { fail "dpkg -i: $(tail -5 "$scratch/dpkg-i.log")"; return 1; }
 	/usr/bin/swaptune --version | grep -q "^swaptune $(cat VERSION)\$" || fail "installed binary --version"
+	SWAPTUNE_DB=$scratch/store.db /usr/bin/swaptune apply --yes --persist page-cluster="$pc" vma_ra_enabled="$vma" \
+		>"$scratch/refuse.log" 2>&1
+	rc=$?
+	[ $rc -eq 2 ] || fail "apply --persist over the administrator's file: exit $rc, want 2: $(tail -3 "$scratch/refuse.log")"
+	grep -q "swaptune's own file is not as swaptune wrote it: /etc/sysctl.d/90-swaptune.conf" "$scratch/refuse.log" ||
+		fail "the refusal does not name the administrator's file: $(cat "$scratch/refuse.log")"
+	[ "$(cat /etc/sysctl.d/90-swaptune.conf 2>/dev/null)" = "$(printf '%s' "$admin")" ] ||
+		fail "the administrator's /etc/sysctl.d/90-swaptune.conf changed: $(cat /etc/sysctl.d/90-swaptune.conf 2>&1)"
+	[ -e /etc/swaptune/boot.conf ] && fail "a refused apply --persist wrote /etc/swaptune/boot.conf"
+	rm -f /etc/sysctl.d/90-swaptune.conf	# the test's own plant
 	SWAPTUNE_DB=$scratch/store.db /usr/bin/swaptune apply --yes --persist page-cluster="$pc" vma_ra_enabled="$vma" \
 		>"$scratch/persist.log" 2>&1 || fail "apply --persist: $(tail -5 "$scratch/persist.log")"
 	for f in /etc/sysctl.d/90-swaptune.conf /etc/swaptune/boot.conf; do
@@ -92,16 +104,14 @@ vm.page-cluster = 2
 	SWAPTUNE_DB=$scratch/store.db dpkg --purge swaptune >"$scratch/purge.log" 2>&1 ||
 		fail "dpkg --purge: $(tail -5 "$scratch/purge.log")"
 	cat "$scratch/purge.log"
-	grep -qx "swaptune: restored /etc/sysctl.d/90-swaptune.conf to the content swaptune's journal recorded before swaptune replaced it" \
-		"$scratch/purge.log" || fail "purge did not say it restored the administrator's sysctl.d file"
-	grep -qx "swaptune: removed /etc/swaptune/boot.conf (written by swaptune apply --persist)" "$scratch/purge.log" ||
-		fail "purge did not say it removed boot.conf"
+	for f in /etc/sysctl.d/90-swaptune.conf /etc/swaptune/boot.conf; do
+		grep -qx "swaptune: removed $f (written by swaptune apply --persist)" "$scratch/purge.log" ||
+			fail "purge did not say it removed $f"
+		[ -e "$f" ] && fail "$f is still there after purge"
+	done
 	grep -qx "swaptune: removed the empty directory /etc/swaptune" "$scratch/purge.log" ||
 		fail "purge did not say it removed /etc/swaptune"
-	[ "$(cat /etc/sysctl.d/90-swaptune.conf 2>/dev/null)" = "$(printf '%s' "$admin")" ] ||
-		fail "the administrator's /etc/sysctl.d/90-swaptune.conf was not given back: $(cat /etc/sysctl.d/90-swaptune.conf 2>&1)"
 	[ -e /etc/swaptune ] && fail "/etc/swaptune is still there after purge"
-	rm -f /etc/sysctl.d/90-swaptune.conf	# the test's own plant
 	[ "$varlib_mode" != none ] && chmod "$varlib_mode" /var/lib/swaptune	# tmpfiles.d sets 0700
 	snap >"$scratch/snap1"
 	same "$scratch/snap1" "$scratch/snap0"

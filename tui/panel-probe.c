@@ -39,7 +39,7 @@ static const struct {
 	[F_ARMS] = { "Arms", "pc3,pc1,pc0,bypass or NAME:key=val,... (space between customs)" },
 	[F_LIMIT] = { "Memcg limit", "memory cgroup limit of each trial, e.g. 128M" },
 	[F_WS] = { "Working set", "the workload's memory, e.g. 256M (larger than the limit)" },
-	[F_ROUNDS] = { "Rounds", "sequential (looks at 5,10,15,20,25 rounds, stops when one decides) or N: a fixed design of N rounds" },
+	[F_ROUNDS] = { "Rounds", "sequential (looks at 5,10,15,20,30,40 rounds, stops when one decides) or N: a fixed design of N rounds" },
 	[F_SEED] = { "Seed", "round order and the workload's accesses" },
 };
 
@@ -226,7 +226,7 @@ static int form_validate(struct probe_state *s)
 	return bad;
 }
 
-/* "5,10,15,20,25" */
+/* "5,10,15,20,30,40" */
 static const char *looks_text(const struct judge_plan *p)
 {
 	static char buf[96];
