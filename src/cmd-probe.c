@@ -381,7 +381,7 @@ static int parse_looks(const struct opt_spec *o, const char *arg, void *dst, str
 	return 0;
 }
 
-/* --user USER: a name or a uid that exists */
+/* --user USER: a name or a uid that exists; dst is the struct workload_params */
 static int parse_user(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)
 {
 	struct workload_params *wp = dst;
@@ -496,8 +496,9 @@ static const struct opt_spec workload_opts[] = {
 		"start (default 4)", struct workload_params, run_pages, 1, INT64_MAX),
 	OPT_SIZE("file-size", "file-anon page-cache file (default half the working set)",
 		 struct workload_params, file_bytes, 1, 0),
-	OPT_CUSTOM("user", 0, "USER", "cmd: run the command as USER", struct workload_params,
-		   run_as_uid, parse_user, OPT_COMPLETE_USER),
+	/* the parser sets two fields (uid and gid): its destination is the whole struct */
+	{ OPT_ROW("user", 0, "USER", "cmd: run the command as USER", parse_user, 0),
+	  .complete = OPT_COMPLETE_USER },
 	OPT_STRBUF("metric-regex", "RE", "cmd: primary metric is group 1 of the last match in its "
 		   "output (else wall time)", struct workload_params, metric_regex),
 	{ NULL },
