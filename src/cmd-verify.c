@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd-switchback.h"
 #include "swaptune/advice.h"
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
@@ -261,6 +262,7 @@ struct verify_opts {
 	const char *scratch;
 	double min_effect_pct;
 	bool min_effect_given;
+	bool live;
 };
 
 static const struct opt_spec verify_opts[] = {
@@ -271,13 +273,17 @@ static const struct opt_spec verify_opts[] = {
 		   "an arm name", OPT_COMPLETE_NONE),
 	OPT_UINT("reps", "N", "measured rounds for the re-run (default: as the original run)",
 		 struct verify_opts, reps, 2, PROBE_REPS_MAX),
-	CMD_OPT_MIN_EFFECT("smallest improvement that counts, in percent (default: the run's plan, 2)",
-			   struct verify_opts, min_effect_pct),
+	CMD_OPT_MIN_EFFECT("smallest improvement that counts, in percent (default: the run's plan, "
+			   "2; with --live: points for PSI)", struct verify_opts, min_effect_pct),
 	OPT_DIR("scratch-dir", "DIR", "directory for the probe's scratch swap file", struct verify_opts,
 		scratch),
 	CMD_OPT_YES(struct verify_opts, yes),
 	CMD_OPT_DRY_RUN("say what would be re-run; change nothing", struct verify_opts, dry),
 	CMD_OPT_PROGRESS(struct verify_opts, progress),
+	OPT_FLAG("live", 0, "instead of a probe: a switchback of the applied settings against their "
+		 "previous values on the running workload (the newest apply in effect or awaiting "
+		 "confirmation; --run ID names the apply run); takes the options below and --yes, "
+		 "--dry-run, --min-effect, --progress", struct verify_opts, live),
 	{ NULL },
 };
 
@@ -297,15 +303,40 @@ struct verify_work {
 	bool holds;
 };
 
-static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct verify_opts *o)
+/* verify --live: no probe to repeat; the shared options go to the switchback (sa). */
+static int live_args(struct cmd_ctx *ctx, const struct verify_opts *o, struct sb_args *sa)
 {
+	const char *probe_only = o->arm ? "--arm" : o->reps ? "--reps" : o->scratch ? "--scratch-dir" : NULL;
+
+	if (probe_only)
+		return cmd_usage_error(ctx, &cmd_verify_entry, "%s re-runs a probe: it does not go with --live",
+				       probe_only);
+	sa->yes = o->yes;
+	sa->dry = o->dry;
+	sa->progress = o->progress;
+	if (o->min_effect_given)
+		sa->c->min_effect = o->min_effect_pct;
+	return 0;
+}
+
+/* Both tables: verify's own into o, the switchback's design rows into sa (--live only). */
+static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct verify_opts *o,
+		      struct sb_args *sa)
+{
+	void *const args[OPT_TABLES_MAX] = { o, sa };
 	struct opt_given g;
 	int r;
 
 	memset(o, 0, sizeof(*o));
-	if ((r = cmd_parse(ctx, &cmd_verify_entry, argc, argv, o, &g)) < 0)
+	if ((r = cmd_parse_sets(ctx, &cmd_verify_entry, argc, argv, args, &g)) < 0)
 		return r;
 	o->min_effect_given = cmd_given(&cmd_verify_entry, &g, "min-effect");
+	if (o->live)
+		return live_args(ctx, o, sa);
+	for (size_t i = 0; cmd_sb_design_opts[i].name; i++)
+		if (g.given[1] & 1ULL << i)
+			return cmd_usage_error(ctx, &cmd_verify_entry, "--%s goes with --live",
+					       cmd_sb_design_opts[i].name);
 	o->t.probe_run = o->run;
 	if (o->arm) {
 		if (strlen(o->arm) >= sizeof(o->t.arm))
@@ -489,11 +520,22 @@ static int verify_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct verify_opts o;
 	struct verify_work *w = calloc(1, sizeof(*w));
+	struct sbrun_config *sc = calloc(1, sizeof(*sc));
+	struct sb_args sa;
 	int r, lockfd = -1;
 
-	if (!w)
+	if (!w || !sc) {
+		free(w);
+		free(sc);
 		return err_set(&ctx->err, -ENOMEM, "out of memory");
-	if ((r = parse_args(ctx, argc, argv, &o)) < 0)
+	}
+	cmd_sb_init(sc, &sa, argc, argv);
+	r = parse_args(ctx, argc, argv, &o, &sa);
+	/* --live: a switchback on the running workload instead of the probe (cmd-verify-live.c) */
+	if (r == 0 && o.live)
+		r = cmd_verify_live(ctx, &sa, o.run);
+	free(sc);
+	if (r < 0 || o.live)
 		goto out;
 	if (!o.t.probe_run && (r = find_apply(ctx, &o.t)) < 0)
 		goto out;
@@ -540,10 +582,11 @@ out:
 
 const struct cmd_entry cmd_verify_entry = {
 	.name = "verify",
-	.summary = "re-run the probe behind the applied setting and check the benefit still holds",
-	.usage = "[--run ID [--arm NAME]] [--reps N] [--min-effect PCT] [--yes] [--dry-run] [--progress MODE]",
+	.summary = "re-run the probe behind the applied setting (or, --live, a switchback on the running workload) and check the benefit still holds",
+	.usage = "[--run ID [--arm NAME]] [--reps N] [--min-effect PCT] [--yes] [--dry-run] [--progress MODE] | --live [--run APPLY_ID] [SWITCHBACK OPTIONS]",
 	.group = CMD_GROUP_MEASURE,
-	.opts = { verify_opts },
+	/* the switchback's design rows go with --live only (parse_args() says so) */
+	.opts = { verify_opts, cmd_sb_design_opts },
 	.answers = "0 the benefit holds, 10 it no longer holds, 11 inconclusive (--dry-run: 0)",
 	.exec = verify_exec,
 };

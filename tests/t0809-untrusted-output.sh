@@ -43,7 +43,9 @@ for f in text md; do
 		fail "report --format $f: workload not shown escaped"
 done
 # the rerun line: workload and baseline one quoted word each, inert in sh
-line=$(sed -n '/^Recipe: rerun this probe/{n;p;q}' "$scratch/r.text" | sed 's/^  //')
+# (a long command wraps at 100 columns with " \" continuations: join them back)
+line=$(awk '/^Recipe: rerun this probe/ { on = 1; next } on { sub(/^ +/, ""); if (sub(/ \\$/, "")) { printf "%s ", $0; next }
+	print; exit }' "$scratch/r.text")
 case $line in
 "sudo swaptune probe --workload 'anon-zipf"*"' "*"--baseline 'pc3;touch $X'"*) ;;
 *) fail "the rerun line does not quote the workload and baseline: $line" ;;
