@@ -13,6 +13,8 @@ DOCDIR  ?= $(PREFIX)/share/doc/swaptune
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 DESTDIR ?=
 BUILD   ?= build
 # the binary; check-asan builds its own so ./swaptune is never an ASan build
@@ -199,7 +201,7 @@ switchback-pg: $(BIN)
 install: swaptune
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/schema \
 		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(COMPLETIONDIR) \
-		$(DESTDIR)$(DOCDIR)
+		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(DOCDIR)
 	install -m 0755 swaptune $(DESTDIR)$(BINDIR)/swaptune
 	install -m 0644 share/man/swaptune.8 $(DESTDIR)$(MANDIR)/man8/swaptune.8
 	install -m 0644 share/schema/*.json $(DESTDIR)$(DATADIR)/schema/
@@ -212,7 +214,10 @@ install: swaptune
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-prom.service
 	install -m 0644 share/tmpfiles.d/swaptune.conf $(DESTDIR)$(TMPFILESDIR)/swaptune.conf
 	./swaptune --completion bash >$(DESTDIR)$(COMPLETIONDIR)/swaptune
-	chmod 0644 $(DESTDIR)$(COMPLETIONDIR)/swaptune
+	./swaptune --completion zsh >$(DESTDIR)$(ZSHCOMPDIR)/_swaptune
+	./swaptune --completion fish >$(DESTDIR)$(FISHCOMPDIR)/swaptune.fish
+	chmod 0644 $(DESTDIR)$(COMPLETIONDIR)/swaptune $(DESTDIR)$(ZSHCOMPDIR)/_swaptune \
+		$(DESTDIR)$(FISHCOMPDIR)/swaptune.fish
 	install -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/LICENSE
 	if [ -d share/ansible ]; then cp -R share/ansible $(DESTDIR)$(DATADIR)/ && \
 		chmod -R u=rwX,go=rX $(DESTDIR)$(DATADIR)/ansible; fi
@@ -221,7 +226,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/swaptune $(DESTDIR)$(MANDIR)/man8/swaptune.8 \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-boot.service \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-prom.service $(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-prom.timer \
-		$(DESTDIR)$(TMPFILESDIR)/swaptune.conf $(DESTDIR)$(COMPLETIONDIR)/swaptune
+		$(DESTDIR)$(TMPFILESDIR)/swaptune.conf $(DESTDIR)$(COMPLETIONDIR)/swaptune \
+		$(DESTDIR)$(ZSHCOMPDIR)/_swaptune $(DESTDIR)$(FISHCOMPDIR)/swaptune.fish
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 
 # A Debian package (debian/), built from a clean copy of the tracked files in

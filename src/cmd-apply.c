@@ -11,7 +11,6 @@
  * is the detached process change_apply() starts for --confirm-within.
  */
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,28 +26,8 @@
 
 #define APPLY_SCHEMA "swaptune.apply/1"
 
-enum {
-	OPT_RUN = 256, OPT_BASELINE, OPT_MIN_EFFECT, OPT_YES, OPT_DRY_RUN, OPT_PERSIST,
-	OPT_CONFIRM_WITHIN, OPT_CONFIRM, OPT_FROM, OPT_WATCHDOG, OPT_FORCE,
-};
-
-static const struct option apply_longopts[] = {
-	{ "run", required_argument, NULL, OPT_RUN },
-	{ "baseline", required_argument, NULL, OPT_BASELINE },
-	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
-	{ "yes", no_argument, NULL, OPT_YES },
-	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "persist", no_argument, NULL, OPT_PERSIST },
-	{ "confirm-within", required_argument, NULL, OPT_CONFIRM_WITHIN },
-	{ "confirm", no_argument, NULL, OPT_CONFIRM },
-	{ "from", required_argument, NULL, OPT_FROM },
-	{ "watchdog", required_argument, NULL, OPT_WATCHDOG },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ 0, 0, 0, 0 },
-};
-
 struct apply_opts {
-	int64_t run_id;			/* 0 = none */
+	long long run_id;		/* 0 = none */
 	const char *baseline;
 	double min_effect_pct;
 	bool yes, dry_run, persist, confirm, force, min_effect_given;
@@ -87,67 +66,44 @@ static int add_want(struct cmd_ctx *ctx, struct apply_opts *o, const char *name,
 	return 0;
 }
 
+static const struct opt_spec apply_opts[] = {
+	CMD_OPT_RUN("apply the recommendation of probe or switchback run ID (see swaptune recommend)",
+		    struct apply_opts, run_id, OPT_COMPLETE_PROBE_RUN),
+	OPT_STRING("baseline", 0, "ARM", "with --run: judge against ARM instead of the detected "
+		   "baseline", struct apply_opts, baseline, "an arm name", OPT_COMPLETE_NONE),
+	CMD_OPT_MIN_EFFECT("with --run: smallest improvement worth a change (default: the run's "
+			   "plan, 2); another value makes the verdict exploratory",
+			   struct apply_opts, min_effect_pct),
+	OPT_FLAG("force", 0, "with --run: apply a change that is exploratory, has no stored plan, or "
+		 "does not clear the minimum effect", struct apply_opts, force),
+	OPT_STRING("from", 0, "FILE", "apply the setting=value lines of FILE (swaptune-boot.service "
+		   "uses /etc/swaptune/boot.conf)", struct apply_opts, from, "a file", OPT_COMPLETE_FILE),
+	CMD_OPT_YES(struct apply_opts, yes),
+	CMD_OPT_DRY_RUN("print every file and value that would be written; change nothing",
+			struct apply_opts, dry_run),
+	OPT_FLAG("persist", 0, "also write boot-time configuration (sysctl.d, "
+		 "/etc/swaptune/boot.conf, modprobe.d)", struct apply_opts, persist),
+	OPT_DURATION("confirm-within", 0, "undo by itself after DUR (e.g. 30s, 5m) unless confirmed",
+		     struct apply_opts, confirm_within_ns, 1000000000LL, 0),
+	OPT_FLAG("confirm", 0, "confirm the pending --confirm-within apply", struct apply_opts,
+		 confirm),
+	/* the detached process change_apply() starts for --confirm-within */
+	{ .name = "watchdog", .arg = "RUN,DEADLINE,SESSION", .parse = opt_parse_string,
+	  .off = OPT_AT(struct apply_opts, watchdog, const char *), .flags = OPT_HIDDEN },
+	{ NULL },
+};
+
 static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct apply_opts *o)
 {
-	char *end;
-	int r;
+	struct opt_given g;
+	int r, first;
 
 	memset(o, 0, sizeof(*o));
 	o->min_effect_pct = 2.0;
-	while ((r = cmd_getopt(ctx, &cmd_apply_entry, argc, argv, "y", apply_longopts)) != -1) {
-		switch (r) {
-		case -2:
-			return -EINVAL;
-		case OPT_RUN:
-			o->run_id = strtoll(optarg, &end, 10);
-			if (*end || o->run_id <= 0)
-				return cmd_usage_error(ctx, &cmd_apply_entry, "--run needs a run id, not \"%s\"",
-						       optarg);
-			break;
-		case OPT_BASELINE:
-			o->baseline = optarg;
-			break;
-		case OPT_MIN_EFFECT:
-			o->min_effect_given = true;
-			o->min_effect_pct = strtod(optarg, &end);
-			if (*end || !isfinite(o->min_effect_pct) || o->min_effect_pct < 0)
-				return cmd_usage_error(ctx, &cmd_apply_entry,
-						       "--min-effect needs a percentage >= 0, not \"%s\"", optarg);
-			break;
-		case 'y':
-		case OPT_YES:
-			o->yes = true;
-			break;
-		case OPT_DRY_RUN:
-			o->dry_run = true;
-			break;
-		case OPT_PERSIST:
-			o->persist = true;
-			break;
-		case OPT_CONFIRM_WITHIN:
-			if (fmt_parse_duration(optarg, &o->confirm_within_ns) < 0 ||
-			    o->confirm_within_ns < 1000000000LL)
-				return cmd_usage_error(ctx, &cmd_apply_entry,
-						       "--confirm-within needs a duration of at least 1s (e.g. 30s, 5m), not \"%s\"",
-						       optarg);
-			break;
-		case OPT_CONFIRM:
-			o->confirm = true;
-			break;
-		case OPT_FROM:
-			o->from = optarg;
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
-		case OPT_WATCHDOG:
-			o->watchdog = optarg;
-			break;
-		default:
-			return cmd_usage_error(ctx, &cmd_apply_entry, "unexpected option");
-		}
-	}
-	for (int i = optind; i < argc; i++) {
+	if ((first = cmd_parse(ctx, &cmd_apply_entry, argc, argv, o, &g)) < 0)
+		return first;
+	o->min_effect_given = cmd_given(&cmd_apply_entry, &g, "min-effect");
+	for (int i = first; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
 		char name[64];
 
@@ -671,25 +627,15 @@ out:
 	return r;
 }
 
-static const struct cmd_option apply_options[] = {
-	{ "--run ID", "apply the recommendation of probe or switchback run ID (see swaptune recommend)" },
-	{ "--baseline ARM", "with --run: judge against ARM instead of the detected baseline" },
-	{ "--min-effect PCT", "with --run: smallest improvement worth a change (default: the run's plan, 2); another value makes the verdict exploratory" },
-	{ "--force", "with --run: apply a change that is exploratory, has no stored plan, or does not clear the minimum effect" },
-	{ "--from FILE", "apply the setting=value lines of FILE (swaptune-boot.service uses /etc/swaptune/boot.conf)" },
-	{ "-y, --yes", "do not ask (needed without a terminal)" },
-	{ "--dry-run", "print every file and value that would be written; change nothing" },
-	{ "--persist", "also write boot-time configuration (sysctl.d, /etc/swaptune/boot.conf, modprobe.d)" },
-	{ "--confirm-within DURATION", "undo by itself after DURATION (e.g. 30s, 5m) unless confirmed" },
-	{ "--confirm", "confirm the pending --confirm-within apply" },
-	{ NULL, NULL },
-};
-
 const struct cmd_entry cmd_apply_entry = {
 	.name = "apply",
 	.summary = "apply a recommendation or settings, with a snapshot to roll back to",
 	.usage = "[--run ID | --from FILE | SETTING=VALUE...] [--yes] [--dry-run] [--persist] "
-		 "[--confirm-within DURATION] | --confirm",
-	.options = apply_options,
+		 "[--confirm-within DUR] | --confirm",
+	.group = CMD_GROUP_CHANGE,
+	.opts = { apply_opts },
+	.args = "SETTING=VALUE...",
+	.args_help = "settings of the registry to write, e.g. page-cluster=0 (see swaptune status)",
+	.args_complete = OPT_COMPLETE_SETTING,
 	.exec = apply_exec,
 };

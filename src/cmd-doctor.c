@@ -5,7 +5,6 @@
  * that cannot be read makes only its checks n/a (a warning on stderr each).
  */
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,10 +92,17 @@ static cJSON *to_json(const struct host_facts *f, const struct host *h,
 	return root;
 }
 
-static const struct option doctor_longopts[] = {
-	{ "behaviour", no_argument, NULL, 'b' },
-	{ "behavior", no_argument, NULL, 'b' },
-	{ 0, 0, 0, 0 },
+struct doctor_args {
+	bool behaviour;
+};
+
+static const struct opt_spec doctor_opts[] = {
+	OPT_FLAG("behaviour", 0, "also test whether the kernel skips readahead for zswap natively: "
+		 "a 2 s sequential swap-in under zswap with page-cluster 3 (root; settings are "
+		 "journaled and restored)", struct doctor_args, behaviour),
+	{ .name = "behavior", .parse = opt_set_true, .flags = OPT_HIDDEN,
+	  .off = OPT_AT(struct doctor_args, behaviour, bool) },
+	{ NULL },
 };
 
 /* The native-bypass check: the probe engine's short sequential swap-in. */
@@ -133,18 +139,13 @@ static int doctor_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	struct doctor_env env;
 	struct doctor_bypass bypass;
 	struct host_facts f;
-	bool ready, behaviour = false;
+	struct doctor_args a = { 0 };
+	bool ready, behaviour;
 	int r;
 
-	while ((r = cmd_getopt(ctx, &cmd_doctor_entry, argc, argv, "", doctor_longopts)) != -1) {
-		if (r == -2)
-			return -EINVAL;
-		if (r == 'b')
-			behaviour = true;
-	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, &cmd_doctor_entry, "unexpected argument \"%s\"",
-				       argv[optind]);
+	if ((r = cmd_parse(ctx, &cmd_doctor_entry, argc, argv, &a, NULL)) < 0)
+		return r;
+	behaviour = a.behaviour;
 	if (behaviour && (!ctx->host.live || geteuid() != 0))
 		return err_set_exit(&ctx->err, -EPERM, ST_EXIT_DENIED,
 				    "doctor --behaviour swaps for real: it needs root on the live host");
@@ -175,15 +176,11 @@ static int doctor_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	return ready ? ST_EXIT_OK : ST_EXIT_DENIED;
 }
 
-static const struct cmd_option doctor_options[] = {
-	{ "--behaviour", "also test whether the kernel skips readahead for zswap natively: a 2 s sequential swap-in under zswap with page-cluster 3 (root; settings are journaled and restored)" },
-	{ NULL, NULL },
-};
-
 const struct cmd_entry cmd_doctor_entry = {
 	.name = "doctor",
 	.summary = "check every prerequisite for probing, each with a fix hint",
 	.usage = "[--behaviour] [--json]",
-	.options = doctor_options,
+	.group = CMD_GROUP_INSPECT,
+	.opts = { doctor_opts },
 	.exec = doctor_exec,
 };

@@ -6,8 +6,6 @@
  */
 #include <cjson/cJSON.h>
 #include <ctype.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +15,15 @@
 #include "swaptune/cmd.h"
 #include "swaptune/fleet.h"
 
-enum { OPT_SINCE = 256, OPT_RUN };
-
-static const struct option export_longopts[] = {
-	{ "since", required_argument, NULL, OPT_SINCE },
-	{ "run", required_argument, NULL, OPT_RUN },
-	{ "output", required_argument, NULL, 'o' },
-	{ 0, 0, 0, 0 },
-};
-
 #define EXPORT_IDS_MAX 4096
+
+struct export_args {
+	const char *since, *output;
+	struct export_ids {
+		size_t n;
+		int64_t ids[EXPORT_IDS_MAX];
+	} runs;
+};
 
 int fleet_host_identity(const struct host *h, cJSON *o, char *mid, size_t mid_len,
 			struct st_err *e)
@@ -89,62 +86,45 @@ static bool since_ok(const char *s)
 	       d <= mdays[mo - 1] + (mo == 2 && leap) && h < 24 && mi < 60 && sec < 60;
 }
 
-static int parse_runs(struct cmd_ctx *ctx, const char *arg, int64_t *ids, size_t *n)
+/* --since: a UTC time that exists */
+static int parse_since(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)
 {
+	if (!since_ok(arg))
+		return err_set(e, -EINVAL, "--%s needs a UTC time like 2026-11-30 or"
+			       " 2026-11-30T04:00:00Z, not \"%s\"", o->name, arg);
+	*(const char **)dst = arg;
+	return 0;
+}
+
+/* --run 1,2 --run 3: every id appended */
+static int parse_runs(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)
+{
+	struct export_ids *r = dst;
 	char buf[4096], *save = NULL, *tok;
+	size_t before = r->n;
 	long long v;
 
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (fmt_parse_i64(tok, 1, INT64_MAX, &v) < 0)
-			return cmd_usage_error(ctx, &cmd_export_entry, "--run needs run ids, not \"%s\"", tok);
-		if (*n >= EXPORT_IDS_MAX)
-			return cmd_usage_error(ctx, &cmd_export_entry, "more than %d --run ids",
-					       EXPORT_IDS_MAX);
-		ids[(*n)++] = v;
+			return err_set(e, -EINVAL, "--%s needs run ids, not \"%s\"", o->name, tok);
+		if (r->n >= EXPORT_IDS_MAX)
+			return err_set(e, -EINVAL, "more than %d --%s ids", EXPORT_IDS_MAX, o->name);
+		r->ids[r->n++] = v;
 	}
-	if (!*n)
-		return cmd_usage_error(ctx, &cmd_export_entry, "--run needs run ids");
+	if (r->n == before)
+		return err_set(e, -EINVAL, "--%s needs run ids", o->name);
 	return 0;
 }
 
-/* Write text to path through an O_EXCL|O_NOFOLLOW temp file and rename. */
-static int write_atomic(const char *path, const char *text, struct st_err *e)
-{
-	char tmp[PATH_MAX];
-	size_t len = strlen(text), off = 0;
-	int fd;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
-		return err_set_exit(e, -ENAMETOOLONG, ST_EXIT_USAGE, "output path too long");
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot create %s: %s", tmp,
-				    strerror(errno));
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	if (off < len || write(fd, "\n", 1) != 1 || fsync(fd) < 0) {
-		int err = errno;
-
-		close(fd);
-		unlink(tmp);
-		return err_set(e, -err, "cannot write %s: %s", tmp, strerror(err));
-	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		int err = errno;
-
-		unlink(tmp);
-		return err_set_exit(e, -err, ST_EXIT_DENIED, "cannot write %s: %s", path, strerror(err));
-	}
-	return 0;
-}
+static const struct opt_spec export_opts[] = {
+	OPT_CUSTOM("since", 0, "TIME", "only runs started at or after TIME (UTC, 2026-11-30 or "
+		   "2026-11-30T04:00:00Z)", struct export_args, since, parse_since, OPT_COMPLETE_NONE),
+	OPT_CUSTOM("run", 0, "ID", "only run ID (repeatable, or a comma list)", struct export_args,
+		   runs, parse_runs, OPT_COMPLETE_RUN),
+	CMD_OPT_OUTPUT(struct export_args, output),
+	{ NULL },
+};
 
 static int export_build(struct cmd_ctx *ctx, const char *since, const int64_t *ids, size_t n_ids,
 			cJSON **out)
@@ -204,62 +184,42 @@ static int export_build(struct cmd_ctx *ctx, const char *since, const int64_t *i
 
 static int export_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static int64_t ids[EXPORT_IDS_MAX];
-	const char *since = NULL, *output = NULL;
-	size_t n_ids = 0;
-	cJSON *doc;
-	char *text;
+	struct export_args *a = calloc(1, sizeof(*a));
+	cJSON *doc = NULL;
+	char *text = NULL;
 	int r;
 
-	while ((r = cmd_getopt(ctx, &cmd_export_entry, argc, argv, "o:", export_longopts)) != -1) {
-		switch (r) {
-		case -2:
-			return -EINVAL;
-		case OPT_SINCE:
-			if (!since_ok(optarg))
-				return cmd_usage_error(ctx, &cmd_export_entry,
-						       "--since needs a UTC time like 2026-11-30 or"
-						       " 2026-11-30T04:00:00Z, not \"%s\"", optarg);
-			since = optarg;
-			break;
-		case OPT_RUN:
-			if (parse_runs(ctx, optarg, ids, &n_ids) < 0)
-				return -EINVAL;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		default:
-			return cmd_usage_error(ctx, &cmd_export_entry, "unexpected option");
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, &cmd_export_entry, "unexpected argument \"%s\"", argv[optind]);
-	if ((r = export_build(ctx, since, ids, n_ids, &doc)) < 0)
-		return r;
-	text = ctx->json ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
-	cJSON_Delete(doc);
-	if (!text)
+	if (!a)
 		return err_set(&ctx->err, -ENOMEM, "out of memory");
-	if (output && strcmp(output, "-"))
-		r = write_atomic(output, text, &ctx->err);
-	else
+	if ((r = cmd_parse(ctx, &cmd_export_entry, argc, argv, a, NULL)) < 0 ||
+	    (r = export_build(ctx, a->since, a->runs.ids, a->runs.n, &doc)) < 0)
+		goto out;
+	text = ctx->json ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
+	if (!text) {
+		r = err_set(&ctx->err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (a->output && strcmp(a->output, "-")) {
+		size_t n = strlen(text);
+
+		text[n] = '\n';	/* in place of the NUL: the file ends with a newline */
+		r = host_user_file_replace(a->output, text, n + 1, 0644, &ctx->err);
+		text[n] = '\0';
+	} else {
 		r = fprintf(ctx->out, "%s\n", text) < 0 ? err_set(&ctx->err, -EIO, "cannot write output") : 0;
+	}
+out:
 	cJSON_free(text);
+	cJSON_Delete(doc);
+	free(a);
 	return r < 0 ? r : 0;
 }
-
-static const struct cmd_option export_options[] = {
-	{ "--since TIME", "only runs started at or after TIME (UTC, 2026-11-30 or 2026-11-30T04:00:00Z)" },
-	{ "--run ID", "only run ID (repeatable, or a comma list)" },
-	{ "-o, --output FILE", "write FILE atomically instead of standard output" },
-	{ NULL, NULL },
-};
 
 const struct cmd_entry cmd_export_entry = {
 	.name = "export",
 	.summary = "this host's runs and results as one document for import elsewhere",
 	.usage = "[--since TIME] [--run ID]... [-o FILE]",
-	.options = export_options,
+	.group = CMD_GROUP_FLEET,
+	.opts = { export_opts },
 	.exec = export_exec,
 };

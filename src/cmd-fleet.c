@@ -6,7 +6,6 @@
  * src/fleet.c; this file reads the store and this host, and prints.
  */
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,11 +333,15 @@ static cJSON *report_json(const struct fleet_run *runs, size_t n_runs, const str
 	return doc;
 }
 
-enum { OPT_FORMAT = 256 };
+struct fleet_report_args {
+	int format;
+};
 
-static const struct option report_longopts[] = {
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ 0, 0, 0, 0 },
+static const struct opt_spec fleet_report_opts[] = {
+	OPT_CHOICE("format", "FMT", "text (default), md, json (as --json) or html (one "
+		   "self-contained file with charts)", struct fleet_report_args, format,
+		   report_format_names),
+	{ NULL },
 };
 
 static int fleet_report_exec(struct cmd_ctx *ctx, int argc, char **argv)
@@ -346,21 +349,12 @@ static int fleet_report_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	struct fleet_run *runs = NULL;
 	struct fleet_group *g = NULL;
 	size_t n = 0, ng = 0;
-	int r, fmt = REPORT_TEXT_FMT;
+	struct fleet_report_args a = { .format = REPORT_TEXT_FMT };
+	int r, fmt;
 
-	while ((r = cmd_getopt(ctx, &cmd_fleet_report_entry, argc, argv, "", report_longopts)) != -1) {
-		if (r == -2)
-			return -EINVAL;
-		if (r != OPT_FORMAT)
-			return cmd_usage_error(ctx, &cmd_fleet_report_entry, "unexpected option");
-		fmt = report_format_parse(optarg);
-		if (fmt < 0)
-			return cmd_usage_error(ctx, &cmd_fleet_report_entry,
-					       "--format is text, md, json or html, not \"%s\"", optarg);
-	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, &cmd_fleet_report_entry, "unexpected argument \"%s\"",
-				       argv[optind]);
+	if ((r = cmd_parse(ctx, &cmd_fleet_report_entry, argc, argv, &a, NULL)) < 0)
+		return r;
+	fmt = a.format;
 	if ((r = load(&ctx->store, &runs, &n, &ctx->err)) < 0)
 		return r;
 	r = fleet_group_runs(runs, n, &g, &ng, &ctx->err);
@@ -379,29 +373,34 @@ static int fleet_report_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	return r;
 }
 
-static const struct cmd_option report_options[] = {
-	{ "--format FMT", "text (default), md, json (as --json) or html (one self-contained file with charts)" },
-	{ NULL, NULL },
-};
-
 const struct cmd_entry cmd_fleet_report_entry = {
 	.name = "fleet-report",
 	.summary = "probe results of many hosts, grouped by kernel, CPU, swap backend and workload, pooled",
 	.usage = "[--format text|md|json|html]",
-	.options = report_options,
+	.group = CMD_GROUP_FLEET,
+	.opts = { fleet_report_opts },
 	.exec = fleet_report_exec,
 };
 
 /* ---- fleet-advise ---- */
 
-enum { OPT_FROM = 256, OPT_WORKLOAD, OPT_BACKEND, OPT_KERNEL };
+static const char *const backend_names[] = { "zram", "disk", "loop", NULL };
 
-static const struct option advise_longopts[] = {
-	{ "from", required_argument, NULL, OPT_FROM },
-	{ "workload", required_argument, NULL, OPT_WORKLOAD },
-	{ "backend", required_argument, NULL, OPT_BACKEND },
-	{ "kernel", required_argument, NULL, OPT_KERNEL },
-	{ 0, 0, 0, 0 },
+struct advise_args {
+	const char *from, *workload, *kernel;
+	int backend;
+};
+
+static const struct opt_spec advise_opts[] = {
+	OPT_STRING("from", 0, "STORE", "the fleet's merged store (default: --db)", struct advise_args,
+		   from, "a store", OPT_COMPLETE_FILE),
+	OPT_STRING("workload", 0, "NAME", "match probe runs of this workload only", struct advise_args,
+		   workload, "a workload name", OPT_COMPLETE_NONE),
+	OPT_CHOICE("backend", "NAME", "swap under zswap: zram, disk or loop (default: this host's)",
+		   struct advise_args, backend, backend_names),
+	OPT_STRING("kernel", 0, "X.Y", "kernel major.minor to match (default: this host's)",
+		   struct advise_args, kernel, "a kernel release", OPT_COMPLETE_NONE),
+	{ NULL },
 };
 
 /*
@@ -485,43 +484,28 @@ static cJSON *advise_json(const struct fleet_advice *a, const char *src)
 static int parse_advise(struct cmd_ctx *ctx, int argc, char **argv, const char **from,
 			struct fleet_target *t, bool *have_backend, bool *have_kernel)
 {
+	struct advise_args a = { .backend = -1 };
 	int r;
 
-	while ((r = cmd_getopt(ctx, &cmd_fleet_advise_entry, argc, argv, "", advise_longopts)) != -1) {
-		switch (r) {
-		case -2:
-			return -EINVAL;
-		case OPT_FROM:
-			*from = optarg;
-			break;
-		case OPT_WORKLOAD:
-			/* "" would match every workload while saying it matched one */
-			if (!optarg[0] || strlen(optarg) >= sizeof(t->workload))
-				return cmd_usage_error(ctx, &cmd_fleet_advise_entry,
-						       "--workload needs a workload name, not \"\"");
-			snprintf(t->workload, sizeof(t->workload), "%s", optarg);
-			break;
-		case OPT_BACKEND:
-			if (strcmp(optarg, "zram") && strcmp(optarg, "disk") && strcmp(optarg, "loop"))
-				return cmd_usage_error(ctx, &cmd_fleet_advise_entry,
-						       "--backend is zram, disk or loop, not \"%s\"", optarg);
-			snprintf(t->backend, sizeof(t->backend), "%s", optarg);
-			*have_backend = true;
-			break;
-		case OPT_KERNEL:
-			fleet_kernel_major_minor(optarg, t->kernel_mm, sizeof(t->kernel_mm));
-			if (!t->kernel_mm[0])
-				return cmd_usage_error(ctx, &cmd_fleet_advise_entry,
-						       "--kernel needs a release like 6.8, not \"%s\"", optarg);
-			*have_kernel = true;
-			break;
-		default:
-			return cmd_usage_error(ctx, &cmd_fleet_advise_entry, "unexpected option");
-		}
+	if ((r = cmd_parse(ctx, &cmd_fleet_advise_entry, argc, argv, &a, NULL)) < 0)
+		return r;
+	*from = a.from;
+	if (a.workload) {
+		if (strlen(a.workload) >= sizeof(t->workload))
+			return cmd_usage_error(ctx, &cmd_fleet_advise_entry, "--workload is too long");
+		snprintf(t->workload, sizeof(t->workload), "%s", a.workload);
 	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, &cmd_fleet_advise_entry, "unexpected argument \"%s\"",
-				       argv[optind]);
+	if (a.backend >= 0) {
+		snprintf(t->backend, sizeof(t->backend), "%s", backend_names[a.backend]);
+		*have_backend = true;
+	}
+	if (a.kernel) {
+		fleet_kernel_major_minor(a.kernel, t->kernel_mm, sizeof(t->kernel_mm));
+		if (!t->kernel_mm[0])
+			return cmd_usage_error(ctx, &cmd_fleet_advise_entry,
+					       "--kernel needs a release like 6.8, not \"%s\"", a.kernel);
+		*have_kernel = true;
+	}
 	return 0;
 }
 
@@ -575,18 +559,11 @@ out:
 	return r;
 }
 
-static const struct cmd_option advise_options[] = {
-	{ "--from STORE", "the fleet's merged store (default: --db)" },
-	{ "--workload NAME", "match probe runs of this workload only" },
-	{ "--backend NAME", "swap under zswap: zram, disk or loop (default: this host's)" },
-	{ "--kernel X.Y", "kernel major.minor to match (default: this host's)" },
-	{ NULL, NULL },
-};
-
 const struct cmd_entry cmd_fleet_advise_entry = {
 	.name = "fleet-advise",
 	.summary = "advice for a host never probed, pooled from the probes of hosts like it",
 	.usage = "[--from STORE] [--workload NAME] [--backend NAME] [--kernel X.Y]",
-	.options = advise_options,
+	.group = CMD_GROUP_FLEET,
+	.opts = { advise_opts },
 	.exec = fleet_advise_exec,
 };

@@ -4,7 +4,6 @@
  * around them and the change journal, as aligned tables or one JSON document.
  */
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +16,18 @@
 #define HISTORY_SCHEMA "swaptune.history/1"
 #define HISTORY_LIMIT_MAX 1000000
 
-enum { OPT_LIMIT = 256, OPT_ALL };
+struct history_args {
+	int limit;
+	bool all;
+};
 
-static const struct option history_longopts[] = {
-	{ "limit", required_argument, NULL, OPT_LIMIT },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ 0, 0, 0, 0 },
+static const struct opt_spec history_opts[] = {
+	/* bounded: rows are allocated */
+	OPT_INT("limit", "N", "the newest N runs (default 20)", struct history_args, limit, 1,
+		HISTORY_LIMIT_MAX),
+	OPT_FLAG("all", 0, "every run (probe, sample, verify ...), not only apply and rollback",
+		 struct history_args, all),
+	{ NULL },
 };
 
 /* "2026-11-30T04:01:02.123Z" -> "2026-11-30 04:01:02Z": UTC, said so (fmt_time) */
@@ -104,36 +109,6 @@ static void snapshot_line(const char *settings, char *buf, size_t len)
 			off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "",
 						it->string, it->valuestring);
 	cJSON_Delete(o);
-}
-
-static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, long *limit, bool *all)
-{
-	long long v;
-	int r;
-
-	while ((r = cmd_getopt(ctx, &cmd_history_entry, argc, argv, "", history_longopts)) != -1) {
-		switch (r) {
-		case -2:
-			return -EINVAL;
-		case OPT_LIMIT:
-			/* strict: no overflow, no sign, no suffix; bounded (rows are allocated) */
-			if (fmt_parse_i64(optarg, 1, HISTORY_LIMIT_MAX, &v) < 0)
-				return cmd_usage_error(ctx, &cmd_history_entry,
-						       "--limit needs a number of runs from 1 to %d, not \"%s\"",
-						       HISTORY_LIMIT_MAX, optarg);
-			*limit = (long)v;
-			break;
-		case OPT_ALL:
-			*all = true;
-			break;
-		default:
-			return cmd_usage_error(ctx, &cmd_history_entry, "unexpected option");
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, &cmd_history_entry, "unexpected argument \"%s\"",
-				       argv[optind]);
-	return 0;
 }
 
 /* An imported run is another host's history: say whose, and what it was there. */
@@ -309,12 +284,15 @@ static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct store_run_info *runs = NULL;
 	cJSON *doc = NULL, *jruns = NULL;
-	long limit = 20;
-	bool all = false;
+	struct history_args a = { .limit = 20 };
+	long limit;
+	bool all;
 	int r, n = 0;
 
-	if ((r = parse_args(ctx, argc, argv, &limit, &all)) < 0)
+	if ((r = cmd_parse(ctx, &cmd_history_entry, argc, argv, &a, NULL)) < 0)
 		return r;
+	limit = a.limit;
+	all = a.all;
 	if ((r = change_settle_confirms(&ctx->store, &ctx->err)) < 0)
 		return r;
 	if ((r = store_runs_history(&ctx->store, all, limit, &runs, &n, &ctx->err)) < 0)
@@ -344,16 +322,11 @@ out:
 	return r;
 }
 
-static const struct cmd_option history_options[] = {
-	{ "--limit N", "the newest N runs (default 20)" },
-	{ "--all", "every run (probe, sample, verify ...), not only apply and rollback" },
-	{ NULL, NULL },
-};
-
 const struct cmd_entry cmd_history_entry = {
 	.name = "history",
 	.summary = "applied and rolled-back changes, with the snapshots taken around them",
 	.usage = "[--limit N] [--all]",
-	.options = history_options,
+	.group = CMD_GROUP_INSPECT,
+	.opts = { history_opts },
 	.exec = history_exec,
 };

@@ -6,7 +6,6 @@
  */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +17,6 @@
 
 /* Files whose savepoints are committed together. */
 #define IMPORT_BATCH_FILES 512
-
-static const struct option import_longopts[] = {
-	{ 0, 0, 0, 0 },
-};
 
 /*
  * A FIFO, a device or a socket is refused before any open that could block
@@ -149,14 +144,11 @@ static int import_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	char local_mid[128] = "";
 	cJSON *doc = NULL, *files = NULL;
-	int r;
+	int r, first;
 
-	while ((r = cmd_getopt(ctx, &cmd_import_entry, argc, argv, "", import_longopts)) != -1) {
-		if (r == -2)
-			return -EINVAL;
-		return cmd_usage_error(ctx, &cmd_import_entry, "unexpected option");
-	}
-	if (optind >= argc)
+	if ((first = cmd_parse(ctx, &cmd_import_entry, argc, argv, NULL, NULL)) < 0)
+		return first;
+	if (first >= argc)
 		return cmd_usage_error(ctx, &cmd_import_entry, "no FILE to import");
 	/* this host's own runs come back as "already present" */
 	fleet_host_identity(&ctx->host, NULL, local_mid, sizeof(local_mid), NULL);
@@ -165,12 +157,12 @@ static int import_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		cJSON_AddStringToObject(doc, "schema", "swaptune.import/1");
 		files = cJSON_AddArrayToObject(doc, "files");
 	}
-	for (int i = optind; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		struct import_tally t = {0};
 
 		r = import_one(ctx, argv[i], local_mid[0] ? local_mid : NULL, &t);
 		/* commit released files in batches: a commit per file costs more than the file */
-		if (r == 0 && (i - optind) % IMPORT_BATCH_FILES == IMPORT_BATCH_FILES - 1)
+		if (r == 0 && (i - first) % IMPORT_BATCH_FILES == IMPORT_BATCH_FILES - 1)
 			r = store_fleet_flush(&ctx->store, &ctx->err);
 		if (r < 0) {
 			struct st_err e2 = {0};
@@ -203,6 +195,9 @@ const struct cmd_entry cmd_import_entry = {
 	.name = "import",
 	.summary = "add runs exported by other hosts to this store, as history",
 	.usage = "FILE...",
-	.options = NULL,
+	.group = CMD_GROUP_FLEET,
+	.args = "FILE...",
+	.args_help = "files written by swaptune export on other hosts",
+	.args_complete = OPT_COMPLETE_FILE,
 	.exec = import_exec,
 };

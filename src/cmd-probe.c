@@ -5,22 +5,21 @@
  * and print the per-arm table or the JSON document.
  */
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <math.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "swaptune/advice.h"
 #include "swaptune/cmd.h"
+#include "swaptune/colour.h"
 #include "swaptune/utc.h"
 #include "swaptune/lock.h"
 #include "swaptune/metric-extract.h"
 #include "swaptune/probe.h"
+#include "swaptune/stop.h"
 
 #define MiB (1024ull * 1024)
 
@@ -34,110 +33,6 @@
 #define DEFAULT_ARMS		"pc3,pc1,pc0"
 #define DEFAULT_WORKING_SET	(256 * MiB)
 #define DEFAULT_MEMCG_LIMIT	(128 * MiB)
-
-static volatile sig_atomic_t probe_stop;
-
-static void on_signal(int sig)
-{
-	probe_stop = sig;
-}
-
-enum {
-	OPT_WORKLOAD = 1000, OPT_ARMS, OPT_ARM, OPT_BASELINE, OPT_REPS, OPT_ADAPTIVE,
-	OPT_MAX_REPS, OPT_SEED, OPT_WORKING_SET, OPT_MEMCG_LIMIT, OPT_LIMIT_MODE, OPT_OPS,
-	OPT_DURATION, OPT_ZIPF, OPT_STRIDE, OPT_FILE_SIZE, OPT_USER, OPT_METRIC_REGEX,
-	OPT_METRIC_LOWER, OPT_SWAP_SIZE, OPT_SCRATCH_DIR, OPT_BYPASS_MODE, OPT_NO_WARMUP,
-	OPT_YES, OPT_FORCE, OPT_DRY_RUN, OPT_RUN_PAGES, OPT_PROGRESS, OPT_LOOKS, OPT_MIN_EFFECT,
-	OPT_MIN_TRIAL, OPT_MAX_TIME, OPT_METRIC, OPT_ALLOW_SHORT, OPT_DROP_HOST_CACHES,
-};
-
-static const struct option probe_longopts[] = {
-	{ "workload", required_argument, NULL, OPT_WORKLOAD },
-	{ "arms", required_argument, NULL, OPT_ARMS },
-	{ "arm", required_argument, NULL, OPT_ARM },
-	{ "baseline", required_argument, NULL, OPT_BASELINE },
-	{ "reps", required_argument, NULL, OPT_REPS },
-	{ "adaptive", no_argument, NULL, OPT_ADAPTIVE },
-	{ "max-reps", required_argument, NULL, OPT_MAX_REPS },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "working-set", required_argument, NULL, OPT_WORKING_SET },
-	{ "memcg-limit", required_argument, NULL, OPT_MEMCG_LIMIT },
-	{ "limit-mode", required_argument, NULL, OPT_LIMIT_MODE },
-	{ "ops", required_argument, NULL, OPT_OPS },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "zipf-theta", required_argument, NULL, OPT_ZIPF },
-	{ "stride", required_argument, NULL, OPT_STRIDE },
-	{ "run-pages", required_argument, NULL, OPT_RUN_PAGES },
-	{ "file-size", required_argument, NULL, OPT_FILE_SIZE },
-	{ "user", required_argument, NULL, OPT_USER },
-	{ "metric-regex", required_argument, NULL, OPT_METRIC_REGEX },
-	{ "metric-lower-better", no_argument, NULL, OPT_METRIC_LOWER },
-	{ "swap-size", required_argument, NULL, OPT_SWAP_SIZE },
-	{ "scratch-dir", required_argument, NULL, OPT_SCRATCH_DIR },
-	{ "bypass-mode", required_argument, NULL, OPT_BYPASS_MODE },
-	{ "no-warmup", no_argument, NULL, OPT_NO_WARMUP },
-	{ "yes", no_argument, NULL, OPT_YES },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "progress", required_argument, NULL, OPT_PROGRESS },
-	{ "looks", required_argument, NULL, OPT_LOOKS },
-	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
-	{ "min-trial", required_argument, NULL, OPT_MIN_TRIAL },
-	{ "max-time", required_argument, NULL, OPT_MAX_TIME },
-	{ "metric", required_argument, NULL, OPT_METRIC },
-	{ "allow-short", no_argument, NULL, OPT_ALLOW_SHORT },
-	{ "drop-host-caches", no_argument, NULL, OPT_DROP_HOST_CACHES },
-	{ 0, 0, 0, 0 },
-};
-
-static const struct cmd_option probe_options[] = {
-	{ "--workload NAME", "anon-runs (default), anon-random, anon-seq, anon-zipf, anon-stride, mixed-compress, file-anon, tmpfs-read, or cmd" },
-	{ "--arms LIST", "built-in arms: pc3, pc1, pc0 (vm.page-cluster), bypass (default pc3,pc1,pc0)" },
-	{ "--arm NAME:KEY=VAL,...", "a custom arm over the settings registry (repeatable), e.g. noswapra:page-cluster=0,vma_ra_enabled=false" },
-	{ "--baseline NAME", "arm to compare against (default: the arm matching the host now, else the first)" },
-	{ "--looks LIST", "sequential design: judge after these rounds, stopping at the first look that decides (default 5,10,15,20,30,40)" },
-	{ "--reps N", "a fixed design instead: exactly N measured rounds, judged once" },
-	{ "--max-reps N", "sequential: at most N rounds (the looks above N are dropped, N becomes the last)" },
-	{ "--adaptive", "the sequential design (the default; kept for scripts)" },
-	{ "--min-effect PCT", "smallest gain worth a change, fixed in the run's plan (default 2)" },
-	{ "--min-trial DUR", "built-in workloads: calibrate each trial's measured phase to last at least DUR (default 2s, 0 = off)" },
-	{ "--max-time DUR", "time budget, a ceiling: no trial starts that is expected to end after DUR from the start; after the warm-up the probe says how many rounds fit and keeps the looks that do (default 3m, 0 = no limit)" },
-	{ "--allow-short", "run the rounds that fit even when the budget cannot reach the first look (otherwise the probe asks on a terminal, and without one stops with exit 2 naming the --max-time it needs)" },
-	{ "--drop-host-caches", "before every trial also sync, drop the whole host's page cache and compact memory (default: only the probe's own cgroup and swap are emptied)" },
-	{ "--seed N", "seed of the round order and, derived from it, of the workload's accesses (default: a fresh random seed, recorded)" },
-	{ "--working-set SIZE", "the workload's memory (default 256M)" },
-	{ "--memcg-limit SIZE", "memory cgroup limit, below the working set so it swaps (default 128M)" },
-	{ "--limit-mode max|high", "cgroup v2: memory.max (default) or memory.high" },
-	{ "--ops N", "accesses in the measured phase (default: 2 passes over the working set)" },
-	{ "--duration DUR", "cap of one trial's measured phase; cmd: the command is killed after it (default 60s)" },
-	{ "--zipf-theta X", "anon-zipf exponent (default 0.99)" },
-	{ "--stride N", "anon-stride step in pages (default 8)" },
-	{ "--run-pages N", "anon-runs: consecutive pages per run, each run from a random start (default 4)" },
-	{ "--file-size SIZE", "file-anon page-cache file (default half the working set)" },
-	{ "--user USER", "cmd: run the command as USER" },
-	{ "--metric-regex RE", "cmd: primary metric is group 1 of the last match in its output (else wall time)" },
-	{ "--metric-lower-better", "cmd: with --metric-regex, lower values are better" },
-	{ "--metric TOOL:PATH", "cmd: the primary metric from a benchmark's own output: fio:read.iops (fio --output-format=json), stress-ng:vm.bogo-ops-per-second-real-time (--metrics --yaml /dev/stdout), sysbench:events_per_second|latency_avg_ms|latency_p95_ms" },
-	{ "--swap-size SIZE", "scratch swap size (default 1.5 x working set + 64M, at least 512M)" },
-	{ "--scratch-dir DIR", "directory for the scratch swap file (default /var/lib/swaptune)" },
-	{ "--bypass-mode pc0|zram", "how to emulate the bypass arm when the kernel has none (default pc0)" },
-	{ "--no-warmup", "skip the discarded warm-up round" },
-	{ "--yes", "do not ask before changing host settings (needed without a terminal)" },
-	{ "--force", "run even when MemAvailable looks too small" },
-	{ "--dry-run", "print the plan and exit without touching anything" },
-	{ "--progress MODE", "auto (a live line on a terminal, else nothing), tty, plain (one line per step on stderr, for logs and scripts) or none" },
-	{ "-- PROG ARGS...", "cmd: the command to run in the memory cgroup (no shell)" },
-	{ NULL, NULL },
-};
-
-static int parse_uint(const char *s, unsigned long long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return end == s || *end || errno || *s == '-' ? -EINVAL : 0;
-}
 
 /* Human durations: "45 s", "2 min 10 s". */
 static const char *fmt_secs(double s, char *buf, size_t len)
@@ -181,23 +76,6 @@ void cmd_probe_progress(const struct probe_progress *p, void *arg)
 			p->msg ? "; " : "", p->msg ? p->msg : "");
 	}
 	fflush(stderr);
-}
-
-int cmd_parse_progress(const char *s, enum cmd_progress *mode)
-{
-	static const char *const names[] = { "auto", "tty", "plain", "none" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i]))
-			return *mode = (enum cmd_progress)i, 0;
-	return -EINVAL;
-}
-
-enum cmd_progress cmd_progress_resolve(enum cmd_progress mode, bool json)
-{
-	if (mode != CMD_PROGRESS_AUTO)
-		return mode;
-	return !json && isatty(STDERR_FILENO) ? CMD_PROGRESS_TTY : CMD_PROGRESS_NONE;
 }
 
 /*
@@ -450,9 +328,10 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 	}
 	if (r->have_verdict) {
 		const struct judgement *j = &r->judgement;
+		const char *word = verdict_kind_name(r->verdict.kind);
 
-		fprintf(o, "\nVerdict           %s%s%s", verdict_kind_name(r->verdict.kind),
-			r->verdict.chosen >= 0 ? " " : "",
+		fprintf(o, "\nVerdict           %s%s%s%s%s", colour_start(o, colour_of_verdict(word)), word,
+			colour_end(o, colour_of_verdict(word)), r->verdict.chosen >= 0 ? " " : "",
 			r->verdict.chosen >= 0 ? c->arms[r->verdict.chosen].name : "");
 		if (j->judged)
 			fprintf(o, " at look %zu of %zu (%u rounds)", j->look + 1, j->plan.n_looks,
@@ -507,224 +386,200 @@ static bool ask(const struct probe_config *c, const struct probe_plan *p)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
-static int parse_size_opt(struct cmd_ctx *ctx, const char *opt, const char *v, uint64_t *out)
-{
-	unsigned long long b;
-
-	if (fmt_parse_size(v, &b) < 0 || b == 0)
-		return cmd_usage_error(ctx, &cmd_probe_entry, "%s: \"%s\" is not a size like 256M", opt, v);
-	*out = b;
-	return 0;
-}
-
 /* What the command line says beyond the probe_config itself. */
 struct probe_args {
-	const char *workload, *arms_list, *baseline;
+	const char *workload, *arms_list, *baseline, *scratch_dir;
 	const char *custom[PROBE_ARMS_MAX];
 	int ncustom;
-	bool yes, dry, have_ws, have_limit, seed_given, allow_short;
+	bool yes, dry, allow_short;
 	unsigned reps, max_reps;
-	enum cmd_progress progress;
+	uint64_t seed;
+	int limit_mode, bypass_mode, progress;
 };
 
-static int parse_count_opt(struct cmd_ctx *ctx, const char *opt, const char *v, uint64_t *out)
-{
-	unsigned long long u;
+/* Everything parsed: the rows below point into it. */
+struct probe_cli {
+	struct probe_config c;
+	struct probe_args a;
+};
 
-	if (parse_uint(v, &u) < 0 || u == 0)
-		return cmd_usage_error(ctx, &cmd_probe_entry, "%s: \"%s\" is not a positive number", opt, v);
-	*out = u;
-	return 0;
+static const char *const limit_modes[] = { "max", "high", NULL };	/* MEMCG_LIMIT_* order */
+static const char *const bypass_modes[] = { "pc0", "zram", NULL };
+/* the built-in arms of probe-arms.c, offered by completion */
+static const char *const builtin_arms[] = { "pc3", "pc1", "pc0", "bypass", NULL };
+
+static const char *workload_name_at(size_t i)
+{
+	return workload_at(i) ? workload_at(i)->name : NULL;
 }
 
-/* The options that shape the workload. 1 = not one of them. */
-static int parse_workload_opt(struct cmd_ctx *ctx, struct probe_config *c, struct probe_args *a,
-			      int opt)
+/* --arm NAME:KEY=VAL,...: repeatable, checked once the host is known */
+static int parse_custom_arm(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)
 {
-	long long ns;
-	double theta;
+	struct probe_args *a = dst;
 
-	switch (opt) {
-	case OPT_WORKLOAD: a->workload = optarg; return 0;
-	case OPT_WORKING_SET:
-		a->have_ws = true;
-		return parse_size_opt(ctx, "--working-set", optarg, &c->wp.working_set_bytes);
-	case OPT_FILE_SIZE: return parse_size_opt(ctx, "--file-size", optarg, &c->wp.file_bytes);
-	case OPT_OPS: return parse_count_opt(ctx, "--ops", optarg, &c->wp.ops);
-	case OPT_STRIDE: return parse_count_opt(ctx, "--stride", optarg, &c->wp.stride_pages);
-	case OPT_RUN_PAGES: return parse_count_opt(ctx, "--run-pages", optarg, &c->wp.run_pages);
-	case OPT_DURATION:
-		if (fmt_parse_duration(optarg, &ns) < 0 || ns < 100000000LL)
-			return cmd_usage_error(ctx, &cmd_probe_entry, "--duration: \"%s\" is not a duration of at least 100ms", optarg);
-		c->duration_s = (double)ns / 1e9;
-		return 0;
-	case OPT_ZIPF:
-		if (fmt_parse_real(optarg, 1e-9, 100, &theta) < 0)
-			return cmd_usage_error(ctx, &cmd_probe_entry, "--zipf-theta must be in (0, 100]");
-		c->wp.zipf_theta = theta;
-		return 0;
-	case OPT_USER: {
-		struct passwd *pw = getpwnam(optarg);
-		unsigned long long u;
-
-		if (!pw && parse_uint(optarg, &u) == 0)
-			pw = getpwuid((uid_t)u);
-		if (!pw)
-			return cmd_usage_error(ctx, &cmd_probe_entry, "--user: no user \"%s\"", optarg);
-		c->wp.run_as_uid = pw->pw_uid;
-		c->wp.run_as_gid = pw->pw_gid;
-		return 0;
-	}
-	case OPT_METRIC_REGEX:
-		if (strlen(optarg) >= sizeof(c->wp.metric_regex))
-			return cmd_usage_error(ctx, &cmd_probe_entry, "--metric-regex is too long");
-		snprintf(c->wp.metric_regex, sizeof(c->wp.metric_regex), "%s", optarg);
-		return 0;
-	case OPT_METRIC_LOWER: c->metric_higher_better = false; return 0;
-	case OPT_METRIC: {
-		char why[400];
-		bool hb;
-
-		if (metric_spec_check(optarg, &hb, why, sizeof(why)) < 0)
-			return cmd_usage_error(ctx, &cmd_probe_entry, "%s", why);
-		snprintf(c->wp.metric_spec, sizeof(c->wp.metric_spec), "%s", optarg);
-		c->metric_higher_better = hb;
-		return 0;
-	}
-	}
-	return 1;
+	if (a->ncustom >= PROBE_ARMS_MAX)
+		return err_set(e, -EINVAL, "more than %d --%s", PROBE_ARMS_MAX, o->name);
+	a->custom[a->ncustom++] = arg;
+	return 0;
 }
 
 /* --looks 5,10,15: strictly increasing rounds, 2..PROBE_REPS_MAX. */
-static int parse_looks(struct cmd_ctx *ctx, struct probe_config *c, const char *list)
+static int parse_looks(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)
 {
-	struct judge_plan p = c->plan;
+	struct judge_plan *plan = dst, p = *plan;
 	char buf[256], *save = NULL;
 
-	snprintf(buf, sizeof(buf), "%s", list);
+	snprintf(buf, sizeof(buf), "%s", arg);
 	p.n_looks = 0;
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		long long v;
 
 		if (p.n_looks >= VERDICT2_LOOKS_MAX || fmt_parse_i64(t, 2, PROBE_REPS_MAX, &v) < 0 ||
 		    (p.n_looks && (unsigned)v <= p.looks[p.n_looks - 1]))
-			return cmd_usage_error(ctx, &cmd_probe_entry,
-					       "--looks needs increasing rounds 2..%d, at most %d of them, like 5,10,15",
-					       PROBE_REPS_MAX, VERDICT2_LOOKS_MAX);
+			return err_set(e, -EINVAL, "--%s needs increasing rounds 2..%d, at most %d of them, like 5,10,15",
+				       o->name, PROBE_REPS_MAX, VERDICT2_LOOKS_MAX);
 		p.looks[p.n_looks++] = (unsigned)v;
 	}
 	if (p.n_looks == 0)
-		return cmd_usage_error(ctx, &cmd_probe_entry, "--looks needs a list of rounds like 5,10,15");
+		return err_set(e, -EINVAL, "--%s needs a list of rounds like 5,10,15", o->name);
 	p.sequential = true;
-	c->plan = p;
+	*plan = p;
 	return 0;
 }
 
-/* The options of the design and the host side. 1 = not one of them. */
-static int parse_design_opt(struct cmd_ctx *ctx, struct probe_config *c, struct probe_args *a,
-			    int opt)
+/* --user USER: a name or a uid that exists; dst is the struct workload_params */
+static int parse_user(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)
 {
-	unsigned long long u;
+	struct workload_params *wp = dst;
+	struct passwd *pw = getpwnam(arg);
+	long long u;
 
-	switch (opt) {
-	case OPT_ARMS: a->arms_list = optarg; return 0;
-	case OPT_ARM:
-		if (a->ncustom >= PROBE_ARMS_MAX)
-			return cmd_usage_error(ctx, &cmd_probe_entry, "more than %d arms", PROBE_ARMS_MAX);
-		a->custom[a->ncustom++] = optarg;
-		return 0;
-	case OPT_BASELINE: a->baseline = optarg; return 0;
-	case OPT_REPS:
-	case OPT_MAX_REPS:
-		if (parse_uint(optarg, &u) < 0 || u < (opt == OPT_REPS ? 1 : 2) || u > PROBE_REPS_MAX)
-			return cmd_usage_error(ctx, &cmd_probe_entry, "%s must be %d..%d",
-					       opt == OPT_REPS ? "--reps" : "--max-reps", opt == OPT_REPS ? 1 : 2,
-					       PROBE_REPS_MAX);
-		*(opt == OPT_REPS ? &a->reps : &a->max_reps) = (unsigned)u;
-		return 0;
-	case OPT_ADAPTIVE: c->adaptive = true; return 0;
-	case OPT_LOOKS: return parse_looks(ctx, c, optarg);
-	case OPT_MIN_EFFECT: {
-		double v;
-
-		if (fmt_parse_real(optarg, 0, 1000, &v) < 0)
-			return cmd_usage_error(ctx, &cmd_probe_entry, "--min-effect needs a percentage 0..1000, not \"%s\"", optarg);
-		c->plan.min_effect_pct = v;
-		return 0;
-	}
-	case OPT_MIN_TRIAL:
-	case OPT_MAX_TIME: {
-		long long ns;
-
-		if (fmt_parse_duration(optarg, &ns) < 0 || ns > 86400LL * 1000000000LL)
-			return cmd_usage_error(ctx, &cmd_probe_entry, "%s: \"%s\" is not a duration up to a day",
-					       opt == OPT_MIN_TRIAL ? "--min-trial" : "--max-time", optarg);
-		*(opt == OPT_MIN_TRIAL ? &c->min_trial_s : &c->max_time_s) = (double)ns / 1e9;
-		return 0;
-	}
-	case OPT_SEED:
-		if (parse_uint(optarg, &u) < 0 || u >= (1ULL << 53))
-			return cmd_usage_error(ctx, &cmd_probe_entry, "--seed: \"%s\" is not a number below 2^53", optarg);
-		probe_seed_set(c, u);
-		a->seed_given = true;
-		return 0;
-	case OPT_MEMCG_LIMIT:
-		a->have_limit = true;
-		return parse_size_opt(ctx, "--memcg-limit", optarg, &c->memcg_limit_bytes);
-	case OPT_SWAP_SIZE:
-		if (parse_size_opt(ctx, "--swap-size", optarg, &c->swap_size_bytes) < 0)
-			return -EINVAL;
-		/* mkswap needs 10 pages; less than 1 MiB holds no probe's working set */
-		if (c->swap_size_bytes < 1024 * 1024)
-			return cmd_usage_error(ctx, &cmd_probe_entry,
-					       "--swap-size: \"%s\" is less than 1M, too small for a swap area", optarg);
-		return 0;
-	case OPT_LIMIT_MODE:
-		if (!strcmp(optarg, "max"))
-			c->limit_mode = MEMCG_LIMIT_MAX;
-		else if (!strcmp(optarg, "high"))
-			c->limit_mode = MEMCG_LIMIT_HIGH;
-		else
-			return cmd_usage_error(ctx, &cmd_probe_entry, "--limit-mode is max or high");
-		return 0;
-	case OPT_SCRATCH_DIR: {
-		struct stat sb;
-
-		/* checked now, so that --dry-run says it too */
-		if (stat(optarg, &sb) < 0)
-			return cmd_usage_error(ctx, &cmd_probe_entry, "--scratch-dir %s: %s", optarg,
-					       strerror(errno));
-		if (!S_ISDIR(sb.st_mode))
-			return cmd_usage_error(ctx, &cmd_probe_entry, "--scratch-dir %s: not a directory",
-					       optarg);
-		snprintf(c->scratch_dir, sizeof(c->scratch_dir), "%s", optarg);
-		return 0;
-	}
-	case OPT_BYPASS_MODE:
-		if (!strcmp(optarg, "pc0"))
-			c->bypass_mode = PROBE_BYPASS_PC0;
-		else if (!strcmp(optarg, "zram"))
-			c->bypass_mode = PROBE_BYPASS_ZRAM;
-		else
-			return cmd_usage_error(ctx, &cmd_probe_entry, "--bypass-mode is pc0 or zram");
-		return 0;
-	case OPT_NO_WARMUP: c->warmup = false; return 0;
-	case OPT_YES: a->yes = true; return 0;
-	case OPT_FORCE: c->force = true; return 0;
-	case OPT_ALLOW_SHORT: a->allow_short = true; return 0;
-	case OPT_DROP_HOST_CACHES: c->drop_host_caches = true; return 0;
-	case OPT_DRY_RUN: a->dry = true; return 0;
-	case OPT_PROGRESS:
-		if (cmd_parse_progress(optarg, &a->progress) < 0)
-			return cmd_usage_error(ctx, &cmd_probe_entry, "--progress is auto, tty, plain or none");
-		return 0;
-	}
-	return 1;
+	if (!pw && fmt_parse_i64(arg, 0, UINT32_MAX, &u) == 0)
+		pw = getpwuid((uid_t)u);
+	if (!pw)
+		return err_set(e, -EINVAL, "--%s: no user \"%s\"", o->name, arg);
+	wp->run_as_uid = pw->pw_uid;
+	wp->run_as_gid = pw->pw_gid;
+	return 0;
 }
 
+/* --metric TOOL:PATH, which also says which way is better */
+static int parse_metric(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)
+{
+	struct probe_config *c = dst;
+	char why[400];
+	bool hb;
+
+	if (metric_spec_check(arg, &hb, why, sizeof(why)) < 0)
+		return err_set(e, -EINVAL, "%s", why);
+	if (strlen(arg) >= sizeof(c->wp.metric_spec))
+		return err_set(e, -EINVAL, "--%s is too long", o->name);
+	snprintf(c->wp.metric_spec, sizeof(c->wp.metric_spec), "%s", arg);
+	c->metric_higher_better = hb;
+	return 0;
+}
+
+#define DAY_NS (86400LL * 1000000000LL)
+
+static const struct opt_spec probe_opts[] = {
+	{ .name = "workload", .arg = "NAME", .section = "Workload and arms",
+	  .help = "what runs in the memory cgroup (default anon-runs)", .parse = opt_parse_string,
+	  .off = OPT_AT(struct probe_cli, a.workload, const char *), .choice_at = workload_name_at,
+	  .complete = OPT_COMPLETE_CHOICES, .flags = OPT_HELP_CHOICES },
+	{ .name = "arms", .arg = "LIST", .help = "built-in arms: pc3, pc1, pc0 (vm.page-cluster), "
+	  "bypass (default pc3,pc1,pc0)", .parse = opt_parse_string,
+	  .off = OPT_AT(struct probe_cli, a.arms_list, const char *), .choices = builtin_arms,
+	  .complete = OPT_COMPLETE_CHOICES, .flags = OPT_LIST },
+	OPT_CUSTOM("arm", 0, "NAME:KEY=VAL,...", "a custom arm over the settings registry "
+		   "(repeatable), e.g. noswapra:page-cluster=0,vma_ra_enabled=false", struct probe_cli,
+		   a, parse_custom_arm, OPT_COMPLETE_NONE),
+	OPT_STRING("baseline", 0, "NAME", "arm to compare against (default: the arm matching the "
+		   "host now, else the first)", struct probe_cli, a.baseline, "an arm name",
+		   OPT_COMPLETE_NONE),
+	{ .name = "looks", .arg = "LIST", .section = "Design",
+	  .help = "sequential design: judge after these rounds, stopping at the first look that "
+	  "decides (default 5,10,15,20,30,40)", .parse = parse_looks, .off = offsetof(struct probe_cli, c.plan) },
+	OPT_UINT("reps", "N", "a fixed design instead: exactly N measured rounds, judged once",
+		 struct probe_cli, a.reps, 1, PROBE_REPS_MAX),
+	OPT_UINT("max-reps", "N", "sequential: at most N rounds (the looks above N are dropped, N "
+		 "becomes the last)", struct probe_cli, a.max_reps, 2, PROBE_REPS_MAX),
+	OPT_FLAG("adaptive", 0, "the sequential design (the default; kept for scripts)",
+		 struct probe_cli, c.adaptive),
+	CMD_OPT_MIN_EFFECT("smallest gain worth a change, fixed in the run's plan (default 2)",
+			   struct probe_cli, c.plan.min_effect_pct),
+	OPT_SECONDS("min-trial", "built-in workloads: calibrate each trial's measured phase to last "
+		    "at least DUR (default 2s, 0 = off)", struct probe_cli, c.min_trial_s, 0, DAY_NS),
+	OPT_SECONDS("max-time", "time budget, a ceiling: no trial starts that is expected to end after "
+		    "DUR from the start; after the warm-up the probe says how many rounds fit and keeps the "
+		    "looks that do (default 3m, 0 = no limit)", struct probe_cli, c.max_time_s, 0, DAY_NS),
+	OPT_FLAG("allow-short", 0, "run the rounds that fit even when the budget cannot reach the first "
+		 "look (otherwise the probe asks on a terminal, and without one stops with exit 2 naming the "
+		 "--max-time it needs)", struct probe_cli, a.allow_short),
+	OPT_U64("seed", 0, "N", "seed of the round order and, derived from it, of the workload's "
+		"accesses (default: a fresh random seed, recorded)", struct probe_cli, a.seed, 0,
+		(1LL << 53) - 1),
+	OPT_FLAG_OFF("no-warmup", "skip the discarded warm-up round", struct probe_cli, c.warmup),
+	{ .name = "memcg-limit", .arg = "SIZE", .section = "Memory cgroup and host",
+	  .help = "memory cgroup limit, below the working set so it swaps (default 128M)",
+	  .parse = opt_parse_size, .off = OPT_AT(struct probe_cli, c.memcg_limit_bytes, uint64_t), .min = 1 },
+	OPT_CHOICE("limit-mode", "max|high", "cgroup v2: memory.max (default) or memory.high",
+		   struct probe_cli, a.limit_mode, limit_modes),
+	OPT_SECONDS("duration", "cap of one trial's measured phase; cmd: the command is killed after "
+		    "it (default 60s)", struct probe_cli, c.duration_s, 100000000LL, DAY_NS),
+	/* mkswap needs 10 pages; less than 1 MiB holds no probe's working set */
+	OPT_SIZE("swap-size", "scratch swap size (default 1.5 x working set + 64M, at least 512M)",
+		 struct probe_cli, c.swap_size_bytes, 1024 * 1024, 0),
+	OPT_DIR("scratch-dir", "DIR", "directory for the scratch swap file (default /var/lib/swaptune)",
+		struct probe_cli, a.scratch_dir),
+	OPT_CHOICE("bypass-mode", "pc0|zram", "how to emulate the bypass arm when the kernel has none "
+		   "(default pc0)", struct probe_cli, a.bypass_mode, bypass_modes),
+	OPT_FLAG("yes", 'y', "do not ask before changing host settings (needed without a terminal)",
+		 struct probe_cli, a.yes),
+	OPT_FLAG("force", 0, "run even when MemAvailable looks too small", struct probe_cli, c.force),
+	OPT_FLAG("drop-host-caches", 0, "before every trial also sync, drop the whole host's page cache and "
+		 "compact memory (default: only the probe's own cgroup and swap are emptied)",
+		 struct probe_cli, c.drop_host_caches),
+	CMD_OPT_DRY_RUN("print the plan and exit without touching anything", struct probe_cli, a.dry),
+	CMD_OPT_PROGRESS(struct probe_cli, a.progress),
+	{ .name = "metric", .arg = "TOOL:PATH", .section = "With --workload cmd",
+	  .help = "cmd: the primary metric from a benchmark's own output: fio:read.iops (fio "
+	  "--output-format=json), stress-ng:vm.bogo-ops-per-second-real-time (--metrics --yaml "
+	  "/dev/stdout), sysbench:events_per_second (or latency_avg_ms, latency_p95_ms)",
+	  .parse = parse_metric, .off = offsetof(struct probe_cli, c) },
+	OPT_FLAG_OFF("metric-lower-better", "cmd: with --metric-regex, lower values are better",
+		     struct probe_cli, c.metric_higher_better),
+	{ NULL },
+};
+
+/*
+ * The workloads' parameters (struct workload_params, the probe_config's
+ * wp): a second table, parsed with the first.
+ */
+static const struct opt_spec workload_opts[] = {
+	{ .name = "working-set", .arg = "SIZE", .section = "Workload parameters",
+	  .help = "the workload's memory (default 256M)", .parse = opt_parse_size,
+	  .off = OPT_AT(struct workload_params, working_set_bytes, uint64_t), .min = 1 },
+	OPT_U64("ops", 0, "N", "accesses in the measured phase (default: 2 passes over the working "
+		"set)", struct workload_params, ops, 1, INT64_MAX),
+	OPT_REAL("zipf-theta", "X", "anon-zipf exponent (default 0.99)", struct workload_params,
+		 zipf_theta, 1e-9, 100),
+	OPT_U64("stride", 0, "N", "anon-stride step in pages (default 8)", struct workload_params,
+		stride_pages, 1, INT64_MAX),
+	OPT_U64("run-pages", 0, "N", "anon-runs: consecutive pages per run, each run from a random "
+		"start (default 4)", struct workload_params, run_pages, 1, INT64_MAX),
+	OPT_SIZE("file-size", "file-anon page-cache file (default half the working set)",
+		 struct workload_params, file_bytes, 1, 0),
+	/* the parser sets two fields (uid and gid): its destination is the whole struct */
+	{ OPT_ROW("user", 0, "USER", "cmd: run the command as USER", parse_user, 0),
+	  .complete = OPT_COMPLETE_USER },
+	OPT_STRBUF("metric-regex", "RE", "cmd: primary metric is group 1 of the last match in its "
+		   "output (else wall time)", struct workload_params, metric_regex),
+	{ NULL },
+};
 /* The workload and its argv (cmd), the arms and the baseline, from a. */
 static int resolve_config(struct cmd_ctx *ctx, struct probe_config *c, const struct probe_args *a,
-			  int argc, char **argv)
+			  bool have_ws, bool have_limit, char **rest, int nrest)
 {
 	int rc;
 
@@ -733,22 +588,22 @@ static int resolve_config(struct cmd_ctx *ctx, struct probe_config *c, const str
 		return cmd_usage_error(ctx, &cmd_probe_entry, "unknown workload \"%s\"", a->workload);
 	if (c->workload->pattern == WORKLOAD_PAT_NONE) {
 		/* argv after "--" (getopt stops there) */
-		if (optind >= argc)
+		if (nrest == 0)
 			return cmd_usage_error(ctx, &cmd_probe_entry, "--workload cmd needs a command after --");
-		c->wp.argv = argv + optind;
+		c->wp.argv = rest;
 		c->primary = c->wp.metric_regex[0] || c->wp.metric_spec[0] ? PROBE_PRIMARY_METRIC :
 			     PROBE_PRIMARY_WALL;
 		if (c->wp.metric_regex[0] && c->wp.metric_spec[0])
 			return cmd_usage_error(ctx, &cmd_probe_entry, "--metric and --metric-regex: give one");
-		if (!a->have_ws)
+		if (!have_ws)
 			c->wp.working_set_bytes = 0;
 	} else {
-		if (optind < argc)
+		if (nrest > 0)
 			return cmd_usage_error(ctx, &cmd_probe_entry, "unexpected argument \"%s\" (a command goes with --workload cmd)",
-					       argv[optind]);
+					       rest[0]);
 		if (c->wp.metric_regex[0] || c->wp.metric_spec[0] || c->wp.run_as_uid != (uid_t)-1)
 			return cmd_usage_error(ctx, &cmd_probe_entry, "--metric, --metric-regex and --user go with --workload cmd");
-		if (a->have_ws && !a->have_limit && c->wp.working_set_bytes / 2 >= 16 * MiB)
+		if (have_ws && !have_limit && c->wp.working_set_bytes / 2 >= 16 * MiB)
 			c->memcg_limit_bytes = c->wp.working_set_bytes / 2;
 	}
 	if ((a->arms_list || a->ncustom == 0) &&
@@ -776,10 +631,13 @@ static int resolve_config(struct cmd_ctx *ctx, struct probe_config *c, const str
 	return 0;
 }
 
-static int parse_args(struct cmd_ctx *ctx, struct probe_config *c, struct probe_args *a,
-		      int argc, char **argv)
+static int parse_args(struct cmd_ctx *ctx, struct probe_cli *cli, int argc, char **argv)
 {
-	int opt, rc;
+	struct probe_config *c = &cli->c;
+	struct probe_args *a = &cli->a;
+	void *const bases[OPT_TABLES_MAX] = { cli, &cli->c.wp };
+	struct opt_given g;
+	int first;
 
 	probe_config_init(c);
 	c->wp.working_set_bytes = DEFAULT_WORKING_SET;
@@ -787,18 +645,14 @@ static int parse_args(struct cmd_ctx *ctx, struct probe_config *c, struct probe_
 	c->metric_higher_better = true;
 	memset(a, 0, sizeof(*a));
 	a->workload = DEFAULT_WORKLOAD;
-	a->progress = CMD_PROGRESS_AUTO;
-	while ((opt = cmd_getopt(ctx, &cmd_probe_entry, argc, argv, "", probe_longopts)) != -1) {
-		if (opt == -2)
-			return -EINVAL;
-		rc = parse_workload_opt(ctx, c, a, opt);
-		if (rc == 1)
-			rc = parse_design_opt(ctx, c, a, opt);
-		if (rc == 1)
-			rc = cmd_usage_error(ctx, &cmd_probe_entry, "unexpected option");
-		if (rc < 0)
-			return rc;
-	}
+	a->limit_mode = c->limit_mode == MEMCG_LIMIT_HIGH;
+	a->bypass_mode = c->bypass_mode == PROBE_BYPASS_ZRAM;
+	if ((first = cmd_parse_sets(ctx, &cmd_probe_entry, argc, argv, bases, &g)) < 0)
+		return first;
+	c->limit_mode = a->limit_mode ? MEMCG_LIMIT_HIGH : MEMCG_LIMIT_MAX;
+	c->bypass_mode = a->bypass_mode ? PROBE_BYPASS_ZRAM : PROBE_BYPASS_PC0;
+	if (a->scratch_dir)
+		snprintf(c->scratch_dir, sizeof(c->scratch_dir), "%s", a->scratch_dir);
 	if (a->reps) {
 		double me = c->plan.min_effect_pct;
 
@@ -808,11 +662,10 @@ static int parse_args(struct cmd_ctx *ctx, struct probe_config *c, struct probe_
 	if (a->max_reps)
 		judge_plan_truncate(&c->plan, a->max_reps);
 	c->reps = c->max_reps = c->plan.looks[c->plan.n_looks - 1];
-	if (!a->seed_given)
-		probe_seed_set(c, probe_seed_random());
-	return resolve_config(ctx, c, a, argc, argv);
+	probe_seed_set(c, cmd_given(&cmd_probe_entry, &g, "seed") ? a->seed : probe_seed_random());
+	return resolve_config(ctx, c, a, cmd_given(&cmd_probe_entry, &g, "working-set"),
+			      cmd_given(&cmd_probe_entry, &g, "memcg-limit"), argv + first, argc - first);
 }
-
 /*
  * A run that repeats the recipe of earlier runs on this host is a
  * replication: the verdict shown is the pooled one, as recommend and apply
@@ -848,7 +701,8 @@ static void pool_verdict(struct cmd_ctx *ctx, const struct probe_config *c, stru
 static int run_probe(struct cmd_ctx *ctx, struct probe_config *c, const struct probe_plan *p,
 		     struct probe_result *r, struct probe_args *a)
 {
-	struct sigaction sa, old_int, old_term, old_hup;
+	struct stop_catch stop;
+	enum cmd_progress progress;
 	char lockpath[PATH_MAX];
 	int lockfd = -1, rc, status = 0;
 
@@ -864,18 +718,12 @@ static int run_probe(struct cmd_ctx *ctx, struct probe_config *c, const struct p
 		return err_set_exit(&ctx->err, -ECANCELED, ST_EXIT_DENIED, "probe cancelled: nothing was changed");
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0;	/* no SA_RESTART: waits return so the flag is seen */
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	c->stop = &probe_stop;
-	a->progress = cmd_progress_resolve(a->progress, ctx->json);
-	if (a->progress != CMD_PROGRESS_NONE) {
+	stop_catch(&stop, 0);
+	c->stop = &stop_signal;
+	progress = cmd_progress_resolve((enum cmd_progress)a->progress, ctx->json);
+	if (progress != CMD_PROGRESS_NONE) {
 		c->progress = cmd_probe_progress;
-		c->progress_arg = &a->progress;
+		c->progress_arg = &progress;
 		/* the plan was shown when it was asked about; else the changes are said now */
 		if (a->yes)
 			print_changes(stderr, c, p, "probe: will change:");
@@ -889,17 +737,16 @@ static int run_probe(struct cmd_ctx *ctx, struct probe_config *c, const struct p
 	else if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
 		c->short_policy = PROBE_SHORT_ASK;
 		c->short_ask = ask_short;
-		c->short_arg = &a->progress;
+		c->short_arg = &progress;
 	} else {
 		c->short_policy = PROBE_SHORT_REFUSE;
 	}
 
 	rc = probe_run(&ctx->host, &ctx->store, c, p, r, &ctx->err);
-	if (a->progress == CMD_PROGRESS_TTY)
+	if (progress == CMD_PROGRESS_TTY)
 		fprintf(stderr, "\r\033[K");
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	c->progress = NULL;
+	stop_release(&stop);
 	host_change_unlock(lockfd);
 
 	/* a refusal with --json is the error document alone, as any usage error (exit 2) */
@@ -924,21 +771,21 @@ static int run_probe(struct cmd_ctx *ctx, struct probe_config *c, const struct p
 
 static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	struct probe_config *c = malloc(sizeof(*c));
+	struct probe_cli *cli = malloc(sizeof(*cli));
+	struct probe_config *c = cli ? &cli->c : NULL;
 	struct probe_plan *p = malloc(sizeof(*p));
 	struct probe_result *r = calloc(1, sizeof(*r));
-	struct probe_args a;
 	int rc;
 
-	if (!c || !p || !r) {
+	if (!cli || !p || !r) {
 		rc = err_set(&ctx->err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = parse_args(ctx, c, &a, argc, argv)) < 0)
+	if ((rc = parse_args(ctx, cli, argc, argv)) < 0)
 		goto out;
 	if ((rc = probe_plan(&ctx->host, c, p, &ctx->err)) < 0)
 		goto out;
-	if (a.dry) {
+	if (cli->a.dry) {
 		if (ctx->json)
 			rc = cmd_print_json(ctx, plan_json(c, p));
 		else
@@ -947,12 +794,12 @@ static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		rc = err_set_exit(&ctx->err, -EOPNOTSUPP, ST_EXIT_USAGE,
 				  "probe runs on the live host only; with --sysroot use --dry-run");
 	} else {
-		rc = run_probe(ctx, c, p, r, &a);
+		rc = run_probe(ctx, c, p, r, &cli->a);
 	}
 out:
 	if (r)
 		probe_result_free(r);
-	free(c);
+	free(cli);
 	free(p);
 	free(r);
 	return rc;
@@ -963,7 +810,10 @@ const struct cmd_entry cmd_probe_entry = {
 	.summary = "A/B-test readahead settings (arms) with a workload in a memory cgroup",
 	.usage = "[--workload NAME] [--arms LIST] [--arm NAME:KEY=VAL,...] [--reps N] [--adaptive] "
 		 "[--working-set SIZE] [--memcg-limit SIZE] [--yes] [--dry-run] [OPTIONS] [-- PROG ARGS...]",
-	.options = probe_options,
+	.group = CMD_GROUP_MEASURE,
+	.opts = { probe_opts, workload_opts },
+	.args = "-- PROG ARGS...",
+	.args_help = "cmd: the command to run in the memory cgroup (no shell)",
 	.flags = CMD_NEEDS_ROOT,
 	.exec = probe_exec,
 };

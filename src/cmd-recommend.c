@@ -4,7 +4,6 @@
  * host's state alone with the probe worth running.
  */
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,15 +13,25 @@
 #include "swaptune/cmd.h"
 #include "swaptune/sbrun.h"
 
-enum { OPT_RUN = 256, OPT_MIN_EFFECT, OPT_BASELINE, OPT_STATE, OPT_EXIT_CODE };
+struct recommend_args {
+	long long run;
+	double min_effect_pct;
+	const char *baseline;
+	bool state, exit_code;
+};
 
-static const struct option recommend_longopts[] = {
-	{ "run", required_argument, NULL, OPT_RUN },
-	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
-	{ "baseline", required_argument, NULL, OPT_BASELINE },
-	{ "state", no_argument, NULL, OPT_STATE },
-	{ "exit-code", no_argument, NULL, OPT_EXIT_CODE },
-	{ 0, 0, 0, 0 },
+static const struct opt_spec recommend_opts[] = {
+	CMD_OPT_RUN("judge probe or switchback run ID (default: the latest of them)", struct recommend_args, run,
+		    OPT_COMPLETE_PROBE_RUN),
+	CMD_OPT_MIN_EFFECT("smallest estimated gain worth a change, in percent (default 2; a filter "
+			   "on the estimate, not a test)", struct recommend_args, min_effect_pct),
+	OPT_STRING("baseline", 0, "ARM", "compare with ARM instead of the arm matching the setting "
+		   "before the probe", struct recommend_args, baseline, "an arm name", OPT_COMPLETE_NONE),
+	OPT_FLAG("state", 0, "advice from the host's state alone, even when probe runs exist",
+		 struct recommend_args, state),
+	OPT_FLAG("exit-code", 0, "exit 0 for keep, 10 for change, 11 for inconclusive (for scripts "
+		 "that gate on the verdict)", struct recommend_args, exit_code),
+	{ NULL },
 };
 
 static int recommend_state(struct cmd_ctx *ctx, const char *why)
@@ -125,47 +134,23 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	struct verdict_opts vo;
 	struct judgement j;
 	struct advice_pool pool;
-	bool min_given = false;
-	const char *baseline = NULL;
-	int64_t run_id = 0;
-	bool state = false, exit_code = false;
-	char *end;
+	struct recommend_args a = { 0 };
+	struct opt_given g;
+	bool min_given, state, exit_code;
+	const char *baseline;
+	int64_t run_id;
 	int r;
 
 	verdict_opts_init(&vo);
-	while ((r = cmd_getopt(ctx, &cmd_recommend_entry, argc, argv, "", recommend_longopts)) != -1) {
-		switch (r) {
-		case -2:
-			return -EINVAL;
-		case OPT_RUN:
-			run_id = strtoll(optarg, &end, 10);
-			if (*end || run_id <= 0)
-				return cmd_usage_error(ctx, &cmd_recommend_entry,
-						       "--run needs a run id, not \"%s\"", optarg);
-			break;
-		case OPT_MIN_EFFECT:
-			min_given = true;
-			vo.min_effect_pct = strtod(optarg, &end);
-			if (*end || end == optarg || !isfinite(vo.min_effect_pct) || vo.min_effect_pct < 0)
-				return cmd_usage_error(ctx, &cmd_recommend_entry,
-						       "--min-effect needs a percentage >= 0, not \"%s\"", optarg);
-			break;
-		case OPT_BASELINE:
-			baseline = optarg;
-			break;
-		case OPT_STATE:
-			state = true;
-			break;
-		case OPT_EXIT_CODE:
-			exit_code = true;
-			break;
-		default:
-			return cmd_usage_error(ctx, &cmd_recommend_entry, "unexpected option");
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, &cmd_recommend_entry, "unexpected argument \"%s\"",
-				       argv[optind]);
+	if ((r = cmd_parse(ctx, &cmd_recommend_entry, argc, argv, &a, &g)) < 0)
+		return r;
+	min_given = cmd_given(&cmd_recommend_entry, &g, "min-effect");
+	if (min_given)
+		vo.min_effect_pct = a.min_effect_pct;
+	baseline = a.baseline;
+	run_id = a.run;
+	state = a.state;
+	exit_code = a.exit_code;
 	if (state && (run_id || baseline))
 		return cmd_usage_error(ctx, &cmd_recommend_entry, "--state takes no --run or --baseline");
 	if (state && exit_code)
@@ -233,19 +218,11 @@ out:
 	return r;
 }
 
-static const struct cmd_option recommend_options[] = {
-	{ "--run ID", "judge probe or switchback run ID (default: the latest of them)" },
-	{ "--min-effect PCT", "smallest estimated gain worth a change, in percent (default 2; a filter on the estimate, not a test)" },
-	{ "--baseline ARM", "compare with ARM instead of the arm matching the setting before the probe" },
-	{ "--state", "advice from the host's state alone, even when probe runs exist" },
-	{ "--exit-code", "exit 0 for keep, 10 for change, 11 for inconclusive (for scripts that gate on the verdict)" },
-	{ NULL, NULL },
-};
-
 const struct cmd_entry cmd_recommend_entry = {
 	.name = "recommend",
 	.summary = "the advisor's verdict on a probe or switchback run, or advice from the host's state",
 	.usage = "[--run ID] [--min-effect PCT] [--baseline ARM] [--state] [--exit-code]",
-	.options = recommend_options,
+	.group = CMD_GROUP_MEASURE,
+	.opts = { recommend_opts },
 	.exec = recommend_exec,
 };

@@ -7,77 +7,54 @@
  * replaced atomically).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "swaptune/cmd.h"
 #include "swaptune/report.h"
 
-enum { OPT_RUN = 256, OPT_BEFORE, OPT_AFTER, OPT_CHANGE, OPT_FORMAT, OPT_OUTPUT };
-
-static const struct option report_longopts[] = {
-	{ "run", required_argument, NULL, OPT_RUN },
-	{ "before", required_argument, NULL, OPT_BEFORE },
-	{ "after", required_argument, NULL, OPT_AFTER },
-	{ "change", required_argument, NULL, OPT_CHANGE },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "output", required_argument, NULL, OPT_OUTPUT },
-	{ 0, 0, 0, 0 },
+struct report_args {
+	long long run, before, after, change;
+	int format;
+	const char *output;
 };
 
-/* Write the rendered report to a temp file beside path, fsync, rename. */
-static int write_atomic(const char *path, const struct report *rep, enum report_format fmt,
-			struct st_err *e)
-{
-	char dir[PATH_MAX], tmp[PATH_MAX + 32], copy[PATH_MAX];
-	FILE *f;
-	int fd, r;
+static const struct opt_spec report_opts[] = {
+	CMD_OPT_RUN("one probe run: host, recipe, arms, counters, trials, verdict", struct report_args,
+		    run, OPT_COMPLETE_PROBE_RUN),
+	OPT_ID("before", "ID", "a sample recording: the one before (with --after)", struct report_args,
+	       before, "a recording's run id", OPT_COMPLETE_RECORDING),
+	OPT_ID("after", "ID", "the recording after: the two side by side, each change tested against "
+	       "the noise", struct report_args, after, "a recording's run id", OPT_COMPLETE_RECORDING),
+	OPT_ID("change", "ID", "an apply run (see history): settings diff, rollback, the recordings "
+	       "around it", struct report_args, change, "an apply run id", OPT_COMPLETE_APPLY_RUN),
+	OPT_CHOICE("format", "FMT", "text (default), md, json or html (default from the -o name)",
+		   struct report_args, format, report_format_names),
+	CMD_OPT_OUTPUT(struct report_args, output),
+	{ NULL },
+};
 
-	snprintf(copy, sizeof(copy), "%s", path);
-	snprintf(dir, sizeof(dir), "%s", dirname(copy));
-	for (int i = 0;; i++) {
-		snprintf(tmp, sizeof(tmp), "%s/.swaptune-report.%d.%d.tmp", dir, (int)getpid(), i);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd >= 0 || errno != EEXIST || i > 100)
-			break;
-	}
-	if (fd < 0)
-		return err_set(e, -errno, "cannot create a file in %s: %s", dir, strerror(errno));
-	f = fdopen(fd, "w");
-	if (!f) {
-		r = -errno;
-		close(fd);
-		unlink(tmp);
-		return err_set(e, r, "cannot write %s", tmp);
-	}
+/* The report rendered into memory, then written whole (host_user_file_replace()). */
+static int write_file(const char *path, const struct report *rep, enum report_format fmt,
+		      struct st_err *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int r;
+
+	if (!f)
+		return err_set(e, -ENOMEM, "out of memory");
 	r = report_render(f, rep, fmt);
-	if (r == 0 && (fflush(f) != 0 || ferror(f) || fsync(fd) < 0))
-		r = -errno ? -errno : -EIO;
 	if (fclose(f) != 0 && r == 0)
-		r = -EIO;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0) {
-		unlink(tmp);
-		return err_set(e, r, "cannot write %s: %s", path, strerror(-r));
-	}
-	return 0;
-}
-
-static int parse_id(struct cmd_ctx *ctx, const char *opt, const char *arg, int64_t *id)
-{
-	char *end;
-	long long v = strtoll(arg, &end, 10);
-
-	if (*end || end == arg || v <= 0)
-		return cmd_usage_error(ctx, &cmd_report_entry, "%s needs a run id, not \"%s\"", opt, arg);
-	*id = v;
-	return 0;
+		r = -ENOMEM;
+	if (r < 0)
+		err_set(e, r, "report: cannot render");
+	else
+		r = host_user_file_replace(path, buf, len, 0644, e);
+	free(buf);
+	return r;
 }
 
 /* No --format: html/md/json from the -o name, else text. */
@@ -96,47 +73,20 @@ static enum report_format format_for(const char *out)
 
 static int report_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	int64_t run = 0, before = 0, after = 0, change = 0;
-	const char *output = NULL;
-	int fmt = -1, r, modes;
+	struct report_args a = { .format = -1 };
+	int64_t run, before, after, change;
+	const char *output;
+	int fmt, r, modes;
 	struct report *rep = NULL;
 
-	while ((r = cmd_getopt(ctx, &cmd_report_entry, argc, argv, "o:", report_longopts)) != -1) {
-		switch (r) {
-		case -2:
-			return -EINVAL;
-		case OPT_RUN:
-			if (parse_id(ctx, "--run", optarg, &run) < 0)
-				return -EINVAL;
-			break;
-		case OPT_BEFORE:
-			if (parse_id(ctx, "--before", optarg, &before) < 0)
-				return -EINVAL;
-			break;
-		case OPT_AFTER:
-			if (parse_id(ctx, "--after", optarg, &after) < 0)
-				return -EINVAL;
-			break;
-		case OPT_CHANGE:
-			if (parse_id(ctx, "--change", optarg, &change) < 0)
-				return -EINVAL;
-			break;
-		case OPT_FORMAT:
-			fmt = report_format_parse(optarg);
-			if (fmt < 0)
-				return cmd_usage_error(ctx, &cmd_report_entry,
-						       "--format %s: give text, md, json or html", optarg);
-			break;
-		case 'o':
-		case OPT_OUTPUT:
-			output = optarg;
-			break;
-		default:
-			return cmd_usage_error(ctx, &cmd_report_entry, "unexpected option");
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, &cmd_report_entry, "unexpected argument \"%s\"", argv[optind]);
+	if ((r = cmd_parse(ctx, &cmd_report_entry, argc, argv, &a, NULL)) < 0)
+		return r;
+	run = a.run;
+	before = a.before;
+	after = a.after;
+	change = a.change;
+	output = a.output;
+	fmt = a.format;
 	modes = !!run + !!(before || after) + !!change;
 	if (modes != 1)
 		return cmd_usage_error(ctx, &cmd_report_entry,
@@ -165,7 +115,7 @@ static int report_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			rep->identity = strdup(ident);
 	}
 	if (output)
-		r = write_atomic(output, rep, (enum report_format)fmt, &ctx->err);
+		r = write_file(output, rep, (enum report_format)fmt, &ctx->err);
 	else if ((r = report_render(ctx->out, rep, (enum report_format)fmt)) < 0)
 		err_set(&ctx->err, r, "report: cannot render");
 	report_free(rep);
@@ -174,19 +124,11 @@ static int report_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	return r;
 }
 
-static const struct cmd_option report_options[] = {
-	{ "--run ID", "one probe run: host, recipe, arms, counters, trials, verdict" },
-	{ "--before ID --after ID", "two sample recordings side by side, each change tested against the noise" },
-	{ "--change ID", "an apply run (see history): settings diff, rollback, the recordings around it" },
-	{ "--format FMT", "text (default), md, json or html (default from the -o name)" },
-	{ "-o, --output FILE", "write FILE atomically instead of standard output" },
-	{ NULL, NULL },
-};
-
 const struct cmd_entry cmd_report_entry = {
 	.name = "report",
 	.summary = "before/after evidence to attach to a ticket (text, Markdown, JSON, HTML)",
 	.usage = "(--run ID | --before ID --after ID | --change ID) [--format text|md|json|html] [-o FILE]",
-	.options = report_options,
+	.group = CMD_GROUP_INSPECT,
+	.opts = { report_opts },
 	.exec = report_exec,
 };

@@ -9,7 +9,6 @@
  * file parses, prints the plan or the shell commands, and asks.
  */
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,13 +21,18 @@
 
 #define ROLLBACK_SCHEMA "swaptune.rollback/1"
 
-enum { OPT_TO = 256, OPT_PRINT, OPT_YES };
+struct rollback_args {
+	long long to;
+	bool print, yes;
+};
 
-static const struct option rollback_longopts[] = {
-	{ "to", required_argument, NULL, OPT_TO },
-	{ "print", no_argument, NULL, OPT_PRINT },
-	{ "yes", no_argument, NULL, OPT_YES },
-	{ 0, 0, 0, 0 },
+static const struct opt_spec rollback_opts[] = {
+	OPT_ID("to", "ID", "restore snapshot ID (see swaptune history) instead of the one before the "
+	       "latest apply", struct rollback_args, to, "a snapshot id", OPT_COMPLETE_NONE),
+	OPT_FLAG("print", 0, "print the shell commands that would restore it; change nothing",
+		 struct rollback_args, print),
+	CMD_OPT_YES(struct rollback_args, yes),
+	{ NULL },
 };
 
 /*
@@ -240,50 +244,21 @@ static void print_plan(struct cmd_ctx *ctx, const struct change_rollback *rb)
 			fmt_printable(rb->dirs[k]));
 }
 
-static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, int64_t *to, bool *print,
-		      bool *yes)
-{
-	char *end;
-	int r;
-
-	while ((r = cmd_getopt(ctx, &cmd_rollback_entry, argc, argv, "y", rollback_longopts)) != -1) {
-		switch (r) {
-		case -2:
-			return -EINVAL;
-		case OPT_TO:
-			*to = strtoll(optarg, &end, 10);
-			if (*end || *to <= 0)
-				return cmd_usage_error(ctx, &cmd_rollback_entry,
-						       "--to needs a snapshot id, not \"%s\"", optarg);
-			break;
-		case OPT_PRINT:
-			*print = true;
-			break;
-		case 'y':
-		case OPT_YES:
-			*yes = true;
-			break;
-		default:
-			return cmd_usage_error(ctx, &cmd_rollback_entry, "unexpected option");
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, &cmd_rollback_entry, "unexpected argument \"%s\"",
-				       argv[optind]);
-	return 0;
-}
-
 static int rollback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct change_rollback rb = { 0 };
 	struct change_pending pend;
-	bool print = false, yes = false;
-	int64_t to = 0, run_id = 0, snap_before = 0;
+	struct rollback_args a = { 0 };
+	bool print, yes;
+	int64_t to, run_id = 0, snap_before = 0;
 	cJSON *doc = NULL;
 	int r, lockfd = -1;
 
-	if ((r = parse_args(ctx, argc, argv, &to, &print, &yes)) < 0)
+	if ((r = cmd_parse(ctx, &cmd_rollback_entry, argc, argv, &a, NULL)) < 0)
 		return r;
+	to = a.to;
+	print = a.print;
+	yes = a.yes;
 	if ((r = change_settle_confirms(&ctx->store, &ctx->err)) < 0)
 		return r;
 	r = change_pending_confirm(&ctx->store, &ctx->host, &pend, &ctx->err);
@@ -345,17 +320,11 @@ out:
 	return r;
 }
 
-static const struct cmd_option rollback_options[] = {
-	{ "--to ID", "restore snapshot ID (see swaptune history) instead of the one before the latest apply" },
-	{ "--print", "print the shell commands that would restore it; change nothing" },
-	{ "-y, --yes", "do not ask (needed without a terminal)" },
-	{ NULL, NULL },
-};
-
 const struct cmd_entry cmd_rollback_entry = {
 	.name = "rollback",
 	.summary = "restore the settings and boot-time files of an earlier snapshot",
 	.usage = "[--to ID] [--print] [--yes]",
-	.options = rollback_options,
+	.group = CMD_GROUP_CHANGE,
+	.opts = { rollback_opts },
 	.exec = rollback_exec,
 };

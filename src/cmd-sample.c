@@ -5,12 +5,8 @@
  * schedules ticks and renders them.
  */
 #include <cjson/cJSON.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <sys/random.h>
-#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +19,7 @@
 #include "swaptune/replay.h"
 #include "swaptune/sampler.h"
 #include "swaptune/settings.h"
+#include "swaptune/stop.h"
 
 #define MIN_INTERVAL_NS 10000000LL		/* 10 ms */
 #define MAX_INTERVAL_NS (24LL * 3600 * 1000000000LL)
@@ -34,20 +31,14 @@ enum out_mode { OUT_TABLE, OUT_JSON, OUT_PROM };
 struct sample_args {
 	long long interval_ns;
 	long long duration_ns;		/* 0 = unlimited */
-	unsigned long long count;	/* 0 = unlimited */
+	uint64_t count;			/* 0 = unlimited */
 	enum out_mode mode;
+	bool prom;
 	const char *prom_file;
 	bool record;
 	long long replay;		/* --replay ID, 0 = live */
 	struct sampler_opts so;
 };
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
 
 /* ---- the live table ---- */
 
@@ -284,171 +275,57 @@ static int prom_format(const struct sampler *s, const struct sample_prom_state *
 	return sample_prom_format(&src, buf, len);
 }
 
-/*
- * A fresh temporary file next to path: PATH.XXXXXX.tmp with a random
- * suffix, created O_EXCL|O_NOFOLLOW so that nothing planted there (a
- * symlink to a root-only file, a FIFO) is opened or truncated.
- */
-static int create_tmp(const char *path, char *tmp, size_t len, struct st_err *e)
+/* ---- options ---- */
+
+/* --pid: a process that exists now */
+static int parse_pid(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)
 {
-	static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	long long pid;
 
-	for (int tries = 0; tries < 100; tries++) {
-		unsigned char rnd[6];
-		char sfx[7];
-		int fd;
-
-		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-			return err_set(e, -EIO, "--prom-file %s: no random bytes", path);
-		for (size_t i = 0; i < sizeof(rnd); i++)
-			sfx[i] = abc[rnd[i] % (sizeof(abc) - 1)];
-		sfx[6] = '\0';
-		if ((size_t)snprintf(tmp, len, "%s.%s.tmp", path, sfx) >= len)
-			return err_set(e, -ENAMETOOLONG, "--prom-file %s: path too long", path);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0)
-			return fd;
-		if (errno != EEXIST)
-			return err_set(e, -errno, "cannot create %s: %s (check --prom-file)", tmp,
-				       strerror(errno));
-	}
-	return err_set(e, -EEXIST, "--prom-file %s: no free temporary name", path);
-}
-
-/* tmp file next to path, then rename(): readers never see half a file */
-static int write_atomic(const char *path, const char *data, size_t n, struct st_err *e)
-{
-	char tmp[PATH_MAX];
-	int fd = create_tmp(path, tmp, sizeof(tmp), e);
-
-	if (fd < 0)
-		return fd;
-	if (fchmod(fd, 0644) < 0) {
-		int saved = errno;
-
-		close(fd);
-		unlink(tmp);
-		return err_set(e, -saved, "cannot chmod %s: %s", tmp, strerror(saved));
-	}
-	while (n > 0) {
-		ssize_t w = write(fd, data, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int saved = w < 0 ? errno : EIO;
-
-			close(fd);
-			unlink(tmp);
-			return err_set(e, -saved, "cannot write %s: %s", tmp, strerror(saved));
-		}
-		data += w;
-		n -= (size_t)w;
-	}
-	if (fsync(fd) < 0) {
-		int saved = errno;
-
-		close(fd);
-		unlink(tmp);
-		return err_set(e, -saved, "cannot sync %s: %s", tmp, strerror(saved));
-	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		int saved = errno;
-
-		unlink(tmp);
-		return err_set(e, -saved, "cannot replace %s: %s", path, strerror(saved));
-	}
+	if (fmt_parse_i64(arg, 1, 4194304, &pid) < 0)
+		return err_set(e, -EINVAL, "--%s needs a process id, not \"%s\"", o->name, arg);
+	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		return err_set(e, -EINVAL, "--%s %s: no such process", o->name, arg);
+	*(pid_t *)dst = (pid_t)pid;
 	return 0;
 }
 
-/* ---- options ---- */
-
-static const struct option sample_longopts[] = {
-	{ "interval", required_argument, NULL, 'i' },
-	{ "count", required_argument, NULL, 'n' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "cgroup", required_argument, NULL, 'c' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "no-cpu", no_argument, NULL, 'C' },
-	{ "prom", no_argument, NULL, 'P' },
-	{ "prom-file", required_argument, NULL, 'F' },
-	{ "record", no_argument, NULL, 'r' },
-	{ "replay", required_argument, NULL, 'R' },
-	{ 0, 0, 0, 0 },
+static const struct opt_spec sample_opts[] = {
+	OPT_DURATION("interval", 'i', "time between ticks, 10ms to 24h (default 1s)",
+		     struct sample_args, interval_ns, MIN_INTERVAL_NS, MAX_INTERVAL_NS),
+	OPT_U64("count", 'n', "N", "stop after N ticks", struct sample_args, count, 1, INT64_MAX),
+	OPT_DURATION("duration", 'd', "stop after DUR (e.g. 30s, 5m); default: until Ctrl-C",
+		     struct sample_args, duration_ns, 1, 0),
+	OPT_STRING("cgroup", 0, "PATH", "also sample this memory cgroup (path under the memory "
+		   "controller)", struct sample_args, so.cgroup, "a cgroup path", OPT_COMPLETE_NONE),
+	OPT_CUSTOM("pid", 0, "PID", "count CPU events of this process (and its children)",
+		   struct sample_args, so.pid, parse_pid, OPT_COMPLETE_NONE),
+	OPT_FLAG_OFF("no-cpu", "do not open CPU counters", struct sample_args, so.cpu_counters),
+	OPT_FLAG("prom", 0, "Prometheus text: counters as _total, one exposition per tick",
+		 struct sample_args, prom),
+	OPT_STRING("prom-file", 0, "PATH", "with --prom: replace PATH atomically each tick instead "
+		   "of printing", struct sample_args, prom_file, "a file", OPT_COMPLETE_FILE),
+	OPT_FLAG("record", 0, "store the ticks as a sample run in the database", struct sample_args,
+		 record),
+	OPT_ID("replay", "ID", "print recording ID (see history --all) as it was live, with --json or "
+	       "--prom too", struct sample_args, replay, "a recording's run id", OPT_COMPLETE_RECORDING),
+	{ NULL },
 };
 
 static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct sample_args *a)
 {
 	const struct cmd_entry *c = &cmd_sample_entry;
-	char *end;
-	int opt;
+	int r;
 
 	memset(a, 0, sizeof(*a));
 	a->interval_ns = 1000000000LL;
-	a->mode = ctx->json ? OUT_JSON : OUT_TABLE;
 	a->so.cpu_counters = true;
 	a->so.zswap_pool = true;
-	while ((opt = cmd_getopt(ctx, c, argc, argv, "i:n:d:", sample_longopts)) != -1) {
-		switch (opt) {
-		case -2:
-			return -EINVAL;
-		case 'i':
-			if (fmt_parse_duration(optarg, &a->interval_ns) < 0 ||
-			    a->interval_ns < MIN_INTERVAL_NS || a->interval_ns > MAX_INTERVAL_NS)
-				return cmd_usage_error(ctx, c, "--interval %s: give 10ms to 24h (e.g. 200ms, 5s, 1m)",
-						       optarg);
-			break;
-		case 'd':
-			if (fmt_parse_duration(optarg, &a->duration_ns) < 0 || a->duration_ns <= 0)
-				return cmd_usage_error(ctx, c, "--duration %s: give a duration such as 30s or 5m",
-						       optarg);
-			break;
-		case 'n':
-			errno = 0;
-			a->count = strtoull(optarg, &end, 10);
-			if (errno || *end || !*optarg || optarg[0] == '-' || a->count == 0)
-				return cmd_usage_error(ctx, c, "--count %s: give a number of ticks >= 1", optarg);
-			break;
-		case 'c':
-			a->so.cgroup = optarg;
-			break;
-		case 'p': {
-			long pid;
-
-			errno = 0;
-			pid = strtol(optarg, &end, 10);
-			if (errno || *end || pid <= 0 || pid > 4194304)
-				return cmd_usage_error(ctx, c, "--pid %s: give a process id", optarg);
-			if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
-				return cmd_usage_error(ctx, c, "--pid %s: no such process", optarg);
-			a->so.pid = (pid_t)pid;
-			break;
-		}
-		case 'C':
-			a->so.cpu_counters = false;
-			break;
-		case 'P':
-			if (a->mode == OUT_JSON)
-				return cmd_usage_error(ctx, c, "--prom and --json exclude each other");
-			a->mode = OUT_PROM;
-			break;
-		case 'F':
-			a->prom_file = optarg;
-			break;
-		case 'r':
-			a->record = true;
-			break;
-		case 'R':
-			a->replay = strtoll(optarg, &end, 10);
-			if (*end || a->replay <= 0)
-				return cmd_usage_error(ctx, c, "--replay needs a recording's run id, not \"%s\"", optarg);
-			break;
-		default:
-			return cmd_usage_error(ctx, c, "unexpected option");
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, c, "unexpected argument \"%s\"", argv[optind]);
+	if ((r = cmd_parse(ctx, c, argc, argv, a, NULL)) < 0)
+		return r;
+	if (a->prom && ctx->json)
+		return cmd_usage_error(ctx, c, "--prom and --json exclude each other");
+	a->mode = a->prom ? OUT_PROM : ctx->json ? OUT_JSON : OUT_TABLE;
 	if (a->prom_file && a->mode != OUT_PROM)
 		return cmd_usage_error(ctx, c, "--prom-file needs --prom");
 	if (a->replay && (a->record || a->prom_file))
@@ -589,7 +466,7 @@ static int emit(struct cmd_ctx *ctx, const struct sample_args *a, struct sampler
 		if (n < 0)
 			return err_set(&ctx->err, n, "sample: tick too large to format");
 		if (a->prom_file)
-			return write_atomic(a->prom_file, buf, (size_t)n, &ctx->err);
+			return host_user_file_replace(a->prom_file, buf, (size_t)n, 0644, &ctx->err);
 		if (*rows)
 			fputc('\n', ctx->out);
 		fwrite(buf, 1, (size_t)n, ctx->out);
@@ -607,8 +484,8 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	struct sample_args a;
 	struct sampler *s = NULL;
 	struct sample_recording rec = { 0 };
-	struct sigaction sa, old_int, old_term, old_pipe;
-	static char buf[OUT_BUF], jbuf[OUT_BUF];
+	struct stop_catch stop;
+	static char buf[OUT_BUF], jbuf[OUT_BUF], how_buf[48];
 	uint64_t start, next, rows = 0;
 	const char *how = "done";
 	int r, n_json = 0;
@@ -636,14 +513,7 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		}
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: the sleep must end */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sa.sa_handler = SIG_IGN;	/* a closed pipe ends the run, not the process */
-	sigaction(SIGPIPE, &sa, &old_pipe);
-	stop_signal = 0;
+	stop_catch(&stop, STOP_IGNORE_PIPE);	/* the sleep ends; a closed pipe ends the run */
 
 	start = clock_ns(CLOCK_MONOTONIC);
 	r = sampler_tick(s, start, clock_ns(CLOCK_REALTIME), &ctx->err);
@@ -693,8 +563,10 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		if (next <= now)	/* fell behind (stopped, slow disk): skip, do not burst */
 			next = now + (uint64_t)a.interval_ns;
 	}
-	if (stop_signal && stop_signal != SIGPIPE)
-		how = stop_signal == SIGINT ? "interrupted (SIGINT)" : "interrupted (SIGTERM)";
+	if (stop_signal && stop_signal != SIGPIPE) {
+		snprintf(how_buf, sizeof(how_buf), "interrupted (%s)", stop_signal_name(stop_signal));
+		how = how_buf;
+	}
 
 	/* with --prom-file it runs from cron or a timer: nothing to say when all went well */
 	if ((r == 0 || stop_signal) && !a.prom_file) {
@@ -716,31 +588,16 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			fprintf(ctx->out, "sample: recorded run %lld (%" PRIu64 " ticks) in %s\n",
 				(long long)rec.run_id, rec.rows, ctx->db_path);
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGPIPE, &old_pipe, NULL);
+	stop_release(&stop);
 	sampler_close(s);
 	return r < 0 ? r : 0;
 }
-
-static const struct cmd_option sample_options[] = {
-	{ "--interval DUR", "time between ticks, 10ms to 24h (default 1s)" },
-	{ "--count N", "stop after N ticks" },
-	{ "--duration DUR", "stop after DUR (e.g. 30s, 5m); default: until Ctrl-C" },
-	{ "--cgroup PATH", "also sample this memory cgroup (path under the memory controller)" },
-	{ "--pid PID", "count CPU events of this process (and its children)" },
-	{ "--no-cpu", "do not open CPU counters" },
-	{ "--prom", "Prometheus text: counters as _total, one exposition per tick" },
-	{ "--prom-file PATH", "with --prom: replace PATH atomically each tick instead of printing" },
-	{ "--record", "store the ticks as a sample run in the database" },
-	{ "--replay ID", "print recording ID (see history --all) as it was live, with --json or --prom too" },
-	{ NULL, NULL },
-};
 
 const struct cmd_entry cmd_sample_entry = {
 	.name = "sample",
 	.summary = "sample swap, zswap, readahead, PSI and CPU counters periodically",
 	.usage = "[--interval DUR] [--count N] [--duration DUR] [--cgroup PATH] [--pid PID] [--no-cpu] [--json | --prom [--prom-file PATH]] [--record] [--replay ID]",
-	.options = sample_options,
+	.group = CMD_GROUP_INSPECT,
+	.opts = { sample_opts },
 	.exec = sample_exec,
 };

@@ -2,7 +2,6 @@
  * cmd-status.c - `swaptune status`: the host's swap, readahead, zswap,
  * cgroup, PSI and CPU-counter state in one screen or one JSON document.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -180,21 +179,13 @@ static void print_human(FILE *o, const struct host_facts *f)
 			fmt_printable(f->pmu.sw_reason));
 }
 
-static const struct option status_longopts[] = {
-	{ 0, 0, 0, 0 },
-};
-
 static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct host_facts f;
 	int r;
 
-	while ((r = cmd_getopt(ctx, &cmd_status_entry, argc, argv, "", status_longopts)) != -1)
-		if (r == -2)
-			return -EINVAL;
-	if (optind < argc)
-		return cmd_usage_error(ctx, &cmd_status_entry, "unexpected argument \"%s\"",
-				       argv[optind]);
+	if ((r = cmd_parse(ctx, &cmd_status_entry, argc, argv, NULL, NULL)) < 0)
+		return r;
 	r = facts_collect_all(&ctx->host, &f, &ctx->err);
 	if (r < 0) {
 		facts_free(&f);
@@ -209,14 +200,10 @@ static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	return r < 0 ? r : 0;
 }
 
-static const struct cmd_option status_options[] = {
-	{ NULL, NULL },
-};
-
 const struct cmd_entry cmd_status_entry = {
 	.name = "status",
 	.summary = "show swap devices, readahead, zswap, cgroup mode, PSI and CPU counters",
 	.usage = "[--json]",
-	.options = status_options,
+	.group = CMD_GROUP_INSPECT,
 	.exec = status_exec,
 };

@@ -28,73 +28,62 @@ static void on_signal(int sig)
 	sb_stop = sig;
 }
 
-const struct option cmd_sb_longopts[] = {
-	{ "arms", required_argument, NULL, SBO_ARMS },
-	{ "arm", required_argument, NULL, SBO_ARM },
-	{ "baseline", required_argument, NULL, SBO_BASELINE },
-	{ "window", required_argument, NULL, SBO_WINDOW },
-	{ "washout", required_argument, NULL, SBO_WASHOUT },
-	{ "blocks", required_argument, NULL, SBO_BLOCKS },
-	{ "looks", required_argument, NULL, SBO_LOOKS },
-	{ "max-time", required_argument, NULL, SBO_MAX_TIME },
-	{ "seed", required_argument, NULL, SBO_SEED },
-	{ "min-effect", required_argument, NULL, SBO_MIN_EFFECT },
-	{ "metric", required_argument, NULL, SBO_METRIC },
-	{ "metric-cmd", required_argument, NULL, SBO_METRIC_CMD },
-	{ "metric-file", required_argument, NULL, SBO_METRIC_FILE },
-	{ "metric-prom", required_argument, NULL, SBO_METRIC_PROM },
-	{ "metric-name", required_argument, NULL, SBO_METRIC_NAME },
-	{ "metric-counter", no_argument, NULL, SBO_COUNTER },
-	{ "metric-gauge", no_argument, NULL, SBO_GAUGE },
-	{ "higher-better", no_argument, NULL, SBO_HIGHER },
-	{ "lower-better", no_argument, NULL, SBO_LOWER },
-	{ "metric-timeout", required_argument, NULL, SBO_METRIC_TIMEOUT },
-	{ "cgroup", required_argument, NULL, SBO_CGROUP },
-	{ "psi-full-max", required_argument, NULL, SBO_PSI_FULL },
-	{ "psi-some-max", required_argument, NULL, SBO_PSI_SOME },
-	{ "max-failures", required_argument, NULL, SBO_MAX_FAILURES },
-	{ "yes", no_argument, NULL, SBO_YES },
-	{ "dry-run", no_argument, NULL, SBO_DRY_RUN },
-	{ "progress", required_argument, NULL, SBO_PROGRESS },
-	{ 0, 0, 0, 0 },
-};
-
-static const struct cmd_option sb_options[] = {
-	{ "--arms LIST", "built-in arms: pc3, pc1, pc0 (vm.page-cluster) (default pc3,pc0)" },
-	{ "--arm NAME:KEY=VAL,...", "a custom arm over the settings registry (repeatable)" },
-	{ "--baseline NAME", "arm to compare against (default: the arm matching the host now, else the first)" },
-	{ "--min-effect X", "smallest gain worth a change: percent for rates, points for PSI (default 2)" },
-	CMD_SB_DESIGN_HELP
-	{ "--yes", "do not ask before switching host settings (needed without a terminal)" },
-	{ "--dry-run", "print the schedule, the budget, what changes and the smallest effect it can show; change nothing" },
-	{ "--progress MODE", "auto (a live line on a terminal), tty, plain (one line per window on stderr) or none" },
-	{ NULL, NULL },
-};
-
-
-void cmd_sb_init(struct sbrun_config *c, struct sb_args *a)
+/* The struct sb_args a row's dst (its field c) belongs to. */
+static struct sb_args *args_of(void *dst)
 {
-	sbrun_config_init(c);
-	memset(a, 0, sizeof(*a));
-	a->progress = CMD_PROGRESS_AUTO;
+	return (struct sb_args *)((char *)dst - offsetof(struct sb_args, c));
 }
 
-static int parse_dur(struct cmd_ctx *ctx, const struct cmd_entry *ce, const char *opt,
-		     const char *v, double min_s, double *out)
+/* A duration of min_s seconds to a day, in seconds. */
+static int parse_dur(const struct opt_spec *o, const char *v, double min_s, double *out,
+		     struct st_err *e)
 {
 	long long ns;
 
 	if (fmt_parse_duration(v, &ns) < 0 || (double)ns / 1e9 < min_s || ns > 86400LL * 1000000000LL)
-		return cmd_usage_error(ctx, ce, "%s: \"%s\" is not a duration of %g s to a day", opt, v, min_s);
+		return err_set(e, -EINVAL, "--%s: \"%s\" is not a duration of %g s to a day", o->name, v, min_s);
 	*out = (double)ns / 1e9;
 	return 0;
 }
 
-static int parse_looks(struct cmd_ctx *ctx, const struct cmd_entry *ce, struct sb_plan *p,
-		       const char *list)
+static int opt_window(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
 {
+	return parse_dur(o, v, 2, &args_of(dst)->c->plan.window_s, e);
+}
+
+static int opt_washout(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
+{
+	args_of(dst)->washout_given = true;
+	return parse_dur(o, v, 0, &args_of(dst)->c->plan.washout_s, e);
+}
+
+static int opt_max_time(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
+{
+	return parse_dur(o, v, 1, &args_of(dst)->c->max_time_s, e);
+}
+
+static int opt_metric_timeout(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
+{
+	return parse_dur(o, v, 0.1, &args_of(dst)->c->metric.timeout_s, e);
+}
+
+static int opt_blocks(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
+{
+	long long n;
+
+	(void)o;
+	if (fmt_parse_i64(v, 2, SB_BLOCKS_MAX, &n) < 0)
+		return err_set(e, -EINVAL, "--blocks must be 2..%d", SB_BLOCKS_MAX);
+	args_of(dst)->c->plan.n_blocks = (unsigned)n;
+	return 0;
+}
+
+static int opt_looks(const struct opt_spec *o, const char *list, void *dst, struct st_err *e)
+{
+	struct sb_plan *p = &args_of(dst)->c->plan;
 	char buf[256], *save = NULL;
 
+	(void)o;
 	snprintf(buf, sizeof(buf), "%s", list);
 	p->n_looks = 0;
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -102,160 +91,258 @@ static int parse_looks(struct cmd_ctx *ctx, const struct cmd_entry *ce, struct s
 
 		if (p->n_looks >= SB_LOOKS_MAX || fmt_parse_i64(t, 2, SB_BLOCKS_MAX, &v) < 0 ||
 		    (p->n_looks && (unsigned)v <= p->looks[p->n_looks - 1]))
-			return cmd_usage_error(ctx, ce, "--looks needs increasing blocks 2..%d, at most %d of them, like 8,12,15",
-					       SB_BLOCKS_MAX, SB_LOOKS_MAX);
+			return err_set(e, -EINVAL, "--looks needs increasing blocks 2..%d, at most %d of them, like 8,12,15",
+				       SB_BLOCKS_MAX, SB_LOOKS_MAX);
 		p->looks[p->n_looks++] = (unsigned)v;
 	}
 	if (!p->n_looks)
-		return cmd_usage_error(ctx, ce, "--looks needs a list of blocks like 8,12,15");
+		return err_set(e, -EINVAL, "--looks needs a list of blocks like 8,12,15");
 	return 0;
 }
 
-static int set_source(struct cmd_ctx *ctx, const struct cmd_entry *ce, struct sbrun_config *c,
-		      struct sb_args *a, enum sbm_source s)
+static int opt_seed(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
 {
-	bool cpw = c->metric.cpu_per_work;
+	struct sb_args *a = args_of(dst);
+	long long n;
+
+	(void)o;
+	if (fmt_parse_i64(v, 0, (1LL << 53) - 1, &n) < 0)
+		return err_set(e, -EINVAL, "--seed: \"%s\" is not a number below 2^53", v);
+	a->c->plan.seed = (uint64_t)n;
+	a->seed_given = true;
+	return 0;
+}
+
+static int opt_cgroup(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
+{
+	struct sbrun_config *c = args_of(dst)->c;
+
+	(void)o;
+	if (strlen(v) >= sizeof(c->cgroup))
+		return err_set(e, -EINVAL, "--cgroup is too long");
+	snprintf(c->cgroup, sizeof(c->cgroup), "%s", v);
+	return 0;
+}
+
+static int opt_psi_max(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
+{
+	struct sbrun_config *c = args_of(dst)->c;
+
+	if (fmt_parse_real(v, 0, 100, !strcmp(o->name, "psi-full-max") ? &c->psi_full_max :
+			   &c->psi_some_max) < 0)
+		return err_set(e, -EINVAL, "--%s needs a percentage 0..100", o->name);
+	return 0;
+}
+
+static int opt_max_failures(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
+{
+	long long n;
+
+	(void)o;
+	if (fmt_parse_i64(v, 0, SBRUN_WINDOWS_MAX, &n) < 0)
+		return err_set(e, -EINVAL, "--max-failures must be 0..%d (0 = no limit)", SBRUN_WINDOWS_MAX);
+	args_of(dst)->c->max_failures = (unsigned)n;
+	return 0;
+}
+
+/* ---- the metric ---- */
+
+static int set_source(struct sb_args *a, enum sbm_source s, struct st_err *e)
+{
+	bool cpw = a->c->metric.cpu_per_work;
 
 	if (a->sources++)
-		return cmd_usage_error(ctx, ce, "give one of --metric-cmd, --metric-file and --metric-prom");
-	sbm_spec_init(&c->metric, s);
-	c->metric.cpu_per_work = cpw;
+		return err_set(e, -EINVAL, "give one of --metric-cmd, --metric-file and --metric-prom");
+	sbm_spec_init(&a->c->metric, s);
+	a->c->metric.cpu_per_work = cpw;
 	return 0;
 }
 
-/* The metric's options. 1 = not one of them. */
-static int parse_metric_opt(struct cmd_ctx *ctx, const struct cmd_entry *ce, struct sbrun_config *c,
-			    struct sb_args *a, int opt, int argc, char **argv)
+static int opt_metric(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
 {
-	struct sbm_spec *m = &c->metric;
+	struct sbm_spec *m = &args_of(dst)->c->metric;
 	int k;
 
-	switch (opt) {
-	case SBO_METRIC:
-		if (!strcmp(optarg, "cpu-per-work")) {
-			m->cpu_per_work = true;
-			return 0;
-		}
-		if ((k = sbm_kernel_find(optarg)) < 0)
-			return cmd_usage_error(ctx, ce, "--metric %s: give psi-some, psi-full, majfault, refault, swapin, swap-ra, swap-ra-hit, zswpin, cpu or cpu-per-work", optarg);
-		if (m->source != SBM_KERNEL)
-			return cmd_usage_error(ctx, ce, "--metric %s is a kernel figure: it does not go with --metric-cmd, --metric-file or --metric-prom (except cpu-per-work)", optarg);
-		m->kernel = (enum sbm_kernel)k;
-		return 0;
-	case SBO_METRIC_CMD:
-		if (strlen(optarg) >= sizeof(m->cmd) || set_source(ctx, ce, c, a, SBM_CMD) < 0)
-			return cmd_usage_error(ctx, ce, "--metric-cmd: one command, shorter than %zu", sizeof(m->cmd));
-		snprintf(m->cmd, sizeof(m->cmd), "%s", optarg);
-		return 0;
-	case SBO_METRIC_FILE:
-		if (strlen(optarg) >= sizeof(m->path) || set_source(ctx, ce, c, a, SBM_FILE) < 0)
-			return -EINVAL;
-		snprintf(m->path, sizeof(m->path), "%s", optarg);
-		return 0;
-	case SBO_METRIC_PROM: {
-		char h[256], p[16], path[SBM_URL_MAX], why[300];
-
-		if (optind >= argc || argv[optind][0] == '-')
-			return cmd_usage_error(ctx, ce, "--metric-prom needs a URL and a metric NAME");
-		if (sbm_url_parse(optarg, h, sizeof(h), p, sizeof(p), path, sizeof(path), why, sizeof(why)) < 0)
-			return cmd_usage_error(ctx, ce, "--metric-prom: %s", why);
-		if (strlen(optarg) >= sizeof(m->url) || strlen(argv[optind]) >= sizeof(m->name) ||
-		    set_source(ctx, ce, c, a, SBM_PROM) < 0)
-			return -EINVAL;
-		snprintf(m->url, sizeof(m->url), "%s", optarg);
-		snprintf(m->name, sizeof(m->name), "%s", argv[optind++]);
+	(void)o;
+	if (!strcmp(v, "cpu-per-work")) {
+		m->cpu_per_work = true;
 		return 0;
 	}
-	case SBO_METRIC_NAME:
-		if (strlen(optarg) >= sizeof(m->name))
-			return cmd_usage_error(ctx, ce, "--metric-name is too long");
-		snprintf(m->name, sizeof(m->name), "%s", optarg);
-		return 0;
-	case SBO_COUNTER:
-	case SBO_GAUGE:
-		a->kind_given = true;
-		a->counter = opt == SBO_COUNTER;
-		return 0;
-	case SBO_HIGHER:
-	case SBO_LOWER:
-		if (a->direction_given && m->higher_better != (opt == SBO_HIGHER))
-			return cmd_usage_error(ctx, ce, "--higher-better and --lower-better: give one");
-		a->direction_given = true;
-		m->higher_better = opt == SBO_HIGHER;
-		return 0;
-	case SBO_METRIC_TIMEOUT:
-		return parse_dur(ctx, ce, "--metric-timeout", optarg, 0.1, &m->timeout_s);
-	}
-	return 1;
+	if ((k = sbm_kernel_find(v)) < 0)
+		return err_set(e, -EINVAL, "--metric %s: give psi-some, psi-full, majfault, refault, swapin, swap-ra, swap-ra-hit, zswpin, cpu or cpu-per-work", v);
+	if (m->source != SBM_KERNEL)
+		return err_set(e, -EINVAL, "--metric %s is a kernel figure: it does not go with --metric-cmd, --metric-file or --metric-prom (except cpu-per-work)", v);
+	m->kernel = (enum sbm_kernel)k;
+	return 0;
 }
 
-/* The design's and the run's options. 1 = not one of them. */
-static int parse_design_opt(struct cmd_ctx *ctx, const struct cmd_entry *ce, struct sbrun_config *c,
-			    struct sb_args *a, int opt)
+static int opt_metric_cmd(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
 {
-	long long v;
+	struct sb_args *a = args_of(dst);
+	struct sbm_spec *m = &a->c->metric;
 
-	switch (opt) {
-	case SBO_ARMS: a->arms_list = optarg; return 0;
-	case SBO_ARM:
-		if (a->ncustom >= SB_ARMS_MAX)
-			return cmd_usage_error(ctx, ce, "more than %d arms", SB_ARMS_MAX);
-		a->custom[a->ncustom++] = optarg;
-		return 0;
-	case SBO_BASELINE: a->baseline = optarg; return 0;
-	case SBO_WINDOW: return parse_dur(ctx, ce, "--window", optarg, 2, &c->plan.window_s);
-	case SBO_WASHOUT:
-		a->washout_given = true;
-		return parse_dur(ctx, ce, "--washout", optarg, 0, &c->plan.washout_s);
-	case SBO_BLOCKS:
-		if (fmt_parse_i64(optarg, 2, SB_BLOCKS_MAX, &v) < 0)
-			return cmd_usage_error(ctx, ce, "--blocks must be 2..%d", SB_BLOCKS_MAX);
-		c->plan.n_blocks = (unsigned)v;
-		return 0;
-	case SBO_LOOKS: return parse_looks(ctx, ce, &c->plan, optarg);
-	case SBO_MAX_TIME: return parse_dur(ctx, ce, "--max-time", optarg, 1, &c->max_time_s);
-	case SBO_SEED:
-		if (fmt_parse_i64(optarg, 0, (1LL << 53) - 1, &v) < 0)
-			return cmd_usage_error(ctx, ce, "--seed: \"%s\" is not a number below 2^53", optarg);
-		c->plan.seed = (uint64_t)v;
-		a->seed_given = true;
-		return 0;
-	case SBO_MIN_EFFECT:
-		if (fmt_parse_real(optarg, 0, 1000, &c->min_effect) < 0)
-			return cmd_usage_error(ctx, ce, "--min-effect needs a number 0..1000, not \"%s\"", optarg);
-		return 0;
-	case SBO_CGROUP:
-		if (strlen(optarg) >= sizeof(c->cgroup))
-			return cmd_usage_error(ctx, ce, "--cgroup is too long");
-		snprintf(c->cgroup, sizeof(c->cgroup), "%s", optarg);
-		return 0;
-	case SBO_PSI_FULL:
-	case SBO_PSI_SOME:
-		if (fmt_parse_real(optarg, 0, 100, opt == SBO_PSI_FULL ? &c->psi_full_max : &c->psi_some_max) < 0)
-			return cmd_usage_error(ctx, ce, "%s needs a percentage 0..100", opt == SBO_PSI_FULL ?
-					       "--psi-full-max" : "--psi-some-max");
-		return 0;
-	case SBO_MAX_FAILURES:
-		if (fmt_parse_i64(optarg, 0, SBRUN_WINDOWS_MAX, &v) < 0)
-			return cmd_usage_error(ctx, ce, "--max-failures must be 0..%d (0 = no limit)", SBRUN_WINDOWS_MAX);
-		c->max_failures = (unsigned)v;
-		return 0;
-	case SBO_YES: a->yes = true; return 0;
-	case SBO_DRY_RUN: a->dry = true; return 0;
-	case SBO_PROGRESS:
-		if (cmd_parse_progress(optarg, &a->progress) < 0)
-			return cmd_usage_error(ctx, ce, "--progress is auto, tty, plain or none");
-		return 0;
-	}
-	return 1;
+	(void)o;
+	if (strlen(v) >= sizeof(m->cmd))
+		return err_set(e, -EINVAL, "--metric-cmd: one command, shorter than %zu", sizeof(m->cmd));
+	if (set_source(a, SBM_CMD, e) < 0)
+		return -EINVAL;
+	snprintf(m->cmd, sizeof(m->cmd), "%s", v);
+	return 0;
 }
 
-int cmd_sb_parse_opt(struct cmd_ctx *ctx, const struct cmd_entry *ce, struct sbrun_config *c,
-		     struct sb_args *a, int opt, int argc, char **argv)
+static int opt_metric_file(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
 {
-	int r = parse_metric_opt(ctx, ce, c, a, opt, argc, argv);
+	struct sb_args *a = args_of(dst);
+	struct sbm_spec *m = &a->c->metric;
 
-	return r == 1 ? parse_design_opt(ctx, ce, c, a, opt) : r;
+	(void)o;
+	if (strlen(v) >= sizeof(m->path))
+		return err_set(e, -EINVAL, "--metric-file: a path shorter than %zu", sizeof(m->path));
+	if (set_source(a, SBM_FILE, e) < 0)
+		return -EINVAL;
+	snprintf(m->path, sizeof(m->path), "%s", v);
+	return 0;
+}
+
+/* --metric-prom URL NAME: NAME is the next word (getopt's optind), taken here. */
+static int opt_metric_prom(const struct opt_spec *o, const char *url, void *dst, struct st_err *e)
+{
+	struct sb_args *a = args_of(dst);
+	struct sbm_spec *m = &a->c->metric;
+	char h[256], p[16], path[SBM_URL_MAX], why[300];
+	const char *name;
+
+	(void)o;
+	if (optind >= a->argc || a->argv[optind][0] == '-')
+		return err_set(e, -EINVAL, "--metric-prom needs a URL and a metric NAME");
+	name = a->argv[optind];
+	if (sbm_url_parse(url, h, sizeof(h), p, sizeof(p), path, sizeof(path), why, sizeof(why)) < 0)
+		return err_set(e, -EINVAL, "--metric-prom: %s", why);
+	if (strlen(url) >= sizeof(m->url) || strlen(name) >= sizeof(m->name))
+		return err_set(e, -EINVAL, "--metric-prom: the URL or NAME is too long");
+	if (set_source(a, SBM_PROM, e) < 0)
+		return -EINVAL;
+	snprintf(m->url, sizeof(m->url), "%s", url);
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	optind++;
+	return 0;
+}
+
+static int opt_metric_name(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
+{
+	struct sbm_spec *m = &args_of(dst)->c->metric;
+
+	(void)o;
+	if (strlen(v) >= sizeof(m->name))
+		return err_set(e, -EINVAL, "--metric-name is too long");
+	snprintf(m->name, sizeof(m->name), "%s", v);
+	return 0;
+}
+
+#define SB_ROW(n, a, h, fn, comp) OPT_CUSTOM(n, 0, a, h, struct sb_args, c, fn, comp)
+
+const struct opt_spec cmd_sb_design_opts[] = {
+	SB_ROW("window", "DUR", "length of one window (default 30s)", opt_window, OPT_COMPLETE_NONE),
+	SB_ROW("washout", "DUR", "the start of every window that is not counted, after a switch "
+	       "(default half the window)", opt_washout, OPT_COMPLETE_NONE),
+	SB_ROW("blocks", "N", "blocks of one window per arm, each in a fresh random order (default 15)",
+	       opt_blocks, OPT_COMPLETE_NONE),
+	SB_ROW("looks", "LIST", "judge after these blocks, stopping at the first look that decides "
+	       "(default 8,12,15)", opt_looks, OPT_COMPLETE_NONE),
+	SB_ROW("max-time", "DUR", "budget: keep only the blocks (and looks) that fit DUR (default: all)",
+	       opt_max_time, OPT_COMPLETE_NONE),
+	SB_ROW("seed", "N", "seed of the block orders (default: a fresh random seed, recorded)",
+	       opt_seed, OPT_COMPLETE_NONE),
+	SB_ROW("metric", "NAME", "a kernel figure per window: psi-some (default), psi-full, majfault, "
+	       "refault, swapin, swap-ra, zswpin, cpu (of --cgroup); cpu-per-work with a workload "
+	       "metric below", opt_metric, OPT_COMPLETE_NONE),
+	SB_ROW("metric-cmd", "CMD", "the workload's figure: a command 'PROG ARGS' (no shell) run at "
+	       "the end of each window that prints a number; SWAPTUNE_COUNT_START and "
+	       "SWAPTUNE_WINDOW_END (Unix times) give the counted part", opt_metric_cmd,
+	       OPT_COMPLETE_NONE),
+	SB_ROW("metric-file", "PATH", "the workload's figure: a number in a local file (with "
+	       "--metric-name, a sample of Prometheus text in it), read every second",
+	       opt_metric_file, OPT_COMPLETE_FILE),
+	SB_ROW("metric-prom", "URL NAME", "the workload's figure: sample NAME (or NAME{label=\"v\"}) "
+	       "of a Prometheus text endpoint on this host, read every second", opt_metric_prom,
+	       OPT_COMPLETE_NONE),
+	SB_ROW("metric-name", "NAME", "with --metric-file: the sample of Prometheus text to read",
+	       opt_metric_name, OPT_COMPLETE_NONE),
+	OPT_FLAG("metric-counter", 0, "the figure is a cumulative counter: its rate per second over "
+		 "each window (default for files and endpoints)", struct sb_args, counter_flag),
+	OPT_FLAG("metric-gauge", 0, "the figure is a level: its mean over each window (a command's: "
+		 "the number it prints; default for commands)", struct sb_args, gauge_flag),
+	OPT_FLAG("higher-better", 0, "for a workload figure: higher is better (one of these two is "
+		 "required)", struct sb_args, higher_flag),
+	OPT_FLAG("lower-better", 0, "for a workload figure: lower is better", struct sb_args,
+		 lower_flag),
+	SB_ROW("metric-timeout", "DUR", "a command or endpoint that takes longer fails its window "
+	       "(default 10s for commands, 2s for endpoints; at most half the washout)",
+	       opt_metric_timeout, OPT_COMPLETE_NONE),
+	SB_ROW("cgroup", "PATH", "the workload's memory cgroup (relative to the controller's root): "
+	       "its PSI, faults and CPU; the run ends when it vanishes or empties", opt_cgroup,
+	       OPT_COMPLETE_NONE),
+	SB_ROW("psi-full-max", "PCT", "guardrail: a candidate window whose PSI memory full over 5 s "
+	       "passes PCT is switched back at once and fails (default 60, 0 = off)", opt_psi_max,
+	       OPT_COMPLETE_NONE),
+	SB_ROW("psi-some-max", "PCT", "the same for PSI memory some (default off)", opt_psi_max,
+	       OPT_COMPLETE_NONE),
+	SB_ROW("max-failures", "N", "failed windows that end the run, settings restored (default 3)",
+	       opt_max_failures, OPT_COMPLETE_NONE),
+	{ NULL },
+};
+
+/* ---- switchback's own rows: the arms (before the design rows) and the run (after) ---- */
+
+static int opt_arm(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
+{
+	struct sb_args *a = args_of(dst);
+
+	(void)o;
+	if (a->ncustom >= SB_ARMS_MAX)
+		return err_set(e, -EINVAL, "more than %d arms", SB_ARMS_MAX);
+	a->custom[a->ncustom++] = v;
+	return 0;
+}
+
+static int opt_min_effect(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
+{
+	(void)o;
+	if (fmt_parse_real(v, 0, 1000, &args_of(dst)->c->min_effect) < 0)
+		return err_set(e, -EINVAL, "--min-effect needs a number 0..1000, not \"%s\"", v);
+	return 0;
+}
+
+static const struct opt_spec sb_arm_opts[] = {
+	OPT_STRING("arms", 0, "LIST", "built-in arms: pc3, pc1, pc0 (vm.page-cluster) (default pc3,pc0)",
+		   struct sb_args, arms_list, "a list of arms", OPT_COMPLETE_NONE),
+	SB_ROW("arm", "NAME:KEY=VAL,...", "a custom arm over the settings registry (repeatable)",
+	       opt_arm, OPT_COMPLETE_NONE),
+	OPT_STRING("baseline", 0, "NAME", "arm to compare against (default: the arm matching the host "
+		   "now, else the first)", struct sb_args, baseline, "an arm name", OPT_COMPLETE_NONE),
+	SB_ROW("min-effect", "X", "smallest gain worth a change: percent for rates, points for PSI "
+	       "(default 2)", opt_min_effect, OPT_COMPLETE_NONE),
+	{ NULL },
+};
+
+static const struct opt_spec sb_run_opts[] = {
+	OPT_FLAG("yes", 0, "do not ask before switching host settings (needed without a terminal)",
+		 struct sb_args, yes),
+	CMD_OPT_DRY_RUN("print the schedule, the budget, what changes and the smallest effect it can "
+			"show; change nothing", struct sb_args, dry),
+	OPT_CHOICE("progress", "MODE", "auto (a live line on a terminal), tty, plain (one line per "
+		   "window on stderr) or none", struct sb_args, progress, cmd_progress_names),
+	{ NULL },
+};
+
+void cmd_sb_init(struct sbrun_config *c, struct sb_args *a, int argc, char **argv)
+{
+	sbrun_config_init(c);
+	memset(a, 0, sizeof(*a));
+	a->c = c;
+	a->argc = argc;
+	a->argv = argv;
+	a->progress = CMD_PROGRESS_AUTO;
 }
 
 int cmd_sb_finish(struct cmd_ctx *ctx, const struct cmd_entry *ce, struct sbrun_config *c,
@@ -264,6 +351,15 @@ int cmd_sb_finish(struct cmd_ctx *ctx, const struct cmd_entry *ce, struct sbrun_
 	struct sbm_spec *m = &c->metric;
 	struct sb_plan *pl = &c->plan;
 
+	if (a->higher_flag && a->lower_flag)
+		return cmd_usage_error(ctx, ce, "--higher-better and --lower-better: give one");
+	if (a->counter_flag && a->gauge_flag)
+		return cmd_usage_error(ctx, ce, "--metric-counter and --metric-gauge: give one");
+	a->direction_given = a->higher_flag || a->lower_flag;
+	if (a->direction_given)
+		m->higher_better = a->higher_flag;
+	a->kind_given = a->counter_flag || a->gauge_flag;
+	a->counter = a->counter_flag;
 	if (!a->washout_given)
 		pl->washout_s = pl->window_s / 2;
 	if (!(pl->washout_s < pl->window_s))
@@ -540,7 +636,7 @@ cJSON *cmd_sb_result_json(const struct sbrun_result *r, const struct sbrun_store
 /* Progress on stderr, a line per window in plain mode. */
 static void sb_progress(const struct sbrun_progress *p, void *arg)
 {
-	const enum cmd_progress *mode = arg;
+	const int *mode = arg;		/* struct sb_args.progress: an enum cmd_progress */
 	bool tty = *mode == CMD_PROGRESS_TTY;
 	char eta[32];
 
@@ -570,7 +666,7 @@ static int run_locked(struct cmd_ctx *ctx, struct sbrun_config *c, const struct 
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 	c->stop = &sb_stop;
-	a->progress = cmd_progress_resolve(a->progress, ctx->json);
+	a->progress = (int)cmd_progress_resolve((enum cmd_progress)a->progress, ctx->json);
 	if (a->progress != CMD_PROGRESS_NONE) {
 		c->progress = sb_progress;
 		c->progress_arg = &a->progress;
@@ -634,26 +730,18 @@ static int switchback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	struct sbrun_result *r = calloc(1, sizeof(*r));
 	struct sbrun_stored *s = calloc(1, sizeof(*s));
 	struct sb_args a;
-	int opt, rc = 0;
+	int rc = 0;
 
 	if (!c || !p || !r || !s) {
 		rc = err_set(&ctx->err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	cmd_sb_init(c, &a);
-	while ((opt = cmd_getopt(ctx, &cmd_switchback_entry, argc, argv, "", cmd_sb_longopts)) != -1) {
-		if (opt == -2 || (rc = cmd_sb_parse_opt(ctx, &cmd_switchback_entry, c, &a, opt, argc, argv)) < 0) {
-			rc = -EINVAL;
+	cmd_sb_init(c, &a, argc, argv);
+	{
+		void *const args[OPT_TABLES_MAX] = { &a, &a, &a };
+
+		if ((rc = cmd_parse_sets(ctx, &cmd_switchback_entry, argc, argv, args, NULL)) < 0)
 			goto out;
-		}
-		if (rc == 1) {
-			rc = cmd_usage_error(ctx, &cmd_switchback_entry, "unexpected option");
-			goto out;
-		}
-	}
-	if (optind < argc) {
-		rc = cmd_usage_error(ctx, &cmd_switchback_entry, "unexpected argument \"%s\"", argv[optind]);
-		goto out;
 	}
 	if ((rc = cmd_sb_finish(ctx, &cmd_switchback_entry, c, &a)) < 0 ||
 	    (rc = resolve_arms(ctx, &cmd_switchback_entry, c, &a)) < 0 ||
@@ -706,9 +794,10 @@ const struct cmd_entry cmd_switchback_entry = {
 	.name = "switchback",
 	.summary = "A/B-test readahead settings on the host's own running workload, window by window",
 	.usage = "[--arms LIST] [--arm NAME:KEY=VAL,...] [--window DUR] [--washout DUR] [--blocks N] "
-		 "[--metric NAME | --metric-cmd 'PROG ARGS' | --metric-file PATH | --metric-prom URL NAME] "
+		 "[--metric NAME] [--metric-cmd CMD] [--metric-file PATH] [--metric-prom URL NAME] "
 		 "[--cgroup PATH] [--yes] [--dry-run] [OPTIONS]",
-	.options = sb_options,
+	.group = CMD_GROUP_MEASURE,
+	.opts = { sb_arm_opts, cmd_sb_design_opts, sb_run_opts },
 	.flags = CMD_NEEDS_ROOT,
 	.exec = switchback_exec,
 };

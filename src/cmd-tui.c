@@ -1,76 +1,57 @@
 /*
  * cmd-tui.c - `swaptune tui`: the interactive screen (tui/).
  */
-#include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "swaptune/cmd.h"
 #include "swaptune/tui.h"
 
-static const struct option tui_longopts[] = {
-	{ "interval", required_argument, NULL, 'i' },
-	{ "cgroup", required_argument, NULL, 'c' },
-	{ "panel", required_argument, NULL, 'p' },
-	{ "frames", required_argument, NULL, 'f' },
-	{ 0, 0, 0, 0 },
+/* In the order of struct tui_opts.start_panel. */
+static const char *const panel_names[] = {
+	"status", "live", "runs", "advice", "probe", "history", "cgroups", NULL,
+};
+
+struct tui_args {
+	long long interval_ns;
+	const char *cgroup;
+	int panel;
+	int frames;
+};
+
+static const struct opt_spec tui_opts[] = {
+	OPT_DURATION("interval", 0, "refresh period of the live panel (default 1s, at least 100ms)",
+		     struct tui_args, interval_ns, 100000000LL, 0),
+	OPT_STRING("cgroup", 0, "PATH", "also sample this memory cgroup (relative to the memory "
+		   "controller root)", struct tui_args, cgroup, "a cgroup path", OPT_COMPLETE_NONE),
+	OPT_CHOICE("panel", "NAME", "start on status, live, runs, advice, probe, history or cgroups",
+		   struct tui_args, panel, panel_names),
+	OPT_INT("frames", "N", "quit after N screen refreshes (for scripted tests)",
+		struct tui_args, frames, 1, INT_MAX),
+	{ NULL },
 };
 
 static int tui_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	struct tui_opts o = { .interval_ns = 1000000000ull };
-	static const char *const names[] = { "status", "live", "runs", "advice", "probe", "history", "cgroups" };
-	long long ns;
+	struct tui_args a = { .interval_ns = 1000000000LL };
+	struct tui_opts o;
 	int r;
 
-	while ((r = cmd_getopt(ctx, &cmd_tui_entry, argc, argv, "", tui_longopts)) != -1) {
-		switch (r) {
-		case 'i':
-			if (fmt_parse_duration(optarg, &ns) < 0 || ns < 100000000LL)
-				return cmd_usage_error(ctx, &cmd_tui_entry,
-						       "--interval \"%s\": give a duration of at least 100ms", optarg);
-			o.interval_ns = (uint64_t)ns;
-			break;
-		case 'c':
-			o.cgroup = optarg;
-			break;
-		case 'p':
-			o.start_panel = -1;
-			for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
-				if (!strcmp(optarg, names[i]))
-					o.start_panel = i;
-			if (o.start_panel < 0)
-				return cmd_usage_error(ctx, &cmd_tui_entry,
-						       "--panel \"%s\": use status, live, runs, advice, probe, history or cgroups", optarg);
-			break;
-		case 'f':
-			o.max_frames = atoi(optarg);
-			if (o.max_frames <= 0)
-				return cmd_usage_error(ctx, &cmd_tui_entry, "--frames needs a positive number");
-			break;
-		default:
-			return -EINVAL;
-		}
-	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, &cmd_tui_entry, "unexpected argument \"%s\"", argv[optind]);
+	if ((r = cmd_parse(ctx, &cmd_tui_entry, argc, argv, &a, NULL)) < 0)
+		return r;
 	if (ctx->json)
 		return cmd_usage_error(ctx, &cmd_tui_entry, "--json makes no sense for the screen; use status or sample --json");
+	o = (struct tui_opts){ .interval_ns = (uint64_t)a.interval_ns, .cgroup = a.cgroup,
+			       .start_panel = a.panel, .max_frames = a.frames };
 	return tui_run(&ctx->host, &ctx->store, &o, &ctx->err);
 }
-
-static const struct cmd_option tui_options[] = {
-	{ "--interval DUR", "refresh period of the live panel (default 1s, at least 100ms)" },
-	{ "--cgroup PATH", "also sample this memory cgroup (relative to the memory controller root)" },
-	{ "--panel NAME", "start on status, live, runs, advice, probe, history or cgroups" },
-	{ "--frames N", "quit after N screen refreshes (for scripted tests)" },
-	{ NULL, NULL },
-};
 
 const struct cmd_entry cmd_tui_entry = {
 	.name = "tui",
 	.summary = "interactive screen: status, live rates, stored runs, advice; probe from the keyboard",
 	.usage = "[--interval DUR] [--cgroup PATH] [--panel NAME]",
-	.options = tui_options,
+	.group = CMD_GROUP_INSPECT,
+	.opts = { tui_opts },
 	.exec = tui_exec,
 };

@@ -22,22 +22,6 @@
 #include "swaptune/utc.h"
 
 #define VERIFY_SCHEMA "swaptune.verify/1"
-#define OPT_LIVE 3000
-#define OPT_RUN 3001
-
-/* The switchback options without the arms (they come from the apply), with --live and --run. */
-static struct option live_longopts[64];
-
-static void live_opts_init(void)
-{
-	size_t n = 0;
-
-	live_longopts[n++] = (struct option){ "live", no_argument, NULL, OPT_LIVE };
-	live_longopts[n++] = (struct option){ "run", required_argument, NULL, OPT_RUN };
-	for (const struct option *o = cmd_sb_longopts + CMD_SB_ARM_OPTS; o->name && n + 1 < 64; o++)
-		live_longopts[n++] = *o;
-	live_longopts[n] = (struct option){ 0, 0, 0, 0 };
-}
 
 struct live_target {
 	int64_t apply_run;
@@ -134,42 +118,6 @@ static int live_check(struct cmd_ctx *ctx, const struct live_target *t, const st
 	return 0;
 }
 
-static int parse(struct cmd_ctx *ctx, int argc, char **argv, struct sbrun_config *c, struct sb_args *a,
-		 struct live_target *t)
-{
-	int opt, r;
-
-	live_opts_init();
-	cmd_sb_init(c, a);
-	memset(t, 0, sizeof(*t));
-	while ((opt = cmd_getopt(ctx, &cmd_verify_entry, argc, argv, "y", live_longopts)) != -1) {
-		if (opt == -2)
-			return -EINVAL;
-		if (opt == OPT_LIVE)
-			continue;
-		if (opt == 'y') {
-			a->yes = true;
-			continue;
-		}
-		if (opt == OPT_RUN) {
-			long long v;
-
-			if (fmt_parse_i64(optarg, 1, INT64_MAX, &v) < 0)
-				return cmd_usage_error(ctx, &cmd_verify_entry, "--run needs an apply run id, not \"%s\"", optarg);
-			t->apply_run = v;
-			continue;
-		}
-		r = cmd_sb_parse_opt(ctx, &cmd_verify_entry, c, a, opt, argc, argv);
-		if (r < 0)
-			return r;
-		if (r == 1)
-			return cmd_usage_error(ctx, &cmd_verify_entry, "unexpected option");
-	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, &cmd_verify_entry, "unexpected argument \"%s\"", argv[optind]);
-	return cmd_sb_finish(ctx, &cmd_verify_entry, c, a);
-}
-
 static const char *live_result(const struct sbrun_stored *s, const struct sbrun_result *r, int *status)
 {
 	const char *d = sbrun_decision_name(s);
@@ -233,27 +181,26 @@ static int live_print(struct cmd_ctx *ctx, const struct live_target *t, const st
 	return 0;
 }
 
-int cmd_verify_live(struct cmd_ctx *ctx, int argc, char **argv)
+int cmd_verify_live(struct cmd_ctx *ctx, struct sb_args *a, int64_t apply_run)
 {
-	struct sbrun_config *c = calloc(1, sizeof(*c));
+	struct sbrun_config *c = a->c;
 	struct sbrun_plan *p = calloc(1, sizeof(*p));
 	struct sbrun_result *r = calloc(1, sizeof(*r));
 	struct sbrun_stored *s = calloc(1, sizeof(*s));
-	struct live_target t;
-	struct sb_args a;
+	struct live_target t = { .apply_run = apply_run };
 	int rc, status = 0;
 
-	if (!c || !p || !r || !s) {
+	if (!p || !r || !s) {
 		rc = err_set(&ctx->err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = parse(ctx, argc, argv, c, &a, &t)) < 0 || (rc = live_arms(ctx, &t, c)) < 0 ||
+	if ((rc = cmd_sb_finish(ctx, &cmd_verify_entry, c, a)) < 0 || (rc = live_arms(ctx, &t, c)) < 0 ||
 	    (rc = sbrun_plan(&ctx->host, c, p, &ctx->err)) < 0)
 		goto out;
 	if (!ctx->json)
 		fprintf(ctx->out, "Verifying apply run %lld (%s) live: %s against its previous values, on the running workload.\n",
 			(long long)t.apply_run, t.status, "the applied settings");
-	if (a.dry) {
+	if (a->dry) {
 		if (ctx->json)
 			rc = cmd_print_json(ctx, cmd_sb_plan_json(c, p));
 		else
@@ -267,7 +214,7 @@ int cmd_verify_live(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if ((rc = live_check(ctx, &t, c, p)) < 0)
 		goto out;
-	rc = cmd_sb_execute(ctx, "verify", c, p, &a, r, s);
+	rc = cmd_sb_execute(ctx, "verify", c, p, a, r, s);
 	if (rc == 0 && !strcmp(r->status, "stopped")) {
 		/* the reason may quote the metric command's stderr: through the one escaper */
 		fputs("swaptune: verify --live stopped early: ", stderr);
@@ -289,7 +236,6 @@ out:
 		sbrun_result_free(r);
 	if (s)
 		sbrun_stored_free(s);
-	free(c);
 	free(p);
 	free(r);
 	free(s);

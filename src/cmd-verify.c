@@ -16,9 +16,7 @@
  * holds, ST_EXIT_ANSWER_INCONCLUSIVE (11) not enough evidence either way.
  */
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,32 +27,10 @@
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
 #include "swaptune/probe.h"
+#include "swaptune/stop.h"
 
 #define VERIFY_SCHEMA "swaptune.verify/1"
 #define ARGV_MAX 64
-
-enum { OPT_RUN = 256, OPT_REPS, OPT_YES, OPT_DRY_RUN, OPT_SCRATCH_DIR, OPT_MIN_EFFECT, OPT_PROGRESS, OPT_ARM,
-       OPT_LIVE };
-
-static const struct option verify_longopts[] = {
-	{ "run", required_argument, NULL, OPT_RUN },
-	{ "reps", required_argument, NULL, OPT_REPS },
-	{ "yes", no_argument, NULL, OPT_YES },
-	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "scratch-dir", required_argument, NULL, OPT_SCRATCH_DIR },
-	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
-	{ "progress", required_argument, NULL, OPT_PROGRESS },
-	{ "arm", required_argument, NULL, OPT_ARM },
-	{ "live", no_argument, NULL, OPT_LIVE },
-	{ 0, 0, 0, 0 },
-};
-
-static volatile sig_atomic_t verify_stop;
-
-static void on_signal(int sig)
-{
-	verify_stop = sig;
-}
 
 /* What is being verified. */
 struct target {
@@ -278,12 +254,37 @@ static int arm_index(const struct advice_run *r, const char *name)
 
 struct verify_opts {
 	struct target t;
+	long long run;			/* --run, 0 = the apply in effect */
+	const char *arm;
 	unsigned reps;			/* 0 = as the original run */
 	bool yes, dry;
-	enum cmd_progress progress;
-	char scratch[PATH_MAX];
-	struct verdict_opts vo;
+	int progress;			/* enum cmd_progress */
+	const char *scratch;
+	double min_effect_pct;
 	bool min_effect_given;
+	bool live;
+};
+
+static const struct opt_spec verify_opts[] = {
+	CMD_OPT_RUN("repeat probe run ID instead of the one behind the applied setting",
+		    struct verify_opts, run, OPT_COMPLETE_PROBE_RUN),
+	OPT_STRING("arm", 0, "NAME", "with --run: judge arm NAME (e.g. the one a fleet rollout "
+		   "applied) instead of the run's recommended arm", struct verify_opts, arm,
+		   "an arm name", OPT_COMPLETE_NONE),
+	OPT_UINT("reps", "N", "measured rounds for the re-run (default: as the original run)",
+		 struct verify_opts, reps, 2, PROBE_REPS_MAX),
+	CMD_OPT_MIN_EFFECT("smallest improvement that counts, in percent (default: the run's plan, "
+			   "2; with --live: points for PSI)", struct verify_opts, min_effect_pct),
+	OPT_DIR("scratch-dir", "DIR", "directory for the probe's scratch swap file", struct verify_opts,
+		scratch),
+	CMD_OPT_YES(struct verify_opts, yes),
+	CMD_OPT_DRY_RUN("say what would be re-run; change nothing", struct verify_opts, dry),
+	CMD_OPT_PROGRESS(struct verify_opts, progress),
+	OPT_FLAG("live", 0, "instead of a probe: a switchback of the applied settings against their "
+		 "previous values on the running workload (the newest apply in effect or awaiting "
+		 "confirmation; --run ID names the apply run); takes the options below and --yes, "
+		 "--dry-run, --min-effect, --progress", struct verify_opts, live),
+	{ NULL },
 };
 
 /* Everything one verify holds, in one allocation. */
@@ -302,58 +303,46 @@ struct verify_work {
 	bool holds;
 };
 
-static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct verify_opts *o)
+/* verify --live: no probe to repeat; the shared options go to the switchback (sa). */
+static int live_args(struct cmd_ctx *ctx, const struct verify_opts *o, struct sb_args *sa)
 {
-	char *end;
+	const char *probe_only = o->arm ? "--arm" : o->reps ? "--reps" : o->scratch ? "--scratch-dir" : NULL;
+
+	if (probe_only)
+		return cmd_usage_error(ctx, &cmd_verify_entry, "%s re-runs a probe: it does not go with --live",
+				       probe_only);
+	sa->yes = o->yes;
+	sa->dry = o->dry;
+	sa->progress = o->progress;
+	if (o->min_effect_given)
+		sa->c->min_effect = o->min_effect_pct;
+	return 0;
+}
+
+/* Both tables: verify's own into o, the switchback's design rows into sa (--live only). */
+static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct verify_opts *o,
+		      struct sb_args *sa)
+{
+	void *const args[OPT_TABLES_MAX] = { o, sa };
+	struct opt_given g;
 	int r;
 
 	memset(o, 0, sizeof(*o));
-	verdict_opts_init(&o->vo);
-	while ((r = cmd_getopt(ctx, &cmd_verify_entry, argc, argv, "y", verify_longopts)) != -1) {
-		switch (r) {
-		case -2:
-			return -EINVAL;
-		case OPT_RUN:
-			o->t.probe_run = strtoll(optarg, &end, 10);
-			if (*end || o->t.probe_run <= 0)
-				return cmd_usage_error(ctx, &cmd_verify_entry, "--run needs a probe run id, not \"%s\"", optarg);
-			break;
-		case OPT_REPS:
-			o->reps = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || o->reps < 2 || o->reps > PROBE_REPS_MAX)
-				return cmd_usage_error(ctx, &cmd_verify_entry, "--reps must be 2..%d", PROBE_REPS_MAX);
-			break;
-		case OPT_MIN_EFFECT:
-			o->min_effect_given = true;
-			o->vo.min_effect_pct = strtod(optarg, &end);
-			if (*end || end == optarg || !isfinite(o->vo.min_effect_pct) || o->vo.min_effect_pct < 0)
-				return cmd_usage_error(ctx, &cmd_verify_entry, "--min-effect needs a percentage >= 0");
-			break;
-		case 'y':
-		case OPT_YES:
-			o->yes = true;
-			break;
-		case OPT_DRY_RUN:
-			o->dry = true;
-			break;
-		case OPT_SCRATCH_DIR:
-			snprintf(o->scratch, sizeof(o->scratch), "%s", optarg);
-			break;
-		case OPT_ARM:
-			if (!*optarg || strlen(optarg) >= sizeof(o->t.arm))
-				return cmd_usage_error(ctx, &cmd_verify_entry, "--arm needs an arm name");
-			snprintf(o->t.arm, sizeof(o->t.arm), "%s", optarg);
-			break;
-		case OPT_PROGRESS:
-			if (cmd_parse_progress(optarg, &o->progress) < 0)
-				return cmd_usage_error(ctx, &cmd_verify_entry, "--progress is auto, tty, plain or none");
-			break;
-		default:
-			return cmd_usage_error(ctx, &cmd_verify_entry, "unexpected option");
-		}
+	if ((r = cmd_parse_sets(ctx, &cmd_verify_entry, argc, argv, args, &g)) < 0)
+		return r;
+	o->min_effect_given = cmd_given(&cmd_verify_entry, &g, "min-effect");
+	if (o->live)
+		return live_args(ctx, o, sa);
+	for (size_t i = 0; cmd_sb_design_opts[i].name; i++)
+		if (g.given[1] & 1ULL << i)
+			return cmd_usage_error(ctx, &cmd_verify_entry, "--%s goes with --live",
+					       cmd_sb_design_opts[i].name);
+	o->t.probe_run = o->run;
+	if (o->arm) {
+		if (strlen(o->arm) >= sizeof(o->t.arm))
+			return cmd_usage_error(ctx, &cmd_verify_entry, "--arm needs an arm name");
+		snprintf(o->t.arm, sizeof(o->t.arm), "%s", o->arm);
 	}
-	if (optind < argc)
-		return cmd_usage_error(ctx, &cmd_verify_entry, "unexpected argument \"%s\"", argv[optind]);
 	if (o->t.arm[0] && !o->t.probe_run)
 		return cmd_usage_error(ctx, &cmd_verify_entry, "--arm needs --run ID");
 	return 0;
@@ -368,7 +357,7 @@ static int plan_rerun(struct cmd_ctx *ctx, struct verify_opts *o, struct verify_
 	if ((r = advice_load_run(&ctx->store, &ctx->host, t->probe_run, NULL, &w->then, &ctx->err)) < 0)
 		return r;
 	if ((r = advice_judge_pooled(&ctx->store, &ctx->host, &w->then,
-				     o->min_effect_given ? o->vo.min_effect_pct : -1, &w->vthen,
+				     o->min_effect_given ? o->min_effect_pct : -1, &w->vthen,
 				     &w->jthen, NULL, &ctx->err)) < 0)
 		return r;
 	if (!t->arm[0] && w->vthen.kind == VERDICT_CHANGE)
@@ -387,7 +376,7 @@ static int plan_rerun(struct cmd_ctx *ctx, struct verify_opts *o, struct verify_
 		w->c.reps = w->c.max_reps = o->reps;
 		w->c.adaptive = false;
 	}
-	if (o->scratch[0])
+	if (o->scratch)
 		snprintf(w->c.scratch_dir, sizeof(w->c.scratch_dir), "%s", o->scratch);
 	return probe_plan(&ctx->host, &w->c, &w->p, &ctx->err);
 }
@@ -412,7 +401,7 @@ static int print_dry_run(struct cmd_ctx *ctx, const struct verify_opts *o,
 /* The probe itself, recorded as a "verify" run; signals stop it and restore the host. */
 static int rerun(struct cmd_ctx *ctx, const struct verify_opts *o, struct verify_work *w)
 {
-	struct sigaction sa, old_int, old_term, old_hup;
+	struct stop_catch stop;
 	enum cmd_progress progress;
 	char params[160];
 	int r;
@@ -420,14 +409,9 @@ static int rerun(struct cmd_ctx *ctx, const struct verify_opts *o, struct verify
 	snprintf(params, sizeof(params), "{\"probe_run\":%lld,\"apply_run\":%lld,\"arm\":\"%s\"}",
 		 (long long)o->t.probe_run, (long long)o->t.apply_run, o->t.arm);
 	store_run_begin(&ctx->store, "verify", params, &w->verify_run, NULL);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	w->c.stop = &verify_stop;
-	progress = cmd_progress_resolve(o->progress, ctx->json);
+	stop_catch(&stop, 0);
+	w->c.stop = &stop_signal;
+	progress = cmd_progress_resolve((enum cmd_progress)o->progress, ctx->json);
 	if (progress != CMD_PROGRESS_NONE) {
 		w->c.progress = cmd_probe_progress;
 		w->c.progress_arg = &progress;
@@ -436,9 +420,7 @@ static int rerun(struct cmd_ctx *ctx, const struct verify_opts *o, struct verify
 	if (progress == CMD_PROGRESS_TTY)
 		fprintf(stderr, "\r\033[K");
 	w->c.progress = NULL;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	stop_release(&stop);
 	if (r == 0 && w->res.signal)
 		r = err_set_exit(&ctx->err, -EINTR, ST_EXIT_RUNTIME,
 				 "verify stopped by signal %d; the host was restored", w->res.signal);
@@ -456,7 +438,7 @@ static int judge_rerun(struct cmd_ctx *ctx, const struct verify_opts *o, struct 
 	if ((r = advice_load_run(&ctx->store, &ctx->host, w->res.run_id,
 				 w->then.arms[w->vthen.baseline].name, &w->now, &ctx->err)) < 0 ||
 	    (r = advice_judge_pooled(&ctx->store, &ctx->host, &w->now,
-				     o->min_effect_given ? o->vo.min_effect_pct : -1, &w->vnow, &w->jnow,
+				     o->min_effect_given ? o->min_effect_pct : -1, &w->vnow, &w->jnow,
 				     &w->pool, &ctx->err)) < 0)
 		return r;
 	w->a_now = t->arm[0] ? arm_index(&w->now, t->arm) : -1;
@@ -538,17 +520,22 @@ static int verify_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct verify_opts o;
 	struct verify_work *w = calloc(1, sizeof(*w));
+	struct sbrun_config *sc = calloc(1, sizeof(*sc));
+	struct sb_args sa;
 	int r, lockfd = -1;
 
-	if (!w)
+	if (!w || !sc) {
+		free(w);
+		free(sc);
 		return err_set(&ctx->err, -ENOMEM, "out of memory");
+	}
+	cmd_sb_init(sc, &sa, argc, argv);
+	r = parse_args(ctx, argc, argv, &o, &sa);
 	/* --live: a switchback on the running workload instead of the probe (cmd-verify-live.c) */
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--live")) {
-			free(w);
-			return cmd_verify_live(ctx, argc, argv);
-		}
-	if ((r = parse_args(ctx, argc, argv, &o)) < 0)
+	if (r == 0 && o.live)
+		r = cmd_verify_live(ctx, &sa, o.run);
+	free(sc);
+	if (r < 0 || o.live)
 		goto out;
 	if (!o.t.probe_run && (r = find_apply(ctx, &o.t)) < 0)
 		goto out;
@@ -593,25 +580,13 @@ out:
 	return r;
 }
 
-static const struct cmd_option verify_options[] = {
-	{ "--run ID", "repeat probe run ID instead of the one behind the applied setting" },
-	{ "--arm NAME", "with --run: judge arm NAME (e.g. the one a fleet rollout applied) instead of the run's recommended arm" },
-	{ "--reps N", "measured rounds for the re-run (default: as the original run)" },
-	{ "--min-effect PCT", "smallest improvement that counts, in percent (default 2; with --live: points for PSI)" },
-	{ "--scratch-dir DIR", "directory for the probe's scratch swap file" },
-	{ "-y, --yes", "do not ask (needed without a terminal)" },
-	{ "--dry-run", "say what would be re-run; change nothing" },
-	{ "--progress MODE", "auto (a live line on a terminal, else nothing), tty, plain (one line per step on stderr, for logs and scripts) or none" },
-	{ "--live", "instead of a probe: a switchback of the applied settings against their previous values on the running workload (the newest apply in effect or awaiting confirmation; --run ID names the apply run); takes the options below and --yes, --dry-run, --min-effect, --progress" },
-	CMD_SB_DESIGN_HELP
-	{ NULL, NULL },
-};
-
 const struct cmd_entry cmd_verify_entry = {
 	.name = "verify",
 	.summary = "re-run the probe behind the applied setting (or, --live, a switchback on the running workload) and check the benefit still holds",
 	.usage = "[--run ID [--arm NAME]] [--reps N] [--min-effect PCT] [--yes] [--dry-run] [--progress MODE] | --live [--run APPLY_ID] [SWITCHBACK OPTIONS]",
-	.options = verify_options,
+	.group = CMD_GROUP_MEASURE,
+	/* the switchback's design rows go with --live only (parse_args() says so) */
+	.opts = { verify_opts, cmd_sb_design_opts },
 	.answers = "0 the benefit holds, 10 it no longer holds, 11 inconclusive (--dry-run: 0)",
 	.exec = verify_exec,
 };

@@ -1,5 +1,7 @@
 /*
- * cmd.c - the command table, generated help, and helpers every command uses.
+ * cmd.c - the command table, the common and global option tables, option
+ * parsing with "did you mean", and helpers every command uses. Help and
+ * the man page's generated parts are in help.c, completion in complete.c.
  */
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -11,7 +13,6 @@
 #include <unistd.h>
 
 #include "swaptune/cmd.h"
-#include "swaptune/workload.h"
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_status_entry,
@@ -32,12 +33,59 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_report_entry,
 };
 
-const struct cmd_option cmd_common_options[] = {
-	{ "--json", "machine-readable output (schemas in share/schema/)" },
-	{ "--db PATH", "the store (default /var/lib/swaptune/swaptune.db as root, else ~/.local/state/swaptune/swaptune.db)" },
-	{ "--sysroot DIR", "read and write kernel files under DIR instead of / (also SWAPTUNE_SYSROOT)" },
-	{ "-h, --help", "this help" },
-	{ NULL, NULL },
+static const char *const group_titles[CMD_GROUP_COUNT] = {
+	[CMD_GROUP_INSPECT] = "Inspect the host and what is stored",
+	[CMD_GROUP_MEASURE] = "Measure and judge",
+	[CMD_GROUP_CHANGE] = "Change settings",
+	[CMD_GROUP_FLEET] = "Fleet (many hosts)",
+};
+
+const char *const cmd_shells[] = { "bash", "zsh", "fish", NULL };
+const char *const cmd_progress_names[] = { "auto", "tty", "plain", "none", NULL };
+static const char *const id_kinds[] = { "run", "probe", "apply", "recording", NULL };
+static const char *const man_sections[] = { "synopsis", "options", NULL };
+
+static int parse_shell(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)
+{
+	return opt_parse_choice(o, arg, dst, e);
+}
+
+static int parse_choice_name(const struct opt_spec *o, const char *arg, void *dst,
+			     struct st_err *e)
+{
+	int i;
+
+	if (opt_parse_choice(o, arg, &i, e) < 0)
+		return -EINVAL;
+	*(const char **)dst = o->choices[i];
+	return 0;
+}
+
+const struct opt_spec cmd_common_opts[] = {
+	OPT_FLAG("json", 0, "machine-readable output (schemas in share/schema/)", struct cmd_common, json),
+	OPT_STRING("db", 0, "PATH", "the store (default /var/lib/swaptune/swaptune.db as root, "
+		   "else ~/.local/state/swaptune/swaptune.db; also SWAPTUNE_DB)",
+		   struct cmd_common, db, "a path", OPT_COMPLETE_FILE),
+	OPT_STRING("sysroot", 0, "DIR", "read and write kernel files under DIR instead of / "
+		   "(also SWAPTUNE_SYSROOT)", struct cmd_common, sysroot, "a directory",
+		   OPT_COMPLETE_DIR),
+	OPT_FLAG("help", 'h', "this help", struct cmd_common, help),
+	{ NULL },
+};
+
+const struct opt_spec cmd_global_opts[] = {
+	OPT_FLAG("version", 0, "print swaptune and its version", struct cmd_common, version),
+	{ .name = "completion", .arg = "SHELL", .help = "print the completion script for bash, "
+	  "zsh or fish (made from the command tables)", .parse = parse_shell,
+	  .off = OPT_AT(struct cmd_common, completion, int), .choices = cmd_shells,
+	  .complete = OPT_COMPLETE_CHOICES },
+	{ .name = "list-ids", .arg = "KIND", .help = "the newest ids of the store, for completion",
+	  .parse = parse_choice_name, .off = OPT_AT(struct cmd_common, list_ids, const char *),
+	  .choices = id_kinds, .flags = OPT_HIDDEN },
+	{ .name = "man-section", .arg = "PART", .help = "the man page's generated parts",
+	  .parse = parse_choice_name, .off = OPT_AT(struct cmd_common, man_section, const char *),
+	  .choices = man_sections, .flags = OPT_HIDDEN },
+	{ NULL },
 };
 
 size_t cmd_count(void)
@@ -58,48 +106,9 @@ const struct cmd_entry *cmd_find(const char *name)
 	return NULL;
 }
 
-static void print_options(FILE *f, const struct cmd_option *o)
+const char *cmd_group_title(enum cmd_group g)
 {
-	for (; o && o->spelling; o++) {
-		int w = (int)strlen(o->spelling);
-
-		if (w <= 22)
-			fprintf(f, "  %-22s  %s\n", o->spelling, o->help);
-		else
-			fprintf(f, "  %s\n  %-22s  %s\n", o->spelling, "", o->help);
-	}
-}
-
-void cmd_print_help(FILE *f, const struct cmd_entry *c)
-{
-	fprintf(f, "usage: swaptune %s%s%s\n\n%s\n", c->name, c->usage[0] ? " " : "",
-		c->usage, c->summary);
-	if (c->flags & CMD_NEEDS_ROOT)
-		fprintf(f, "Needs root.\n");
-	if (c->options && c->options[0].spelling) {
-		fprintf(f, "\nOptions:\n");
-		print_options(f, c->options);
-	}
-	fprintf(f, "\nCommon options:\n");
-	print_options(f, cmd_common_options);
-	if (c->answers)
-		fprintf(f, "\nExit status: %s; errors: 1 runtime failure, 2 usage or bad input, "
-			"3 not permitted or prerequisite missing.\n", c->answers);
-	else
-		fprintf(f, "\nExit status: 0 ok, 1 runtime failure, 2 usage or bad input, "
-			"3 not permitted or prerequisite missing.\n");
-}
-
-void cmd_print_overview(FILE *f)
-{
-	fprintf(f, "usage: swaptune COMMAND [OPTIONS]\n\n"
-		"Measures which swap-readahead setting suits this host and its zswap,\n"
-		"applies it safely and keeps every result.\n\nCommands:\n");
-	for (size_t i = 0; i < cmd_count(); i++)
-		fprintf(f, "  %-10s  %s\n", commands[i]->name, commands[i]->summary);
-	fprintf(f, "\nCommon options:\n");
-	print_options(f, cmd_common_options);
-	fprintf(f, "\nRun 'swaptune COMMAND --help' for a command's options.\n");
+	return g < CMD_GROUP_COUNT ? group_titles[g] : "Other";
 }
 
 int cmd_usage_error(struct cmd_ctx *ctx, const struct cmd_entry *c,
@@ -115,28 +124,78 @@ int cmd_usage_error(struct cmd_ctx *ctx, const struct cmd_entry *c,
 			    "%s: %s (see swaptune %s --help)", c->name, msg, c->name);
 }
 
-int cmd_getopt(struct cmd_ctx *ctx, const struct cmd_entry *c, int argc,
-	       char **argv, const char *shortopts, const struct option *longopts)
-{
-	char so[128];
-	int opt;
+/* Candidates for "did you mean": c's options, then the common ones, as "--name". */
+struct option_names {
+	const struct cmd_entry *c;
+	char buf[64];
+};
 
-	/* leading ':' reports a missing argument as ':' */
-	snprintf(so, sizeof(so), ":%s", shortopts);
-	opterr = 0;
-	opt = getopt_long(argc, argv, so, longopts, NULL);
-	if (opt == '?') {
-		if (optopt)
-			cmd_usage_error(ctx, c, "unknown option -%c", optopt);
-		else
-			cmd_usage_error(ctx, c, "unknown option %s", argv[optind - 1]);
-		return -2;
+static const char *option_name_at(size_t i, void *arg)
+{
+	struct option_names *n = arg;
+	const struct opt_spec *const tabs[] = {
+		n->c->opts[0], n->c->opts[1], n->c->opts[2], n->c->opts[3], cmd_common_opts,
+	};
+
+	for (size_t t = 0; t < sizeof(tabs) / sizeof(tabs[0]); t++)
+		for (size_t k = 0; tabs[t] && tabs[t][k].name; k++)
+			if (!(tabs[t][k].flags & OPT_HIDDEN) && i-- == 0) {
+				snprintf(n->buf, sizeof(n->buf), "--%s", tabs[t][k].name);
+				return n->buf;
+			}
+	return NULL;
+}
+
+int cmd_parse_sets(struct cmd_ctx *ctx, const struct cmd_entry *c, int argc, char **argv,
+		   void *const args[], struct opt_given *given)
+{
+	struct opt_set sets[OPT_TABLES_MAX];
+	struct option_names names = { .c = c };
+	struct st_err e = { 0 };
+	const char *unknown, *guess;
+	size_t n = 0;
+	int r;
+
+	for (; n < OPT_TABLES_MAX && c->opts[n]; n++)
+		sets[n] = (struct opt_set){ c->opts[n], args[n] };
+	r = opt_parse(sets, n, argc, argv, given, &unknown, &e);
+	if (r < 0 && unknown && unknown[1] == '-') {
+		char word[64];
+
+		snprintf(word, sizeof(word), "%.*s", (int)strcspn(unknown, "="), unknown);
+		if ((guess = opt_closest(word, option_name_at, &names)))
+			return cmd_usage_error(ctx, c, "%s; did you mean %s?", e.msg, guess);
 	}
-	if (opt == ':') {
-		cmd_usage_error(ctx, c, "option %s needs a value", argv[optind - 1]);
-		return -2;
-	}
-	return opt;
+	if (r < 0)
+		return cmd_usage_error(ctx, c, "%s", e.msg);
+	if (r < argc && !c->args)
+		return cmd_usage_error(ctx, c, "unexpected argument \"%s\"", argv[r]);
+	return r;
+}
+
+int cmd_parse(struct cmd_ctx *ctx, const struct cmd_entry *c, int argc, char **argv,
+	      void *args, struct opt_given *given)
+{
+	void *const one[OPT_TABLES_MAX] = { args };
+
+	return cmd_parse_sets(ctx, c, argc, argv, one, given);
+}
+
+bool cmd_given(const struct cmd_entry *c, const struct opt_given *g, const char *name)
+{
+	struct opt_set sets[OPT_TABLES_MAX];
+	size_t n = 0;
+
+	for (; n < OPT_TABLES_MAX && c->opts[n]; n++)
+		sets[n] = (struct opt_set){ c->opts[n], NULL };
+	return opt_was_given(sets, n, g, name);
+}
+
+enum cmd_progress cmd_progress_resolve(enum cmd_progress mode, bool json)
+{
+	if (mode != CMD_PROGRESS_AUTO)
+		return mode;
+	return !json && isatty(STDERR_FILENO) ? CMD_PROGRESS_TTY : CMD_PROGRESS_NONE;
 }
 
 /* a name of this host, "unknown" when the sysroot does not say */
@@ -211,53 +270,3 @@ int cmd_print_json(struct cmd_ctx *ctx, cJSON *doc)
 	cJSON_free(text);
 	return 0;
 }
-/* Every long option of an option spelling ("--before ID --after ID" -> both). */
-static void print_long_options(FILE *f, const struct cmd_option *o)
-{
-	for (; o && o->spelling; o++)
-		for (const char *p = strstr(o->spelling, "--"); p; p = strstr(p, "--")) {
-			fputc(' ', f);
-			for (; *p && !isspace((unsigned char)*p) && *p != '=' && *p != '|' &&
-			       *p != ']' && *p != ')'; p++)
-				fputc(*p, f);
-		}
-}
-
-void cmd_print_completion_bash(FILE *f)
-{
-	fputs("# bash completion for swaptune - generated by `swaptune --completion bash`\n"
-	      "# from the command table; do not edit.\n"
-	      "_swaptune()\n{\n"
-	      "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-	      "\tlocal cmd= i\n"
-	      "\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
-	      "\t\tcase ${COMP_WORDS[i]} in\n"
-	      "\t\t--db|--sysroot) ((i++)) ;;\n"
-	      "\t\t-*) ;;\n"
-	      "\t\t*) cmd=${COMP_WORDS[i]}; break ;;\n"
-	      "\t\tesac\n"
-	      "\tdone\n"
-	      "\tcase $prev in\n"
-	      "\t--db|-o|--output|--prom-file|--from) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
-	      "\t--sysroot|--scratch-dir) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
-	      "\t--workload) COMPREPLY=($(compgen -W \"", f);
-	for (size_t i = 0; workload_at(i); i++)
-		fprintf(f, "%s%s", i ? " " : "", workload_at(i)->name);
-	fputs("\" -- \"$cur\")); return ;;\n"
-	      "\t--arms) COMPREPLY=($(compgen -W \"pc3 pc1 pc0 bypass pc3,pc1,pc0\" -- \"$cur\")); return ;;\n"
-	      "\t--format) COMPREPLY=($(compgen -W \"text md json html\" -- \"$cur\")); return ;;\n"
-	      "\tesac\n"
-	      "\tlocal common=\"", f);
-	print_long_options(f, cmd_common_options);
-	fputs(" --version\"\n\tcase $cmd in\n\t'')\n\t\tCOMPREPLY=($(compgen -W \"", f);
-	for (size_t i = 0; i < cmd_count(); i++)
-		fprintf(f, "%s ", commands[i]->name);
-	fputs("help $common\" -- \"$cur\")) ;;\n", f);
-	for (size_t i = 0; i < cmd_count(); i++) {
-		fprintf(f, "\t%s)\n\t\tCOMPREPLY=($(compgen -W \"", commands[i]->name);
-		print_long_options(f, commands[i]->options);
-		fputs(" $common\" -- \"$cur\")) ;;\n", f);
-	}
-	fputs("\tesac\n}\ncomplete -F _swaptune swaptune\n", f);
-}
-

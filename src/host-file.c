@@ -189,14 +189,63 @@ DIR *host_file_opendir(const struct host *h, const char *rel)
 	return d;
 }
 
+/*
+ * The one way swaptune writes a file whole: base in directory dfd replaced
+ * by a new file holding data, never written through a name someone planted
+ * (the temporary name prefix.PID.RANDOM is new, O_EXCL|O_NOFOLLOW, in the
+ * directory's fd), made mode whatever the umask, fsynced, then renamed over
+ * base, so a reader sees the old file or the new one. 0, or -errno with
+ * *step saying what failed: "create", "write" or "rename".
+ */
+static int replace_at(int dfd, const char *base, const char *prefix, const void *data, size_t n,
+		      mode_t mode, const char **step)
+{
+	char tmp[NAME_MAX + 1];
+	const char *p = data;
+	int fd = host_tmp_create(dfd, prefix, mode, tmp, sizeof(tmp)), saved;
+
+	*step = "create";
+	if (fd < 0)
+		return fd;
+	*step = "write";
+	if (fchmod(fd, mode) < 0)
+		goto fail;
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			errno = w < 0 ? errno : ENOSPC;
+			goto fail;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	if (fsync(fd) < 0)
+		goto fail;
+	saved = close(fd);
+	fd = -1;
+	if (saved < 0)
+		goto fail;
+	*step = "rename";
+	if (renameat(dfd, tmp, dfd, base) < 0)
+		goto fail;
+	return 0;
+fail:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	unlinkat(dfd, tmp, 0);
+	return -saved;
+}
+
 int host_file_replace(const struct host *h, const char *rel, const char *content,
 		      mode_t mode, struct st_err *e)
 {
-	char tmp[NAME_MAX + 1], prefix[NAME_MAX + 1];
-	const char *base;
-	size_t n = strlen(content);
-	ssize_t w;
-	int dfd, fd, saved;
+	char prefix[NAME_MAX + 1];
+	const char *base, *step;
+	int dfd, r;
 
 	rel = relname(rel);
 	dfd = host_dir_fd(h, rel, &base);
@@ -206,37 +255,89 @@ int host_file_replace(const struct host *h, const char *rel, const char *content
 		close(dfd);
 		return err_set(e, -ENAMETOOLONG, "%s/%s: name too long", h->root, rel);
 	}
-	/* a new name (O_EXCL): never a planted symlink or hard link */
-	fd = host_tmp_create(dfd, prefix, mode, tmp, sizeof(tmp));
-	if (fd < 0) {
-		close(dfd);
-		return err_set(e, fd, "cannot create %s/%s" HOST_FILE_TMP_SUFFIX ".*: %s", h->root,
-			       rel, strerror(-fd));
-	}
-	/* the mode asked for, whatever the umask */
-	if (fchmod(fd, mode) < 0) {
-		saved = errno;
-		close(fd);
-		unlinkat(dfd, tmp, 0);
-		close(dfd);
-		return err_set(e, -saved, "cannot write %s/%s: %s", h->root, rel, strerror(saved));
-	}
-	w = write(fd, content, n);
-	if (w < 0 || (size_t)w != n || fsync(fd) < 0) {
-		saved = w < 0 || (size_t)w == n ? errno : ENOSPC;
-		close(fd);
-		unlinkat(dfd, tmp, 0);
-		close(dfd);
-		return err_set(e, -saved, "cannot write %s/%s: %s", h->root, rel, strerror(saved));
-	}
-	if (close(fd) < 0 || renameat(dfd, tmp, dfd, base) < 0) {
-		saved = errno;
-		unlinkat(dfd, tmp, 0);
-		close(dfd);
-		return err_set(e, -saved, "cannot put %s/%s in place: %s", h->root, rel,
-			       strerror(saved));
-	}
+	r = replace_at(dfd, base, prefix, content, strlen(content), mode, &step);
 	close(dfd);
+	if (r < 0 && !strcmp(step, "create"))
+		return err_set(e, r, "cannot create %s/%s" HOST_FILE_TMP_SUFFIX ".*: %s", h->root,
+			       rel, strerror(-r));
+	if (r < 0)
+		return err_set(e, r, "cannot %s %s/%s%s: %s", strcmp(step, "rename") ? "write" : "put",
+			       h->root, rel, strcmp(step, "rename") ? "" : " in place", strerror(-r));
+	return 0;
+}
+
+/* Write data to a device or FIFO the user named: opened as it is, no temporary file. */
+static int write_special(const char *path, const void *data, size_t n, struct st_err *e)
+{
+	const char *p = data;
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return err_set(e, -errno, "cannot write %s: %s", path, strerror(errno));
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int saved = w < 0 ? errno : EIO;
+
+			close(fd);
+			return err_set(e, -saved, "cannot write %s: %s", path, strerror(saved));
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	if (close(fd) < 0 && errno != EINTR)
+		return err_set(e, -errno, "cannot write %s: %s", path, strerror(errno));
+	return 0;
+}
+
+int host_user_file_replace(const char *path, const void *data, size_t n, mode_t mode,
+			   struct st_err *e)
+{
+	char dir[PATH_MAX], prefix[NAME_MAX + 1];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path, *step;
+	int dfd, r;
+
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "%s: not a file name", path);
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if ((size_t)(slash - path) < sizeof(dir))
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if ((slash && (size_t)(slash - path) >= sizeof(dir)) ||
+	    (size_t)snprintf(prefix, sizeof(prefix), "%s" HOST_FILE_TMP_SUFFIX, base) >= sizeof(prefix) - 24)
+		return err_set_exit(e, -ENAMETOOLONG, ST_EXIT_USAGE, "%s: path too long", path);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return err_set(e, -errno, "cannot create %s: %s", path, strerror(errno));
+	/*
+	 * -o /dev/null, /dev/stdout, a FIFO: written to as they are, never
+	 * replaced by a regular file (a rename over /dev/null would break the
+	 * whole host)
+	 */
+	{
+		struct stat sb;
+
+		if (fstatat(dfd, base, &sb, 0) == 0 && S_ISDIR(sb.st_mode)) {
+			close(dfd);
+			return err_set_exit(e, -EISDIR, ST_EXIT_USAGE, "%s: is a directory", path);
+		}
+		if (fstatat(dfd, base, &sb, 0) == 0 && !S_ISREG(sb.st_mode)) {
+			close(dfd);
+			return write_special(path, data, n, e);
+		}
+	}
+	r = replace_at(dfd, base, prefix, data, n, mode, &step);
+	close(dfd);
+	if (r < 0 && !strcmp(step, "create"))
+		return err_set(e, r, "cannot create a file in %s: %s", dir, strerror(-r));
+	if (r < 0)
+		return err_set(e, r, "cannot %s %s: %s", strcmp(step, "rename") ? "write" : "replace",
+			       path, strerror(-r));
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "swaptune/cmd.h"
+#include "swaptune/colour.h"
 #include "swaptune/fmt.h"
 #include "swaptune/journal.h"
 #include "swaptune/undo.h"
@@ -19,9 +20,10 @@
  * as the UTF-8 CSI C2 9B, and invalid UTF-8 shown as \xNN): messages quote
  * file contents, hostnames and store rows.
  */
-static void print_line(FILE *f, const char *prefix, const char *msg)
+static void print_line(FILE *f, enum colour c, const char *prefix, const char *msg)
 {
-	fputs(prefix, f);
+	colour_fputs(f, c, prefix);
+	fputc(' ', f);
 	fmt_fputs(f, msg);
 	fputc('\n', f);
 }
@@ -29,7 +31,7 @@ static void print_line(FILE *f, const char *prefix, const char *msg)
 static void report_repair(const char *line, void *arg)
 {
 	(void)arg;
-	print_line(stderr, "swaptune: ", line);
+	print_line(stderr, COLOUR_PLAIN, "swaptune:", line);
 }
 
 static bool host_opened;	/* ctx.host is open: error documents can name its host */
@@ -87,70 +89,71 @@ static int fail(struct cmd_ctx *ctx)
 {
 	int status = err_exit_status(&ctx->err);
 
-	print_line(stderr, "swaptune: ", ctx->err.msg[0] ? ctx->err.msg : "unknown error");
+	print_line(stderr, COLOUR_BAD, "swaptune:", ctx->err.msg[0] ? ctx->err.msg : "unknown error");
 	if (ctx->json)
 		print_json_error(ctx, fail_command, status);
 	return status;
 }
 
-/* Take a common option out of argv; returns how many args it used (0 = not one). */
-static int common_option(struct cmd_ctx *ctx, int argc, char **argv, int i,
-			 const char **db, bool *help, bool *version)
+/* The row of the common or global options that argument a names ("--db", "--db=X", "-h"). */
+static const struct opt_spec *common_row(const char *a)
 {
-	const char *a = argv[i];
-	const char **dst = NULL;
-	const char *name = NULL;
+	const struct opt_spec *const tabs[] = { cmd_common_opts, cmd_global_opts };
 
-	if (!strcmp(a, "--json")) {
-		ctx->json = true;
-		return 1;
-	}
-	if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-		*help = true;
-		return 1;
-	}
-	if (!strcmp(a, "--version")) {
-		*version = true;
-		return 1;
-	}
-	if (!strncmp(a, "--db", 4) && (a[4] == '\0' || a[4] == '=')) {
-		dst = db;
-		name = "--db";
-	} else if (!strncmp(a, "--sysroot", 9) && (a[9] == '\0' || a[9] == '=')) {
-		dst = &ctx->sysroot;
-		name = "--sysroot";
-	} else {
+	for (size_t t = 0; t < 2; t++)
+		for (const struct opt_spec *o = tabs[t]; o->name; o++) {
+			size_t n = strcspn(a + 2, "=");
+
+			if (a[0] == '-' && a[1] == '-' && strlen(o->name) == n && !strncmp(a + 2, o->name, n))
+				return o;
+			if (a[0] == '-' && o->short_name && a[1] == o->short_name && !a[2])
+				return o;
+		}
+	return NULL;
+}
+
+/* Take a common option out of argv into cm; how many args it used (0 = not one), -1 on error. */
+static int common_option(struct cmd_ctx *ctx, struct cmd_common *cm, int argc, char **argv, int i)
+{
+	const struct opt_spec *o = common_row(argv[i]);
+	const char *eq = argv[i][1] == '-' ? strchr(argv[i], '=') : NULL, *val;
+	struct st_err e = { 0 };
+	int used = 1;
+
+	if (!o)
 		return 0;
+	if (!o->arg) {
+		if (eq)
+			return err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE, "option --%s takes no value",
+					    o->name), -1;
+		return o->parse(o, NULL, (char *)cm + o->off, &e), 1;
 	}
-	if (a[strlen(name)] == '=') {
-		*dst = a + strlen(name) + 1;
-		if (!**dst)
-			goto missing;
-		return 1;
+	if (eq) {
+		val = eq + 1;
+	} else {
+		val = i + 1 < argc ? argv[i + 1] : "";
+		used = 2;
+		/* "--db --json" is a forgotten value, not a store named "--json" */
+		if (val[0] == '-')
+			return err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE,
+					    "option --%s needs a value, not the option %s (use --%s=%s for such a name)",
+					    o->name, val, o->name, val), -1;
 	}
-	if (i + 1 >= argc || !argv[i + 1][0])
-		goto missing;
-	/* "--db --json" is a forgotten value, not a store named "--json" */
-	if (argv[i + 1][0] == '-') {
-		err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE,
-			     "option %s needs a value, not the option %s (use %s=%s for such a name)",
-			     name, argv[i + 1], name, argv[i + 1]);
-		return -1;
-	}
-	*dst = argv[i + 1];
-	return 2;
-missing:
-	err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE, "option %s needs a value", name);
-	return -1;
+	if (!val[0])
+		return err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE, "option --%s needs a value",
+				    o->name), -1;
+	if (o->parse(o, val, (char *)cm + o->off, &e) < 0)
+		return err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE, "%s", e.msg), -1;
+	return used;
 }
 
 /*
- * Take the common options out of argv; the rest (argv[0] first, and all
- * after "--" as given) into args, NULL-terminated. The count, or -1 with
- * ctx->err set.
+ * Take the common and global options out of argv into cm; the rest
+ * (argv[0] first, and all after "--" as given) into args, NULL-terminated.
+ * The count, or -1 with ctx->err set.
  */
-static int split_common_options(struct cmd_ctx *ctx, int argc, char **argv, char **args,
-				const char **db, bool *help, bool *version)
+static int split_common_options(struct cmd_ctx *ctx, struct cmd_common *cm, int argc, char **argv,
+				char **args)
 {
 	int nargs = 1, i, r;
 
@@ -165,7 +168,7 @@ static int split_common_options(struct cmd_ctx *ctx, int argc, char **argv, char
 				args[nargs++] = argv[i];
 			break;
 		}
-		r = common_option(ctx, argc, argv, i, db, help, version);
+		r = common_option(ctx, cm, argc, argv, i);
 		if (r < 0)
 			return -1;
 		if (r == 0)
@@ -173,53 +176,127 @@ static int split_common_options(struct cmd_ctx *ctx, int argc, char **argv, char
 		i += r > 0 ? r - 1 : 0;
 	}
 	args[nargs] = NULL;
+	ctx->json = cm->json;
+	ctx->sysroot = cm->sysroot;
 	return nargs;
+}
+
+static const char *command_name_at(size_t i, void *arg)
+{
+	(void)arg;
+	return cmd_at(i) ? cmd_at(i)->name : NULL;
+}
+
+static const char *global_name_at(size_t i, void *arg)
+{
+	const struct opt_spec *const tabs[] = { cmd_common_opts, cmd_global_opts };
+	char *buf = arg;
+
+	for (size_t t = 0; t < 2; t++)
+		for (const struct opt_spec *o = tabs[t]; o->name; o++)
+			if (!(o->flags & OPT_HIDDEN) && i-- == 0) {
+				snprintf(buf, 64, "--%s", o->name);
+				return buf;
+			}
+	return NULL;
+}
+
+/* "unknown command "stauts": did you mean "status"? (see swaptune --help)" */
+static int unknown_command(struct cmd_ctx *ctx, const char *word)
+{
+	char buf[64], w[64];
+	const char *guess;
+
+	if (word[0] == '-') {
+		snprintf(w, sizeof(w), "%.*s", (int)strcspn(word, "="), word);
+		guess = opt_closest(w, global_name_at, buf);
+		if (guess)
+			return err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE,
+					    "unknown option %s; did you mean %s? (see swaptune --help)", word, guess);
+		return err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE,
+				    "unknown option %s (see swaptune --help)", word);
+	}
+	guess = opt_closest(word, command_name_at, NULL);
+	if (guess)
+		return err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE,
+				    "unknown command \"%s\"; did you mean \"%s\"? (see swaptune --help)",
+				    word, guess);
+	return err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE,
+			    "unknown command \"%s\" (see swaptune --help)", word);
+}
+
+/* The store's path: --db, else SWAPTUNE_DB, else the default; made absolute. */
+static int db_path(struct cmd_ctx *ctx, const char *db)
+{
+	if (!db)
+		db = getenv("SWAPTUNE_DB");
+	if (db)
+		return absolute_path(db, ctx->db_path, sizeof(ctx->db_path), &ctx->err);
+	return store_default_path(ctx->db_path, sizeof(ctx->db_path), &ctx->err);
+}
+
+/*
+ * What swaptune itself answers, without a command: the completion script,
+ * ids for it, the man page's parts, the version. 1 = not one of them.
+ */
+static int global_action(struct cmd_ctx *ctx, const struct cmd_common *cm)
+{
+	if (cm->completion >= 0) {
+		cmd_print_completion(stdout, cm->completion);
+		return 0;
+	}
+	if (cm->man_section)
+		return cmd_print_man(stdout, cm->man_section) < 0 ? ST_EXIT_USAGE : 0;
+	if (cm->list_ids) {
+		/* for completion scripts: quiet, never a store made or repaired */
+		if (db_path(ctx, cm->db) < 0 || cmd_list_ids(stdout, cm->list_ids, ctx->db_path,
+							     &ctx->err) < 0)
+			return ST_EXIT_RUNTIME;
+		return 0;
+	}
+	if (cm->version) {
+		printf("swaptune %s\n", SWAPTUNE_VERSION);
+		return 0;
+	}
+	return 1;
 }
 
 int main(int argc, char **argv)
 {
 	struct cmd_ctx ctx = { .out = stdout };
+	struct cmd_common cm = { .completion = -1 };
 	const struct cmd_entry *c = NULL;
-	const char *db = NULL;
-	bool help = false, version = false, db_new;
+	bool db_new;
 	char **args = calloc((size_t)argc + 1, sizeof(char *));
 	int nargs = 0, r, status;
 
 	if (!args)
 		return ST_EXIT_RUNTIME;
-	if (argc == 3 && !strcmp(argv[1], "--completion") && !strcmp(argv[2], "bash")) {
-		cmd_print_completion_bash(stdout);
-		return free(args), 0;
-	}
-	nargs = split_common_options(&ctx, argc, argv, args, &db, &help, &version);
+	nargs = split_common_options(&ctx, &cm, argc, argv, args);
 	if (nargs < 0)
 		return free(args), fail(&ctx);
-
-	if (version) {
-		printf("swaptune %s\n", SWAPTUNE_VERSION);
-		return free(args), 0;
-	}
+	if ((r = global_action(&ctx, &cm)) != 1)
+		return free(args), r;
 	if (nargs < 2) {
-		cmd_print_overview(help ? stdout : stderr);
-		return free(args), help ? 0 : ST_EXIT_USAGE;
+		cmd_print_overview(cm.help ? stdout : stderr);
+		return free(args), cm.help ? 0 : ST_EXIT_USAGE;
 	}
 	if (!strcmp(args[1], "help")) {
 		if (nargs < 3) {
 			cmd_print_overview(stdout);
 			return free(args), 0;
 		}
-		help = true;
+		cm.help = true;
 		args[1] = args[2];
 		nargs = 2;
 	}
 	c = cmd_find(args[1]);
 	fail_command = c ? c->name : NULL;
 	if (!c) {
-		err_set_exit(&ctx.err, -EINVAL, ST_EXIT_USAGE,
-			     "unknown command \"%s\" (see swaptune --help)", args[1]);
+		unknown_command(&ctx, args[1]);
 		return free(args), fail(&ctx);
 	}
-	if (help) {
+	if (cm.help) {
 		cmd_print_help(stdout, c);
 		return free(args), 0;
 	}
@@ -245,13 +322,7 @@ int main(int argc, char **argv)
 		return free(args), fail(&ctx);
 	}
 
-	if (!db)
-		db = getenv("SWAPTUNE_DB");
-	if (db)
-		r = absolute_path(db, ctx.db_path, sizeof(ctx.db_path), &ctx.err);
-	else
-		r = store_default_path(ctx.db_path, sizeof(ctx.db_path), &ctx.err);
-	if (r < 0)
+	if (db_path(&ctx, cm.db) < 0)
 		return free(args), fail(&ctx);
 	if (store_open(&ctx.store, ctx.db_path, &ctx.err) < 0) {
 		host_close(&ctx.host);
@@ -271,7 +342,10 @@ int main(int argc, char **argv)
 	r = journal_repair(&ctx.store, &ctx.host, report_repair, NULL, &ctx.err);
 	if (r < 0) {
 		/* a change could not be undone: say so, but let the command run */
-		print_line(stderr, "swaptune: warning: repair incomplete: ", ctx.err.msg);
+		char msg[ST_ERR_MSG_MAX + 32];
+
+		snprintf(msg, sizeof(msg), "repair incomplete: %s", ctx.err.msg);
+		print_line(stderr, COLOUR_WARN, "swaptune: warning:", msg);
 		err_reset(&ctx.err);
 	}
 

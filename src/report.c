@@ -405,12 +405,12 @@ void report_series_add(struct report_section *s, const char *name, const double 
 	PUSH(s->chart.series, s->chart.n_series, v);
 }
 
+const char *const report_format_names[] = { "text", "md", "json", "html", NULL };
+
 int report_format_parse(const char *name)
 {
-	static const char *const names[] = { "text", "md", "json", "html" };
-
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(name, names[i]))
+	for (int i = 0; report_format_names[i]; i++)
+		if (!strcmp(name, report_format_names[i]))
 			return i;
 	return -1;
 }

@@ -1,7 +1,12 @@
 #!/bin/sh
 # bash completion (`swaptune --completion bash`) is generated from the command
-# table: it offers every command of --help and, after a command, every long
-# option its --help lists; it is valid bash and completes as a user types.
+# and option tables: it offers every command of --help and, after a command,
+# every long option its --help lists; it is valid bash and completes as a
+# user types, through bash's own compgen: the values of an option with a
+# fixed set (never option names after --progress, --panel, --format), files
+# after import, -o and --db, setting names after apply, and the run and
+# recording ids of the store named on the line (the same ids the store
+# holds, newest first; no store is made for a completion).
 . "$(dirname "$0")/lib.sh"
 command -v bash >/dev/null 2>&1 || skip "bash is not installed"
 comp=$scratch/swaptune.bash
@@ -13,7 +18,15 @@ complete_words() {
 	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _swaptune; printf "%s\n" "${COMPREPLY[@]}"' \
 		_ "$comp" "$@"
 }
-"$SWAPTUNE" --help | sed -n '/^Commands:/,/^$/p' | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p' >"$scratch/cmds"
+# offers WANT WORDS...: the offer is exactly the words of WANT (any order)
+offers() {
+	want=$1; shift
+	complete_words "$@" | sort >"$scratch/got"
+	printf '%s\n' $want | sort >"$scratch/want"
+	cmp -s "$scratch/got" "$scratch/want" ||
+		fail "complete '$*': got '$(tr '\n' ' ' <"$scratch/got")', want '$want'"
+}
+"$SWAPTUNE" --help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p' >"$scratch/cmds"
 [ -s "$scratch/cmds" ] || fail "no commands in --help"
 complete_words swaptune "" >"$scratch/top"
 while read -r c; do
@@ -26,8 +39,68 @@ while read -r c; do
 		grep -qx -- "$o" "$scratch/got.$c" || fail "$c: option $o of --help is not offered"
 	done <"$scratch/opts.$c"
 done <"$scratch/cmds"
+# the global options of swaptune --help, before a command
+for o in --version --completion --json --db --sysroot --help; do
+	grep -qx -- "$o" "$scratch/top" || fail "$o is not offered before a command"
+done
 [ "$(complete_words swaptune pro)" = probe ] || fail "'swaptune pro' does not complete to probe"
 complete_words swaptune probe --workload anon-r >"$scratch/w"
 grep -qx anon-runs "$scratch/w" || fail "--workload anon-r does not offer anon-runs"
 complete_words swaptune --db x.db app | grep -qx apply || fail "a command after --db PATH is not completed"
+
+# values of options with a fixed set
+offers "auto tty plain none" swaptune probe --progress ""
+offers "auto tty plain none" swaptune verify --progress ""
+offers "status live runs advice probe history cgroups" swaptune tui --panel ""
+offers "text md json html" swaptune report --format ""
+offers "bash zsh fish" swaptune --completion ""
+offers "max high" swaptune probe --limit-mode ""
+offers "zram disk loop" swaptune fleet-advise --backend ""
+offers "pc3 pc1 pc0 bypass" swaptune probe --arms ""
+offers "pc3,pc1 pc3,pc0 pc3,pc3 pc3,bypass" swaptune probe --arms pc3,
+offers "json" swaptune report --format j
+offers "auto tty plain none" swaptune probe --progress = ""
+# free text: nothing, and never option names
+offers "" swaptune probe --seed ""
+offers "" swaptune sample --cgroup ""
+"$SWAPTUNE" --completion bash | grep -c 'COMPREPLY=()' >/dev/null || fail "no free-text options?"
+
+# files after import, -o and --db; directories after --sysroot
+mkdir -p "$scratch/d/sub"
+: >"$scratch/d/export-1.json"
+cd "$scratch/d" || exit 1
+offers "export-1.json sub" swaptune import ""
+offers "export-1.json sub" swaptune report -o ""
+offers "export-1.json sub" swaptune --db ""
+offers "sub" swaptune --sysroot ""
+cd "$TOP" || exit 1
+# apply: the settings of the registry, as NAME=
+complete_words swaptune apply page >"$scratch/set"
+grep -qx 'page-cluster=' "$scratch/set" || fail "apply page does not offer page-cluster=: $(cat "$scratch/set")"
+
+# run and recording ids from the store named on the line
+if command -v sqlite3 >/dev/null 2>&1; then
+	db=$scratch/report.db
+	sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$db" >/dev/null 2>&1 || fail "make-store.sh"
+	q() { sqlite3 "$db" "$1" | tr '\n' ' '; }
+	probes=$(q "SELECT id FROM runs WHERE kind = 'probe' ORDER BY id DESC LIMIT 50")
+	applies=$(q "SELECT id FROM runs WHERE kind = 'apply' ORDER BY id DESC LIMIT 50")
+	recs=$(q "SELECT DISTINCT run_id FROM samples ORDER BY run_id DESC LIMIT 50")
+	[ -n "$probes" ] && [ -n "$applies" ] && [ -n "$recs" ] || fail "the fixture store lacks runs"
+	offers "$probes" "$SWAPTUNE" --db "$db" report --run ""
+	offers "$probes" "$SWAPTUNE" report --db "$db" --run ""
+	offers "$probes" "$SWAPTUNE" --db="$db" recommend --run ""
+	offers "$applies" "$SWAPTUNE" --db "$db" report --change ""
+	offers "$recs" "$SWAPTUNE" --db "$db" report --before ""
+	offers "$recs" "$SWAPTUNE" --db "$db" sample --replay ""
+	# newest first, as --list-ids prints them
+	[ "$("$SWAPTUNE" --db "$db" --list-ids probe | tr '\n' ' ')" = "$probes" ] ||
+		fail "--list-ids probe: $("$SWAPTUNE" --db "$db" --list-ids probe | tr '\n' ' '), want $probes"
+	before=$(cksum <"$db")
+	offers "" "$SWAPTUNE" --db "$scratch/none.db" report --run ""
+	[ -e "$scratch/none.db" ] && fail "completing ids made a store"
+	[ "$(cksum <"$db")" = "$before" ] || fail "completing ids changed the store"
+else
+	echo "# sqlite3 not installed: the id completion is not checked against the store"
+fi
 done_testing

@@ -52,12 +52,12 @@ bad() {	# bad PATTERN ARGS...: exit 2 and PATTERN on stderr
 	[ "$rc" -eq 2 ] || fail "sample $*: exit $rc, want 2"
 	grep -q -- "$pat" "$scratch/bad.err" || fail "sample $*: stderr lacks '$pat': $(cat "$scratch/bad.err")"
 }
-bad "--interval 1ms" --interval 1ms --count 1
-bad "--interval 25h" --interval 25h --count 1
-bad "--interval soon" --interval soon
-bad "--count 0" --count 0
-bad "--count -3" --count -3
-bad "--duration 0" --duration 0
+bad '--interval needs a duration from 10ms to 24h .*"1ms"' --interval 1ms --count 1
+bad '--interval needs a duration from 10ms to 24h .*"25h"' --interval 25h --count 1
+bad '--interval needs a duration .*"soon"' --interval soon
+bad '--count needs a whole number of at least 1, not "0"' --count 0
+bad '--count needs a whole number of at least 1, not "-3"' --count -3
+bad '--duration needs a duration .*"0"' --duration 0
 bad "exclude each other" --json --prom --count 1
 bad "needs --prom" --prom-file "$scratch/x.prom" --count 1
 bad "no such cgroup" --cgroup nope --count 1

@@ -85,7 +85,8 @@ expect 2 'must exceed the memcg limit' --dry-run --sysroot "$v1" --working-set 6
 expect 2 'needs the memory controller on cgroup v2' --dry-run --sysroot "$v1" --limit-mode high
 expect 2 'needs a command after --' --dry-run --sysroot "$v1" --workload cmd
 expect 2 'go with --workload cmd' --dry-run --sysroot "$v1" --metric-regex 'x(1)'
-expect 2 '\-\-reps must be 1' --dry-run --sysroot "$v1" --reps 0
+expect 2 'go with --workload cmd' --dry-run --sysroot "$v1" --user nobody
+expect 2 '\-\-reps needs a whole number from 1 to' --dry-run --sysroot "$v1" --reps 0
 expect 2 'not a size' --dry-run --sysroot "$v1" --working-set lots
 expect 2 '\-\-baseline pc9 is not one of the arms' --dry-run --sysroot "$v1" --baseline pc9
 expect 2 'live host only' --sysroot "$v1" --yes

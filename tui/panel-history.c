@@ -9,15 +9,13 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "swaptune/change.h"
 #include "swaptune/fmt.h"
+#include "swaptune/host.h"
 #include "swaptune/report.h"
 #include "tui-internal.h"
 
@@ -328,14 +326,18 @@ static void do_rollback(struct tui_ctx *c, struct hist_state *s)
 	hist_update(c, s);
 }
 
-/* The report's text into path: a temporary file beside it, renamed over it (Runs uses it too). */
+/*
+ * The report's text into path, written whole (host_user_file_replace(), as
+ * report -o); Runs uses it too.
+ */
 int tui_write_report(struct tui_ctx *c, int64_t id, const char *kind, const char *path,
 		     struct st_err *e)
 {
 	struct report *rep = NULL;
-	char tmp[PATH_MAX + 16];
+	char *buf = NULL;
+	size_t len = 0;
 	FILE *f;
-	int fd, r;
+	int r;
 
 	if (!strcmp(kind, "probe"))
 		r = report_build_run(c->st, c->h, id, &rep, e);
@@ -345,29 +347,19 @@ int tui_write_report(struct tui_ctx *c, int64_t id, const char *kind, const char
 		r = err_set(e, -EINVAL, "no report for a %s run: choose a probe or an apply", kind);
 	if (r < 0)
 		return r;
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		r = err_set(e, -errno, "cannot create %s: %s", tmp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	f = open_memstream(&buf, &len);
+	if (!f) {
 		report_free(rep);
-		return r;
+		return err_set(e, -ENOMEM, "out of memory");
 	}
 	report_render_text(f, rep);
 	report_free(rep);
-	r = fflush(f) != 0 || fsync(fileno(f)) != 0 ? -errno : 0;
-	if (fclose(f) != 0 && !r)
-		r = -errno;
-	if (!r && fchmodat(AT_FDCWD, tmp, 0644, 0) != 0)
-		r = -errno;
-	if (!r && rename(tmp, path) != 0)
-		r = -errno;
-	if (r) {
-		unlink(tmp);
-		return err_set(e, r, "cannot write %s: %s", path, strerror(-r));
-	}
-	return 0;
+	if (fclose(f) != 0)
+		r = err_set(e, -ENOMEM, "out of memory");
+	else
+		r = host_user_file_replace(path, buf, len, 0644, e);
+	free(buf);
+	return r;
 }
 
 static bool prompt_key(struct tui_ctx *c, struct hist_state *s, int ch)

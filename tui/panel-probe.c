@@ -19,6 +19,7 @@
 #include "swaptune/fmt.h"
 #include "swaptune/lock.h"
 #include "swaptune/probe.h"
+#include "swaptune/stop.h"
 #include "tui-internal.h"
 
 /* The CLI's defaults (src/cmd-probe.c): a probe of ~2 minutes. */
@@ -41,8 +42,6 @@ static const struct {
 	[F_ROUNDS] = { "Rounds", "sequential (looks at 5,10,15,20,30,40 rounds, stops when one decides) or N: a fixed design of N rounds" },
 	[F_SEED] = { "Seed", "round order and the workload's accesses" },
 };
-
-static volatile sig_atomic_t probe_stop;
 
 struct progress_copy {
 	enum probe_phase phase;
@@ -73,7 +72,7 @@ struct probe_state {
 	pthread_t th;
 	bool thread_live;
 	int lockfd;
-	struct sigaction old[3];
+	struct stop_catch stop;		/* SIGINT, SIGTERM, SIGHUP stop the probe, not the screen */
 	pthread_mutex_t mu;		/* guards prog and done */
 	struct progress_copy prog;
 	bool done;
@@ -320,18 +319,11 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static void on_signal(int sig)
-{
-	probe_stop = sig;
-}
-
 static void probe_start(struct probe_state *s)
 {
 	struct tui_ctx *c = s->c;
 	struct st_err e = { 0 };
 	char lockpath[PATH_MAX];
-	struct sigaction sa;
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 
 	if (!form_check(s))
 		return;
@@ -352,13 +344,8 @@ static void probe_start(struct probe_state *s)
 		s->note_style = TS_BAD;
 		return;
 	}
-	probe_stop = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &sa, &s->old[i]);
-	s->cfg.stop = &probe_stop;
+	stop_catch(&s->stop, 0);
+	s->cfg.stop = &stop_signal;
 	s->cfg.progress = on_progress;
 	s->cfg.progress_arg = s;
 	memset(&s->prog, 0, sizeof(s->prog));
@@ -384,14 +371,12 @@ static void probe_start(struct probe_state *s)
 static void probe_finish(struct probe_state *s)
 {
 	struct tui_ctx *c = s->c;
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 	struct st_err e = { 0 };
 
 	pthread_join(s->th, NULL);
 	s->thread_live = false;
 	s->ended_s = now_s();
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &s->old[i], NULL);
+	stop_release(&s->stop);
 	host_change_unlock(s->lockfd);
 	s->lockfd = -1;
 	c->probe_busy = false;
@@ -725,7 +710,7 @@ static bool probe_key(struct tui_ctx *c, void *p, int ch)
 		return s->editing ? edit_key(s, ch) : form_key(s, ch);
 	if (s->view == PV_RUNNING) {
 		if (ch == 'c' || ch == KEY_F(8) || ch == 27) {
-			probe_stop = SIGINT;
+			stop_signal = SIGINT;
 			s->cancelling = true;
 			return true;
 		}
@@ -786,7 +771,7 @@ static void probe_close(void *p)
 	if (!s)
 		return;
 	if (s->thread_live) {
-		probe_stop = SIGINT;
+		stop_signal = SIGINT;
 		probe_finish(s);
 	}
 	probe_result_free(&s->res);

@@ -150,8 +150,8 @@ void tui_text_add_json(struct tui_text *t, const char *json);
 
 /*
  * panel-history.c: the text report of run id (a probe: report --run, an
- * apply: report --change) written to path through a temporary file beside
- * it; -errno with e set.
+ * apply: report --change) written to path by host_user_file_replace(), as
+ * report -o writes it; -errno with e set.
  */
 int tui_write_report(struct tui_ctx *c, int64_t id, const char *kind, const char *path,
 		     struct st_err *e);

@@ -147,6 +147,16 @@ int host_dir_fd(const struct host *h, const char *rel, const char **base);
 /* A new temporary file "prefix.PID.RANDOM" in dfd (its name into name): the fd or -errno. */
 int host_tmp_create(int dfd, const char *prefix, mode_t mode, char *name, size_t len);
 /*
+ * A file the user named on the invoking host (report -o, export -o,
+ * sample --prom-file; not under --sysroot) replaced whole, the way
+ * host_file_replace() replaces a file in the tree: a new temporary file
+ * "BASE" HOST_FILE_TMP_SUFFIX ".PID.RANDOM" created O_EXCL|O_NOFOLLOW in
+ * the fd of its directory (opened once), mode, fsync, rename over path. A
+ * symlink at path is replaced, not followed. 0, or -errno with e set.
+ */
+int host_user_file_replace(const char *path, const void *data, size_t n, mode_t mode,
+			   struct st_err *e);
+/*
  * Remove from directory dir (beneath the tree) the temporary files
  * "prefix.PID.*" whose process is gone, and older ones without a pid;
  * never a directory. Returns how many were removed.

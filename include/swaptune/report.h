@@ -206,6 +206,8 @@ enum report_format { REPORT_TEXT_FMT, REPORT_MD, REPORT_JSON, REPORT_HTML };
 
 /* "text", "md", "json", "html" -> format; -1 if unknown. */
 int report_format_parse(const char *name);
+/* The names in enum order, NULL-terminated (the --format choices). */
+extern const char *const report_format_names[];
 
 int report_render(FILE *f, const struct report *r, enum report_format fmt);
 /*

@@ -590,6 +590,47 @@ static void test_cgroup_modes(void **state)
 	fx_remove(dir);
 }
 
+/*
+ * A file the user names (report -o, export -o, sample --prom-file) is
+ * replaced whole: a symlink at the name is replaced, not followed; the
+ * mode is the one asked for; no temporary file stays; a missing directory
+ * is an error that names the file.
+ */
+static void test_user_file_replace(void **state)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32], victim[PATH_MAX + 32], buf[64];
+	struct st_err e = {0};
+	struct stat sb;
+	FILE *f;
+
+	(void)state;
+	fx_copy("vm-v1", dir);
+	snprintf(path, sizeof(path), "%s/out.prom", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	fx_write(dir, "victim", "secret\n");
+	assert_int_equal(symlink(victim, path), 0);
+	assert_int_equal(host_user_file_replace(path, "a 1\n", 4, 0644, &e), 0);
+	assert_int_equal(lstat(path, &sb), 0);
+	assert_true(S_ISREG(sb.st_mode));
+	assert_int_equal(sb.st_mode & 07777, 0644);
+	f = fopen(victim, "r");
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "secret\n");
+	assert_int_equal(host_user_file_replace(path, "b 2\n", 4, 0600, &e), 0);
+	f = fopen(path, "r");
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "b 2\n");
+	snprintf(buf, sizeof(buf), "ls -a %s | grep -q swaptune-new", dir);
+	assert_int_not_equal(system(buf), 0);
+	snprintf(path, sizeof(path), "%s/nodir/x.json", dir);
+	assert_int_equal(host_user_file_replace(path, "{}", 2, 0644, &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "cannot create"));
+	assert_non_null(strstr(e.msg, "nodir/x.json"));
+	fx_remove(dir);
+}
+
 /* Temporary files: new names only, and the sweep removes only those of gone processes. */
 static void test_tmp_files(void **state)
 {
@@ -802,6 +843,7 @@ int main(void)
 		cmocka_unit_test(test_write_in_tree),
 		cmocka_unit_test(test_zswap_stats),
 		cmocka_unit_test(test_misc),
+		cmocka_unit_test(test_user_file_replace),
 		cmocka_unit_test(test_pid_alive),
 		cmocka_unit_test(test_machine_id),
 	};
