@@ -322,7 +322,6 @@ static int read_arm(const struct host *h, const struct advice_arm *sa, struct re
 {
 	char spec[1024];
 	size_t off;
-	int rc;
 
 	if (probe_arm_builtin(sa->name, pa) == 0) {
 		for (int k = 0; k < sa->n_settings; k++)
@@ -341,10 +340,13 @@ static int read_arm(const struct host *h, const struct advice_arm *sa, struct re
 	if (off >= sizeof(spec))
 		return refuse(e, r, "arm \"%.80s\" has settings too long for an --arm",
 			      sa->name);
-	if ((rc = probe_arm_parse(h, spec, pa, e)) < 0) {
-		err_prefix(e, "probe run %lld: arm \"%.80s\"", (long long)r->run_id,
-			   sa->name);
-		return rc;
+	if (probe_arm_parse(h, spec, pa, e) < 0) {
+		char why[ST_ERR_MSG_MAX];
+
+		/* the parser's reason, as a refusal of the stored recipe (exit 1, not a usage error) */
+		snprintf(why, sizeof(why), "%s", e->msg);
+		err_reset(e);
+		return refuse(e, r, "%.200s", why);
 	}
 	return 0;
 }
