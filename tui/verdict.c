@@ -1,15 +1,16 @@
 /*
  * verdict.c - a stored probe run for the screen: its verdict in the words
  * of `swaptune recommend` (the same loader, judge and renderer), and the
- * trial counts of a run still going.
+ * trial counts of a run still going (its planned rounds from the recipe
+ * reader, recipe.h).
  */
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "swaptune/advice.h"
+#include "swaptune/recipe.h"
 #include "tui-internal.h"
 
 /* The arm table narrowed to 80 columns: the CLI's is 110 wide. */
@@ -113,31 +114,27 @@ int tui_probe_run_counts(struct tui_ctx *c, int64_t run_id, unsigned *done, unsi
 			 struct st_err *e)
 {
 	struct advice_run *run = calloc(1, sizeof(*run));
-	cJSON *params = NULL, *m;
+	struct recipe *rec = calloc(1, sizeof(*rec));
 	int r;
 
 	*done = *planned = 0;
-	if (!run)
-		return err_set(e, -ENOMEM, "out of memory");
+	if (!run || !rec) {
+		r = err_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
 	r = advice_load_run(c->st, c->h, run_id, NULL, run, e);
 	if (r < 0)
 		goto out;
 	for (size_t i = 0; i < run->n_arms; i++)
 		*done += run->arms[i].n_ok + run->arms[i].n_oom + run->arms[i].n_failed +
 			 run->arms[i].n_warmup;
-	params = cJSON_Parse(run->params);
-	m = cJSON_GetObjectItem(params, "method");
-	if (m && cJSON_IsNumber(cJSON_GetObjectItem(m, "reps"))) {
-		unsigned reps = (unsigned)cJSON_GetObjectItem(m, "reps")->valuedouble;
-
-		if (cJSON_IsTrue(cJSON_GetObjectItem(m, "warmup")))
-			reps++;
-		*planned = reps * (unsigned)cJSON_GetArraySize(cJSON_GetObjectItem(params, "arm_names"));
-	}
-	if (!*planned)
-		r = err_set(e, -ENOENT, "run %lld has no plan in its params", (long long)run_id);
+	/* the planned rounds (the minimum of a sequential plan) and the warm-up, per arm */
+	if ((r = recipe_read(c->h, run, rec, e)) == 0)
+		*planned = (rec->c.reps + (rec->c.warmup ? 1 : 0)) * (unsigned)rec->c.narms;
 out:
-	cJSON_Delete(params);
+	if (rec)
+		recipe_free(rec);
+	free(rec);
 	free(run);
 	return r;
 }
