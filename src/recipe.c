@@ -412,6 +412,31 @@ int recipe_read(const struct host *h, const struct advice_run *run, struct recip
 	return rc;
 }
 
+int recipe_planned_trials(const struct advice_run *run, unsigned *trials, struct st_err *e)
+{
+	struct recipe *r = calloc(1, sizeof(*r));
+	cJSON *root = run->params[0] ? cJSON_Parse(run->params) : NULL;
+	int rc;
+
+	*trials = 0;
+	if (!r) {
+		rc = err_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!cJSON_IsObject(root)) {
+		rc = err_set(e, -ENOENT, "run %lld has no plan in its params", (long long)run->run_id);
+		goto out;
+	}
+	r->run_id = run->run_id;
+	probe_config_init(&r->c);
+	if ((rc = read_fields(root, r, e)) == 0 && (rc = read_method(root, r, e)) == 0)
+		*trials = (r->c.reps + (r->c.warmup ? 1 : 0)) * (unsigned)run->n_arms;
+out:
+	cJSON_Delete(root);
+	free(r);
+	return rc;
+}
+
 void recipe_free(struct recipe *r)
 {
 	for (int i = 0; i < RECIPE_ARGV_MAX + 1; i++) {

@@ -114,27 +114,18 @@ int tui_probe_run_counts(struct tui_ctx *c, int64_t run_id, unsigned *done, unsi
 			 struct st_err *e)
 {
 	struct advice_run *run = calloc(1, sizeof(*run));
-	struct recipe *rec = calloc(1, sizeof(*rec));
 	int r;
 
 	*done = *planned = 0;
-	if (!run || !rec) {
-		r = err_set(e, -ENOMEM, "out of memory");
-		goto out;
-	}
+	if (!run)
+		return err_set(e, -ENOMEM, "out of memory");
 	r = advice_load_run(c->st, c->h, run_id, NULL, run, e);
-	if (r < 0)
-		goto out;
-	for (size_t i = 0; i < run->n_arms; i++)
-		*done += run->arms[i].n_ok + run->arms[i].n_oom + run->arms[i].n_failed +
-			 run->arms[i].n_warmup;
-	/* the planned rounds (the minimum of a sequential plan) and the warm-up, per arm */
-	if ((r = recipe_read(c->h, run, rec, e)) == 0)
-		*planned = (rec->c.reps + (rec->c.warmup ? 1 : 0)) * (unsigned)rec->c.narms;
-out:
-	if (rec)
-		recipe_free(rec);
-	free(rec);
+	if (r == 0) {
+		for (size_t i = 0; i < run->n_arms; i++)
+			*done += run->arms[i].n_ok + run->arms[i].n_oom + run->arms[i].n_failed +
+				 run->arms[i].n_warmup;
+		r = recipe_planned_trials(run, planned, e);
+	}
 	free(run);
 	return r;
 }

@@ -90,6 +90,13 @@ int recipe_read(const struct host *h, const struct advice_run *run, struct recip
 void recipe_free(struct recipe *r);
 
 /*
+ * The trials a run plans, (rounds + the warm-up) x arms, from its method as
+ * recipe_read() validates it (the workload and the arms are not checked):
+ * a running probe's progress. -ENOENT without params, -EBADMSG as above.
+ */
+int recipe_planned_trials(const struct advice_run *run, unsigned *trials, struct st_err *e);
+
+/*
  * The `probe` command line that reruns r, as the report prints it ("sudo
  * swaptune probe --workload ..."): every word from the store quoted by
  * fmt_shell_quote(). -ENOSPC when it does not fit in len.
