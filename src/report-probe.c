@@ -207,18 +207,20 @@ static int by_seq(const void *a, const void *b)
 }
 
 /*
- * The run's rows by the loader recommend and the probe judge from
- * (store_probe_run_load()), into a malloc'd *t; free with trials_free()
- * whatever it returns.
+ * The run loaded once (store_probe_run_load()): its rows into a malloc'd *t
+ * (trials then sorted by seq for the tables) and, from the same rows in the
+ * loader's order, run as recommend reads it (advice_load_rows()). h may be
+ * NULL. Free *t with trials_free() whatever it returns.
  */
-static int trials_load(struct store *st, int64_t run_id, struct store_probe_run **t,
-		       struct st_err *e)
+static int run_load(struct store *st, const struct host *h, int64_t run_id,
+		    struct advice_run *run, struct store_probe_run **t, struct st_err *e)
 {
 	int r;
 
 	if (!(*t = calloc(1, sizeof(**t))))
 		return err_set(e, -ENOMEM, "out of memory");
-	if ((r = store_probe_run_load(st, run_id, *t, e)) < 0)
+	if ((r = store_probe_run_load(st, run_id, *t, e)) < 0 ||
+	    (r = advice_load_rows(st, h, *t, NULL, run, e)) < 0)
 		return r;
 	qsort((*t)->trials, (*t)->n_trials, sizeof(*(*t)->trials), by_seq);
 	return 0;
@@ -472,15 +474,13 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 				 !strcmp(ri.kind, "apply") ? ": see --change" : "");
 		goto out;
 	}
-	if ((r = advice_load_run(st, h, run_id, NULL, run, e)) < 0)
+	if ((r = run_load(st, h, run_id, run, &t, e)) < 0)
 		goto out;
 	verdict_opts_init(&vo);
 	if ((r = advice_judge_pooled(st, h, run, -1, v, &run_j, NULL, e)) < 0) {
 		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);
 		goto out;
 	}
-	if ((r = trials_load(st, run_id, &t, e)) < 0)
-		goto out;
 	sum = ri.summary ? cJSON_Parse(ri.summary) : NULL;
 	par = ri.params ? cJSON_Parse(ri.params) : NULL;
 
@@ -542,9 +542,7 @@ static int side_load(struct store *st, int64_t id, struct probe_side *p, struct 
 	p->run = calloc(1, sizeof(*p->run));
 	if (!p->run)
 		return err_set(e, -ENOMEM, "out of memory");
-	if ((r = advice_load_run(st, NULL, id, NULL, p->run, e)) < 0)
-		return r;
-	return trials_load(st, id, &p->t, e);
+	return run_load(st, NULL, id, p->run, &p->t, e);
 }
 
 /* One row of a before/after comparison of x (after) against y (before). */
