@@ -195,7 +195,7 @@ static int choose_baseline(struct store *st, const struct host *h, struct advice
 		int64_t snap = 0;
 		struct settings_snapshot s;
 
-		if (store_run_first_snapshot(st, r->run_id, &snap, e) < 0)
+		if (store_run_first_snapshot(st, r->run_id, &snap, NULL, 0, e) < 0)
 			return -EIO;
 		if (snap && store_snapshot_load(st, snap, &s, NULL) == 0 &&
 		    (idx = match_unique(r, &s)) >= 0) {
