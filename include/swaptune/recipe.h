@@ -18,9 +18,11 @@
  *
  * recipe_fields[] is the table of the recipe's numeric values: its JSON
  * place, the command-line option that sets it, its range and whether it is
- * part of the recipe's identity (judge_recipe(): which differences make
- * another experiment). Reading, validating and the report's rerun line loop
- * over it.
+ * part of the recipe's identity (which differences make another experiment).
+ * Reading, validating and the report's rerun line loop over it. The
+ * fingerprint itself stays judge_recipe() (judge.c sits below this reader
+ * and the advice loader calls it); tests/unit/test-recipe.c holds its key
+ * list to the identity flags here.
  */
 #ifndef SWAPTUNE_RECIPE_H
 #define SWAPTUNE_RECIPE_H

@@ -5,7 +5,8 @@
  * field of recipe_fields[] refused just outside its range and as text; and
  * crafted recipes (unknown workload, argv on a built-in workload, baseline
  * not an arm, too many arms, a bad limit mode, bad looks) refused with a
- * message naming the run and the value. No host: built-in arms only.
+ * message naming the run and the value; the table's identity flags agree
+ * with judge_recipe(). No host: built-in arms only.
  */
 #include <errno.h>
 #include <math.h>
@@ -216,6 +217,43 @@ static void test_crafted(void **state)
 	free(rec);
 }
 
+/*
+ * The table's identity flags are judge_recipe()'s key list: changing a
+ * field changes the run's recipe fingerprint exactly when the table says it
+ * is part of the recipe (a run with --min-trial, whose accesses were
+ * calibrated: then ops is not part of it).
+ */
+static void test_identity_is_judges(void **state)
+{
+	char base[8192], params[8192], v[64], fa[JUDGE_RECIPE_LEN], fb[JUDGE_RECIPE_LEN];
+	cJSON *o, *x;
+
+	(void)state;
+	with(base, sizeof(base), "method", "min_trial_s", "2");
+	assert_int_equal(judge_recipe(base, NULL, fa), 0);
+	o = cJSON_Parse(base);
+	for (size_t i = 0; i < recipe_nfields; i++) {
+		const struct recipe_field *f = &recipe_fields[i];
+		char *t;
+
+		x = cJSON_GetObjectItem(cJSON_GetObjectItem(o, f->section), f->key);
+		snprintf(v, sizeof(v), "%.17g", x && x->valuedouble == f->min ?
+			 f->min + (f->integer ? 1 : 0.5) : f->min);
+		cJSON_DeleteItemFromObject(cJSON_GetObjectItem(o, f->section), f->key);
+		cJSON_AddItemToObject(cJSON_GetObjectItem(o, f->section), f->key, cJSON_Parse(v));
+		t = cJSON_PrintUnformatted(o);
+		snprintf(params, sizeof(params), "%s", t);
+		cJSON_free(t);
+		assert_int_equal(judge_recipe(params, NULL, fb), 0);
+		if ((strcmp(fa, fb) != 0) != f->identity)
+			fail_msg("%s.%s: the table says %s part of the recipe, judge_recipe() %s", f->section,
+				 f->key, f->identity ? "it is" : "it is not", strcmp(fa, fb) ? "agrees not" : "ignores it");
+		cJSON_Delete(o);
+		o = cJSON_Parse(base);
+	}
+	cJSON_Delete(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_cmd_quoted),
 		cmocka_unit_test(test_fields_out_of_range),
 		cmocka_unit_test(test_crafted),
+		cmocka_unit_test(test_identity_is_judges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
