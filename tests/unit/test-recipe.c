@@ -68,6 +68,7 @@ static int read_params(const char *params, const char *const *arms, struct recip
 	int r;
 
 	memset(e, 0, sizeof(*e));
+	recipe_free(rec);	/* what an earlier read left (rec starts zeroed) */
 	r = recipe_read(NULL, run, rec, e);
 	free(run);
 	return r;
