@@ -75,11 +75,13 @@ int recipe_field_find(const char *section, const char *key)
 
 double recipe_value(const struct recipe *r, size_t i)
 {
-	const struct recipe_field *f = &recipe_fields[i];
-	const char *p = (const char *)&r->c + f->offset;
+	const struct recipe_field *f;
+	const char *p;
 
 	if (i >= recipe_nfields || !r->have[i])
 		return NAN;
+	f = &recipe_fields[i];
+	p = (const char *)&r->c + f->offset;
 	switch (f->type) {
 	case RECIPE_U64: return (double)*(const uint64_t *)(const void *)p;
 	case RECIPE_UINT: return (double)*(const unsigned *)(const void *)p;
