@@ -213,10 +213,8 @@ int store_snapshot_before_apply_in_effect(struct store *st, struct store_snapsho
 
 void store_run_infos_free(struct store_run_info *rows, int n)
 {
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++)
 		free(rows[i].params);
-		free(rows[i].summary);
-	}
 	free(rows);
 }
 
@@ -228,8 +226,7 @@ int store_runs_history(struct store *st, bool all, long limit, struct store_run_
 	int cap = 0, r = store_prepare(st,
 		"SELECT r.id, r.kind, r.status, r.started_at, r.ended_at, r.params,"
 		" r.kind = 'imported', coalesce(r.origin_kind, ''), coalesce(r.origin_status, ''),"
-		" coalesce(r.origin_machine_id, ''), coalesce(r.origin_run_id, 0), coalesce(h.hostname, ''),"
-		" r.summary"
+		" coalesce(r.origin_machine_id, ''), coalesce(r.origin_run_id, 0), coalesce(h.hostname, '')"
 		" FROM runs r LEFT JOIN hosts h ON h.id = r.host_id"
 		" WHERE (?1 OR r.kind IN ('apply', 'rollback')) ORDER BY r.id DESC LIMIT ?2", &stmt, e);
 
@@ -258,11 +255,8 @@ int store_runs_history(struct store *st, bool all, long limit, struct store_run_
 		snprintf(w->started_at, sizeof(w->started_at), "%s", col_text(stmt, 3));
 		snprintf(w->ended_at, sizeof(w->ended_at), "%s", col_text(stmt, 4));
 		w->params = strdup(col_text(stmt, 5));
-		w->summary = strdup(col_text(stmt, 12));
-		if (!w->params || !w->summary) {
-			(*n)++;	/* freed below with the others */
+		if (!w->params)
 			break;
-		}
 		w->imported = sqlite3_column_int(stmt, 6) != 0;
 		snprintf(w->origin_kind, sizeof(w->origin_kind), "%s", col_text(stmt, 7));
 		snprintf(w->origin_status, sizeof(w->origin_status), "%s", col_text(stmt, 8));

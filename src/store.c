@@ -436,6 +436,40 @@ int store_run_end(struct store *st, int64_t run_id, const char *status,
 	return r;
 }
 
+int store_runs_recent(struct store *st, const char *kind, struct store_run_row *rows,
+		      int max, int *n, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"SELECT id, kind, status, started_at, coalesce(ended_at, ''),"
+		" coalesce(summary, '') FROM runs WHERE ?1 IS NULL OR kind = ?1"
+		" ORDER BY id DESC LIMIT ?2", &stmt, e);
+
+	*n = 0;
+	if (r < 0)
+		return r;
+	if (kind)
+		sqlite3_bind_text(stmt, 1, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int(stmt, 2, max);
+	while ((r = sqlite3_step(stmt)) == SQLITE_ROW && *n < max) {
+		struct store_run_row *w = &rows[(*n)++];
+
+		w->id = sqlite3_column_int64(stmt, 0);
+		snprintf(w->kind, sizeof(w->kind), "%s", (const char *)sqlite3_column_text(stmt, 1));
+		snprintf(w->status, sizeof(w->status), "%s", (const char *)sqlite3_column_text(stmt, 2));
+		snprintf(w->started_at, sizeof(w->started_at), "%s",
+			 (const char *)sqlite3_column_text(stmt, 3));
+		snprintf(w->ended_at, sizeof(w->ended_at), "%s",
+			 (const char *)sqlite3_column_text(stmt, 4));
+		snprintf(w->summary, sizeof(w->summary), "%s",
+			 (const char *)sqlite3_column_text(stmt, 5));
+	}
+	sqlite3_finalize(stmt);
+	if (r != SQLITE_DONE && r != SQLITE_ROW)
+		return store_db_err(st, e);
+	return 0;
+}
+
 int store_snapshot_save(struct store *st, int64_t run_id, const char *reason,
 			const struct settings_snapshot *s, int64_t *snap_id,
 			struct st_err *e)

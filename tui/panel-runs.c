@@ -12,10 +12,10 @@
 #define MAX_RUNS 200
 
 struct runs_state {
-	struct store_run_info *rows;	/* store_runs_history(), newest first */
+	struct store_run_row rows[MAX_RUNS];
 	int n, sel, top;
 	int64_t shown_id;		/* run whose details are in text */
-	char shown_status[24];
+	char shown_status[16];
 	struct tui_text text;
 	struct st_err err;
 	bool ok;
@@ -29,7 +29,7 @@ static void *runs_open(struct tui_ctx *c)
 
 static void runs_details(struct tui_ctx *c, struct runs_state *r)
 {
-	const struct store_run_info *x = &r->rows[r->sel];
+	const struct store_run_row *x = &r->rows[r->sel];
 	struct st_err e = { 0 };
 	unsigned done, planned;
 
@@ -66,10 +66,7 @@ static void runs_update(struct tui_ctx *c, void *p)
 		return;
 	sel_id = r->n ? r->rows[r->sel].id : 0;
 	err_reset(&r->err);
-	store_run_infos_free(r->rows, r->n);
-	r->rows = NULL;
-	r->n = 0;
-	r->ok = store_runs_history(c->st, true, MAX_RUNS, &r->rows, &r->n, &r->err) == 0;
+	r->ok = store_runs_recent(c->st, NULL, r->rows, MAX_RUNS, &r->n, &r->err) == 0;
 	/* new runs (an apply from the screen) push the list down: keep the run chosen */
 	for (int i = 0; sel_id && i < r->n; i++)
 		if (r->rows[i].id == sel_id)
@@ -110,7 +107,7 @@ static void runs_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 			  "ended");
 	wattroff(w, tui_style(c, TS_TITLE));
 	for (int i = r->top; i < r->n && i < r->top + list_rows; i++) {
-		const struct store_run_info *x = &r->rows[i];
+		const struct store_run_row *x = &r->rows[i];
 
 		if (i == r->sel)
 			wattron(w, A_REVERSE);
@@ -171,10 +168,8 @@ static void runs_close(void *p)
 {
 	struct runs_state *r = p;
 
-	if (r) {
+	if (r)
 		tui_text_free(&r->text);
-		store_run_infos_free(r->rows, r->n);
-	}
 	free(r);
 }
 

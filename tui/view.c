@@ -312,9 +312,8 @@ static void json_label(const char *key, int klen, char *out, size_t len)
 }
 
 /*
- * A lenient scanner rather than cJSON: a truncated document is still worth
- * showing. (The runs list now hands over whole summaries,
- * store_runs_history(); this could become a cJSON walk.)
+ * A lenient scanner rather than cJSON: store_runs_recent() truncates the
+ * summary, and a truncated document is still worth showing.
  */
 void tui_text_add_json(struct tui_text *t, const char *json)
 {

@@ -72,6 +72,20 @@ int store_run_begin(struct store *st, const char *kind, const char *params_json,
 int store_run_end(struct store *st, int64_t run_id, const char *status,
 		  const char *summary_json, struct st_err *e);
 
+/* One row of the runs table, newest first (for history views). */
+struct store_run_row {
+	int64_t id;
+	char kind[16];
+	char status[16];
+	char started_at[32];
+	char ended_at[32];	/* "" while running */
+	char summary[512];	/* the run's summary JSON, truncated, "" if none */
+};
+
+/* Up to max newest runs (kind NULL = every kind) into rows; *n = how many. */
+int store_runs_recent(struct store *st, const char *kind, struct store_run_row *rows,
+		      int max, int *n, struct st_err *e);
+
 /* Settings snapshots (JSON object name -> value or null). */
 int store_snapshot_save(struct store *st, int64_t run_id, const char *reason,
 			const struct settings_snapshot *s, int64_t *snap_id,
@@ -237,7 +251,7 @@ int store_snapshot_info(struct store *st, int64_t snap_id, struct store_snapshot
 int store_snapshot_before_apply_in_effect(struct store *st, struct store_snapshot_info *s,
 					  struct st_err *e);
 
-/* A run with its params and summary, for history and the TUI's run list. */
+/* A run with its params, for history. */
 struct store_run_info {
 	int64_t id;
 	char kind[16];
@@ -245,7 +259,6 @@ struct store_run_info {
 	char started_at[32];
 	char ended_at[32];		/* "" while running */
 	char *params;			/* the params JSON, "" if none */
-	char *summary;			/* the summary JSON, whole, "" if none */
 	bool imported;			/* another host's run, imported: history only */
 	char origin_kind[16];		/* imported: its kind, status and id on its host */
 	char origin_status[24];
@@ -255,8 +268,7 @@ struct store_run_info {
 };
 /*
  * The newest limit runs, of kinds apply and rollback unless all, newest
- * first, into *rows; free with store_run_infos_free(). The one listing of
- * runs: history, the TUI's runs and history panels.
+ * first, into *rows; free with store_run_infos_free().
  */
 int store_runs_history(struct store *st, bool all, long limit, struct store_run_info **rows,
 		       int *n, struct st_err *e);
@@ -559,7 +571,6 @@ int store_sample_run_before(struct store *st, const char *before, int64_t *id,
 			    struct st_err *e);
 int store_sample_run_after(struct store *st, const char *after, int64_t *id,
 			   struct st_err *e);
-
 
 /* ---- runs whose process is gone (journal_repair) ---- */
 
