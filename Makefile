@@ -69,7 +69,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all deps check check-unit check-cmd check-asan bench install uninstall clean calibrate chaos \
-	fuzz fuzz-build fuzz-targets deb sim sim-check
+	fuzz fuzz-build fuzz-targets deb sim sim-check switchback-pg
 
 all: $(BIN)
 
@@ -188,6 +188,14 @@ chaos: $(BIN)
 	$(Q)CHAOS_KILLS=$(CHAOS_KILLS) CHAOS_SEED=$(CHAOS_SEED) BUILD=$(BUILD) TOP=$(CURDIR) \
 		SWAPTUNE=$(abspath $(BIN)) sh tests/t0810-chaos-kill.sh
 
+# the real-service switchback (live, root, ~18 min: PostgreSQL + pgbench, pc3
+# against pc0, 30 s windows, 15 s washout, 15 blocks); takes the host lock;
+# keeps the report, the HTML timeline and the JSON in SB_ARTIFACTS
+SB_ARTIFACTS ?= /tmp/swaptune-sb-pg
+switchback-pg: $(BIN)
+	$(Q)SWAPTUNE_SB_LONG=1 SB_ARTIFACTS=$(SB_ARTIFACTS) BUILD=$(BUILD) TOP=$(CURDIR) \
+		SWAPTUNE=$(abspath $(BIN)) sh tests/t0330-switchback-pg.sh
+
 install: swaptune
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/schema \
 		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(COMPLETIONDIR) \
@@ -198,6 +206,10 @@ install: swaptune
 	sed 's|/usr/local/bin/swaptune|$(BINDIR)/swaptune|g' share/systemd/swaptune-boot.service \
 		>$(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-boot.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-boot.service
+	sed 's|/usr/local/bin/swaptune|$(BINDIR)/swaptune|g' share/systemd/swaptune-prom.service \
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-prom.service
+	install -m 0644 share/systemd/swaptune-prom.timer $(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-prom.timer
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-prom.service
 	install -m 0644 share/tmpfiles.d/swaptune.conf $(DESTDIR)$(TMPFILESDIR)/swaptune.conf
 	./swaptune --completion bash >$(DESTDIR)$(COMPLETIONDIR)/swaptune
 	chmod 0644 $(DESTDIR)$(COMPLETIONDIR)/swaptune
@@ -208,6 +220,7 @@ install: swaptune
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/swaptune $(DESTDIR)$(MANDIR)/man8/swaptune.8 \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-boot.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-prom.service $(DESTDIR)$(SYSTEMDUNITDIR)/swaptune-prom.timer \
 		$(DESTDIR)$(TMPFILESDIR)/swaptune.conf $(DESTDIR)$(COMPLETIONDIR)/swaptune
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 

@@ -833,8 +833,12 @@ int sb_analyse(const struct sb_design *d, unsigned look, const struct sb_input *
 	for (unsigned b = 0; b < n; b++)
 		for (unsigned p = 0; p < k; p++)
 			out->arms[d->order[b][p]].n_failed += in->outcome[b][p] == SB_WIN_FAILED;
-	for (unsigned a = 0; a < k; a++)
-		snprintf(out->arms[a].name, SB_NAME_MAX, "arm%u", a);
+	for (unsigned a = 0; a < k; a++) {
+		if (in->arm_names[a][0])
+			snprintf(out->arms[a].name, SB_NAME_MAX, "%s", in->arm_names[a]);
+		else
+			snprintf(out->arms[a].name, SB_NAME_MAX, "arm%u", a);
+	}
 	for (unsigned a = 1; a < k; a++) {
 		struct sb_arm_result *ar = &out->arms[a];
 

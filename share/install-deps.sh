@@ -1,13 +1,16 @@
 #!/bin/sh
 # Installs the Debian packages swaptune needs to build and test, if missing.
-# Idempotent and silent when everything is present. The last two lines are
-# the tools the test suite drives: fuzzing, packaging, Ansible, promtool
-# and chromium for the HTML report's rendering test (tests skip with a
+# Idempotent and silent when everything is present. The last three lines are
+# the tools the test suite drives: fuzzing, packaging, Ansible, promtool,
+# chromium for the HTML report's rendering test, and real services with
+# their own load generators for the switchback tests (PostgreSQL with
+# pgbench, memcached with memcaslap) (tests skip with a
 # reason without them). NO_TEST_TOOLS=1 installs only what the build needs.
 set -e
 pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcmocka-dev
 sqlite3 python3 tmux stress-ng util-linux clang libclang-rt-14-dev
-dpkg-dev debhelper lintian fakeroot ansible ansible-lint prometheus chromium"
+dpkg-dev debhelper lintian fakeroot ansible ansible-lint prometheus chromium
+postgresql postgresql-contrib memcached libmemcached-tools"
 [ "${NO_TEST_TOOLS:-0}" = 1 ] && pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcmocka-dev"
 missing=""
 for p in $pkgs; do

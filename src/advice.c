@@ -480,39 +480,6 @@ cJSON *advice_verdict_json(const struct advice_run *r, const struct verdict_opts
 	return doc;
 }
 
-static const char *fmt_pct(char *buf, size_t len, double v)
-{
-	if (isfinite(v))
-		snprintf(buf, len, "%+.1f %%", v);
-	else
-		snprintf(buf, len, "-");
-	return buf;
-}
-
-static const char *fmt_p(char *buf, size_t len, double p)
-{
-	if (!isfinite(p))
-		snprintf(buf, len, "-");
-	else if (p < 0.001)
-		snprintf(buf, len, "<0.001");
-	else
-		snprintf(buf, len, "%.3f", p);
-	return buf;
-}
-
-static const char *fmt_num(char *buf, size_t len, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else if (fabs(v) >= 1e6)
-		snprintf(buf, len, "%.4g", v);
-	else if (fabs(v) >= 100)
-		snprintf(buf, len, "%.0f", v);
-	else
-		snprintf(buf, len, "%.3g", v);
-	return buf;
-}
-
 /* Text from the store or the tree, for a terminal: through the one escaper. */
 #define P(x) fmt_printable(x)
 
@@ -540,15 +507,15 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
 		char m[24], sd[24], eff[24], lo[24], hi[24], ci[48], p[16];
 
 		if (a->compared)
-			snprintf(ci, sizeof(ci), "[%s, %s]", fmt_pct(lo, sizeof(lo), a->ci_low_pct),
-				 fmt_pct(hi, sizeof(hi), a->ci_high_pct));
+			snprintf(ci, sizeof(ci), "[%s, %s]", fmt_pct(a->ci_low_pct, true, lo, sizeof(lo)),
+				 fmt_pct(a->ci_high_pct, true, hi, sizeof(hi)));
 		else
 			snprintf(ci, sizeof(ci), "-");
 		fprintf(out, "  %-12s %-17s %5zu %4u %10s %8s %9s  %-21s %7s\n", P(r->arms[i].name),
 			verdict_arm_status_name(a->status), a->n, a->n_oom_killed,
-			fmt_num(m, sizeof(m), a->mean), fmt_num(sd, sizeof(sd), a->stddev),
-			fmt_pct(eff, sizeof(eff), a->compared ? a->effect_pct : NAN), ci,
-			fmt_p(p, sizeof(p), a->compared ? a->p_welch : NAN));
+			fmt_num(a->mean, m, sizeof(m)), fmt_num(a->stddev, sd, sizeof(sd)),
+			fmt_pct(a->compared ? a->effect_pct : NAN, true, eff, sizeof(eff)), ci,
+			fmt_p(a->compared ? a->p_welch : NAN, p, sizeof(p)));
 	}
 	(void)level;
 	fprintf(out, "  (effect: + is better than %s, from per-round paired log-ratios; interval at the "
@@ -561,9 +528,9 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
 
 			if (!sr->vetoes)
 				continue;
-			fmt_p(p, sizeof(p), sr->p);
+			fmt_p(sr->p, p, sizeof(p));
 			fprintf(out, "  veto: %s costs %s more %s than %s (p %s%s): not recommended for that\n",
-				P(r->arms[i].name), fmt_pct(pct, sizeof(pct), sr->change_pct),
+				P(r->arms[i].name), fmt_pct(sr->change_pct, true, pct, sizeof(pct)),
 				verdict_secondary_name(s), P(r->arms[v->baseline].name),
 				p[0] == '<' ? "< " : "= ", p[0] == '<' ? p + 1 : p);
 		}

@@ -20,6 +20,7 @@
 #include "swaptune/advice.h"
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
+#include "swaptune/sbrun.h"
 #include "swaptune/fmt.h"
 #include "swaptune/persist.h"
 #include "swaptune/utc.h"
@@ -61,6 +62,7 @@ struct apply_opts {
 /* What the probe run said, when the settings come from one. */
 struct apply_source {
 	bool used;
+	bool switchback;		/* the run is a switchback's */
 	char arm[VERDICT_NAME_MAX];
 	char confidence[16];
 	char headline[VERDICT_REASON_LEN];
@@ -175,7 +177,50 @@ static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct apply_o
 	return 0;
 }
 
-/* Settings from the verdict on a probe run. */
+/*
+ * Settings from the verdict on a switchback run: its chosen arm when it
+ * decided a change (its plan was fixed before the run: no --baseline or
+ * --min-effect to judge it otherwise).
+ */
+static int want_from_switchback(struct cmd_ctx *ctx, struct apply_opts *o, struct apply_source *src)
+{
+	struct sbrun_stored *s = calloc(1, sizeof(*s));
+	const struct sbrun_arm *arm;
+	int r;
+
+	if (!s)
+		return err_set(&ctx->err, -ENOMEM, "out of memory");
+	if (o->baseline || o->min_effect_given) {
+		r = cmd_usage_error(ctx, &cmd_apply_entry, "run %lld is a switchback: it is judged by its own plan (no --baseline or --min-effect)",
+				    (long long)o->run_id);
+		goto out;
+	}
+	if ((r = sbrun_load(&ctx->store, &ctx->host, o->run_id, s, &ctx->err)) < 0)
+		goto out;
+	if (strcmp(sbrun_decision_name(s), "change") || s->res.chosen <= 0) {
+		r = err_set_exit(&ctx->err, -EAGAIN, ST_EXIT_RUNTIME,
+				 "switchback run %lld recommends no change (%s): %s; nothing applied",
+				 (long long)o->run_id, sbrun_decision_name(s),
+				 s->judged && s->res.n_reasons ? s->res.reasons[0] : "fewer than 2 complete blocks");
+		goto out;
+	}
+	arm = &s->arms[s->res.chosen];
+	for (int i = 0; i < arm->n_settings; i++)
+		if ((r = add_want(ctx, o, arm->set[i].name, arm->set[i].value)) < 0)
+			goto out;
+	src->used = true;
+	src->switchback = true;
+	snprintf(src->arm, sizeof(src->arm), "%s", arm->name);
+	snprintf(src->confidence, sizeof(src->confidence), "exact");
+	snprintf(src->headline, sizeof(src->headline), "%s", s->res.reasons[0]);
+	r = 0;
+out:
+	sbrun_stored_free(s);
+	free(s);
+	return r;
+}
+
+/* Settings from the verdict on a probe run (or a switchback run). */
 static int want_from_run(struct cmd_ctx *ctx, struct apply_opts *o, struct apply_source *src)
 {
 	struct advice_run *run = calloc(1, sizeof(*run));
@@ -189,6 +234,17 @@ static int want_from_run(struct cmd_ctx *ctx, struct apply_opts *o, struct apply
 	if (!run || !v) {
 		r = err_set(&ctx->err, -ENOMEM, "out of memory");
 		goto out;
+	}
+	{
+		struct store_run_full ri;
+		bool sb = store_run_full_get(&ctx->store, o->run_id, &ri, NULL) == 0 &&
+			  !strcmp(ri.kind, SBRUN_KIND);
+
+		store_run_full_free(&ri);
+		if (sb) {
+			r = want_from_switchback(ctx, o, src);
+			goto out;
+		}
 	}
 	r = advice_load_run(&ctx->store, &ctx->host, o->run_id, o->baseline, run, &ctx->err);
 	if (r < 0)
@@ -485,7 +541,7 @@ static void print_plan(struct cmd_ctx *ctx, const struct apply_opts *o,
 		       const struct persist_plan *plan)
 {
 	if (src->used)
-		fprintf(ctx->out, "Probe run %lld recommends %s: %s\n",
+		fprintf(ctx->out, "%s run %lld recommends %s: %s\n", src->switchback ? "Switchback" : "Probe",
 			(long long)o->run_id, src->arm, src->headline);
 	for (int i = 0; i < o->n_want; i++) {
 		if (!ch[i].changed)
@@ -616,7 +672,7 @@ out:
 }
 
 static const struct cmd_option apply_options[] = {
-	{ "--run ID", "apply the recommendation of probe run ID (see swaptune recommend)" },
+	{ "--run ID", "apply the recommendation of probe or switchback run ID (see swaptune recommend)" },
 	{ "--baseline ARM", "with --run: judge against ARM instead of the detected baseline" },
 	{ "--min-effect PCT", "with --run: smallest improvement worth a change (default: the run's plan, 2); another value makes the verdict exploratory" },
 	{ "--force", "with --run: apply a change that is exploratory, has no stored plan, or does not clear the minimum effect" },

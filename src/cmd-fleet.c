@@ -17,6 +17,7 @@
 #include "swaptune/fmt.h"
 #include "swaptune/facts.h"
 #include "swaptune/fleet.h"
+#include "swaptune/report.h"
 
 #define FLEET_REPORT_SCHEMA "swaptune.fleet-report/1"
 #define FLEET_ADVISE_SCHEMA "swaptune.fleet-advise/1"
@@ -41,15 +42,60 @@ static cJSON *pool_json(const struct fleet_arm_pool *a)
 /* Text from the store (imports: other hosts), for a terminal: through the one escaper. */
 #define P(x) fmt_printable(x)
 
-static void pool_line(FILE *f, const struct fleet_arm_pool *a)
+/* The verdict words of `recommend` for a stored verdict kind (runs of older versions say "switch"). */
+static const char *verdict_word(const char *kind)
 {
-	const struct fleet_pooled *p = &a->pooled;
+	if (!strcmp(kind, "switch") || !strcmp(kind, "change"))
+		return "CHANGE";
+	if (!strcmp(kind, "keep"))
+		return "KEEP";
+	if (!strcmp(kind, "inconclusive"))
+		return "INCONCLUSIVE";
+	if (!kind[0] || !strcmp(kind, "none"))
+		return "no verdict";
+	return kind;
+}
 
-	if (!p->k)
-		fprintf(f, "    %-16s  %4s  %s\n", P(a->name), "0", "no run measured it against the baseline");
-	else
-		fprintf(f, "    %-16s  %4zu  %+7.1f%%  [%+.1f%%, %+.1f%%]  %.4g\n", P(a->name), p->k,
-			p->effect_pct, p->ci_low_pct, p->ci_high_pct, p->tau2);
+/* One pooled arm's cells as text: effect, its 95 % CI, tau^2. */
+struct pool_text {
+	char effect[32], ci[64], tau2[FMT_NUM_LEN];
+};
+
+static void pool_cells(const struct fleet_pooled *p, struct pool_text *t)
+{
+	char lo[32], hi[32];
+
+	fmt_pct(p->effect_pct, true, t->effect, sizeof(t->effect));
+	snprintf(t->ci, sizeof(t->ci), "%s .. %s", fmt_pct(p->ci_low_pct, true, lo, sizeof(lo)),
+		 fmt_pct(p->ci_high_pct, true, hi, sizeof(hi)));
+	fmt_num(p->tau2, t->tau2, sizeof(t->tau2));
+}
+
+/* The pooled arms as an aligned table (fleet-advise): ARM RUNS EFFECT 95 % CI TAU2. */
+static void pool_table(FILE *f, const struct fleet_arm_pool *arms, size_t n)
+{
+	struct pool_text *t = calloc(n ? n : 1, sizeof(*t));
+	int wa = 3, we = 6, wc = 7;
+
+	if (!t)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		pool_cells(&arms[i].pooled, &t[i]);
+		wa = (int)fmt_escape_len(arms[i].name) > wa ? (int)fmt_escape_len(arms[i].name) : wa;
+		we = (int)strlen(t[i].effect) > we ? (int)strlen(t[i].effect) : we;
+		wc = (int)strlen(t[i].ci) > wc ? (int)strlen(t[i].ci) : wc;
+	}
+	fprintf(f, "    %-*s  %4s  %*s  %-*s  %s\n", wa, "ARM", "RUNS", we, "EFFECT", wc, "95 % CI", "TAU2");
+	for (size_t i = 0; i < n; i++) {
+		fputs("    ", f);
+		fmt_fputs_pad(f, arms[i].name, (size_t)wa, false);
+		if (!arms[i].pooled.k)
+			fprintf(f, "  %4s  %s\n", "0", "no run measured it against the baseline");
+		else
+			fprintf(f, "  %4zu  %*s  %-*s  %s\n", arms[i].pooled.k, we, t[i].effect, wc, t[i].ci,
+				t[i].tau2);
+	}
+	free(t);
 }
 
 static int load(struct store *st, struct fleet_run **runs, size_t *n, struct st_err *e)
@@ -57,33 +103,178 @@ static int load(struct store *st, struct fleet_run **runs, size_t *n, struct st_
 	return store_fleet_load_runs(st, runs, n, e);
 }
 
-static void report_text(FILE *f, const struct fleet_group *g, size_t ng, size_t n_runs)
+/* The group's hosts by name (distinct machines), ", "-joined into out; how many. */
+static size_t group_hosts(const struct fleet_run *runs, size_t n, const struct fleet_group *g,
+			  char *out, size_t len)
 {
-	if (!ng) {
-		fprintf(f, "No completed probe runs in this store (import some with swaptune import).\n");
-		return;
+	size_t k = 0, hosts = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		if (!fleet_run_in_group(&runs[i], g))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = fleet_run_in_group(&runs[j], g) && !strcmp(runs[j].machine_id, runs[i].machine_id);
+		if (seen)
+			continue;
+		hosts++;
+		if (k < len)
+			k += (size_t)snprintf(out + k, len - k, "%s%s", k ? ", " : "",
+					      runs[i].hostname[0] ? runs[i].hostname : runs[i].machine_id);
 	}
-	fprintf(f, "%zu probe run%s in %zu group%s. Effect: pooled change of the primary metric against\n"
-		"the group's baseline arm, positive = better (random effects, DerSimonian-Laird).\n",
-		n_runs, n_runs == 1 ? "" : "s", ng, ng == 1 ? "" : "s");
-	for (size_t i = 0; i < ng; i++) {
-		fprintf(f, "\nkernel %s, cpu %s, backend %s, workload %s, baseline %s\n",
-			g[i].kernel[0] ? P(g[i].kernel) : "?", g[i].cpu_model[0] ? P(g[i].cpu_model) : "?",
-			P(g[i].backend), g[i].workload[0] ? P(g[i].workload) : "?",
-			g[i].baseline[0] ? P(g[i].baseline) : "?");
-		fprintf(f, "  %zu run%s from %zu host%s; %u trials, %u OOM (%.1f%%); verdicts:", g[i].n_runs,
-			g[i].n_runs == 1 ? "" : "s", g[i].n_hosts, g[i].n_hosts == 1 ? "" : "s",
-			g[i].n_trials, g[i].n_oom,
-			g[i].n_trials ? 100.0 * g[i].n_oom / g[i].n_trials : 0.0);
-		for (size_t v = 0; v < g[i].n_verdicts; v++)
-			fprintf(f, "%s %s %u", v ? "," : "", P(g[i].verdicts[v].kind), g[i].verdicts[v].n);
-		fprintf(f, "\n    %-16s  %4s  %8s  %-20s  %s\n", "ARM", "RUNS", "EFFECT", "95% CI", "TAU2");
-		for (size_t a = 0; a < g[i].n_arms; a++)
-			pool_line(f, &g[i].arms[a]);
-	}
+	return hosts;
 }
 
-static cJSON *report_json(const struct fleet_group *g, size_t ng, size_t n_runs)
+/* "CHANGE to pc0 in 3 runs, KEEP in 1" for the runs of a group, in recommend's words */
+static void group_verdicts(const struct fleet_run *runs, size_t n, const struct fleet_group *g,
+			   char *out, size_t len)
+{
+	struct { const char *word, *arm; unsigned n; } v[FLEET_VERDICTS_MAX * 2];
+	size_t nv = 0, k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *w, *arm;
+		size_t j;
+
+		if (!fleet_run_in_group(&runs[i], g))
+			continue;
+		w = verdict_word(runs[i].verdict);
+		arm = !strcmp(w, "CHANGE") ? runs[i].verdict_arm : "";
+		for (j = 0; j < nv && (strcmp(v[j].word, w) || strcmp(v[j].arm, arm)); j++)
+			;
+		if (j == nv && nv < sizeof(v) / sizeof(v[0]))
+			v[nv++] = (typeof(v[0])){ w, arm, 0 };
+		if (j < nv)
+			v[j].n++;
+	}
+	out[0] = '\0';
+	for (size_t j = 0; j < nv && k < len; j++)
+		k += (size_t)snprintf(out + k, len - k, "%s%s%s%s in %u run%s", j ? ", " : "", v[j].word,
+				      v[j].arm[0] ? " to " : "", v[j].arm, v[j].n, v[j].n == 1 ? "" : "s");
+}
+
+/* Distinct machines among the runs. */
+static size_t fleet_hosts(const struct fleet_run *runs, size_t n)
+{
+	size_t hosts = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(runs[j].machine_id, runs[i].machine_id);
+		hosts += !seen;
+	}
+	return hosts;
+}
+
+/* The best arm of a group: the largest pooled effect. */
+static const struct fleet_arm_pool *group_best(const struct fleet_group *g)
+{
+	const struct fleet_arm_pool *best = NULL;
+
+	for (size_t a = 0; a < g->n_arms; a++)
+		if (g->arms[a].pooled.k && (!best || g->arms[a].pooled.effect_pct > best->pooled.effect_pct))
+			best = &g->arms[a];
+	return best;
+}
+
+/*
+ * The fleet report in the report model, for text, Markdown and HTML: the
+ * answer first (per group, its best arm and how sure), then per group its
+ * hosts, verdicts and pooled effects (a bar chart with the intervals in
+ * HTML); an arm whose interval excludes 0 is marked.
+ */
+static struct report *fleet_report_build(const struct fleet_run *runs, size_t n,
+					 const struct fleet_group *g, size_t ng)
+{
+	static const char *const cols[] = { "arm", "runs", "effect", "95 % CI of effect", "tau2" };
+	char title[128], hosts[2048], verdicts[512], id[32], b1[32], b2[32], b3[32];
+	struct report *rep;
+	struct report_section *sum, *s;
+
+	snprintf(title, sizeof(title), "swaptune fleet report: %zu probe run%s in %zu group%s", n,
+		 n == 1 ? "" : "s", ng, ng == 1 ? "" : "s");
+	rep = report_new("fleet", title);
+	sum = report_add(rep, REPORT_TEXT, "summary", "Summary");
+	report_note(sum, "effect: pooled change of the primary metric against the group's baseline arm, "
+		    "positive = better (random effects, DerSimonian-Laird); tau2: variance between runs");
+	if (!ng)
+		report_line(sum, "no completed probe runs in this store (import some with swaptune import)");
+	else
+		report_line(sum, "%zu probe run%s from %zu host%s, in %zu group%s of like hosts", n, n == 1 ? "" : "s",
+			    fleet_hosts(runs, n), fleet_hosts(runs, n) == 1 ? "" : "s", ng, ng == 1 ? "" : "s");
+	for (size_t i = 0; i < ng; i++) {
+		const struct fleet_arm_pool *best = group_best(&g[i]);
+		size_t nh = group_hosts(runs, n, &g[i], hosts, sizeof(hosts));
+
+		if (best)
+			report_line(sum, "kernel %s, backend %s, %s: %s %s (95 %% CI %s .. %s) against %s over "
+				    "%zu run%s from %zu host%s%s", g[i].kernel[0] ? g[i].kernel : "?", g[i].backend,
+				    g[i].workload[0] ? g[i].workload : "?", best->name,
+				    fmt_pct(best->pooled.effect_pct, true, b1, sizeof(b1)),
+				    fmt_pct(best->pooled.ci_low_pct, true, b2, sizeof(b2)),
+				    fmt_pct(best->pooled.ci_high_pct, true, b3, sizeof(b3)), g[i].baseline,
+				    g[i].n_runs, g[i].n_runs == 1 ? "" : "s", nh, nh == 1 ? "" : "s",
+				    best->pooled.ci_low_pct > 0 ? ", beyond noise" : ", not beyond noise");
+		else
+			report_line(sum, "kernel %s, backend %s, %s: no arm was measured against %s",
+				    g[i].kernel[0] ? g[i].kernel : "?", g[i].backend,
+				    g[i].workload[0] ? g[i].workload : "?", g[i].baseline);
+	}
+	for (size_t i = 0; i < ng; i++) {
+		char t[512];
+		size_t nh = group_hosts(runs, n, &g[i], hosts, sizeof(hosts));
+
+		snprintf(id, sizeof(id), "group-%zu", i + 1);
+		snprintf(t, sizeof(t), "kernel %s, cpu %s, backend %s, workload %s, baseline %s",
+			 g[i].kernel[0] ? g[i].kernel : "?", g[i].cpu_model[0] ? g[i].cpu_model : "?",
+			 g[i].backend, g[i].workload[0] ? g[i].workload : "?",
+			 g[i].baseline[0] ? g[i].baseline : "?");
+		s = report_add(rep, REPORT_FACTS, id, t);
+		report_fact(s, nh == 1 ? "host" : "hosts", "%s", hosts);
+		report_fact(s, "runs", "%zu from %zu host%s", g[i].n_runs, nh, nh == 1 ? "" : "s");
+		report_fact(s, "trials", "%u, %u OOM-killed (%s)", g[i].n_trials, g[i].n_oom,
+			    fmt_pct(g[i].n_trials ? 100.0 * g[i].n_oom / g[i].n_trials : 0, false, b1, sizeof(b1)));
+		group_verdicts(runs, n, &g[i], verdicts, sizeof(verdicts));
+		report_fact(s, "verdicts", "%s", verdicts);
+
+		snprintf(id, sizeof(id), "group-%zu-arms", i + 1);
+		s = report_add(rep, REPORT_TABLE, id, "Pooled effects");
+		report_note(s, "against %s; beyond noise = the 95 %% interval excludes 0", g[i].baseline);
+		report_cols(s, 5, cols);
+		for (size_t a = 0; a < g[i].n_arms; a++) {
+			const struct fleet_pooled *p = &g[i].arms[a].pooled;
+			struct pool_text pt;
+
+			pool_cells(p, &pt);
+			report_cell(s, "%s", g[i].arms[a].name);
+			if (p->k && (p->ci_low_pct > 0 || p->ci_high_pct < 0))
+				report_row_mark(s);
+			report_cell_num(s, (double)p->k);
+			report_cell(s, "%s", p->k ? pt.effect : "-");
+			report_cell(s, "%s", p->k ? pt.ci : "no run measured it against the baseline");
+			report_cell_num(s, p->k ? p->tau2 : NAN);
+		}
+		snprintf(id, sizeof(id), "group-%zu-chart", i + 1);
+		s = report_add(rep, REPORT_CHART, id, "Pooled effect per arm, with its 95 % interval");
+		s->chart.kind = REPORT_CHART_BARS;
+		s->chart.y_unit = strdup("%");
+		s->chart.bar_name = strdup("pooled effect");
+		s->chart.whisker_name = strdup("95 % interval");
+		for (size_t a = 0; a < g[i].n_arms; a++)
+			if (g[i].arms[a].pooled.k)
+				report_bar_add(s, g[i].arms[a].name, g[i].arms[a].pooled.effect_pct,
+					       g[i].arms[a].pooled.ci_low_pct, g[i].arms[a].pooled.ci_high_pct,
+					       NULL, 0, false);
+	}
+	return rep;
+}
+
+static cJSON *report_json(const struct fleet_run *runs, size_t n_runs, const struct fleet_group *g,
+			  size_t ng)
 {
 	cJSON *doc = cJSON_CreateObject(), *ga = NULL;
 
@@ -106,6 +297,35 @@ static cJSON *report_json(const struct fleet_group *g, size_t ng, size_t n_runs)
 		v = cJSON_AddObjectToObject(o, "verdicts");
 		for (size_t k = 0; k < g[i].n_verdicts; k++)
 			cJSON_AddNumberToObject(v, g[i].verdicts[k].kind, g[i].verdicts[k].n);
+		a = cJSON_AddArrayToObject(o, "host_names");
+		for (size_t k = 0; k < n_runs; k++) {
+			bool seen = false;
+
+			if (!fleet_run_in_group(&runs[k], &g[i]))
+				continue;
+			for (size_t j = 0; j < k && !seen; j++)
+				seen = fleet_run_in_group(&runs[j], &g[i]) &&
+				       !strcmp(runs[j].machine_id, runs[k].machine_id);
+			if (!seen)
+				cJSON_AddItemToArray(a, cJSON_CreateString(runs[k].hostname[0] ? runs[k].hostname :
+									   runs[k].machine_id));
+		}
+		a = cJSON_AddArrayToObject(o, "run_verdicts");
+		for (size_t k = 0; k < n_runs; k++) {
+			cJSON *rv;
+
+			if (!fleet_run_in_group(&runs[k], &g[i]))
+				continue;
+			rv = cJSON_CreateObject();
+			cJSON_AddNumberToObject(rv, "run", (double)runs[k].run_id);
+			cJSON_AddStringToObject(rv, "host", runs[k].hostname);
+			cJSON_AddStringToObject(rv, "verdict", verdict_word(runs[k].verdict));
+			if (!strcmp(verdict_word(runs[k].verdict), "CHANGE") && runs[k].verdict_arm[0])
+				cJSON_AddStringToObject(rv, "arm", runs[k].verdict_arm);
+			else
+				cJSON_AddNullToObject(rv, "arm");
+			cJSON_AddItemToArray(a, rv);
+		}
 		a = cJSON_AddArrayToObject(o, "arms");
 		for (size_t k = 0; k < g[i].n_arms; k++)
 			cJSON_AddItemToArray(a, pool_json(&g[i].arms[k]));
@@ -114,7 +334,10 @@ static cJSON *report_json(const struct fleet_group *g, size_t ng, size_t n_runs)
 	return doc;
 }
 
-static const struct option no_longopts[] = {
+enum { OPT_FORMAT = 256 };
+
+static const struct option report_longopts[] = {
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ 0, 0, 0, 0 },
 };
 
@@ -123,12 +346,17 @@ static int fleet_report_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	struct fleet_run *runs = NULL;
 	struct fleet_group *g = NULL;
 	size_t n = 0, ng = 0;
-	int r;
+	int r, fmt = REPORT_TEXT_FMT;
 
-	while ((r = cmd_getopt(ctx, &cmd_fleet_report_entry, argc, argv, "", no_longopts)) != -1) {
+	while ((r = cmd_getopt(ctx, &cmd_fleet_report_entry, argc, argv, "", report_longopts)) != -1) {
 		if (r == -2)
 			return -EINVAL;
-		return cmd_usage_error(ctx, &cmd_fleet_report_entry, "unexpected option");
+		if (r != OPT_FORMAT)
+			return cmd_usage_error(ctx, &cmd_fleet_report_entry, "unexpected option");
+		fmt = report_format_parse(optarg);
+		if (fmt < 0)
+			return cmd_usage_error(ctx, &cmd_fleet_report_entry,
+					       "--format is text, md, json or html, not \"%s\"", optarg);
 	}
 	if (optind < argc)
 		return cmd_usage_error(ctx, &cmd_fleet_report_entry, "unexpected argument \"%s\"",
@@ -137,21 +365,30 @@ static int fleet_report_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		return r;
 	r = fleet_group_runs(runs, n, &g, &ng, &ctx->err);
 	if (r == 0) {
-		if (ctx->json)
-			r = cmd_print_json(ctx, report_json(g, ng, n));
-		else
-			report_text(ctx->out, g, ng, n);
+		if (ctx->json || fmt == REPORT_JSON) {
+			r = cmd_print_json(ctx, report_json(runs, n, g, ng));
+		} else {
+			struct report *rep = fleet_report_build(runs, n, g, ng);
+
+			r = report_render(ctx->out, rep, (enum report_format)fmt);
+			report_free(rep);
+		}
 	}
 	free(g);
 	free(runs);
 	return r;
 }
 
+static const struct cmd_option report_options[] = {
+	{ "--format FMT", "text (default), md, json (as --json) or html (one self-contained file with charts)" },
+	{ NULL, NULL },
+};
+
 const struct cmd_entry cmd_fleet_report_entry = {
 	.name = "fleet-report",
 	.summary = "probe results of many hosts, grouped by kernel, CPU, swap backend and workload, pooled",
-	.usage = "",
-	.options = NULL,
+	.usage = "[--format text|md|json|html]",
+	.options = report_options,
 	.exec = fleet_report_exec,
 };
 
@@ -200,16 +437,17 @@ static void advise_text(FILE *f, const struct fleet_advice *a, const char *src)
 			FLEET_MIN_RUNS, FLEET_MIN_HOSTS);
 		return;
 	}
-	fprintf(f, "    %-16s  %4s  %8s  %-20s  %s\n", "ARM", "RUNS", "EFFECT", "95% CI", "TAU2");
-	for (size_t i = 0; i < a->n_arms; i++)
-		pool_line(f, &a->arms[i]);
+	pool_table(f, a->arms, a->n_arms);
 	if (a->best < 0)
 		fprintf(f, "No arm was measured against the baseline: keep %s.\n", P(a->baseline));
-	else if (a->best_significant)
-		fprintf(f, "Advice: %s, %+.1f%% against %s on hosts like this one (95%% CI %+.1f%% to %+.1f%%,"
-			" tau^2 %.4g). Probe this host to confirm.\n", P(a->arms[a->best].name),
-			a->arms[a->best].pooled.effect_pct, P(a->baseline), a->arms[a->best].pooled.ci_low_pct,
-			a->arms[a->best].pooled.ci_high_pct, a->arms[a->best].pooled.tau2);
+	else if (a->best_significant) {
+		struct pool_text t;
+
+		pool_cells(&a->arms[a->best].pooled, &t);
+		fprintf(f, "Advice: %s, %s against %s on hosts like this one (95 %% CI %s, tau^2 %s)."
+			" Probe this host to confirm.\n", P(a->arms[a->best].name), t.effect, P(a->baseline),
+			t.ci, t.tau2);
+	}
 	else
 		fprintf(f, "Advice: keep %s; no arm is better with 95%% confidence on hosts like this one.\n",
 			P(a->baseline));

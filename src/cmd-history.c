@@ -25,13 +25,10 @@ static const struct option history_longopts[] = {
 	{ 0, 0, 0, 0 },
 };
 
-/* "2026-11-30T04:01:02.123Z" -> "2026-11-30 04:01:02" */
+/* "2026-11-30T04:01:02.123Z" -> "2026-11-30 04:01:02Z": UTC, said so (fmt_time) */
 static const char *short_time(const char *iso, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.19s", iso);
-	if (strlen(buf) > 10 && buf[10] == 'T')
-		buf[10] = ' ';
-	return buf;
+	return fmt_time(iso, true, buf, len);
 }
 
 /* text, or JSON null when absent */
@@ -75,6 +72,21 @@ static void run_detail(const char *kind, const char *params, char *buf, size_t l
 			snprintf(buf, len, "%s (apply run %.0f)", x->valuestring,
 				 cJSON_IsNumber(cJSON_GetObjectItem(o, "apply_run")) ?
 				 cJSON_GetObjectItem(o, "apply_run")->valuedouble : 0.0);
+	} else if (!strcmp(kind, "switchback")) {
+		/* arms, design and origin: "pc3 | pc0, 15 blocks of 30 s windows (verify --live)" */
+		cJSON *arms = cJSON_GetObjectItem(o, "arms"), *pl = cJSON_GetObjectItem(o, "plan"), *it;
+
+		cJSON_ArrayForEach(it, arms)
+			if (cJSON_IsString(cJSON_GetObjectItem(it, "name")) && off < len)
+				off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? " | " : "",
+							cJSON_GetObjectItem(it, "name")->valuestring);
+		if (cJSON_IsNumber(cJSON_GetObjectItem(pl, "blocks")) && off < len)
+			off += (size_t)snprintf(buf + off, len - off, ", %.0f blocks of %.0f s windows",
+						cJSON_GetObjectItem(pl, "blocks")->valuedouble,
+						cJSON_IsNumber(cJSON_GetObjectItem(pl, "window_s")) ?
+						cJSON_GetObjectItem(pl, "window_s")->valuedouble : 0.0);
+		if ((x = cJSON_GetObjectItem(o, "verify_of")) && cJSON_IsNumber(x) && off < len)
+			snprintf(buf + off, len - off, " (verify --live of apply run %.0f)", x->valuedouble);
 	} else if ((x = cJSON_GetObjectItem(o, "workload")) && cJSON_IsString(x)) {
 		snprintf(buf, len, "workload %s", x->valuestring);
 	}
@@ -222,7 +234,7 @@ static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run_inf
 	struct store_snapshot_row *snaps = NULL;
 	struct store_change *chg = NULL;
 	cJSON *jr = NULL;
-	char t1[24], detail[512];
+	char t1[FMT_TIME_LEN + 512], detail[512];
 	int n_snaps = 0, n_chg = 0, r;
 
 	if (run->imported)
@@ -234,11 +246,11 @@ static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run_inf
 		cJSON_AddItemToArray(jruns, jr);
 	} else {
 		if (first)
-			fprintf(ctx->out, "%5s  %-19s  %-9s  %-16s  %s\n", "RUN", "STARTED", "KIND",
+			fprintf(ctx->out, "%5s  %-20s  %-9s  %-16s  %s\n", "RUN", "STARTED (UTC)", "KIND",
 				"STATUS", "DETAIL");
 		else
 			fprintf(ctx->out, "\n");
-		fprintf(ctx->out, "%5lld  %-19s  %-9s  %-16s  %s\n", (long long)run->id,
+		fprintf(ctx->out, "%5lld  %-20s  %-9s  %-16s  %s\n", (long long)run->id,
 			fmt_printable(short_time(run->started_at, t1, sizeof(t1))),
 			fmt_printable(run->kind), fmt_printable(run->status), fmt_printable(detail));
 	}
@@ -266,7 +278,7 @@ static int history_recordings(struct cmd_ctx *ctx, cJSON *doc, long limit)
 		return err_set(&ctx->err, -ENOMEM, "out of memory");
 	r = store_sample_runs(&ctx->store, true, rows, (int)limit, &n, &ctx->err);
 	for (int i = 0; r == 0 && i < n; i++) {
-		char t1[24];
+		char t1[FMT_TIME_LEN + 512], d[FMT_NUM_LEN], tk[FMT_NUM_LEN];
 		double duration_s = (double)rows[i].last_t_ns / 1e9;	/* from the start of sampling */
 
 		if (a) {
@@ -282,11 +294,12 @@ static int history_recordings(struct cmd_ctx *ctx, cJSON *doc, long limit)
 		}
 		if (i == 0)
 			fprintf(ctx->out, "\nSample recordings (swaptune report --before ID --after ID):\n"
-				"%5s  %-19s  %-11s  %8s  %10s\n", "RUN", "STARTED", "STATUS", "TICKS", "DURATION");
-		fprintf(ctx->out, "%5lld  %-19s  %-11s  %8lld  %9.1fs\n", (long long)rows[i].run_id,
+				"%5s  %-20s  %-11s  %8s  %10s\n", "RUN", "STARTED (UTC)", "STATUS", "TICKS", "DURATION");
+		fprintf(ctx->out, "%5lld  %-20s  %-11s  %8s  %8s s\n", (long long)rows[i].run_id,
 			fmt_printable(short_time(rows[i].started_at, t1, sizeof(t1))),
 			fmt_printable(rows[i].status),
-			(long long)rows[i].ticks, duration_s);
+			fmt_num((double)rows[i].ticks, tk, sizeof(tk)),
+			fmt_num(duration_s, d, sizeof(d)));
 	}
 	free(rows);
 	return r;

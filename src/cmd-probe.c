@@ -17,6 +17,7 @@
 
 #include "swaptune/advice.h"
 #include "swaptune/cmd.h"
+#include "swaptune/utc.h"
 #include "swaptune/lock.h"
 #include "swaptune/metric-extract.h"
 #include "swaptune/probe.h"
@@ -148,15 +149,19 @@ static const char *fmt_secs(double s, char *buf, size_t len)
 
 /*
  * Progress on stderr: CMD_PROGRESS_TTY rewrites one line in place,
- * CMD_PROGRESS_PLAIN prints a line per step ("probe: trial 3/12 round 1/3
- * arm pc0 eta 42s") that logs and Ansible can keep.
+ * CMD_PROGRESS_PLAIN prints a line per step, with the time in UTC
+ * ("2026-12-01T10:00:00Z probe: trial 3/12 (round 1/3, arm pc0), ETA 42 s")
+ * that logs and Ansible can keep.
  */
 void cmd_probe_progress(const struct probe_progress *p, void *arg)
 {
 	const enum cmd_progress *mode = arg;
 	bool tty = *mode == CMD_PROGRESS_TTY;
-	char eta[32], where[64];
+	char eta[32], where[64], when[32];
 
+	/* a log line says when: UTC, as every time swaptune prints */
+	if (!tty)
+		fprintf(stderr, "%s ", utc_iso(utc_now(), when, sizeof(when)));
 	if (p->phase != PROBE_PHASE_TRIAL) {
 		fprintf(stderr, tty ? "\r\033[Kprobe: %s" : "probe: %s\n", p->msg ? p->msg : "");
 	} else {

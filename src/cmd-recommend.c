@@ -12,6 +12,7 @@
 
 #include "swaptune/advice.h"
 #include "swaptune/cmd.h"
+#include "swaptune/sbrun.h"
 
 enum { OPT_RUN = 256, OPT_MIN_EFFECT, OPT_BASELINE, OPT_STATE, OPT_EXIT_CODE };
 
@@ -55,8 +56,70 @@ static int recommend_state(struct cmd_ctx *ctx, const char *why)
 	return 0;
 }
 
+/*
+ * A switchback run: judged as it was planned (its looks, minimum effect and
+ * baseline are fixed in the run), so --min-effect and --baseline are not
+ * taken. --exit-code answers as for a probe.
+ */
+static int recommend_switchback(struct cmd_ctx *ctx, int64_t run_id, bool exit_code)
+{
+	struct sbrun_stored *s = calloc(1, sizeof(*s));
+	const char *d;
+	int r;
+
+	if (!s)
+		return err_set(&ctx->err, -ENOMEM, "out of memory");
+	r = sbrun_load(&ctx->store, &ctx->host, run_id, s, &ctx->err);
+	if (r == 0 && ctx->json) {
+		cJSON *doc = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(doc, "schema", RECOMMEND_SCHEMA);
+		cJSON_AddStringToObject(doc, "mode", "switchback");
+		cJSON_AddItemToObject(doc, "switchback", sbrun_verdict_json(s));
+		r = cmd_print_json(ctx, doc);
+	} else if (r == 0) {
+		sbrun_verdict_print(ctx->out, s);
+	}
+	d = sbrun_decision_name(s);
+	if (r == 0 && exit_code)
+		r = !strcmp(d, "change") ? ST_EXIT_ANSWER_CHANGE : !strcmp(d, "keep") ? 0 :
+		    ST_EXIT_ANSWER_INCONCLUSIVE;
+	sbrun_stored_free(s);
+	free(s);
+	return r;
+}
+
+/* The run recommend judges without --run: the newest switchback when newer than the probe's. */
+static int latest_run(struct cmd_ctx *ctx, int64_t *run_id, bool *switchback)
+{
+	int64_t sb = 0;
+	int r = advice_latest_probe_run(&ctx->store, run_id, &ctx->err);
+
+	if (r == -ENOENT) {
+		err_reset(&ctx->err);
+		*run_id = 0;
+	} else if (r < 0) {
+		return r;
+	}
+	if (sbrun_latest(&ctx->store, &sb, NULL) == 0 && sb > *run_id) {
+		*run_id = sb;
+		*switchback = true;
+	}
+	return *run_id ? 0 : err_set(&ctx->err, -ENOENT, "no probe or switchback run");
+}
+
+static bool is_switchback(struct cmd_ctx *ctx, int64_t run_id)
+{
+	char kind[32];
+	bool imported;
+
+	return store_sb_run_kind(&ctx->store, run_id, kind, sizeof(kind), &imported, NULL) == 0 &&
+	       !strcmp(kind, SBRUN_KIND);
+}
+
 static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
+	bool switchback = false;
 	struct advice_run *run = NULL;
 	struct verdict_result *v = NULL;
 	struct verdict_opts vo;
@@ -110,7 +173,7 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	if (state)
 		return recommend_state(ctx, "state-only advice requested with --state");
 	if (!run_id) {
-		r = advice_latest_probe_run(&ctx->store, &run_id, &ctx->err);
+		r = latest_run(ctx, &run_id, &switchback);
 		if (r == -ENOENT) {
 			err_reset(&ctx->err);
 			if (baseline || exit_code)
@@ -121,6 +184,13 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		}
 		if (r < 0)
 			return r;
+	}
+	if (switchback || is_switchback(ctx, run_id)) {
+		if (min_given || baseline)
+			return cmd_usage_error(ctx, &cmd_recommend_entry,
+					       "run %lld is a switchback: it is judged by its own plan (no --min-effect or --baseline)",
+					       (long long)run_id);
+		return recommend_switchback(ctx, run_id, exit_code);
 	}
 	run = calloc(1, sizeof(*run));
 	v = calloc(1, sizeof(*v));
@@ -164,7 +234,7 @@ out:
 }
 
 static const struct cmd_option recommend_options[] = {
-	{ "--run ID", "judge probe run ID (default: the latest probe run)" },
+	{ "--run ID", "judge probe or switchback run ID (default: the latest of them)" },
 	{ "--min-effect PCT", "smallest estimated gain worth a change, in percent (default 2; a filter on the estimate, not a test)" },
 	{ "--baseline ARM", "compare with ARM instead of the arm matching the setting before the probe" },
 	{ "--state", "advice from the host's state alone, even when probe runs exist" },
@@ -174,7 +244,7 @@ static const struct cmd_option recommend_options[] = {
 
 const struct cmd_entry cmd_recommend_entry = {
 	.name = "recommend",
-	.summary = "the advisor's verdict on a probe run, or advice from the host's state",
+	.summary = "the advisor's verdict on a probe or switchback run, or advice from the host's state",
 	.usage = "[--run ID] [--min-effect PCT] [--baseline ARM] [--state] [--exit-code]",
 	.options = recommend_options,
 	.exec = recommend_exec,

@@ -22,6 +22,7 @@
 #include "swaptune/cmd.h"
 #include "swaptune/replay.h"
 #include "swaptune/sampler.h"
+#include "swaptune/settings.h"
 
 #define MIN_INTERVAL_NS 10000000LL		/* 10 ms */
 #define MAX_INTERVAL_NS (24LL * 3600 * 1000000000LL)
@@ -73,7 +74,7 @@ static enum sample_metric column_for(const struct sampler *s, size_t i)
 
 static void table_header(FILE *o, const struct sampler *s)
 {
-	fprintf(o, "%-8s", "time");
+	fprintf(o, "%-8s", "UTC");	/* times in UTC, as everywhere else */
 	for (size_t i = 0; i < SAMPLE_TABLE_COLS; i++)
 		fprintf(o, "%6s", sampler_metric(column_for(s, i))->head);
 	fputc('\n', o);
@@ -86,7 +87,7 @@ static void table_row(FILE *o, const struct sampler *s, uint64_t wall_ns)
 	char t[16], b[16];
 	double v = 0;
 
-	localtime_r(&secs, &tm);
+	gmtime_r(&secs, &tm);
 	strftime(t, sizeof(t), "%H:%M:%S", &tm);
 	fprintf(o, "%-8s", t);
 	for (size_t i = 0; i < SAMPLE_TABLE_COLS; i++) {
@@ -199,9 +200,81 @@ static bool live_counter(const void *arg, enum sample_counter c, double *v)
 	return true;
 }
 
-static int prom_format(const struct sampler *s, char *buf, size_t len)
+/* "change" for the stored verdict kinds, old ("switch") and new */
+static const char *verdict_word(const char *kind)
+{
+	if (!strcmp(kind, "switch") || !strcmp(kind, "change"))
+		return "change";
+	if (!strcmp(kind, "keep") || !strcmp(kind, "inconclusive"))
+		return kind;
+	return "unknown";
+}
+
+/*
+ * The verdict this host's newest probe run stored, from its summary: one
+ * row read (bounded). Another host's imported run is not this host's state.
+ */
+static void state_verdict(struct store *st, struct sample_prom_state *ps)
+{
+	struct store_run_full ri;
+	struct st_err e = { 0 };
+	int64_t id;
+	cJSON *sum, *v;
+
+	if (store_probe_latest_run(st, &id, &e) < 0 || store_run_full_get(st, id, &ri, &e) < 0)
+		return;
+	sum = ri.summary && !strcmp(ri.status, "ok") ? cJSON_Parse(ri.summary) : NULL;
+	v = cJSON_GetObjectItemCaseSensitive(sum, "verdict");
+	if (cJSON_IsString(cJSON_GetObjectItem(v, "kind")) &&
+	    fmt_parse_time(ri.ended_at[0] ? ri.ended_at : ri.started_at, &ps->verdict_unix) == 0) {
+		const cJSON *arm = cJSON_GetObjectItem(v, "arm");
+
+		ps->has_verdict = true;
+		ps->verdict_run = (long long)id;
+		snprintf(ps->verdict, sizeof(ps->verdict), "%s",
+			 verdict_word(cJSON_GetObjectItem(v, "kind")->valuestring));
+		snprintf(ps->verdict_arm, sizeof(ps->verdict_arm), "%s",
+			 cJSON_IsString(arm) ? arm->valuestring : "");
+	}
+	cJSON_Delete(sum);
+	store_run_full_free(&ri);
+}
+
+/* When the newest "ok" run of kind (apply, rollback) among the 20 newest started: bounded. */
+static bool state_last(struct store *st, const char *kind, double *when)
+{
+	struct store_run_row rows[20];
+	struct st_err e = { 0 };
+	int n = 0;
+
+	if (store_runs_recent(st, kind, rows, 20, &n, &e) < 0)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(rows[i].status, "ok"))
+			return fmt_parse_time(rows[i].started_at, when) == 0;
+	return false;
+}
+
+/*
+ * The host's state for the exposition: settings now, the stored verdict,
+ * the last apply and rollback. Best effort: what cannot be read is left out.
+ */
+static void prom_state(struct cmd_ctx *ctx, struct settings_snapshot *ss, struct sample_prom_state *ps)
+{
+	struct st_err e = { 0 };
+
+	memset(ps, 0, sizeof(*ps));
+	if (settings_snapshot(&ctx->host, ss, &e) == 0)
+		ps->settings = ss;
+	state_verdict(&ctx->store, ps);
+	ps->has_apply = state_last(&ctx->store, "apply", &ps->apply_unix);
+	ps->has_rollback = state_last(&ctx->store, "rollback", &ps->rollback_unix);
+}
+
+static int prom_format(const struct sampler *s, const struct sample_prom_state *ps, char *buf, size_t len)
 {
 	struct sample_prom_src src = {
+		.state = ps,
 		.arg = s, .value = live_value, .counter = live_counter,
 		.cgroup = sampler_cgroup_path(s), .cpu_source = sampler_cpu_source(s),
 		.cpu_target = sampler_cpu_target(s), .interval_s = sampler_interval_s(s),
@@ -428,15 +501,19 @@ static void print_summary(FILE *o, const struct sampler *s, const char *how, boo
 	bool any = false;
 	double v;
 
-	n = (size_t)snprintf(line, sizeof(line), "sample: %s after %" PRIu64 " tick%s in %.1f s",
+	char el[FMT_NUM_LEN];
+
+	n = (size_t)snprintf(line, sizeof(line), "sample: %s after %" PRIu64 " tick%s in %s s",
 			     how, sampler_seq(s), sampler_seq(s) == 1 ? "" : "s",
-			     sampler_elapsed_s(s));
+			     fmt_num(sampler_elapsed_s(s), el, sizeof(el)));
 	for (size_t i = 0; i < sizeof(summary_metrics) / sizeof(summary_metrics[0]); i++)
 		if (sampler_mean(s, summary_metrics[i], &v) && n < sizeof(line)) {
 			const struct sample_metric_def *d = sampler_metric(summary_metrics[i]);
 
-			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %s %.4g%s%s",
-					      any ? "," : "; means:", d->row->name, v,
+			char num[FMT_NUM_LEN];
+
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %s %s%s%s",
+					      any ? "," : "; means:", d->row->name, fmt_num(v, num, sizeof(num)),
 					      d->unit[0] ? " " : "", d->unit);
 			any = true;
 		}
@@ -503,8 +580,12 @@ static int emit(struct cmd_ctx *ctx, const struct sample_args *a, struct sampler
 		fwrite(json, 1, (size_t)n_json + 1, ctx->out);
 		json[n_json] = '\0';
 		break;
-	case OUT_PROM:
-		n = prom_format(s, buf, OUT_BUF);
+	case OUT_PROM: {
+		struct settings_snapshot ss;
+		struct sample_prom_state ps;
+
+		prom_state(ctx, &ss, &ps);
+		n = prom_format(s, &ps, buf, OUT_BUF);
 		if (n < 0)
 			return err_set(&ctx->err, n, "sample: tick too large to format");
 		if (a->prom_file)
@@ -513,6 +594,7 @@ static int emit(struct cmd_ctx *ctx, const struct sample_args *a, struct sampler
 			fputc('\n', ctx->out);
 		fwrite(buf, 1, (size_t)n, ctx->out);
 		break;
+	}
 	}
 	(*rows)++;
 	if (fflush(ctx->out) != 0 || ferror(ctx->out))
@@ -614,7 +696,8 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	if (stop_signal && stop_signal != SIGPIPE)
 		how = stop_signal == SIGINT ? "interrupted (SIGINT)" : "interrupted (SIGTERM)";
 
-	if (r == 0 || stop_signal) {
+	/* with --prom-file it runs from cron or a timer: nothing to say when all went well */
+	if ((r == 0 || stop_signal) && !a.prom_file) {
 		FILE *o = a.mode == OUT_TABLE && stop_signal != SIGPIPE ? ctx->out : stderr;
 
 		print_summary(o, s, how, o == ctx->out);

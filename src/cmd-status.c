@@ -82,11 +82,11 @@ static void print_zswap(FILE *o, const struct host_facts *f)
 			fprintf(o, "  " SUBLABEL "%s\n", f->problems[i].part + 6,
 				na(f, f->problems[i].part, why, sizeof(why)));
 	if (f->zswap_stats_available) {
-		fprintf(o, "  " SUBLABEL "%llu pages stored in %s", "pool", 
-			(unsigned long long)f->zswap_stored_pages,
+		fprintf(o, "  " SUBLABEL "%s pages stored in %s", "pool",
+			fmt_num((double)f->zswap_stored_pages, b2, sizeof(b2)),
 			fmt_bytes(f->zswap_pool_bytes, b1, sizeof(b1)));
 		if (f->zswap_ratio > 0)
-			fprintf(o, ", compression %.2f:1", f->zswap_ratio);
+			fprintf(o, ", compression %s:1", fmt_num(f->zswap_ratio, b2, sizeof(b2)));
 		fprintf(o, "\n");
 	} else {
 		const char *n = na(f, "zswap-debugfs", why, sizeof(why));
@@ -105,7 +105,7 @@ static void print_zswap(FILE *o, const struct host_facts *f)
 
 static void print_readahead(FILE *o, const struct host_facts *f)
 {
-	char pcw[64], why[ST_ERR_MSG_MAX + 8];
+	char pcw[64], why[ST_ERR_MSG_MAX + 8], pct[32], b1[FMT_NUM_LEN], b2[FMT_NUM_LEN];
 	const char *n;
 
 	fprintf(o, LABEL "%s%s\n", "Readahead",
@@ -126,9 +126,10 @@ static void print_readahead(FILE *o, const struct host_facts *f)
 	if ((n = na(f, "vmstat", why, sizeof(why))))
 		fprintf(o, "  " SUBLABEL "%s\n", "hit ratio", n);
 	else if (f->have_swap_ra && f->swap_ra)
-		fprintf(o, "  " SUBLABEL "%.1f %% of %llu readahead pages used since boot (%llu wasted)\n",
-			"hit ratio", f->ra_hit_pct, (unsigned long long)f->swap_ra,
-			(unsigned long long)(f->swap_ra - f->swap_ra_hit));
+		fprintf(o, "  " SUBLABEL "%s of %s readahead pages used since boot (%s wasted)\n",
+			"hit ratio", fmt_pct(f->ra_hit_pct, false, pct, sizeof(pct)),
+			fmt_num((double)f->swap_ra, b1, sizeof(b1)),
+			fmt_num((double)(f->swap_ra - f->swap_ra_hit), b2, sizeof(b2)));
 	else
 		fprintf(o, "  " SUBLABEL "%s\n", "hit ratio",
 			f->have_swap_ra ? "no swap readahead since boot" : "not counted by this kernel");
@@ -163,8 +164,9 @@ static void print_human(FILE *o, const struct host_facts *f)
 	if ((n = na(f, "psi", why, sizeof(why))))
 		fprintf(o, LABEL "%s\n", "PSI", n);
 	else if (f->psi_available)
-		fprintf(o, LABEL "memory some %.2f %%, full %.2f %% (avg10)\n", "PSI",
-			f->psi.some.avg10, f->psi.full.avg10);
+		fprintf(o, LABEL "memory some %s, full %s (avg10)\n", "PSI",
+			fmt_pct(f->psi.some.avg10, false, b1, sizeof(b1)),
+			fmt_pct(f->psi.full.avg10, false, b2, sizeof(b2)));
 	else
 		fprintf(o, LABEL "not available (kernel without CONFIG_PSI or booted psi=0)\n", "PSI");
 	if (f->pmu.hw_available)

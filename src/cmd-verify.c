@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd-switchback.h"
 #include "swaptune/advice.h"
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
@@ -32,7 +33,8 @@
 
 #define VERIFY_SCHEMA "swaptune.verify/1"
 
-enum { OPT_RUN = 256, OPT_REPS, OPT_YES, OPT_DRY_RUN, OPT_SCRATCH_DIR, OPT_MIN_EFFECT, OPT_PROGRESS, OPT_ARM };
+enum { OPT_RUN = 256, OPT_REPS, OPT_YES, OPT_DRY_RUN, OPT_SCRATCH_DIR, OPT_MIN_EFFECT, OPT_PROGRESS, OPT_ARM,
+       OPT_LIVE };
 
 static const struct option verify_longopts[] = {
 	{ "run", required_argument, NULL, OPT_RUN },
@@ -43,6 +45,7 @@ static const struct option verify_longopts[] = {
 	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 	{ "progress", required_argument, NULL, OPT_PROGRESS },
 	{ "arm", required_argument, NULL, OPT_ARM },
+	{ "live", no_argument, NULL, OPT_LIVE },
 	{ 0, 0, 0, 0 },
 };
 
@@ -414,6 +417,12 @@ static int verify_exec(struct cmd_ctx *ctx, int argc, char **argv)
 
 	if (!w)
 		return err_set(&ctx->err, -ENOMEM, "out of memory");
+	/* --live: a switchback on the running workload instead of the probe (cmd-verify-live.c) */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--live")) {
+			free(w);
+			return cmd_verify_live(ctx, argc, argv);
+		}
 	if ((r = parse_args(ctx, argc, argv, &o)) < 0)
 		goto out;
 	if (!o.t.probe_run && (r = find_apply(ctx, &o.t)) < 0)
@@ -462,18 +471,20 @@ static const struct cmd_option verify_options[] = {
 	{ "--run ID", "repeat probe run ID instead of the one behind the applied setting" },
 	{ "--arm NAME", "with --run: judge arm NAME (e.g. the one a fleet rollout applied) instead of the run's recommended arm" },
 	{ "--reps N", "measured rounds for the re-run (default: as the original run)" },
-	{ "--min-effect PCT", "smallest improvement that counts, in percent (default 2)" },
+	{ "--min-effect PCT", "smallest improvement that counts, in percent (default 2; with --live: points for PSI)" },
 	{ "--scratch-dir DIR", "directory for the probe's scratch swap file" },
 	{ "-y, --yes", "do not ask (needed without a terminal)" },
 	{ "--dry-run", "say what would be re-run; change nothing" },
 	{ "--progress MODE", "auto (a live line on a terminal, else nothing), tty, plain (one line per step on stderr, for logs and scripts) or none" },
+	{ "--live", "instead of a probe: a switchback of the applied settings against their previous values on the running workload (the newest apply in effect or awaiting confirmation; --run ID names the apply run); takes the options below and --yes, --dry-run, --min-effect, --progress" },
+	CMD_SB_DESIGN_HELP
 	{ NULL, NULL },
 };
 
 const struct cmd_entry cmd_verify_entry = {
 	.name = "verify",
-	.summary = "re-run the probe behind the applied setting and check the benefit still holds",
-	.usage = "[--run ID [--arm NAME]] [--reps N] [--min-effect PCT] [--yes] [--dry-run] [--progress MODE]",
+	.summary = "re-run the probe behind the applied setting (or, --live, a switchback on the running workload) and check the benefit still holds",
+	.usage = "[--run ID [--arm NAME]] [--reps N] [--min-effect PCT] [--yes] [--dry-run] [--progress MODE] | --live [--run APPLY_ID] [SWITCHBACK OPTIONS]",
 	.options = verify_options,
 	.answers = "0 the benefit holds, 10 it no longer holds, 11 inconclusive (--dry-run: 0)",
 	.exec = verify_exec,

@@ -19,6 +19,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_sample_entry,
 	&cmd_tui_entry,
 	&cmd_probe_entry,
+	&cmd_switchback_entry,
 	&cmd_recommend_entry,
 	&cmd_apply_entry,
 	&cmd_rollback_entry,

@@ -138,7 +138,17 @@ static const struct field run_fields[] = {
 	{ "started_at", V_STR, true }, { "ended_at", V_STR_NULL, true },
 	{ "params", V_ANY_TEXT, true }, { "summary", V_ANY_TEXT, true },
 	{ "arms", V_ARR, true }, { "trials", V_ARR, true }, { "snapshots", V_ARR, true },
-	{ "changes", V_ARR, true }, { "samples", V_ARR, true }, { NULL, 0, false },
+	{ "changes", V_ARR, true }, { "samples", V_ARR, true },
+	{ "windows", V_ARR, false },	/* switchback runs (exports since schema 6) */
+	{ NULL, 0, false },
+};
+static const struct field window_fields[] = {
+	{ "idx", V_INT, true }, { "block", V_INT, true }, { "pos", V_INT, true },
+	{ "arm", V_STR, true }, { "started_at", V_STR, true }, { "start_s", V_NUM_NULL, true },
+	{ "switch_s", V_NUM_NULL, true }, { "count_start_s", V_NUM_NULL, true },
+	{ "end_s", V_NUM_NULL, true }, { "outcome", V_STR, true }, { "value", V_NUM_NULL, true },
+	{ "failure", V_STR_NULL, false }, { "failed_at_s", V_NUM_NULL, false },
+	{ "metrics", V_OBJ, true }, { NULL, 0, false },
 };
 static const struct field arm_fields[] = {
 	{ "name", V_STR, true }, { "settings", V_ANY_TEXT, true }, { "emulated", V_BOOL, true },
@@ -211,8 +221,19 @@ static int check_run(struct vctx *v, const cJSON *run)
 	    check_list(v, run, "trials", trial_fields, prefix) < 0 ||
 	    check_list(v, run, "snapshots", snapshot_fields, prefix) < 0 ||
 	    check_list(v, run, "changes", change_fields, prefix) < 0 ||
-	    check_list(v, run, "samples", sample_fields, prefix) < 0)
+	    check_list(v, run, "samples", sample_fields, prefix) < 0 ||
+	    check_list(v, run, "windows", window_fields, prefix) < 0)
 		return -EBADMSG;
+	i = 0;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(run, "windows")) {
+		snprintf(v->where, sizeof(v->where), "%s.windows[%d]", prefix, i++);
+		if (!arm_named(run, cJSON_GetObjectItemCaseSensitive(t, "arm")->valuestring))
+			return bad(v, "arm", "no arm of that name in the run");
+		cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(t, "metrics"))
+			if (!cJSON_IsNumber(m) || !isfinite(m->valuedouble) || fabs(m->valuedouble) > 1e300)
+				return bad(v, "metrics", "a value is not a finite number");
+	}
+	i = 0;
 	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(run, "trials")) {
 		snprintf(v->where, sizeof(v->where), "%s.trials[%d]", prefix, i++);
 		if (!arm_named(run, cJSON_GetObjectItemCaseSensitive(t, "arm")->valuestring))
@@ -465,11 +486,16 @@ static size_t count_hosts(const struct fleet_run *runs, const size_t *sel, size_
 	return hosts;
 }
 
-static bool same_group(const struct fleet_run *r, const struct fleet_group *g)
+bool fleet_run_in_group(const struct fleet_run *r, const struct fleet_group *g)
 {
 	return !strcmp(r->kernel, g->kernel) && !strcmp(r->cpu_model, g->cpu_model) &&
 	       !strcmp(r->backend, g->backend) && !strcmp(r->workload, g->workload) &&
 	       !strcmp(r->baseline, g->baseline);
+}
+
+static bool same_group(const struct fleet_run *r, const struct fleet_group *g)
+{
+	return fleet_run_in_group(r, g);
 }
 
 static int group_cmp(const void *a, const void *b)

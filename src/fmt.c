@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "swaptune/fmt.h"
 
@@ -290,29 +291,199 @@ const char *fmt_printable(const char *s)
 	return fmt_escape(s, ring[next++ % FMT_PRINTABLE_SLOTS], FMT_PRINTABLE_LEN);
 }
 
+/*
+ * v (finite, |v| < 10 000 or scaled into [1, 1000)) with sig significant
+ * digits but never fewer than the integer part, "-0" as "0". A plain
+ * number drops trailing zeros after the point (3, 64, 2.5: often exact);
+ * a scaled one keeps them, since they are digits it measured (28.00k is
+ * not 28k).
+ */
+static void plain_digits(double v, int sig, const char *suffix, char *buf, size_t len)
+{
+	double a = fabs(v);
+	int mag = a >= 1 ? (int)floor(log10(a)) : a > 0 ? (int)floor(log10(a)) : 0;
+	int dec = sig - 1 - mag;
+	char *dot, *end;
+
+	if (dec < 0)
+		dec = 0;
+	if (dec > 9)
+		dec = 9;
+	snprintf(buf, len, "%.*f", dec, v);
+	dot = *suffix ? NULL : strchr(buf, '.');
+	if (dot) {
+		end = buf + strlen(buf);
+		while (end > dot + 1 && end[-1] == '0')
+			*--end = '\0';
+		if (end == dot + 1)
+			*dot = '\0';
+	}
+	if (!strcmp(buf, "-0"))
+		snprintf(buf, len, "0");
+	if (*suffix && strlen(buf) + strlen(suffix) < len)
+		strcat(buf, suffix);
+}
+
+const char *fmt_num_sig(double v, int sig, char *buf, size_t len)
+{
+	static const char *const prefix[] = { "", "k", "M", "G", "T", "P", "E" };
+	double a = fabs(v);
+	int p = 0;
+
+	if (len == 0)
+		return buf;
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	if (sig < 1)
+		sig = 1;
+	if (sig > 4)
+		sig = 4;
+	if (a < 0.5e-9) {
+		snprintf(buf, len, "0");
+		return buf;
+	}
+	if (a < 9999.5) {
+		plain_digits(v, sig, "", buf, len);
+		return buf;
+	}
+	while (p < 6) {
+		double s = a / 1000, r;
+		int dec;
+
+		p++;
+		a = s;
+		v /= 1000;
+		/* what it rounds to with the digits it would get: 999.96k is 1M */
+		dec = sig - 1 - (a >= 100 ? 2 : a >= 10 ? 1 : 0);
+		r = round(a * pow(10, dec < 0 ? 0 : dec)) / pow(10, dec < 0 ? 0 : dec);
+		if (r < 1000 || p == 6)
+			break;
+	}
+	if (a < 1)	/* 999.96k went up a prefix: it is 1.000M */
+		v = v < 0 ? -1 : 1;
+	plain_digits(v, sig, prefix[p], buf, len);
+	return buf;
+}
+
+const char *fmt_num(double v, char *buf, size_t len)
+{
+	return fmt_num_sig(v, 4, buf, len);
+}
+
+const char *fmt_p(double p, char *buf, size_t len)
+{
+	if (!isfinite(p))
+		snprintf(buf, len, "-");
+	else if (p < 0.001)
+		snprintf(buf, len, "<0.001");
+	else if (p >= 0.995)
+		snprintf(buf, len, "1.0");
+	else
+		/* two significant digits, the zeros kept: 0.10 is not 0.1 of a p-value */
+		snprintf(buf, len, "%.*f", p >= 0.0995 ? 2 : p >= 0.00995 ? 3 : 4, p);
+	return buf;
+}
+
+const char *fmt_pct(double v, bool sign, char *buf, size_t len)
+{
+	char n[FMT_NUM_LEN];
+
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) < 9999.95)
+		snprintf(buf, len, sign ? "%+.1f %%" : "%.1f %%", v);
+	else
+		snprintf(buf, len, "%s%s %%", sign && v > 0 ? "+" : "", fmt_num(v, n, sizeof(n)));
+	return buf;
+}
+
+const char *fmt_size_arg(unsigned long long b, char *buf, size_t len)
+{
+	static const char unit[] = "KMGT";
+	int u = -1;
+
+	while (b && u < 3 && b % 1024 == 0) {
+		b /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", b);
+	else
+		snprintf(buf, len, "%llu%c", b, unit[u]);
+	return buf;
+}
+
+const char *fmt_time(const char *iso, bool space, char *buf, size_t len)
+{
+	const char *pat = "dddd-dd-ddTdd:dd:dd";
+	size_t i;
+
+	if (!iso)
+		iso = "";
+	for (i = 0; pat[i] && iso[i]; i++)
+		if (pat[i] == 'd' ? !isdigit((unsigned char)iso[i]) : iso[i] != pat[i])
+			break;
+	/* the seconds, then an optional fraction, then Z (or nothing: stored UTC) */
+	if (!pat[i]) {
+		const char *p = iso + i;
+
+		if (*p == '.')
+			for (p++; isdigit((unsigned char)*p); p++)
+				;
+		if ((*p == 'Z' && !p[1]) || !*p) {
+			snprintf(buf, len, "%.10s%c%.8sZ", iso, space ? ' ' : 'T', iso + 11);
+			return buf;
+		}
+	}
+	return fmt_escape(iso, buf, len);
+}
+
+int fmt_parse_time(const char *iso, double *unix_s)
+{
+	struct tm tm;
+	const char *p;
+	double frac = 0;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!iso || !(p = strptime(iso, "%Y-%m-%dT%H:%M:%S", &tm)))
+		return -EINVAL;
+	if (*p == '.') {
+		const char *q = p + 1;
+
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (q == p + 1)
+			return -EINVAL;
+		frac = strtod(p, NULL);
+		p = q;
+	}
+	if (*p == 'Z')
+		p++;
+	if (*p)
+		return -EINVAL;
+	*unix_s = (double)timegm(&tm) + frac;
+	return 0;
+}
+
 const char *fmt_short(char *b, size_t len, bool ok, double v)
 {
 	if (!ok)
 		return "n/a";
 	if (v < 0)
 		v = 0;
-	if (v == 0)
-		snprintf(b, len, "0");
-	else if (v < 9.995)
+	/* at most two decimals: five columns */
+	if (v < 0.995 && v >= 0.005) {
+		char *end;
+
 		snprintf(b, len, "%.2f", v);
-	else if (v < 99.95)
-		snprintf(b, len, "%.1f", v);
-	else if (v < 99999.5)
-		snprintf(b, len, "%.0f", v);
-	else if (v < 999.5e3)
-		snprintf(b, len, "%.0fk", v / 1e3);
-	else if (v < 99.95e6)
-		snprintf(b, len, "%.1fM", v / 1e6);
-	else if (v < 999.5e6)
-		snprintf(b, len, "%.0fM", v / 1e6);
-	else
-		snprintf(b, len, "%.1fG", v / 1e9);
-	return b;
+		end = b + strlen(b);
+		while (end[-1] == '0')
+			*--end = '\0';
+		return b;
+	}
+	return fmt_num_sig(v < 0.005 ? 0 : v, 3, b, len);
 }
 
 void fmt_json_num(cJSON *o, const char *key, double v)

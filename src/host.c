@@ -740,6 +740,8 @@ int host_cgroup_info(const struct host *h, struct st_cgroup_info *ci,
 			if (has_opt(opts, "perf_event") && !ci->perf_event_v1_root[0])
 				snprintf(ci->perf_event_v1_root, sizeof(ci->perf_event_v1_root),
 					 "%s", mnt + 1);
+			if (has_opt(opts, "cpuacct") && !ci->cpuacct_v1_root[0])
+				snprintf(ci->cpuacct_v1_root, sizeof(ci->cpuacct_v1_root), "%s", mnt + 1);
 		} else if (!strcmp(type, "cgroup2") && !ci->unified_root[0]) {
 			snprintf(ci->unified_root, sizeof(ci->unified_root), "%s", mnt + 1);
 		}

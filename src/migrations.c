@@ -128,12 +128,38 @@ static const char *const migrations[] = {
 	"CREATE INDEX changes_session ON changes(session, state);"
 	"CREATE INDEX snapshots_run ON snapshots(run_id);"
 	"CREATE INDEX runs_status ON runs(status);",
+	/*
+	 * 6: switchback runs: one row per window (its arm, when it started,
+	 * switched and counted, its outcome and value) and its figures
+	 */
+	"CREATE TABLE windows ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),"
+	"  idx INTEGER NOT NULL,"
+	"  block INTEGER NOT NULL,"
+	"  pos INTEGER NOT NULL,"
+	"  arm_id INTEGER NOT NULL REFERENCES arms(id),"
+	"  started_at TEXT NOT NULL,"
+	"  start_s REAL NOT NULL,"
+	"  switch_s REAL,"
+	"  count_start_s REAL NOT NULL,"
+	"  end_s REAL NOT NULL,"
+	"  outcome TEXT NOT NULL,"
+	"  value REAL,"
+	"  failure TEXT,"
+	"  failed_at_s REAL,"
+	"  PRIMARY KEY (run_id, idx)) WITHOUT ROWID;"
+	"CREATE TABLE window_metrics ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),"
+	"  idx INTEGER NOT NULL,"
+	"  key TEXT NOT NULL,"
+	"  value REAL NOT NULL,"
+	"  PRIMARY KEY (run_id, idx, key)) WITHOUT ROWID;",
 };
 
 /* Every table the schema has: one missing is a damaged store, never an empty one. */
 static const char *const tables[] = {
 	"hosts", "runs", "snapshots", "changes", "arms", "trials", "metrics", "samples",
-	"sample_shapes", NULL,
+	"sample_shapes", "windows", "window_metrics", NULL,
 };
 
 int migrations_latest(void)

@@ -32,9 +32,9 @@
 const struct recipe_field recipe_fields[] = {
 	F("method", "seed", "--seed", RECIPE_SHOW_INT, RECIPE_U64, seed, 0, SEED_MAX, true, false,
 	  "a whole number below 2^53"),
-	F("workload", "working_set_bytes", "--working-set", RECIPE_SHOW_INT, RECIPE_U64, wp.working_set_bytes,
+	F("workload", "working_set_bytes", "--working-set", RECIPE_SHOW_SIZE, RECIPE_U64, wp.working_set_bytes,
 	  1, FMT_SIZE_MAX, true, true, "a size from 1 byte to 1 EiB"),
-	F("memcg", "limit_bytes", "--memcg-limit", RECIPE_SHOW_INT, RECIPE_U64, memcg_limit_bytes,
+	F("memcg", "limit_bytes", "--memcg-limit", RECIPE_SHOW_SIZE, RECIPE_U64, memcg_limit_bytes,
 	  1, FMT_SIZE_MAX, true, true, "a size from 1 byte to 1 EiB"),
 	/* 0 = two passes, as the writer stores an uncalibrated run */
 	F("workload", "ops", "--ops", RECIPE_SHOW_NONE, RECIPE_U64, wp.ops, 0, SEED_MAX, true, false,
@@ -47,7 +47,7 @@ const struct recipe_field recipe_fields[] = {
 	  true, true, "a whole number from 1 below 2^53"),
 	F("workload", "run_pages", "--run-pages", RECIPE_SHOW_INT, RECIPE_U64, wp.run_pages, 1, SEED_MAX,
 	  true, true, "a whole number from 1 below 2^53"),
-	F("workload", "file_bytes", "--file-size", RECIPE_SHOW_INT, RECIPE_U64, wp.file_bytes, 1,
+	F("workload", "file_bytes", "--file-size", RECIPE_SHOW_SIZE, RECIPE_U64, wp.file_bytes, 1,
 	  FMT_SIZE_MAX, true, true, "a size from 1 byte to 1 EiB"),
 	F("workload", "seed", NULL, RECIPE_SHOW_NONE, RECIPE_U64, wp.seed, 0, SEED_MAX, true, false,
 	  "a whole number below 2^53"),
@@ -537,6 +537,7 @@ int recipe_rerun_line(const struct recipe *r, char *out, size_t len)
 {
 	const struct probe_config *c = &r->c;
 	struct line l = { out, len, 0 };
+	char size[32];
 
 	add(&l, "sudo swaptune probe");
 	add_word(&l, " --workload ", c->workload->name);
@@ -556,7 +557,9 @@ int recipe_rerun_line(const struct recipe *r, char *out, size_t len)
 			if (r->have[recipe_field_find("method", "min_trial_s")])
 				add(&l, " --min-trial 0");
 		}
-		if (f->show != RECIPE_SHOW_NONE && r->have[i])
+		if (f->show == RECIPE_SHOW_SIZE && r->have[i])
+			add(&l, " %s %s", f->option, fmt_size_arg((unsigned long long)v, size, sizeof(size)));
+		else if (f->show != RECIPE_SHOW_NONE && r->have[i])
 			add(&l, f->show == RECIPE_SHOW_REAL ? " %s %g%s" : " %s %.0f%s", f->option, v,
 			    f->show == RECIPE_SHOW_SECS ? "s" : "");
 		if (!strcmp(f->key, "limit_bytes") && r->limit_high)

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "swaptune/advisor.h"
+#include "swaptune/fmt.h"
 #include "swaptune/report.h"
 #include "swaptune/vocab.h"
 
@@ -47,6 +48,7 @@ static const struct sample_metric_def *def(size_t m)
 }
 
 struct metric_acc {
+	size_t present;		/* ticks whose structure has the key (its value may be null) */
 	size_t n;
 	double sum;
 	double bsum[BATCHES];
@@ -99,6 +101,8 @@ static int scan_tick(const struct store_tick *t, void *arg)
 	for (size_t m = 0; m < NM; m++) {
 		double v;
 
+		if (r->slot[m] >= 0)
+			r->m[m].present++;
 		if (store_tick_number(t, r->slot[m], &v))
 			add_value(r, m, v, b, pt);
 	}
@@ -149,7 +153,7 @@ static void sampler_cell(struct report_section *s, const char *params)
 	const cJSON *iv = cJSON_GetObjectItem(p, "interval_s"), *du = cJSON_GetObjectItem(p, "duration_s");
 	const cJSON *cg = cJSON_GetObjectItem(p, "cgroup"), *pid = cJSON_GetObjectItem(p, "pid");
 	const cJSON *cpu = cJSON_GetObjectItem(p, "cpu_counters");
-	char buf[512];
+	char buf[512], num[FMT_NUM_LEN];
 	size_t n = 0;
 
 	if (!cJSON_IsObject(p)) {
@@ -160,9 +164,9 @@ static void sampler_cell(struct report_section *s, const char *params)
 	buf[0] = '\0';
 #define PUT(...) do { if (n < sizeof(buf)) n += (size_t)snprintf(buf + n, sizeof(buf) - n, __VA_ARGS__); } while (0)
 	if (cJSON_IsNumber(iv))
-		PUT("every %g s", iv->valuedouble);
+		PUT("every %s s", fmt_num(iv->valuedouble, num, sizeof(num)));
 	if (cJSON_IsNumber(du) && du->valuedouble > 0)
-		PUT("%sfor %g s", n ? " " : "", du->valuedouble);
+		PUT("%sfor %s s", n ? " " : "", fmt_num(du->valuedouble, num, sizeof(num)));
 	if (cJSON_IsString(cg) && *cg->valuestring)
 		PUT("%scgroup %s", n ? ", " : "", cg->valuestring);
 	if (cJSON_IsNumber(pid) && pid->valuedouble > 0)
@@ -179,6 +183,7 @@ static void recordings_table(struct report *rep, const struct recording *a, cons
 	static const char *const cols[] = { "", "before", "after" };
 	struct report_section *s = report_add(rep, REPORT_TABLE, "recordings-compared", "Recordings compared");
 	const struct recording *r[2] = { a, b };
+	char t[FMT_TIME_LEN + 512];
 
 	report_cols(s, 3, cols);
 	report_cell(s, "run");
@@ -189,16 +194,18 @@ static void recordings_table(struct report *rep, const struct recording *a, cons
 		report_cell(s, "%s", r[i]->ri.status);
 	report_cell(s, "started");
 	for (int i = 0; i < 2; i++)
-		report_cell(s, "%s", r[i]->ri.started_at[0] ? r[i]->ri.started_at : REPORT_NOT_RECORDED);
+		report_cell(s, "%s", r[i]->ri.started_at[0] ? fmt_time(r[i]->ri.started_at, false, t, sizeof(t)) :
+			    REPORT_NOT_RECORDED);
 	report_cell(s, "ended");
 	for (int i = 0; i < 2; i++)
-		report_cell(s, "%s", r[i]->ri.ended_at[0] ? r[i]->ri.ended_at : REPORT_NOT_RECORDED);
+		report_cell(s, "%s", r[i]->ri.ended_at[0] ? fmt_time(r[i]->ri.ended_at, false, t, sizeof(t)) :
+			    REPORT_NOT_RECORDED);
 	report_cell(s, "ticks");
 	for (int i = 0; i < 2; i++)
 		report_cell(s, "%lld", (long long)r[i]->idx);
 	report_cell(s, "duration");
 	for (int i = 0; i < 2; i++)
-		report_cell(s, "%.1f s", r[i]->t_last_s);
+		report_cell(s, "%s s", fmt_num(r[i]->t_last_s, t, sizeof(t)));
 	report_cell(s, "hostname");
 	for (int i = 0; i < 2; i++)
 		report_cell(s, "%s", r[i]->ri.hostname[0] ? r[i]->ri.hostname : REPORT_NOT_RECORDED);
@@ -212,58 +219,155 @@ static void recordings_table(struct report *rep, const struct recording *a, cons
 		report_note(s, "the two recordings come from different hosts or kernels: the comparison is weak");
 }
 
-static void compare_table(struct report *rep, const struct recording *a, const struct recording *b)
+/* One metric compared: the means, Welch's test on the batch means, and what it says. */
+struct metric_result {
+	bool shown;		/* measured in either recording */
+	double ma, mb;		/* means before, after (bytes as MiB) */
+	double k;		/* the scale shown (1 / MiB for bytes) */
+	double pct;		/* change in % of before, NAN when undefined */
+	bool ok;		/* the test ran */
+	struct stats_welch w;
+	bool beyond;		/* a change beyond noise */
+	char noise[40];		/* the "beyond noise" cell */
+};
+
+static void compare_metric(const struct recording *a, const struct recording *b, size_t m,
+			   struct metric_result *o)
 {
-	static const char *const cols[] = { "metric", "unit", "before", "after", "change", "change %",
-					    "95% CI of change", "p (Welch, batch means)", "beyond noise" };
+	double xa[BATCHES], xb[BATCHES];
+	size_t na, nb;
+
+	memset(o, 0, sizeof(*o));
+	o->shown = a->m[m].n || b->m[m].n;
+	o->ma = acc_mean(&a->m[m]);
+	o->mb = acc_mean(&b->m[m]);
+	/* bytes read as MiB; the test is scale-free */
+	o->k = !strcmp(def(m)->unit, "bytes") ? 1.0 / 1048576 : 1;
+	o->pct = isfinite(o->ma) && isfinite(o->mb) && o->ma != 0 ? (o->mb - o->ma) / fabs(o->ma) * 100 : NAN;
+	na = batch_means(&a->m[m], xa);
+	nb = batch_means(&b->m[m], xb);
+	o->ok = na >= 2 && nb >= 2 && stats_welch(xb, nb, xa, na, 0.95, &o->w, NULL) == 0;
+	/*
+	 * "not measured" only when the sampler had no such value at all; a
+	 * value the kernel left undefined (a hit rate with no readahead) is n/a
+	 */
+	if (!a->m[m].n || !b->m[m].n) {
+		const struct metric_acc *x = !a->m[m].n ? &a->m[m] : &b->m[m];
+		const char *side = !a->m[m].n ? "before" : "after";
+
+		if (!a->m[m].n && !b->m[m].n)
+			snprintf(o->noise, sizeof(o->noise), "n/a");
+		else if (x->present)
+			snprintf(o->noise, sizeof(o->noise), "n/a %s", side);
+		else
+			snprintf(o->noise, sizeof(o->noise), "not measured %s", side);
+	} else if (!o->ok) {
+		snprintf(o->noise, sizeof(o->noise), "%s", na < 2 || nb < 2 ? "too few ticks" : "-");
+	} else if (o->w.flag == STATS_WELCH_IDENTICAL) {
+		snprintf(o->noise, sizeof(o->noise), "no (identical)");
+	} else if (o->w.flag == STATS_WELCH_CONSTANT) {
+		snprintf(o->noise, sizeof(o->noise), "yes (constant, differ)");
+		o->beyond = true;
+	} else {
+		o->beyond = o->w.p < 0.05;
+		snprintf(o->noise, sizeof(o->noise), "%s", o->beyond ? "yes" : "no");
+	}
+}
+
+/*
+ * The table. Columns by what a reader needs first (the text splits a wide
+ * table after them); the names are what the rollout gate reads from the
+ * JSON (metric, before, after, change, p ..., beyond noise).
+ */
+static void compare_table(struct report *rep, const struct metric_result *res)
+{
+	static const char *const cols[] = { "metric", "before", "after", "unit", "change %", "p (Welch)",
+					    "beyond noise", "change", "95 % CI of change" };
 	struct report_section *s = report_add(rep, REPORT_TABLE, "metrics", "Before and after");
 
-	report_note(s, "means per tick; noise test: Welch's t-test on up to %d batch means per recording "
+	report_note(s, "means per tick; p: Welch's t-test on up to %d batch means per recording "
 		    "(consecutive ticks are autocorrelated, so each batch counts once); beyond noise = p < 0.05",
 		    BATCHES);
 	report_cols(s, 9, cols);
 	for (size_t m = 0; m < NM; m++) {
-		double ma = acc_mean(&a->m[m]), mb = acc_mean(&b->m[m]);
-		double xa[BATCHES], xb[BATCHES];
-		size_t na, nb;
-		struct stats_welch w;
-		bool ok;
-		char b1[32], b2[32];
+		const struct metric_result *o = &res[m];
+		char b1[FMT_NUM_LEN], b2[FMT_NUM_LEN];
 
-		if (!a->m[m].n && !b->m[m].n)
+		if (!o->shown)
 			continue;
-		na = batch_means(&a->m[m], xa);
-		nb = batch_means(&b->m[m], xb);
-		ok = na >= 2 && nb >= 2 && stats_welch(xb, nb, xa, na, 0.95, &w, NULL) == 0;
-		/* bytes read as MiB; the test is scale-free */
-		double k = !strcmp(def(m)->unit, "bytes") ? 1.0 / 1048576 : 1;
-
 		report_cell(s, "%s", def(m)->row->name);
-		report_cell(s, "%s", k != 1 ? "MiB" : def(m)->unit);
-		report_cell_num(s, ma * k);
-		report_cell_num(s, mb * k);
-		report_cell_num(s, (mb - ma) * k);
-		if (isfinite(ma) && isfinite(mb) && ma != 0)
-			report_cell(s, "%+.1f%%", (mb - ma) / fabs(ma) * 100);
+		if (o->beyond)
+			report_row_mark(s);
+		report_cell_num(s, o->ma * o->k);
+		report_cell_num(s, o->mb * o->k);
+		report_cell(s, "%s", o->k != 1 ? "MiB" : def(m)->unit);
+		report_cell_pct(s, o->pct);
+		report_cell_p(s, o->ok ? o->w.p : NAN);
+		report_cell(s, "%s", o->noise);
+		report_cell_num(s, (o->mb - o->ma) * o->k);
+		if (o->ok && o->w.flag == STATS_WELCH_OK)
+			report_cell(s, "%s .. %s", report_num(o->w.ci_low * o->k, b1, sizeof(b1)),
+				    report_num(o->w.ci_high * o->k, b2, sizeof(b2)));
 		else
 			report_cell(s, "-");
-		if (ok && w.flag == STATS_WELCH_OK)
-			report_cell(s, "%s .. %s", report_num(w.ci_low * k, b1, sizeof(b1)),
-				    report_num(w.ci_high * k, b2, sizeof(b2)));
-		else
-			report_cell(s, "-");
-		report_cell_num(s, ok ? w.p : NAN);
-		if (!a->m[m].n || !b->m[m].n)
-			report_cell(s, "not measured %s", !a->m[m].n ? "before" : "after");
-		else if (!ok)
-			report_cell(s, "%s", na < 2 || nb < 2 ? "too few ticks" : "-");
-		else if (w.flag == STATS_WELCH_IDENTICAL)
-			report_cell(s, "no (identical)");
-		else if (w.flag == STATS_WELCH_CONSTANT)
-			report_cell(s, "yes (constant, differ)");
-		else
-			report_cell(s, "%s", w.p < 0.05 ? "yes" : "no");
 	}
+}
+
+/* Metrics beyond noise, largest relative change first (a change from 0 first of all). */
+static size_t by_effect(const struct metric_result *res, size_t *idx)
+{
+	size_t n = 0;
+
+	for (size_t m = 0; m < NM; m++)
+		if (res[m].shown && res[m].beyond)
+			idx[n++] = m;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0; j--) {
+			double x = isfinite(res[idx[j]].pct) ? fabs(res[idx[j]].pct) : INFINITY;
+			double y = isfinite(res[idx[j - 1]].pct) ? fabs(res[idx[j - 1]].pct) : INFINITY;
+			size_t t;
+
+			if (x <= y)
+				break;
+			t = idx[j], idx[j] = idx[j - 1], idx[j - 1] = t;
+		}
+	return n;
+}
+
+/*
+ * The answer in lines: how many metrics changed beyond noise and the
+ * largest of them, before -> after with the unit and p. lead: a first line
+ * (the change itself) or NULL.
+ */
+static void summary_lines(struct report_section *s, const struct metric_result *res)
+{
+	size_t idx[NM], n = by_effect(res, idx), shown = 0;
+	char line[1024];
+	size_t k = 0;
+
+	for (size_t m = 0; m < NM; m++)
+		shown += res[m].shown;
+	if (!n) {
+		report_line(s, "no metric changed beyond noise (%zu compared; Welch's t-test on batch means, p < 0.05)",
+			    shown);
+		return;
+	}
+	k = (size_t)snprintf(line, sizeof(line), "%zu of %zu metrics changed beyond noise; the largest:", n, shown);
+	report_line(s, "%s", line);
+	for (size_t i = 0; i < n && i < 5; i++) {
+		const struct metric_result *o = &res[idx[i]];
+		char b1[FMT_NUM_LEN], b2[FMT_NUM_LEN], pc[FMT_NUM_LEN + 8], p[16];
+		const char *unit = o->k != 1 ? "MiB" : def(idx[i])->unit;
+
+		fmt_p(o->ok ? o->w.p : NAN, p, sizeof(p));
+		report_line(s, "%s %s (%s -> %s %s, p %s %s)", def(idx[i])->row->name,
+			    isfinite(o->pct) ? fmt_pct(o->pct, true, pc, sizeof(pc)) : "from 0",
+			    fmt_num(o->ma * o->k, b1, sizeof(b1)), fmt_num(o->mb * o->k, b2, sizeof(b2)), unit,
+			    p[0] == '<' ? "<" : "=", p[0] == '<' ? p + 1 : p);
+	}
+	if (n > 5)
+		report_line(s, "and %zu more in the table below", n - 5);
+	(void)k;
 }
 
 /* series of metric m: x in minutes from x0_s (seconds since the recording's start + offset) */
@@ -298,15 +402,17 @@ static double iso_seconds(const char *iso)
 }
 
 /*
- * Charts. With a change time (change_iso non-NULL) both recordings sit on
- * one clock, minutes relative to the change; else they are overlaid from
- * their own starts.
+ * Charts: what changed beyond noise first (largest change first), then the
+ * usual ones that did not. With a change time (change_iso non-NULL) both
+ * recordings sit on one clock, minutes relative to the change; else they
+ * are overlaid from their own starts.
  */
 static void charts(struct report *rep, const struct recording *a, const struct recording *b,
-		   const char *change_iso)
+		   const char *change_iso, const struct metric_result *res)
 {
 	double t0 = change_iso ? iso_seconds(change_iso) : NAN;
 	double oa = 0, ob = 0;
+	size_t order[NM + sizeof(charted) / sizeof(charted[0])], n;
 
 	if (isfinite(t0)) {
 		oa = iso_seconds(a->ri.started_at) - t0;
@@ -314,17 +420,31 @@ static void charts(struct report *rep, const struct recording *a, const struct r
 		if (!isfinite(oa) || !isfinite(ob))
 			t0 = NAN, oa = ob = 0;
 	}
+	n = by_effect(res, order);
 	for (size_t i = 0; i < sizeof(charted) / sizeof(charted[0]); i++) {
 		size_t m = 0;
-		struct report_section *s;
-		char id[64], title[128];
 
 		while (metrics[m] != charted[i])
 			m++;
+		if (!res[m].beyond)
+			order[n++] = m;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t m = order[i];
+		struct report_section *s;
+		char id[64], title[160], pc[FMT_NUM_LEN + 8], p[16];
+
 		if (!a->m[m].n && !b->m[m].n)
 			continue;
 		snprintf(id, sizeof(id), "chart-%s", def(m)->key);
-		snprintf(title, sizeof(title), "%s (%s)", def(m)->row->name, def(m)->unit);
+		fmt_p(res[m].ok ? res[m].w.p : NAN, p, sizeof(p));
+		if (res[m].beyond)
+			snprintf(title, sizeof(title), "%s (%s): %s, beyond noise (p %s %s)", def(m)->row->name,
+				 def(m)->unit, isfinite(res[m].pct) ? fmt_pct(res[m].pct, true, pc, sizeof(pc)) :
+				 "from 0", p[0] == '<' ? "<" : "=", p[0] == '<' ? p + 1 : p);
+		else
+			snprintf(title, sizeof(title), "%s (%s): no change beyond noise", def(m)->row->name,
+				 def(m)->unit);
 		s = report_add(rep, REPORT_CHART, id, title);
 		s->chart.kind = REPORT_CHART_SERIES;
 		s->chart.y_unit = strdup(def(m)->unit);
@@ -349,10 +469,16 @@ static void free_recordings(struct recording *a, struct recording *b)
 	free(b);
 }
 
-static int compare_into(struct store *st, struct report *rep, int64_t before, int64_t after,
-			const char *change_iso, struct st_err *e)
+/*
+ * The two recordings compared, into rep: the largest changes into the
+ * summary section sum, then the charts (what changed first), the table and
+ * the recordings' facts.
+ */
+static int compare_into(struct store *st, struct report *rep, struct report_section *sum,
+			int64_t before, int64_t after, const char *change_iso, struct st_err *e)
 {
 	struct recording *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct metric_result res[NM];
 	int r;
 
 	if (!a || !b) {
@@ -363,9 +489,12 @@ static int compare_into(struct store *st, struct report *rep, int64_t before, in
 		free_recordings(a, b);
 		return r;
 	}
+	for (size_t m = 0; m < NM; m++)
+		compare_metric(a, b, m, &res[m]);
+	summary_lines(sum, res);
+	charts(rep, a, b, change_iso, res);
+	compare_table(rep, res);
 	recordings_table(rep, a, b);
-	compare_table(rep, a, b);
-	charts(rep, a, b, change_iso);
 	free_recordings(a, b);
 	return 0;
 }
@@ -375,6 +504,7 @@ int report_build_compare(struct store *st, int64_t before, int64_t after,
 {
 	char title[160];
 	struct report *rep;
+	struct report_section *sum;
 	struct store_run_full ri;
 	bool probe;
 	int r;
@@ -388,7 +518,8 @@ int report_build_compare(struct store *st, int64_t before, int64_t after,
 	snprintf(title, sizeof(title), "swaptune report: recording %lld before, %lld after",
 		 (long long)before, (long long)after);
 	rep = report_new("compare", title);
-	r = compare_into(st, rep, before, after, NULL, e);
+	sum = report_add(rep, REPORT_TEXT, "summary", "Summary");
+	r = compare_into(st, rep, sum, before, after, NULL, e);
 	if (r < 0) {
 		report_free(rep);
 		return r;
@@ -422,23 +553,73 @@ static void change_who(struct report_section *s, const char *params)
 	cJSON_Delete(p);
 }
 
-static void change_sections(struct report *rep, const struct store_run_full *ri,
-			    const struct store_change *c, int n, int64_t snap, const char *snap_reason)
+/* "page-cluster 3 -> 0" of the journal rows of a change (settings; files by name), the first few */
+static void change_words(const struct store_change *c, int n, char *out, size_t len)
 {
-	static const char *const cols[] = { "setting", "before", "after", "state", "temporary", "at" };
+	size_t k = 0;
+	int shown = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < n && shown < 3 && k < len; i++, shown++) {
+		if (!strcmp(c[i].kind, "setting"))
+			k += (size_t)snprintf(out + k, len - k, "%s%s %.*s -> %.*s", k ? ", " : "", c[i].name,
+					      CELL_MAX, c[i].has_old ? c[i].old_value : "(absent)", CELL_MAX,
+					      c[i].has_new ? c[i].new_value : "(absent)");
+		else
+			k += (size_t)snprintf(out + k, len - k, "%s%s %s", k ? ", " : "", c[i].kind, c[i].name);
+	}
+	if (n > shown && k < len)
+		snprintf(out + k, len - k, " and %d more", n - shown);
+	if (!n)
+		snprintf(out, len, "no setting changed");
+}
+
+/* The change's facts, its parameters as key/value rows, and the who/when line of the summary. */
+static void change_facts(struct report *rep, const struct store_run_full *ri)
+{
+	static const char *const skip[] = { "who" };
 	struct report_section *s = report_add(rep, REPORT_FACTS, "change", "Change");
-	struct report_section *t;
+	char t[FMT_TIME_LEN + 512];
 
 	report_fact(s, "apply run", "%lld", (long long)ri->id);
 	report_fact(s, "status", "%s", ri->status);
-	report_fact_opt(s, "when", ri->started_at);
-	report_fact_opt(s, "finished", ri->ended_at);
+	report_fact(s, "when", "%s", ri->started_at[0] ? fmt_time(ri->started_at, false, t, sizeof(t)) :
+		    REPORT_NOT_RECORDED);
+	report_fact(s, "finished", "%s", ri->ended_at[0] ? fmt_time(ri->ended_at, false, t, sizeof(t)) :
+		    REPORT_NOT_RECORDED);
 	change_who(s, ri->params);
 	if (ri->pid)
 		report_fact(s, "process", "pid %d", ri->pid);
 	report_fact_opt(s, "hostname", ri->hostname);
 	report_fact_opt(s, "kernel", ri->kernel);
-	report_fact_opt(s, "parameters", ri->params);
+	s = report_add(rep, REPORT_FACTS, "parameters", "Parameters of the apply");
+	report_facts_json(s, "parameters", ri->params, skip, sizeof(skip) / sizeof(skip[0]));
+	if (!s->n_facts)
+		report_fact(s, "parameters", "%s", REPORT_NOT_RECORDED);
+}
+
+static void change_sections(struct report *rep, struct report_section *sum, const struct store_run_full *ri,
+			    const struct store_change *c, int n)
+{
+	static const char *const cols[] = { "setting", "before", "after", "state", "temporary", "at" };
+	struct report_section *t, who = { 0 };
+	char what[1024], when[FMT_TIME_LEN + 512];
+
+	change_who(&who, ri->params);
+	change_words(c, n, what, sizeof(what));
+	report_line(sum, "%s, applied %s %s%s%s", what,
+		    ri->started_at[0] ? fmt_time(ri->started_at, false, when, sizeof(when)) : "at a time not recorded",
+		    who.n_facts && strncmp(who.values[0], REPORT_NOT_RECORDED, strlen(REPORT_NOT_RECORDED)) ? "by " :
+		    "(who: ", who.n_facts ? who.values[0] : "?",
+		    who.n_facts && strncmp(who.values[0], REPORT_NOT_RECORDED, strlen(REPORT_NOT_RECORDED)) ? "" : ")");
+	if (strcmp(ri->status, "ok"))
+		report_line(sum, "the apply run's status: %s", ri->status);
+	for (size_t i = 0; i < who.n_facts; i++) {
+		free(who.keys[i]);
+		free(who.values[i]);
+	}
+	free(who.keys);
+	free(who.values);
 
 	t = report_add(rep, REPORT_TABLE, "settings", "Settings diff");
 	report_cols(t, 6, cols);
@@ -449,15 +630,7 @@ static void change_sections(struct report *rep, const struct store_run_full *ri,
 		report_cell(t, "%.*s", CELL_MAX, c[i].has_new ? c[i].new_value : "(absent)");
 		report_cell(t, "%s", c[i].state);
 		report_cell(t, "%s", c[i].temporary ? "yes" : "no");
-		report_cell(t, "%s", c[i].created_at);
-	}
-
-	t = report_add(rep, REPORT_TEXT, "rollback", "Rollback");
-	if (snap) {
-		report_note(t, "restores snapshot %lld (%s)", (long long)snap, snap_reason);
-		report_line(t, "sudo swaptune rollback --to %lld", (long long)snap);
-	} else {
-		report_line(t, "no snapshot was saved with this run; see swaptune history");
+		report_cell(t, "%s", fmt_time(c[i].created_at, false, when, sizeof(when)));
 	}
 }
 
@@ -467,7 +640,7 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 	struct store_change *c = NULL;
 	struct store_run_full ri;
 	struct report *rep = NULL;
-	struct report_section *s;
+	struct report_section *s, *sum;
 	int64_t before = 0, after = 0, snap = 0;
 	char title[128], reason[128];
 	int n = 0, r;
@@ -489,7 +662,23 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 
 	snprintf(title, sizeof(title), "swaptune report: change %lld", (long long)apply_run);
 	rep = report_new("change", title);
-	change_sections(rep, &ri, c, n, snap, reason);
+	sum = report_add(rep, REPORT_TEXT, "summary", "Summary");
+	change_sections(rep, sum, &ri, c, n);
+	if (before && after) {
+		if ((r = compare_into(st, rep, sum, before, after, ri.started_at, e)) < 0)
+			goto out;
+	} else {
+		report_line(sum, "its effect cannot be shown: no recording %s it; record one under the same load:",
+			    !before && !after ? "before or after" : !before ? "before" : "after");
+		report_line(sum, "swaptune sample --record --duration 10m");
+	}
+	if (snap) {
+		report_line(sum, "to undo it (restores snapshot %lld, %s):", (long long)snap, reason);
+		report_line(sum, "sudo swaptune rollback --to %lld", (long long)snap);
+	} else {
+		report_line(sum, "no snapshot was saved with this run to undo it by; see swaptune history");
+	}
+	change_facts(rep, &ri);
 	s = report_add(rep, REPORT_TEXT, "recordings", "Recordings");
 	if (before)
 		report_line(s, "before: recording %lld, the last one that ended before the change", (long long)before);
@@ -501,8 +690,6 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 		report_line(s, "after: none recorded yet; record one now, under the same load:");
 	if (!before || !after)
 		report_line(s, "swaptune sample --record --duration 10m");
-	if (before && after && (r = compare_into(st, rep, before, after, ri.started_at, e)) < 0)
-		goto out;
 	*out = rep;
 	rep = NULL;
 	r = 0;

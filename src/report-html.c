@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "swaptune/report.h"
@@ -15,25 +16,62 @@
 #define ORANGE "#d9822b"
 #define GREY "#8a94a0"
 
+/*
+ * Wide tables scroll inside their box instead of being clipped: the box
+ * shows a shadow at an edge while there is more to scroll to (the
+ * background-attachment technique: no script), cells do not wrap, and the
+ * first column stays in view. Charts shrink with the page.
+ */
 static const char css[] =
 	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#1d232b;"
 	"max-width:1100px;margin:24px auto;padding:0 20px;background:#fff}"
 	"h1{font-size:22px;border-bottom:2px solid #3b6ea8;padding-bottom:6px}"
 	"h2{font-size:17px;margin-top:28px;color:#24415f}"
 	"p.note{color:#55606c;margin:2px 0 8px}"
-	"table{border-collapse:collapse;margin:6px 0;font-size:13px}"
+	"table{border-collapse:collapse;margin:0;font-size:13px}"
 	"th,td{border:1px solid #d5dae0;padding:3px 8px;text-align:left;vertical-align:top}"
-	"th{background:#eef2f6}td.num{text-align:right;font-variant-numeric:tabular-nums}"
-	"table.facts th{width:14em}"
-	"div.wide{overflow-x:auto}"
-	"pre{background:#f4f6f8;border:1px solid #d5dae0;padding:8px;white-space:pre-wrap}"
-	"svg.chart{display:block;margin:8px 0;background:#fff}"
+	"th{background:#eef2f6}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}"
+	"table.facts th{width:14em}table.facts td{overflow-wrap:anywhere}"
+	"div.wide{overflow-x:auto;margin:6px 0;max-width:100%;"
+	"background:linear-gradient(to right,#fff 30%,rgba(255,255,255,0)),"
+	"linear-gradient(to right,rgba(255,255,255,0),#fff 70%) 100% 0,"
+	"radial-gradient(farthest-side at 0 50%,rgba(0,0,0,.25),rgba(0,0,0,0)),"
+	"radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.25),rgba(0,0,0,0)) 100% 0;"
+	"background-repeat:no-repeat;background-size:40px 100%,40px 100%,14px 100%,14px 100%;"
+	"background-attachment:local,local,scroll,scroll}"
+	"div.wide td,div.wide th{white-space:nowrap}"
+	"div.wide tr>:first-child{position:sticky;left:0;background:#fff}"
+	"div.wide tr>th:first-child{background:#eef2f6}"
+	"div.wide tr.beyond>:first-child,tr.beyond td{background:#fff1c2}"
+	"tr.beyond td{font-weight:600}"
+	"p.legend{font-size:12px;color:#55606c;margin:2px 0 0}"
+	"span.beyond{background:#fff1c2;padding:0 4px;font-weight:600}"
+	"pre{background:#f4f6f8;border:1px solid #d5dae0;padding:8px;white-space:pre-wrap;"
+	"overflow-wrap:anywhere}"
+	"div.answer{border-left:5px solid #3b6ea8;background:#f2f6fb;padding:8px 14px;margin:8px 0}"
+	"div.answer p{margin:4px 0}div.answer p.head{font-size:17px;font-weight:600}"
+	"div.answer code{background:#fff;border:1px solid #d5dae0;padding:1px 4px;"
+	"overflow-wrap:anywhere}"
+	"svg.chart{display:block;margin:8px 0;background:#fff;max-width:100%;height:auto}"
 	"svg .grid{stroke:#e3e7ec;stroke-width:1}svg .axis{stroke:#55606c;stroke-width:1}"
 	"svg .tick{font-size:11px;fill:#55606c}svg .unit{font-size:11px;fill:#24415f;font-weight:600}"
 	"svg .lbl{font-size:12px;fill:#1d232b}svg .mark{font-size:11px;fill:#b3261e}";
 
+/* Escaped; a blank before % does not break the line ("+5.0 %" stays whole). */
 static void esc(FILE *f, const char *s)
 {
+	const char *p;
+
+	while (s && (p = strstr(s, " %"))) {
+		char *run = strndup(s, (size_t)(p - s));
+
+		if (!run)
+			abort();
+		svg_escape(f, run);
+		free(run);
+		fputs("&#160;", f);
+		s = p + 1;
+	}
 	svg_escape(f, s);
 }
 
@@ -87,12 +125,25 @@ static void chart_bars(FILE *f, const struct report_section *s)
 		svg_text(f, cx, p.y0 + p.h + 18, "middle", "lbl", b->name);
 	}
 	{
+		/* only what the chart shows: a grey bar, trial dots */
 		char grey[96];
-		const char *names[] = { "mean", grey, "95% CI of the mean", "one trial" };
-		static const char *const cols[] = { BLUE, GREY, "#1d232b", ORANGE };
+		const char *bar = c->bar_name ? c->bar_name : "mean";
+		const char *names[4], *cols[4];
+		bool any_grey = false, any_pts = false;
+		size_t k = 0;
 
-		snprintf(grey, sizeof(grey), "mean, %s", c->highlight_name ? c->highlight_name : "baseline");
-		svg_legend(f, p.x0, height - 12, names, cols, 4);
+		for (size_t i = 0; i < c->n_bars; i++) {
+			any_grey |= c->bars[i].highlight;
+			any_pts |= c->bars[i].n_pts > 0;
+		}
+		snprintf(grey, sizeof(grey), "%s, %s", bar, c->highlight_name ? c->highlight_name : "baseline");
+		names[k] = bar, cols[k++] = BLUE;
+		if (any_grey)
+			names[k] = grey, cols[k++] = GREY;
+		names[k] = c->whisker_name ? c->whisker_name : "95 % CI of the mean", cols[k++] = "#1d232b";
+		if (any_pts)
+			names[k] = "one trial", cols[k++] = ORANGE;
+		svg_legend(f, p.x0, height - 12, names, cols, k);
 	}
 	svg_close(f);
 }
@@ -151,25 +202,54 @@ static void chart_series(FILE *f, const struct report_section *s)
 
 static void html_table(FILE *f, const struct report_section *s)
 {
+	bool *num = report_numeric_cols(s);
+	bool marks = false;
+
 	fputs("<div class=\"wide\"><table><tr>", f);
 	for (size_t c = 0; c < s->n_cols; c++) {
-		fputs("<th>", f);
+		fputs(num[c] ? "<th class=\"num\">" : "<th>", f);
 		esc(f, s->cols[c]);
 		fputs("</th>", f);
 	}
 	fputs("</tr>\n", f);
 	for (size_t r = 0; r < s->n_rows; r++) {
-		fputs("<tr>", f);
+		bool mark = s->marked && s->marked[r];
+
+		marks |= mark;
+		fputs(mark ? "<tr class=\"beyond\">" : "<tr>", f);
 		for (size_t c = 0; c < s->n_cols; c++) {
 			const struct report_cell *x = &s->cells[r * s->n_cols + c];
 
-			fputs(x->is_num ? "<td class=\"num\">" : "<td>", f);
+			fputs(num[c] ? "<td class=\"num\">" : "<td>", f);
 			esc(f, x->text ? x->text : "");
 			fputs("</td>", f);
 		}
 		fputs("</tr>\n", f);
 	}
 	fputs("</table></div>\n", f);
+	if (marks)
+		fputs("<p class=\"legend\"><span class=\"beyond\">shaded rows</span>: beyond noise</p>\n", f);
+	free(num);
+}
+
+static bool is_command(const char *line)
+{
+	return !strncmp(line, "swaptune ", 9) || !strncmp(line, "sudo swaptune ", 14);
+}
+
+/* The answer first: the headline large, the other lines below it, commands as code. */
+static void html_answer(FILE *f, const struct report_section *s)
+{
+	fputs("<div class=\"answer\">\n", f);
+	for (size_t k = 0; k < s->n_lines; k++) {
+		bool cmd = is_command(s->lines[k]);
+
+		fputs(k == 0 ? "<p class=\"head\">" : "<p>", f);
+		fputs(cmd ? "<code>" : "", f);
+		esc(f, s->lines[k]);
+		fputs(cmd ? "</code></p>\n" : "</p>\n", f);
+	}
+	fputs("</div>\n", f);
 }
 
 void report_render_html(FILE *f, const struct report *r)
@@ -213,6 +293,10 @@ void report_render_html(FILE *f, const struct report *r)
 				fputs("<p>(none)</p>\n", f);
 			break;
 		case REPORT_TEXT:
+			if (!strcmp(s->id, "summary")) {
+				html_answer(f, s);
+				break;
+			}
 			fputs("<pre>", f);
 			for (size_t k = 0; k < s->n_lines; k++) {
 				esc(f, s->lines[k]);
@@ -223,6 +307,8 @@ void report_render_html(FILE *f, const struct report *r)
 		case REPORT_CHART:
 			if (s->chart.kind == REPORT_CHART_BARS)
 				chart_bars(f, s);
+			else if (s->chart.kind == REPORT_CHART_WINDOWS)
+				report_windows_svg(f, s);
 			else
 				chart_series(f, s);
 			break;

@@ -133,18 +133,15 @@ static void mean_ci(const double *x, size_t n, double *mean, double *lo, double 
 
 static const char *pct(double v, char *b, size_t len)
 {
-	if (!isfinite(v))
-		return "-";
-	snprintf(b, len, "%+.1f%%", v);
-	return b;
+	return fmt_pct(v, true, b, len);
 }
 
 static void arms_table(struct report *rep, const struct advice_run *run,
 		       const struct verdict_result *v)
 {
-	static const char *const cols[] = { "arm", "settings", "n", "OOM kills", "failed", "mean",
-					    "sd", "95% CI of mean", "effect", "interval of effect",
-					    "p (one-sided)", "status" };
+	static const char *const cols[] = { "arm", "effect", "interval of effect", "p (one-sided)", "status",
+					    "n", "OOM kills", "failed", "mean", "sd", "95 % CI of mean",
+					    "settings" };
 	struct report_section *s = report_add(rep, REPORT_TABLE, "arms", "Arms");
 	struct report_section *c;
 	char b1[64], b2[64];
@@ -164,7 +161,13 @@ static void arms_table(struct report *rep, const struct advice_run *run,
 					      a->settings[j].name, a->settings[j].value);
 		mean_ci(run->in.arms[i].primary, run->in.arms[i].n_trials, &m, &lo, &hi);
 		report_cell(s, "%s%s", a->name, run->in.arms[i].is_baseline ? " (baseline)" : "");
-		report_cell(s, "%s%s", set, a->emulated ? " (emulated)" : "");
+		report_cell(s, "%s", r->compared ? pct(r->effect_pct, b1, sizeof(b1)) : "-");
+		if (r->compared)
+			report_cell(s, "%s .. %s", pct(r->ci_low_pct, b1, sizeof(b1)), pct(r->ci_high_pct, b2, sizeof(b2)));
+		else
+			report_cell(s, "-");
+		report_cell_p(s, r->compared ? r->p_welch : NAN);
+		report_cell(s, "%s", verdict_arm_status_name(r->status));
 		report_cell_num(s, (double)r->n);
 		report_cell_num(s, (double)r->n_oom_killed);
 		report_cell_num(s, (double)a->n_failed);
@@ -174,13 +177,7 @@ static void arms_table(struct report *rep, const struct advice_run *run,
 			report_cell(s, "%s .. %s", report_num(lo, b1, sizeof(b1)), report_num(hi, b2, sizeof(b2)));
 		else
 			report_cell(s, "-");
-		report_cell(s, "%s", r->compared ? pct(r->effect_pct, b1, sizeof(b1)) : "-");
-		if (r->compared)
-			report_cell(s, "%s .. %s", pct(r->ci_low_pct, b1, sizeof(b1)), pct(r->ci_high_pct, b2, sizeof(b2)));
-		else
-			report_cell(s, "-");
-		report_cell_num(s, r->compared ? r->p_welch : NAN);
-		report_cell(s, "%s", verdict_arm_status_name(r->status));
+		report_cell(s, "%s%s", set, a->emulated ? " (emulated)" : "");
 	}
 
 	c = report_add(rep, REPORT_CHART, "arms-chart", "Primary metric per arm");
@@ -333,11 +330,35 @@ static int diff_cmp(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* The largest counter changes beyond noise, one line: "counters beyond noise: swap_ra pc0 -100.0 %, ..." */
+static void summary_counters(struct report_section *sum, const struct diff_row *rows, size_t nr)
+{
+	char line[1024], b[FMT_NUM_LEN + 8];
+	size_t n = 0, k = 0, shown = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		n += rows[i].p < 0.05;
+	if (!n) {
+		report_line(sum, "no per-trial counter differs from the baseline beyond noise");
+		return;
+	}
+	k = (size_t)snprintf(line, sizeof(line), "counters beyond noise (%zu), largest first:", n);
+	for (size_t i = 0; i < nr && shown < 4 && k < sizeof(line); i++)
+		if (rows[i].p < 0.05) {
+			k += (size_t)snprintf(line + k, sizeof(line) - k, "%s %s %s %s", shown ? "," : "",
+					      rows[i].key, rows[i].arm, isfinite(rows[i].pct) ?
+					      pct(rows[i].pct, b, sizeof(b)) : "new");
+			shown++;
+		}
+	report_line(sum, "%s", line);
+}
+
 static void differences_table(struct report *rep, const struct advice_run *run,
-			      const struct store_probe_run *t, const struct verdict_result *v)
+			      const struct store_probe_run *t, const struct verdict_result *v,
+			      struct report_section *sum)
 {
 	static const char *const cols[] = { "counter", "arm", "baseline mean", "arm mean",
-					    "change", "95% CI of change", "p (Welch)" };
+					    "change", "95 % CI of change", "p (Welch)" };
 	struct report_section *s = report_add(rep, REPORT_TABLE, "differences",
 					      "Per-trial counters that differ between arms");
 	char (*keys)[48] = calloc(KEYS_MAX, 48);
@@ -349,8 +370,10 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 	if (!keys || !rows)
 		abort();
 	report_note(s, "every per-trial metric whose mean differs from the baseline arm's, largest relative change first; "
-		    "95%% CI of the ratio of means (Fieller, Welch df); - = unbounded (baseline mean not clear of 0)");
+		    "95 %% CI of the ratio of means (Fieller, Welch df); - = unbounded (baseline mean not clear of 0); "
+		    "beyond noise = p < 0.05, each counter on its own (not adjusted for the many counters)");
 	report_cols(s, 7, cols);
+	report_key_cols(s, 2);
 	nk = base ? metric_keys(t, keys, KEYS_MAX) : 0;
 	for (size_t k = 0; k < nk; k++) {
 		size_t nb = arm_values(t, base, keys[k], b, VERDICT_TRIALS_MAX);
@@ -381,10 +404,13 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 		}
 	}
 	qsort(rows, nr, sizeof(*rows), diff_cmp);
+	summary_counters(sum, rows, nr);
 	for (size_t i = 0; i < nr; i++) {
 		char b1[32], b2[32];
 
 		report_cell(s, "%s", rows[i].key);
+		if (rows[i].p < 0.05)
+			report_row_mark(s);
 		report_cell(s, "%s", rows[i].arm);
 		report_cell_num(s, rows[i].base);
 		report_cell_num(s, rows[i].mean);
@@ -393,7 +419,7 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 			report_cell(s, "%s .. %s", pct(rows[i].lo, b1, sizeof(b1)), pct(rows[i].hi, b2, sizeof(b2)));
 		else
 			report_cell(s, "-");
-		report_cell_num(s, rows[i].p);
+		report_cell_p(s, rows[i].p);
 	}
 	free(keys);
 	free(rows);
@@ -401,17 +427,19 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 
 static void trials_table(struct report *rep, const struct store_probe_run *t)
 {
-	struct report_section *s = report_add(rep, REPORT_TABLE, "trials", "Every trial (raw values)");
+	struct report_section *s = report_add(rep, REPORT_TABLE, "trials", "Every trial");
 	char (*keys)[48] = calloc(KEYS_MAX, 48);
 	const char *cols[6 + KEYS_MAX] = { "seq", "round", "arm", "status", "primary", "note" };
 	size_t nk;
 
 	if (!keys)
 		abort();
+	report_note(s, "in the order they ran; values to 4 significant digits (--format json has every digit)");
 	nk = metric_keys(t, keys, KEYS_MAX);
 	for (size_t k = 0; k < nk; k++)
 		cols[6 + k] = keys[k];
 	report_cols(s, 6 + nk, cols);
+	report_key_cols(s, 3);
 	for (size_t i = 0; i < t->n_trials; i++) {
 		const struct store_probe_trial *x = &t->trials[i];
 
@@ -445,6 +473,41 @@ static void verdict_section(struct report *rep, const struct advice_run *run,
 		report_line(s, "sudo swaptune apply --run %lld", (long long)run->run_id);
 }
 
+/*
+ * The answer first: the verdict in recommend's words with its headline
+ * reason, each candidate's effect, failures, and the command that applies
+ * a change.
+ */
+static void run_summary(struct report_section *s, const struct advice_run *run,
+			const struct verdict_result *v)
+{
+	const char *base = v->baseline >= 0 ? run->arms[v->baseline].name : "the baseline";
+	char b1[FMT_NUM_LEN + 8], b2[FMT_NUM_LEN + 8], b3[FMT_NUM_LEN + 8], p[16];
+
+	if (v->kind == VERDICT_CHANGE && v->chosen >= 0)
+		report_line(s, "Verdict: CHANGE to %s", run->arms[v->chosen].name);
+	else if (v->kind == VERDICT_KEEP)
+		report_line(s, "Verdict: KEEP %s", base);
+	else
+		report_line(s, "Verdict: INCONCLUSIVE");
+	if (v->n_reasons)
+		report_line(s, "%s", v->reasons[0]);
+	for (size_t i = 0; i < run->n_arms && i < v->n_arms; i++) {
+		const struct verdict_arm_result *r = &v->arms[i];
+
+		if (!r->compared)
+			continue;
+		fmt_p(r->p_welch, p, sizeof(p));
+		report_line(s, "%s: %s %s vs %s (interval %s .. %s, one-sided p %s %s), %s%s", run->arms[i].name,
+			    run->in.metric_name, pct(r->effect_pct, b1, sizeof(b1)), base,
+			    pct(r->ci_low_pct, b2, sizeof(b2)), pct(r->ci_high_pct, b3, sizeof(b3)),
+			    p[0] == '<' ? "<" : "=", p[0] == '<' ? p + 1 : p, verdict_arm_status_name(r->status),
+			    r->n_oom_killed ? ", OOM-killed in some trials" : "");
+	}
+	if (v->kind == VERDICT_CHANGE && v->chosen >= 0)
+		report_line(s, "sudo swaptune apply --run %lld", (long long)run->run_id);
+}
+
 int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 		     struct report **out, struct st_err *e)
 {
@@ -457,7 +520,10 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	struct report *rep = NULL;
 	struct report_section *s;
 	cJSON *sum = NULL, *par = NULL;
-	char title[128];
+	char title[128], when[FMT_TIME_LEN + 512];
+	/* the answer, the evidence, then how it was measured */
+	static const char *const order[] = { "summary", "verdict", "arms-chart", "arms", "differences",
+					     "recipe", "run", "host", "counters", "trials" };
 	int r;
 
 	memset(&ri, 0, sizeof(ri));
@@ -467,6 +533,17 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	}
 	if ((r = store_run_full_get(st, run_id, &ri, e)) < 0)
 		goto out;
+	if (!strcmp(ri.kind, "switchback") || !strcmp(ri.kind, "imported")) {
+		char k[32];
+		bool imp;
+
+		if (strcmp(ri.kind, "switchback") &&
+		    (store_sb_run_kind(st, run_id, k, sizeof(k), &imp, NULL) < 0 || strcmp(k, "switchback")))
+			goto probe;
+		r = report_build_switchback(st, h, run_id, out, e);
+		goto out;
+	}
+probe:
 	if (strcmp(ri.kind, "probe")) {
 		r = err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "run %lld is a %s run, not a probe%s",
 				 (long long)run_id, ri.kind,
@@ -489,18 +566,23 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	s = report_add(rep, REPORT_FACTS, "run", "Run");
 	report_fact(s, "run", "%lld", (long long)run_id);
 	report_fact(s, "status", "%s", ri.status);
-	report_fact_opt(s, "started", ri.started_at);
-	report_fact_opt(s, "ended", ri.ended_at);
+	report_fact(s, "started", "%s", ri.started_at[0] ? fmt_time(ri.started_at, false, when, sizeof(when)) :
+		    REPORT_NOT_RECORDED);
+	report_fact(s, "ended", "%s", ri.ended_at[0] ? fmt_time(ri.ended_at, false, when, sizeof(when)) :
+		    REPORT_NOT_RECORDED);
 	report_fact_opt(s, "workload", run->workload);
 	report_fact(s, "primary metric", "%s", run->in.metric_name);
 	report_fact(s, "baseline", "%s", v->baseline >= 0 ? run->arms[v->baseline].name : "none");
 	host_facts(rep, &ri, sum, par);
 	recipe(rep, h, run);
 	verdict_section(rep, run, v);
+	s = report_add(rep, REPORT_TEXT, "summary", "Summary");
+	run_summary(s, run, v);
 	arms_table(rep, run, v);
 	counters_table(rep, run, t);
-	differences_table(rep, run, t, v);
+	differences_table(rep, run, t, v, s);
 	trials_table(rep, t);
+	report_order(rep, order, sizeof(order) / sizeof(order[0]));
 	*out = rep;
 	r = 0;
 out:
@@ -545,47 +627,56 @@ static int side_load(struct store *st, int64_t id, struct probe_side *p, struct 
 	return run_load(st, NULL, id, p->run, &p->t, e);
 }
 
-/* One row of a before/after comparison of x (after) against y (before). */
-static void pair_cells(struct report_section *s, const double *y, size_t ny, const double *x,
-		       size_t nx)
+/*
+ * The cells after the name(s) of one row of a before/after comparison of x
+ * (after) against y (before): mean before, mean after, change, p, beyond
+ * noise, CI of the change, trials before / after. The row is marked when the
+ * change is beyond noise; its change in % into *pct_out (NAN if none).
+ */
+static bool pair_cells(struct report_section *s, const double *y, size_t ny, const double *x,
+		       size_t nx, double *pct_out)
 {
 	struct stats_welch w;
 	double my = ny ? stats_mean(y, ny) : NAN, mx = nx ? stats_mean(x, nx) : NAN;
 	bool ok = nx >= 2 && ny >= 2 && stats_welch(x, nx, y, ny, 0.95, &w, NULL) == 0;
+	bool beyond = ok && (w.flag == STATS_WELCH_CONSTANT || (w.flag == STATS_WELCH_OK && w.p < 0.05));
 	char b1[32], b2[32];
 	double lo = NAN, hi = NAN;
 
 	if (ok)
 		stats_welch_ratio_ci(&w, &lo, &hi);
-	report_cell_num(s, (double)ny);
-	report_cell_num(s, (double)nx);
+	*pct_out = isfinite(my) && isfinite(mx) && my != 0 ? (mx - my) / fabs(my) * 100 : NAN;
+	if (beyond)
+		report_row_mark(s);
 	report_cell_num(s, my);
 	report_cell_num(s, mx);
-	report_cell(s, "%s", isfinite(my) && isfinite(mx) && my != 0 ?
-		    pct((mx - my) / fabs(my) * 100, b1, sizeof(b1)) : "-");
+	report_cell_pct(s, *pct_out);
+	report_cell_p(s, ok ? w.p : NAN);
+	report_cell(s, "%s", !ok ? "too few trials" : w.flag == STATS_WELCH_IDENTICAL ? "no (identical)" :
+		    w.flag == STATS_WELCH_CONSTANT ? "yes (constant, differ)" : w.p < 0.05 ? "yes" : "no");
 	if (ok && w.flag == STATS_WELCH_OK && isfinite(lo))
 		report_cell(s, "%s .. %s", pct(lo, b1, sizeof(b1)), pct(hi, b2, sizeof(b2)));
 	else
 		report_cell(s, "-");
-	report_cell_num(s, ok ? w.p : NAN);
-	report_cell(s, "%s", !ok ? "too few trials" : w.flag == STATS_WELCH_IDENTICAL ? "no (identical)" :
-		    w.flag == STATS_WELCH_CONSTANT ? "yes (constant, differ)" : w.p < 0.05 ? "yes" : "no");
+	report_cell(s, "%zu / %zu", ny, nx);
+	return beyond;
 }
 
-static void probes_sections(struct report *rep, struct probe_side *a, struct probe_side *b)
+static void probes_sections(struct report *rep, struct probe_side *a, struct probe_side *b,
+			    struct report_section *sum)
 {
 	static const char *const cols[] = { "", "before", "after" };
-	static const char *const pcols[] = { "arm", "n before", "n after", "mean before", "mean after",
-					     "change", "95% CI of change", "p (Welch)", "beyond noise" };
-	static const char *const ccols[] = { "counter", "arm", "n before", "n after", "mean before",
-					     "mean after", "change", "95% CI of change", "p (Welch)",
-					     "beyond noise" };
+	static const char *const pcols[] = { "arm", "mean before", "mean after", "change", "p (Welch)",
+					     "beyond noise", "95 % CI of change", "trials" };
+	static const char *const ccols[] = { "counter", "arm", "mean before", "mean after", "change",
+					     "p (Welch)", "beyond noise", "95 % CI of change", "trials" };
 	struct probe_side *p[2] = { a, b };
 	struct report_section *s = report_add(rep, REPORT_TABLE, "runs-compared", "Probe runs compared");
 	struct report_section *c;
 	char (*keys)[48] = calloc(KEYS_MAX, 48);
-	double x[VERDICT_TRIALS_MAX], y[VERDICT_TRIALS_MAX];
-	size_t nk;
+	double x[VERDICT_TRIALS_MAX], y[VERDICT_TRIALS_MAX], change;
+	char line[1024], b1[FMT_NUM_LEN + 8], when[FMT_TIME_LEN + 512];
+	size_t nk, k = 0, n_beyond = 0, n_arms = 0;
 
 	if (!keys)
 		abort();
@@ -595,7 +686,7 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 		report_cell(s, "%lld", (long long)p[i]->ri.id);
 	report_cell(s, "started");
 	for (int i = 0; i < 2; i++)
-		report_cell(s, "%s", p[i]->ri.started_at);
+		report_cell(s, "%s", fmt_time(p[i]->ri.started_at, false, when, sizeof(when)));
 	report_cell(s, "workload");
 	for (int i = 0; i < 2; i++)
 		report_cell(s, "%s", p[i]->run->workload[0] ? p[i]->run->workload : REPORT_NOT_RECORDED);
@@ -612,8 +703,9 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 		report_note(s, "the runs measured different workloads or metrics: the comparison is weak");
 
 	s = report_add(rep, REPORT_TABLE, "arms-compared", "Primary metric, arm by arm");
-	report_note(s, "arms matched by name; Welch's t-test on the completed trials; beyond noise = p < 0.05");
-	report_cols(s, 9, pcols);
+	report_note(s, "arms matched by name; Welch's t-test on the completed trials; beyond noise = p < 0.05; "
+		    "trials: completed before / after");
+	report_cols(s, 8, pcols);
 	c = report_add(rep, REPORT_CHART, "arms-compared-chart", "Primary metric per arm, before and after");
 	c->chart.kind = REPORT_CHART_BARS;
 	c->chart.highlight_name = strdup("before");
@@ -630,7 +722,13 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 		if (!vb)
 			continue;
 		report_cell(s, "%s", a->run->arms[i].name);
-		pair_cells(s, va->primary, va->n_trials, vb->primary, vb->n_trials);
+		n_arms++;
+		if (pair_cells(s, va->primary, va->n_trials, vb->primary, vb->n_trials, &change)) {
+			n_beyond++;
+			if (k < sizeof(line))
+				k += (size_t)snprintf(line + k, sizeof(line) - k, "%s %s %s", k ? "," : "",
+						      a->run->arms[i].name, pct(change, b1, sizeof(b1)));
+		}
 		mean_ci(va->primary, va->n_trials, &m, &lo, &hi);
 		snprintf(name, sizeof(name), "%s before", a->run->arms[i].name);
 		report_bar_add(c, name, m, lo, hi, va->primary, va->n_trials, true);
@@ -639,9 +737,18 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 		report_bar_add(c, name, m, lo, hi, vb->primary, vb->n_trials, false);
 	}
 
+	if (n_beyond)
+		report_line(sum, "%s, after vs before, changed beyond noise in %zu of %zu arms:%s",
+			    a->run->in.metric_name, n_beyond, n_arms, line);
+	else
+		report_line(sum, "%s: no arm changed beyond noise (%zu arms in both runs; Welch's t-test, p < 0.05)",
+			    a->run->in.metric_name, n_arms);
+	k = 0;
+	n_beyond = 0;
 	s = report_add(rep, REPORT_TABLE, "counters-compared", "Per-trial counters, arm by arm");
 	report_note(s, "every per-trial metric of an arm present in both runs whose mean differs, largest relative change first");
-	report_cols(s, 10, ccols);
+	report_cols(s, 9, ccols);
+	report_key_cols(s, 2);
 	nk = metric_keys(a->t, keys, KEYS_MAX);
 	/* largest relative change first, as in the --run table */
 	{
@@ -650,16 +757,16 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 
 		if (!rows)
 			abort();
-		for (size_t k = 0; k < nk; k++)
+		for (size_t q = 0; q < nk; q++)
 			for (size_t i = 0; i < a->run->n_arms; i++) {
 				const char *arm = a->run->arms[i].name;
-				size_t ny = arm_values(a->t, arm, keys[k], y, VERDICT_TRIALS_MAX);
-				size_t nx = arm_values(b->t, arm, keys[k], x, VERDICT_TRIALS_MAX);
+				size_t ny = arm_values(a->t, arm, keys[q], y, VERDICT_TRIALS_MAX);
+				size_t nx = arm_values(b->t, arm, keys[q], x, VERDICT_TRIALS_MAX);
 				double my, mx;
 
 				if (!nx || !ny || (mx = stats_mean(x, nx)) == (my = stats_mean(y, ny)))
 					continue;
-				snprintf(rows[nr].key, sizeof(rows[nr].key), "%s", keys[k]);
+				snprintf(rows[nr].key, sizeof(rows[nr].key), "%s", keys[q]);
 				rows[nr].arm = arm;
 				rows[nr++].pct = my != 0 ? (mx - my) / fabs(my) * 100 : NAN;
 			}
@@ -670,16 +777,27 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 
 			report_cell(s, "%s", rows[i].key);
 			report_cell(s, "%s", rows[i].arm);
-			pair_cells(s, y, ny, x, nx);
+			if (pair_cells(s, y, ny, x, nx, &change)) {
+				if (n_beyond++ < 4 && k < sizeof(line))
+					k += (size_t)snprintf(line + k, sizeof(line) - k, "%s %s %s %s",
+							      k ? "," : "", rows[i].key, rows[i].arm,
+							      pct(change, b1, sizeof(b1)));
+			}
 		}
 		free(rows);
 	}
+	if (n_beyond)
+		report_line(sum, "per-trial counters beyond noise (%zu), largest first:%s", n_beyond, line);
+	else
+		report_line(sum, "no per-trial counter changed beyond noise");
 	free(keys);
 }
 
 int report_build_probes(struct store *st, int64_t before, int64_t after, struct report **out,
 			struct st_err *e)
 {
+	static const char *const probe_order[] = { "summary", "arms-compared-chart", "arms-compared",
+						   "counters-compared", "runs-compared" };
 	struct probe_side a, b;
 	char title[160];
 	int r;
@@ -690,7 +808,8 @@ int report_build_probes(struct store *st, int64_t before, int64_t after, struct 
 	snprintf(title, sizeof(title), "swaptune report: probe run %lld before, %lld after",
 		 (long long)before, (long long)after);
 	*out = report_new("compare", title);
-	probes_sections(*out, &a, &b);
+	probes_sections(*out, &a, &b, report_add(*out, REPORT_TEXT, "summary", "Summary"));
+	report_order(*out, probe_order, sizeof(probe_order) / sizeof(probe_order[0]));
 out:
 	side_free(&a);
 	side_free(&b);

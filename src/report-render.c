@@ -7,6 +7,7 @@
  * shows store and import text, which may hold any byte.
  */
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,41 +28,271 @@ static bool is_command(const char *line)
 	return !strncmp(line, "swaptune ", 9) || !strncmp(line, "sudo swaptune ", 14);
 }
 
+/*
+ * A cell right-aligned as a number: a number, "-" (not measured), or text
+ * that reads as one ("+5.0 %", "<0.001", "-1495 .. -1279").
+ */
+static bool numeric_text(const char *t)
+{
+	if (!strcmp(t, "-"))
+		return true;
+	if (*t == '+' || *t == '-' || *t == '<')
+		t++;
+	return isdigit((unsigned char)*t) || (*t == '.' && isdigit((unsigned char)t[1]));
+}
+
+bool *report_numeric_cols(const struct report_section *s)
+{
+	bool *num = calloc(s->n_cols ? s->n_cols : 1, sizeof(*num));
+
+	if (!num)
+		abort();
+	for (size_t c = 0; c < s->n_cols; c++) {
+		bool all = s->n_rows > 0, some = false;
+
+		for (size_t r = 0; r < s->n_rows; r++) {
+			const struct report_cell *x = &s->cells[r * s->n_cols + c];
+			const char *t = cell_text(s, r, c);
+
+			all &= x->is_num || numeric_text(t);
+			some |= x->is_num || (numeric_text(t) && strcmp(t, "-"));
+		}
+		num[c] = all && some;
+	}
+	return num;
+}
+
 /* ---- text ---- */
 
+/* s as fmt_fputs() shows it, malloc'd whole (fmt_escape() stops short of a tight buffer) */
+static char *escaped_dup(const char *s)
+{
+	size_t n = fmt_escape_len(s) + 8;
+	char *e = malloc(n);
+
+	if (!e)
+		abort();
+	fmt_escape(s, e, n);
+	return e;
+}
+
+/* Terminal columns of s as fmt_fputs() shows it: UTF-8 continuation bytes take none. */
+static size_t cols_of(const char *s)
+{
+	char *e = escaped_dup(s);
+	size_t w = 0;
+
+	for (const unsigned char *p = (const unsigned char *)e; *p; p++)
+		w += (*p & 0xc0) != 0x80;
+	free(e);
+	return w;
+}
+
+/*
+ * Text within REPORT_TEXT_WIDTH: the first line after first, the others
+ * after rest, broken at blanks (a word longer than a line is cut). A shell
+ * command breaks only outside single quotes and ends each broken line with
+ * " \" so that it still pastes as one command.
+ */
+static void text_wrapped(FILE *f, const char *first, const char *rest, const char *text, bool cmd)
+{
+	char *e = escaped_dup(text);
+	const char *p = e, *lead = first;
+
+	for (;;) {
+		size_t room = REPORT_TEXT_WIDTH - strlen(lead) - (cmd ? 2 : 0), len = strlen(p);
+		size_t cut = 0, cols = 0, i;
+		bool quoted = false;
+
+		if (cols_of(p) <= room + (cmd ? 2 : 0)) {
+			fprintf(f, "%s%s\n", lead, p);
+			break;
+		}
+		for (i = 0; i < len; i++) {
+			if ((p[i] & 0xc0) != 0x80 && ++cols > room)
+				break;
+			if (cmd && p[i] == '\'')
+				quoted = !quoted;
+			else if (p[i] == ' ' && !quoted)
+				cut = i;
+		}
+		if (!cut) {	/* no blank to break at: cut the word (a command stays whole) */
+			if (cmd) {
+				fprintf(f, "%s%s\n", lead, p);
+				break;
+			}
+			cut = i;
+		}
+		fprintf(f, "%s%.*s%s\n", lead, (int)cut, p, cmd ? " \\" : "");
+		p += cut;
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		lead = rest;
+	}
+	free(e);
+}
+
+/* Terminal columns of n bytes of escaped text. */
+static size_t cols_n(const char *e, size_t n)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < n; i++)
+		w += (e[i] & 0xc0) != 0x80;
+	return w;
+}
+
+/*
+ * The first piece of escaped text e that fits width columns: broken after
+ * the last blank that fits, else cut (never inside a UTF-8 character).
+ * Its length in bytes; *next is where the rest starts (blanks skipped).
+ */
+static size_t cell_piece(const char *e, size_t width, const char **next)
+{
+	size_t i = 0, cols = 0, cut = 0;
+
+	if (cols_n(e, strlen(e)) <= width) {
+		*next = e + strlen(e);
+		return strlen(e);
+	}
+	for (; e[i]; i++) {
+		if ((e[i] & 0xc0) != 0x80 && cols++ == width)
+			break;
+		if (e[i] == ' ')
+			cut = i;
+	}
+	if (!cut)
+		cut = i ? i : 1;
+	*next = e + cut;
+	while (**next == ' ')
+		(*next)++;
+	return cut;
+}
+
+/*
+ * Columns from..to of the table after its key columns, each row on as many
+ * lines as its widest cell needs (a cell wider than its column wraps).
+ */
+static void text_table_part(FILE *f, const struct report_section *s, const size_t *w,
+			    const bool *num, size_t from, size_t to)
+{
+	size_t keys = s->n_key_cols < s->n_cols ? s->n_key_cols : s->n_cols, nk = keys + (to - from);
+	char **text = calloc(nk, sizeof(*text));
+	const char **rest = calloc(nk, sizeof(*rest));
+
+	if (!text || !rest)
+		abort();
+	for (int head = 1, r = -1; r < (int)s->n_rows; head = 0, r++) {
+		bool mark = !head && s->marked && s->marked[r], more = true;
+
+		for (size_t k = 0; k < nk; k++) {
+			size_t c = k < keys ? k : from + (k - keys);
+
+			text[k] = escaped_dup(head ? s->cols[c] : cell_text(s, (size_t)r, c));
+			rest[k] = text[k];
+		}
+		for (int line = 0; more; line++) {
+			more = false;
+			for (size_t k = 0; k < nk; k++) {
+				size_t c = k < keys ? k : from + (k - keys), n, pad;
+				bool last = k + 1 == nk;
+				const char *piece = rest[k];
+
+				n = cell_piece(piece, w[c], &rest[k]);
+				pad = w[c] > cols_n(piece, n) ? w[c] - cols_n(piece, n) : 0;
+				fputs(k == 0 && mark && line == 0 ? "* " : "  ", f);
+				if (num[c])
+					fprintf(f, "%*s", (int)pad, "");
+				fwrite(piece, 1, n, f);
+				if (!num[c] && !last)
+					fprintf(f, "%*s", (int)pad, "");
+				more |= *rest[k] != '\0';
+			}
+			fputc('\n', f);
+		}
+		for (size_t k = 0; k < nk; k++)
+			free(text[k]);
+	}
+	free(text);
+	free(rest);
+}
+
+/*
+ * A table within REPORT_TEXT_WIDTH: split into parts that each repeat the
+ * key columns, a column wider than a part can hold wrapping its cells.
+ */
 static void text_table(FILE *f, const struct report_section *s)
 {
 	size_t *w = calloc(s->n_cols ? s->n_cols : 1, sizeof(*w));
+	bool *num = report_numeric_cols(s);
+	size_t keys = s->n_key_cols < s->n_cols ? s->n_key_cols : s->n_cols, kw = 0, c, cap;
 
 	if (!w)
 		abort();
-	for (size_t c = 0; c < s->n_cols; c++) {
-		w[c] = fmt_escape_len(s->cols[c]);
+	for (c = 0; c < s->n_cols; c++) {
+		w[c] = cols_of(s->cols[c]);
 		for (size_t r = 0; r < s->n_rows; r++)
-			if (fmt_escape_len(cell_text(s, r, c)) > w[c])
-				w[c] = fmt_escape_len(cell_text(s, r, c));
+			if (cols_of(cell_text(s, r, c)) > w[c])
+				w[c] = cols_of(cell_text(s, r, c));
+		if (c < keys && w[c] > REPORT_TEXT_WIDTH / 2 - 2)
+			w[c] = REPORT_TEXT_WIDTH / 2 - 2;
+		if (c < keys)
+			kw += 2 + w[c];
 	}
-	for (size_t c = 0; c < s->n_cols; c++) {
-		fputs("  ", f);
-		fmt_fputs_pad(f, s->cols[c], c + 1 < s->n_cols ? w[c] : 0, false);
-	}
-	fputc('\n', f);
-	for (size_t r = 0; r < s->n_rows; r++) {
-		for (size_t c = 0; c < s->n_cols; c++) {
-			const struct report_cell *x = &s->cells[r * s->n_cols + c];
-			bool last = c + 1 == s->n_cols;
+	cap = kw + 2 + 12 < REPORT_TEXT_WIDTH ? REPORT_TEXT_WIDTH - kw - 2 : 12;
+	for (c = keys; c < s->n_cols; c++)
+		if (w[c] > cap)
+			w[c] = cap;
+	for (c = keys; c < s->n_cols || c == keys;) {
+		size_t end = c, width = kw;
 
-			fputs("  ", f);
-			fmt_fputs_pad(f, cell_text(s, r, c), x->is_num ? w[c] : last ? 0 : w[c], x->is_num);
-		}
-		fputc('\n', f);
+		while (end < s->n_cols && (end == c || width + 2 + w[end] <= REPORT_TEXT_WIDTH))
+			width += 2 + w[end++];
+		if (c > keys)
+			fputc('\n', f);
+		text_table_part(f, s, w, num, c, end);
+		if (end >= s->n_cols)
+			break;
+		c = end;
 	}
 	free(w);
+	free(num);
+}
+
+static bool any_marked(const struct report_section *s)
+{
+	for (size_t r = 0; s->marked && r < s->n_rows; r++)
+		if (s->marked[r])
+			return true;
+	return false;
+}
+
+static void text_facts(FILE *f, const struct report_section *s)
+{
+	size_t kw = 0;
+	char lead[64], rest[64];
+
+	for (size_t k = 0; k < s->n_facts; k++)
+		if (cols_of(s->keys[k]) > kw)
+			kw = cols_of(s->keys[k]);
+	if (kw > 30)
+		kw = 30;
+	memset(rest, ' ', kw + 5);
+	rest[kw + 5] = '\0';
+	for (size_t k = 0; k < s->n_facts; k++) {
+		char *key = escaped_dup(s->keys[k]);
+
+		snprintf(lead, sizeof(lead), "  %-*.60s   ", (int)kw, key);
+		free(key);
+		text_wrapped(f, lead, rest, s->values[k], false);
+	}
 }
 
 void report_render_text(FILE *f, const struct report *r)
 {
-	size_t tl = fmt_escape_len(r->title);
+	size_t tl = cols_of(r->title);
 
 	fmt_fputs(f, r->title);
 	fputc('\n', f);
@@ -70,7 +301,6 @@ void report_render_text(FILE *f, const struct report *r)
 	fputc('\n', f);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct report_section *s = r->sec[i];
-		size_t kw = 0;
 
 		if (s->type == REPORT_CHART)
 			continue;
@@ -78,22 +308,17 @@ void report_render_text(FILE *f, const struct report *r)
 		fmt_fputs(f, s->title);
 		fputc('\n', f);
 		if (s->note) {
-			fputs("  (", f);
-			fmt_fputs(f, s->note);
-			fputs(")\n", f);
+			char *note = NULL;
+
+			if (asprintf(&note, "(%s%s)", s->note, s->type == REPORT_TABLE && any_marked(s) ?
+				     "; * = beyond noise" : "") < 0)
+				abort();
+			text_wrapped(f, "  ", "   ", note, false);
+			free(note);
 		}
 		switch (s->type) {
 		case REPORT_FACTS:
-			for (size_t k = 0; k < s->n_facts; k++)
-				if (fmt_escape_len(s->keys[k]) > kw)
-					kw = fmt_escape_len(s->keys[k]);
-			for (size_t k = 0; k < s->n_facts; k++) {
-				fputs("  ", f);
-				fmt_fputs_pad(f, s->keys[k], kw + 1, false);
-				fputs("  ", f);
-				fmt_fputs(f, s->values[k]);
-				fputc('\n', f);
-			}
+			text_facts(f, s);
 			break;
 		case REPORT_TABLE:
 			if (s->n_rows)
@@ -102,11 +327,9 @@ void report_render_text(FILE *f, const struct report *r)
 				fprintf(f, "  (none)\n");
 			break;
 		case REPORT_TEXT:
-			for (size_t k = 0; k < s->n_lines; k++) {
-				fputs("  ", f);
-				fmt_fputs(f, s->lines[k]);
-				fputc('\n', f);
-			}
+			for (size_t k = 0; k < s->n_lines; k++)
+				text_wrapped(f, "  ", is_command(s->lines[k]) ? "      " : "    ",
+					     s->lines[k], is_command(s->lines[k]));
 			break;
 		case REPORT_CHART:
 			break;
@@ -150,6 +373,8 @@ static void md_escaped(FILE *f, const char *t)
 
 static void md_table(FILE *f, const struct report_section *s)
 {
+	bool *num = report_numeric_cols(s);
+
 	fputc('|', f);
 	for (size_t c = 0; c < s->n_cols; c++) {
 		fputc(' ', f);
@@ -158,20 +383,23 @@ static void md_table(FILE *f, const struct report_section *s)
 	}
 	fputs("\n|", f);
 	for (size_t c = 0; c < s->n_cols; c++) {
-		bool num = s->n_rows && s->cells[c].is_num;
-
-		fputs(num ? " ---: |" : " --- |", f);
+		fputs(num[c] ? " ---: |" : " --- |", f);
 	}
 	fputc('\n', f);
 	for (size_t r = 0; r < s->n_rows; r++) {
+		bool mark = s->marked && s->marked[r];
+
 		fputc('|', f);
 		for (size_t c = 0; c < s->n_cols; c++) {
-			fputc(' ', f);
+			bool bold = mark && *cell_text(s, r, c);
+
+			fputs(bold ? " **" : " ", f);
 			md_escaped(f, cell_text(s, r, c));
-			fputs(" |", f);
+			fputs(bold ? "** |" : " |", f);
 		}
 		fputc('\n', f);
 	}
+	free(num);
 }
 
 void report_render_md(FILE *f, const struct report *r)
@@ -191,6 +419,8 @@ void report_render_md(FILE *f, const struct report *r)
 		if (s->note) {
 			fputc('_', f);
 			md_escaped(f, s->note);
+			if (s->type == REPORT_TABLE && any_marked(s))
+				fputs("; rows in bold: beyond noise", f);
 			fputs("_\n\n", f);
 		}
 		switch (s->type) {
@@ -257,10 +487,13 @@ static cJSON *chart_json(const struct report_chart *c)
 {
 	cJSON *o = cJSON_CreateObject(), *a;
 
-	cJSON_AddStringToObject(o, "kind", c->kind == REPORT_CHART_BARS ? "bars" : "series");
+	cJSON_AddStringToObject(o, "kind", c->kind == REPORT_CHART_BARS ? "bars" :
+				c->kind == REPORT_CHART_WINDOWS ? "windows" : "series");
 	cJSON_AddStringToObject(o, "y_unit", c->y_unit ? c->y_unit : "");
 	cJSON_AddStringToObject(o, "x_unit", c->x_unit ? c->x_unit : "");
-	if (c->kind == REPORT_CHART_BARS) {
+	if (c->kind == REPORT_CHART_WINDOWS) {
+		report_windows_json(c, o);
+	} else if (c->kind == REPORT_CHART_BARS) {
 		a = cJSON_AddArrayToObject(o, "bars");
 		for (size_t i = 0; i < c->n_bars; i++) {
 			cJSON *b = cJSON_CreateObject();
@@ -328,6 +561,12 @@ static cJSON *section_json(const struct report_section *s)
 					cJSON_AddItemToArray(row, cJSON_CreateString(x->text ? x->text : ""));
 			}
 			cJSON_AddItemToArray(a, row);
+		}
+		if (any_marked(s)) {
+			a = cJSON_AddArrayToObject(o, "marked_rows");
+			for (size_t r = 0; r < s->n_rows; r++)
+				if (s->marked[r])
+					cJSON_AddItemToArray(a, cJSON_CreateNumber((double)r));
 		}
 		break;
 	case REPORT_TEXT:

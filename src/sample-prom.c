@@ -1,14 +1,19 @@
 /*
  * sample-prom.c - one tick as a Prometheus text exposition (sampler.h):
  * the counters behind the rates as _total counters, levels as gauges in
- * bytes, percentages as 0..1 ratios. Shared by the live `sample --prom`
- * and `sample --replay ID --prom`, so both print the same families.
+ * bytes, percentages as 0..1 ratios, each quantity once (the zswap pool's
+ * sizes from debugfs, else from meminfo, under one name). Shared by the
+ * live `sample --prom` and `sample --replay ID --prom`, so both print the
+ * same tick families; a live tick adds the host's state (settings, last
+ * verdict, last apply) a fleet alerts on.
  */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "swaptune/sampler.h"
+#include "swaptune/settings.h"
 
 struct obuf {
 	char *p;
@@ -77,18 +82,52 @@ static void counters(struct obuf *b, const struct sample_prom_src *src)
 	}
 }
 
+/*
+ * One quantity, two sources: the zswap pool's compressed and uncompressed
+ * sizes are in debugfs (root) and in meminfo (anyone). The exposition has
+ * each once, under the debugfs family's name, from meminfo when debugfs
+ * cannot be read; the meminfo families are not printed on their own.
+ */
+static const struct {
+	enum sample_metric primary, fallback;
+	const char *help;
+} twins[] = {
+	{ SM_ZP_STORED_PAGES, SM_ZSWAPPED_BYTES,
+	  "uncompressed size of the pages held in the zswap pool in bytes (debugfs stored_pages x page size, else meminfo Zswapped)" },
+	{ SM_ZP_POOL_BYTES, SM_ZSWAP_BYTES,
+	  "compressed size of the zswap pool in bytes (debugfs pool_total_size, else meminfo Zswap)" },
+};
+#define NTWINS (sizeof(twins) / sizeof(twins[0]))
+
 static void gauges(struct obuf *b, const struct sample_prom_src *src)
 {
 	for (int m = 0; m < SM_COUNT; m++) {
 		const struct sample_metric_def *d = sampler_metric((enum sample_metric)m);
-		double v;
+		const char *help = d->row->help;
+		bool skip = false, have, as_bytes = false;
+		double v = 0;
 
-		if (!d->prom || !src->value(src->arg, (enum sample_metric)m, &v))
+		for (size_t t = 0; t < NTWINS; t++)
+			skip |= twins[t].fallback == (enum sample_metric)m;
+		if (skip || !d->prom)
 			continue;
-		if (d->prom_unit == SPU_PAGES_TO_BYTES && src->page_size <= 0)
+		have = src->value(src->arg, (enum sample_metric)m, &v);
+		for (size_t t = 0; t < NTWINS; t++)
+			if (twins[t].primary == (enum sample_metric)m) {
+				help = twins[t].help;
+				if (!have && src->value(src->arg, twins[t].fallback, &v)) {
+					have = true;
+					as_bytes = true;
+				}
+			}
+		if (!have)
+			continue;
+		if (!as_bytes && d->prom_unit == SPU_PAGES_TO_BYTES && src->page_size <= 0)
 			continue;	/* a recording without its page size */
-		family(b, d->prom, "gauge", d->row->help, src, d->group);
-		if (d->prom_unit == SPU_PAGES_TO_BYTES)
+		family(b, d->prom, "gauge", help, src, d->group);
+		if (as_bytes)
+			oput(b, " %.0f\n", v);
+		else if (d->prom_unit == SPU_PAGES_TO_BYTES)
 			oput(b, " %.0f\n", v * src->page_size);
 		else if (d->prom_unit == SPU_PCT_TO_RATIO)
 			oput(b, " %.10g\n", v / 100);
@@ -97,6 +136,96 @@ static void gauges(struct obuf *b, const struct sample_prom_src *src)
 		else
 			oput(b, " %.10g\n", v);
 	}
+}
+
+/* A setting's value as a number: an integer, or a boolean as 1/0; false for text (a compressor). */
+static bool setting_number(const char *name, const char *value, double *v)
+{
+	const struct setting_def *d = settings_find(name);
+	char *end;
+
+	if (!d)
+		return false;
+	switch (d->type) {
+	case SETTING_INT:
+		*v = strtod(value, &end);
+		return end != value && !*end;
+	case SETTING_BOOL_YN:
+	case SETTING_BOOL_WORD:
+		*v = settings_equal(d, value, d->type == SETTING_BOOL_YN ? "Y" : "true") ? 1 : 0;
+		return true;
+	case SETTING_COMPRESSOR:
+		break;
+	}
+	return false;
+}
+
+static void settings_families(struct obuf *b, const struct settings_snapshot *ss)
+{
+	bool head = false;
+	double v;
+
+	for (int i = 0; i < ss->n; i++) {
+		const struct setting_value *x = &ss->items[i];
+
+		if (!x->present || !setting_number(x->name, x->value, &v))
+			continue;
+		if (!head)
+			oput(b, "# HELP swaptune_setting a kernel setting swaptune tunes, as in effect now "
+			     "(booleans 1/0; see swaptune_setting_info for text values)\n"
+			     "# TYPE swaptune_setting gauge\n");
+		head = true;
+		oput(b, "swaptune_setting{name=\"");
+		olabel(b, x->name);
+		oput(b, "\"} %.0f\n", v);
+	}
+	head = false;
+	for (int i = 0; i < ss->n; i++) {
+		const struct setting_value *x = &ss->items[i];
+
+		if (!x->present || setting_number(x->name, x->value, &v))
+			continue;
+		if (!head)
+			oput(b, "# HELP swaptune_setting_info a kernel setting swaptune tunes whose value is "
+			     "text, in the value label (value is always 1)\n"
+			     "# TYPE swaptune_setting_info gauge\n");
+		head = true;
+		oput(b, "swaptune_setting_info{name=\"");
+		olabel(b, x->name);
+		oput(b, "\",value=\"");
+		olabel(b, x->value);
+		oput(b, "\"} 1\n");
+	}
+}
+
+static void state_families(struct obuf *b, const struct sample_prom_state *st)
+{
+	if (st->settings)
+		settings_families(b, st->settings);
+	if (st->has_verdict) {
+		oput(b, "# HELP swaptune_last_verdict_info the verdict the newest probe run of this host "
+		     "stored: keep, change or inconclusive, and the arm (value is always 1)\n"
+		     "# TYPE swaptune_last_verdict_info gauge\n"
+		     "swaptune_last_verdict_info{run=\"%lld\",verdict=\"", st->verdict_run);
+		olabel(b, st->verdict);
+		oput(b, "\",arm=\"");
+		olabel(b, st->verdict_arm);
+		oput(b, "\"} 1\n"
+		     "# HELP swaptune_last_verdict_timestamp_seconds when the probe run of "
+		     "swaptune_last_verdict_info ended (Unix time)\n"
+		     "# TYPE swaptune_last_verdict_timestamp_seconds gauge\n"
+		     "swaptune_last_verdict_timestamp_seconds %.3f\n", st->verdict_unix);
+	}
+	if (st->has_apply)
+		oput(b, "# HELP swaptune_last_apply_timestamp_seconds when swaptune last applied a "
+		     "change to this host (Unix time)\n"
+		     "# TYPE swaptune_last_apply_timestamp_seconds gauge\n"
+		     "swaptune_last_apply_timestamp_seconds %.3f\n", st->apply_unix);
+	if (st->has_rollback)
+		oput(b, "# HELP swaptune_last_rollback_timestamp_seconds when swaptune last rolled "
+		     "this host back (Unix time)\n"
+		     "# TYPE swaptune_last_rollback_timestamp_seconds gauge\n"
+		     "swaptune_last_rollback_timestamp_seconds %.3f\n", st->rollback_unix);
 }
 
 int sample_prom_format(const struct sample_prom_src *src, char *buf, size_t len)
@@ -120,5 +249,7 @@ int sample_prom_format(const struct sample_prom_src *src, char *buf, size_t len)
 	     "swaptune_sample_ticks_total %" PRIu64 "\n", src->seq);
 	counters(&b, src);
 	gauges(&b, src);
+	if (src->state)
+		state_families(&b, src->state);
 	return b.overflow ? -ENOSPC : (int)b.used;
 }

@@ -61,7 +61,7 @@ static void table_row(struct replay *r)
 	struct tm tm;
 
 	if (r->rows % HEADER_EVERY == 0) {
-		fprintf(r->out, "%-8s", "time");
+		fprintf(r->out, "%-8s", "UTC");
 		for (size_t i = 0; i < SAMPLE_TABLE_COLS; i++)
 			fprintf(r->out, "%6s", sampler_metric(sample_table_cols[i])->head);
 		fputc('\n', r->out);
@@ -69,10 +69,7 @@ static void table_row(struct replay *r)
 	memset(&tm, 0, sizeof(tm));
 	if (store_tick_string(r->tick, r->time, t, sizeof(t)) == 0 &&
 	    strptime(t, "%Y-%m-%dT%H:%M:%S", &tm)) {
-		time_t secs = timegm(&tm);
-
-		localtime_r(&secs, &tm);
-		strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+		strftime(hms, sizeof(hms), "%H:%M:%S", &tm);	/* stored in UTC, shown in UTC */
 	}
 	fprintf(r->out, "%-8s", hms);
 	for (size_t i = 0; i < SAMPLE_TABLE_COLS; i++) {

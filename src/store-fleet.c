@@ -178,6 +178,44 @@ static void trial_row(struct store *st, sqlite3_stmt *s, cJSON *o)
 	sqlite3_finalize(m);
 }
 
+static void num_or_null(cJSON *o, const char *k, sqlite3_stmt *s, int i)
+{
+	if (sqlite3_column_type(s, i) == SQLITE_NULL)
+		cJSON_AddNullToObject(o, k);
+	else
+		cJSON_AddNumberToObject(o, k, sqlite3_column_double(s, i));
+}
+
+/* A switchback window with its figures (windows, window_metrics). */
+static void window_row(struct store *st, sqlite3_stmt *s, cJSON *o)
+{
+	sqlite3_stmt *m;
+	cJSON *mo;
+
+	cJSON_AddNumberToObject(o, "idx", sqlite3_column_int64(s, 0));
+	cJSON_AddNumberToObject(o, "block", sqlite3_column_int64(s, 1));
+	cJSON_AddNumberToObject(o, "pos", sqlite3_column_int64(s, 2));
+	cJSON_AddStringToObject(o, "arm", col_str(s, 3));
+	cJSON_AddStringToObject(o, "started_at", col_str(s, 4));
+	num_or_null(o, "start_s", s, 5);
+	num_or_null(o, "switch_s", s, 6);
+	num_or_null(o, "count_start_s", s, 7);
+	num_or_null(o, "end_s", s, 8);
+	cJSON_AddStringToObject(o, "outcome", col_str(s, 9));
+	num_or_null(o, "value", s, 10);
+	add_col_text(o, "failure", s, 11);
+	num_or_null(o, "failed_at_s", s, 12);
+	mo = cJSON_AddObjectToObject(o, "metrics");
+	if (sqlite3_prepare_v2(st->db, "SELECT key, value FROM window_metrics WHERE run_id = ?1"
+			       " AND idx = ?2 ORDER BY key", -1, &m, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(m, 1, sqlite3_column_int64(s, 13));
+	sqlite3_bind_int64(m, 2, sqlite3_column_int64(s, 0));
+	while (sqlite3_step(m) == SQLITE_ROW)
+		cJSON_AddNumberToObject(mo, col_str(m, 0), sqlite3_column_double(m, 1));
+	sqlite3_finalize(m);
+}
+
 static void snapshot_row(struct store *st, sqlite3_stmt *s, cJSON *o)
 {
 	(void)st;
@@ -255,6 +293,12 @@ int store_fleet_export_run(struct store *st, int64_t run_id, cJSON **run, struct
 				 " t.started_at, t.primary_value, t.note FROM trials t"
 				 " JOIN arms a ON a.id = t.arm_id WHERE t.run_id = ?1 ORDER BY t.id",
 				 cJSON_AddArrayToObject(o, "trials"), trial_row, e);
+	if (!rc)
+		rc = export_rows(st, run_id, "SELECT w.idx, w.block, w.pos, a.name, w.started_at, w.start_s,"
+				 " w.switch_s, w.count_start_s, w.end_s, w.outcome, w.value, w.failure,"
+				 " w.failed_at_s, w.run_id FROM windows w JOIN arms a ON a.id = w.arm_id"
+				 " WHERE w.run_id = ?1 ORDER BY w.idx",
+				 cJSON_AddArrayToObject(o, "windows"), window_row, e);
 	if (!rc)
 		rc = export_rows(st, run_id, "SELECT id, taken_at, reason, settings FROM snapshots"
 				 " WHERE run_id = ?1 ORDER BY id",
@@ -398,7 +442,7 @@ static int identity_check(struct store *st, const char *mid, const char *local_m
 	return found;
 }
 
-enum { S_ARM, S_TRIAL, S_METRIC, S_SNAP, S_CHANGE, S_COUNT };
+enum { S_ARM, S_TRIAL, S_METRIC, S_SNAP, S_CHANGE, S_WINDOW, S_WMETRIC, S_COUNT };
 
 static const char *const import_sql[S_COUNT] = {
 	[S_ARM] = "INSERT INTO arms (run_id, name, settings, emulated, note) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -412,6 +456,11 @@ static const char *const import_sql[S_COUNT] = {
 		     " old_value, new_value, temporary, state, created_at, finished_at, note, origin_state)"
 		     " VALUES ('imported', ?1, 0, 0, 'imported', ?2, ?3, ?4, ?5, ?6, 'imported',"
 		     " coalesce(?7, strftime('%Y-%m-%dT%H:%M:%fZ','now')), ?8, ?9, ?10)",
+	[S_WINDOW] = "INSERT INTO windows (run_id, idx, block, pos, arm_id, started_at, start_s, switch_s,"
+		     " count_start_s, end_s, outcome, value, failure, failed_at_s) VALUES (?1, ?2, ?3, ?4,"
+		     " (SELECT id FROM arms WHERE run_id = ?1 AND name = ?5), ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+		     " ?13, ?14)",
+	[S_WMETRIC] = "INSERT INTO window_metrics (run_id, idx, key, value) VALUES (?1, ?2, ?3, ?4)",
 };
 
 static struct tick_writer *cache_writer(struct store *st, int64_t rid);
@@ -444,6 +493,52 @@ static int import_samples(struct store *st, int64_t rid, const cJSON *samples, s
 			break;
 	}
 	return rc;
+}
+
+static void bind_num(sqlite3_stmt *s, int i, const cJSON *o, const char *k)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	if (cJSON_IsNumber(x))
+		sqlite3_bind_double(s, i, x->valuedouble);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* A switchback run's windows and their figures (validated by fleet_doc_parse). */
+static int import_windows(struct store *st, sqlite3_stmt **s, int64_t rid, const cJSON *run,
+			  struct st_err *e)
+{
+	const cJSON *x, *m;
+	int rc;
+
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(run, "windows")) {
+		sqlite3_bind_int64(s[S_WINDOW], 1, rid);
+		sqlite3_bind_int64(s[S_WINDOW], 2, num(x, "idx"));
+		sqlite3_bind_int64(s[S_WINDOW], 3, num(x, "block"));
+		sqlite3_bind_int64(s[S_WINDOW], 4, num(x, "pos"));
+		bind_str(s[S_WINDOW], 5, x, "arm");
+		bind_str(s[S_WINDOW], 6, x, "started_at");
+		bind_num(s[S_WINDOW], 7, x, "start_s");
+		bind_num(s[S_WINDOW], 8, x, "switch_s");
+		bind_num(s[S_WINDOW], 9, x, "count_start_s");
+		bind_num(s[S_WINDOW], 10, x, "end_s");
+		bind_str(s[S_WINDOW], 11, x, "outcome");
+		bind_num(s[S_WINDOW], 12, x, "value");
+		bind_str(s[S_WINDOW], 13, x, "failure");
+		bind_num(s[S_WINDOW], 14, x, "failed_at_s");
+		if ((rc = step_once(st, s[S_WINDOW], e)) < 0)
+			return rc;
+		cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(x, "metrics")) {
+			sqlite3_bind_int64(s[S_WMETRIC], 1, rid);
+			sqlite3_bind_int64(s[S_WMETRIC], 2, num(x, "idx"));
+			sqlite3_bind_text(s[S_WMETRIC], 3, m->string, -1, SQLITE_STATIC);
+			sqlite3_bind_double(s[S_WMETRIC], 4, m->valuedouble);
+			if ((rc = step_once(st, s[S_WMETRIC], e)) < 0)
+				return rc;
+		}
+	}
+	return 0;
 }
 
 static int import_children(struct store *st, sqlite3_stmt **s, int64_t rid, const cJSON *run,
@@ -508,6 +603,8 @@ static int import_children(struct store *st, sqlite3_stmt **s, int64_t rid, cons
 		if ((rc = step_once(st, s[S_CHANGE], e)) < 0)
 			return rc;
 	}
+	if ((rc = import_windows(st, s, rid, run, e)) < 0)
+		return rc;
 	return import_samples(st, rid, cJSON_GetObjectItemCaseSensitive(run, "samples"), e);
 }
 
@@ -607,7 +704,7 @@ int store_fleet_import_run(struct store *st, int64_t host_id, const char *machin
 
 int store_fleet_count(struct store *st, const char *table, int64_t *n, struct st_err *e)
 {
-	static const char *const ok[] = { "hosts", "runs", "arms", "trials", "metrics",
+	static const char *const ok[] = { "hosts", "runs", "arms", "trials", "metrics", "windows",
 					  "snapshots", "changes", "samples" };
 	char sql[64];
 	sqlite3_stmt *s;
@@ -670,22 +767,28 @@ int store_fleet_load_runs(struct store *st, struct fleet_run **runs, size_t *n, 
 		" coalesce(" JX("r.summary", "$.host.kernel") ", h.kernel, ''), coalesce(h.cpu_model, ''),"
 		" coalesce(" JX("r.summary", "$.host.swap.device") ", ''),"
 		" coalesce(" JX("r.summary", "$.host.swap.kind") ", ''),"
-		" coalesce(" JX("r.params", "$.workload.name") ", ''),"
+		/* a switchback's workload is the live one: named by its metric's source */
+		" coalesce(" JX("r.params", "$.workload.name") ", 'live:' || " JX("r.params", "$.metric.source") ", ''),"
 		" coalesce(" JX("r.params", "$.baseline") ", ''),"
-		" coalesce(" JX("r.summary", "$.verdict.kind") ", ''),"
-		" coalesce(" JX("r.summary", "$.verdict.arm") ", ''),"
-		" coalesce(" JX("r.summary", "$.primary_metric.higher_is_better") ", 1)"
+		" coalesce(" JX("r.summary", "$.verdict.kind") ", " JX("r.summary", "$.decision") ", ''),"
+		" coalesce(" JX("r.summary", "$.verdict.arm") ", " JX("r.summary", "$.chosen") ", ''),"
+		" coalesce(" JX("r.summary", "$.primary_metric.higher_is_better") ","
+		"  " JX("r.params", "$.metric.higher_better") ", 1)"
 		" FROM runs r LEFT JOIN hosts h ON h.id = r.host_id"
-		" WHERE coalesce(r.origin_kind, r.kind) = 'probe'"
+		" WHERE coalesce(r.origin_kind, r.kind) IN ('probe', 'switchback')"
 		" AND coalesce(r.origin_status, r.status) = 'ok' ORDER BY r.id", &q, e) < 0 ||
 	    store_prepare(st,
-		"SELECT a.name, count(t.id),"
-		" count(t.id) FILTER (WHERE t.status = 'ok' AND t.primary_value IS NOT NULL),"
-		" count(t.id) FILTER (WHERE t.status = 'oom'),"
+		/* a probe's measured trials, or a switchback's windows (one value each) */
+		"SELECT a.name, count(t.arm_id),"
+		" count(t.arm_id) FILTER (WHERE t.status = 'ok' AND t.primary_value IS NOT NULL),"
+		" count(t.arm_id) FILTER (WHERE t.status = 'oom'),"
 		" coalesce(sum(t.primary_value) FILTER (WHERE t.status = 'ok'), 0),"
 		" coalesce(sum(t.primary_value * t.primary_value) FILTER (WHERE t.status = 'ok'), 0)"
-		" FROM arms a LEFT JOIN trials t ON t.run_id = a.run_id AND t.arm_id = a.id AND t.warmup = 0"
-		"  AND t.status != 'interrupted'"
+		" FROM arms a LEFT JOIN ("
+		"  SELECT arm_id, status, primary_value FROM trials WHERE run_id = ?1 AND warmup = 0"
+		"   AND status != 'interrupted'"
+		"  UNION ALL SELECT arm_id, outcome, value FROM windows WHERE run_id = ?1) t"
+		" ON t.arm_id = a.id"
 		" WHERE a.run_id = ?1 GROUP BY a.id ORDER BY a.id", &a, e) < 0) {
 		sqlite3_finalize(q);
 		return -EIO;

@@ -29,6 +29,7 @@ for f in ./usr/bin/swaptune ./usr/share/man/man8/swaptune.8.gz \
 	./usr/share/bash-completion/completions/swaptune \
 	./usr/share/swaptune/schema/status.schema.json \
 	./lib/systemd/system/swaptune-boot.service ./usr/lib/tmpfiles.d/swaptune.conf \
+	./lib/systemd/system/swaptune-prom.service ./lib/systemd/system/swaptune-prom.timer \
 	./usr/share/doc/swaptune/LICENSE ./usr/share/doc/swaptune/copyright; do
 	grep -qx "$f" "$scratch/files" || fail "package lacks $f"
 done
@@ -39,10 +40,25 @@ dpkg -x "$deb" "$scratch/root" || fail "dpkg -x failed"
 "$scratch/root/usr/bin/swaptune" --version | grep -q "^swaptune $(cat VERSION)\$" || fail "packaged binary --version"
 grep -q '^ExecStart=/usr/bin/swaptune ' "$scratch/root/lib/systemd/system/swaptune-boot.service" ||
 	fail "unit's ExecStart does not name the packaged binary"
+grep -q '^ExecStart=/usr/bin/swaptune sample .*--prom-file /var/lib/prometheus/node-exporter/swaptune.prom$' \
+	"$scratch/root/lib/systemd/system/swaptune-prom.service" || fail "the metrics unit's ExecStart"
+if command -v systemd-analyze >/dev/null 2>&1; then
+	# (the binary is not installed here and man may be missing: those two complaints are this host's)
+	systemd-analyze verify "$scratch/root/lib/systemd/system/swaptune-prom.service" \
+		"$scratch/root/lib/systemd/system/swaptune-prom.timer" 2>&1 |
+		grep -v "is not executable\|Command 'man " >"$scratch/verify.out"
+	[ -s "$scratch/verify.out" ] && fail "systemd-analyze verify: $(head -3 "$scratch/verify.out")"
+fi
+# shipped, not enabled: the postinst only keeps an administrator's choice
+# (dh_installsystemd --no-enable: enable only if it was enabled, else update-state)
+dpkg -e "$deb" "$scratch/ctl" || fail "dpkg -e failed"
+grep -q "deb-systemd-helper update-state 'swaptune-prom.timer'" "$scratch/ctl/postinst" ||
+	fail "the package enables the metrics timer (or does not know it)"
 bash -n "$scratch/root/usr/share/bash-completion/completions/swaptune" || fail "packaged completion is not valid bash"
 # FILES in the man page: every installed path it should name
 man_files=$(awk '/^\.SH FILES/ { on = 1; next } /^\.SH/ { on = 0 } on && /^\.I / { sub(/^\.I /, ""); gsub(/\\-/, "-"); print }' share/man/swaptune.8)
 for f in /usr/bin/swaptune /lib/systemd/system/swaptune-boot.service /usr/lib/tmpfiles.d/swaptune.conf \
+	/lib/systemd/system/swaptune-prom.service /lib/systemd/system/swaptune-prom.timer \
 	/usr/share/swaptune/schema/ /usr/share/swaptune/ansible/ /usr/share/bash-completion/completions/swaptune; do
 	echo "$man_files" | grep -qxF "$f" || fail "the man page's FILES does not name $f"
 	grep -q "^\.$f" "$scratch/files" || fail "the man page's FILES names $f, which the package does not install"

@@ -4,8 +4,14 @@
 # `promtool check metrics` (format and lint) on a fixture and on this host;
 # exactly one HELP and one TYPE per family; counters are _total, never
 # _percent or _per_second; every counter is monotonic from one tick to the
-# next; sample --replay ID --prom prints what the live run printed, also when
-# the counters moved between ticks.
+# next; sample --replay ID --prom prints what the live run printed (its tick
+# families: the host's state is not recorded), also when the counters moved
+# between ticks. A fleet can alert on it: every registry setting as
+# swaptune_setting{name=...} (text values as swaptune_setting_info), the
+# last stored verdict and the last apply/rollback times from the store, and
+# no quantity twice (the zswap pool from debugfs, else meminfo, once).
+# With --prom-file nothing goes to stderr (cron, the systemd timer) and the
+# file written passes promtool.
 . "$(dirname "$0")/lib.sh"
 
 command -v promtool >/dev/null 2>&1 ||
@@ -63,6 +69,56 @@ monotonic fixture "$scratch/fx.1" "$scratch/fx.2"
 ( failures=0; check_one stream "$scratch/fx.prom"; [ "$failures" -gt 0 ] ) >/dev/null ||
 	fail "the checks accepted a stream of three expositions as one"
 
+# --- alerting: settings, the stored verdict and apply, each quantity once
+st=$scratch/state.db
+sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$st" >/dev/null 2>&1 || fail "make-store.sh"
+if command -v sqlite3 >/dev/null 2>&1; then
+	sqlite3 "$st" "UPDATE runs SET summary = json_set(summary, '\$.verdict', json('{\"kind\":\"change\",\"arm\":\"pc0\"}'))
+		WHERE id = 6; INSERT INTO runs (id, kind, started_at, ended_at, status)
+		VALUES (7, 'rollback', '2026-11-30T13:00:00.000Z', '2026-11-30T13:00:01.000Z', 'ok');"
+fi
+vm=$FIXTURES/vm-v1	# every registry setting, and the zswap debugfs
+"$SWAPTUNE" sample --sysroot "$vm" --db "$st" --count 1 --interval 10ms --prom \
+	--prom-file "$scratch/node/swaptune.prom" >"$scratch/pf.out" 2>"$scratch/pf.err" && fail "--prom-file into a missing dir: exit 0"
+mkdir -p "$scratch/node"
+"$SWAPTUNE" sample --sysroot "$vm" --db "$st" --count 1 --interval 10ms --prom \
+	--prom-file "$scratch/node/swaptune.prom" >"$scratch/pf.out" 2>"$scratch/pf.err" || fail "--prom-file: exit $?"
+[ -s "$scratch/pf.out" ] && fail "--prom-file printed on stdout: $(head -3 "$scratch/pf.out")"
+[ -s "$scratch/pf.err" ] && fail "--prom-file printed on stderr (cron mail): $(head -3 "$scratch/pf.err")"
+tf=$scratch/node/swaptune.prom
+check_one "textfile" "$tf"
+grep -qx "swaptune_setting{name=\"page-cluster\"} $(cat "$vm/proc/sys/vm/page-cluster")" "$tf" ||
+	fail "no page-cluster gauge"
+[ "$(grep -c '^swaptune_setting' "$tf")" -eq 7 ] || fail "want the 7 registry settings: $(grep '^swaptune_setting' "$tf")"
+grep -q '^swaptune_setting{name="vma_ra_enabled"} [01]$' "$tf" || fail "no vma_ra_enabled gauge as 1/0"
+grep -q '^swaptune_setting_info{name="zswap.compressor",value="[a-z0-9-]*"} 1$' "$tf" || fail "no compressor info series"
+grep -q '^swaptune_setting{name="zswap.compressor"' "$tf" && fail "a text setting as a number"
+if command -v sqlite3 >/dev/null 2>&1; then
+	grep -qx 'swaptune_last_verdict_info{run="6",verdict="change",arm="pc0"} 1' "$tf" || fail "no last verdict info"
+	grep -qx 'swaptune_last_verdict_timestamp_seconds 1796040480.000' "$tf" ||
+		fail "last verdict time is not run 6's end (2026-11-30T12:08:00Z): $(grep verdict_timestamp "$tf")"
+	grep -qx 'swaptune_last_rollback_timestamp_seconds 1796043600.000' "$tf" || fail "no last rollback time"
+fi
+grep -qx 'swaptune_last_apply_timestamp_seconds 1796033700.000' "$tf" ||
+	fail "last apply time is not run 3's (2026-11-30T10:15:00Z): $(grep apply_timestamp "$tf")"
+# one series per quantity: the meminfo twins of the debugfs pool sizes are gone
+grep -q '^swaptune_zswap_uncompressed_bytes\|^swaptune_zswap_compressed_bytes' "$tf" && fail "a zswap size twice"
+grep -q '^swaptune_zswap_stored_bytes [0-9]' "$tf" || fail "no zswap stored bytes"
+grep -q '^swaptune_zswap_pool_bytes [0-9]' "$tf" || fail "no zswap pool bytes"
+awk '/^[a-z]/ { v[$NF " " ++n] = $1 } /^swaptune_zswap_(stored|pool)_bytes/ { s[$2]++ }
+	END { for (k in s) if (s[k] > 1) { print "FAIL: two zswap sizes with the same value " k; exit 1 } }' "$tf" ||
+	failures=$((failures + 1))
+# without debugfs (no root), the pool sizes come from meminfo under the same names
+nd=$scratch/nodebug
+cp -r "$vm" "$nd"
+rm -rf "$nd/sys/kernel/debug"
+"$SWAPTUNE" sample --sysroot "$nd" --db "$scratch/db" --count 1 --interval 10ms --prom >"$scratch/nd.prom" 2>/dev/null ||
+	fail "--prom without debugfs: exit $?"
+check_one "no debugfs" "$scratch/nd.prom"
+zs=$(awk '$1 == "Zswapped:" { print $2 * 1024 }' "$nd/proc/meminfo")
+[ -z "$zs" ] || grep -qx "swaptune_zswap_stored_bytes $zs" "$scratch/nd.prom" ||
+	fail "without debugfs, stored bytes are not meminfo's Zswapped ($zs)"
+
 # --- this host: two ticks
 "$SWAPTUNE" sample --db "$scratch/db" --count 2 --interval 300ms --prom >"$scratch/live.prom" \
 	2>"$scratch/live.err" || fail "live --prom: exit $? $(cat "$scratch/live.err")"
@@ -87,14 +143,20 @@ pid=$!
 for k in 1 2 3 4 5 6; do
 	sleep 0.1
 	zin=$((zin + 1000 * k)) ra=$((ra + 300 * k)) hit=$((hit + 100 * k))
-	# in place, as the kernel does: the sampler keeps the file open
+	# in place, as the kernel does: the sampler keeps the file open. One
+	# write, never truncated first (the numbers only grow): a tick never
+	# reads an empty file
 	awk -v z="$zin" -v r="$ra" -v h="$hit" '$1 == "zswpin" { $2 = z } $1 == "swap_ra" { $2 = r }
 		$1 == "swap_ra_hit" { $2 = h } { print }' "$mv/proc/vmstat" >"$scratch/vmstat.new"
-	cat "$scratch/vmstat.new" >"$mv/proc/vmstat"
+	dd if="$scratch/vmstat.new" of="$mv/proc/vmstat" bs=64k conv=notrunc status=none
 done
 wait $pid || fail "record --prom: exit $?"
 "$SWAPTUNE" sample --db "$scratch/rdb" --replay 1 --prom >"$scratch/replay.prom" || fail "replay --prom: exit $?"
-same "$scratch/replay.prom" "$scratch/rec.prom"
+# the tick's families, exactly; the host's state (settings, verdict, apply) is not in a recording
+grep -q '^swaptune_setting' "$scratch/replay.prom" && fail "replay prints settings it never recorded"
+awk '/^# (HELP|TYPE) swaptune_(setting|last_)/ || /^swaptune_(setting|last_)/ { next } { print }' \
+	"$scratch/rec.prom" >"$scratch/rec-ticks.prom"
+same "$scratch/replay.prom" "$scratch/rec-ticks.prom"
 n=$(split "$scratch/replay.prom" "$scratch/rp")
 [ "$n" -eq 4 ] || fail "replay: want 4 expositions, got $n"
 check_one "replayed exposition 4" "$scratch/rp.4"

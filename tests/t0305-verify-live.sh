@@ -45,7 +45,7 @@ sqlite3 "$db" "INSERT INTO runs (kind, status, params) VALUES ('apply', 'ok',
 run verify --yes --json --progress plain
 rc=$?
 [ $rc -eq 0 ] || { fail "verify: exit $rc, want 0 (holds) ($(cat "$scratch/err"))"; done_testing; }
-grep -q '^probe: trial [0-9]*/[0-9]* ' "$scratch/err" || fail "verify --progress plain: no trial lines on stderr"
+grep -q '^[0-9-]*T[0-9:]*Z probe: trial [0-9]*/[0-9]* ' "$scratch/err" || fail "verify --progress plain: no trial lines on stderr"
 cp "$scratch/out" "$scratch/verify.json"
 "$check" "$SCHEMAS/verify.schema.json" "$scratch/verify.json" >"$scratch/v.out" 2>&1 || fail "verify json: $(cat "$scratch/v.out")"
 python3 - "$scratch/verify.json" "$probe" <<'PY' || fail "verify result: $(cat "$scratch/verify.json")"

@@ -41,9 +41,14 @@ refused() {
 	[ "$(wc -l <"$scratch/err")" -eq 1 ] || fail "case $n: more than one line: $(cat "$scratch/err")"
 	"$SWAPTUNE" --db "$db" --sysroot "$vm" report --run 1 >"$scratch/rep" 2>"$scratch/err" ||
 		fail "case $n ($2): report --run 1 failed: $(cat "$scratch/err")"
-	line=$(sed -n '/^Recipe: rerun this probe/{n;p;q}' "$scratch/rep")
+	# the report wraps at 100 columns: join the line's continuations back
+	line=$(awk '/^Recipe: rerun this probe/ { on = 1; next }
+	on == 1 { sub(/^ +/, ""); l = $0; on = 2; next }
+	on == 2 && /^    / { sub(/ \\$/, "", l); sub(/^ +/, ""); l = l " " $0; next }
+	on == 2 { exit }
+	END { if (on) print l }' "$scratch/rep")
 	case $line in
-	"  probe run 1: $2"*"; its recipe is refused") ;;
+	"probe run 1: $2"*"; its recipe is refused") ;;
 	*) fail "case $n ($2): report's recipe line: $line" ;;
 	esac
 	grep -q 'sudo swaptune probe' "$scratch/rep" && fail "case $n ($2): report printed a rerun line"

@@ -30,7 +30,7 @@ expect "page-cluster" "status panel: no page-cluster line"
 tmux send-keys -t "$sess" 2
 expect "zswap loads +[0-9.k]+/s" "live panel: no zswap loads row with its unit"
 tmux send-keys -t "$sess" 3
-expect "no runs in|run +kind" "runs panel did not draw"
+expect "no probe runs or recordings in|run +kind" "runs panel did not draw"
 tmux send-keys -t "$sess" 4
 expect "info |warn |no findings|skipped " "advice panel did not draw"
 tmux send-keys -t "$sess" q

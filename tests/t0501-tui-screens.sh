@@ -22,7 +22,7 @@ INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, primary_value) V
  (1, 1, 1, 3, 0, 'ok', 1000), (1, 2, 1, 4, 0, 'ok', 1050), (1, 2, 2, 5, 0, 'ok', 1060),
  (1, 1, 2, 6, 0, 'ok', 1012), (1, 1, 3, 7, 0, 'ok', 995), (1, 2, 3, 8, 0, 'ok', 1041);
 INSERT INTO runs (id, kind, status, summary) VALUES (2, 'sample', 'ok',
- '{"ticks":12,"meminfo":{"swap_used_bytes":656109568}}');
+ '{"ticks":12,"elapsed_s":12,"means":{"meminfo.swap_used_bytes":656109568}}');
 INSERT INTO runs (id, kind, status, params) VALUES (3, 'probe', 'running',
  '{"method":{"reps":2,"warmup":true},"arm_names":["pc3","pc0"],"baseline":"pc3"}');
 INSERT INTO arms (id, run_id, name, settings) VALUES
@@ -36,8 +36,16 @@ for size in 80x24 200x60; do
 	tui_start "$c" "$r" --db "$db" --sysroot "$sr" --interval 200ms
 	expect "Readahead" "$size status: no Readahead line" && snap "$size-status"
 	fits "$c" "$size status"
+	# a long reason wraps under its value: the sentence ends on the screen
+	grep -q "to cluster readahead" "$scratch/screen" || fail "$size status: the readahead reason is cut"
 	grep -q "F1 help" "$scratch/screen" || fail "$size: no key footer"
-	grep -q "read-only" "$scratch/screen" || fail "$size: a sysroot is not marked read-only"
+	# the header says what a / y would do: write the captured tree, or nothing
+	if [ -w "$sr" ]; then
+		grep -q "sysroot rw" "$scratch/screen" || fail "$size: a writable sysroot is not marked 'sysroot rw'"
+	else
+		grep -q "read-only" "$scratch/screen" || fail "$size: a sysroot is not marked read-only"
+	fi
+	head -1 "$scratch/screen" | grep -q "Cgroups" || fail "$size: the header lost the last tab"
 	keys 2
 	expect "zswap loads" "$size live: no human label" && snap "$size-live"
 	grep -q "_pages_per_s\|meminfo\.\|vmstat\." "$scratch/screen" && fail "$size live: a JSON key as a label"
@@ -48,8 +56,8 @@ for size in 80x24 200x60; do
 	grep -q "probe running: 3 of 6 trials done" "$scratch/screen" || fail "$size runs: running probe without trials done/planned"
 	fits "$c" "$size runs"
 	keys Down
-	expect "meminfo" "$size runs: the sample's summary" && snap "$size-runs-sample"
-	grep -qE "swap used bytes +626 MiB" "$scratch/screen" || fail "$size runs: summary bytes not shown as a size"
+	expect "meminfo" "$size runs: the recording's means" && snap "$size-runs-sample"
+	grep -qE "meminfo.swap_used_bytes +626 MiB" "$scratch/screen" || fail "$size runs: mean bytes not shown as a size"
 	grep -q '[{}]' "$scratch/screen" && fail "$size runs: JSON braces in the summary"
 	keys Down
 	expect "Verdict: CHANGE to pc0" "$size runs: the stored probe's verdict" && snap "$size-runs-verdict"
@@ -70,6 +78,8 @@ for size in 80x24 200x60; do
 	for k in '?' h F1; do
 		keys "$k"
 		expect "swaptune tui - keys" "$size help overlay on $k" && snap "$size-help"
+		# long key texts wrap in the box rather than being cut ("(F2 ne")
+		grep -q "next one)" "$scratch/screen" || fail "$size help: a key's text is cut"
 		keys Escape
 		sleep 0.3
 		tmux capture-pane -t "$sess" -p >"$scratch/screen"
@@ -108,7 +118,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 	mkdir -p "$nb" && chmod 777 "$nb" "$scratch"
 	TUI_ENV="HOME=$nb setpriv --reuid=65534 --regid=65534 --clear-groups" \
 		tui_start 80 24 --db "$nb/db" --interval 200ms
-	expect "read-only: probing \\(F5\\) needs root" "non-root: no read-only note on the status panel" &&
+	expect "read-only: probing \\(F5\\) and applying need root" "non-root: no read-only note on the status panel" &&
 		snap nonroot-status
 	keys 5
 	expect "read-only: probing needs root" "non-root: the form does not say root is needed"

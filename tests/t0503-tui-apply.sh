@@ -137,15 +137,28 @@ expect "rolled back to snapshot [0-9]+ as run" "y did not roll back" && snap 80x
 sums >"$scratch/sums.after"
 cmp -s "$scratch/sums.before" "$scratch/sums.after" || { fail "the sysroot is not byte-identical after rollback"; diff "$scratch/sums.before" "$scratch/sums.after" | head; }
 
-# o: the report of the probe run, written atomically to the path typed
-choose "run 1, probe:" "history: run 1 not selectable"
+# o: the report of the apply run (History is the change journal), written
+# atomically to the path typed
+choose "run $applied, apply:" "history: the apply run not selectable for o"
 keys o
-expect "Write the report of run 1 to: ./swaptune-run-1.txt" "o: default path" && snap 80x24-report-path
+expect "Write the report of run $applied to: ./swaptune-run-$applied.txt" "o: default path" && snap 80x24-report-path
 keys C-u "$scratch/run1.txt" Enter
-expect "wrote the report of run 1" "o did not write"
-"$SWAPTUNE" --db "$db" --sysroot "$root" report --run 1 >"$scratch/run1.cli" || fail "report --run 1"
-cmp -s "$scratch/run1.txt" "$scratch/run1.cli" || fail "the screen's report differs from report --run 1"
+expect "wrote the report of run $applied" "o did not write"
+"$SWAPTUNE" --db "$db" --sysroot "$root" report --change "$applied" >"$scratch/run1.cli" || fail "report --change $applied"
+cmp -s "$scratch/run1.txt" "$scratch/run1.cli" || fail "the screen's report differs from report --change $applied"
 ls "$scratch"/run1.txt.* >/dev/null 2>&1 && fail "a temporary report file was left"
+# and in Runs, o writes a probe run's report (report --run), Esc cancels
+keys 3
+expect "run +kind" "runs panel after history"
+choose "run 1, probe:" "runs: run 1 not selectable for o"
+keys o
+expect "Write the report of run 1 to: ./swaptune-run-1.txt" "runs o: default path"
+keys Escape
+expect "report not written" "runs o: Esc did not cancel"
+keys o C-u "$scratch/probe1.txt" Enter
+expect "wrote the report of run 1" "runs o did not write" && snap 80x24-runs-report
+"$SWAPTUNE" --db "$db" --sysroot "$root" report --run 1 >"$scratch/probe1.cli" || fail "report --run 1"
+cmp -s "$scratch/probe1.txt" "$scratch/probe1.cli" || fail "the Runs panel's report differs from report --run 1"
 quit_ok
 
 # 200x60: the apply screen

@@ -39,11 +39,32 @@ done
 grep -q 'seed 7\|--seed 7' "$scratch/report-run.txt" || fail "recipe lacks the seed"
 grep -q '^  sudo swaptune probe --workload anon-zipf --arms pc3,pc1,pc0' "$scratch/report-run.txt" || fail "recipe"
 grep -q 'CPU model *not recorded' "$scratch/report-run.txt" || fail "missing facts are not 'not recorded'"
-grep -q '^  swap_ra  *pc0 .*-100.0%' "$scratch/report-run.txt" || fail "differences table lacks swap_ra pc0"
-grep -q '^  zswpin .*yes$' "$scratch/report-change.txt" || fail "zswpin change not beyond noise"
-grep -q '^  zswpout .* no$' "$scratch/report-change.txt" || fail "zswpout should be within noise"
+grep -q '^\* swap_ra  *pc0 .*-100.0 %' "$scratch/report-run.txt" || fail "differences table lacks swap_ra pc0 (beyond noise)"
+grep -q '^\* zswpin  .*-33.5 %  *<0.001  *yes ' "$scratch/report-change.txt" || fail "zswpin change not beyond noise"
+grep -q '^  zswpout  .* 0.56  *no ' "$scratch/report-change.txt" || fail "zswpout should be within noise"
+# readahead off after the change: its hit rate is undefined then, not unmeasured
+grep -q '^  readahead hit rate .* n/a after ' "$scratch/report-change.txt" || fail "readahead hit rate after is not n/a"
+grep -q 'not measured' "$scratch/report-change.txt" && fail "a metric measured in both recordings is 'not measured'"
+# the answer first: the summary leads, the parameters are rows, never raw JSON
+[ "$(sed -n 4p "$scratch/report-change.txt")" = "Summary" ] || fail "--change does not lead with its summary"
+grep -q '^  page-cluster 3 -> 0, applied 2026-11-30T10:15:00Z by alice' "$scratch/report-change.txt" || fail "summary: what changed"
+grep -q '^  6 of 18 metrics changed beyond noise' "$scratch/report-change.txt" || fail "summary: effects beyond noise"
+grep -q '^  source run  *1$' "$scratch/report-change.txt" || fail "parameters are not key/value rows"
+grep -q '{"' "$scratch/report-change.txt" && fail "raw JSON in the change report"
+[ "$(sed -n 4,6p "$scratch/report-run.txt" | tr '\n' '|')" = "Summary|  Verdict: CHANGE to pc0|  change to pc0: throughput +14.8 % [+12.6, +17.0] against pc3 over 3 rounds both completed, beyond|" ] ||
+	fail "--run does not lead with its verdict: $(sed -n 4,6p "$scratch/report-run.txt")"
+grep -q -- '--working-set 256M --memcg-limit 128M' "$scratch/report-run.txt" || fail "recipe sizes are not 256M/128M"
+# one number style: no exponent, no raw p like 8.84e-26, one percent style, times in UTC with Z
+for f in "$scratch"/report-*.txt "$scratch"/report-*.md; do
+	grep -nE '[0-9]e[-+][0-9]' "$f" && fail "$f: a number in e-notation"
+	grep -nE '[0-9]%' "$f" | grep -v 'gain of [0-9.]*%\|rate <= [0-9.]*%\|power ~ [0-9]*%\|[0-9]% power\|>= [0-9.]*%' && fail "$f: a percentage without the space (outside the verdict's own reasons)"
+	grep -nE '[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}(\.[0-9]+)?([^0-9Z]|$)' "$f" && fail "$f: a time without Z"
+	case $f in *.md) continue ;; esac
+	awk -v f="$f" 'length > 100 { print f ": " length " columns: " $0; bad = 1 } END { exit bad }' "$f" ||
+		fail "$f: wider than 100 columns"
+done
 grep -q 'sudo swaptune rollback --to 1' "$scratch/report-change.txt" || fail "rollback command"
-grep -q '^  pc3  *4  *4  *1002  *1099  *+9.7%.* yes$' "$scratch/report-probes.txt" || fail "probes: pc3 before/after row"
+grep -q '^\* pc3  *1002  *1099  *+9.7 %  *<0.001  *yes  .*4 / 4$' "$scratch/report-probes.txt" || fail "probes: pc3 before/after row"
 grep -q '^  pc1 ' "$scratch/report-probes.txt" && fail "probes: an arm missing after is compared"
 grep -q '^| \*\*hostname\*\* | db-07.example.net |' "$scratch/report-run.md" || fail "md facts table"
 grep -q '[^\\]<[a-z/]' "$scratch/report-run.md" && fail "md contains HTML"
@@ -95,7 +116,13 @@ sqlite3 "$db" "WITH RECURSIVE g(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM g WH
          'vm.page-cluster = 3 # first-line-of-a-long-file-content-that-goes-on-and-on-and-on-and-on', NULL,
          0, 'committed', '2026-12-01T00:00:00.600Z');"
 rep --change 9 >"$scratch/c9.txt" || fail "--change 9 with 71 rows: exit $?"
-[ "$(grep -c '^  knob-[0-9][0-9] ' "$scratch/c9.txt")" -eq 70 ] || fail "--change 9 does not list all 70 setting rows"
-grep -q '^  persist-file etc/sysctl.d/99-swaptune.conf  *vm.page-cluster = 3 # first-line-of-a-long-file-content-that-go  ' \
-	"$scratch/c9.txt" || fail "--change 9: the file's old content is not clipped to 63 bytes"
+# (the text splits the wide table: each row shows in every part, once per part)
+[ "$(grep -o '^  knob-[0-9][0-9] ' "$scratch/c9.txt" | sort -u | wc -l)" -eq 70 ] || fail "--change 9 does not list all 70 setting rows"
+# (a cell wider than the text's width wraps within its column)
+grep -q '^  persist-file etc/sysctl.d/99-swaptune.conf  *vm.page-cluster = 3 # *$' "$scratch/c9.txt" &&
+grep -q '^  *first-line-of-a-long-file-content-that-go *$' "$scratch/c9.txt" ||
+	fail "--change 9: the file's old content is not clipped to 63 bytes"
+grep -q '^  knob-01 1 -> 2, knob-02 1 -> 2, knob-03 1 -> 2 and 68 more, applied 2026-12-01T00:00:00Z' "$scratch/c9.txt" ||
+	fail "--change 9: the summary does not name the first changes and how many more"
+awk 'length > 100 { bad = 1 } END { exit bad }' "$scratch/c9.txt" || fail "--change 9: a line is wider than 100 columns"
 done_testing

@@ -16,7 +16,9 @@ pc_before=$(cat "$PC")
 
 recipe_of() {
 	"$SWAPTUNE" --db "$db" report --run "$1" >"$scratch/report-$1.txt" || { fail "report --run $1"; return 1; }
-	sed -n '/^Recipe: rerun this probe/{n;p;q}' "$scratch/report-$1.txt" | sed 's/^  //'
+	# the command as printed, its lines continued with a backslash (reports stay within 100 columns) joined
+	awk '/^Recipe: rerun this probe/ { on = 1; next }
+	     on { sub(/^ +/, ""); if (sub(/ \\$/, "")) { printf "%s ", $0; next } print; exit }' "$scratch/report-$1.txt"
 }
 last_run() { sqlite3 "$db" "SELECT max(id) FROM runs WHERE kind = 'probe'"; }
 

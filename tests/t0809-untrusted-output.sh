@@ -48,8 +48,16 @@ for f in text md; do
 done
 # no rerun line from a recipe that fails validation (issue 18's recipe
 # reader): a workload this build lacks is refused, the line names the run
-# and the value (escaped)
-line=$(sed -n '/^Recipe: rerun this probe/{n;p;q}' "$scratch/r.text" | sed 's/^  //')
+# and the value (escaped). Reports wrap at 100 columns (a command with " \"
+# continuations, other text indented): recipe_line joins the line back.
+recipe_line() {
+	awk '/^Recipe: rerun this probe/ { on = 1; next }
+	on == 1 { sub(/^ +/, ""); l = $0; on = 2; next }
+	on == 2 && /^    / { sub(/ \\$/, "", l); sub(/^ +/, ""); l = l " " $0; next }
+	on == 2 { exit }
+	END { if (on) print l }' "$1"
+}
+line=$(recipe_line "$scratch/r.text")
 case $line in
 "probe run 1: workload \"anon-zipf\\x1b[2J"*"is not a workload of this build; its recipe is refused") ;;
 *) fail "a recipe with an unknown workload was not refused: $line" ;;
@@ -61,7 +69,7 @@ sqlite3 "$db2" "UPDATE runs SET params = json_set(json_remove(params, '\$.worklo
 		'\$.workload.metric_regex', '([0-9]+);touch $X') WHERE id = 1;" || fail "cannot craft the cmd run"
 "$SWAPTUNE" --db "$db2" --sysroot "$vm" report --run 1 >"$scratch/r2.text" 2>"$scratch/err" ||
 	fail "report --run 1 (cmd): $(cat "$scratch/err")"
-line=$(sed -n '/^Recipe: rerun this probe/{n;p;q}' "$scratch/r2.text" | sed 's/^  //')
+line=$(recipe_line "$scratch/r2.text")
 case $line in
 "sudo swaptune probe --workload cmd "*"--metric-regex '([0-9]+);touch $X'"*"-- sh -c 'touch $X'") ;;
 *) fail "the rerun line does not quote the stored words: $line" ;;

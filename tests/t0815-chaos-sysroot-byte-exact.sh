@@ -79,14 +79,16 @@ kill_one() {
 	same_tree "$root" "$scratch/ref/$op.start" || fail "kill $n ($op): the start state is not the reference"
 	if [ -n "$2" ]; then
 		# shellcheck disable=SC2046
-		RACE_MODE=kill RACE_KILL_AT=$2 LD_PRELOAD="$shim" st $(op_args "$op") >/dev/null 2>&1 &
+		RACE_MODE=kill RACE_KILL_AT=$2 LD_PRELOAD="$shim" "$SWAPTUNE" --db "$db" --sysroot "$root" $(op_args "$op") >/dev/null 2>&1 &
 		wait $!	# in the background: the shell says nothing about the kill
 		rc=$?
 		where="step $2"
 	else
 		ms=$(awk -v f="$3" -v op="$op" '$1 == op { printf "%d", f * $2 }' "$scratch/durations")
 		# shellcheck disable=SC2046
-		st $(op_args "$op") >/dev/null 2>&1 &
+		# the binary itself, not the st function: $! must be swaptune, not a subshell
+		# that a kill -9 would leave it running behind
+		"$SWAPTUNE" --db "$db" --sysroot "$root" $(op_args "$op") >/dev/null 2>&1 &
 		pid=$!
 		sleep "$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')"
 		kill -9 "$pid" 2>/dev/null

@@ -1,6 +1,7 @@
 /*
- * panel-history.c - the History panel: the store's runs with the changes
- * (apply, rollback) marked, the selected run's snapshots and journal rows;
+ * panel-history.c - the History panel: the change journal - every apply
+ * and rollback run (what was measured is the Runs panel's), "/" to search
+ * and "s" to sort, the selected run's parameters, snapshots and journal rows;
  * b rolls back to the snapshot taken before the selected run (after an
  * explicit y/N; a pending confirm-within apply is reverted instead, as
  * `swaptune rollback` does), o writes the selected run's report (the report
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "swaptune/change.h"
+#include "swaptune/fmt.h"
 #include "swaptune/report.h"
 #include "tui-internal.h"
 
@@ -26,6 +28,10 @@ enum hist_mode { HM_LIST, HM_ASK_ROLLBACK, HM_ASK_PATH };
 struct hist_state {
 	struct store_run_info *rows;
 	int n, sel, top;
+	int shown[HIST_MAX], n_shown;	/* the rows the filter lets through, in the sort order */
+	struct tui_filter filter;
+	int sort;			/* 0 newest, 1 kind, 2 status */
+	bool reverse;
 	int64_t shown_id;
 	struct tui_text text;
 	struct st_err err;
@@ -43,6 +49,36 @@ static void *hist_open(struct tui_ctx *c)
 	return calloc(1, sizeof(struct hist_state));
 }
 
+/* A change run in a few words for the list: "page-cluster=0 (probe run 6)", "to snapshot 3". */
+static void change_what(const struct store_run_info *x, char *out, size_t len)
+{
+	cJSON *p = x->params && *x->params ? cJSON_Parse(x->params) : NULL, *v;
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (x->imported)
+		n += (size_t)snprintf(out, len, "imported from %s ", x->origin_host[0] ? x->origin_host : "another host");
+	if (cJSON_IsObject(v = cJSON_GetObjectItem(p, "settings"))) {
+		const cJSON *k;
+
+		cJSON_ArrayForEach(k, v)
+			if (cJSON_IsString(k) && n < len)
+				n += (size_t)snprintf(out + n, len - n, "%s%s=%s", n ? " " : "", k->string, k->valuestring);
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItem(p, "persist")) && n < len)
+		n += (size_t)snprintf(out + n, len - n, " --persist");
+	if (cJSON_IsNumber(v = cJSON_GetObjectItem(p, "source_run")) && n < len)
+		n += (size_t)snprintf(out + n, len - n, " (probe run %.0f)", v->valuedouble);
+	if (cJSON_IsNumber(v = cJSON_GetObjectItem(p, "to")) && n < len)
+		n += (size_t)snprintf(out + n, len - n, "%sto snapshot %.0f", n ? " " : "", v->valuedouble);
+	if (cJSON_IsString(v = cJSON_GetObjectItem(p, "reason")) && n < len)
+		n += (size_t)snprintf(out + n, len - n, "%s%s", n ? "; " : "", v->valuestring);
+	cJSON_Delete(p);
+}
+
+/* the run chosen in the list (there is one when n_shown > 0) */
+#define CUR(s) (&(s)->rows[(s)->shown[(s)->sel]])
+
 static bool is_change(const char *kind)
 {
 	return !strcmp(kind, "apply") || !strcmp(kind, "rollback");
@@ -50,7 +86,7 @@ static bool is_change(const char *kind)
 
 static void hist_details(struct tui_ctx *c, struct hist_state *s)
 {
-	const struct store_run_info *x = &s->rows[s->sel];
+	const struct store_run_info *x = &s->rows[s->shown[s->sel]];
 	struct store_snapshot_row *snaps = NULL;
 	struct store_change *chg = NULL;
 	struct st_err e = { 0 };
@@ -85,6 +121,42 @@ static void hist_details(struct tui_ctx *c, struct hist_state *s)
 	free(chg);
 }
 
+static const char *const hist_sorts[] = { "newest", "kind", "status" };
+
+static int hist_cmp(const struct store_run_info *x, const struct store_run_info *y, int k)
+{
+	int c = k == 1 ? strcmp(x->kind, y->kind) : k == 2 ? strcmp(x->status, y->status) : 0;
+
+	return c ? c : x->id > y->id ? -1 : x->id < y->id;
+}
+
+/* The rows shown: those the filter lets through, in the sort order; keeps run sel_id chosen. */
+static void hist_order(struct hist_state *s, int64_t sel_id)
+{
+	char text[512], t[FMT_TIME_LEN + 8];
+
+	s->n_shown = 0;
+	for (int i = 0; i < s->n && i < HIST_MAX; i++) {
+		snprintf(text, sizeof(text), "%lld %s %s %s %s", (long long)s->rows[i].id, s->rows[i].kind,
+			 s->rows[i].status, fmt_time(s->rows[i].started_at, true, t, sizeof(t)),
+			 s->rows[i].params ? s->rows[i].params : "");
+		if (tui_filter_match(&s->filter, text))
+			s->shown[s->n_shown++] = i;
+	}
+	for (int i = 1; i < s->n_shown; i++)
+		for (int j = i; j > 0; j--) {
+			int c = hist_cmp(&s->rows[s->shown[j - 1]], &s->rows[s->shown[j]], s->sort), tmp;
+
+			if ((s->reverse ? -c : c) <= 0)
+				break;
+			tmp = s->shown[j], s->shown[j] = s->shown[j - 1], s->shown[j - 1] = tmp;
+		}
+	s->sel = 0;
+	for (int i = 0; sel_id && i < s->n_shown; i++)
+		if (s->rows[s->shown[i]].id == sel_id)
+			s->sel = i;
+}
+
 static void hist_update(struct tui_ctx *c, void *p)
 {
 	struct hist_state *s = p;
@@ -92,18 +164,14 @@ static void hist_update(struct tui_ctx *c, void *p)
 
 	if (!s || c->probe_busy || s->mode != HM_LIST)
 		return;
-	sel_id = s->n ? s->rows[s->sel].id : 0;
+	sel_id = s->n_shown ? s->rows[s->shown[s->sel]].id : 0;
 	err_reset(&s->err);
 	store_run_infos_free(s->rows, s->n);
 	s->rows = NULL;
 	s->n = 0;
-	s->ok = store_runs_history(c->st, true, HIST_MAX, &s->rows, &s->n, &s->err) == 0;
-	for (int i = 0; sel_id && i < s->n; i++)
-		if (s->rows[i].id == sel_id)
-			s->sel = i;
-	if (s->sel >= s->n)
-		s->sel = s->n ? s->n - 1 : 0;
-	if (s->ok && s->n)
+	s->ok = store_runs_history(c->st, false, HIST_MAX, &s->rows, &s->n, &s->err) == 0;
+	hist_order(s, sel_id);
+	if (s->ok && s->n_shown)
 		hist_details(c, s);
 }
 
@@ -112,7 +180,7 @@ static void draw_prompt(struct tui_ctx *c, struct hist_state *s, WINDOW *w, int 
 	wattron(w, tui_style(c, TS_WARN) | A_BOLD);
 	if (s->mode == HM_ASK_PATH) {
 		tui_print_clipped(w, y, 2, cols, "Write the report of run %lld to: %s_",
-				  (long long)s->rows[s->sel].id, s->path);
+				  (long long)CUR(s)->id, s->path);
 	} else if (s->revert_pending) {
 		tui_print_clipped(w, y, 2, cols, "Apply run %lld awaits confirmation: revert it now? [y/N]",
 				  (long long)s->pend.run_id);
@@ -145,12 +213,13 @@ static void hist_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 		return;
 	}
 	if (!s->n) {
-		tui_print_clipped(w, 1, 2, cols, "no runs in %s yet: applies and rollbacks show here",
+		tui_print_clipped(w, 1, 2, cols, "no change in %s yet: every apply and rollback shows here",
 				  c->st->path);
+		tui_print_clipped(w, 2, 2, cols, "(probe runs and recordings are in Runs, panel 3)");
 		return;
 	}
-	if (list_rows > s->n)
-		list_rows = s->n;
+	if (list_rows > s->n_shown)
+		list_rows = s->n_shown;
 	if (list_rows < 1)
 		list_rows = 1;
 	if (s->sel < s->top)
@@ -158,25 +227,29 @@ static void hist_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 	if (s->sel >= s->top + list_rows)
 		s->top = s->sel - list_rows + 1;
 	wattron(w, tui_style(c, TS_TITLE));
-	tui_print_clipped(w, y++, 2, cols, "%5s  %-9s %-15s %-19s  %s", "run", "kind", "status", "started",
-			  "ended");
+	tui_print_clipped(w, y++, 2, cols, "%5s  %-8s %-11s %-20s  %s", "run", "kind", "status", "started (UTC)",
+			  "what");
 	wattroff(w, tui_style(c, TS_TITLE));
-	for (int i = s->top; i < s->n && i < s->top + list_rows; i++) {
-		const struct store_run_info *x = &s->rows[i];
-		attr_t a = i == s->sel ? A_REVERSE : is_change(x->kind) ? A_BOLD : 0;
+	for (int i = s->top; i < s->n_shown && i < s->top + list_rows; i++) {
+		const struct store_run_info *x = &s->rows[s->shown[i]];
+		attr_t a = i == s->sel ? A_REVERSE : 0;
+		char t[FMT_TIME_LEN + 8], what[160];
 
+		change_what(x, what, sizeof(what));
 		wattron(w, a);
-		tui_print_clipped(w, y++, 2, cols, "%5lld  %-9s %-15s %-19.19s  %-19.19s", (long long)x->id,
-				  x->kind, x->status, x->started_at, x->ended_at[0] ? x->ended_at : "-");
+		tui_print_clipped(w, y++, 2, cols, "%5lld  %-8s %-11.11s %-20s  %s", (long long)x->id,
+				  x->kind, x->status, fmt_time(x->started_at, true, t, sizeof(t)), what);
 		wattroff(w, a);
 	}
-	y++;
+	tui_filter_draw(c, &s->filter, w, y++, cols, s->n_shown, s->n, hist_sorts[s->sort]);
+	if (!s->n_shown)
+		return;
 	if (s->mode != HM_LIST) {
 		draw_prompt(c, s, w, y, cols);
 		return;
 	}
 	wattron(w, A_BOLD);
-	tui_print_clipped(w, y++, 2, cols, "run %lld, %s:", (long long)s->rows[s->sel].id, s->rows[s->sel].kind);
+	tui_print_clipped(w, y++, 2, cols, "run %lld, %s:", (long long)CUR(s)->id, CUR(s)->kind);
 	wattroff(w, A_BOLD);
 	if (!c->can_change) {
 		wattron(w, tui_style(c, TS_DIM));
@@ -206,10 +279,10 @@ static void ask_rollback(struct tui_ctx *c, struct hist_state *s)
 		s->mode = HM_ASK_ROLLBACK;
 		return;
 	}
-	if (store_run_first_snapshot(c->st, s->rows[s->sel].id, &snap, reason, sizeof(reason), &e) < 0 ||
+	if (store_run_first_snapshot(c->st, CUR(s)->id, &snap, reason, sizeof(reason), &e) < 0 ||
 	    !snap) {
 		snprintf(c->status, sizeof(c->status), " run %lld has no snapshot to go back to%s%s",
-			 (long long)s->rows[s->sel].id, e.msg[0] ? ": " : "", e.msg);
+			 (long long)CUR(s)->id, e.msg[0] ? ": " : "", e.msg);
 		return;
 	}
 	change_rollback_free(&s->rb);
@@ -255,9 +328,9 @@ static void do_rollback(struct tui_ctx *c, struct hist_state *s)
 	hist_update(c, s);
 }
 
-/* The report's text into path: a temporary file beside it, renamed over it. */
-static int write_report(struct tui_ctx *c, int64_t id, const char *kind, const char *path,
-			struct st_err *e)
+/* The report's text into path: a temporary file beside it, renamed over it (Runs uses it too). */
+int tui_write_report(struct tui_ctx *c, int64_t id, const char *kind, const char *path,
+		     struct st_err *e)
 {
 	struct report *rep = NULL;
 	char tmp[PATH_MAX + 16];
@@ -316,11 +389,11 @@ static bool prompt_key(struct tui_ctx *c, struct hist_state *s, int ch)
 		s->mode = HM_LIST;
 	} else if (r > 0 && s->path[0]) {
 		s->mode = HM_LIST;
-		if (write_report(c, s->rows[s->sel].id, s->rows[s->sel].kind, s->path, &e) < 0)
+		if (tui_write_report(c, CUR(s)->id, CUR(s)->kind, s->path, &e) < 0)
 			snprintf(c->status, sizeof(c->status), " report not written: %s", e.msg);
 		else
 			snprintf(c->status, sizeof(c->status), " wrote the report of run %lld to %s",
-				 (long long)s->rows[s->sel].id, s->path);
+				 (long long)CUR(s)->id, s->path);
 	}
 	return true;
 }
@@ -337,15 +410,27 @@ static bool hist_key(struct tui_ctx *c, void *p, int ch)
 		snprintf(c->status, sizeof(c->status), " a probe is running from this screen: wait for it");
 		return true;
 	}
-	if ((ch == KEY_DOWN || ch == 'j') && s->sel + 1 < s->n) {
+	if (tui_filter_key(&s->filter, ch)) {
+		hist_order(s, s->n_shown ? CUR(s)->id : 0);
+		if (!c->probe_busy && s->n_shown)
+			hist_details(c, s);
+		return true;
+	}
+	if ((ch == KEY_DOWN || ch == 'j') && s->sel + 1 < s->n_shown) {
 		s->sel++;
 	} else if ((ch == KEY_UP || ch == 'k') && s->sel > 0) {
 		s->sel--;
-	} else if (ch == 'b' && s->n) {
+	} else if (ch == 's' || ch == 'S') {
+		if (ch == 's')
+			s->sort = (s->sort + 1) % 3;
+		else
+			s->reverse = !s->reverse;
+		hist_order(s, s->n_shown ? CUR(s)->id : 0);
+	} else if (ch == 'b' && s->n_shown) {
 		ask_rollback(c, s);
 		return true;
-	} else if (ch == 'o' && s->n) {
-		snprintf(s->path, sizeof(s->path), "./swaptune-run-%lld.txt", (long long)s->rows[s->sel].id);
+	} else if (ch == 'o' && s->n_shown) {
+		snprintf(s->path, sizeof(s->path), "./swaptune-run-%lld.txt", (long long)CUR(s)->id);
 		s->mode = HM_ASK_PATH;
 		return true;
 	} else if (ch == KEY_NPAGE || ch == KEY_PPAGE || ch == ' ' || ch == KEY_HOME || ch == KEY_END) {
@@ -353,7 +438,7 @@ static bool hist_key(struct tui_ctx *c, void *p, int ch)
 	} else {
 		return false;
 	}
-	if (!c->probe_busy && s->n)
+	if (!c->probe_busy && s->n_shown)
 		hist_details(c, s);
 	return true;
 }
@@ -362,17 +447,21 @@ static bool hist_grabs_keys(void *p)
 {
 	struct hist_state *s = p;
 
-	return s && s->mode != HM_LIST;
+	return s && (s->mode != HM_LIST || s->filter.editing);
 }
 
 static const struct tui_key_help *hist_keys(struct tui_ctx *c, void *p)
 {
 	static const struct tui_key_help list[] = {
-		{ "Up/Dn", "run" }, { "b", "rollback" }, { "o", "report" }, { "PgDn", "details" },
-		{ NULL, NULL },
+		{ "Up/Dn", "run" }, { "b", "rollback" }, { "o", "report" }, { "/", "search" }, { "s", "sort" },
+		{ "PgDn", "details" }, { NULL, NULL },
 	};
 	static const struct tui_key_help ro[] = {
-		{ "Up/Dn", "run" }, { "b", "rollback (disabled)" }, { "o", "report" }, { NULL, NULL },
+		{ "Up/Dn", "run" }, { "b", "rollback (disabled)" }, { "o", "report" }, { "/", "search" },
+		{ "s", "sort" }, { NULL, NULL },
+	};
+	static const struct tui_key_help typing[] = {
+		{ "Enter", "keep" }, { "Esc", "clear" }, { NULL, NULL },
 	};
 	static const struct tui_key_help ask[] = { { "y", "yes" }, { "n", "no" }, { NULL, NULL } };
 	static const struct tui_key_help path[] = {
@@ -384,6 +473,8 @@ static const struct tui_key_help *hist_keys(struct tui_ctx *c, void *p)
 		return ask;
 	if (s && s->mode == HM_ASK_PATH)
 		return path;
+	if (s && s->filter.editing)
+		return typing;
 	return c->can_change ? list : ro;
 }
 

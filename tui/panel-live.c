@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "swaptune/sampler.h"
+#include "swaptune/fmt.h"
 #include "tui-internal.h"
 
 #define HISTORY 120
@@ -101,8 +102,7 @@ static void sparkline(struct tui_ctx *c, struct live_state *l, int i, WINDOW *w,
 
 static const char *fmt_tick(uint64_t ns, char *buf, size_t len)
 {
-	snprintf(buf, len, "%g", (double)ns / 1e9);
-	return buf;
+	return fmt_num((double)ns / 1e9, buf, len);
 }
 
 /* A value in its unit: rates "12.3k/s", "4.5 %", sizes, "1.2k pg", "3.00 x". */
@@ -114,13 +114,13 @@ static const char *fmt_value(const char *unit, double v, char *buf, size_t len)
 	if (ul > 2 && !strcmp(unit + ul - 2, "/s"))
 		snprintf(buf, len, "%s/s", tui_fmt_count(v, n, sizeof(n)));
 	else if (!strcmp(unit, "%"))
-		snprintf(buf, len, "%.1f %%", v);
+		fmt_pct(v, false, buf, len);
 	else if (!strcmp(unit, "bytes"))
 		tui_fmt_bytes(v, buf, len);
 	else if (!strcmp(unit, "pages"))
 		snprintf(buf, len, "%s pg", tui_fmt_count(v, n, sizeof(n)));
 	else if (!strcmp(unit, "x"))
-		snprintf(buf, len, "%.2f x", v);
+		snprintf(buf, len, "%s x", fmt_num(v, n, sizeof(n)));
 	else
 		snprintf(buf, len, "%s", tui_fmt_count(v, n, sizeof(n)));
 	return buf;

@@ -1,24 +1,66 @@
 /*
- * panel-runs.c - the store's newest runs (probes, samples, applies), with
- * the selected run's details below: a probe's verdict (as `recommend`
- * words it), the trials done of a probe still running, or another run's
- * summary as a readable table.
+ * panel-runs.c - the Runs panel: what was measured. Probe and switchback
+ * runs with the verdict they stored when they ended (in `recommend`'s
+ * words; a switchback's windows done while it runs) and sample
+ * recordings with their length, newest first; "/" searches, "s" sorts. Below the list, the
+ * chosen run: a probe's verdict (the trials done of one still running), a
+ * recording's means; Enter on a recording browses its ticks as
+ * `sample --replay` prints them; o writes a probe run's report (as
+ * `report --run`) to a path typed. The change journal (apply, rollback) is
+ * the History panel's.
  */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "swaptune/fmt.h"
+#include "swaptune/replay.h"
+#include "swaptune/sbrun.h"
 #include "tui-internal.h"
 
 #define MAX_RUNS 200
+#define REPLAY_TICKS_MAX 100000	/* a recording browsed here at most (the rest: sample --replay) */
+
+enum run_sort { BY_ID, BY_KIND, BY_STATUS, BY_RESULT, RUN_SORT_COUNT };
+static const char *const sort_names[RUN_SORT_COUNT] = { "newest", "kind", "status", "verdict" };
+
+struct run_item {
+	int64_t id;
+	char kind[16];
+	char status[24];
+	char started[FMT_TIME_LEN + 8];
+	char result[64];	/* a probe's verdict, a recording's ticks and length */
+	uint64_t ticks;
+};
+
+struct verdict_cache {
+	int64_t id;
+	char status[24];
+	char result[64];
+};
 
 struct runs_state {
-	struct store_run_row rows[MAX_RUNS];
-	int n, sel, top;
+	struct run_item items[3 * MAX_RUNS];	/* probes, switchbacks, recordings */
+	int n;
+	int shown[3 * MAX_RUNS], n_shown;
+	int sel, top;
 	int64_t shown_id;		/* run whose details are in text */
-	char shown_status[16];
+	char shown_status[24];
 	struct tui_text text;
 	struct st_err err;
 	bool ok;
+	struct tui_filter filter;
+	enum run_sort sort;
+	bool reverse;
+	struct verdict_cache cache[MAX_RUNS];
+	int n_cache;
+	int64_t replay_id;		/* browsing this recording's ticks, 0 none */
+	struct tui_text replay;
+	bool ask_path;			/* o: typing the path of the chosen probe's report */
+	char path[512];
 };
 
 static void *runs_open(struct tui_ctx *c)
@@ -27,12 +69,152 @@ static void *runs_open(struct tui_ctx *c)
 	return calloc(1, sizeof(struct runs_state));
 }
 
+/* "CHANGE to pc0" in recommend's words, from the verdict a probe run stored (cached per run and status). */
+static const char *probe_result(struct tui_ctx *c, struct runs_state *r, const struct store_run_row *x)
+{
+	struct store_run_full ri;
+	struct st_err e = { 0 };
+	struct verdict_cache *v = NULL;
+	cJSON *sum, *k, *arm;
+
+	for (int i = 0; i < r->n_cache; i++)
+		if (r->cache[i].id == x->id)
+			v = &r->cache[i];
+	if (v && !strcmp(v->status, x->status))
+		return v->result;
+	if (!v)
+		v = &r->cache[r->n_cache < MAX_RUNS ? r->n_cache++ : MAX_RUNS - 1];
+	v->id = x->id;
+	snprintf(v->status, sizeof(v->status), "%s", x->status);
+	snprintf(v->result, sizeof(v->result), "%s", !strcmp(x->status, "running") ? "running" : "no verdict stored");
+	if (strcmp(x->status, "running") && store_run_full_get(c->st, x->id, &ri, &e) == 0) {
+		sum = ri.summary ? cJSON_Parse(ri.summary) : NULL;
+		k = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "verdict"), "kind");
+		arm = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "verdict"), "arm");
+		if (cJSON_IsString(k))
+			snprintf(v->result, sizeof(v->result), "%s%s%s",
+				 !strcmp(k->valuestring, "change") || !strcmp(k->valuestring, "switch") ? "CHANGE" :
+				 !strcmp(k->valuestring, "keep") ? "KEEP" : !strcmp(k->valuestring, "inconclusive") ?
+				 "INCONCLUSIVE" : k->valuestring,
+				 cJSON_IsString(arm) && (!strcmp(k->valuestring, "change") ||
+							 !strcmp(k->valuestring, "switch")) ? " to " : "",
+				 cJSON_IsString(arm) && (!strcmp(k->valuestring, "change") ||
+							 !strcmp(k->valuestring, "switch")) ? arm->valuestring : "");
+		else
+			snprintf(v->result, sizeof(v->result), "no verdict stored");
+		cJSON_Delete(sum);
+		store_run_full_free(&ri);
+	}
+	return v->result;
+}
+
+static int cmp_items(const struct run_item *x, const struct run_item *y, enum run_sort k)
+{
+	int c = 0;
+
+	switch (k) {
+	case BY_KIND: c = strcmp(x->kind, y->kind); break;
+	case BY_STATUS: c = strcmp(x->status, y->status); break;
+	case BY_RESULT: c = strcmp(x->result, y->result); break;
+	case BY_ID: case RUN_SORT_COUNT: break;
+	}
+	return c ? c : x->id > y->id ? -1 : x->id < y->id;
+}
+
+static void runs_order(struct runs_state *r)
+{
+	int64_t sel_id = r->n_shown ? r->items[r->shown[r->sel]].id : 0;
+
+	/* insertion sort: a few hundred rows */
+	for (int i = 1; i < r->n; i++)
+		for (int j = i; j > 0; j--) {
+			int c = cmp_items(&r->items[j - 1], &r->items[j], r->sort);
+			struct run_item t;
+
+			if ((r->reverse ? -c : c) <= 0)
+				break;
+			t = r->items[j], r->items[j] = r->items[j - 1], r->items[j - 1] = t;
+		}
+	r->n_shown = 0;
+	for (int i = 0; i < r->n; i++) {
+		char text[256];
+
+		snprintf(text, sizeof(text), "%lld %s %s %s %s", (long long)r->items[i].id, r->items[i].kind,
+			 r->items[i].status, r->items[i].started, r->items[i].result);
+		if (tui_filter_match(&r->filter, text))
+			r->shown[r->n_shown++] = i;
+	}
+	r->sel = 0;
+	for (int i = 0; sel_id && i < r->n_shown; i++)
+		if (r->items[r->shown[i]].id == sel_id)
+			r->sel = i;
+}
+
+/* A recording's summary: its length and the means sample --record kept. */
+static void recording_details(struct runs_state *r, const struct run_item *x, const char *summary)
+{
+	cJSON *sum = summary && *summary ? cJSON_Parse(summary) : NULL, *means, *m;
+	char b1[FMT_NUM_LEN];
+
+	tui_text_add(&r->text, TS_TITLE, "recording %lld: %s ticks, %s", (long long)x->id,
+		     fmt_num((double)x->ticks, b1, sizeof(b1)), x->status);
+	tui_text_add(&r->text, TS_DIM, "Enter: browse its ticks as swaptune sample --replay %lld prints them",
+		     (long long)x->id);
+	means = cJSON_GetObjectItem(sum, "means");
+	if (cJSON_IsObject(means)) {
+		tui_text_add(&r->text, TS_TITLE, "means over the recording:");
+		cJSON_ArrayForEach(m, means)
+			if (cJSON_IsNumber(m)) {
+				size_t kl = strlen(m->string);
+				bool bytes = kl > 6 && !strcmp(m->string + kl - 6, "_bytes");
+
+				tui_text_add(&r->text, TS_NORMAL, "  %-40s %s", m->string, bytes ?
+					     tui_fmt_bytes(m->valuedouble, b1, sizeof(b1)) :
+					     fmt_num(m->valuedouble, b1, sizeof(b1)));
+			}
+	} else {
+		tui_text_add(&r->text, TS_DIM, "no means stored (the recording ended before its summary): "
+			     "Enter shows its ticks");
+	}
+	cJSON_Delete(sum);
+}
+
+/* A switchback run: its windows so far while it runs, else its verdict as recommend gives it. */
+static int switchback_text(struct tui_ctx *c, const struct run_item *x, struct tui_text *t,
+			   struct st_err *e)
+{
+	struct sbrun_stored *s = calloc(1, sizeof(*s));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int r;
+
+	if (!s)
+		return err_set(e, -ENOMEM, "out of memory");
+	r = sbrun_load(c->st, c->h, x->id, s, e);
+	if (r == 0 && !strcmp(x->status, "running")) {
+		tui_text_add(t, TS_TITLE, "switchback running: %u of %u windows done",
+			     s->n_windows, s->design.plan.n_blocks * s->design.plan.n_arms);
+	} else if (r == 0 && (m = open_memstream(&buf, &len)) != NULL) {
+		sbrun_verdict_print(m, s);
+		fclose(m);
+		tui_text_add_block(t, TS_NORMAL, buf);
+		free(buf);
+	}
+	sbrun_stored_free(s);
+	free(s);
+	return r;
+}
+
 static void runs_details(struct tui_ctx *c, struct runs_state *r)
 {
-	const struct store_run_row *x = &r->rows[r->sel];
+	const struct run_item *x;
 	struct st_err e = { 0 };
 	unsigned done, planned;
 
+	if (!r->n_shown)
+		return;
+	x = &r->items[r->shown[r->sel]];
 	if (x->id != r->shown_id)
 		r->text.top = 0;
 	tui_text_clear(&r->text);
@@ -46,56 +228,145 @@ static void runs_details(struct tui_ctx *c, struct runs_state *r)
 			tui_text_add(&r->text, TS_TITLE, "probe running: no trials stored yet (%s)", e.msg);
 		return;
 	}
-	if (!strcmp(x->kind, "probe") && tui_verdict_text(c, x->id, &r->text, &e) == 0)
+	if (!strcmp(x->kind, "switchback")) {
+		if (switchback_text(c, x, &r->text, &e) < 0)
+			tui_text_add(&r->text, TS_WARN, "no verdict: %s", e.msg);
 		return;
-	if (!strcmp(x->kind, "probe"))
-		tui_text_add(&r->text, TS_WARN, "no verdict: %s", e.msg);
-	if (x->summary[0])
-		tui_text_add_json(&r->text, x->summary);
-	else
-		tui_text_add(&r->text, TS_DIM, "no summary stored for this run");
+	}
+	if (!strcmp(x->kind, "probe")) {
+		if (tui_verdict_text(c, x->id, &r->text, &e) < 0)
+			tui_text_add(&r->text, TS_WARN, "no verdict: %s", e.msg);
+		return;
+	}
+	{
+		struct store_run_full ri;
+
+		if (store_run_full_get(c->st, x->id, &ri, &e) == 0) {
+			recording_details(r, x, ri.summary);
+			store_run_full_free(&ri);
+		} else {
+			tui_text_add(&r->text, TS_WARN, "cannot read recording %lld: %s", (long long)x->id, e.msg);
+		}
+	}
 }
 
 static void runs_update(struct tui_ctx *c, void *p)
 {
 	struct runs_state *r = p;
-	int64_t sel_id;
+	struct store_run_row *rows = calloc(MAX_RUNS, sizeof(*rows));
+	struct store_run_row *sbs = calloc(MAX_RUNS, sizeof(*sbs));
+	struct store_sample_run *recs = calloc(MAX_RUNS, sizeof(*recs));
+	int np = 0, ns = 0, nr = 0;
 
 	/* a probe run from this screen owns the store connection until it ends */
-	if (!r || c->probe_busy)
+	if (!r || c->probe_busy || r->replay_id || !rows || !sbs || !recs) {
+		free(rows);
+		free(sbs);
+		free(recs);
 		return;
-	sel_id = r->n ? r->rows[r->sel].id : 0;
+	}
 	err_reset(&r->err);
-	r->ok = store_runs_recent(c->st, NULL, r->rows, MAX_RUNS, &r->n, &r->err) == 0;
-	/* new runs (an apply from the screen) push the list down: keep the run chosen */
-	for (int i = 0; sel_id && i < r->n; i++)
-		if (r->rows[i].id == sel_id)
-			r->sel = i;
-	if (r->sel >= r->n)
-		r->sel = r->n ? r->n - 1 : 0;
-	if (r->ok && r->n && (r->rows[r->sel].id != r->shown_id ||
-			      strcmp(r->rows[r->sel].status, r->shown_status) ||
-			      !strcmp(r->shown_status, "running")))
+	r->ok = store_runs_recent(c->st, "probe", rows, MAX_RUNS, &np, &r->err) == 0 &&
+		store_runs_recent(c->st, "switchback", sbs, MAX_RUNS, &ns, &r->err) == 0 &&
+		store_sample_runs(c->st, false, recs, MAX_RUNS, &nr, &r->err) == 0;
+	r->n = 0;
+	for (int i = 0; r->ok && i < np; i++) {
+		struct run_item *x = &r->items[r->n++];
+
+		memset(x, 0, sizeof(*x));
+		x->id = rows[i].id;
+		snprintf(x->kind, sizeof(x->kind), "probe");
+		snprintf(x->status, sizeof(x->status), "%s", rows[i].status);
+		fmt_time(rows[i].started_at, true, x->started, sizeof(x->started));
+		snprintf(x->result, sizeof(x->result), "%s", probe_result(c, r, &rows[i]));
+	}
+	for (int i = 0; r->ok && i < ns; i++) {
+		struct run_item *x = &r->items[r->n++];
+
+		memset(x, 0, sizeof(*x));
+		x->id = sbs[i].id;
+		snprintf(x->kind, sizeof(x->kind), "switchback");
+		snprintf(x->status, sizeof(x->status), "%s", sbs[i].status);
+		fmt_time(sbs[i].started_at, true, x->started, sizeof(x->started));
+		snprintf(x->result, sizeof(x->result), "%s", probe_result(c, r, &sbs[i]));
+	}
+	for (int i = 0; r->ok && i < nr; i++) {
+		struct run_item *x = &r->items[r->n++];
+		char b1[FMT_NUM_LEN], b2[FMT_NUM_LEN];
+
+		memset(x, 0, sizeof(*x));
+		x->id = recs[i].run_id;
+		snprintf(x->kind, sizeof(x->kind), "recording");
+		snprintf(x->status, sizeof(x->status), "%s", recs[i].status);
+		fmt_time(recs[i].started_at, true, x->started, sizeof(x->started));
+		x->ticks = recs[i].ticks;
+		snprintf(x->result, sizeof(x->result), "%s tick%s, %s s", fmt_num((double)recs[i].ticks, b1, sizeof(b1)),
+			 recs[i].ticks == 1 ? "" : "s", fmt_num((double)recs[i].duration_ns / 1e9, b2, sizeof(b2)));
+	}
+	free(rows);
+	free(sbs);
+	free(recs);
+	runs_order(r);
+	if (r->ok && r->n_shown && (r->items[r->shown[r->sel]].id != r->shown_id ||
+				    strcmp(r->items[r->shown[r->sel]].status, r->shown_status) ||
+				    !strcmp(r->shown_status, "running")))
 		runs_details(c, r);
+}
+
+/* Enter on a recording: its ticks as `sample --replay` prints them, into r->replay. */
+static void open_replay(struct tui_ctx *c, struct runs_state *r, const struct run_item *x)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct st_err e = { 0 };
+
+	tui_text_clear(&r->replay);
+	r->replay.top = 0;
+	r->replay_id = x->id;
+	if (x->ticks > REPLAY_TICKS_MAX) {
+		tui_text_add(&r->replay, TS_WARN, "recording %lld has %llu ticks: more than this screen browses "
+			     "(%d); see swaptune sample --replay %lld | less", (long long)x->id,
+			     (unsigned long long)x->ticks, REPLAY_TICKS_MAX, (long long)x->id);
+		return;
+	}
+	if (!(f = open_memstream(&buf, &len))) {
+		tui_text_add(&r->replay, TS_BAD, "out of memory");
+		return;
+	}
+	if (sample_replay(c->st, x->id, REPLAY_TABLE, f, &e) < 0) {
+		fclose(f);
+		tui_text_add(&r->replay, TS_BAD, "cannot replay recording %lld: %s", (long long)x->id, e.msg);
+	} else {
+		fclose(f);
+		tui_text_add_block(&r->replay, TS_NORMAL, buf);
+	}
+	free(buf);
 }
 
 static void runs_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 {
 	struct runs_state *r = p;
-	int list_rows = (rows - 3) / 2, y = 1;
+	int list_rows = (rows - 4) / 2, y = 1;
 
 	if (!r || !r->ok) {
 		tui_print_clipped(w, 1, 2, cols, "cannot read the store: %s",
 				  r ? r->err.msg : "out of memory");
 		return;
 	}
+	if (r->replay_id) {
+		wattron(w, A_BOLD);
+		tui_print_clipped(w, y++, 2, cols, "recording %lld, as swaptune sample --replay %lld prints it "
+				  "(Esc: back)", (long long)r->replay_id, (long long)r->replay_id);
+		wattroff(w, A_BOLD);
+		tui_text_draw(c, &r->replay, w, y, rows - y, cols);
+		return;
+	}
 	if (!r->n) {
-		tui_print_clipped(w, 1, 2, cols, "no runs in %s yet", c->st->path);
+		tui_print_clipped(w, 1, 2, cols, "no probe runs or recordings in %s yet", c->st->path);
 		tui_print_clipped(w, 2, 2, cols, "press F5 for a probe, or run swaptune sample --record");
 		return;
 	}
-	if (list_rows > r->n)
-		list_rows = r->n;
 	if (list_rows < 1)
 		list_rows = 1;
 	if (r->sel < r->top)
@@ -103,25 +374,32 @@ static void runs_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 	if (r->sel >= r->top + list_rows)
 		r->top = r->sel - list_rows + 1;
 	wattron(w, tui_style(c, TS_TITLE));
-	tui_print_clipped(w, y++, 2, cols, "%5s  %-9s %-11s %-19s  %s", "run", "kind", "status", "started",
-			  "ended");
+	tui_print_clipped(w, y++, 2, cols, "%5s  %-10s %-11s %-20s  %s", "run", "kind", "status", "started (UTC)",
+			  "stored verdict / length");
 	wattroff(w, tui_style(c, TS_TITLE));
-	for (int i = r->top; i < r->n && i < r->top + list_rows; i++) {
-		const struct store_run_row *x = &r->rows[i];
+	for (int i = r->top; i < r->n_shown && i < r->top + list_rows; i++) {
+		const struct run_item *x = &r->items[r->shown[i]];
+		attr_t a = i == r->sel ? A_REVERSE : !strncmp(x->result, "CHANGE", 6) ? tui_style(c, TS_GOOD) : 0;
 
-		if (i == r->sel)
-			wattron(w, A_REVERSE);
-		/* timestamps as "2026-12-01 02:03:25": the zone and fraction add nothing here */
-		tui_print_clipped(w, y++, 2, cols, "%5lld  %-9s %-11s %-19.19s  %-19.19s",
-				  (long long)x->id, x->kind, x->status, x->started_at,
-				  x->ended_at[0] ? x->ended_at : "-");
-		if (i == r->sel)
-			wattroff(w, A_REVERSE);
+		wattron(w, a);
+		tui_print_clipped(w, y++, 2, cols, "%5lld  %-10s %-11.11s %-20s  %s", (long long)x->id, x->kind,
+				  x->status, x->started, x->result);
+		wattroff(w, a);
 	}
-	y++;
+	y = 2 + list_rows;
+	tui_filter_draw(c, &r->filter, w, y++, cols, r->n_shown, r->n, sort_names[r->sort]);
+	if (!r->n_shown)
+		return;
+	if (r->ask_path) {
+		wattron(w, tui_style(c, TS_WARN) | A_BOLD);
+		tui_print_clipped(w, y, 2, cols, "Write the report of run %lld to: %s_",
+				  (long long)r->items[r->shown[r->sel]].id, r->path);
+		wattroff(w, tui_style(c, TS_WARN) | A_BOLD);
+		return;
+	}
 	wattron(w, A_BOLD);
-	tui_print_clipped(w, y++, 2, cols, "run %lld, %s:", (long long)r->rows[r->sel].id,
-			  r->rows[r->sel].kind);
+	tui_print_clipped(w, y++, 2, cols, "run %lld, %s:", (long long)r->items[r->shown[r->sel]].id,
+			  r->items[r->shown[r->sel]].kind);
 	wattroff(w, A_BOLD);
 	if (c->probe_busy)
 		tui_print_clipped(w, y++, 2, cols, "(the list is paused while the probe from this screen runs)");
@@ -131,45 +409,120 @@ static void runs_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 static bool runs_key(struct tui_ctx *c, void *p, int ch)
 {
 	struct runs_state *r = p;
+	const struct run_item *x;
 
 	if (!r)
 		return false;
-	if ((ch == KEY_DOWN || ch == 'j') && r->sel + 1 < r->n)
+	if (r->replay_id) {
+		if (ch == 27 || ch == KEY_BACKSPACE || ch == '\n' || ch == KEY_ENTER || ch == KEY_LEFT) {
+			r->replay_id = 0;
+			tui_text_clear(&r->replay);
+			return true;
+		}
+		return tui_text_key(&r->replay, ch);
+	}
+	if (r->ask_path) {
+		struct st_err e = { 0 };
+		int k = tui_line_key(r->path, sizeof(r->path), ch);
+
+		x = r->n_shown ? &r->items[r->shown[r->sel]] : NULL;
+		if (k < 0 || !x) {
+			r->ask_path = false;
+			snprintf(c->status, sizeof(c->status), " report not written");
+		} else if (k > 0 && r->path[0]) {
+			r->ask_path = false;
+			if (tui_write_report(c, x->id, x->kind, r->path, &e) < 0)
+				snprintf(c->status, sizeof(c->status), " report not written: %s", e.msg);
+			else
+				snprintf(c->status, sizeof(c->status), " wrote the report of run %lld to %s",
+					 (long long)x->id, r->path);
+		}
+		return true;
+	}
+	if (tui_filter_key(&r->filter, ch)) {
+		runs_order(r);
+		if (!c->probe_busy)
+			runs_details(c, r);
+		return true;
+	}
+	x = r->n_shown ? &r->items[r->shown[r->sel]] : NULL;
+	if ((ch == KEY_DOWN || ch == 'j') && r->sel + 1 < r->n_shown)
 		r->sel++;
 	else if ((ch == KEY_UP || ch == 'k') && r->sel > 0)
 		r->sel--;
-	else if (ch == 'a' && r->n && !strcmp(r->rows[r->sel].kind, "probe"))
-		c->apply_req = r->rows[r->sel].id;
-	else if (ch == 'a')
-		snprintf(c->status, sizeof(c->status), " a applies a probe run's verdict: choose a probe run");
-	else if (ch == KEY_NPAGE || ch == KEY_PPAGE || ch == ' ' || ch == KEY_HOME || ch == KEY_END)
-		return tui_text_key(&r->text, ch);
-	else
-		return false;
-	if (ch == 'a')
+	else if (ch == 's' || ch == 'S') {
+		if (ch == 's')
+			r->sort = (enum run_sort)((r->sort + 1) % RUN_SORT_COUNT);
+		else
+			r->reverse = !r->reverse;
+		runs_order(r);
+	} else if ((ch == '\n' || ch == KEY_ENTER) && x && !strcmp(x->kind, "recording") && !c->probe_busy) {
+		open_replay(c, r, x);
 		return true;
-	if (!c->probe_busy && r->n)
+	} else if (ch == 'a' && x && !strcmp(x->kind, "probe")) {
+		c->apply_req = x->id;
+		return true;
+	} else if (ch == 'a' && x && !strcmp(x->kind, "switchback")) {
+		snprintf(c->status, sizeof(c->status), " a switchback's verdict is applied with swaptune apply "
+			 "--run %lld (not from this screen yet)", (long long)x->id);
+		return true;
+	} else if (ch == 'a') {
+		snprintf(c->status, sizeof(c->status), " a applies a probe run's verdict: choose a probe run");
+		return true;
+	} else if (ch == 'o' && x && !strcmp(x->kind, "probe") && !c->probe_busy) {
+		snprintf(r->path, sizeof(r->path), "./swaptune-run-%lld.txt", (long long)x->id);
+		r->ask_path = true;
+		return true;
+	} else if (ch == 'o') {
+		snprintf(c->status, sizeof(c->status), " o writes a probe run's report: choose a probe run "
+			 "(a recording's: swaptune report --before/--after)");
+		return true;
+	} else if (ch == KEY_NPAGE || ch == KEY_PPAGE || ch == ' ' || ch == KEY_HOME || ch == KEY_END) {
+		return tui_text_key(&r->text, ch);
+	} else {
+		return false;
+	}
+	if (!c->probe_busy && r->n_shown)
 		runs_details(c, r);
 	return true;
+}
+
+static bool runs_grabs_keys(void *p)
+{
+	const struct runs_state *r = p;
+
+	return r && (r->filter.editing || r->ask_path);
 }
 
 static const struct tui_key_help *runs_keys(struct tui_ctx *c, void *p)
 {
 	static const struct tui_key_help k[] = {
-		{ "Up/Dn", "run" }, { "PgDn", "details" }, { "a", "apply" }, { NULL, NULL },
+		{ "Up/Dn", "run" }, { "Enter", "ticks" }, { "a", "apply" }, { "o", "report" }, { "/", "search" },
+		{ "s", "sort" }, { "PgDn", "details" }, { NULL, NULL },
 	};
+	static const struct tui_key_help path[] = {
+		{ "Enter", "write" }, { "Esc", "cancel" }, { "^U", "clear" }, { NULL, NULL },
+	};
+	static const struct tui_key_help replay[] = {
+		{ "Up/Dn PgDn", "scroll" }, { "Esc", "back" }, { NULL, NULL },
+	};
+	static const struct tui_key_help typing[] = {
+		{ "Enter", "keep" }, { "Esc", "clear" }, { NULL, NULL },
+	};
+	const struct runs_state *r = p;
 
 	(void)c;
-	(void)p;
-	return k;
+	return r && r->replay_id ? replay : r && r->ask_path ? path : r && r->filter.editing ? typing : k;
 }
 
 static void runs_close(void *p)
 {
 	struct runs_state *r = p;
 
-	if (r)
+	if (r) {
 		tui_text_free(&r->text);
+		tui_text_free(&r->replay);
+	}
 	free(r);
 }
 
@@ -181,4 +534,5 @@ const struct tui_panel tui_panel_runs = {
 	.key = runs_key,
 	.close = runs_close,
 	.keys = runs_keys,
+	.grabs_keys = runs_grabs_keys,
 };

@@ -58,6 +58,7 @@ extern const struct tui_panel tui_panel_runs;
 extern const struct tui_panel tui_panel_advice;
 extern const struct tui_panel tui_panel_probe;
 extern const struct tui_panel tui_panel_history;
+extern const struct tui_panel tui_panel_cgroups;
 
 /*
  * Whether the change keys (apply, confirm, rollback) may be used; false
@@ -102,7 +103,7 @@ void tui_print_right(WINDOW *w, int row, int end, const char *fmt, ...)
 
 /* "656 MiB", "1.2 GiB", "512 B": binary units, 3 significant digits. */
 const char *tui_fmt_bytes(double b, char *buf, size_t len);
-/* "12.3k", "456", "1.20M": a count or rate without unit. */
+/* "12.35k", "456", "1.200M": a count or rate without unit, in fmt_num()'s style. */
 const char *tui_fmt_count(double v, char *buf, size_t len);
 /* "42 s", "3 min 05 s", "?" when negative. */
 const char *tui_fmt_secs(double s, char *buf, size_t len);
@@ -143,6 +144,29 @@ int tui_line_key(char *buf, size_t len, int ch);
  * scalars joined; numbers with "bytes" in the key as sizes.
  */
 void tui_text_add_json(struct tui_text *t, const char *json);
+
+/*
+ * panel-history.c: the text report of run id (a probe: report --run, an
+ * apply: report --change) written to path through a temporary file beside
+ * it; -errno with e set.
+ */
+int tui_write_report(struct tui_ctx *c, int64_t id, const char *kind, const char *path,
+		     struct st_err *e);
+
+/* ---- list.c: search and sort in lists ---- */
+
+struct tui_filter {
+	char text[64];		/* part of a row's text, any case; "" matches every row */
+	bool editing;		/* "/" typed: the keys go to text until Enter or Esc */
+};
+
+/* A key for the filter: "/" starts typing, then line keys; true when used. */
+bool tui_filter_key(struct tui_filter *f, int ch);
+/* Whether a row whose text is s is shown. */
+bool tui_filter_match(const struct tui_filter *f, const char *s);
+/* The line under a list: the filter being typed, or how many rows and the sort key. */
+void tui_filter_draw(const struct tui_ctx *c, const struct tui_filter *f, WINDOW *w, int row,
+		     int cols, int shown, int total, const char *sort);
 
 /* ---- verdict.c: a stored probe run, judged as `swaptune recommend --run` does ---- */
 

@@ -14,14 +14,14 @@
 
 static const struct tui_panel *const panels[] = {
 	&tui_panel_status, &tui_panel_live, &tui_panel_runs, &tui_panel_advice,
-	&tui_panel_probe, &tui_panel_history,
+	&tui_panel_probe, &tui_panel_history, &tui_panel_cgroups,
 };
 #define PANEL_PROBE 4
 #define NPANELS ((int)(sizeof(panels) / sizeof(panels[0])))
 
 /* Keys every panel has; the panel's own follow in the footer. */
 static const struct tui_key_help global_keys[] = {
-	{ "F1", "help" }, { "1-6", "panel" }, { "F5", "probe" }, { "F10", "quit" },
+	{ "F1", "help" }, { "1-7", "panel" }, { "F5", "probe" }, { "F10", "quit" },
 	{ NULL, NULL },
 };
 
@@ -54,18 +54,39 @@ static int footer_keys(struct tui_ctx *c, const struct tui_key_help *k, int x, i
 	return x;
 }
 
+/*
+ * What the screen may do to the host, in the header: "root" (probe, apply,
+ * roll back the live host), "sysroot rw" (apply and roll back write the
+ * captured tree), or "read-only" (nothing changes; the keys say why).
+ */
+static const char *rights_label(const struct tui_ctx *c)
+{
+	if (c->root)
+		return "root";
+	if (c->can_change)
+		return c->h->live ? "may apply" : "sysroot rw";
+	return "read-only";
+}
+
 static void draw_bars(struct tui_ctx *c, int cur, void **state, void *ap, int rows,
 		      int cols)
 {
 	const struct tui_key_help *own = ap ? tui_overlay_apply.keys(c, ap) :
 		panels[cur]->keys ? panels[cur]->keys(c, state[cur]) : NULL;
-	int x;
+	const char *right = rights_label(c);
+	int x = 0, need = 0, rw = (int)strlen(right) + 2;
+	bool name;
 
+	/* the program's name only when the tabs and the rights fit beside it */
+	for (int i = 0; i < NPANELS; i++)
+		need += (int)strlen(panels[i]->title) + 4;
+	name = 10 + need + rw <= cols;
 	attron(tui_style(c, TS_BAR));
 	mvhline(0, 0, ' ', cols);
-	mvaddnstr(0, 0, " swaptune ", cols);
+	if (name)
+		mvaddnstr(0, 0, " swaptune ", cols);
 	attroff(tui_style(c, TS_BAR));
-	x = 10;
+	x = name ? 10 : 0;
 	for (int i = 0; i < NPANELS && x < cols; i++) {
 		char tab[40];
 
@@ -75,10 +96,12 @@ static void draw_bars(struct tui_ctx *c, int cur, void **state, void *ap, int ro
 		attroff(i == cur ? A_BOLD : tui_style(c, TS_BAR));
 		x += (int)strlen(tab);
 	}
-	if (x + 12 < cols) {
-		attron(tui_style(c, TS_BAR));
-		mvaddnstr(0, cols - 11, c->root ? "      root " : " read-only ", 11);
-		attroff(tui_style(c, TS_BAR));
+	if (x + rw <= cols) {
+		attr_t a = tui_style(c, TS_BAR) | (strcmp(right, "read-only") ? A_BOLD : 0);
+
+		attron(a);
+		mvprintw(0, cols - rw, " %s ", right);
+		attroff(a);
 	}
 	attron(tui_style(c, TS_BAR));
 	mvhline(rows - 1, 0, ' ', cols);
@@ -95,31 +118,61 @@ static void draw_bars(struct tui_ctx *c, int cur, void **state, void *ap, int ro
 		footer_keys(c, global_keys, x, rows - 1, cols);
 }
 
+/* One help row: the key, then its text wrapped under the text column; rows used. */
+static int help_row(WINDOW *win, int y, int h, int w, const struct tui_key_help *k)
+{
+	const char *t = k->what;
+	int room = w - 23, used = 0;
+
+	wattron(win, A_BOLD);
+	mvwaddnstr(win, y, 2, k->key, 18);
+	wattroff(win, A_BOLD);
+	while (*t && y + used < h - 1) {
+		int n = (int)strlen(t);
+
+		if (n > room) {
+			n = room;
+			while (n > room / 2 && t[n] != ' ')
+				n--;
+			if (t[n] != ' ')
+				n = room;
+		}
+		mvwaddnstr(win, y + used, 21, t, n);
+		t += n;
+		while (*t == ' ')
+			t++;
+		used++;
+	}
+	return used ? used : 1;
+}
+
 static void draw_help(struct tui_ctx *c, int cur, void **state, int rows, int cols)
 {
 	const struct tui_key_help *own = panels[cur]->keys ? panels[cur]->keys(c, state[cur]) : NULL;
 	static const struct tui_key_help more[] = {
 		{ "? h F1", "this help (any key closes it)" },
-		{ "1-6 F2", "Status, Live, Runs, Advice, Probe, History (F2 next)" },
+		{ "1-7 F2", "Status, Live, Runs, Advice, Probe, History, Cgroups (F2 or Tab: the next one)" },
 		{ "a", "apply a probe run's verdict (Probe result, Runs)" },
 		{ "Tab Left Right", "next / previous panel" },
 		{ "F5 p", "the probe form" },
 		{ "Up Down PgUp PgDn", "scroll or choose" },
+		{ "/ s", "search a list, sort it (Runs, History, Cgroups)" },
 		{ "r", "refresh now" },
 		{ "q F10", "quit; a running probe is stopped first" },
 		{ NULL, NULL },
 	};
-	int w = cols > 76 ? 72 : cols - 4, h = 0, y;
+	char rights[200];
+	int w = cols > 82 ? 78 : cols - 4, h = 0, y;
 	WINDOW *win;
 
 	for (const struct tui_key_help *k = more; k->key; k++)
-		h++;
+		h += 1 + (int)strlen(k->what) / (w - 23);
 	for (const struct tui_key_help *k = own; k && k->key; k++)
-		h++;
-	h += 6;
+		h += 1 + (int)strlen(k->what) / (w - 23);
+	h += 9;
 	if (h > rows - 2)
 		h = rows - 2;
-	if (w < 20 || h < 5)
+	if (w < 30 || h < 5)
 		return;
 	win = newwin(h, w, (rows - h) / 2, (cols - w) / 2);
 	if (!win)
@@ -130,31 +183,32 @@ static void draw_help(struct tui_ctx *c, int cur, void **state, int rows, int co
 	mvwaddnstr(win, 0, 2, " swaptune tui - keys ", w - 4);
 	wattroff(win, tui_style(c, TS_TITLE));
 	y = 1;
-	for (const struct tui_key_help *k = more; k->key && y < h - 1; k++, y++) {
-		wattron(win, A_BOLD);
-		mvwaddnstr(win, y, 2, k->key, 18);
-		wattroff(win, A_BOLD);
-		mvwaddnstr(win, y, 21, k->what, w - 23);
+	{
+		/* what this screen may do to the host, first: it decides what the keys below can do */
+		struct tui_key_help k = { rights_label(c), rights };
+
+		if (c->root)
+			snprintf(rights, sizeof(rights), "probe, apply and rollback change this host "
+				 "(journaled; a probe restores it when it ends)");
+		else if (c->can_change)
+			snprintf(rights, sizeof(rights), "apply and rollback write the --sysroot tree; "
+				 "no probing there");
+		else
+			snprintf(rights, sizeof(rights), "nothing here changes the host: %.150s", c->change_why);
+		wattron(win, tui_style(c, TS_DIM));
+		y += help_row(win, y, h, w, &k);
+		wattroff(win, tui_style(c, TS_DIM));
 	}
+	for (const struct tui_key_help *k = more; k->key && y < h - 1; k++)
+		y += help_row(win, y, h, w, k);
 	if (own && own->key && y < h - 2) {
 		y++;
 		wattron(win, tui_style(c, TS_TITLE));
 		mvwprintw(win, y++, 2, "%.40s panel", panels[cur]->title);
 		wattroff(win, tui_style(c, TS_TITLE));
 	}
-	for (const struct tui_key_help *k = own; k && k->key && y < h - 1; k++, y++) {
-		wattron(win, A_BOLD);
-		mvwaddnstr(win, y, 2, k->key, 18);
-		wattroff(win, A_BOLD);
-		mvwaddnstr(win, y, 21, k->what, w - 23);
-	}
-	if (y < h - 2) {
-		y++;
-		wattron(win, tui_style(c, TS_DIM));
-		mvwaddnstr(win, y, 2, c->root ? "running as root: probes may change the host (and restore it)"
-			   : "read-only: probing needs root on the live host", w - 4);
-		wattroff(win, tui_style(c, TS_DIM));
-	}
+	for (const struct tui_key_help *k = own; k && k->key && y < h - 1; k++)
+		y += help_row(win, y, h, w, k);
 	wnoutrefresh(win);
 	delwin(win);
 }

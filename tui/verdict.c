@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "swaptune/advice.h"
+#include "swaptune/fmt.h"
 #include "swaptune/recipe.h"
 #include "tui-internal.h"
 
@@ -17,21 +18,22 @@
 static void add_arm_table(struct tui_text *t, const struct advice_run *run,
 			  const struct verdict_result *v)
 {
-	tui_text_add(t, TS_TITLE, "  %-10s %-10s %3s %3s %9s %8s %17s %6s", "arm", "status", "n",
+	tui_text_add(t, TS_TITLE, "  %-9s %-9s %3s %3s %7s %8s %19s %6s", "arm", "status", "n",
 		     "oom", "mean", "effect", "CI of effect", "p");
 	for (size_t i = 0; i < v->n_arms; i++) {
 		const struct verdict_arm_result *a = &v->arms[i];
-		char m[24], eff[24] = "-", ci[48] = "-", p[16] = "-";
+		char m[24], eff[24] = "-", ci[48] = "-", p[16] = "-", lo[24], hi[24];
 
+		/* the one number style: +5.0 %, p <0.001 or two significant digits */
 		if (a->compared) {
-			snprintf(eff, sizeof(eff), "%+.1f %%", a->effect_pct);
-			snprintf(ci, sizeof(ci), "[%+.1f, %+.1f]%%", a->ci_low_pct, a->ci_high_pct);
-			if (isfinite(a->p_welch))
-				snprintf(p, sizeof(p), a->p_welch < 0.001 ? "<0.001" : "%.3f", a->p_welch);
+			fmt_pct(a->effect_pct, true, eff, sizeof(eff));
+			snprintf(ci, sizeof(ci), "%s .. %s", fmt_pct(a->ci_low_pct, true, lo, sizeof(lo)),
+				 fmt_pct(a->ci_high_pct, true, hi, sizeof(hi)));
+			fmt_p(a->p_welch, p, sizeof(p));
 		}
 		tui_text_add(t, (int)i == v->chosen && v->kind == VERDICT_CHANGE ? TS_GOOD :
 			     a->n_oom_killed ? TS_BAD : TS_NORMAL,
-			     "  %-10.10s %-10.10s %3zu %3u %9s %8s %17s %6s", run->arms[i].name,
+			     "  %-9.9s %-9.9s %3zu %3u %7s %8s %19s %6s", run->arms[i].name,
 			     verdict_arm_status_name(a->status), a->n, a->n_oom_killed,
 			     tui_fmt_count(a->mean, m, sizeof(m)), eff, ci, p);
 	}

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "swaptune/fmt.h"
 #include "tui-internal.h"
 
 void tui_style_init(struct tui_ctx *c)
@@ -103,20 +104,10 @@ const char *tui_fmt_bytes(double b, char *buf, size_t len)
 
 const char *tui_fmt_count(double v, char *buf, size_t len)
 {
-	double a = fabs(v);
-
 	if (!isfinite(v))
 		snprintf(buf, len, "n/a");
-	else if (a >= 1e9)
-		snprintf(buf, len, "%.2fG", v / 1e9);
-	else if (a >= 1e6)
-		snprintf(buf, len, "%.2fM", v / 1e6);
-	else if (a >= 1e4)
-		snprintf(buf, len, "%.1fk", v / 1e3);
-	else if (a >= 100 || v == floor(v))
-		snprintf(buf, len, "%.0f", v);
 	else
-		snprintf(buf, len, "%.2f", v);
+		fmt_num(v, buf, len);	/* the one number style: 688.1k, as status prints it */
 	return buf;
 }
 
@@ -302,12 +293,13 @@ static bool key_ends(const char *key, int klen, const char *suffix)
 	return klen > n && !memcmp(key + klen - n, suffix, (size_t)n);
 }
 
+/* the key as the kernel and the store spell it (vma_ra_enabled, not "vma ra enabled") */
 static void json_label(const char *key, int klen, char *out, size_t len)
 {
 	size_t o = 0;
 
 	for (int i = 0; i < klen && o + 1 < len; i++)
-		out[o++] = key[i] == '_' ? ' ' : key[i];
+		out[o++] = key[i];
 	out[o] = 0;
 }
 
@@ -397,14 +389,17 @@ void tui_text_add_json(struct tui_text *t, const char *json)
 					strftime(val, sizeof(val), "%Y-%m-%dT%H:%M:%SZ", &tm);
 				klen -= 5;
 			} else if (isdigit((unsigned char)val[0]) && key_ends(key, klen, "_s")) {
-				if (v < 90)	/* keep the stored precision of short times */
-					snprintf(val, sizeof(val), "%.3g s", v);
+				if (v < 90) {	/* keep the stored precision of short times */
+					char n[FMT_NUM_LEN];
+
+					snprintf(val, sizeof(val), "%s s", fmt_num(v, n, sizeof(n)));
+				}
 				else
 					tui_fmt_secs(v, val, sizeof(val));
 				klen -= 2;
 			}
-			else if (strchr(val, '.') && !strchr(val, 'e'))
-				snprintf(val, sizeof(val), "%.3g", v);
+			else if ((isdigit((unsigned char)val[0]) || val[0] == '-') && strpbrk(val, ".eE"))
+				fmt_num(v, val, sizeof(val));	/* never an exponent; an integer (an id, a seed) stays whole */
 			json_label(key, klen, label, sizeof(label));
 			tui_text_add(t, TS_NORMAL, "%*s%-24s %s", 2 * (depth > 0 ? depth - 1 : 0), "",
 				     label, val);

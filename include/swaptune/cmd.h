@@ -115,6 +115,7 @@ extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_sample_entry;
 extern const struct cmd_entry cmd_tui_entry;
 extern const struct cmd_entry cmd_probe_entry;
+extern const struct cmd_entry cmd_switchback_entry;
 extern const struct cmd_entry cmd_recommend_entry;
 extern const struct cmd_entry cmd_apply_entry;
 extern const struct cmd_entry cmd_rollback_entry;

@@ -135,6 +135,8 @@ struct fleet_group {
  */
 int fleet_group_runs(const struct fleet_run *runs, size_t n, struct fleet_group **groups,
 		     size_t *n_groups, struct st_err *e);
+/* Whether run r belongs to group g (the keys fleet_group_runs() groups by). */
+bool fleet_run_in_group(const struct fleet_run *r, const struct fleet_group *g);
 
 /* Which keys a host is matched on; "" = not used. */
 struct fleet_target {

@@ -62,8 +62,55 @@ const char *fmt_printable(const char *s);
 int fmt_shell_quote(const char *s, bool always, char *out, size_t len);
 
 /*
- * A value in at most 5 characters for tables: 0, 1.23, 45.6, 789, 12345, 123k,
- * 12.3M, 1.2G; negative values as 0; "n/a" when !ok. Written into b.
+ * The one number style of human output (reports, status, history, fleet,
+ * sample, the TUI): never an exponent.
+ *
+ * fmt_num(): at most 4 significant digits; from 10 000 up with an SI prefix
+ * (12.35k, 28.00k, 1.235M, 2.500G, T, P, E: a prefixed number keeps its
+ * 4 digits); below 1 with as many decimals as 4 significant digits need
+ * (0.01315), down to 1e-9 (smaller is "0"); a number without a prefix
+ * drops trailing zeros after the point (3, 64, 2.5); "-" when not finite.
+ * Into buf, which is returned (FMT_NUM_LEN is always enough).
+ */
+#define FMT_NUM_LEN 24
+const char *fmt_num(double v, char *buf, size_t len);
+/* The same with at most sig (1..4) significant digits. */
+const char *fmt_num_sig(double v, int sig, char *buf, size_t len);
+/*
+ * A p-value: "<0.001" below 0.001, else two significant digits (0.56,
+ * 0.048, 0.0013; 1.0 at the top); "-" when not finite.
+ */
+const char *fmt_p(double p, char *buf, size_t len);
+/*
+ * A percentage in the one style, one decimal and a space before the sign:
+ * "+5.0 %" (signed) or "5.0 %"; "-" when not finite. Values past 10 000 %
+ * use fmt_num's prefixes ("+12.35k %") rather than an exponent.
+ */
+const char *fmt_pct(double v, bool sign, char *buf, size_t len);
+/*
+ * A size as swaptune's options take it (fmt_parse_size() reads it back to
+ * the same byte): the largest binary unit it is a whole number of: 256M,
+ * 1536M, 4K, 1G, 1000 (bytes).
+ */
+const char *fmt_size_arg(unsigned long long bytes, char *buf, size_t len);
+/*
+ * A time for people, in UTC with a Z: a stored ISO 8601 time
+ * ("2026-11-30T09:00:00.000Z") to seconds ("2026-11-30T09:00:00Z"). Text
+ * that is not such a time is copied escaped (fmt_escape). With space, a
+ * blank replaces the T (narrow tables: "2026-11-30 09:00:00Z").
+ */
+#define FMT_TIME_LEN 24
+const char *fmt_time(const char *iso, bool space, char *buf, size_t len);
+/*
+ * A stored ISO 8601 UTC time ("2026-11-30T09:00:00.000Z", the fraction
+ * and the Z optional) as Unix time; -EINVAL for anything else.
+ */
+int fmt_parse_time(const char *iso, double *unix_s);
+
+/*
+ * A value in at most 5 characters for tables, in fmt_num's style with 3
+ * significant digits: 0, 1.23, 45.6, 789, 9999, 12.3k, 123k, 12.3M, 1.20G;
+ * negative values as 0; "n/a" when !ok. Written into b.
  */
 const char *fmt_short(char *b, size_t len, bool ok, double v);
 

@@ -347,6 +347,7 @@ struct st_cgroup_info {
 	char memory_root[PATH_MAX];	/* sysroot-relative mount of the memory controller */
 	char unified_root[PATH_MAX];	/* sysroot-relative cgroup2 mount, "" if none */
 	char perf_event_v1_root[PATH_MAX]; /* v1 mount of the perf_event controller, "" if none */
+	char cpuacct_v1_root[PATH_MAX];	/* v1 mount of the cpuacct controller, "" if none */
 };
 
 const char *cgroup_mode_name(enum cgroup_mode m);
@@ -359,6 +360,22 @@ const char *cgroup_mode_name(enum cgroup_mode m);
  */
 int host_cgroup_info(const struct host *h, struct st_cgroup_info *ci,
 		     struct st_err *e);
+
+/*
+ * CPU time of cgroup (a path under the memory controller's root, the same
+ * path looked up under the CPU accounting controller): the file to read
+ * (host-cgcpu.c). v2: cpu.stat's usage_usec under the unified tree; v1:
+ * cpuacct.usage (ns) under the cpuacct mount. -ENOENT (e says) when the
+ * host has no such file for that path.
+ */
+struct host_cgcpu {
+	char rel[PATH_MAX];
+	bool v2;
+};
+int host_cgroup_cpu_locate(const struct host *h, const char *cgroup, struct host_cgcpu *c,
+			   struct st_err *e);
+/* Its CPU time now, in ns: 0, or -errno (the cgroup went away: -ENOENT/-ENODEV). */
+int host_cgroup_cpu_ns(const struct host *h, const struct host_cgcpu *c, uint64_t *ns);
 
 /* ---- misc ---- */
 

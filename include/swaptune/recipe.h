@@ -47,7 +47,8 @@ enum recipe_type {
 
 enum recipe_show {
 	RECIPE_SHOW_NONE,		/* not on the rerun line by itself */
-	RECIPE_SHOW_INT,		/* "--working-set 268435456" */
+	RECIPE_SHOW_INT,		/* "--stride 16" */
+	RECIPE_SHOW_SIZE,		/* "--working-set 256M" (fmt_size_arg) */
 	RECIPE_SHOW_SECS,		/* "--duration 60s" */
 	RECIPE_SHOW_REAL,		/* "--zipf-theta 0.99" */
 };
@@ -56,7 +57,7 @@ struct recipe_field {
 	const char *section;		/* "workload", "memcg", "method" */
 	const char *key;		/* its key there */
 	const char *option;		/* the probe option that sets it, for messages and the rerun line */
-	enum recipe_show show;		/* on the rerun line as a whole number, seconds, %g, or not alone */
+	enum recipe_show show;		/* on the rerun line as a whole number, a size, seconds, %g, or not alone */
 	enum recipe_type type;
 	size_t offset;			/* in struct probe_config */
 	double min, max;		/* accepted range, as the option's */

@@ -11,6 +11,14 @@
  * change); renderers (report-render.c: text, md, json; report-html.c:
  * html with inline SVG) print it. Renderers never read the store, and the
  * output has no generation timestamp so it is reproducible.
+ *
+ * Every report leads with the answer: a "summary" section first (the
+ * verdict, or what changed and the largest effects beyond noise), then the
+ * charts of what changed, then the evidence tables, then the facts.
+ * Numbers are shown in fmt.h's one style; text lines, notes and tables are
+ * kept within REPORT_TEXT_WIDTH columns in the text format (a wider table
+ * is split, its key columns repeated; a long line wraps; a command wraps
+ * with a backslash so that it still pastes).
  */
 #ifndef SWAPTUNE_REPORT_H
 #define SWAPTUNE_REPORT_H
@@ -24,8 +32,11 @@
 #include "swaptune/host.h"
 #include "swaptune/store.h"
 
+struct cJSON;
+
 #define REPORT_SCHEMA "swaptune.report/1"
 #define REPORT_NOT_RECORDED "not recorded"
+#define REPORT_TEXT_WIDTH 100
 
 enum report_section_type { REPORT_FACTS, REPORT_TABLE, REPORT_TEXT, REPORT_CHART };
 
@@ -35,7 +46,14 @@ struct report_cell {
 	double num;
 };
 
-enum report_chart_kind { REPORT_CHART_BARS, REPORT_CHART_SERIES };
+enum report_chart_kind { REPORT_CHART_BARS, REPORT_CHART_SERIES, REPORT_CHART_WINDOWS };
+
+/* One window of a switchback's timeline: [x0, x1) in seconds, counted from xc. */
+struct report_window {
+	double x0, xc, x1, y;	/* y: the window's value, NAN when it failed */
+	int arm;		/* index into the chart's arm_names */
+	bool failed;
+};
 
 struct report_bar {		/* one arm */
 	char *name;
@@ -57,11 +75,17 @@ struct report_chart {
 	size_t n_bars;
 	struct report_bar *bars;
 	char *highlight_name;	/* what a highlighted (grey) bar is; NULL = "baseline" */
+	char *bar_name;		/* what a bar is in the legend; NULL = "mean" */
+	char *whisker_name;	/* what its whisker is; NULL = "95 % CI of the mean" */
 	size_t n_series;
 	struct report_series *series;
 	bool has_marker;	/* a vertical line at marker_x */
 	double marker_x;
 	char *marker_label;
+	size_t n_windows;	/* REPORT_CHART_WINDOWS (report-switchback.c) */
+	struct report_window *windows;
+	size_t n_arm_names;
+	char **arm_names;
 };
 
 struct report_section {
@@ -75,6 +99,8 @@ struct report_section {
 	char **cols;
 	struct report_cell *cells;	/* n_rows x n_cols */
 	size_t n_filled;		/* cells given so far */
+	bool *marked;			/* n_rows: the row is highlighted (beyond noise) */
+	size_t n_key_cols;		/* columns repeated when the text splits a wide table (>= 1) */
 	size_t n_lines;
 	char **lines;
 	struct report_chart chart;
@@ -112,21 +138,58 @@ void report_line(struct report_section *s, const char *fmt, ...)
 void report_cols(struct report_section *s, size_t n, const char *const *names);
 void report_cell(struct report_section *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* A number: shown with %.4g (or "-" when not finite, JSON null). */
+/* A number: shown by fmt_num() (or "-" when not finite, JSON null). */
 void report_cell_num(struct report_section *s, double v);
+/* A p-value: shown by fmt_p() ("<0.001", "0.56"), JSON the number (null when not finite). */
+void report_cell_p(struct report_section *s, double p);
+/* A signed percentage as text in the one style: "+5.0 %" ("-" when not finite). */
+void report_cell_pct(struct report_section *s, double v);
+/* Highlight the row being filled (its first cell given): a change beyond noise. */
+void report_row_mark(struct report_section *s);
+/* The first n columns name a row: the text repeats them when it splits a wide table. */
+void report_key_cols(struct report_section *s, size_t n);
 void report_bar_add(struct report_section *s, const char *name, double mean, double lo,
 		    double hi, const double *pts, size_t n_pts, bool highlight);
 void report_series_add(struct report_section *s, const char *name, const double *x,
 		       const double *y, size_t n);
 
-/* "1.234e+06" style kept short: %.4g, "-" for NAN. */
+/* A switchback's timeline (report-switchback.c): its arms, then its windows in time order. */
+void report_window_arm(struct report_section *s, const char *name);
+void report_window_add(struct report_section *s, const struct report_window *w);
+/* The timeline as JSON members of o, and as SVG (report-html.c calls it). */
+void report_windows_json(const struct report_chart *c, struct cJSON *o);
+void report_windows_svg(FILE *f, const struct report_section *s);
+/* Free a chart's windows and arm names (report.c's section_free calls it). */
+void report_windows_free(struct report_chart *c);
+
+/* A number as the tables show it: fmt_num() (never an exponent), "-" for NAN. */
 const char *report_num(double v, char *buf, size_t len);
+/*
+ * Put the sections whose ids are listed in that order at the front (ids
+ * not present are skipped); the others follow in the order they were
+ * added. Builders add sections as they compute them, then lead with the
+ * answer.
+ */
+void report_order(struct report *r, const char *const *ids, size_t n);
+/*
+ * The facts of a JSON object given by a store row (a run's params): one
+ * key/value row per leaf, never the raw JSON: "source run  6",
+ * "settings  page-cluster=0" (an object of scalars on one row), times
+ * ("*_unix") in UTC, "*_bytes" as sizes, numbers by fmt_num(). Keys in
+ * skip (top level) are left out. Text that is not a JSON object becomes
+ * one fact named key.
+ */
+void report_facts_json(struct report_section *s, const char *key, const char *json,
+		       const char *const *skip, size_t n_skip);
 
 /* ---- builders ---- */
 
 /* One probe run (advice_load_run + the raw trials). h may be NULL. */
 int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 		     struct report **out, struct st_err *e);
+/* One switchback run: design, verdict, timeline, windows (report-switchback.c). */
+int report_build_switchback(struct store *st, const struct host *h, int64_t run_id,
+			    struct report **out, struct st_err *e);
 /* Two runs side by side: two sample recordings, or two probe runs. */
 int report_build_compare(struct store *st, int64_t before, int64_t after,
 			 struct report **out, struct st_err *e);
@@ -145,6 +208,12 @@ enum report_format { REPORT_TEXT_FMT, REPORT_MD, REPORT_JSON, REPORT_HTML };
 int report_format_parse(const char *name);
 
 int report_render(FILE *f, const struct report *r, enum report_format fmt);
+/*
+ * For renderers: which columns of a table are shown right-aligned (every
+ * cell a number, "-", or text that reads as one such as "+5.0 %", and at
+ * least one not "-"). malloc'd, n_cols entries; aborts when out of memory.
+ */
+bool *report_numeric_cols(const struct report_section *s);
 void report_render_text(FILE *f, const struct report *r);
 void report_render_md(FILE *f, const struct report *r);
 int report_render_json(FILE *f, const struct report *r);

@@ -64,7 +64,30 @@ long sampler_page_size(const struct sampler *s);
  * left out with their family. The source is a live sampler or a recorded
  * tick, so that sample --replay ID --prom prints what the live run did.
  */
+/*
+ * The host's state beside a live tick, for a fleet to alert on: every
+ * registry setting in effect (swaptune_setting{name=...} where the value
+ * is a number - booleans as 1/0 - and swaptune_setting_info{name=...,
+ * value=...} where it is not), the verdict the newest probe run of this
+ * host stored (swaptune_last_verdict_info and _timestamp_seconds) and the
+ * times of the last apply and rollback (swaptune_last_apply_timestamp_seconds,
+ * swaptune_last_rollback_timestamp_seconds). Not part of a recording:
+ * sample --replay --prom leaves these families out.
+ */
+struct settings_snapshot;
+struct sample_prom_state {
+	const struct settings_snapshot *settings;	/* NULL: left out */
+	bool has_verdict;
+	long long verdict_run;
+	char verdict[16];		/* keep, change, inconclusive */
+	char verdict_arm[64];		/* "" when none */
+	double verdict_unix;		/* when that probe ended */
+	bool has_apply, has_rollback;
+	double apply_unix, rollback_unix;
+};
+
 struct sample_prom_src {
+	const struct sample_prom_state *state;	/* NULL: no host state (a replay) */
 	const void *arg;
 	bool (*value)(const void *arg, enum sample_metric m, double *v);
 	bool (*counter)(const void *arg, enum sample_counter c, double *v);

@@ -360,6 +360,55 @@ int store_probe_trial_add(struct store *st, int64_t run_id, const struct store_p
 			  struct st_err *e);
 
 /*
+ * ---- switchback runs (src/store-switchback.c) ----
+ *
+ * A runs row of kind "switchback" (params: the plan, schedule and metric as
+ * JSON; summary: the verdict), its arms in the arms table, and one windows
+ * row per window measured, with its figures (the kernel's per window, the
+ * primary metric per slice) in window_metrics.
+ */
+#define STORE_SB_METRICS_MAX 48
+
+struct store_sb_metric {
+	char key[32];
+	double value;
+};
+
+struct store_sb_window {
+	unsigned idx, block, pos;
+	int64_t arm_id;
+	char started_at[40];		/* UTC ISO 8601 */
+	double start_s, switch_s;	/* seconds from the run's start; switch_s NAN: no switch */
+	double count_start_s, end_s;
+	char outcome[12];		/* "ok", "failed" */
+	bool have_value;
+	double value;
+	char failure[200];		/* "" if none */
+	double failed_at_s;		/* NAN if the guard did not act */
+	size_t n_metrics;
+	struct store_sb_metric metrics[STORE_SB_METRICS_MAX];
+};
+
+/* One window and its figures, in one transaction. */
+int store_sb_window_add(struct store *st, int64_t run_id, const struct store_sb_window *w,
+			struct st_err *e);
+/* The windows of run_id by idx, malloc'd into *rows (free()); *n = 0 and NULL if none. */
+int store_sb_windows_load(struct store *st, int64_t run_id, struct store_sb_window **rows,
+			  size_t *n, struct st_err *e);
+/* A run's kind where it was made (an imported run's origin kind): 0, -ENOENT (exit 2). */
+int store_sb_run_kind(struct store *st, int64_t run_id, char *kind, size_t len, bool *imported,
+		      struct st_err *e);
+/* The newest run of kind "switchback": 0, or -ENOENT (e says). */
+int store_sb_latest_run(struct store *st, int64_t *run_id, struct st_err *e);
+/*
+ * What verify --live checks: the newest apply run of this machine
+ * (st->machine_id when set) that is "ok" or "awaiting-confirm" and that no
+ * later "ok" rollback went back past. 1 with its id and status, 0 if none.
+ */
+int store_sb_apply_target(struct store *st, int64_t *apply_run, char *status, size_t len,
+			  struct st_err *e);
+
+/*
  * ---- replications of a probe recipe (src/store-probe.c) ----
  *
  * The probe runs stored before run_id (id < run_id, any status, this host's

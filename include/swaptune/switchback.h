@@ -178,6 +178,7 @@ struct sb_input {
 	unsigned n_costs;
 	struct sb_metric cost_metric[SB_COSTS_MAX];
 	double cost[SB_COSTS_MAX][SB_BLOCKS_MAX][SB_ARMS_MAX];
+	char arm_names[SB_ARMS_MAX][SB_NAME_MAX];	/* for the reasons; "" = "armN" */
 };
 
 /*

@@ -148,6 +148,119 @@ static void test_shell_quote(void **state)
 }
 
 /* Finite numbers stay numbers; NAN and infinities become null, never "nan". */
+/* every human number: no exponent, 4 significant digits, SI from 10 000 */
+static void test_num(void **state)
+{
+	static const struct { double v; const char *want; } cases[] = {
+		{ 0, "0" }, { -0.0, "0" }, { 3, "3" }, { 64, "64" }, { 2.5, "2.5" },
+		{ 7.141, "7.141" }, { 1002, "1002" }, { 9999, "9999" }, { 991.07, "991.1" },
+		{ 0.01315, "0.01315" }, { 0.1315, "0.1315" }, { 4.653e-05, "0.00004653" },
+		{ 8.84e-26, "0" }, { 1e-10, "0" },
+		{ 10000, "10.00k" }, { 12345, "12.35k" }, { 28048, "28.05k" }, { 28005, "28.00k" }, { 52100, "52.10k" }, { 131072, "131.1k" },
+		{ 999999, "1.000M" }, { 999960, "1.000M" }, { 1234567, "1.235M" }, { 16865979, "16.87M" },
+		{ 2.5e9, "2.500G" }, { 1e12, "1.000T" }, { 1e15, "1.000P" }, { 1e18, "1.000E" }, { 5e21, "5000E" },
+		{ -1387, "-1387" }, { -2921.4, "-2921" }, { -28048, "-28.05k" }, { -0.02402, "-0.02402" },
+		{ 2.929e+04, "29.29k" }, { 508779, "508.8k" }, { 688123, "688.1k" },
+	};
+	char b[FMT_NUM_LEN];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fmt_num(cases[i].v, b, sizeof(b));
+		if (strcmp(b, cases[i].want))
+			fail_msg("fmt_num(%g) = \"%s\", want \"%s\"", cases[i].v, b, cases[i].want);
+		assert_null(strchr(b, 'e'));
+	}
+	assert_string_equal(fmt_num(NAN, b, sizeof(b)), "-");
+	assert_string_equal(fmt_num(INFINITY, b, sizeof(b)), "-");
+	assert_string_equal(fmt_num_sig(1234, 3, b, sizeof(b)), "1234");
+	assert_string_equal(fmt_num_sig(12345, 3, b, sizeof(b)), "12.3k");
+	assert_string_equal(fmt_num_sig(45.67, 3, b, sizeof(b)), "45.7");
+	/* every power of ten from 1e-9 to 1e20, and a tiny buffer: never an exponent, never past len */
+	for (double v = 1e-9; v < 1e20; v *= 7.3) {
+		char small[6];
+
+		assert_null(strchr(fmt_num(v, b, sizeof(b)), 'e'));
+		assert_true(strlen(b) < 12);
+		fmt_num(v, small, sizeof(small));
+		assert_true(strlen(small) < sizeof(small));
+	}
+}
+
+static void test_short(void **state)
+{
+	static const struct { double v; const char *want; } cases[] = {
+		{ 0, "0" }, { -5, "0" }, { 0.001, "0" }, { 0.05, "0.05" }, { 0.5, "0.5" }, { 1.5, "1.5" },
+		{ 1.234, "1.23" }, { 45.67, "45.7" }, { 789, "789" }, { 9999, "9999" },
+		{ 12345, "12.3k" }, { 123456, "123k" }, { 999600, "1.00M" }, { 12.3e6, "12.3M" },
+		{ 1.2e9, "1.20G" },
+	};
+	char b[16];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fmt_short(b, sizeof(b), true, cases[i].v);
+		if (strcmp(b, cases[i].want))
+			fail_msg("fmt_short(%g) = \"%s\", want \"%s\"", cases[i].v, b, cases[i].want);
+		assert_true(strlen(b) <= 5);
+	}
+	assert_string_equal(fmt_short(b, sizeof(b), false, 1), "n/a");
+}
+
+static void test_p(void **state)
+{
+	static const struct { double p; const char *want; } cases[] = {
+		{ 8.84e-26, "<0.001" }, { 0.000181, "<0.001" }, { 0.001, "0.0010" },
+		{ 0.002758, "0.0028" }, { 0.01315, "0.013" }, { 0.09907, "0.099" }, { 0.0999, "0.10" },
+		{ 0.3278, "0.33" }, { 0.5632, "0.56" }, { 0.8149, "0.81" }, { 0.996, "1.0" }, { 1, "1.0" },
+	};
+	char b[16];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fmt_p(cases[i].p, b, sizeof(b));
+		if (strcmp(b, cases[i].want))
+			fail_msg("fmt_p(%g) = \"%s\", want \"%s\"", cases[i].p, b, cases[i].want);
+	}
+	assert_string_equal(fmt_p(NAN, b, sizeof(b)), "-");
+}
+
+static void test_pct_size_time(void **state)
+{
+	char b[48];
+	unsigned long long back;
+
+	(void)state;
+	assert_string_equal(fmt_pct(5, true, b, sizeof(b)), "+5.0 %");
+	assert_string_equal(fmt_pct(-33.49, true, b, sizeof(b)), "-33.5 %");
+	assert_string_equal(fmt_pct(6.25, false, b, sizeof(b)), "6.2 %");
+	assert_string_equal(fmt_pct(NAN, true, b, sizeof(b)), "-");
+	assert_string_equal(fmt_pct(123456, true, b, sizeof(b)), "+123.5k %");
+
+	assert_string_equal(fmt_size_arg(268435456, b, sizeof(b)), "256M");
+	assert_string_equal(fmt_size_arg(134217728, b, sizeof(b)), "128M");
+	assert_string_equal(fmt_size_arg(1536ull << 20, b, sizeof(b)), "1536M");
+	assert_string_equal(fmt_size_arg(1ull << 30, b, sizeof(b)), "1G");
+	assert_string_equal(fmt_size_arg(4096, b, sizeof(b)), "4K");
+	assert_string_equal(fmt_size_arg(1000, b, sizeof(b)), "1000");
+	assert_string_equal(fmt_size_arg(0, b, sizeof(b)), "0");
+	assert_string_equal(fmt_size_arg(5ull << 50, b, sizeof(b)), "5120T");
+	/* what it prints, the option parser reads back to the byte */
+	for (unsigned long long v = 1; v < (1ull << 44); v = v * 3 + 1024) {
+		fmt_size_arg(v, b, sizeof(b));
+		assert_int_equal(fmt_parse_size(b, &back), 0);
+		assert_true(back == v);
+	}
+
+	assert_string_equal(fmt_time("2026-11-30T09:00:00.000Z", false, b, sizeof(b)), "2026-11-30T09:00:00Z");
+	assert_string_equal(fmt_time("2026-11-30T09:00:00Z", true, b, sizeof(b)), "2026-11-30 09:00:00Z");
+	assert_string_equal(fmt_time("2026-11-30T09:00:00", false, b, sizeof(b)), "2026-11-30T09:00:00Z");
+	assert_string_equal(fmt_time("not recorded", false, b, sizeof(b)), "not recorded");
+	assert_string_equal(fmt_time("2026-11-30T09:00:00+01:00", false, b, sizeof(b)), "2026-11-30T09:00:00+01:00");
+	assert_string_equal(fmt_time("2026-11-30\x1b[2J", false, b, sizeof(b)), "2026-11-30\\x1b[2J");
+	assert_string_equal(fmt_time(NULL, false, b, sizeof(b)), "");
+}
+
 static void test_json_num(void **state)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -168,6 +281,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_num),
+		cmocka_unit_test(test_short),
+		cmocka_unit_test(test_p),
+		cmocka_unit_test(test_pct_size_time),
 		cmocka_unit_test(test_json_num),
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_size),

@@ -96,7 +96,7 @@ static void test_fixture(void **state)
 	assert_int_equal(recipe_rerun_line(rec, line, sizeof(line)), 0);
 	/* the line tests/expected/report-run.txt holds */
 	assert_string_equal(line, "sudo swaptune probe --workload anon-zipf --arms pc3,pc1,pc0 --baseline pc3"
-			    " --reps 4 --seed 7 --working-set 268435456 --memcg-limit 134217728 --ops 131072"
+			    " --reps 4 --seed 7 --working-set 256M --memcg-limit 128M --ops 131072"
 			    " --duration 60s --zipf-theta 0.99");
 	assert_int_equal(recipe_rerun_line(rec, line, 20), -ENOSPC);
 	recipe_free(rec);

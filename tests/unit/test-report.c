@@ -1,10 +1,13 @@
 /*
  * test-report.c - the report model and its renderers (src/report.c,
  * report-render.c, report-html.c) on a hand-built report with hostile
- * text: numbers keep every digit of a counter and become JSON numbers
- * (null when not measured), Markdown escapes table pipes and markup,
- * HTML escapes everything from the data, JSON parses back to the model,
- * text right-aligns numbers.
+ * text: numbers are shown in fmt_num()'s style and keep every digit as
+ * JSON numbers (null when not measured), Markdown escapes table pipes and
+ * markup, HTML escapes everything from the data, JSON parses back to the
+ * model, text right-aligns numbers, stays within REPORT_TEXT_WIDTH (a wide
+ * table split with its key columns repeated, long lines wrapped, commands
+ * wrapped with a backslash), rows beyond noise are marked in every format,
+ * the answer can be put first, and a run's params become key/value rows.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -68,11 +71,12 @@ static void test_numbers(void **state)
 	char b[32];
 
 	(void)state;
-	assert_string_equal(report_num(131072, b, sizeof(b)), "131072");
-	assert_string_equal(report_num(269666304, b, sizeof(b)), "269666304");
+	assert_string_equal(report_num(131072, b, sizeof(b)), "131.1k");
+	assert_string_equal(report_num(269666304, b, sizeof(b)), "269.7M");
 	assert_string_equal(report_num(7.141234, b, sizeof(b)), "7.141");
 	assert_string_equal(report_num(-1387.4, b, sizeof(b)), "-1387");
 	assert_string_equal(report_num(0.000181, b, sizeof(b)), "0.000181");
+	assert_string_equal(report_num(8.84e-26, b, sizeof(b)), "0");
 	assert_string_equal(report_num(NAN, b, sizeof(b)), "-");
 }
 
@@ -99,7 +103,7 @@ static void test_markdown(void **state)
 	assert_non_null(strstr(md, "# probe \\<1\\> & co\n"));
 	assert_non_null(strstr(md, "| **hostname** | db\\|07 \\<b\\> |"));
 	assert_non_null(strstr(md, "| arm | n\\|count | mean |\n| --- | ---: | ---: |"));
-	assert_non_null(strstr(md, "| pc3 \\*x\\* | 131072 | 7.141 |"));
+	assert_non_null(strstr(md, "| pc3 \\*x\\* | 131.1k | 7.141 |"));
 	assert_non_null(strstr(md, "```sh\nsudo swaptune probe --seed 7\n```\n\n- a note\n"));
 	assert_null(strstr(md, "<b>"));
 	free(md);
@@ -151,10 +155,126 @@ static void test_text_alignment(void **state)
 	char *t = render(report_render_text, r);
 
 	(void)state;
-	assert_non_null(strstr(t, "  pc3 *x*   131072  7.141\n"));
-	assert_non_null(strstr(t, "  pc0            4  -\n"));
+	assert_non_null(strstr(t, "  pc3 *x*   131.1k  7.141\n"));
+	assert_non_null(strstr(t, "  pc0            4      -\n"));
 	assert_non_null(strstr(t, "  CPU model   not recorded\n"));
 	free(t);
+	report_free(r);
+}
+
+/* A report wider and longer than the text width, with marked rows. */
+static struct report *wide_report(void)
+{
+	struct report *r = report_new("compare", "wide");
+	struct report_section *s = report_add(r, REPORT_TABLE, "metrics", "Before and after");
+	const char *cols[12] = { "metric", "arm" };
+	char names[12][32];
+
+	for (int c = 2; c < 12; c++) {
+		snprintf(names[c], sizeof(names[c]), "column number %d", c);
+		cols[c] = names[c];
+	}
+	report_note(s, "a note long enough to need wrapping: %s",
+		    "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor "
+		    "incididunt ut labore et dolore magna aliqua");
+	report_cols(s, 12, cols);
+	report_key_cols(s, 2);
+	for (int row = 0; row < 3; row++) {
+		report_cell(s, "metric-%d", row);
+		if (row == 1)
+			report_row_mark(s);
+		report_cell(s, "pc%d", row);
+		for (int c = 2; c < 12; c++)
+			report_cell_num(s, row * 1000.0 + c);
+	}
+	s = report_add(r, REPORT_TEXT, "recipe", "Recipe");
+	report_line(s, "sudo swaptune probe --workload cmd --arm 'a b:page-cluster=3' --seed 7 --working-set 256M "
+		    "--memcg-limit 128M --ops 131072 --duration 60s -- /usr/bin/make -j2 'with a quoted long word'");
+	s = report_add(r, REPORT_TEXT, "summary", "Summary");
+	report_line(s, "the answer");
+	report_order(r, (const char *const[]){ "summary", "nothing-by-that-id" }, 2);
+	return r;
+}
+
+static void test_text_width(void **state)
+{
+	struct report *r = wide_report();
+	char *t = render(report_render_text, r), *line, *save = NULL, *copy = strdup(t);
+	int parts = 0, marked = 0, continued = 0;
+
+	(void)state;
+	assert_int_equal(strncmp(r->sec[0]->id, "summary", 7), 0);	/* the answer first */
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strlen(line) > REPORT_TEXT_WIDTH)
+			fail_msg("line of %zu columns: %s", strlen(line), line);
+		parts += !strncmp(line, "  metric  ", 10);
+		marked += !strncmp(line, "* metric-1  pc1", 15);
+		continued += strlen(line) > 2 && line[strlen(line) - 1] == '\\';
+	}
+	assert_true(parts >= 2);		/* split, the key columns repeated */
+	assert_int_equal(marked, parts);	/* the marked row in every part */
+	assert_true(continued >= 1);		/* the command wrapped, pasteable */
+	assert_non_null(strstr(t, "* = beyond noise"));
+	/* the quoted word is never broken */
+	assert_non_null(strstr(t, "'with a quoted long word'"));
+	free(copy);
+	free(t);
+	report_free(r);
+}
+
+static void test_marks_everywhere(void **state)
+{
+	struct report *r = wide_report();
+	char *md = render(report_render_md, r), *h = render(report_render_html, r), *j = render(json_fn, r);
+	cJSON *d = cJSON_Parse(j), *sec;
+
+	(void)state;
+	assert_non_null(strstr(md, "| **metric-1** | **pc1** |"));
+	assert_non_null(strstr(md, "rows in bold: beyond noise"));
+	assert_non_null(strstr(h, "<tr class=\"beyond\"><td>metric-1</td>"));
+	assert_non_null(strstr(h, "<div class=\"answer\">"));
+	assert_non_null(strstr(h, "<th class=\"num\">column number 2</th>"));
+	sec = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "sections"), 1);
+	assert_string_equal(cJSON_GetObjectItem(sec, "id")->valuestring, "metrics");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sec, "marked_rows")), 1);
+	assert_int_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(sec, "marked_rows"), 0)->valueint, 1);
+	cJSON_Delete(d);
+	free(md);
+	free(h);
+	free(j);
+	report_free(r);
+}
+
+static void test_facts_json(void **state)
+{
+	static const char *const skip[] = { "who" };
+	struct report *r = report_new("change", "t");
+	struct report_section *s = report_add(r, REPORT_FACTS, "parameters", "Parameters");
+	char *t;
+
+	(void)state;
+	report_facts_json(s, "parameters",
+			  "{\"settings\":{\"page-cluster\":\"0\",\"vma_ra_enabled\":\"true\"},\"source_run\":6,"
+			  "\"arm\":\"pc0\",\"who\":{\"uid\":0},\"confirm_deadline_unix\":1796133750.06,"
+			  "\"persist\":false,\"limit_bytes\":268435456,\"window_s\":120,\"files\":[\"a\",\"b\"],"
+			  "\"plan\":{\"looks\":[5,10],\"alpha\":0.025}}", skip, 1);
+	t = render(report_render_text, r);
+	assert_non_null(strstr(t, "  settings           page-cluster=0, vma_ra_enabled=true\n"));
+	assert_non_null(strstr(t, "  source run         6\n"));
+	assert_non_null(strstr(t, "  confirm deadline   2026-12-01T"));
+	assert_non_null(strstr(t, "  persist            no\n"));
+	assert_non_null(strstr(t, "  limit              256.0 MiB\n"));
+	assert_non_null(strstr(t, "  window             120 s\n"));
+	assert_non_null(strstr(t, "  files              a, b\n"));
+	assert_non_null(strstr(t, "  plan looks         5, 10\n"));
+	assert_non_null(strstr(t, "  plan alpha         0.025\n"));
+	assert_null(strstr(t, "who"));
+	assert_null(strstr(t, "{"));
+	free(t);
+	/* not JSON: one fact, as it is */
+	s = report_add(r, REPORT_FACTS, "p2", "P2");
+	report_facts_json(s, "parameters", "not json", NULL, 0);
+	assert_string_equal(s->values[0], "not json");
 	report_free(r);
 }
 
@@ -167,6 +287,9 @@ int main(void)
 		cmocka_unit_test(test_html_escapes),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_text_alignment),
+		cmocka_unit_test(test_text_width),
+		cmocka_unit_test(test_marks_everywhere),
+		cmocka_unit_test(test_facts_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,10 +28,13 @@ static void test_fmt_count(void **state)
 	char b[32];
 
 	(void)state;
-	assert_string_equal(tui_fmt_count(12345, b, sizeof(b)), "12.3k");
+	assert_string_equal(tui_fmt_count(12345, b, sizeof(b)), "12.35k");
 	assert_string_equal(tui_fmt_count(456, b, sizeof(b)), "456");
-	assert_string_equal(tui_fmt_count(1.2e6, b, sizeof(b)), "1.20M");
+	assert_string_equal(tui_fmt_count(1.2e6, b, sizeof(b)), "1.200M");
 	assert_string_equal(tui_fmt_count(0.25, b, sizeof(b)), "0.25");
+	/* the status command's style: 688.1k, never an exponent */
+	assert_string_equal(tui_fmt_count(688123, b, sizeof(b)), "688.1k");
+	assert_string_equal(tui_fmt_count(29290.5, b, sizeof(b)), "29.29k");
 }
 
 static bool has_line(const struct tui_text *t, const char *want)
@@ -51,7 +54,7 @@ static void test_json_table(void **state)
 			  "\"arms\":[\"pc3\",\"pc0\"],\"ok\":true}");
 	assert_true(has_line(&t, "ticks                    12"));
 	assert_true(has_line(&t, "meminfo"));
-	assert_true(has_line(&t, "  swap used bytes          626 MiB"));
+	assert_true(has_line(&t, "  swap_used_bytes          626 MiB"));
 	assert_true(has_line(&t, "arms                     pc3 pc0"));
 	assert_true(has_line(&t, "ok                       true"));
 	for (int i = 0; i < t.n; i++)
@@ -69,7 +72,7 @@ static void test_json_truncated(void **state)
 			  "\"deadline_unix\":1764568818.5,\"summary\":{\"pc3\":{\"mea");
 	assert_true(has_line(&t, "status                   ok"));
 	/* seconds and unix times read as durations and UTC times, the unit out of the label */
-	assert_true(has_line(&t, "elapsed                  12.3 s"));
+	assert_true(has_line(&t, "elapsed                  12.35 s"));
 	assert_true(has_line(&t, "wait                     2 min 30 s"));
 	assert_true(has_line(&t, "deadline                 2025-12-01T06:00:18Z"));
 	assert_true(has_line(&t, "(summary shortened by the store listing)"));

@@ -1,0 +1,776 @@
+/*
+ * sb-metric.c - the metrics of `swaptune switchback` (sbrun.h): the kernel's
+ * figures by name, and the workload's own figure from a command run at the
+ * end of a window, a number in a local file, or a sample of a Prometheus
+ * text endpoint on this host (HTTP/1.0 to a loopback address, no library
+ * needed for that much). The parsers are pure and unit-tested; the readers
+ * never block beyond their timeout.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "swaptune/sbrun.h"
+
+#define OUT_MAX		(64 * 1024)	/* a command's stdout kept */
+#define HTTP_MAX	(4 * 1024 * 1024)	/* an endpoint's answer */
+#define FILE_MAX	(1024 * 1024)
+
+const struct sbm_kernel_def sbm_kernel_defs[SBK_COUNT] = {
+	[SBK_PSI_SOME] = { "psi-some", "psi_some_pct", "%", "PSI memory some" },
+	[SBK_PSI_FULL] = { "psi-full", "psi_full_pct", "%", "PSI memory full" },
+	[SBK_MAJFAULT] = { "majfault", "majfault_per_s", "faults/s", "major faults" },
+	[SBK_REFAULT] = { "refault", "refault_per_s", "pages/s", "workingset refaults" },
+	[SBK_SWAPIN] = { "swapin", "swapin_per_s", "pages/s", "swap-ins (pswpin + zswpin)" },
+	[SBK_SWAP_RA] = { "swap-ra", "swap_ra_per_s", "pages/s", "swap readahead" },
+	[SBK_SWAP_RA_HIT] = { "swap-ra-hit", "swap_ra_hit_per_s", "pages/s", "swap readahead hits" },
+	[SBK_ZSWPIN] = { "zswpin", "zswpin_per_s", "pages/s", "zswap loads" },
+	[SBK_CPU] = { "cpu", "cpu_s_per_s", "CPU s/s", "CPU of the cgroup" },
+};
+
+int sbm_kernel_find(const char *name)
+{
+	for (int i = 0; i < SBK_COUNT; i++)
+		if (!strcmp(sbm_kernel_defs[i].name, name))
+			return i;
+	return -1;
+}
+
+void sbm_spec_init(struct sbm_spec *m, enum sbm_source s)
+{
+	memset(m, 0, sizeof(*m));
+	m->source = s;
+	m->kernel = SBK_PSI_SOME;
+	m->counter = s == SBM_FILE || s == SBM_PROM;
+	m->higher_better = s != SBM_KERNEL;
+	m->timeout_s = s == SBM_PROM ? 2.0 : 10.0;
+}
+
+const char *sbm_describe(const struct sbm_spec *m, char *buf, size_t len)
+{
+	const char *what = m->counter ? "a counter, its rate per second" : "its value";
+
+	if (m->cpu_per_work)
+		snprintf(buf, len, "CPU seconds of the cgroup per unit of work (work: %s %s)",
+			 m->source == SBM_CMD ? "the command" : m->source == SBM_FILE ? "the file" :
+			 "the endpoint", m->source == SBM_CMD ? m->cmd : m->source == SBM_FILE ? m->path :
+			 m->url);
+	else if (m->source == SBM_KERNEL)
+		snprintf(buf, len, "%s (%s, kernel)", sbm_kernel_defs[m->kernel].label,
+			 sbm_kernel_defs[m->kernel].unit);
+	else if (m->source == SBM_CMD)
+		snprintf(buf, len, "the number printed by `%s` (%s)", m->cmd, what);
+	else if (m->source == SBM_FILE)
+		snprintf(buf, len, "%s%s%s (%s)", m->path, m->name[0] ? " " : "", m->name, what);
+	else
+		snprintf(buf, len, "%s %s (%s)", m->url, m->name, what);
+	return buf;
+}
+
+enum sb_kind sbm_kind(const struct sbm_spec *m)
+{
+	/* PSI is a share of time that is 0 on a calm host: differences, not ratios */
+	if (m->source == SBM_KERNEL && (m->kernel == SBK_PSI_SOME || m->kernel == SBK_PSI_FULL))
+		return SB_LEVEL;
+	return SB_RATE;
+}
+
+/* ---- pure parsers ---- */
+
+int sbm_split_argv(const char *cmd, char *buf, size_t len, char **argv, char *why,
+		   size_t why_len)
+{
+	size_t o = 0;
+	int n = 0;
+	const char *p = cmd;
+
+	while (*p) {
+		char q = 0;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		if (n >= SBM_ARGV_MAX - 1) {
+			snprintf(why, why_len, "more than %d words", SBM_ARGV_MAX - 1);
+			return -EINVAL;
+		}
+		argv[n++] = buf + o;
+		for (; *p && (q || (*p != ' ' && *p != '\t' && *p != '\n')); p++) {
+			if (q && *p == q) {
+				q = 0;
+				continue;
+			}
+			if (!q && (*p == '\'' || *p == '"')) {
+				q = *p;
+				continue;
+			}
+			if (*p == '\\' && q != '\'' && p[1])
+				p++;
+			if (o + 1 >= len) {
+				snprintf(why, why_len, "too long");
+				return -EINVAL;
+			}
+			buf[o++] = *p;
+		}
+		if (q) {
+			snprintf(why, why_len, "a quote (%c) is not closed", q);
+			return -EINVAL;
+		}
+		if (o + 1 >= len) {
+			snprintf(why, why_len, "too long");
+			return -EINVAL;
+		}
+		buf[o++] = '\0';
+	}
+	argv[n] = NULL;
+	if (n == 0) {
+		snprintf(why, why_len, "no command");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int sbm_parse_number(const char *text, size_t len, double *v)
+{
+	char buf[128], *end;
+	size_t a = 0, b = len;
+
+	while (a < b && isspace((unsigned char)text[a]))
+		a++;
+	while (b > a && isspace((unsigned char)text[b - 1]))
+		b--;
+	if (a == b || b - a >= sizeof(buf))
+		return -EBADMSG;
+	memcpy(buf, text + a, b - a);
+	buf[b - a] = '\0';
+	errno = 0;
+	*v = strtod(buf, &end);
+	if (*end || end == buf || errno || !isfinite(*v))
+		return -EBADMSG;
+	return 0;
+}
+
+/* ---- Prometheus text format 0.0.4 ---- */
+
+struct prom_label {
+	char name[64];
+	char value[256];
+};
+
+#define PROM_LABELS_MAX 16
+
+static bool name_char(char c, bool first)
+{
+	return isalpha((unsigned char)c) || c == '_' || c == ':' || (!first && isdigit((unsigned char)c));
+}
+
+/* Labels "{a="x",b="y"}" at *p; advances *p past the '}'. -EBADMSG if malformed. */
+static int prom_labels(const char **pp, const char *end, struct prom_label *l, int *n)
+{
+	const char *p = *pp;
+
+	*n = 0;
+	if (p >= end || *p != '{')
+		return 0;
+	p++;
+	for (;;) {
+		size_t k = 0, o = 0;
+		struct prom_label tmp, *cur = *n < PROM_LABELS_MAX ? &l[*n] : &tmp;
+
+		while (p < end && (*p == ' ' || *p == ','))
+			p++;
+		if (p < end && *p == '}') {
+			*pp = p + 1;
+			return 0;
+		}
+		while (p < end && name_char(*p, k == 0) && k + 1 < sizeof(cur->name))
+			cur->name[k++] = *p++;
+		cur->name[k] = '\0';
+		while (p < end && *p == ' ')
+			p++;
+		if (k == 0 || p >= end || *p != '=')
+			return -EBADMSG;
+		p++;
+		while (p < end && *p == ' ')
+			p++;
+		if (p >= end || *p != '"')
+			return -EBADMSG;
+		for (p++; p < end && *p != '"'; p++) {
+			char c = *p;
+
+			if (c == '\\' && p + 1 < end) {
+				c = *++p;
+				if (c == 'n')
+					c = '\n';
+			}
+			if (o + 1 < sizeof(cur->value))
+				cur->value[o++] = c;
+		}
+		if (p >= end)
+			return -EBADMSG;
+		cur->value[o] = '\0';
+		p++;
+		if (*n < PROM_LABELS_MAX)
+			(*n)++;
+	}
+}
+
+/* The wanted series: "NAME" or "NAME{a="x"}". */
+static int prom_want(const char *spec, char *name, size_t len, struct prom_label *l, int *n)
+{
+	size_t k = 0;
+	const char *p = spec, *end = spec + strlen(spec);
+
+	while (p < end && name_char(*p, k == 0) && k + 1 < len)
+		name[k++] = *p++;
+	name[k] = '\0';
+	if (k == 0)
+		return -EINVAL;
+	if (prom_labels(&p, end, l, n) < 0 || p != end)
+		return -EINVAL;
+	return 0;
+}
+
+static bool labels_cover(const struct prom_label *have, int nh, const struct prom_label *want,
+			 int nw)
+{
+	for (int i = 0; i < nw; i++) {
+		bool found = false;
+
+		for (int j = 0; j < nh && !found; j++)
+			found = !strcmp(want[i].name, have[j].name) && !strcmp(want[i].value, have[j].value);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+int sbm_prom_value(const char *text, size_t len, const char *spec, double *v, char *why,
+		   size_t why_len)
+{
+	struct prom_label want[PROM_LABELS_MAX], have[PROM_LABELS_MAX];
+	char name[SBM_NAME_MAX];
+	int nw = 0, matched = 0;
+	const char *p = text, *end = text + len;
+	double sum = 0;
+
+	if (prom_want(spec, name, sizeof(name), want, &nw) < 0) {
+		snprintf(why, why_len, "\"%s\" is not a metric name (NAME or NAME{label=\"value\"})", spec);
+		return -EINVAL;
+	}
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *q = p;
+		size_t k = 0;
+		char got[SBM_NAME_MAX], num[64], *nend;
+		int nh = 0;
+		double x;
+
+		if (!eol)
+			eol = end;
+		p = eol + 1;
+		while (q < eol && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q == eol || *q == '#')
+			continue;
+		while (q < eol && name_char(*q, k == 0) && k + 1 < sizeof(got))
+			got[k++] = *q++;
+		got[k] = '\0';
+		if (strcmp(got, name))
+			continue;
+		if (prom_labels(&q, eol, have, &nh) < 0) {
+			snprintf(why, why_len, "a sample of %s has malformed labels", name);
+			return -EBADMSG;
+		}
+		if (!labels_cover(have, nh, want, nw))
+			continue;
+		while (q < eol && (*q == ' ' || *q == '\t'))
+			q++;
+		for (k = 0; q < eol && *q != ' ' && *q != '\t' && *q != '\r' && k + 1 < sizeof(num); k++)
+			num[k] = *q++;
+		num[k] = '\0';
+		errno = 0;
+		x = strtod(num, &nend);
+		if (k == 0 || *nend || errno || !isfinite(x)) {
+			snprintf(why, why_len, "a sample of %s has no finite value (\"%s\")", name, num);
+			return -EBADMSG;
+		}
+		sum += x;
+		matched++;
+	}
+	if (!matched) {
+		snprintf(why, why_len, "no sample named %s", spec);
+		return -ENOENT;
+	}
+	*v = sum;
+	return 0;
+}
+
+/* ---- URLs on this host ---- */
+
+static bool loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+		if (IN6_IS_ADDR_LOOPBACK(a))
+			return true;
+		return IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127;
+	}
+	return false;
+}
+
+int sbm_url_parse(const char *url, char *host, size_t host_len, char *port, size_t port_len,
+		  char *path, size_t path_len, char *why, size_t why_len)
+{
+	const char *p = url, *h0, *h1, *slash;
+
+	if (strncmp(p, "http://", 7)) {
+		snprintf(why, why_len, "\"%s\": only http:// URLs of this host", url);
+		return -EINVAL;
+	}
+	p += 7;
+	slash = strchr(p, '/');
+	if (!slash)
+		slash = p + strlen(p);
+	if (*p == '[') {
+		h0 = p + 1;
+		h1 = memchr(h0, ']', (size_t)(slash - h0));
+		if (!h1) {
+			snprintf(why, why_len, "\"%s\": unclosed [", url);
+			return -EINVAL;
+		}
+		p = h1 + 1;
+	} else {
+		h0 = p;
+		h1 = memchr(p, ':', (size_t)(slash - p));
+		if (!h1)
+			h1 = slash;
+		p = h1;
+	}
+	if (h1 == h0 || (size_t)(h1 - h0) >= host_len || memchr(h0, '@', (size_t)(h1 - h0))) {
+		snprintf(why, why_len, "\"%s\": no host", url);
+		return -EINVAL;
+	}
+	snprintf(host, host_len, "%.*s", (int)(h1 - h0), h0);
+	if (*p == ':') {
+		p++;
+		if (p == slash || (size_t)(slash - p) >= port_len) {
+			snprintf(why, why_len, "\"%s\": bad port", url);
+			return -EINVAL;
+		}
+		for (const char *d = p; d < slash; d++)
+			if (!isdigit((unsigned char)*d)) {
+				snprintf(why, why_len, "\"%s\": bad port", url);
+				return -EINVAL;
+			}
+		snprintf(port, port_len, "%.*s", (int)(slash - p), p);
+	} else if (p != slash) {
+		snprintf(why, why_len, "\"%s\": bad host", url);
+		return -EINVAL;
+	} else {
+		snprintf(port, port_len, "80");
+	}
+	snprintf(path, path_len, "%s", *slash ? slash : "/");
+	for (const char *c = path; *c; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f) {
+			snprintf(why, why_len, "\"%s\": a blank or control character in the path", url);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int wait_fd(int fd, short ev, double deadline)
+{
+	struct pollfd pf = { .fd = fd, .events = ev };
+
+	for (;;) {
+		double left = deadline - now_s();
+		int r;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		r = poll(&pf, 1, (int)(left * 1000) + 1);
+		if (r > 0)
+			return 0;
+		if (r == 0)
+			return -ETIMEDOUT;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+/* Connect to host:port, refusing any address that is not loopback. */
+static int http_connect(const char *host, const char *port, double deadline, char *why,
+			size_t why_len)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *a;
+	int r = getaddrinfo(host, port, &hints, &res), fd = -1;
+
+	if (r != 0) {
+		snprintf(why, why_len, "%s: %s", host, gai_strerror(r));
+		return -ENOENT;
+	}
+	for (a = res; a; a = a->ai_next)
+		if (!loopback(a->ai_addr)) {
+			snprintf(why, why_len, "%s is not this host (a loopback address): refused", host);
+			freeaddrinfo(res);
+			return -EPERM;
+		}
+	for (a = res, r = -ECONNREFUSED; a && fd < 0; a = a->ai_next) {
+		int err = 0;
+		socklen_t el = sizeof(err);
+
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+		if (fd < 0)
+			continue;
+		if (connect(fd, a->ai_addr, a->ai_addrlen) < 0 && errno != EINPROGRESS)
+			err = errno;
+		else if ((r = wait_fd(fd, POLLOUT, deadline)) < 0)
+			err = -r;
+		else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+			err = errno;
+		if (err) {
+			r = -err;
+			close(fd);
+			fd = -1;
+		}
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		snprintf(why, why_len, "cannot connect to %s:%s: %s", host, port, strerror(-r));
+	return fd < 0 ? r : fd;
+}
+
+/* GET url into a malloc'd body (*body, *blen). */
+static int http_get(const char *url, double timeout_s, char **body, size_t *blen, char *why,
+		    size_t why_len)
+{
+	char host[256], port[16], path[SBM_URL_MAX], req[SBM_URL_MAX + 512], *buf, *hdr_end;
+	double deadline = now_s() + timeout_s;
+	size_t len = 0, cap = 65536, sent = 0, reqlen;
+	int fd, r = sbm_url_parse(url, host, sizeof(host), port, sizeof(port), path, sizeof(path),
+				  why, why_len);
+
+	if (r < 0)
+		return r;
+	fd = http_connect(host, port, deadline, why, why_len);
+	if (fd < 0)
+		return fd;
+	reqlen = (size_t)snprintf(req, sizeof(req),
+				  "GET %s HTTP/1.0\r\nHost: %s\r\nAccept: text/plain;version=0.0.4\r\n"
+				  "User-Agent: swaptune\r\nConnection: close\r\n\r\n", path, host);
+	while (sent < reqlen) {
+		ssize_t n = send(fd, req + sent, reqlen - sent, MSG_NOSIGNAL);
+
+		if (n > 0) {
+			sent += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			r = -errno;
+			goto fail;
+		}
+		if ((r = wait_fd(fd, POLLOUT, deadline)) < 0)
+			goto fail;
+	}
+	buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			char *nb = cap >= HTTP_MAX ? NULL : realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				snprintf(why, why_len, "%s: the answer is larger than %d MiB", url,
+					 HTTP_MAX >> 20);
+				close(fd);
+				return -EFBIG;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = recv(fd, buf + len, cap - len - 1, 0);
+		if (n > 0) {
+			len += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (errno != EAGAIN && errno != EINTR) {
+			r = -errno;
+			free(buf);
+			goto fail;
+		}
+		if ((r = wait_fd(fd, POLLIN, deadline)) < 0) {
+			free(buf);
+			goto fail;
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	hdr_end = strstr(buf, "\r\n\r\n");
+	if (strncmp(buf, "HTTP/1.", 7) || len < 12 || strncmp(buf + 8, " 200", 4) || !hdr_end) {
+		snprintf(why, why_len, "%s answered %.40s", url, strtok(buf, "\r\n") ? buf : "nothing");
+		free(buf);
+		return -EIO;
+	}
+	*blen = len - (size_t)(hdr_end + 4 - buf);
+	memmove(buf, hdr_end + 4, *blen + 1);
+	*body = buf;
+	return 0;
+fail:
+	close(fd);
+	snprintf(why, why_len, "%s: %s", url, r == -ETIMEDOUT ? "no answer within the timeout" :
+		 strerror(-r));
+	return r;
+}
+
+/* ---- the readers ---- */
+
+static int file_value(const struct sbm_spec *m, double *v, char *why, size_t why_len)
+{
+	struct stat sb;
+	char *buf;
+	ssize_t n, got = 0;
+	int fd = open(m->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), r;
+
+	if (fd < 0) {
+		r = -errno;
+		snprintf(why, why_len, "%s: %s", m->path, strerror(errno));
+		return r;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		snprintf(why, why_len, "%s: not an ordinary file", m->path);
+		return -EINVAL;
+	}
+	buf = malloc(FILE_MAX + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < FILE_MAX && (n = read(fd, buf + got, (size_t)(FILE_MAX - got))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			snprintf(why, why_len, "%s: %s", m->path, strerror(errno));
+			close(fd);
+			free(buf);
+			return r;
+		}
+		got += n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	if (m->name[0])
+		r = sbm_prom_value(buf, (size_t)got, m->name, v, why, why_len);
+	else if ((r = sbm_parse_number(buf, (size_t)got, v)) < 0)
+		snprintf(why, why_len, "%s does not hold a number alone", m->path);
+	free(buf);
+	return r;
+}
+
+int sbm_sample_value(const struct sbm_spec *m, double *v, char *why, size_t why_len)
+{
+	char *body = NULL;
+	size_t len = 0;
+	int r;
+
+	if (m->source == SBM_FILE)
+		return file_value(m, v, why, why_len);
+	if (m->source != SBM_PROM) {
+		snprintf(why, why_len, "not a sampled metric");
+		return -EINVAL;
+	}
+	r = http_get(m->url, m->timeout_s, &body, &len, why, why_len);
+	if (r < 0)
+		return r;
+	r = sbm_prom_value(body, len, m->name, v, why, why_len);
+	free(body);
+	return r;
+}
+
+static void put_env(const char *name, double v)
+{
+	char b[64];
+
+	snprintf(b, sizeof(b), "%.3f", v);
+	setenv(name, b, 1);
+}
+
+static void child_exec(char **argv, const struct sbm_window_env *w, int out, int err)
+{
+	char b[32];
+	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	if (nul >= 0)
+		dup2(nul, STDIN_FILENO);
+	dup2(out, STDOUT_FILENO);
+	dup2(err, STDERR_FILENO);
+	/* nothing of swaptune's (the store, the host lock) reaches the command */
+	close_range(3, ~0U, 0);
+	snprintf(b, sizeof(b), "%u", w->index);
+	setenv("SWAPTUNE_WINDOW", b, 1);
+	snprintf(b, sizeof(b), "%u", w->block);
+	setenv("SWAPTUNE_BLOCK", b, 1);
+	put_env("SWAPTUNE_WINDOW_START", w->start_unix);
+	put_env("SWAPTUNE_COUNT_START", w->count_start_unix);
+	put_env("SWAPTUNE_WINDOW_END", w->end_unix);
+	execvp(argv[0], argv);
+	dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* Read both pipes until both close or the deadline; 0 or -ETIMEDOUT. */
+static int drain(int fo, int fe, char *out, size_t *olen, char *err, size_t *elen,
+		 double deadline)
+{
+	struct pollfd pf[2] = { { .fd = fo, .events = POLLIN }, { .fd = fe, .events = POLLIN } };
+
+	while (pf[0].fd >= 0 || pf[1].fd >= 0) {
+		double left = deadline - now_s();
+		int r;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		r = poll(pf, 2, (int)(left * 1000) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		for (int i = 0; i < 2; i++) {
+			char tmp[4096], *dst = i ? err : out;
+			size_t *dl = i ? elen : olen, cap = i ? 1024 : OUT_MAX;
+			ssize_t n;
+
+			if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			n = read(pf[i].fd, tmp, sizeof(tmp));
+			if (n <= 0) {
+				if (n < 0 && errno == EINTR)
+					continue;
+				pf[i].fd = -1;
+				continue;
+			}
+			for (ssize_t k = 0; k < n; k++)
+				if (*dl + 1 < cap)
+					dst[(*dl)++] = tmp[k];
+		}
+	}
+	return 0;
+}
+
+static void last_line(const char *s, size_t n, char *buf, size_t len)
+{
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		n--;
+	size_t a = n;
+
+	while (a && s[a - 1] != '\n')
+		a--;
+	snprintf(buf, len, "%.*s", (int)(n - a), s + a);
+	for (char *c = buf; *c; c++)
+		if ((unsigned char)*c < ' ')
+			*c = ' ';
+}
+
+int sbm_cmd_value(const struct sbm_spec *m, const struct sbm_window_env *w, double *v, char *why,
+		  size_t why_len)
+{
+	char words[SBM_CMD_MAX + 1], *argv[SBM_ARGV_MAX], *out, err[1024], tail[200];
+	int po[2], pe[2], status = 0, r;
+	size_t olen = 0, elen = 0;
+	pid_t pid;
+
+	if ((r = sbm_split_argv(m->cmd, words, sizeof(words), argv, why, why_len)) < 0)
+		return r;
+	out = malloc(OUT_MAX);
+	if (!out)
+		return -ENOMEM;
+	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0) {
+		r = -errno;
+		free(out);
+		snprintf(why, why_len, "pipe: %s", strerror(-r));
+		return r;
+	}
+	pid = fork();
+	if (pid == 0)
+		child_exec(argv, w, po[1], pe[1]);
+	close(po[1]);
+	close(pe[1]);
+	if (pid < 0) {
+		r = -errno;
+		close(po[0]);
+		close(pe[0]);
+		free(out);
+		snprintf(why, why_len, "fork: %s", strerror(-r));
+		return r;
+	}
+	r = drain(po[0], pe[0], out, &olen, err, &elen, now_s() + m->timeout_s);
+	close(po[0]);
+	close(pe[0]);
+	if (r < 0) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	last_line(err, elen, tail, sizeof(tail));
+	if (r == -ETIMEDOUT)
+		snprintf(why, why_len, "the metric command took longer than %g s (killed)", m->timeout_s);
+	else if (r < 0)
+		snprintf(why, why_len, "the metric command: %s", strerror(-r));
+	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		r = -EIO;
+		if (WIFEXITED(status))
+			snprintf(why, why_len, "the metric command exited %d%s%s", WEXITSTATUS(status),
+				 tail[0] ? ": " : "", tail);
+		else
+			snprintf(why, why_len, "the metric command was killed by signal %d",
+				 WTERMSIG(status));
+	} else if (sbm_parse_number(out, olen, v) < 0) {
+		r = -EBADMSG;
+		last_line(out, olen, tail, sizeof(tail));
+		snprintf(why, why_len, "the metric command printed no number alone (\"%s\")", tail);
+	}
+	free(out);
+	return r;
+}

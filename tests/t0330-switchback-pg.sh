@@ -1,0 +1,85 @@
+#!/bin/sh
+# switchback on a real service (live host, root): PostgreSQL under pgbench
+# -S in a memory cgroup that makes its shared buffers swap to zswap, the
+# service's own tps as the metric (a --metric-cmd reading pgbench's
+# per-second progress over each window's counted part), page-cluster 3
+# against 0 switched under it. Short for CI: 5 s windows, 2 s washout,
+# 8 blocks (80 s). The run must end with every window measured, a verdict,
+# the settings restored and nothing pending in the journal; report --run
+# draws the timeline, recommend judges the same run.
+#
+# SWAPTUNE_SB_LONG=1 (make switchback-pg) runs the full default design
+# instead (30 s windows, 15 s washout, 15 blocks: 15 minutes, the service
+# bigger: 512 MiB cgroup, 1 GiB shared buffers) with the transactions
+# counter file as the metric (so the carryover checks have slices), and
+# keeps the report (text, HTML), the JSON and the store in SB_ARTIFACTS (default
+# /tmp/swaptune-sb-pg).
+. "$(dirname "$0")/host-lock.sh"
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sb-pg.sh"
+
+pg_need
+command -v jq >/dev/null || skip "needs jq to read the documents"
+cleanup_hooks="pg_stop"
+db=$scratch/db
+st() { "$SWAPTUNE" --db "$db" "$@"; }
+pc_before=$(cat /proc/sys/vm/page-cluster)
+
+if [ "${SWAPTUNE_SB_LONG:-0}" = 1 ]; then
+	out=${SB_ARTIFACTS:-/tmp/swaptune-sb-pg}
+	mkdir -p "$out"
+	pg_start 512 50 1024 || done_testing
+	echo "warm-up: 120 s of load at the host's settings"
+	sleep 120
+	set -- --metric-file "$PG_COUNTER" --metric-counter --higher-better --cgroup "$PG_CG"
+	design=""
+	windows=30
+else
+	out=$scratch
+	pg_start 192 20 512 || done_testing
+	sleep 10
+	set -- --metric-cmd "$PG_TPS_CMD" --higher-better --cgroup "$PG_CG"
+	design="--window 5s --washout 2s --blocks 8"
+	windows=16
+fi
+
+# shellcheck disable=SC2086
+st switchback --yes --json --progress plain --arms pc3,pc0 --baseline pc3 $design "$@" \
+	>"$out/switchback.json" 2>"$out/progress.log"
+rc=$?
+[ $rc -eq 0 ] || fail "switchback exit $rc: $(tail -n 5 "$out/progress.log")"
+cat "$out/progress.log" | tail -n 4
+run=$(jq -r .run_id "$out/switchback.json")
+[ "$(jq -r .status "$out/switchback.json")" = ok ] || fail "status $(jq -r .status "$out/switchback.json")"
+n=$(jq '.windows | length' "$out/switchback.json")
+blocks=$(jq '.verdict.blocks' "$out/switchback.json")
+# a look may decide early: every window up to it is there, in whole blocks
+[ "$n" -eq $((blocks * 2)) ] && [ "$n" -ge 4 ] && [ "$n" -le "$windows" ] ||
+	fail "$n windows for $blocks blocks"
+ok=$(jq '[.windows[] | select(.outcome == "ok")] | length' "$out/switchback.json")
+[ "$ok" -eq "$n" ] || fail "$((n - ok)) windows failed: $(jq -c '[.windows[] | .failure | select(.)]' "$out/switchback.json")"
+# the values are the service's: transactions per second, well above 0
+jq -e '[.windows[] | select(.outcome == "ok") | .value > 10] | all' "$out/switchback.json" >/dev/null ||
+	fail "a window's tps is not plausible: $(jq -c '[.windows[].value]' "$out/switchback.json")"
+jq -e '.verdict.decision | IN("change", "keep", "inconclusive")' "$out/switchback.json" >/dev/null ||
+	fail "no verdict: $(jq -c .verdict "$out/switchback.json")"
+echo "verdict: $(jq -r '.verdict.decision' "$out/switchback.json"), pc0 $(jq -r '.verdict.arms[1].effect' "$out/switchback.json") %" \
+	"[$(jq -r '.verdict.arms[1].ci_low' "$out/switchback.json"), $(jq -r '.verdict.arms[1].ci_high' "$out/switchback.json")]," \
+	"zswpin/s in window 1: $(jq -r '.windows[0].kernel.zswpin_per_s' "$out/switchback.json")"
+# the service swapped to zswap during the run
+jq -e '[.windows[] | .kernel.zswpin_per_s > 0] | any' "$out/switchback.json" >/dev/null ||
+	fail "no zswap loads in any window: the service did not swap"
+# the host as before, nothing pending
+[ "$(cat /proc/sys/vm/page-cluster)" = "$pc_before" ] || fail "page-cluster is $(cat /proc/sys/vm/page-cluster), was $pc_before"
+[ "$(sqlite3 "$db" "SELECT count(*) FROM changes WHERE state = 'pending'")" = 0 ] || fail "journal rows still pending"
+# the same run judged by recommend and drawn by report
+st recommend --run "$run" --json >"$out/recommend.json" || fail "recommend --run $run: exit $?"
+[ "$(jq -r .switchback.decision "$out/recommend.json")" = "$(jq -r .verdict.decision "$out/switchback.json")" ] ||
+	fail "recommend and switchback disagree"
+st report --run "$run" -o "$out/report.html" || fail "report --run $run -o html: exit $?"
+grep -q '<svg' "$out/report.html" || fail "the HTML report has no chart"
+grep -q 'timeline' "$out/report.html" || fail "the HTML report has no timeline"
+st report --run "$run" >"$out/report.txt" || fail "report --run $run: exit $?"
+# the long run keeps its store too (report, recommend and export again later)
+[ "${SWAPTUNE_SB_LONG:-0}" = 1 ] && cp "$db" "$out/swaptune.db"
+done_testing

@@ -1,0 +1,438 @@
+/*
+ * test-sbrun.c - around `swaptune switchback` (sbrun.h): the metric parsers
+ * (command words, a number alone, Prometheus text, URLs of this host), the
+ * slices of a window, the analysis input from windows (complete blocks
+ * only, failures as outcomes), and a switchback run through the store and
+ * back (store-switchback.c, sb-judge.c): judged as it was written, and
+ * refused when what was read back does not fit its plan.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+
+#include "fixture-util.h"
+#include "../../src/sb-int.h"
+#include "../../src/store-int.h"
+
+#include "swaptune/sbrun.h"
+
+/* ---- parsers ---- */
+
+static void test_split_argv(void **state)
+{
+	char buf[256], why[128], *argv[SBM_ARGV_MAX];
+
+	(void)state;
+	assert_int_equal(sbm_split_argv("awk -f x.awk  log", buf, sizeof(buf), argv, why, sizeof(why)), 0);
+	assert_string_equal(argv[0], "awk");
+	assert_string_equal(argv[1], "-f");
+	assert_string_equal(argv[3], "log");
+	assert_null(argv[4]);
+	assert_int_equal(sbm_split_argv("sh -c 'echo $X \"a\"' \"b c\" d\\ e", buf, sizeof(buf), argv, why,
+					sizeof(why)), 0);
+	assert_string_equal(argv[2], "echo $X \"a\"");	/* no expansion of any kind */
+	assert_string_equal(argv[3], "b c");
+	assert_string_equal(argv[4], "d e");
+	assert_int_equal(sbm_split_argv("sh -c 'open", buf, sizeof(buf), argv, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "not closed"));
+	assert_int_equal(sbm_split_argv("   ", buf, sizeof(buf), argv, why, sizeof(why)), -EINVAL);
+	assert_int_equal(sbm_split_argv("a b c d e f", buf, 6, argv, why, sizeof(why)), -EINVAL);
+}
+
+static void test_parse_number(void **state)
+{
+	double v;
+
+	(void)state;
+	assert_int_equal(sbm_parse_number(" 1582.25\n", 9, &v), 0);
+	assert_true(fabs(v - 1582.25) < 1e-9);
+	assert_int_equal(sbm_parse_number("-3e2", 4, &v), 0);
+	assert_true(v == -300);
+	assert_int_equal(sbm_parse_number("12 tps", 6, &v), -EBADMSG);
+	assert_int_equal(sbm_parse_number("", 0, &v), -EBADMSG);
+	assert_int_equal(sbm_parse_number("nan", 3, &v), -EBADMSG);
+	assert_int_equal(sbm_parse_number("inf", 3, &v), -EBADMSG);
+	assert_int_equal(sbm_parse_number("1\n2\n", 4, &v), -EBADMSG);
+}
+
+static const char prom[] =
+	"# HELP pg_xact_commit_total commits\n"
+	"# TYPE pg_xact_commit_total counter\n"
+	"pg_xact_commit_total{db=\"postgres\",server=\"a\"} 1500\n"
+	"pg_xact_commit_total{db=\"other\",server=\"a\"} 25 1700000000000\n"
+	"pg_xact_commit_total_created 1.7e9\n"
+	"http_requests_total{path=\"/a \\\"b\\\"\"} 7\n"
+	"weird_total NaN\n";
+
+static void test_prom(void **state)
+{
+	char why[200];
+	double v;
+
+	(void)state;
+	assert_int_equal(sbm_prom_value(prom, strlen(prom), "pg_xact_commit_total", &v, why, sizeof(why)), 0);
+	assert_true(v == 1525);	/* every label set, summed; the timestamp is not the value */
+	assert_int_equal(sbm_prom_value(prom, strlen(prom), "pg_xact_commit_total{db=\"postgres\"}", &v, why,
+					sizeof(why)), 0);
+	assert_true(v == 1500);
+	assert_int_equal(sbm_prom_value(prom, strlen(prom), "http_requests_total{path=\"/a \\\"b\\\"\"}", &v,
+					why, sizeof(why)), 0);
+	assert_true(v == 7);
+	assert_int_equal(sbm_prom_value(prom, strlen(prom), "pg_xact_commit_total{db=\"none\"}", &v, why,
+					sizeof(why)), -ENOENT);
+	assert_int_equal(sbm_prom_value(prom, strlen(prom), "weird_total", &v, why, sizeof(why)), -EBADMSG);
+	assert_int_equal(sbm_prom_value(prom, strlen(prom), "9bad", &v, why, sizeof(why)), -EINVAL);
+	assert_int_equal(sbm_prom_value("x{a=\"1\" 3\n", 10, "x", &v, why, sizeof(why)), -EBADMSG);
+}
+
+static void test_url(void **state)
+{
+	char h[64], p[16], path[128], why[200];
+
+	(void)state;
+	assert_int_equal(sbm_url_parse("http://127.0.0.1:9187/metrics", h, sizeof(h), p, sizeof(p), path,
+				       sizeof(path), why, sizeof(why)), 0);
+	assert_string_equal(h, "127.0.0.1");
+	assert_string_equal(p, "9187");
+	assert_string_equal(path, "/metrics");
+	assert_int_equal(sbm_url_parse("http://[::1]/", h, sizeof(h), p, sizeof(p), path, sizeof(path), why,
+				       sizeof(why)), 0);
+	assert_string_equal(h, "::1");
+	assert_string_equal(p, "80");
+	assert_int_equal(sbm_url_parse("https://localhost/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
+				       why, sizeof(why)), -EINVAL);
+	assert_int_equal(sbm_url_parse("http://u@localhost/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
+				       why, sizeof(why)), -EINVAL);
+	assert_int_equal(sbm_url_parse("http://localhost:9x/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
+				       why, sizeof(why)), -EINVAL);
+	assert_int_equal(sbm_url_parse("http://localhost/a b", h, sizeof(h), p, sizeof(p), path, sizeof(path),
+				       why, sizeof(why)), -EINVAL);
+}
+
+/* A metric read from an address that is not this host is refused before connecting. */
+static void test_prom_not_loopback(void **state)
+{
+	struct sbm_spec m;
+	char why[200];
+	double v;
+
+	(void)state;
+	sbm_spec_init(&m, SBM_PROM);
+	snprintf(m.url, sizeof(m.url), "http://192.0.2.1:9/metrics");
+	snprintf(m.name, sizeof(m.name), "x");
+	assert_int_equal(sbm_sample_value(&m, &v, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "not this host"));
+}
+
+static void test_cmd_value(void **state)
+{
+	struct sbm_spec m;
+	struct sbm_window_env w = { .index = 4, .block = 2, .start_unix = 100, .count_start_unix = 115,
+				    .end_unix = 130 };
+	char why[300];
+	double v;
+
+	(void)state;
+	sbm_spec_init(&m, SBM_CMD);
+	snprintf(m.cmd, sizeof(m.cmd), "sh -c 'echo $((${SWAPTUNE_WINDOW_END%%.*} - ${SWAPTUNE_COUNT_START%%.*} + $SWAPTUNE_WINDOW))'");
+	assert_int_equal(sbm_cmd_value(&m, &w, &v, why, sizeof(why)), 0);
+	assert_true(v == 19);	/* the counted part (15 s) and the window's index reach the command */
+	snprintf(m.cmd, sizeof(m.cmd), "sh -c 'echo no >&2; exit 4'");
+	assert_int_equal(sbm_cmd_value(&m, &w, &v, why, sizeof(why)), -EIO);
+	assert_non_null(strstr(why, "exited 4: no"));
+	snprintf(m.cmd, sizeof(m.cmd), "echo 12 tps");
+	assert_int_equal(sbm_cmd_value(&m, &w, &v, why, sizeof(why)), -EBADMSG);
+	m.timeout_s = 0.3;
+	snprintf(m.cmd, sizeof(m.cmd), "sleep 5");
+	assert_int_equal(sbm_cmd_value(&m, &w, &v, why, sizeof(why)), -ETIMEDOUT);
+	snprintf(m.cmd, sizeof(m.cmd), "/nonexistent/prog");
+	assert_int_equal(sbm_cmd_value(&m, &w, &v, why, sizeof(why)), -EIO);
+}
+
+static void test_slices(void **state)
+{
+	unsigned n, wo;
+	double s;
+
+	(void)state;
+	sb_slices_for(30, 15, &n, &wo, &s);
+	assert_int_equal(n, 16);
+	assert_int_equal(wo, 8);
+	assert_true(fabs(s - 1.875) < 1e-9);
+	sb_slices_for(5, 2, &n, &wo, &s);
+	assert_int_equal(n, 5);
+	assert_int_equal(wo, 2);
+	sb_slices_for(3, 1, &n, &wo, &s);	/* slices of >= 1 s: none with 2 counted */
+	assert_int_equal(n, 0);
+}
+
+/* ---- windows to the analysis ---- */
+
+static void windows_fill(const struct sb_design *d, struct sbrun_window *w, unsigned n, double gain)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct sb_window sw;
+
+		assert_int_equal(sb_window_at(d, i, &sw), 0);
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].index = i;
+		w[i].block = sw.block;
+		w[i].pos = sw.pos;
+		w[i].arm = sw.arm;
+		w[i].start_s = sw.start_s;
+		w[i].count_start_s = sw.count_start_s;
+		w[i].end_s = sw.end_s;
+		w[i].switch_s = sw.switched ? sw.start_s : NAN;
+		w[i].failed_at_s = NAN;
+		w[i].outcome = SB_WIN_OK;
+		/* a trend the blocks cancel, and the candidate's gain */
+		w[i].value = 1000.0 * (1.0 + 0.01 * i) * (sw.arm == 1 ? 1.0 + gain : 1.0);
+		for (int f = 0; f < SBK_COUNT; f++)
+			w[i].kern[f] = f == SBK_PSI_SOME ? 20.0 : f == SBK_PSI_FULL ? 8.0 : 100.0;
+		for (unsigned q = 0; q < SB_SLICES_MAX; q++)
+			w[i].slice[q] = NAN;
+	}
+}
+
+static void test_input_build(void **state)
+{
+	struct sb_plan p;
+	struct sb_design d;
+	struct sbrun_window *w = calloc(SBRUN_WINDOWS_MAX, sizeof(*w));
+	struct sb_input *in = calloc(1, sizeof(*in));
+	struct sbm_spec m;
+	unsigned blocks;
+
+	(void)state;
+	sb_plan_init(&p);
+	p.n_blocks = 6;
+	p.n_looks = 1;
+	p.looks[0] = 6;
+	assert_int_equal(sb_design_init(&d, &p, NULL), 0);
+	sbm_spec_init(&m, SBM_CMD);
+	m.higher_better = true;
+	windows_fill(&d, w, 12, 0.1);
+	w[3].outcome = SB_WIN_FAILED;
+	sb_input_build(&d, &m, w, 11, 0, 0, 0, in, &blocks);
+	assert_int_equal(blocks, 5);		/* window 11 missing: block 6 is not complete */
+	assert_int_equal(in->n_blocks, 5);
+	assert_int_equal(in->outcome[1][1], SB_WIN_FAILED);
+	assert_true(isnan(in->value[1][1]));
+	assert_int_equal(in->n_costs, 2);	/* PSI some and full */
+	assert_true(in->cost[0][0][0] == 20.0);
+	m.source = SBM_KERNEL;
+	m.kernel = SBK_PSI_FULL;
+	sb_input_build(&d, &m, w, 12, 0, 0, 0, in, &blocks);
+	assert_int_equal(in->n_costs, 1);	/* the primary is not its own guardrail */
+	assert_int_equal(in->metric.kind, SB_LEVEL);
+	free(w);
+	free(in);
+}
+
+/* ---- through the store and back ---- */
+
+struct fx {
+	char dir[PATH_MAX], tree[PATH_MAX], db[PATH_MAX];
+	struct store st;
+	struct host h;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct st_err e = {0};
+
+	fx_scratch(f->dir);
+	fx_copy("vm-v1", f->tree);
+	snprintf(f->db, sizeof(f->db), "%s/db", f->dir);
+	assert_int_equal(store_open(&f->st, f->db, &e), 0);
+	assert_int_equal(host_open(&f->h, f->tree, &e), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	store_close(&f->st);
+	host_close(&f->h);
+	fx_remove(f->dir);
+	fx_remove(f->tree);
+	free(f);
+	return 0;
+}
+
+/* A config and design as the command makes them: pc3 (baseline) and pc0, 6 blocks. */
+static void config(struct sbrun_config *c, struct sbrun_plan *p)
+{
+	sbrun_config_init(c);
+	c->narms = 2;
+	assert_int_equal(probe_arm_builtin("pc3", &c->arms[0]), 0);
+	assert_int_equal(probe_arm_builtin("pc0", &c->arms[1]), 0);
+	c->plan.n_arms = 2;
+	c->plan.n_blocks = 6;
+	c->plan.window_s = 10;
+	c->plan.washout_s = 5;
+	c->plan.n_looks = 1;
+	c->plan.looks[0] = 6;
+	c->plan.seed = 42;
+	sbm_spec_init(&c->metric, SBM_CMD);
+	snprintf(c->metric.cmd, sizeof(c->metric.cmd), "echo 1");
+	c->metric.higher_better = true;
+	memset(p, 0, sizeof(*p));
+	assert_int_equal(sb_design_init(&p->design, &c->plan, NULL), 0);
+	snprintf(p->psi_scope, sizeof(p->psi_scope), "host");
+}
+
+static int64_t store_run(struct fx *f, const struct sbrun_config *c, const struct sbrun_plan *p,
+			 const struct sbrun_window *w, unsigned n)
+{
+	cJSON *pj = sbrun_params_json(c, p);
+	char *params = cJSON_PrintUnformatted(pj);
+	int64_t run = 0, arm_ids[2];
+	struct st_err e = {0};
+
+	assert_int_equal(store_run_begin(&f->st, SBRUN_KIND, params, &run, &e), 0);
+	for (int a = 0; a < 2; a++) {
+		struct store_probe_arm row = { 0 };
+
+		snprintf(row.name, sizeof(row.name), "%s", c->arms[a].name);
+		snprintf(row.settings, sizeof(row.settings), "{\"page-cluster\":\"%s\"}", a ? "0" : "3");
+		assert_int_equal(store_probe_arm_add(&f->st, run, &row, &arm_ids[a], &e), 0);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct store_sb_window row = { 0 };
+
+		row.idx = w[i].index;
+		row.block = w[i].block;
+		row.pos = w[i].pos;
+		row.arm_id = arm_ids[w[i].arm];
+		snprintf(row.started_at, sizeof(row.started_at), "2026-12-01T00:00:%02uZ", i);
+		row.start_s = w[i].start_s;
+		row.switch_s = w[i].switch_s;
+		row.count_start_s = w[i].count_start_s;
+		row.end_s = w[i].end_s;
+		snprintf(row.outcome, sizeof(row.outcome), "%s", w[i].outcome == SB_WIN_OK ? "ok" : "failed");
+		row.have_value = w[i].outcome == SB_WIN_OK;
+		row.value = w[i].value;
+		row.failed_at_s = w[i].failed_at_s;
+		snprintf(row.failure, sizeof(row.failure), "%s", w[i].failure);
+		for (int k = 0; k < SBK_COUNT; k++) {
+			snprintf(row.metrics[k].key, sizeof(row.metrics[k].key), "%s", sbm_kernel_defs[k].key);
+			row.metrics[k].value = w[i].kern[k];
+		}
+		row.n_metrics = SBK_COUNT;
+		assert_int_equal(store_sb_window_add(&f->st, run, &row, &e), 0);
+	}
+	assert_int_equal(store_run_end(&f->st, run, "ok", "{\"status\":\"ok\",\"stop_reason\":\"\"}", &e), 0);
+	cJSON_free(params);
+	cJSON_Delete(pj);
+	return run;
+}
+
+static void test_store_round_trip(void **state)
+{
+	struct fx *f = *state;
+	struct sbrun_config c;
+	struct sbrun_plan *p = calloc(1, sizeof(*p));
+	struct sbrun_window *w = calloc(SBRUN_WINDOWS_MAX, sizeof(*w));
+	struct sbrun_stored *s = calloc(1, sizeof(*s));
+	struct st_err e = {0};
+	int64_t run, latest = 0;
+	unsigned fw;
+
+	config(&c, p);
+	windows_fill(&p->design, w, 12, 0.10);
+	/* a baseline window of block 3 failed: an outcome, imputed, never dropped */
+	fw = w[4].arm == 0 ? 4 : 5;
+	w[fw].outcome = SB_WIN_FAILED;
+	snprintf(w[fw].failure, sizeof(w[fw].failure), "the metric command exited 1");
+	run = store_run(f, &c, p, w, 12);
+	assert_int_equal(sbrun_load(&f->st, &f->h, run, s, &e), 0);
+	assert_int_equal(s->n_windows, 12);
+	assert_int_equal(s->blocks_done, 6);
+	assert_true(s->judged);
+	assert_string_equal(s->arms[0].name, "pc3");
+	assert_string_equal(s->arms[1].set[0].value, "0");
+	assert_int_equal(s->w[fw].outcome, SB_WIN_FAILED);
+	assert_string_equal(s->w[fw].failure, "the metric command exited 1");
+	assert_true(s->w[2].kern[SBK_PSI_FULL] == 8.0);
+	/* +10 % on every block (the failed baseline window as bad as it gets): p 1/64 < 0.02 changes */
+	assert_int_equal(s->res.decision, SB_CHANGE);
+	assert_string_equal(sbrun_decision_name(s), "change");
+	assert_string_equal(s->res.arms[1].name, "pc0");
+	assert_non_null(strstr(s->res.reasons[0], "change to pc0"));
+	assert_int_equal(sbrun_latest(&f->st, &latest, &e), 0);
+	assert_int_equal(latest, run);
+	sbrun_stored_free(s);
+	free(s);
+	free(w);
+	free(p);
+}
+
+/* Read back as any input: a schedule its seed does not make, or a setting out of range, is refused. */
+static void test_store_refuses(void **state)
+{
+	struct fx *f = *state;
+	struct sbrun_config c;
+	struct sbrun_plan *p = calloc(1, sizeof(*p));
+	struct sbrun_window *w = calloc(SBRUN_WINDOWS_MAX, sizeof(*w));
+	struct sbrun_stored *s = calloc(1, sizeof(*s));
+	struct st_err e = {0};
+	sqlite3_stmt *stmt;
+	int64_t run;
+
+	config(&c, p);
+	windows_fill(&p->design, w, 12, 0.0);
+	run = store_run(f, &c, p, w, 12);
+	assert_int_equal(store_prepare(&f->st, "UPDATE runs SET params = json_set(params, '$.plan.seed', 43)"
+				       " WHERE id = ?1", &stmt, NULL), 0);
+	sqlite3_bind_int64(stmt, 1, run);
+	assert_int_equal(sqlite3_step(stmt), SQLITE_DONE);
+	sqlite3_finalize(stmt);
+	assert_int_equal(sbrun_load(&f->st, &f->h, run, s, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "not the one its seed makes"));
+	sbrun_stored_free(s);
+
+	run = store_run(f, &c, p, w, 12);
+	assert_int_equal(store_prepare(&f->st, "UPDATE arms SET settings = '{\"page-cluster\":\"99\"}'"
+				       " WHERE run_id = ?1 AND name = 'pc0'", &stmt, NULL), 0);
+	sqlite3_bind_int64(stmt, 1, run);
+	assert_int_equal(sqlite3_step(stmt), SQLITE_DONE);
+	sqlite3_finalize(stmt);
+	err_reset(&e);
+	assert_int_equal(sbrun_load(&f->st, &f->h, run, s, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "would not write"));
+	sbrun_stored_free(s);
+
+	/* a probe run is not a switchback */
+	assert_int_equal(store_run_begin(&f->st, "probe", "{}", &run, &e), 0);
+	err_reset(&e);
+	assert_int_equal(sbrun_load(&f->st, &f->h, run, s, &e), -EINVAL);
+	sbrun_stored_free(s);
+	free(s);
+	free(w);
+	free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_argv),
+		cmocka_unit_test(test_parse_number),
+		cmocka_unit_test(test_prom),
+		cmocka_unit_test(test_url),
+		cmocka_unit_test(test_prom_not_loopback),
+		cmocka_unit_test(test_cmd_value),
+		cmocka_unit_test(test_slices),
+		cmocka_unit_test(test_input_build),
+		cmocka_unit_test_setup_teardown(test_store_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_refuses, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
