@@ -5,7 +5,8 @@
  * cache, so file reads turn into disk reads (seeds/000).
  *
  * The file is made in scratch_dir during setup and unlinked at once, so
- * nothing is left behind even if the memcg OOM-kills us. The anon set is
+ * nothing is left behind even if the memcg OOM-kills us (its page cache is
+ * freed with the last close, and dropped with POSIX_FADV_DONTNEED first). The anon set is
  * written first and the file last (fsync'd), so the measured phase starts
  * with anon mostly in swap and the file hot in the page cache. File
  * readahead is turned off (POSIX_FADV_RANDOM): only swap readahead should
@@ -184,8 +185,15 @@ static int file_anon_run(const struct workload_params *p, struct workload_result
 		r->setup_ns = workload_now_ns() - t0;
 		rc = workload_measure(p, &g, &m, &acc, r, e);
 	}
-	if (f.fd >= 0)
+	if (f.fd >= 0) {
+		/*
+		 * its page cache goes now, explicitly: the file is unlinked, so
+		 * the last close frees it anyway, but the probe must never rely on
+		 * a host-wide cache drop to clean up after its own files
+		 */
+		posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);
 		close(f.fd);
+	}
 	free(f.buf);
 	workload_mem_unmap(&m);
 	return workload_result_fail(r, rc, e);

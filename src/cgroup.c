@@ -458,6 +458,51 @@ static int remove_group(const struct host *h, int rfd, const char *name, const c
 	return lib_err(e, rc, "remove", name);
 }
 
+/*
+ * Reclaim what is still charged to the group at gfd once its processes are
+ * gone (live host only; best effort): v1 memory.force_empty, else v2
+ * memory.reclaim of its memory.current. Removing a group does not free its
+ * pages (measured on 6.18, v1: a 64 MiB file read inside a group stays
+ * cached after rmdir, charged to the dying group; force_empty drops it in
+ * ~8 ms), so this is how a probe empties its own group and nothing else.
+ * A partial v2 reclaim (EAGAIN) leaves the rest to the kernel.
+ */
+static void reclaim_group(const struct host *h, int gfd)
+{
+	char buf[32];
+	ssize_t n;
+	int fd;
+
+	if (!h->live)
+		return;
+	fd = openat(gfd, "memory.force_empty", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "0", 1) < 0) {
+			/* EBUSY: a task is back in the group; the rmdir says so */
+		}
+		close(fd);
+		return;
+	}
+	fd = openat(gfd, "memory.current", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (buf[strspn(buf, "0123456789")] != '\0' || !strcmp(buf, "0"))
+		return;		/* not a number, or nothing charged */
+	fd = openat(gfd, "memory.reclaim", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, buf, strlen(buf)) < 0) {
+		/* EAGAIN: reclaimed less than asked; what is left is not ours to force */
+	}
+	close(fd);
+}
+
 /* Empty and remove leaf name under root (sysroot-relative), all through the root's fd. */
 static int destroy_leaf(const struct host *h, const char *root, const char *name, void *lib,
 			struct st_err *e)
@@ -481,6 +526,8 @@ static int destroy_leaf(const struct host *h, const char *root, const char *name
 		return r;
 	}
 	r = empty_group(h, gfd, dir, e);
+	if (r == 0)
+		reclaim_group(h, gfd);
 	close(gfd);
 	if (r == 0)
 		r = remove_group(h, rfd, name, dir, lib, e);

@@ -48,7 +48,7 @@ enum {
 	OPT_DURATION, OPT_ZIPF, OPT_STRIDE, OPT_FILE_SIZE, OPT_USER, OPT_METRIC_REGEX,
 	OPT_METRIC_LOWER, OPT_SWAP_SIZE, OPT_SCRATCH_DIR, OPT_BYPASS_MODE, OPT_NO_WARMUP,
 	OPT_YES, OPT_FORCE, OPT_DRY_RUN, OPT_RUN_PAGES, OPT_PROGRESS, OPT_LOOKS, OPT_MIN_EFFECT,
-	OPT_MIN_TRIAL, OPT_MAX_TIME, OPT_METRIC,
+	OPT_MIN_TRIAL, OPT_MAX_TIME, OPT_METRIC, OPT_ALLOW_SHORT, OPT_DROP_HOST_CACHES,
 };
 
 static const struct option probe_longopts[] = {
@@ -85,6 +85,8 @@ static const struct option probe_longopts[] = {
 	{ "min-trial", required_argument, NULL, OPT_MIN_TRIAL },
 	{ "max-time", required_argument, NULL, OPT_MAX_TIME },
 	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "allow-short", no_argument, NULL, OPT_ALLOW_SHORT },
+	{ "drop-host-caches", no_argument, NULL, OPT_DROP_HOST_CACHES },
 	{ 0, 0, 0, 0 },
 };
 
@@ -99,7 +101,9 @@ static const struct cmd_option probe_options[] = {
 	{ "--adaptive", "the sequential design (the default; kept for scripts)" },
 	{ "--min-effect PCT", "smallest gain worth a change, fixed in the run's plan (default 2)" },
 	{ "--min-trial DUR", "built-in workloads: calibrate each trial's measured phase to last at least DUR (default 2s, 0 = off)" },
-	{ "--max-time DUR", "sequential: keep only the looks that fit DUR, measured from the warm-up (default 3m, 0 = no limit)" },
+	{ "--max-time DUR", "time budget, a ceiling: no trial starts that is expected to end after DUR from the start; after the warm-up the probe says how many rounds fit and keeps the looks that do (default 3m, 0 = no limit)" },
+	{ "--allow-short", "run the rounds that fit even when the budget cannot reach the first look (otherwise the probe asks on a terminal, and without one stops with exit 2 naming the --max-time it needs)" },
+	{ "--drop-host-caches", "before every trial also sync, drop the whole host's page cache and compact memory (default: only the probe's own cgroup and swap are emptied)" },
 	{ "--seed N", "seed of the round order and, derived from it, of the workload's accesses (default: a fresh random seed, recorded)" },
 	{ "--working-set SIZE", "the workload's memory (default 256M)" },
 	{ "--memcg-limit SIZE", "memory cgroup limit, below the working set so it swaps (default 128M)" },
@@ -163,7 +167,8 @@ void cmd_probe_progress(const struct probe_progress *p, void *arg)
 	if (!tty)
 		fprintf(stderr, "%s ", utc_iso(utc_now(), when, sizeof(when)));
 	if (p->phase != PROBE_PHASE_TRIAL) {
-		fprintf(stderr, tty ? "\r\033[Kprobe: %s" : "probe: %s\n", p->msg ? p->msg : "");
+		fprintf(stderr, tty && !p->keep ? "\r\033[Kprobe: %s" : tty ? "\r\033[Kprobe: %s\n" :
+			"probe: %s\n", p->msg ? p->msg : "");
 	} else {
 		if (p->round == 0)
 			snprintf(where, sizeof(where), "warm-up");
@@ -195,6 +200,25 @@ enum cmd_progress cmd_progress_resolve(enum cmd_progress mode, bool json)
 	return !json && isatty(STDERR_FILENO) ? CMD_PROGRESS_TTY : CMD_PROGRESS_NONE;
 }
 
+/*
+ * Every host change and effect (probe_plan_changes()), one per line after
+ * prefix: the dry run's "Host changes" block, and the lines every probe
+ * prints as it starts.
+ */
+static void print_changes(FILE *o, const struct probe_config *c, const struct probe_plan *p,
+			  const char *prefix)
+{
+	struct probe_change *ch = calloc(PROBE_CHANGES_MAX, sizeof(*ch));
+	int n = ch ? probe_plan_changes(c, p, ch, PROBE_CHANGES_MAX) : 0;
+
+	if (!prefix[0])
+		fprintf(o, "Host changes      what the probe does to this host; all of it is undone when it ends, "
+			"on Ctrl-C, and after a kill by the next swaptune command:\n");
+	for (int i = 0; i < n; i++)
+		fprintf(o, "%s  %-16s %s\n", prefix, ch[i].kind, ch[i].text);
+	free(ch);
+}
+
 static void print_plan(FILE *o, const struct probe_config *c, const struct probe_plan *p)
 {
 	char b1[32], b2[32], t1[32], t2[32], desc[256];
@@ -223,32 +247,16 @@ static void print_plan(FILE *o, const struct probe_config *c, const struct probe
 					     "  (if the kernel has no native bypass: zswap in front of zram)" :
 					     "  (if the kernel has no native bypass: emulated by page-cluster=0)") : "");
 	}
-	fprintf(o, "Host changes      for the probe's duration, restored after:\n");
-	for (int i = 0; i < p->ntouch; i++)
-		fprintf(o, "  %-28s now %s\n", p->touch[i].name, p->touch[i].current);
-	if (p->enable_zswap)
-		fprintf(o, "  %-28s now N, Y during the probe\n", "zswap.enabled");
-	if (!p->have_host_swap)
-		fprintf(o, "  %-28s %s on a loop device over a file in %s\n", "scratch swap",
-			fmt_bytes(p->swap_bytes, b1, sizeof(b1)),
-			p->scratch_dir[0] ? p->scratch_dir : "the default directory");
-	else
-		fprintf(o, "  %-28s host swap %s is used as it is%s\n", "swap", p->host_swap,
-			p->host_swap_rotational ? " (rotational: cluster readahead)" : "");
-	if (p->mount_debugfs)
-		fprintf(o, "  %-28s mounted for the zswap counters\n", "debugfs");
-	if (p->detect_bypass)
-		fprintf(o, "  %-28s a short check whether the kernel bypasses readahead for zswap\n",
-			"bypass detection");
+	print_changes(o, c, p, "");
 	fprintf(o, "Design            %s", c->plan.sequential ? "sequential, looks at rounds" :
 		"fixed,");
 	for (size_t k = 0; k < c->plan.n_looks; k++)
 		fprintf(o, "%s%u", k ? "," : " ", c->plan.looks[k]);
 	fprintf(o, "%s; false-change rate <= %g %%, minimum effect %g %%\n",
 		c->plan.sequential ? "" : " rounds", 100 * c->plan.alpha, c->plan.min_effect_pct);
-	if (c->plan.sequential && c->max_time_s > 0)
-		fprintf(o, "                  looks that do not fit %s (measured after the warm-up) are dropped\n",
-			fmt_secs(c->max_time_s, t2, sizeof(t2)));
+	if (c->max_time_s > 0)
+		fprintf(o, "                  looks that do not fit %s are dropped once the warm-up shows how long "
+			"a round takes\n", fmt_secs(c->max_time_s, t2, sizeof(t2)));
 	fprintf(o, "Trials            %u (%u rounds incl. %s x %d arms%s)%s\n", p->trials, p->rounds,
 		c->warmup ? "warm-up" : "no warm-up", c->narms,
 		p->detect_bypass ? " + 1 detection" : "",
@@ -266,6 +274,23 @@ static void print_plan(FILE *o, const struct probe_config *c, const struct probe
 	fprintf(o, "\nMemory            needs about %s, %s available\n",
 		fmt_bytes(p->need_bytes, b1, sizeof(b1)),
 		fmt_bytes(p->available_bytes, b2, sizeof(b2)));
+}
+
+static cJSON *changes_json(const struct probe_config *c, const struct probe_plan *p)
+{
+	struct probe_change *ch = calloc(PROBE_CHANGES_MAX, sizeof(*ch));
+	int n = ch ? probe_plan_changes(c, p, ch, PROBE_CHANGES_MAX) : 0;
+	cJSON *a = cJSON_CreateArray();
+
+	for (int i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "kind", ch[i].kind);
+		cJSON_AddStringToObject(o, "text", ch[i].text);
+		cJSON_AddItemToArray(a, o);
+	}
+	free(ch);
+	return a;
 }
 
 static cJSON *plan_json(const struct probe_config *c, const struct probe_plan *p)
@@ -308,6 +333,9 @@ static cJSON *plan_json(const struct probe_config *c, const struct probe_plan *p
 	cJSON_AddNumberToObject(o, "estimated_max_s", p->est_max_s);
 	cJSON_AddNumberToObject(o, "need_bytes", (double)p->need_bytes);
 	cJSON_AddNumberToObject(o, "available_bytes", (double)p->available_bytes);
+	cJSON_AddNumberToObject(o, "max_time_s", c->max_time_s);
+	cJSON_AddBoolToObject(o, "drop_host_caches", c->drop_host_caches);
+	cJSON_AddItemToObject(o, "host_changes", changes_json(c, p));
 	return root;
 }
 
@@ -335,7 +363,17 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 			   c->primary == PROBE_PRIMARY_WALL ? "s" : "";
 	char b1[32], b2[32], b3[32], head[64];
 
-	fprintf(o, "Probe run %lld: %s, %s\n", (long long)r->run_id, c->workload->name, r->status);
+	fprintf(o, "Probe run %lld: %s, %s\n", (long long)r->run_id, c->workload->name,
+		r->budget.refused ? "stopped: the time budget cannot reach the first look" : r->status);
+	if (r->budget.refused) {
+		/* nothing was measured: what the budget could not do is the result */
+		fprintf(o, "Time budget       %s\n", r->budget.text);
+		fprintf(o, "\nStopped after the warm-up (%s); %s; stored as run %lld in %s\n",
+			fmt_secs(r->elapsed_s, b3, sizeof(b3)),
+			r->restore_error[0] ? "RESTORE INCOMPLETE (the next swaptune command retries)" :
+			"host settings, swap and cgroups restored", (long long)r->run_id, db);
+		return;
+	}
 	fprintf(o, "Host              %s, readahead %s, zswap %s%s, memcg v%d limit %s\n",
 		r->kernel, r->readahead[0] ? r->readahead : "?", r->zswap_compressor,
 		r->zswap_enabled_by_probe ? " (enabled for the probe)" : "", r->memcg_version,
@@ -352,6 +390,10 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 			r->bypass_mode == PROBE_BYPASS_ZRAM ? "emulated by zram" : "emulated by page-cluster=0",
 			r->bypass_evidence);
 	fprintf(o, "CPU counters      %s\n", r->cpu_counters[0] ? r->cpu_counters : "not used");
+	if (r->budget.known)
+		fprintf(o, "Time budget       %s\n", r->budget.text);
+	if (r->budget.admin_stop)
+		fprintf(o, "                  %s\n", r->budget.stop_text);
 	fprintf(o, "Primary metric    %s (%s, %s is better), mean and 95 %% CI over %u round%s\n\n",
 		c->primary == PROBE_PRIMARY_THROUGHPUT ? "throughput" :
 		c->primary == PROBE_PRIMARY_WALL ? "wall time" : "command metric",
@@ -428,6 +470,30 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 	(void)p;
 }
 
+/* The budget cannot reach the first look: a longer budget, a short run, or stop. */
+static enum probe_short_answer ask_short(const struct probe_budget *b, void *arg)
+{
+	const enum cmd_progress *mode = arg;
+	char line[16], t[32];
+
+	fprintf(stderr, "%sprobe: %s\n", *mode == CMD_PROGRESS_TTY ? "\r\033[K" : "", b->text);
+	if (b->rounds_fit >= 2)
+		fprintf(stderr, "Raise the time budget to %s [y], run the %u rounds that fit (a verdict at round %u "
+			"has little power) [s], or stop and restore the host [N]? ",
+			fmt_secs(b->suggest_s, t, sizeof(t)), b->rounds_fit, b->rounds_fit);
+	else
+		fprintf(stderr, "Raise the time budget to %s [y], or stop and restore the host [N]? ",
+			fmt_secs(b->suggest_s, t, sizeof(t)));
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin))
+		return PROBE_SHORT_STOP;
+	if (line[0] == 'y' || line[0] == 'Y')
+		return PROBE_SHORT_EXTEND;
+	if ((line[0] == 's' || line[0] == 'S') && b->rounds_fit >= 2)
+		return PROBE_SHORT_RUN;
+	return PROBE_SHORT_STOP;
+}
+
 static bool ask(const struct probe_config *c, const struct probe_plan *p)
 {
 	char line[16], t[32];
@@ -456,7 +522,7 @@ struct probe_args {
 	const char *workload, *arms_list, *baseline;
 	const char *custom[PROBE_ARMS_MAX];
 	int ncustom;
-	bool yes, dry, have_ws, have_limit, seed_given;
+	bool yes, dry, have_ws, have_limit, seed_given, allow_short;
 	unsigned reps, max_reps;
 	enum cmd_progress progress;
 };
@@ -645,6 +711,8 @@ static int parse_design_opt(struct cmd_ctx *ctx, struct probe_config *c, struct 
 	case OPT_NO_WARMUP: c->warmup = false; return 0;
 	case OPT_YES: a->yes = true; return 0;
 	case OPT_FORCE: c->force = true; return 0;
+	case OPT_ALLOW_SHORT: a->allow_short = true; return 0;
+	case OPT_DROP_HOST_CACHES: c->drop_host_caches = true; return 0;
 	case OPT_DRY_RUN: a->dry = true; return 0;
 	case OPT_PROGRESS:
 		if (cmd_parse_progress(optarg, &a->progress) < 0)
@@ -808,6 +876,22 @@ static int run_probe(struct cmd_ctx *ctx, struct probe_config *c, const struct p
 	if (a->progress != CMD_PROGRESS_NONE) {
 		c->progress = cmd_probe_progress;
 		c->progress_arg = &a->progress;
+		/* the plan was shown when it was asked about; else the changes are said now */
+		if (a->yes)
+			print_changes(stderr, c, p, "probe: will change:");
+	}
+	/*
+	 * --yes confirms the host changes, not a run too short to answer: it
+	 * does not imply --allow-short. On a terminal the probe asks.
+	 */
+	if (a->allow_short)
+		c->short_policy = PROBE_SHORT_ALLOW;
+	else if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
+		c->short_policy = PROBE_SHORT_ASK;
+		c->short_ask = ask_short;
+		c->short_arg = &a->progress;
+	} else {
+		c->short_policy = PROBE_SHORT_REFUSE;
 	}
 
 	rc = probe_run(&ctx->host, &ctx->store, c, p, r, &ctx->err);
@@ -818,7 +902,8 @@ static int run_probe(struct cmd_ctx *ctx, struct probe_config *c, const struct p
 	sigaction(SIGHUP, &old_hup, NULL);
 	host_change_unlock(lockfd);
 
-	if (r->run_id > 0 && (rc == 0 || r->ntrials > 0)) {
+	/* a refusal with --json is the error document alone, as any usage error (exit 2) */
+	if (r->run_id > 0 && (rc == 0 || r->ntrials > 0) && !(ctx->json && r->budget.refused)) {
 		pool_verdict(ctx, c, r);
 		if (ctx->json) {
 			int r2 = cmd_print_json(ctx, probe_result_to_json(c, p, r));

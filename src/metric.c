@@ -163,6 +163,20 @@ static void trial_costs(const struct store_probe_trial *t, struct verdict2_arm *
 			got[c] = false;
 }
 
+void metric_trial_cpu_covariates(const struct store_probe_trial *t, double *cpu_pressure_pct,
+				 double *cpu_share)
+{
+	*cpu_pressure_pct = *cpu_share = NAN;
+	for (size_t k = 0; k < t->n_metrics; k++) {
+		int m = metric_find(t->metrics[k].key);
+
+		if (m == PM_CPU_PRESSURE_PCT)
+			*cpu_pressure_pct = t->metrics[k].value;
+		else if (m == PM_CPU_SHARE)
+			*cpu_share = t->metrics[k].value;
+	}
+}
+
 int metric_verdict2_input(const struct store_probe_run *run, struct verdict2_input *in)
 {
 	unsigned ok[VERDICT_ARMS_MAX] = { 0 }, have[VERDICT_ARMS_MAX][VERDICT2_COSTS];
@@ -175,8 +189,6 @@ int metric_verdict2_input(const struct store_probe_run *run, struct verdict2_inp
 	for (size_t i = 0; i < run->n_arms; i++) {
 		memset(&in->arms[i], 0, sizeof(in->arms[i]));
 		snprintf(in->arms[i].name, sizeof(in->arms[i].name), "%s", run->arms[i].name);
-		for (size_t r = 0; r < VERDICT2_ROUNDS_MAX; r++)	/* covariates: unknown until filled */
-			in->arms[i].cpu_pressure_pct[r] = in->arms[i].cpu_share[r] = NAN;
 		for (size_t r = 0; r < VERDICT2_ROUNDS_MAX; r++)	/* covariates: unknown until filled */
 			in->arms[i].cpu_pressure_pct[r] = in->arms[i].cpu_share[r] = NAN;
 	}
@@ -194,6 +206,7 @@ int metric_verdict2_input(const struct store_probe_run *run, struct verdict2_inp
 		va->outcome[r] = trial_outcome(t);
 		if (va->outcome[r] == VERDICT_OUT_MISSING)
 			continue;
+		metric_trial_cpu_covariates(t, &va->cpu_pressure_pct[r], &va->cpu_share[r]);
 		if (t->round > in->n_rounds)
 			in->n_rounds = t->round;
 		if (va->outcome[r] != VERDICT_OUT_OK)

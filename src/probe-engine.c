@@ -1,8 +1,9 @@
 /*
  * probe-engine.c - running a probe (see probe.h): progress reports, setting
  * up the host (zswap, scratch swap, debugfs) and restoring it through the
- * journal, the warm-up and measured rounds in shuffled arm order, adaptive
- * stopping, and the run's rows and summary in the store.
+ * journal, the warm-up and measured rounds in shuffled arm order, the looks
+ * of the sequential design within the time budget (probe-budget.c), and the
+ * run's rows and summary in the store.
  */
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +45,17 @@ void probe_report(struct engine *E, enum probe_phase ph, const char *arm, unsign
 		pr.eta_s = E->p->est_trial_s *
 			   (double)(E->planned_trials > E->seq ? E->planned_trials - E->seq + 1 : 1);
 	E->c->progress(&pr, E->c->progress_arg);
+}
+
+void probe_report_keep(struct engine *E, unsigned round, const char *msg)
+{
+	struct probe_progress pr = {
+		.phase = PROBE_PHASE_SETUP, .round = round, .rounds = E->c->reps, .trial = E->seq,
+		.trials = E->planned_trials, .eta_s = -1, .msg = msg, .keep = true,
+	};
+
+	if (E->c->progress)
+		E->c->progress(&pr, E->c->progress_arg);
 }
 
 int probe_engine_setup(struct engine *E, struct st_err *e)
@@ -150,6 +162,7 @@ static int run_round(struct engine *E, unsigned round, bool warmup, struct st_er
 	int order[PROBE_ARMS_MAX];
 
 	probe_round_order(E->c->seed, round, E->c->narms, order);
+	E->round_started = 0;
 	for (int k = 0; k < E->c->narms; k++) {
 		struct probe_arm *a = &E->c->arms[order[k]];
 		struct probe_trial t;
@@ -157,15 +170,23 @@ static int run_round(struct engine *E, unsigned round, bool warmup, struct st_er
 
 		if (probe_stopped(E))
 			return 0;
+		/* the ceiling: a trial expected to end after it is not started */
+		if (!probe_budget_fits(E, probe_budget_trial_s(E, order[k]))) {
+			E->out_of_time = true;
+			return 0;
+		}
 		memset(&t, 0, sizeof(t));
 		t.arm = order[k];
 		t.round = round;
 		t.warmup = warmup;
 		t.seq = ++E->seq;
 		probe_report(E, PROBE_PHASE_TRIAL, a->name, round, E->look_msg[0] ? E->look_msg : NULL);
+		probe_budget_trial_start(E);
+		E->round_started++;
 		rc = probe_trial_run(E, a, E->c, &t, e);
 		if (rc < 0)
 			return rc;
+		probe_budget_trial_end(E, &t);
 		if (probe_trials_push(E->r, &t) < 0)
 			return err_set(e, -ENOMEM, "out of memory");
 		if (t.status != PROBE_TRIAL_INTERRUPTED) {
@@ -239,8 +260,13 @@ static enum verdict2_decision engine_look(struct engine *E, size_t k)
 static void engine_store_plan(struct engine *E)
 {
 	cJSON *pj = probe_params_json(E->c, E->p);
-	char *params = pj ? cJSON_PrintUnformatted(pj) : NULL;
+	cJSON *m = cJSON_GetObjectItemCaseSensitive(pj, "method");
+	char *params;
 	struct st_err e1 = {0};
+
+	if (m)
+		cJSON_AddItemToObject(m, "budget", probe_budget_json(&E->r->budget));
+	params = pj ? cJSON_PrintUnformatted(pj) : NULL;
 
 	if (params)
 		store_run_set_params(E->st, E->r->run_id, params, &e1);
@@ -250,18 +276,18 @@ static void engine_store_plan(struct engine *E)
 
 /*
  * After the warm-up: the accesses per trial that make the fastest arm's
- * measured phase last min_trial_s (built-in workloads), and the looks of a
- * sequential plan that fit the time budget. Both are fixed before any
- * measured trial, and stored with the run's plan.
+ * measured phase last min_trial_s (built-in workloads), fixed before any
+ * measured trial and stored with the run's plan; and each arm's warm-up
+ * trial rescaled to those accesses, the budget's first estimate of how long
+ * the arm's trials take (OOM-killed ones at their own length).
  */
 static void engine_calibrate(struct engine *E)
 {
 	struct probe_config *c = E->c;
 	struct probe_result *r = E->r;
-	double rate = 0, round_s = 0, ratio = 1;
+	double rate = 0, ratio = 1;
 	uint64_t ops = c->workload ? workload_ops(c->workload, &c->wp) : 0;
 	bool fixed_ops = c->wp.ops != 0;	/* --ops given: the user's, not calibrated */
-	unsigned n = 0;
 
 	for (size_t k = 0; k < r->ntrials; k++) {
 		const struct probe_trial *t = &r->trials[k];
@@ -281,25 +307,40 @@ static void engine_calibrate(struct engine *E)
 		const struct probe_trial *t = &r->trials[k];
 		double el = t->have[PM_ELAPSED_S] ? t->v[PM_ELAPSED_S] : 0;
 
-		if (!t->warmup || t->status == PROBE_TRIAL_INTERRUPTED)
-			continue;
-		round_s += t->duration_s + el * (ratio - 1);
-		n++;
+		if (t->warmup && t->status != PROBE_TRIAL_INTERRUPTED && t->arm >= 0 &&
+		    t->arm < PROBE_ARMS_MAX)
+			E->warm_est_s[t->arm] = t->duration_s + el * (ratio - 1);
 	}
-	if (n > 0)
-		round_s *= (double)c->narms / n;
-	if (c->plan.sequential && c->max_time_s > 0 && round_s > 0) {
-		double left = c->max_time_s - (probe_now_s() - E->start_s);
-		unsigned fit = left > 0 ? (unsigned)(left / round_s) : 0;
+}
 
-		if (fit < 2)
-			fit = 2;
-		if (fit < c->plan.looks[c->plan.n_looks - 1])
-			judge_plan_truncate(&c->plan, fit);
-	}
+/*
+ * The budget after the warm-up (or round 1): the rounds that fit, the plan
+ * cut to them and stored, what it can answer reported; < 0 when refused.
+ */
+static int engine_budget(struct engine *E, unsigned rounds_done, struct st_err *e)
+{
+	struct probe_config *c = E->c;
+	int rc = probe_budget_plan(E, rounds_done, e);
+
 	c->reps = c->plan.looks[c->plan.n_looks - 1];
-	E->planned_trials = E->seq + c->reps * (unsigned)c->narms;
+	E->planned_trials = E->seq + (c->reps - rounds_done) * (unsigned)c->narms;
 	engine_store_plan(E);
+	if (rc == 0)
+		probe_report_keep(E, rounds_done, E->r->budget.text);
+	return rc;
+}
+
+/* Time ran out after `done` complete rounds and k looks: the final look, if any. */
+static void engine_admin_look(struct engine *E, unsigned done, size_t k, bool partial)
+{
+	if (probe_budget_admin_stop(E, done, k, partial)) {
+		E->c->reps = E->c->plan.looks[E->c->plan.n_looks - 1];
+		engine_store_plan(E);
+		engine_look(E, E->c->plan.n_looks - 1);
+	} else {
+		engine_store_plan(E);
+	}
+	probe_report_keep(E, done, E->r->budget.stop_text);
 }
 
 /* Host facts into r, the host and the run registered, the settings snapshotted. */
@@ -342,6 +383,7 @@ static int engine_begin(struct engine *E, struct st_err *e)
 static int engine_rounds(struct engine *E, struct st_err *e)
 {
 	struct probe_config *c = E->c;
+	double t0 = probe_now_s();
 	int rc = probe_engine_setup(E, e);
 
 	if (rc == 0 && E->p->detect_bypass && !probe_stopped(E)) {
@@ -354,17 +396,41 @@ static int engine_rounds(struct engine *E, struct st_err *e)
 		if (rc == 0)
 			probe_settle_bypass_arms(E, &chk);
 	}
+	E->setup_s = probe_now_s() - t0;
+	E->plan0 = c->plan;
+	E->r->budget.max_time_s = c->max_time_s;
 	if (rc == 0)
 		rc = probe_store_arms(E->st, E->r->run_id, c, E->arm_ids, e);
 	if (rc == 0 && c->warmup)
 		rc = run_round(E, 0, true, e);
-	if (rc == 0 && !probe_stopped(E))
+	if (rc == 0 && !probe_stopped(E) && c->warmup) {
 		engine_calibrate(E);
+		rc = engine_budget(E, 0, e);
+	}
 	for (unsigned round = 1, k = 0; rc == 0 && !probe_stopped(E) && k < c->plan.n_looks; round++) {
+		bool timed = E->r->budget.known;
+
+		/* a round expected not to end within the budget is not started */
+		if (timed && !probe_budget_fits(E, probe_budget_round_s(E))) {
+			engine_admin_look(E, round - 1, k, false);
+			break;
+		}
 		rc = run_round(E, round, false, e);
 		if (rc < 0 || probe_stopped(E))
 			break;
+		if (E->out_of_time && timed) {
+			/* partial only when some trial of the round ran */
+			engine_admin_look(E, round - 1, k, E->round_started > 0);
+			break;
+		}
+		if (E->out_of_time) {
+			/* no warm-up, and round 1 did not fit: as refused as a warm-up would be */
+			rc = engine_budget(E, 0, e);
+			break;
+		}
 		E->r->rounds = round;
+		if (!timed && (rc = engine_budget(E, round, e)) < 0)
+			break;
 		if (round == c->plan.looks[k] && engine_look(E, k++) != VERDICT2_CONTINUE) {
 			/* stopped at a look before the last: the early stop the design allows */
 			E->r->adaptive_stopped = k < c->plan.n_looks;
@@ -423,7 +489,17 @@ int probe_run(const struct host *h, struct store *st, struct probe_config *c,
 		cJSON_Delete(doc);
 	}
 	if (!strcmp(r->status, "failed")) {
-		err_set(e, rc < 0 ? rc : -EIO, "%s", e_run.msg);
+		/*
+		 * the run's own error as it was set, exit status included (a refusal
+		 * is 2) - unless the host is not fully restored: then never 2, whose
+		 * "nothing changed" lets main drop a store it made, journal and all
+		 */
+		if (rc < 0 && r->restore_error[0])
+			err_set(e, -EIO, "%s; the host is not fully restored: %s", e_run.msg, r->restore_error);
+		else if (rc < 0 && e)
+			*e = e_run;
+		else
+			err_set(e, rc < 0 ? rc : -EIO, "%s", e_run.msg);
 		return rc < 0 ? rc : -EIO;
 	}
 	return 0;

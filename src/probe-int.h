@@ -6,6 +6,8 @@
  *   probe-arms.c     arm parsing, built-in arms, describe, round order
  *   probe-plan.c     configuration defaults, the plan and its headroom check
  *   probe-engine.c   setup and teardown, rounds, probe_run()
+ *   probe-budget.c   the time budget: expected trial times, the rounds that
+ *                    fit, the refusal or short run, the administrative look
  *   probe-trial.c    one trial: prepare the host, fork, count, judge
  *   probe-bypass.c   native zswap readahead bypass detection
  *   probe-rows.c     trials <-> the store's rows (store-probe.c)
@@ -46,7 +48,18 @@ struct engine {
 	unsigned planned_trials;
 	bool pmu_noted;
 	double start_s;			/* probe_now_s() when the run began */
-	char look_msg[160];		/* where the sequential design stands, for progress */
+	char look_msg[320];		/* where the sequential design stands, for progress */
+	/* the time budget (probe-budget.c) */
+	struct judge_plan plan0;	/* the plan before the budget cut it */
+	double setup_s;			/* setting the host up took this: kept for teardown */
+	double warm_est_s[PROBE_ARMS_MAX];	/* warm-up trial of each arm, rescaled */
+	double arm_sum_s[PROBE_ARMS_MAX];	/* measured trials of each arm */
+	unsigned arm_n[PROBE_ARMS_MAX];
+	double gap_sum_s;		/* time between trials (rows, looks, progress) */
+	unsigned gap_n;
+	double prev_start_s, prev_dur_s;
+	bool out_of_time;		/* a trial was not started: it would not fit */
+	unsigned round_started;		/* trials of the current round started */
 };
 
 /* probe-arms.c: set (or replace) one setting of an arm. */
@@ -60,6 +73,8 @@ double probe_now_s(void);
 bool probe_stopped(const struct engine *E);
 void probe_report(struct engine *E, enum probe_phase ph, const char *arm, unsigned round,
 		  const char *msg);
+/* A line the front end should keep on screen (what the time budget can answer). */
+void probe_report_keep(struct engine *E, unsigned round, const char *msg);
 int probe_trials_push(struct probe_result *r, const struct probe_trial *t);
 int probe_engine_setup(struct engine *E, struct st_err *e);
 void probe_engine_teardown(struct engine *E, struct st_err *e);
@@ -71,6 +86,34 @@ void probe_engine_teardown(struct engine *E, struct st_err *e);
  */
 int probe_trial_run(struct engine *E, const struct probe_arm *a, const struct probe_config *c,
 		    struct probe_trial *t, struct st_err *e);
+
+/* probe-budget.c (see struct probe_budget in probe.h) */
+/* A trial of arm `arm` is about to start / has ended (t: its row). */
+void probe_budget_trial_start(struct engine *E);
+void probe_budget_trial_end(struct engine *E, const struct probe_trial *t);
+/* Seconds a trial of arm is expected to take, the gap to the next included. */
+double probe_budget_trial_s(const struct engine *E, int arm);
+/* Seconds a round of every arm is expected to take. */
+double probe_budget_round_s(const struct engine *E);
+/* Whether need_s more (and the teardown) fit before the ceiling. */
+bool probe_budget_fits(const struct engine *E, double need_s);
+/*
+ * After the warm-up (or round 1 without one): the rounds that fit, the plan
+ * cut to them, what that can answer (r->budget, reported as progress), and
+ * when the first look does not fit: c->short_policy decides - refuse (exit
+ * 2 with what it needs), a short run, or a longer budget. < 0 = refused.
+ */
+int probe_budget_plan(struct engine *E, unsigned rounds_done, struct st_err *e);
+/*
+ * Time ran out after `rounds` complete rounds, k looks taken (partial: a
+ * round was left incomplete): the plan cut to `rounds` for the final look.
+ * Returns true when a final look is due (rounds >= 2).
+ */
+bool probe_budget_admin_stop(struct engine *E, unsigned rounds, size_t k, bool partial);
+/* The budget as stored with the run (params "method"."budget"). */
+cJSON *probe_budget_json(const struct probe_budget *b);
+/* "6 min 40 s" and "7m" (a --max-time value); both into buf. */
+const char *probe_fmt_secs(double s, char *buf, size_t len);
 
 /* probe-bypass.c: the detection trial, and the bypass arms settled by it. */
 int probe_engine_detect(struct engine *E, struct probe_bypass_check *out, struct st_err *e);

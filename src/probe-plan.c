@@ -1,13 +1,16 @@
 /*
  * probe-plan.c - probe configuration defaults and the plan (see probe.h):
  * resolves the swap size, scratch directory and baseline arm, lists the
- * settings the arms touch with their values now, checks the memory headroom
- * and estimates the run time. Reads the host; changes nothing.
+ * settings the arms touch with their values now, checks the memory headroom,
+ * estimates the run time, and says in words every change the probe makes to
+ * the host. Reads the host; changes nothing.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "probe-int.h"
+#include "swaptune/fmt.h"
 
 void probe_config_init(struct probe_config *c)
 {
@@ -235,4 +238,138 @@ int probe_plan(const struct host *h, struct probe_config *c, struct probe_plan *
 		return r;
 	plan_estimate(c, p);
 	return 0;
+}
+
+/* ---- the host changes, in words ----------------------------------------- */
+
+struct changes {
+	struct probe_change *v;
+	int n, max;
+};
+
+static void change(struct changes *ch, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void change(struct changes *ch, const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ch->n >= ch->max)
+		return;
+	snprintf(ch->v[ch->n].kind, sizeof(ch->v[0].kind), "%s", kind);
+	va_start(ap, fmt);
+	vsnprintf(ch->v[ch->n].text, sizeof(ch->v[0].text), fmt, ap);
+	va_end(ap);
+	ch->n++;
+}
+
+/* Each setting an arm writes: its value now and the values of the arms. */
+static void changes_settings(const struct probe_config *c, const struct probe_plan *p,
+			     struct changes *ch)
+{
+	for (int i = 0; i < p->ntouch; i++) {
+		char vals[200] = "";
+		size_t n = 0;
+
+		for (int a = 0; a < c->narms && n < sizeof(vals); a++) {
+			const char *v = p->touch[i].current;
+
+			for (int k = 0; k < c->arms[a].nset; k++)
+				if (!strcmp(c->arms[a].set[k].name, p->touch[i].name))
+					v = c->arms[a].set[k].value;
+			n += (size_t)snprintf(vals + n, sizeof(vals) - n, "%s%s %s", a ? ", " : "",
+					      c->arms[a].name, v);
+		}
+		change(ch, "setting", "%s (host-wide): now %s; during each arm's trials %s; restored at the end",
+		       p->touch[i].name, p->touch[i].current, vals);
+	}
+	if (p->detect_bypass)
+		change(ch, "setting", "page-cluster (host-wide): 3 for a short bypass check, and the bypass arm's "
+		       "settings are decided by it");
+}
+
+/* Swap: the scratch device (or the host's), zram, zswap, debugfs. */
+static void changes_swap(const struct probe_config *c, const struct probe_plan *p, struct changes *ch)
+{
+	char b1[32];
+
+	if (p->enable_zswap)
+		change(ch, "zswap", "zswap.enabled (host-wide): now N, Y during the probe, so any swap on the "
+		       "host goes through zswap meanwhile; restored at the end");
+	if (!p->have_host_swap)
+		change(ch, "scratch-swap", "a %s sparse file %s/swaptune-swap-<pid>.img (mode 0600) on a free loop "
+		       "device, marked non-rotational, swapped on for the probe (the host's only swap meanwhile: "
+		       "other processes may swap to it too, and are read back in when it is switched off); "
+		       "switched off and on before every trial, which empties it and its zswap entries; detached "
+		       "and removed at the end",
+		       fmt_bytes(p->swap_bytes, b1, sizeof(b1)), p->scratch_dir[0] ? p->scratch_dir : "(default)");
+	else
+		change(ch, "host-swap", "the host's swap %s is used as it is, never switched off%s; the zswap pool "
+		       "is not emptied between trials", p->host_swap,
+		       p->host_swap_rotational ? " (rotational: the host uses cluster readahead)" : "");
+	for (int i = 0; i < c->narms; i++)
+		if (c->arms[i].bypass && c->bypass_mode == PROBE_BYPASS_ZRAM) {
+			change(ch, "zram", "/dev/zram0 (when unused) sized %s for the bypass arm's trials, reset "
+			       "at the end", fmt_bytes(c->swap_size_bytes, b1, sizeof(b1)));
+			break;
+		}
+	if (p->mount_debugfs)
+		change(ch, "debugfs", "debugfs mounted on /%s for the zswap counters, unmounted at the end",
+		       HOST_DEBUGFS);
+	if (p->detect_bypass)
+		change(ch, "bypass-check", "one extra trial first: a 64 MiB sequential swap-in in its own 32 MiB "
+		       "memory cgroup, to see whether the kernel bypasses readahead for zswap");
+}
+
+/* Cgroups, page cache, memory pressure, time. */
+static void changes_effects(const struct probe_config *c, const struct probe_plan *p, struct changes *ch)
+{
+	char b1[32], b2[32], b3[32], b4[32], t1[32];
+	const char *limit = p->memcg_version == 1 ? "memory.limit_in_bytes" :
+			    c->limit_mode == MEMCG_LIMIT_HIGH ? "memory.high" : "memory.max";
+
+	change(ch, "cgroups", "a new memory cgroup (v%d) per trial, %sprobe-<pid>-<trial>, directly under "
+	       "the memory controller's root, %s %s; only the trial's process runs in it; emptied (%s) and "
+	       "removed after the trial. No other cgroup is touched", p->memcg_version, MEMCG_PREFIX,
+	       limit, fmt_bytes(c->memcg_limit_bytes, b1, sizeof(b1)),
+	       p->memcg_version == 1 ? "memory.force_empty" : "memory.reclaim");
+	if (c->drop_host_caches)
+		change(ch, "page-cache", "--drop-host-caches: before every trial (up to %u times) sync, drop the "
+		       "whole host's page cache (/%s = 3) and compact memory (/%s): every service re-reads its "
+		       "files afterwards", p->max_trials, HOST_DROP_CACHES, HOST_COMPACT_MEMORY);
+	else
+		change(ch, "page-cache", "the host's page cache is left alone: only what the trial's own cgroup "
+		       "holds is dropped when it ends (files the workload read first, its own files); no "
+		       "drop_caches, no compaction (--drop-host-caches would do both before every trial)");
+	if (probe_is_cmd(c))
+		change(ch, "memory-pressure", "the command runs in a %s limit and swaps through zswap beyond it; "
+		       "the host needs about %s free for it, the pool and a margin (MemAvailable %s now)",
+		       fmt_bytes(c->memcg_limit_bytes, b1, sizeof(b1)), fmt_bytes(p->need_bytes, b2, sizeof(b2)),
+		       fmt_bytes(p->available_bytes, b3, sizeof(b3)));
+	else
+		change(ch, "memory-pressure", "a %s working set in the %s limit: at least %s swapped out and in "
+		       "through zswap in every trial; the host needs about %s free for the limit, the pool and a "
+		       "margin (MemAvailable %s now)", fmt_bytes(c->wp.working_set_bytes, b1, sizeof(b1)),
+		       fmt_bytes(c->memcg_limit_bytes, b2, sizeof(b2)),
+		       fmt_bytes(c->wp.working_set_bytes - c->memcg_limit_bytes, b3, sizeof(b3)),
+		       fmt_bytes(p->need_bytes, t1, sizeof(t1)), fmt_bytes(p->available_bytes, b4, sizeof(b4)));
+	if (c->max_time_s > 0)
+		change(ch, "time", "at most %s (--max-time, a ceiling: no trial starts that is expected to end "
+		       "after it) for %u to %u trials; after the warm-up it says how many rounds fit, and stops "
+		       "(exit 2, host restored) when the first look at %u rounds does not, unless --allow-short",
+		       probe_fmt_secs(c->max_time_s, b1, sizeof(b1)), p->trials, p->max_trials, c->plan.looks[0]);
+	else
+		change(ch, "time", "no time limit (--max-time 0): %u to %u trials, about %s each",
+		       p->trials, p->max_trials, probe_fmt_secs(p->est_trial_s, b1, sizeof(b1)));
+}
+
+int probe_plan_changes(const struct probe_config *c, const struct probe_plan *p,
+		       struct probe_change *out, int max)
+{
+	struct changes ch = { .v = out, .n = 0, .max = max };
+
+	changes_settings(c, p, &ch);
+	changes_swap(c, p, &ch);
+	changes_effects(c, p, &ch);
+	return ch.n;
 }

@@ -190,6 +190,7 @@ cJSON *probe_params_json(const struct probe_config *c, const struct probe_plan *
 	cJSON_AddNumberToObject(o, "duration_cap_s", c->duration_s);
 	cJSON_AddNumberToObject(o, "min_trial_s", c->min_trial_s);
 	cJSON_AddNumberToObject(o, "max_time_s", c->max_time_s);
+	cJSON_AddBoolToObject(o, "drop_host_caches", c->drop_host_caches);
 	a = cJSON_AddArrayToObject(root, "arm_names");
 	for (int i = 0; i < c->narms; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(c->arms[i].name));
@@ -322,6 +323,7 @@ cJSON *probe_result_to_json(const struct probe_config *c, const struct probe_pla
 	o = cJSON_DetachItemFromObject(params, "method");
 	cJSON_AddNumberToObject(o, "rounds", r->rounds);
 	cJSON_AddBoolToObject(o, "adaptive_stopped", r->adaptive_stopped);
+	cJSON_AddItemToObject(o, "budget", probe_budget_json(&r->budget));
 	cJSON_AddItemToObject(root, "method", o);
 	cJSON_Delete(params);
 	cJSON_AddItemToObject(root, "primary_metric", primary_json(c));
@@ -363,6 +365,21 @@ cJSON *probe_result_to_json(const struct probe_config *c, const struct probe_pla
 	a = cJSON_AddArrayToObject(root, "trials");
 	for (size_t k = 0; k < r->ntrials; k++)
 		cJSON_AddItemToArray(a, trial_json(c, &r->trials[k]));
+
+	a = cJSON_AddArrayToObject(root, "host_changes");
+	{
+		struct probe_change *ch = calloc(PROBE_CHANGES_MAX, sizeof(*ch));
+		int n = ch ? probe_plan_changes(c, p, ch, PROBE_CHANGES_MAX) : 0;
+
+		for (int i = 0; i < n; i++) {
+			cJSON *x = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(x, "kind", ch[i].kind);
+			cJSON_AddStringToObject(x, "text", ch[i].text);
+			cJSON_AddItemToArray(a, x);
+		}
+		free(ch);
+	}
 
 	o = cJSON_AddObjectToObject(root, "restore");
 	cJSON_AddNumberToObject(o, "changes_undone", r->restored);

@@ -1,8 +1,10 @@
 /*
  * probe-trial.c - one probe trial (see probe-int.h): apply the arm's
- * settings, empty caches, swap and the zswap pool, fork the workload into a
- * fresh leaf memory cgroup, count around it (vmstat, zswap, PSI, PMU,
- * rusage, memcg), wait with a stop and a time cap, and judge its status.
+ * settings, empty the probe's own swap and the zswap pool (the host's page
+ * cache only with --drop-host-caches), fork the workload into a fresh leaf
+ * memory cgroup, count around it (vmstat, zswap, memory and CPU PSI, CPU
+ * steal and run queue, PMU, rusage, memcg), wait with a stop and a time
+ * cap, judge its status, then empty and remove its group.
  */
 #include <fcntl.h>
 #include <math.h>
@@ -24,8 +26,11 @@ struct counters {
 	struct st_kvtab vm;
 	struct st_kvtab zs;
 	bool zs_ok;
-	struct st_psi psi;
-	bool psi_ok;
+	struct st_psi psi, cpu_psi;
+	bool psi_ok, cpu_psi_ok;
+	struct host_cpu_stat cpu;
+	bool cpu_ok;
+	double at;			/* probe_now_s() of the read */
 };
 
 static void counters_init(struct counters *k)
@@ -49,6 +54,9 @@ static int counters_read(const struct host *h, struct counters *k, struct st_err
 		return r;
 	k->zs_ok = host_read_zswap_stats(h, &k->zs, NULL) == 0;
 	k->psi_ok = host_read_psi(h, HOST_PSI_MEMORY, &k->psi, NULL) == 0;
+	k->cpu_psi_ok = host_read_psi(h, HOST_PSI_CPU, &k->cpu_psi, NULL) == 0;
+	k->cpu_ok = host_read_cpu_stat(h, &k->cpu, NULL) == 0;
+	k->at = probe_now_s();
 	return 0;
 }
 
@@ -97,6 +105,17 @@ static void counters_delta(struct probe_trial *t, const struct counters *a,
 		if (a->psi.full.present && b->psi.full.present)
 			put(t, PM_PSI_FULL_US, (double)(b->psi.full.total_us - a->psi.full.total_us));
 	}
+	if (a->cpu_psi_ok && b->cpu_psi_ok && b->cpu_psi.some.total_us >= a->cpu_psi.some.total_us) {
+		double us = (double)(b->cpu_psi.some.total_us - a->cpu_psi.some.total_us);
+
+		put(t, PM_CPU_PSI_SOME_US, us);
+		if (b->at > a->at)
+			put(t, PM_CPU_PRESSURE_PCT, 100 * us / ((b->at - a->at) * 1e6));
+	}
+	if (a->cpu_ok && b->cpu_ok && a->cpu.have_steal && b->cpu.have_steal &&
+	    b->cpu.steal >= a->cpu.steal && sysconf(_SC_CLK_TCK) > 0)
+		put(t, PM_CPU_STEAL_MS, (double)(b->cpu.steal - a->cpu.steal) * 1000.0 /
+				       (double)sysconf(_SC_CLK_TCK));
 }
 
 /* Pages in the zswap pool: debugfs stored_pages, else meminfo Zswapped. */
@@ -154,6 +173,14 @@ static int prepare_swap(struct engine *E, const struct probe_arm *a, struct st_e
 	return want ? scratch_swap_on(want, e) : 0;
 }
 
+/*
+ * What a trial starts from: the probe's own scratch swap switched off and
+ * on again (which empties it and its zswap entries) and the pool checked;
+ * the previous trial's group was emptied and removed when it ended
+ * (memcg_destroy()), so nothing of it is left charged. Other processes'
+ * page cache is left alone: the host-wide sync, drop_caches and compaction
+ * run only when the user asked for them (--drop-host-caches).
+ */
 static int prepare_host(struct engine *E, const struct probe_arm *a, struct probe_trial *t,
 			struct st_err *e)
 {
@@ -161,11 +188,13 @@ static int prepare_host(struct engine *E, const struct probe_arm *a, struct prob
 	uint64_t pages = 0;
 	int r;
 
-	sync();
-	if ((r = host_write(E->h, HOST_DROP_CACHES, "3", e)) < 0)
-		return err_prefix(e, "cannot drop caches before a trial");
-	/* compaction is best effort: some kernels lack it */
-	host_write(E->h, HOST_COMPACT_MEMORY, "1", NULL);
+	if (E->c->drop_host_caches) {
+		sync();
+		if ((r = host_write(E->h, HOST_DROP_CACHES, "3", e)) < 0)
+			return err_prefix(e, "cannot drop caches before a trial");
+		/* compaction is best effort: some kernels lack it */
+		host_write(E->h, HOST_COMPACT_MEMORY, "1", NULL);
+	}
 	if ((r = prepare_swap(E, a, e)) < 0)
 		return r;
 	for (int i = 0; i < 40; i++) {
@@ -290,7 +319,9 @@ struct trial_ctx {
 	uint64_t oom0, oom1;
 	bool pmu_ok, reaped, eof, timed_out, interrupted;
 	size_t got;
-	double t0;
+	double t0, forked_at, reaped_at, next_sample;
+	double runq_sum;		/* procs_running samples while it ran */
+	unsigned runq_n;
 	struct rusage ru;
 	pid_t pid;
 };
@@ -331,6 +362,8 @@ static int trial_start(struct engine *E, const struct probe_arm *a, const struct
 	if (pipe2(x->resp, O_CLOEXEC) < 0 || pipe2(x->gop, O_CLOEXEC) < 0)
 		return err_set(e, -errno, "cannot create a pipe: %s", strerror(errno));
 	fflush(NULL);
+	x->forked_at = probe_now_s();
+	put(t, PM_PREPARE_S, x->forked_at - x->t0);
 	x->pid = fork();
 	if (x->pid < 0)
 		return err_set(e, -errno, "cannot fork the trial process: %s", strerror(errno));
@@ -356,6 +389,25 @@ static int trial_start(struct engine *E, const struct probe_arm *a, const struct
 	return 0;
 }
 
+/*
+ * The host's run queue while the trial runs, every half second: tasks
+ * runnable on the host, less this reader itself (it is running while it
+ * reads), so a quiet host reads about 1 while the trial computes.
+ */
+static void sample_runq(struct engine *E, struct trial_ctx *x)
+{
+	struct host_cpu_stat cs;
+	double now = probe_now_s();
+
+	if (x->reaped || now < x->next_sample)
+		return;
+	x->next_sample = now + 0.5;
+	if (host_read_cpu_stat(E->h, &cs, NULL) == 0 && cs.have_procs && cs.procs_running >= 1) {
+		x->runq_sum += (double)(cs.procs_running - 1);
+		x->runq_n++;
+	}
+}
+
 /* Read the child's result and reap it; kill it on a stop or at the time cap. */
 static void trial_wait(struct engine *E, const struct probe_config *c, struct trial_ctx *x)
 {
@@ -364,6 +416,8 @@ static void trial_wait(struct engine *E, const struct probe_config *c, struct tr
 
 	while (!x->reaped || !x->eof) {
 		struct pollfd pf = { .fd = x->resp[0], .events = POLLIN };
+
+		sample_runq(E, x);
 
 		if (!x->interrupted && probe_stopped(E)) {
 			x->interrupted = true;
@@ -388,7 +442,7 @@ static void trial_wait(struct engine *E, const struct probe_config *c, struct tr
 		}
 		if (!x->reaped && wait4(x->pid, &x->status, WNOHANG, &x->ru) == x->pid) {
 			x->reaped = true;
-			reaped_at = probe_now_s();
+			reaped_at = x->reaped_at = probe_now_s();
 		}
 		/* a stray holder of the pipe must not keep us: the child's result is all we need */
 		if (x->reaped && !x->eof && (x->got >= sizeof(*x->res) || probe_now_s() > reaped_at + 2))
@@ -417,6 +471,14 @@ static void trial_collect(struct engine *E, const struct probe_config *c, struct
 		put(t, PM_MEMCG_PEAK_BYTES, (double)v);
 	put(t, PM_CPU_USER_NS, (double)tv_ns(x->ru.ru_utime));
 	put(t, PM_CPU_SYS_NS, (double)tv_ns(x->ru.ru_stime));
+	if (x->reaped && x->reaped_at > x->forked_at) {
+		double wall = x->reaped_at - x->forked_at;
+
+		put(t, PM_PROCESS_S, wall);
+		put(t, PM_CPU_SHARE, (double)(tv_ns(x->ru.ru_utime) + tv_ns(x->ru.ru_stime)) / 1e9 / wall);
+	}
+	if (x->runq_n)
+		put(t, PM_PROCS_RUNNING, x->runq_sum / x->runq_n);
 	if (x->got == sizeof(*x->res))
 		fill_from_result(c, t, x->res);
 }
@@ -513,8 +575,15 @@ int probe_trial_run(struct engine *E, const struct probe_arm *a, const struct pr
 	if ((r = trial_start(E, a, c, t, x, e)) < 0)
 		return trial_cleanup(x, r, e);
 	trial_wait(E, c, x);
-	t->duration_s = probe_now_s() - x->t0;
 	trial_collect(E, c, t, x);
 	trial_judge(c, t, x);
-	return trial_cleanup(x, 0, e);
+	{
+		double t0 = x->t0, c0 = probe_now_s();
+
+		r = trial_cleanup(x, 0, e);
+		put(t, PM_CLEANUP_S, probe_now_s() - c0);
+		/* the whole trial, its group's emptying included: what the time budget counts */
+		t->duration_s = probe_now_s() - t0;
+	}
+	return r;
 }

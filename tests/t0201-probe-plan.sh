@@ -1,7 +1,8 @@
 #!/bin/sh
 # probe --dry-run on fixture trees: the plan names the arms, the settings
-# they write with today's values, the swap and zswap changes, the trials and
-# the time estimate; the JSON plan validates against probe.schema.json; bad
+# they write with today's values, every host change and effect in words
+# (settings, zswap, swap, cgroups, page cache, memory pressure, time, and
+# --drop-host-caches when given), the trials and the time estimate; the JSON plan validates against probe.schema.json; bad
 # options and impossible configurations exit 2 (usage) or 3 (denied) with a
 # message naming the problem; nothing under the fixture is changed.
 . "$(dirname "$0")/lib.sh"
@@ -52,6 +53,18 @@ s2=$("$SWAPTUNE" probe --dry-run --sysroot "$v1" --db "$db" | sed -n 's/^Seed */
 [ "$("$SWAPTUNE" probe --dry-run --seed 42 --sysroot "$v1" --db "$db" | sed -n 's/^Seed *//p')" = \
   "$("$SWAPTUNE" probe --dry-run --seed 42 --sysroot "$v1" --db "$db" | sed -n 's/^Seed *//p')" ] ||
 	fail "--seed 42 does not give the same seeds twice"
+# every host change, in words: the kinds the plan must name
+kinds=$(jq -r '[.plan.host_changes[].kind] | unique | join(",")' "$j")
+[ "$kinds" = "cgroups,host-swap,memory-pressure,page-cache,setting,time,zswap" ] || fail "host_changes kinds: $kinds"
+jq -r '.plan.host_changes[] | select(.kind == "setting") | .text' "$j" | grep -q "vma_ra_enabled (host-wide): now true" ||
+	fail "the plan does not name vma_ra_enabled with its value now"
+[ "$(jq -r .plan.drop_host_caches "$j")" = false ] || fail "drop_host_caches by default"
+"$SWAPTUNE" probe --dry-run --json --sysroot "$v1" --db "$db" --drop-host-caches --max-time 0 >"$scratch/drop.json" ||
+	fail "dry-run --drop-host-caches: exit $?"
+jq -r '.plan.host_changes[] | select(.kind == "page-cache") | .text' "$scratch/drop.json" | grep -q "drop the whole host's page cache" ||
+	fail "--drop-host-caches is not named in the plan"
+jq -r '.plan.host_changes[] | select(.kind == "time") | .text' "$scratch/drop.json" | grep -q "no time limit" ||
+	fail "--max-time 0 is not named in the plan"
 [ "$(jq -r .plan.enable_zswap "$j")" = true ] || fail "vm-v1 has zswap off: enable_zswap"
 [ "$(jq -r .plan.enable_zswap "$scratch/plan-v2-zswap-on.json")" = false ] || fail "v2: zswap is on already"
 [ "$(jq -r .plan.memcg_version "$scratch/plan-v2-zswap-on.json")" = 2 ] || fail "v2: memcg version"

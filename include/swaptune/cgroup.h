@@ -94,9 +94,12 @@ int memcg_read_pressure(const struct memcg *m, struct st_psi *p, struct st_err *
 int memcg_pids(const struct memcg *m, pid_t *pids, int max, int *n, struct st_err *e);
 
 /*
- * SIGKILL everything in the group, wait (up to ~5 s) for it to empty, and
- * remove it; marks the journal row done. Safe to call twice and on a group
- * that was never created.
+ * SIGKILL everything in the group, wait (up to ~5 s) for it to empty,
+ * reclaim what is still charged to it (its page cache and swap cache: v1
+ * memory.force_empty, v2 memory.reclaim; best effort, live host only -
+ * removing a group does not free its pages) and remove it; marks the
+ * journal row done. Safe to call twice and on a group that was never
+ * created.
  */
 int memcg_destroy(struct memcg *m, struct st_err *e);
 

@@ -29,6 +29,8 @@
 #define HOST_OSRELEASE		"proc/sys/kernel/osrelease"
 #define HOST_HOSTNAME		"proc/sys/kernel/hostname"
 #define HOST_PSI_MEMORY		"proc/pressure/memory"
+#define HOST_PSI_CPU		"proc/pressure/cpu"
+#define HOST_STAT		"proc/stat"
 #define HOST_PAGE_CLUSTER	"proc/sys/vm/page-cluster"
 #define HOST_DROP_CACHES	"proc/sys/vm/drop_caches"
 #define HOST_COMPACT_MEMORY	"proc/sys/vm/compact_memory"
@@ -376,6 +378,38 @@ int host_cgroup_cpu_locate(const struct host *h, const char *cgroup, struct host
 			   struct st_err *e);
 /* Its CPU time now, in ns: 0, or -errno (the cgroup went away: -ENOENT/-ENODEV). */
 int host_cgroup_cpu_ns(const struct host *h, const struct host_cgcpu *c, uint64_t *ns);
+
+/*
+ * ---- the host's CPU time and run queue (host-stat.c) ----
+ *
+ * For a probe trial's busy-host covariates: the aggregate "cpu" line of
+ * HOST_STAT (USER_HZ ticks summed over all CPUs; steal is the 8th field,
+ * since 2.6.11) and its procs_running / procs_blocked lines (tasks runnable
+ * or in uninterruptible sleep at the moment of the read, the reader itself
+ * included). The CPU pressure file is HOST_PSI_CPU, read by host_read_psi().
+ */
+struct host_cpu_stat {
+	uint64_t user, nice, system, idle, iowait, irq, softirq, steal;
+	bool have_cpu;			/* the "cpu " line was there */
+	bool have_steal;		/* it had the steal field */
+	uint64_t procs_running, procs_blocked;
+	bool have_procs;		/* both procs_ lines were there */
+};
+
+/*
+ * Parse one line of HOST_STAT into s (other lines are ignored). -EBADMSG
+ * for a "cpu " or "procs_" line that is not a list of decimal numbers.
+ */
+int host_cpu_stat_line(struct host_cpu_stat *s, const char *line, struct st_err *e);
+/* Parse the whole text (lines as above); name for messages. */
+int host_cpu_stat_parse(struct host_cpu_stat *s, const char *text, const char *name,
+			struct st_err *e);
+/*
+ * Read HOST_STAT line by line (its "intr" line can be tens of KiB on large
+ * machines, so it is not read into a fixed buffer). -ENOENT when absent;
+ * -EBADMSG when it has neither the "cpu " line nor the procs_ lines.
+ */
+int host_read_cpu_stat(const struct host *h, struct host_cpu_stat *s, struct st_err *e);
 
 /* ---- misc ---- */
 

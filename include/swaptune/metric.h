@@ -54,10 +54,24 @@ int metric_verdict_arms(const struct store_probe_run *run, struct verdict_input 
  * in its round's slot with its outcome ("ok" with a positive primary value,
  * "oom", "timeout", "failed"; "interrupted" is a missing trial, and so is
  * a round an arm never ran), the primary value and the guarded costs
- * (the secondary costs and p99 latency) of completed trials. in->n_rounds
- * is the last round with any outcome. Leaves metric, metric_name and
+ * (the secondary costs and p99 latency) of completed trials, and the
+ * busy-host covariates (cpu_pressure_pct[], cpu_share[]) of every trial
+ * with an outcome (metric_trial_cpu_covariates(), NAN where not stored).
+ * in->n_rounds is the last round with any outcome. Leaves metric, metric_name and
  * is_baseline alone. -EBADMSG for more arms than the advisor takes.
  */
 int metric_verdict2_input(const struct store_probe_run *run, struct verdict2_input *in);
+
+/*
+ * The two busy-host covariates of one trial, as the sequential verdict's
+ * per-round fields want them (struct verdict2_arm cpu_pressure_pct[] and
+ * cpu_share[]): the host's CPU pressure during
+ * the trial (PSI "some", % of the trial process's wall time) and the trial
+ * process's CPU time over its wall time (1 = one CPU all the time; above 1
+ * for a command with several threads). NAN where the trial's row lacks the
+ * metric (an older run, a kernel without CPU PSI).
+ */
+void metric_trial_cpu_covariates(const struct store_probe_trial *t, double *cpu_pressure_pct,
+				 double *cpu_share);
 
 #endif

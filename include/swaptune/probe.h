@@ -3,9 +3,12 @@
  * sets) x N rounds, each trial a fresh process in a fresh leaf memory cgroup,
  * with counter deltas around each trial, results into the store.
  *
- * Method (DOMAIN.md "Measuring honestly"): before every trial sync, drop
- * caches, compact memory, swapoff + swapon the probe's scratch swap (which
- * empties it and its zswap entries) and wait for the zswap pool to be empty;
+ * Method (DOMAIN.md "Measuring honestly"): before every trial swapoff +
+ * swapon the probe's scratch swap (which empties it and its zswap entries)
+ * and wait for the zswap pool to be empty; after it, empty the trial's own
+ * memory cgroup (v1 memory.force_empty, v2 memory.reclaim) and remove it.
+ * The host's page cache is dropped (and memory compacted) only with
+ * drop_host_caches;
  * a discarded warm-up round (one trial per arm) first; arms interleaved in a
  * shuffled order per round (probe_round_order(), reproducible from --seed);
  * a trial whose memory cgroup saw an OOM kill is "oom": reported and
@@ -167,9 +170,61 @@ struct probe_progress {
 	unsigned trial, trials;		/* 1-based; trials may grow in adaptive mode */
 	double eta_s;			/* < 0 unknown */
 	const char *msg;
+	bool keep;			/* msg is worth keeping on screen (the time budget) */
 };
 
 typedef void (*probe_progress_fn)(const struct probe_progress *p, void *arg);
+
+/*
+ * The time budget (--max-time) as the engine sees it once the warm-up (or,
+ * without one, the first round) has shown how long trials take. It is a
+ * ceiling: no trial starts that is expected (from the trials of its arm
+ * seen so far, OOM-killed ones at their own length, plus the time between
+ * trials and the teardown) to end after start + max_time_s, so at most one
+ * trial runs over. When time runs out between looks the engine makes an
+ * administrative final look at the rounds completed: a round left
+ * incomplete is dropped (its arms ran in a balanced order that a partial
+ * round breaks, and whether it completed depends on how long its trials
+ * took), the plan is truncated there (judge_plan_truncate()) and stored.
+ */
+struct probe_budget {
+	bool known;			/* computed (after the warm-up or round 1) */
+	double max_time_s;		/* the ceiling, 0 = none */
+	double used_s;			/* spent when it was computed (setup, warm-up) */
+	double round_s;			/* expected seconds per round, gaps included */
+	double teardown_s;		/* kept for restoring the host at the end */
+	unsigned rounds_fit;		/* measured rounds that fit what is left */
+	unsigned first_look;		/* rounds the plan's first look needs */
+	unsigned planned_last;		/* the plan's last look before the budget */
+	double need_s;			/* a run to the first look: about this long */
+	double suggest_s;		/* --max-time that would reach it (with a margin) */
+	double effect80_pct[2];		/* gain found with 80 % power at sd_log 0.05 and 0.10 */
+	bool short_run;			/* fewer rounds than the first look, by request */
+	bool extended;			/* the budget was raised when asked */
+	bool refused;			/* the first look did not fit: stopped before measuring */
+	bool admin_stop;		/* time ran out: final look at admin_round */
+	unsigned admin_round;
+	unsigned looks_taken[VERDICT2_LOOKS_MAX];	/* looks judged before the final one */
+	size_t n_looks_taken;
+	bool partial_dropped;		/* an incomplete round was left out */
+	char text[320];			/* what the budget can answer, in words */
+	char stop_text[320];		/* admin_stop: what happened, in words */
+};
+
+/* What to do when the budget cannot reach the plan's first look. */
+enum probe_short_answer {
+	PROBE_SHORT_STOP = 0,		/* refuse: restore the host, exit 2 */
+	PROBE_SHORT_RUN,		/* a short run of the rounds that fit */
+	PROBE_SHORT_EXTEND,		/* raise max_time_s to suggest_s and go on */
+};
+
+enum probe_short_policy {
+	PROBE_SHORT_REFUSE = 0,		/* the default: no terminal to ask */
+	PROBE_SHORT_ALLOW,		/* --allow-short */
+	PROBE_SHORT_ASK,		/* call short_ask (a terminal) */
+};
+
+typedef enum probe_short_answer (*probe_short_fn)(const struct probe_budget *b, void *arg);
 
 struct probe_config {
 	const struct workload_info *workload;
@@ -190,7 +245,10 @@ struct probe_config {
 	struct judge_plan plan;		/* the analysis plan: looks, alpha, min effect */
 	double min_trial_s;		/* built-in workloads: measured phase at least this
 					 * long, calibrated from the warm-up (0 = off) */
-	double max_time_s;		/* sequential plans: the looks that fit (0 = no cap) */
+	double max_time_s;		/* the time budget, a ceiling (struct probe_budget; 0 = none) */
+	enum probe_short_policy short_policy;	/* when the first look does not fit */
+	probe_short_fn short_ask;	/* PROBE_SHORT_ASK: the question */
+	void *short_arg;
 
 	uint64_t memcg_limit_bytes;
 	enum memcg_limit_mode limit_mode;
@@ -199,6 +257,9 @@ struct probe_config {
 	char scratch_dir[PATH_MAX];	/* "" = scratch_swap_default_dir() */
 	enum probe_bypass_mode bypass_mode;
 	bool force;			/* skip the memory headroom check */
+	bool drop_host_caches;		/* sync, drop the host's page cache and compact
+					 * memory before every trial (off: only the
+					 * probe's own cgroup and swap are emptied) */
 
 	volatile sig_atomic_t *stop;	/* non-zero (a signal number) = stop now */
 	probe_progress_fn progress;
@@ -235,6 +296,25 @@ struct probe_plan {
 	unsigned max_trials;		/* adaptive: the cap */
 	double est_trial_s, est_total_s, est_max_s;
 };
+
+/*
+ * Every change the probe makes to the host, and every effect it has on it,
+ * in words: the settings of the arms, zswap, the scratch swap (or zram, the
+ * debugfs mount), the cgroups it makes, what it does to the page cache, the
+ * memory pressure it creates and how long it takes. The dry run prints these
+ * and every probe reports them before it starts. kind is one of "setting",
+ * "zswap", "scratch-swap", "host-swap", "zram", "debugfs", "bypass-check",
+ * "cgroups", "page-cache", "memory-pressure", "time".
+ */
+#define PROBE_CHANGES_MAX (PROBE_ARMS_MAX * PROBE_ARM_SET_MAX + 10)
+struct probe_change {
+	char kind[24];
+	char text[400];
+};
+
+/* c and p after probe_plan(); returns the number of entries written to out. */
+int probe_plan_changes(const struct probe_config *c, const struct probe_plan *p,
+		       struct probe_change *out, int max);
 
 /*
  * Resolve defaults (swap size, scratch dir, baseline) in c and describe what
@@ -281,6 +361,7 @@ struct probe_result {
 	struct verdict_result verdict;
 	struct judgement judgement;	/* the sequential details of the verdict */
 	uint64_t calibrated_ops;	/* accesses per trial after the warm-up, 0 = not calibrated */
+	struct probe_budget budget;
 
 	double elapsed_s;
 	int restored;			/* journal rows undone at the end */

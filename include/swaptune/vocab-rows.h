@@ -483,6 +483,39 @@ ROW(MIN_FAULTS, .source = VSRC_RUSAGE, .name = "minor faults (workload)",
     .help = "minor faults of the trial's processes (rusage)")
 TRIAL(PM_MIN_FAULTS, MIN_FAULTS, .key = "min_faults", .kind = METRIC_KIND_COUNTER)
 
+/* ---- the probe engine's clock around one trial (where a trial's time goes) ---- */
+
+ROW(PREPARE_S, .source = VSRC_ENGINE, .name = "trial preparation", .label = "trial preparation",
+    .unit = "s", .direction = METRIC_NEUTRAL,
+    .help = "time from a trial's start to the fork of its process (memory cgroup, swap emptying)")
+TRIAL(PM_PREPARE_S, PREPARE_S, .key = "prepare_s", .kind = METRIC_KIND_GAUGE)
+
+ROW(PROCESS_S, .source = VSRC_ENGINE, .name = "trial process", .label = "trial process wall time",
+    .unit = "s", .direction = METRIC_NEUTRAL, .help = "a trial process's time from fork to reap")
+TRIAL(PM_PROCESS_S, PROCESS_S, .key = "process_s", .kind = METRIC_KIND_GAUGE)
+
+ROW(CLEANUP_S, .source = VSRC_ENGINE, .name = "trial clean-up", .label = "trial cgroup emptying",
+    .unit = "s", .direction = METRIC_NEUTRAL,
+    .help = "time to empty and remove a trial's memory cgroup after its process")
+TRIAL(PM_CLEANUP_S, CLEANUP_S, .key = "cleanup_s", .kind = METRIC_KIND_GAUGE)
+
+/* ---- a busy host: proc/pressure/cpu and proc/stat over one trial ---- */
+
+ROW(CPU_PSI_SOME, .source = VSRC_HOST_CPU, .keys = { "some", "total" }, .name = "host CPU stall",
+    .label = "host CPU stall (PSI some)", .unit = "us", .direction = METRIC_NEUTRAL,
+    .help = "time some runnable task waited for a CPU during the trial (proc/pressure/cpu some total)")
+TRIAL(PM_CPU_PSI_SOME_US, CPU_PSI_SOME, .key = "cpu_psi_some_us", .kind = METRIC_KIND_COUNTER)
+
+ROW(CPU_STEAL, .source = VSRC_HOST_CPU, .keys = { "steal" }, .name = "host CPU steal",
+    .label = "host CPU steal", .unit = "ms", .direction = METRIC_NEUTRAL,
+    .help = "CPU time the hypervisor gave others during the trial, all CPUs (proc/stat steal)")
+TRIAL(PM_CPU_STEAL_MS, CPU_STEAL, .key = "cpu_steal_ms", .kind = METRIC_KIND_COUNTER)
+
+ROW(PROCS_RUNNING, .source = VSRC_HOST_CPU, .keys = { "procs_running" }, .name = "runnable tasks",
+    .label = "runnable tasks (host)", .unit = "tasks", .direction = METRIC_NEUTRAL,
+    .help = "runnable tasks on the host, mean of the trial's samples (proc/stat procs_running)")
+TRIAL(PM_PROCS_RUNNING, PROCS_RUNNING, .key = "procs_running", .kind = METRIC_KIND_GAUGE)
+
 /* ---- derived from the rows above (code, not a kernel key) ---- */
 
 ROW(RA_HIT_PCT, .source = VSRC_DERIVED, .name = "readahead hit rate",
@@ -514,3 +547,13 @@ ROW(CPU_NS_PER_OP, .source = VSRC_DERIVED, .name = "CPU per operation",
     .help = "user + system CPU of the trial per operation (the whole run for a command)")
 TRIAL(PM_CPU_NS_PER_OP, CPU_NS_PER_OP, .key = "cpu_ns_per_op", .kind = METRIC_KIND_DERIVED,
       .secondary = VERDICT_SEC_CPU_NS_PER_OP, .head = "cpu_ns/op")
+
+ROW(CPU_PRESSURE_PCT, .source = VSRC_DERIVED, .name = "host CPU pressure",
+    .label = "host CPU pressure", .unit = "%", .direction = METRIC_NEUTRAL,
+    .help = "host CPU stall (PSI some) as a share of the trial process's wall time")
+TRIAL(PM_CPU_PRESSURE_PCT, CPU_PRESSURE_PCT, .key = "cpu_pressure_pct", .kind = METRIC_KIND_DERIVED)
+
+ROW(CPU_SHARE, .source = VSRC_DERIVED, .name = "trial CPU share", .label = "trial CPU time / wall time",
+    .unit = "ratio", .direction = METRIC_NEUTRAL,
+    .help = "the trial's user + system CPU (rusage) over its process's wall time; 1 = one CPU all along")
+TRIAL(PM_CPU_SHARE, CPU_SHARE, .key = "cpu_share", .kind = METRIC_KIND_DERIVED)

@@ -37,6 +37,9 @@ enum vocab_source {
 	VSRC_MEMCG_FILE,	/* a memory cgroup's file of its own (keys[0] v2, keys_v1[0] v1) */
 	VSRC_PMU,		/* a perf event by pmu.c's name ("cycles", "task_clock_ns") */
 	VSRC_RUSAGE,		/* the trial's processes (wait4) */
+	VSRC_HOST_CPU,		/* proc/stat and proc/pressure/cpu, read by the probe's host
+				 * readers only (host_stat_read(), HOST_PSI_CPU), not sampled */
+	VSRC_ENGINE,		/* the probe engine's own clock around a trial's phases */
 	VSRC_DERIVED,		/* computed from other rows */
 };
 

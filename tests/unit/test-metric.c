@@ -43,6 +43,84 @@ static void test_table(void **state)
 	assert_int_equal(metric_find("psi.some_us"), -1);
 }
 
+/* The busy-host covariates of one stored trial, NAN where the row lacks them. */
+static void test_cpu_covariates(void **state)
+{
+	struct store_metric m[] = {
+		{ .key = "throughput_ops", .value = 1000 },
+		{ .key = "cpu_pressure_pct", .value = 87.5 },
+		{ .key = "cpu_share", .value = 0.31 },
+	};
+	struct store_probe_trial t = { .n_metrics = 3, .metrics = m };
+	double pct, share;
+
+	(void)state;
+	metric_trial_cpu_covariates(&t, &pct, &share);
+	assert_float_equal(pct, 87.5, 1e-12);
+	assert_float_equal(share, 0.31, 1e-12);
+	t.n_metrics = 1;		/* an older run: neither stored */
+	metric_trial_cpu_covariates(&t, &pct, &share);
+	assert_true(isnan(pct));
+	assert_true(isnan(share));
+	/* the stored keys of the covariates never change either */
+	assert_int_equal(metric_find("cpu_pressure_pct"), PM_CPU_PRESSURE_PCT);
+	assert_int_equal(metric_find("cpu_share"), PM_CPU_SHARE);
+	assert_int_equal(metric_defs[PM_CPU_SHARE].row->direction, METRIC_NEUTRAL);
+}
+
+/*
+ * The stored busy-host covariates reach the sequential verdict's per-round
+ * fields, and a round whose trial ran under high host CPU pressure is
+ * flagged busy by the verdict (its reasons name the round).
+ */
+static void test_busy_round_flagged(void **state)
+{
+	static struct verdict2_input in;
+	static struct verdict2_result res;
+	static const double base[] = { 100, 104, 98, 101, 97 };
+	struct store_metric quiet[] = { { "cpu_pressure_pct", 1.5 }, { "cpu_share", 0.97 } },
+			    busy[] = { { "cpu_pressure_pct", 64.0 }, { "cpu_share", 0.93 } };
+	struct store_probe_trial t[10];
+	struct store_probe_run run;
+	struct verdict2_design d;
+	unsigned looks[] = { 5 };
+	bool named = false;
+
+	(void)state;
+	memset(&run, 0, sizeof(run));
+	run.n_arms = 2;
+	run.arms[0].id = 11;
+	snprintf(run.arms[0].name, sizeof(run.arms[0].name), "pc3");
+	run.arms[1].id = 12;
+	snprintf(run.arms[1].name, sizeof(run.arms[1].name), "pc0");
+	for (int r = 0; r < 5; r++)
+		for (int a = 0; a < 2; a++) {
+			bool hot = r == 2 && a == 1;	/* round 3's pc0 trial ran under a CPU hog */
+
+			t[2 * r + a] = (struct store_probe_trial){
+				.id = 2 * r + a + 1, .arm_id = 11 + a, .round = r + 1, .seq = 2 * r + a + 1,
+				.status = "ok", .have_primary = true, .primary = base[r] * (a ? 1.1 : 1.0),
+				.n_metrics = 2, .metrics = hot ? busy : quiet };
+		}
+	run.trials = t;
+	run.n_trials = 10;
+	assert_int_equal(metric_verdict2_input(&run, &in), 0);
+	assert_int_equal(in.n_rounds, 5);
+	assert_float_equal(in.arms[1].cpu_pressure_pct[2], 64.0, 1e-12);
+	assert_float_equal(in.arms[0].cpu_pressure_pct[2], 1.5, 1e-12);
+	assert_float_equal(in.arms[1].cpu_share[2], 0.93, 1e-12);
+	assert_true(isnan(in.arms[0].cpu_share[5]));	/* a round not run: unknown */
+	in.metric = VERDICT_METRIC_THROUGHPUT;
+	in.arms[0].is_baseline = true;
+	assert_int_equal(verdict2_design_init(&d, looks, 1, 1, 0.025, NULL), 0);
+	assert_int_equal(verdict2_look(&d, 0, &in, NULL, &res, NULL), 0);
+	assert_int_equal(res.n_busy_rounds, 1);
+	assert_int_equal(res.arms[1].n_busy, 1);
+	for (size_t i = 0; i < res.n_reasons; i++)
+		named |= strstr(res.reasons[i], "the host was busy") && strstr(res.reasons[i], "(3)");
+	assert_true(named);
+}
+
 static void test_primary(void **state)
 {
 	struct verdict_input in;
@@ -136,6 +214,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_cpu_covariates),
+		cmocka_unit_test(test_busy_round_flagged),
 		cmocka_unit_test(test_primary),
 		cmocka_unit_test(test_primary_bare),
 		cmocka_unit_test(test_builder),

@@ -367,6 +367,58 @@ static void test_plan_v1(void **state)
 	free(c);
 }
 
+/* The text of the first change of kind, or NULL. */
+static const char *change_of(const struct probe_change *ch, int n, const char *kind)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(ch[i].kind, kind))
+			return ch[i].text;
+	return NULL;
+}
+
+/* Every host change in words: settings, zswap, swap, cgroups, page cache, pressure, time. */
+static void test_plan_changes(void **state)
+{
+	struct probe_config *c = malloc(sizeof(*c));
+	struct probe_change ch[PROBE_CHANGES_MAX];
+	struct probe_plan p;
+	struct st_err e = {0};
+	struct host h;
+	int n;
+
+	(void)state;
+	fx_host(&h, "vm-v1");
+	plan_config(c, "pc3,pc1,pc0");
+	assert_int_equal(probe_plan(&h, c, &p, &e), 0);
+	n = probe_plan_changes(c, &p, ch, PROBE_CHANGES_MAX);
+	assert_true(n >= 7);
+	for (int i = 0; i < n; i++)
+		assert_true(strlen(ch[i].text) > 20 && strlen(ch[i].text) < sizeof(ch[i].text) - 1);
+	assert_non_null(strstr(change_of(ch, n, "setting"), "page-cluster (host-wide): now 3"));
+	assert_non_null(strstr(change_of(ch, n, "setting"), "pc1 1, pc0 0"));
+	assert_non_null(strstr(change_of(ch, n, "zswap"), "now N, Y during the probe"));
+	assert_non_null(strstr(change_of(ch, n, "host-swap"), "/dev/vdb"));
+	assert_null(change_of(ch, n, "scratch-swap"));
+	assert_non_null(strstr(change_of(ch, n, "cgroups"), "swaptune-probe-<pid>-<trial>"));
+	assert_non_null(strstr(change_of(ch, n, "cgroups"), "memory.force_empty"));
+	assert_non_null(strstr(change_of(ch, n, "page-cache"), "left alone"));
+	assert_null(strstr(change_of(ch, n, "page-cache"), "/proc/sys/vm/drop_caches"));
+	assert_non_null(strstr(change_of(ch, n, "memory-pressure"), "256.0 MiB working set in the 128.0 MiB limit"));
+	assert_non_null(strstr(change_of(ch, n, "time"), "at most 3 min"));
+	assert_non_null(strstr(change_of(ch, n, "time"), "unless --allow-short"));
+	/* asked for: the host-wide drop is named, with how often */
+	c->drop_host_caches = true;
+	c->max_time_s = 0;
+	n = probe_plan_changes(c, &p, ch, PROBE_CHANGES_MAX);
+	assert_non_null(strstr(change_of(ch, n, "page-cache"), "drop the whole host's page cache"));
+	assert_non_null(strstr(change_of(ch, n, "page-cache"), "up to 123 times"));
+	assert_non_null(strstr(change_of(ch, n, "time"), "no time limit"));
+	/* a short list is cut, never overrun */
+	assert_int_equal(probe_plan_changes(c, &p, ch, 2), 2);
+	host_close(&h);
+	free(c);
+}
+
 static void test_plan_errors(void **state)
 {
 	struct probe_config *c = malloc(sizeof(*c));
@@ -873,6 +925,7 @@ int main(void)
 		cmocka_unit_test(test_summarize),
 		cmocka_unit_test(test_summary_is_recommend),
 		cmocka_unit_test(test_plan_v1),
+		cmocka_unit_test(test_plan_changes),
 		cmocka_unit_test(test_plan_errors),
 		cmocka_unit_test(test_lock),
 		cmocka_unit_test(test_memcg_v1),

@@ -1,0 +1,316 @@
+/*
+ * probe-budget.c - the probe's time budget (--max-time, struct
+ * probe_budget in probe.h): how long each arm's trials take, whether the
+ * next trial or round fits before the ceiling, the rounds that fit once the
+ * warm-up has shown it, what that many rounds can answer, the refusal (or
+ * short run, or longer budget) when the first look does not fit, and the
+ * administrative final look when time runs out between looks.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "probe-int.h"
+#include "swaptune/fmt.h"
+
+/* What the plan's power is stated at: run-to-run sd of the paired log-ratio. */
+static const double budget_sd_log[2] = { 0.05, 0.10 };
+/* --max-time suggested for the first look: the estimate and this much more. */
+#define BUDGET_MARGIN 1.10
+
+const char *probe_fmt_secs(double s, char *buf, size_t len)
+{
+	if (!(s >= 0))
+		snprintf(buf, len, "unknown");
+	else if (s < 90)
+		snprintf(buf, len, "%.0f s", s);
+	else if ((int)s % 60 == 0)
+		snprintf(buf, len, "%d min", (int)(s / 60));
+	else
+		snprintf(buf, len, "%d min %d s", (int)(s / 60), (int)s % 60);
+	return buf;
+}
+
+/* A --max-time value at least s: whole minutes, or seconds below 90 s. */
+static const char *fmt_option(double s, char *buf, size_t len)
+{
+	if (s < 90)
+		snprintf(buf, len, "%.0fs", ceil(s));
+	else
+		snprintf(buf, len, "%.0fm", ceil(s / 60));
+	return buf;
+}
+
+static double option_s(double s)
+{
+	return s < 90 ? ceil(s) : 60 * ceil(s / 60);
+}
+
+void probe_budget_trial_start(struct engine *E)
+{
+	double now = probe_now_s();
+
+	/* what the last trial's row, progress and look cost beyond the trial itself */
+	if (E->prev_start_s > 0 && now - E->prev_start_s >= E->prev_dur_s) {
+		E->gap_sum_s += now - E->prev_start_s - E->prev_dur_s;
+		E->gap_n++;
+	}
+	E->prev_start_s = now;
+	E->prev_dur_s = 0;
+}
+
+void probe_budget_trial_end(struct engine *E, const struct probe_trial *t)
+{
+	E->prev_dur_s = t->duration_s;
+	/* an interrupted trial says nothing about how long the arm takes */
+	if (t->status == PROBE_TRIAL_INTERRUPTED || t->arm < 0 || t->arm >= PROBE_ARMS_MAX ||
+	    t->warmup)
+		return;
+	E->arm_sum_s[t->arm] += t->duration_s;
+	E->arm_n[t->arm]++;
+}
+
+static double gap_s(const struct engine *E)
+{
+	return E->gap_n ? E->gap_sum_s / E->gap_n : 0;
+}
+
+double probe_budget_trial_s(const struct engine *E, int arm)
+{
+	double sum = 0;
+	unsigned n = 0;
+
+	if (arm >= 0 && arm < PROBE_ARMS_MAX && E->arm_n[arm])
+		return E->arm_sum_s[arm] / E->arm_n[arm] + gap_s(E);
+	if (arm >= 0 && arm < PROBE_ARMS_MAX && E->warm_est_s[arm] > 0)
+		return E->warm_est_s[arm] + gap_s(E);
+	/* an arm not seen yet: as long as the others, or the plan's guess */
+	for (int i = 0; i < E->c->narms && i < PROBE_ARMS_MAX; i++) {
+		if (E->arm_n[i]) {
+			sum += E->arm_sum_s[i] / E->arm_n[i];
+			n++;
+		} else if (E->warm_est_s[i] > 0) {
+			sum += E->warm_est_s[i];
+			n++;
+		}
+	}
+	if (n)
+		return sum / n + gap_s(E);
+	return E->p->est_trial_s > 0 ? E->p->est_trial_s : 0;
+}
+
+double probe_budget_round_s(const struct engine *E)
+{
+	double s = 0;
+
+	for (int i = 0; i < E->c->narms; i++)
+		s += probe_budget_trial_s(E, i);
+	return s;
+}
+
+bool probe_budget_fits(const struct engine *E, double need_s)
+{
+	if (!(E->c->max_time_s > 0))
+		return true;
+	return probe_now_s() + need_s + E->setup_s <= E->start_s + E->c->max_time_s;
+}
+
+/* The gain the design of plan finds with 80 % power at each stated sd (NAN if none). */
+static void budget_power(const struct engine *E, const struct judge_plan *plan, struct probe_budget *b)
+{
+	struct verdict2_design d;
+
+	b->effect80_pct[0] = b->effect80_pct[1] = NAN;
+	if (E->c->narms < 2 || plan->looks[0] < 2 ||
+	    verdict2_design_init(&d, plan->looks, plan->n_looks, (size_t)E->c->narms - 1, plan->alpha,
+				 NULL) < 0)
+		return;
+	for (int i = 0; i < 2; i++)
+		b->effect80_pct[i] = verdict2_effect_for_power(&d, 0.8, budget_sd_log[i]);
+}
+
+static void looks_text(const struct judge_plan *p, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < p->n_looks && n < len; k++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%u", k ? ", " : "", p->looks[k]);
+}
+
+/* The sentence of a budget that reaches the first look (or a short run). */
+static void fit_text(const struct engine *E, struct probe_budget *b)
+{
+	const struct judge_plan *p = &E->c->plan;
+	char t1[32], t2[32], looks[96], pw[160] = "";
+	size_t n;
+
+	looks_text(p, looks, sizeof(looks));
+	if (isfinite(b->effect80_pct[0]) && isfinite(b->effect80_pct[1]))
+		snprintf(pw, sizeof(pw), "; with 80 %% power it finds a gain of %.1f %% at 5 %% run-to-run "
+			 "variation, %.1f %% at 10 %%", b->effect80_pct[0], b->effect80_pct[1]);
+	if (b->max_time_s > 0 && b->rounds_fit >= b->planned_last)
+		n = (size_t)snprintf(b->text, sizeof(b->text), "%s fits every round of the plan (a round takes about %s)",
+				     probe_fmt_secs(b->max_time_s, t1, sizeof(t1)),
+				     probe_fmt_secs(b->round_s, t2, sizeof(t2)));
+	else if (b->max_time_s > 0)
+		n = (size_t)snprintf(b->text, sizeof(b->text), "%s fits %u round%s (a round takes about %s)",
+				     probe_fmt_secs(b->max_time_s, t1, sizeof(t1)), b->rounds_fit,
+				     b->rounds_fit == 1 ? "" : "s", probe_fmt_secs(b->round_s, t2, sizeof(t2)));
+	else
+		n = (size_t)snprintf(b->text, sizeof(b->text), "no time budget (a round takes about %s)",
+				     probe_fmt_secs(b->round_s, t2, sizeof(t2)));
+	if (n >= sizeof(b->text))
+		return;
+	if (b->short_run)
+		snprintf(b->text + n, sizeof(b->text) - n, "; a short run, judged once at round %u "
+			 "(the plan's first look needs %u)%s", p->looks[p->n_looks - 1], b->first_look, pw);
+	else if (p->looks[p->n_looks - 1] < b->planned_last)
+		snprintf(b->text + n, sizeof(b->text) - n, "; looks kept at rounds %s%s", looks, pw);
+	else
+		snprintf(b->text + n, sizeof(b->text) - n, "; every look of the plan fits (rounds %s)%s",
+			 looks, pw);
+}
+
+/* The first look does not fit: what it would take, and the question's answer. */
+static enum probe_short_answer short_answer(struct engine *E, struct probe_budget *b)
+{
+	char t1[32], t2[32], opt[16];
+
+	b->need_s = b->used_s + b->first_look * b->round_s + b->teardown_s;
+	b->suggest_s = option_s(b->need_s * BUDGET_MARGIN);
+	snprintf(b->text, sizeof(b->text), "%s fits %u round%s; the first look needs %u rounds: "
+		 "about %s (--max-time %s)", probe_fmt_secs(b->max_time_s, t1, sizeof(t1)), b->rounds_fit,
+		 b->rounds_fit == 1 ? "" : "s", b->first_look, probe_fmt_secs(b->need_s, t2, sizeof(t2)),
+		 fmt_option(b->need_s * BUDGET_MARGIN, opt, sizeof(opt)));
+	switch (E->c->short_policy) {
+	case PROBE_SHORT_ALLOW:
+		return PROBE_SHORT_RUN;
+	case PROBE_SHORT_ASK:
+		return E->c->short_ask ? E->c->short_ask(b, E->c->short_arg) : PROBE_SHORT_STOP;
+	default:
+		return PROBE_SHORT_STOP;
+	}
+}
+
+int probe_budget_plan(struct engine *E, unsigned rounds_done, struct st_err *e)
+{
+	struct probe_config *c = E->c;
+	struct probe_budget *b = &E->r->budget;
+	double left;
+
+	/* asked at most three times: a longer budget may still not fit once the question took a while */
+	for (int asked = 0;; asked++) {
+		c->plan = E->plan0;
+		b->known = true;
+		b->max_time_s = c->max_time_s;
+		b->used_s = probe_now_s() - E->start_s;
+		b->round_s = probe_budget_round_s(E);
+		b->teardown_s = E->setup_s;
+		b->first_look = c->plan.looks[0];
+		b->planned_last = c->plan.looks[c->plan.n_looks - 1];
+		b->rounds_fit = b->planned_last;
+		if (c->max_time_s > 0 && b->round_s > 0) {
+			left = c->max_time_s - b->used_s - b->teardown_s;
+			b->rounds_fit = left > 0 ? rounds_done + (unsigned)(left / b->round_s) : rounds_done;
+			if (E->out_of_time)
+				b->rounds_fit = rounds_done;
+		}
+		if (b->rounds_fit >= b->first_look)
+			break;
+		switch (asked < 3 ? short_answer(E, b) : PROBE_SHORT_STOP) {
+		case PROBE_SHORT_EXTEND:
+			c->max_time_s = b->suggest_s;
+			b->extended = true;
+			E->out_of_time = false;
+			continue;
+		case PROBE_SHORT_RUN:
+			if (b->rounds_fit >= 2 && b->rounds_fit > rounds_done) {
+				b->short_run = true;
+				break;
+			}
+			/* not even two rounds fit: refused like a stop */
+			/* fall through */
+		default:
+			b->refused = true;
+			return err_set_exit(e, -ETIME, ST_EXIT_USAGE, "%s%s", b->text,
+					    c->short_policy == PROBE_SHORT_REFUSE ?
+					    "; or --allow-short for a run of the rounds that fit" : "");
+		}
+		break;
+	}
+	if (b->rounds_fit < b->planned_last)
+		judge_plan_truncate(&c->plan, b->rounds_fit);
+	budget_power(E, &c->plan, b);
+	fit_text(E, b);
+	return 0;
+}
+
+bool probe_budget_admin_stop(struct engine *E, unsigned rounds, size_t k, bool partial)
+{
+	struct probe_budget *b = &E->r->budget;
+	struct judge_plan *p = &E->c->plan;
+	char t1[32], looks[96] = "";
+	bool again;
+
+	b->admin_stop = true;
+	b->admin_round = rounds;
+	b->partial_dropped = partial;
+	b->n_looks_taken = k;
+	for (size_t i = 0; i < k && i < VERDICT2_LOOKS_MAX; i++)
+		b->looks_taken[i] = p->looks[i];
+	for (size_t i = 0, n = 0; i < k && n < sizeof(looks); i++)
+		n += (size_t)snprintf(looks + n, sizeof(looks) - n, "%s%u", i ? ", " : "", p->looks[i]);
+	/* the look at round `rounds` itself may be taken already: it becomes the final one */
+	again = k && p->looks[k - 1] == rounds;
+	snprintf(b->stop_text, sizeof(b->stop_text), "the %s budget ran out after %u complete round%s%s: "
+		 "an administrative final look at round %u%s%s%s%s",
+		 probe_fmt_secs(E->c->max_time_s, t1, sizeof(t1)), rounds, rounds == 1 ? "" : "s",
+		 partial ? " (the incomplete round after it is stored but not judged)" : "", rounds,
+		 again ? ", the look taken there judged again as the last, with what is left of the "
+			 "false-change budget" : "",
+		 k ? " (looks taken: " : "", looks, k ? ")" : "");
+	if (rounds < 2)
+		return false;
+	judge_plan_truncate(p, rounds);
+	return true;
+}
+
+cJSON *probe_budget_json(const struct probe_budget *b)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+
+	if (!b->known) {
+		cJSON_AddNumberToObject(o, "max_time_s", b->max_time_s);
+		return o;
+	}
+	cJSON_AddNumberToObject(o, "max_time_s", b->max_time_s);
+	fmt_json_num(o, "used_s", b->used_s);
+	fmt_json_num(o, "round_s", b->round_s);
+	cJSON_AddNumberToObject(o, "rounds_fit", b->rounds_fit);
+	cJSON_AddNumberToObject(o, "first_look", b->first_look);
+	if (b->need_s > 0) {
+		fmt_json_num(o, "need_s", b->need_s);
+		fmt_json_num(o, "suggest_max_time_s", b->suggest_s);
+	}
+	a = cJSON_AddObjectToObject(o, "effect_80pct_power_pct");
+	fmt_json_num(a, "sd_log_0.05", b->effect80_pct[0]);
+	fmt_json_num(a, "sd_log_0.10", b->effect80_pct[1]);
+	cJSON_AddBoolToObject(o, "short_run", b->short_run);
+	cJSON_AddBoolToObject(o, "extended", b->extended);
+	cJSON_AddBoolToObject(o, "refused", b->refused);
+	if (b->admin_stop) {
+		cJSON *s = cJSON_AddObjectToObject(o, "administrative_look");
+
+		cJSON_AddNumberToObject(s, "round", b->admin_round);
+		a = cJSON_AddArrayToObject(s, "looks_taken_before");
+		for (size_t i = 0; i < b->n_looks_taken; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateNumber(b->looks_taken[i]));
+		cJSON_AddBoolToObject(s, "incomplete_round_dropped", b->partial_dropped);
+		cJSON_AddStringToObject(s, "text", b->stop_text);
+	} else {
+		cJSON_AddNullToObject(o, "administrative_look");
+	}
+	cJSON_AddStringToObject(o, "text", b->text);
+	return o;
+}
