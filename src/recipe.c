@@ -290,7 +290,8 @@ static int read_method(const cJSON *root, struct recipe *r, struct st_err *e)
 	r->c.limit_mode = r->limit_high ? MEMCG_LIMIT_HIGH : MEMCG_LIMIT_MAX;
 	m = cJSON_GetObjectItemCaseSensitive(root, "method");
 	if ((rc = read_bool(m, "method", "warmup", true, &r->c.warmup, r, e)) < 0 ||
-	    (rc = read_bool(m, "method", "adaptive", false, &r->c.adaptive, r, e)) < 0)
+	    (rc = read_bool(m, "method", "adaptive", false, &r->c.adaptive, r, e)) < 0 ||
+	    (rc = read_bool(m, "method", "drop_host_caches", false, &r->c.drop_host_caches, r, e)) < 0)
 		return rc;
 	return 0;
 }
@@ -547,6 +548,8 @@ int recipe_rerun_line(const struct recipe *r, char *out, size_t len)
 	add_design(&l, r);
 	if (!c->warmup)
 		add(&l, " --no-warmup");
+	if (c->drop_host_caches)
+		add(&l, " --drop-host-caches");
 	for (size_t i = 0; i < recipe_nfields; i++) {
 		const struct recipe_field *f = &recipe_fields[i];
 		double v = recipe_value(r, i);

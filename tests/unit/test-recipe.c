@@ -111,15 +111,17 @@ static void test_cmd_quoted(void **state)
 
 	(void)state;
 	assert_int_equal(read_params("{\"workload\":{\"name\":\"cmd\",\"argv\":[\"sh\",\"-c\",\"echo 1; touch x\"],"
-				     "\"metric_regex\":\"([0-9]+)\"},\"method\":{\"seed\":3},\"baseline\":\"pc0\"}",
+				     "\"metric_regex\":\"([0-9]+)\"},\"method\":{\"seed\":3,\"drop_host_caches\":true},"
+				     "\"baseline\":\"pc0\"}",
 				     (const char *const[]){ "pc3", "pc0", NULL }, rec, &e), 0);
 	assert_int_equal(rec->c.primary, PROBE_PRIMARY_METRIC);
 	assert_string_equal(rec->c.wp.argv[2], "echo 1; touch x");
 	assert_null(rec->c.wp.argv[3]);
 	assert_int_equal(rec->c.baseline, 1);
+	assert_true(rec->c.drop_host_caches);
 	assert_int_equal(recipe_rerun_line(rec, line, sizeof(line)), 0);
-	assert_string_equal(line, "sudo swaptune probe --workload cmd --arms pc3,pc0 --baseline pc0 --seed 3"
-			    " --metric-regex '([0-9]+)' -- sh -c 'echo 1; touch x'");
+	assert_string_equal(line, "sudo swaptune probe --workload cmd --arms pc3,pc0 --baseline pc0"
+			    " --drop-host-caches --seed 3 --metric-regex '([0-9]+)' -- sh -c 'echo 1; touch x'");
 	recipe_free(rec);
 	free(rec);
 }
