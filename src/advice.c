@@ -195,7 +195,7 @@ static int choose_baseline(struct store *st, const struct host *h, struct advice
 		int64_t snap = 0;
 		struct settings_snapshot s;
 
-		if (store_run_first_snapshot(st, r->run_id, &snap, e) < 0)
+		if (store_run_first_snapshot(st, r->run_id, &snap, NULL, 0, e) < 0)
 			return -EIO;
 		if (snap && store_snapshot_load(st, snap, &s, NULL) == 0 &&
 		    (idx = match_unique(r, &s)) >= 0) {
@@ -232,6 +232,36 @@ static void recipe_of(struct advice_run *r)
 	cJSON_Delete(arms);
 }
 
+int advice_load_rows(struct store *st, const struct host *h, const struct store_probe_run *run,
+		     const char *baseline, struct advice_run *r, struct st_err *e)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->run_id = run->id;
+	if (strcmp(run->kind, "probe"))
+		return err_set(e, -ENOENT, "run %lld is a %s run, not a probe", (long long)run->id,
+			       run->kind);
+	snprintf(r->status, sizeof(r->status), "%s", run->status);
+	snprintf(r->started_at, sizeof(r->started_at), "%s", run->started_at);
+	snprintf(r->params, sizeof(r->params), "%s", run->params);
+	load_metric(r, run->summary);
+	if ((rc = load_arms(run, r, e)) < 0)
+		return rc;
+	metric_verdict_arms(run, &r->in);
+	metric_verdict2_input(run, &r->in2);
+	judge_plan_from_params(r->params, &r->plan);
+	count_trials(run, r);
+	recipe_of(r);
+	if ((rc = choose_baseline(st, h, r, baseline, e)) < 0)
+		return rc;
+	r->in2.metric = r->in.metric;
+	snprintf(r->in2.metric_name, sizeof(r->in2.metric_name), "%s", r->in.metric_name);
+	for (size_t i = 0; i < r->in.n_arms && i < r->in2.n_arms; i++)
+		r->in2.arms[i].is_baseline = r->in.arms[i].is_baseline;
+	return 0;
+}
+
 int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
 		    const char *baseline, struct advice_run *r, struct st_err *e)
 {
@@ -246,30 +276,8 @@ int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
 	if (rc == -ENOENT)
 		rc = err_set(e, -ENOENT, "no run %lld in %s (see swaptune history)",
 			     (long long)run_id, st->path);
-	else if (rc == 0 && strcmp(run->kind, "probe"))
-		rc = err_set(e, -ENOENT, "run %lld is a %s run, not a probe", (long long)run_id,
-			     run->kind);
-	if (rc == 0) {
-		snprintf(r->status, sizeof(r->status), "%s", run->status);
-		snprintf(r->started_at, sizeof(r->started_at), "%s", run->started_at);
-		snprintf(r->params, sizeof(r->params), "%s", run->params);
-		load_metric(r, run->summary);
-		rc = load_arms(run, r, e);
-	}
-	if (rc == 0) {
-		metric_verdict_arms(run, &r->in);
-		metric_verdict2_input(run, &r->in2);
-		judge_plan_from_params(r->params, &r->plan);
-		count_trials(run, r);
-		recipe_of(r);
-		rc = choose_baseline(st, h, r, baseline, e);
-	}
-	if (rc == 0) {
-		r->in2.metric = r->in.metric;
-		snprintf(r->in2.metric_name, sizeof(r->in2.metric_name), "%s", r->in.metric_name);
-		for (size_t i = 0; i < r->in.n_arms && i < r->in2.n_arms; i++)
-			r->in2.arms[i].is_baseline = r->in.arms[i].is_baseline;
-	}
+	if (rc == 0)
+		rc = advice_load_rows(st, h, run, baseline, r, e);
 	store_probe_run_free(run);
 	free(run);
 	return rc;

@@ -24,7 +24,6 @@
 
 #include "swaptune/change.h"
 #include "swaptune/lock.h"
-#include "swaptune/probe.h"
 #include "swaptune/utc.h"
 
 static const char *sysroot_key(const struct host *h)

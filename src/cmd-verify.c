@@ -27,10 +27,10 @@
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
 #include "swaptune/probe.h"
+#include "swaptune/recipe.h"
 #include "swaptune/stop.h"
 
 #define VERIFY_SCHEMA "swaptune.verify/1"
-#define ARGV_MAX 64
 
 /* What is being verified. */
 struct target {
@@ -54,130 +54,6 @@ static int find_apply(struct cmd_ctx *ctx, struct target *t)
 	t->probe_run = a.probe_run;
 	snprintf(t->arm, sizeof(t->arm), "%s", a.arm);
 	return 0;
-}
-
-static double num(cJSON *o, const char *k, double dflt)
-{
-	cJSON *x = o ? cJSON_GetObjectItem(o, k) : NULL;
-
-	return cJSON_IsNumber(x) ? x->valuedouble : dflt;
-}
-
-/* The probe configuration stored with run (params and arms). */
-static int config_from_run(struct cmd_ctx *ctx, const struct advice_run *run,
-			   struct probe_config *c, char *argv_buf[ARGV_MAX])
-{
-	cJSON *o = cJSON_Parse(run->params), *w, *m, *a;
-	const char *base = NULL;
-	int r = 0;
-
-	probe_config_init(c);
-	c->metric_higher_better = true;
-	if (!o)
-		return err_set_exit(&ctx->err, -EBADMSG, ST_EXIT_RUNTIME,
-				    "probe run %lld has no stored parameters to repeat", (long long)run->run_id);
-	w = cJSON_GetObjectItem(o, "workload");
-	c->workload = workload_find(run->workload);
-	if (!c->workload) {
-		r = err_set_exit(&ctx->err, -EBADMSG, ST_EXIT_RUNTIME,
-				 "probe run %lld used workload \"%s\", which this build does not have",
-				 (long long)run->run_id, run->workload);
-		goto out;
-	}
-	c->wp.working_set_bytes = (uint64_t)num(w, "working_set_bytes", 0);
-	c->wp.ops = (uint64_t)num(w, "ops", 0);
-	c->wp.seed = (uint64_t)num(w, "seed", 1);
-	c->wp.zipf_theta = num(w, "zipf_theta", 0);
-	c->wp.stride_pages = (uint64_t)num(w, "stride_pages", 0);
-	c->wp.run_pages = (uint64_t)num(w, "run_pages", 0);
-	c->wp.file_bytes = (uint64_t)num(w, "file_bytes", 0);
-	if (c->workload->pattern == WORKLOAD_PAT_NONE) {
-		cJSON *argv = cJSON_GetObjectItem(w, "argv"), *it, *re = cJSON_GetObjectItem(w, "metric_regex");
-		int n = 0;
-
-		cJSON_ArrayForEach(it, argv)
-			if (cJSON_IsString(it) && n < ARGV_MAX - 1)
-				argv_buf[n++] = strdup(it->valuestring);
-		argv_buf[n] = NULL;
-		if (n == 0) {
-			r = err_set_exit(&ctx->err, -EBADMSG, ST_EXIT_RUNTIME,
-					 "probe run %lld: no command stored to repeat", (long long)run->run_id);
-			goto out;
-		}
-		c->wp.argv = argv_buf;
-		if (cJSON_IsString(re))
-			snprintf(c->wp.metric_regex, sizeof(c->wp.metric_regex), "%s", re->valuestring);
-		if (cJSON_IsString(cJSON_GetObjectItem(w, "metric")))
-			snprintf(c->wp.metric_spec, sizeof(c->wp.metric_spec), "%s",
-				 cJSON_GetObjectItem(w, "metric")->valuestring);
-		c->primary = c->wp.metric_regex[0] || c->wp.metric_spec[0] ? PROBE_PRIMARY_METRIC :
-			     PROBE_PRIMARY_WALL;
-		c->metric_higher_better = run->in.metric != VERDICT_METRIC_LOWER_BETTER;
-		if (cJSON_IsNumber(cJSON_GetObjectItem(w, "run_as_uid")))
-			c->wp.run_as_uid = (uid_t)num(w, "run_as_uid", -1);
-	}
-	m = cJSON_GetObjectItem(o, "memcg");
-	c->memcg_limit_bytes = (uint64_t)num(m, "limit_bytes", (double)c->memcg_limit_bytes);
-	if (cJSON_IsString(cJSON_GetObjectItem(m, "limit_mode")) &&
-	    !strcmp(cJSON_GetObjectItem(m, "limit_mode")->valuestring, "high"))
-		c->limit_mode = MEMCG_LIMIT_HIGH;
-	m = cJSON_GetObjectItem(o, "method");
-	c->reps = (unsigned)num(m, "reps", c->reps);
-	c->warmup = !cJSON_IsFalse(cJSON_GetObjectItem(m, "warmup"));
-	c->adaptive = cJSON_IsTrue(cJSON_GetObjectItem(m, "adaptive"));
-	c->max_reps = (unsigned)num(m, "max_reps", c->max_reps);
-	c->seed = (uint64_t)num(m, "seed", (double)c->seed);
-	c->duration_s = num(m, "duration_cap_s", c->duration_s);
-	/* the same design: the stored plan, or the fixed rounds of an older run */
-	c->min_trial_s = num(m, "min_trial_s", 0);
-	c->max_time_s = num(m, "max_time_s", 0);
-	if (run->plan.recorded)
-		c->plan = run->plan;
-	else
-		judge_plan_fixed(&c->plan, c->reps ? c->reps : 3);
-	if (!c->plan.sequential)
-		c->reps = c->max_reps = c->plan.looks[c->plan.n_looks - 1];
-	a = cJSON_GetObjectItem(o, "baseline");
-	if (cJSON_IsString(a))
-		base = a->valuestring;
-
-	c->narms = 0;
-	for (size_t i = 0; i < run->n_arms && c->narms < PROBE_ARMS_MAX; i++) {
-		const struct advice_arm *sa = &run->arms[i];
-		struct probe_arm *pa = &c->arms[c->narms];
-		char spec[512];
-		size_t off;
-		bool zram = false;
-
-		if (probe_arm_builtin(sa->name, pa) == 0) {
-			for (int k = 0; k < sa->n_settings; k++)
-				if (!strcmp(sa->settings[k].name, "swap") && !strcmp(sa->settings[k].value, "zram"))
-					zram = true;
-			if (pa->bypass && zram)
-				c->bypass_mode = PROBE_BYPASS_ZRAM;
-			c->narms++;
-			continue;
-		}
-		off = (size_t)snprintf(spec, sizeof(spec), "%s:", sa->name);
-		for (int k = 0; k < sa->n_settings && off < sizeof(spec); k++)
-			off += (size_t)snprintf(spec + off, sizeof(spec) - off, "%s%s=%s",
-						k ? "," : "", sa->settings[k].name, sa->settings[k].value);
-		if ((r = probe_arm_parse(&ctx->host, spec, pa, &ctx->err)) < 0) {
-			err_prefix(&ctx->err, "cannot repeat probe run %lld", (long long)run->run_id);
-			goto out;
-		}
-		c->narms++;
-	}
-	c->baseline = -1;
-	for (int i = 0; i < c->narms; i++)
-		if (!strcmp(c->arms[i].name, base ? base : run->arms[0].name))
-			c->baseline = i;
-	for (size_t i = 0; c->baseline < 0 && i < run->n_arms; i++)
-		if (run->in.arms[i].is_baseline)
-			c->baseline = (int)i;
-out:
-	cJSON_Delete(o);
-	return r;
 }
 
 static const char *result_words(const char *res)
@@ -293,10 +169,9 @@ struct verify_work {
 	struct verdict_result vthen, vnow;
 	struct judgement jthen, jnow;
 	struct advice_pool pool;	/* the re-run with the original and earlier verifies */
-	struct probe_config c;
+	struct recipe rec;		/* the run's recipe, validated; rec.c is re-run */
 	struct probe_plan p;
 	struct probe_result res;
-	char *argv_buf[ARGV_MAX];
 	int a_then, a_now;		/* the arm's index in each run, -1 none */
 	int64_t verify_run;
 	const char *result;
@@ -366,19 +241,19 @@ static int plan_rerun(struct cmd_ctx *ctx, struct verify_opts *o, struct verify_
 	if (t->arm[0] && w->a_then < 0)
 		return err_set_exit(&ctx->err, -EBADMSG, ST_EXIT_RUNTIME, "probe run %lld has no arm %s",
 				    (long long)t->probe_run, t->arm);
-	if ((r = config_from_run(ctx, &w->then, &w->c, w->argv_buf)) < 0)
+	if ((r = recipe_read(&ctx->host, &w->then, &w->rec, &ctx->err)) < 0)
 		return r;
 	if (o->reps) {
-		double me = w->c.plan.min_effect_pct;
+		double me = w->rec.c.plan.min_effect_pct;
 
-		judge_plan_fixed(&w->c.plan, o->reps);
-		w->c.plan.min_effect_pct = me;
-		w->c.reps = w->c.max_reps = o->reps;
-		w->c.adaptive = false;
+		judge_plan_fixed(&w->rec.c.plan, o->reps);
+		w->rec.c.plan.min_effect_pct = me;
+		w->rec.c.reps = w->rec.c.max_reps = o->reps;
+		w->rec.c.adaptive = false;
 	}
 	if (o->scratch)
-		snprintf(w->c.scratch_dir, sizeof(w->c.scratch_dir), "%s", o->scratch);
-	return probe_plan(&ctx->host, &w->c, &w->p, &ctx->err);
+		snprintf(w->rec.c.scratch_dir, sizeof(w->rec.c.scratch_dir), "%s", o->scratch);
+	return probe_plan(&ctx->host, &w->rec.c, &w->p, &ctx->err);
 }
 
 static int print_dry_run(struct cmd_ctx *ctx, const struct verify_opts *o,
@@ -410,16 +285,16 @@ static int rerun(struct cmd_ctx *ctx, const struct verify_opts *o, struct verify
 		 (long long)o->t.probe_run, (long long)o->t.apply_run, o->t.arm);
 	store_run_begin(&ctx->store, "verify", params, &w->verify_run, NULL);
 	stop_catch(&stop, 0);
-	w->c.stop = &stop_signal;
+	w->rec.c.stop = &stop_signal;
 	progress = cmd_progress_resolve((enum cmd_progress)o->progress, ctx->json);
 	if (progress != CMD_PROGRESS_NONE) {
-		w->c.progress = cmd_probe_progress;
-		w->c.progress_arg = &progress;
+		w->rec.c.progress = cmd_probe_progress;
+		w->rec.c.progress_arg = &progress;
 	}
-	r = probe_run(&ctx->host, &ctx->store, &w->c, &w->p, &w->res, &ctx->err);
+	r = probe_run(&ctx->host, &ctx->store, &w->rec.c, &w->p, &w->res, &ctx->err);
 	if (progress == CMD_PROGRESS_TTY)
 		fprintf(stderr, "\r\033[K");
-	w->c.progress = NULL;
+	w->rec.c.progress = NULL;
 	stop_release(&stop);
 	if (r == 0 && w->res.signal)
 		r = err_set_exit(&ctx->err, -EINTR, ST_EXIT_RUNTIME,
@@ -548,8 +423,8 @@ static int verify_exec(struct cmd_ctx *ctx, int argc, char **argv)
 				w->then.arms[w->vthen.baseline].name);
 		else
 			fprintf(ctx->out, "Repeating probe run %lld (%s, %d arms, %u rounds, baseline %s).\n",
-				(long long)o.t.probe_run, w->then.workload, w->c.narms, w->c.reps,
-				w->c.arms[w->c.baseline].name);
+				(long long)o.t.probe_run, w->then.workload, w->rec.c.narms, w->rec.c.reps,
+				w->rec.c.arms[w->rec.c.baseline].name);
 	}
 	if (o.dry) {
 		r = print_dry_run(ctx, &o, w);
@@ -574,8 +449,7 @@ static int verify_exec(struct cmd_ctx *ctx, int argc, char **argv)
 out:
 	change_unlock(lockfd);
 	probe_result_free(&w->res);
-	for (int i = 0; i < ARGV_MAX; i++)
-		free(w->argv_buf[i]);
+	recipe_free(&w->rec);
 	free(w);
 	return r;
 }

@@ -13,9 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "swaptune/host.h"
@@ -25,63 +23,6 @@ static const char *relname(const char *rel)
 	while (*rel == '/')
 		rel++;
 	return rel;
-}
-
-/*
- * Open the directory above rel beneath the sysroot; *base points at rel's
- * last component. Returns the directory fd or -errno (-EXDEV when the
- * directory resolves outside the tree). Everything after this is done
- * with *at() calls on that fd: a symlink swapped into the path later
- * cannot redirect it (no check of a path, then use of the same path).
- */
-int host_dir_fd(const struct host *h, const char *rel, const char **base)
-{
-	char dir[PATH_MAX];
-	const char *slash;
-
-	rel = relname(rel);
-	slash = strrchr(rel, '/');
-	*base = slash ? slash + 1 : rel;
-	if (!**base || !strcmp(*base, ".") || !strcmp(*base, ".."))
-		return -EINVAL;
-	if (!slash)
-		return host_openat(h, ".", O_RDONLY | O_DIRECTORY);
-	if ((size_t)(slash - rel) >= sizeof(dir))
-		return -ENAMETOOLONG;
-	memcpy(dir, rel, (size_t)(slash - rel));
-	dir[slash - rel] = '\0';
-	return host_openat(h, dir, O_RDONLY | O_DIRECTORY);
-}
-
-int host_tmp_create(int dfd, const char *prefix, mode_t mode, char *name, size_t len)
-{
-	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-
-	for (int tries = 0; tries < 100; tries++) {
-		unsigned char rnd[8];
-		char suffix[sizeof(rnd) + 1];
-		int fd;
-
-		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-			struct timespec ts;
-
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			for (size_t i = 0; i < sizeof(rnd); i++)
-				rnd[i] = (unsigned char)((unsigned long)ts.tv_nsec >> (i * 3)) ^ (unsigned char)tries;
-		}
-		for (size_t i = 0; i < sizeof(rnd); i++)
-			suffix[i] = digits[rnd[i] % (sizeof(digits) - 1)];
-		suffix[sizeof(rnd)] = '\0';
-		if ((size_t)snprintf(name, len, "%s.%d.%s", prefix, (int)getpid(), suffix) >= len)
-			return -ENAMETOOLONG;
-		/* a new name only: never a planted file, symlink or hard link */
-		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-		if (fd >= 0)
-			return fd;
-		if (errno != EEXIST)
-			return -errno;
-	}
-	return -EEXIST;
 }
 
 /* The pid in "prefix.PID.RANDOM"; 0 for an older name without one (".swaptune-write.XXXXXX"). */

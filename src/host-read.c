@@ -496,6 +496,11 @@ ssize_t host_file_read(const struct host *h, struct host_file *f, uint64_t now_n
 
 /* ---- kept-open "key value" files ---- */
 
+void host_kvfile_close(struct host_kvfile *f)
+{
+	host_file_close(&f->file);
+}
+
 void host_kvfile_init(struct host_kvfile *f, const char *rel, bool kb_units,
 		      const char *const *keys, int nkeys)
 {

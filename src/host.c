@@ -1,20 +1,27 @@
 /*
  * host.c - the host-access layer: opens the sysroot, reads and writes kernel
  * files under it, and reads /proc/swaps, the cgroup mounts and process
- * facts (see host.h). The key-value and PSI formats and the kept-open
- * readers the sampler uses are in host-read.c.
+ * facts (see host.h), with the primitives every other host file builds on:
+ * beneath-resolution (host_openat(), host_dir_fd()) and new temporary names
+ * (host_tmp_create()). The key-value and PSI formats and the kept-open
+ * readers the sampler uses are in host-read.c, ordinary files under etc/ in
+ * host-file.c; both call down into this file, never the other way.
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "swaptune/host.h"
@@ -144,6 +151,64 @@ int host_openat(const struct host *h, const char *rel, int flags)
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
 }
+
+/*
+ * Open the directory above rel beneath the sysroot; *base points at rel's
+ * last component. Returns the directory fd or -errno (-EXDEV when the
+ * directory resolves outside the tree). Everything after this is done
+ * with *at() calls on that fd: a symlink swapped into the path later
+ * cannot redirect it (no check of a path, then use of the same path).
+ */
+int host_dir_fd(const struct host *h, const char *rel, const char **base)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+
+	rel = relname(rel);
+	slash = strrchr(rel, '/');
+	*base = slash ? slash + 1 : rel;
+	if (!**base || !strcmp(*base, ".") || !strcmp(*base, ".."))
+		return -EINVAL;
+	if (!slash)
+		return host_openat(h, ".", O_RDONLY | O_DIRECTORY);
+	if ((size_t)(slash - rel) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, rel, (size_t)(slash - rel));
+	dir[slash - rel] = '\0';
+	return host_openat(h, dir, O_RDONLY | O_DIRECTORY);
+}
+
+int host_tmp_create(int dfd, const char *prefix, mode_t mode, char *name, size_t len)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char rnd[8];
+		char suffix[sizeof(rnd) + 1];
+		int fd;
+
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			for (size_t i = 0; i < sizeof(rnd); i++)
+				rnd[i] = (unsigned char)((unsigned long)ts.tv_nsec >> (i * 3)) ^ (unsigned char)tries;
+		}
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			suffix[i] = digits[rnd[i] % (sizeof(digits) - 1)];
+		suffix[sizeof(rnd)] = '\0';
+		if ((size_t)snprintf(name, len, "%s.%d.%s", prefix, (int)getpid(), suffix) >= len)
+			return -ENAMETOOLONG;
+		/* a new name only: never a planted file, symlink or hard link */
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
 
 /* The error for a failed host_openat(), naming the file. */
 int host_open_error(const struct host *h, const char *rel, int r, bool write, struct st_err *e)

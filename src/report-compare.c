@@ -655,7 +655,7 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 		goto out;
 	}
 	if ((r = store_changes_of_run(st, apply_run, &c, &n, e)) < 0 ||
-	    (r = store_first_snapshot_of_run(st, apply_run, &snap, reason, sizeof(reason), e)) < 0 ||
+	    (r = store_run_first_snapshot(st, apply_run, &snap, reason, sizeof(reason), e)) < 0 ||
 	    (r = store_sample_run_before(st, ri.started_at, &before, e)) < 0 ||
 	    (r = store_sample_run_after(st, ri.ended_at[0] ? ri.ended_at : ri.started_at, &after, e)) < 0)
 		goto out;

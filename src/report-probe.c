@@ -14,6 +14,7 @@
 #include "swaptune/advice.h"
 #include "swaptune/advisor.h"
 #include "swaptune/fmt.h"
+#include "swaptune/recipe.h"
 #include "swaptune/report.h"
 #include "swaptune/vocab.h"
 
@@ -83,155 +84,37 @@ static void host_facts(struct report *rep, const struct store_run_full *ri, cons
 	report_fact_opt(s, "swaptune version", jstr(sum, "swaptune_version", NULL));
 }
 
-static bool builtin_arm(const char *n)
-{
-	return !strcmp(n, "pc3") || !strcmp(n, "pc1") || !strcmp(n, "pc0") || !strcmp(n, "bypass");
-}
-
-/* One shell word (fmt_shell_quote); "''" when it does not fit, never a cut word. */
-static void sh_quote(char *out, size_t len, const char *s)
-{
-	if (fmt_shell_quote(s, false, out, len) < 0)
-		snprintf(out, len, "''");
-}
-
-#define ADD(...) do { if (n < sizeof(cmd)) n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, __VA_ARGS__); } while (0)
-
 /*
- * The design as it ran: a sequential plan's looks with no budget left to cut
- * them (--max-time 0), or the fixed rounds; its minimum effect.
+ * The command line that reruns the probe, from its recipe read back and
+ * validated (recipe.h): the design as it ran and the accesses per trial the
+ * warm-up calibrated (--ops with --min-trial 0), so the rerun's own report
+ * shows the same line. A recipe that fails validation gets no rerun line,
+ * only the refusal naming the value.
  */
-static size_t recipe_design(char *cmd, size_t len, size_t n, const cJSON *par, const cJSON *m)
-{
-	const cJSON *plan = cJSON_GetObjectItem(par, "plan"), *looks = cJSON_GetObjectItem(plan, "looks"), *l;
-	double v;
-
-	if (cJSON_IsTrue(cJSON_GetObjectItem(plan, "sequential")) && cJSON_GetArraySize(looks) > 0) {
-		bool first = true;
-
-		n += (size_t)snprintf(cmd + n, n < len ? len - n : 0, " --looks ");
-		cJSON_ArrayForEach(l, looks)
-			if (cJSON_IsNumber(l) && n < len) {
-				n += (size_t)snprintf(cmd + n, len - n, "%s%.0f", first ? "" : ",", l->valuedouble);
-				first = false;
-			}
-		if (n < len)
-			n += (size_t)snprintf(cmd + n, len - n, " --max-time 0");
-	} else if (jnum(m, "reps", NULL, &v) && n < len) {
-		n += (size_t)snprintf(cmd + n, len - n, " --reps %.0f", v);
-	}
-	if (jnum(plan, "min_effect_pct", NULL, &v) && n < len)
-		n += (size_t)snprintf(cmd + n, len - n, " --min-effect %g", v);
-	return n;
-}
-
-/*
- * The command line that reruns the probe, from its stored params: the design
- * as it ran and the accesses per trial the warm-up calibrated (--ops with
- * --min-trial 0), so the rerun's own report shows the same line.
- */
-static void recipe(struct report *rep, const struct advice_run *run, const cJSON *par,
-		   const cJSON *sum)
+static void recipe(struct report *rep, const struct host *h, const struct advice_run *run)
 {
 	struct report_section *s = report_add(rep, REPORT_TEXT, "recipe", "Recipe: rerun this probe");
-	const cJSON *w = cJSON_GetObjectItem(par, "workload"), *m = cJSON_GetObjectItem(par, "method");
-	char cmd[4096], q[1024];
-	size_t n = 0;
-	bool all_builtin = true;
-	double v;
+	struct recipe *rec = calloc(1, sizeof(*rec));
+	struct st_err e = { 0 };
+	char cmd[4096];
 
-	if (!par) {
-		report_line(s, "the run's parameters were not recorded: it cannot be rebuilt");
+	if (!rec) {
+		report_line(s, "out of memory: the recipe cannot be shown");
 		return;
 	}
-	sh_quote(q, sizeof(q), jstr(par, "workload", "name") ? jstr(par, "workload", "name") : "?");
-	ADD("sudo swaptune probe --workload %s", q);
-	for (size_t i = 0; i < run->n_arms; i++)
-		all_builtin &= builtin_arm(run->arms[i].name);
-	if (all_builtin) {
-		ADD(" --arms ");
-		for (size_t i = 0; i < run->n_arms; i++)
-			ADD("%s%s", i ? "," : "", run->arms[i].name);
+	if (!run->params[0]) {
+		report_line(s, "the run's parameters were not recorded: it cannot be rebuilt");
+	} else if (recipe_read(h, run, rec, &e) < 0) {
+		report_line(s, "%s", e.msg);
+	} else if (recipe_rerun_line(rec, cmd, sizeof(cmd)) < 0) {
+		report_line(s, "the rerun line is longer than %zu bytes: it is not shown", sizeof(cmd));
 	} else {
-		for (size_t i = 0; i < run->n_arms; i++) {
-			const struct advice_arm *a = &run->arms[i];
-			char arm[1024];
-			size_t k = (size_t)snprintf(arm, sizeof(arm), "%s:", a->name);
-
-			for (int j = 0; j < a->n_settings && k < sizeof(arm); j++)
-				k += (size_t)snprintf(arm + k, sizeof(arm) - k, "%s%s=%s", j ? "," : "",
-						      a->settings[j].name, a->settings[j].value);
-			sh_quote(q, sizeof(q), arm);
-			ADD(" --arm %s", q);
-		}
+		report_line(s, "%s", cmd);
+		if (!rec->have[recipe_field_find("method", "seed")])
+			report_note(s, "the seed was not recorded: the default (1) is used");
 	}
-	if (jstr(par, "baseline", NULL)) {
-		sh_quote(q, sizeof(q), jstr(par, "baseline", NULL));
-		ADD(" --baseline %s", q);
-	}
-	if (cJSON_IsObject(cJSON_GetObjectItem(par, "plan"))) {
-		n = recipe_design(cmd, sizeof(cmd), n, par, m);
-	} else {
-		/* a run from before the stored plan */
-		if (jnum(m, "reps", NULL, &v))
-			ADD(" --reps %.0f", v);
-		if (cJSON_IsTrue(cJSON_GetObjectItem(m, "adaptive"))) {
-			ADD(" --adaptive");
-			if (jnum(m, "max_reps", NULL, &v))
-				ADD(" --max-reps %.0f", v);
-		}
-	}
-	if (cJSON_IsFalse(cJSON_GetObjectItem(m, "warmup")))
-		ADD(" --no-warmup");
-	if (jnum(m, "seed", NULL, &v))
-		ADD(" --seed %.0f", v);
-	if (jnum(w, "working_set_bytes", NULL, &v) && v >= 0)
-		ADD(" --working-set %s", fmt_size_arg((unsigned long long)v, q, sizeof(q)));
-	if (jnum(par, "memcg", "limit_bytes", &v) && v >= 0)
-		ADD(" --memcg-limit %s", fmt_size_arg((unsigned long long)v, q, sizeof(q)));
-	if (jstr(par, "memcg", "limit_mode") && !strcmp(jstr(par, "memcg", "limit_mode"), "high"))
-		ADD(" --limit-mode high");
-	if (jnum(w, "ops", NULL, &v) && v > 0) {
-		ADD(" --ops %.0f", v);
-		if (jnum(m, "min_trial_s", NULL, &v))
-			ADD(" --min-trial 0");
-	}
-	if (jnum(m, "duration_cap_s", NULL, &v))
-		ADD(" --duration %.0fs", v);
-	if (jnum(w, "zipf_theta", NULL, &v))
-		ADD(" --zipf-theta %g", v);
-	if (jnum(w, "stride_pages", NULL, &v))
-		ADD(" --stride %.0f", v);
-	if (jnum(w, "run_pages", NULL, &v))
-		ADD(" --run-pages %.0f", v);
-	if (jnum(w, "file_bytes", NULL, &v) && v >= 0)
-		ADD(" --file-size %s", fmt_size_arg((unsigned long long)v, q, sizeof(q)));
-	if (jstr(w, "metric_regex", NULL)) {
-		sh_quote(q, sizeof(q), jstr(w, "metric_regex", NULL));
-		ADD(" --metric-regex %s", q);
-		if (cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "primary_metric"),
-						      "higher_is_better")))
-			ADD(" --metric-lower-better");
-	}
-	if (jstr(w, "metric", NULL)) {
-		sh_quote(q, sizeof(q), jstr(w, "metric", NULL));
-		ADD(" --metric %s", q);
-	}
-	if (jstr(sum, "bypass", "mode") && !strcmp(jstr(sum, "bypass", "mode"), "emulated-zram"))
-		ADD(" --bypass-mode zram");
-	if (cJSON_IsArray(cJSON_GetObjectItem(w, "argv"))) {
-		const cJSON *a;
-
-		ADD(" --");
-		cJSON_ArrayForEach(a, cJSON_GetObjectItem(w, "argv"))
-			if (cJSON_IsString(a)) {
-				sh_quote(q, sizeof(q), a->valuestring);
-				ADD(" %s", q);
-			}
-	}
-	report_line(s, "%s", cmd);
-	if (!jnum(m, "seed", NULL, &v))
-		report_note(s, "the seed was not recorded: the default (1) is used");
+	recipe_free(rec);
+	free(rec);
 }
 
 /* mean and the t-based CI of the mean of x[0..n) at 95 % */
@@ -321,18 +204,20 @@ static int by_seq(const void *a, const void *b)
 }
 
 /*
- * The run's rows by the loader recommend and the probe judge from
- * (store_probe_run_load()), into a malloc'd *t; free with trials_free()
- * whatever it returns.
+ * The run loaded once (store_probe_run_load()): its rows into a malloc'd *t
+ * (trials then sorted by seq for the tables) and, from the same rows in the
+ * loader's order, run as recommend reads it (advice_load_rows()). h may be
+ * NULL. Free *t with trials_free() whatever it returns.
  */
-static int trials_load(struct store *st, int64_t run_id, struct store_probe_run **t,
-		       struct st_err *e)
+static int run_load(struct store *st, const struct host *h, int64_t run_id,
+		    struct advice_run *run, struct store_probe_run **t, struct st_err *e)
 {
 	int r;
 
 	if (!(*t = calloc(1, sizeof(**t))))
 		return err_set(e, -ENOMEM, "out of memory");
-	if ((r = store_probe_run_load(st, run_id, *t, e)) < 0)
+	if ((r = store_probe_run_load(st, run_id, *t, e)) < 0 ||
+	    (r = advice_load_rows(st, h, *t, NULL, run, e)) < 0)
 		return r;
 	qsort((*t)->trials, (*t)->n_trials, sizeof(*(*t)->trials), by_seq);
 	return 0;
@@ -666,15 +551,13 @@ probe:
 				 !strcmp(ri.kind, "apply") ? ": see --change" : "");
 		goto out;
 	}
-	if ((r = advice_load_run(st, h, run_id, NULL, run, e)) < 0)
+	if ((r = run_load(st, h, run_id, run, &t, e)) < 0)
 		goto out;
 	verdict_opts_init(&vo);
 	if ((r = advice_judge_pooled(st, h, run, -1, v, &run_j, NULL, e)) < 0) {
 		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);
 		goto out;
 	}
-	if ((r = trials_load(st, run_id, &t, e)) < 0)
-		goto out;
 	sum = ri.summary ? cJSON_Parse(ri.summary) : NULL;
 	par = ri.params ? cJSON_Parse(ri.params) : NULL;
 
@@ -691,7 +574,7 @@ probe:
 	report_fact(s, "primary metric", "%s", run->in.metric_name);
 	report_fact(s, "baseline", "%s", v->baseline >= 0 ? run->arms[v->baseline].name : "none");
 	host_facts(rep, &ri, sum, par);
-	recipe(rep, run, par, sum);
+	recipe(rep, h, run);
 	verdict_section(rep, run, v);
 	s = report_add(rep, REPORT_TEXT, "summary", "Summary");
 	run_summary(s, run, v);
@@ -741,9 +624,7 @@ static int side_load(struct store *st, int64_t id, struct probe_side *p, struct 
 	p->run = calloc(1, sizeof(*p->run));
 	if (!p->run)
 		return err_set(e, -ENOMEM, "out of memory");
-	if ((r = advice_load_run(st, NULL, id, NULL, p->run, e)) < 0)
-		return r;
-	return trials_load(st, id, &p->t, e);
+	return run_load(st, NULL, id, p->run, &p->t, e);
 }
 
 /*

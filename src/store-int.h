@@ -33,6 +33,13 @@ int store_sqlite_err(struct store *st, int rc, const char *msg, struct st_err *e
  */
 int store_db_err(struct store *st, struct st_err *e);
 
+/*
+ * Whether SQLite's rc means the filesystem under the store is full, and the
+ * store's error for it: -ENOSPC "the disk is full" (exit 1).
+ */
+bool store_disk_full(struct store *st, int rc);
+int store_disk_full_err(struct store *st, struct st_err *e);
+
 /* Run a statement without results (BEGIN, COMMIT, ...). */
 int store_exec(struct store *st, const char *sql, struct st_err *e);
 /* Prepare with an error message naming the store. */

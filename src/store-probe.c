@@ -224,19 +224,24 @@ void store_probe_run_free(struct store_probe_run *r)
 }
 
 int store_run_first_snapshot(struct store *st, int64_t run_id, int64_t *snap_id,
-			     struct st_err *e)
+			     char *reason, size_t reason_len, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
-	int rc = store_prepare(st, "SELECT id FROM snapshots WHERE run_id = ?1 ORDER BY id LIMIT 1",
+	int rc = store_prepare(st, "SELECT id, reason FROM snapshots WHERE run_id = ?1 ORDER BY id LIMIT 1",
 			       &stmt, e);
 
 	*snap_id = 0;
+	if (reason_len)
+		reason[0] = '\0';
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_int64(stmt, 1, run_id);
 	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
+	if (rc == SQLITE_ROW) {
 		*snap_id = sqlite3_column_int64(stmt, 0);
+		if (reason_len)
+			snprintf(reason, reason_len, "%s", col_text(stmt, 1));
+	}
 	sqlite3_finalize(stmt);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_error(st, e);
 }

@@ -112,21 +112,3 @@ int store_sample_run_after(struct store *st, const char *after, int64_t *id,
 		" AND EXISTS (SELECT 1 FROM samples WHERE run_id = runs.id)"
 		" ORDER BY started_at, id LIMIT 1", after, id, e);
 }
-
-int store_first_snapshot_of_run(struct store *st, int64_t run_id, int64_t *id,
-				char *reason, size_t reason_len, struct st_err *e)
-{
-	struct store_snapshot_info info;
-	int r;
-
-	if (reason_len)
-		reason[0] = '\0';
-	/* the change commands' queries, with the snapshot's reason */
-	if ((r = store_run_first_snapshot(st, run_id, id, e)) < 0 || !*id)
-		return r;
-	if ((r = store_snapshot_info(st, *id, &info, e)) < 0)
-		return r;
-	if (r > 0)
-		snprintf(reason, reason_len, "%s", info.reason);
-	return 0;
-}

@@ -1,5 +1,6 @@
 /*
- * store.c - opening the SQLite store, the statement helpers of store-int.h,
+ * store.c - opening the SQLite store (and migrating it: migrations.c), the
+ * statement helpers of store-int.h (its errors: store-err.c),
  * transactions, hosts, runs and settings snapshots. The journal's rows live
  * in store-changes.c, the run and snapshot queries of the change commands
  * in store-runs.c.
@@ -64,61 +65,6 @@ static int mkdir_parents(const char *file, struct st_err *e)
 static bool denied_errno(int err)
 {
 	return err == EACCES || err == EPERM || err == EROFS;
-}
-
-/*
- * Whether SQLite failed because the filesystem under the store is full:
- * SQLITE_FULL, or an I/O error (the WAL index, a sync) whose errno says so.
- */
-static bool disk_full(struct store *st, int rc)
-{
-	int sys = st->db ? sqlite3_system_errno(st->db) : 0;
-
-	return (rc & 0xff) == SQLITE_FULL ||
-	       ((rc & 0xff) == SQLITE_IOERR && (sys == ENOSPC || sys == EDQUOT)) ||
-	       (st->disk_full && (rc & 0xff) == SQLITE_READONLY);
-}
-
-static int disk_full_err(struct store *st, struct st_err *e)
-{
-	return err_set_exit(e, -ENOSPC, ST_EXIT_RUNTIME,
-			    "database %s: the disk is full (no space left on its filesystem);"
-			    " free space there and run again", st->path);
-}
-
-int store_db_err(struct store *st, struct st_err *e)
-{
-	int rc = st->db ? sqlite3_extended_errcode(st->db) : SQLITE_ERROR;
-
-	if (disk_full(st, rc))
-		return disk_full_err(st, e);
-	return err_set(e, -EIO, "database %s: %s", st->path,
-		       st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
-}
-
-/*
- * The store's status for an SQLite result: busy beyond the timeout and
- * damaged content are failures (exit 1), not a missing permission (exit 3).
- */
-int store_sqlite_err(struct store *st, int rc, const char *msg, struct st_err *e)
-{
-	const char *m = msg ? msg : st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
-
-	if (disk_full(st, rc))
-		return disk_full_err(st, e);
-	switch (rc & 0xff) {
-	case SQLITE_BUSY: case SQLITE_LOCKED:
-		return err_set_exit(e, -EAGAIN, ST_EXIT_RUNTIME,
-				    "database %s is busy: another swaptune holds it (%s)", st->path, m);
-	case SQLITE_CORRUPT: case SQLITE_NOTADB: case SQLITE_FORMAT:
-		return err_set_exit(e, -EBADMSG, ST_EXIT_RUNTIME, "database %s is damaged: %s",
-				    st->path, m);
-	case SQLITE_READONLY: case SQLITE_PERM: case SQLITE_CANTOPEN: case SQLITE_AUTH:
-		return err_set_exit(e, -EACCES, ST_EXIT_DENIED, "cannot write database %s: %s",
-				    st->path, m);
-	default:
-		return err_set_exit(e, -EIO, ST_EXIT_RUNTIME, "database %s: %s", st->path, m);
-	}
 }
 
 /* Run sql, retrying while another process holds the lock it needs. */
@@ -280,7 +226,7 @@ static int open_full_readonly(struct store *st, struct st_err *e)
 	/* commits still in the WAL would be invisible to an immutable read */
 	snprintf(uri, sizeof(uri), "%s-wal", st->path);
 	if (stat(uri, &sb) == 0 && sb.st_size > 0)
-		return disk_full_err(st, e);
+		return store_disk_full_err(st, e);
 	o += (size_t)snprintf(uri, sizeof(uri), "file:");
 	for (const char *p = st->path; *p && o + 4 < sizeof(uri); p++) {
 		unsigned char c = (unsigned char)*p;
@@ -300,7 +246,7 @@ static int open_full_readonly(struct store *st, struct st_err *e)
 	    store_exec(st, "PRAGMA foreign_keys=ON", NULL) == 0)
 		return 0;
 	store_close(st);
-	return disk_full_err(st, e);
+	return store_disk_full_err(st, e);
 }
 
 static int open_store(struct store *st, const char *path, struct st_err *e);
@@ -393,7 +339,7 @@ int store_exec(struct store *st, const char *sql, struct st_err *e)
 
 	if (rc != SQLITE_OK) {
 		int r = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_CORRUPT ||
-			(rc & 0xff) == SQLITE_NOTADB || disk_full(st, rc) ?
+			(rc & 0xff) == SQLITE_NOTADB || store_disk_full(st, rc) ?
 			store_sqlite_err(st, rc, msg, e) :
 			err_set(e, -EIO, "database %s: %s", st->path, msg ? msg : "error");
 
@@ -418,19 +364,6 @@ int store_step_done(struct store *st, sqlite3_stmt *stmt, struct st_err *e)
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		return store_db_err(st, e);
 	return 0;
-}
-
-int store_schema_version(struct store *st)
-{
-	sqlite3_stmt *stmt;
-	int v = -1;
-
-	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &stmt, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(stmt) == SQLITE_ROW)
-		v = sqlite3_column_int(stmt, 0);
-	sqlite3_finalize(stmt);
-	return v;
 }
 
 int store_register_host(struct store *st, const char *machine_id,

@@ -5,9 +5,10 @@
 # (C2 9B):
 #  - in a local probe run's workload name, baseline ("pc3;touch X"),
 #    trial notes and host name: report --run (text, md), recommend --run and
-#    report --before/--after show it escaped, and the report's rerun line
-#    quotes the workload and the baseline as one word each (run by sh, it
-#    hands them over whole and runs nothing);
+#    report --before/--after show it escaped; the report prints no rerun
+#    line for that recipe (the workload is refused, the line naming it);
+#  - in a valid cmd recipe's command and metric regex: the rerun line quotes
+#    each stored word (run by sh, it hands them over whole and runs nothing);
 #  - in imported exports' host names, CPU model, workload, arm and baseline
 #    names: fleet-report and fleet-advise show them escaped;
 #  - in an error line (main's one line on stderr): the C1 CSI as well.
@@ -18,6 +19,8 @@ command -v python3 >/dev/null 2>&1 || skip "needs python3 to craft the exports"
 X=$scratch/X
 db=$scratch/report.db
 sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$db" >/dev/null 2>&1 || { echo "FAIL: make-store.sh"; exit 1; }
+db2=$scratch/report-cmd.db
+cp "$db" "$db2" || { echo "FAIL: cp"; exit 1; }
 vm=$FIXTURES/vm-v1
 st() { "$SWAPTUNE" --db "$db" --sysroot "$vm" "$@"; }
 # raw: no control byte but newline, no C1 (raw 0x80-0x9f after C2, or alone), no lone high byte run
@@ -39,20 +42,42 @@ sqlite3 "$db" "UPDATE runs SET params = json_set(params, '\$.workload.name', CAS
 for f in text md; do
 	st report --run 1 --format "$f" >"$scratch/r.$f" 2>"$scratch/err" || fail "report --run 1 --format $f: $(cat "$scratch/err")"
 	raw "$scratch/r.$f" "report --run 1 --format $f"
-	grep -q 'anon-zipf\\x1b\[2J\\x1b\]0;pwn\\x07\\xc2\\x9b31m\\x0aINJECTED' "$scratch/r.$f" ||
+	# markdown escapes its own syntax ([ and ]) on top, and shows a newline as a space
+	grep -q 'anon-zipf\\x1b\\\?\[2J\\x1b\\\?\]0;pwn\\x07\\xc2\\x9b31m\(\\x0a\| \)INJECTED' "$scratch/r.$f" ||
 		fail "report --format $f: workload not shown escaped"
 done
-# the rerun line: workload and baseline one quoted word each, inert in sh
-# (a long command wraps at 100 columns with " \" continuations: join them back)
-line=$(awk '/^Recipe: rerun this probe/ { on = 1; next } on { sub(/^ +/, ""); if (sub(/ \\$/, "")) { printf "%s ", $0; next }
-	print; exit }' "$scratch/r.text")
+# no rerun line from a recipe that fails validation (issue 18's recipe
+# reader): a workload this build lacks is refused, the line names the run
+# and the value (escaped). Reports wrap at 100 columns (a command with " \"
+# continuations, other text indented): recipe_line joins the line back.
+recipe_line() {
+	awk '/^Recipe: rerun this probe/ { on = 1; next }
+	on == 1 { sub(/^ +/, ""); l = $0; on = 2; next }
+	on == 2 && /^    / { sub(/ \\$/, "", l); sub(/^ +/, ""); l = l " " $0; next }
+	on == 2 { exit }
+	END { if (on) print l }' "$1"
+}
+line=$(recipe_line "$scratch/r.text")
 case $line in
-"sudo swaptune probe --workload 'anon-zipf"*"' "*"--baseline 'pc3;touch $X'"*) ;;
-*) fail "the rerun line does not quote the workload and baseline: $line" ;;
+"probe run 1: workload \"anon-zipf\\x1b[2J"*"is not a workload of this build; its recipe is refused") ;;
+*) fail "a recipe with an unknown workload was not refused: $line" ;;
+esac
+# the rerun line of a valid recipe: every stored word quoted, inert in sh
+# (a cmd workload whose command and metric regex carry shell syntax)
+sqlite3 "$db2" "UPDATE runs SET params = json_set(json_remove(params, '\$.workload.zipf_theta'),
+		'\$.workload.name', 'cmd', '\$.workload.argv', json_array('sh', '-c', 'touch $X'),
+		'\$.workload.metric_regex', '([0-9]+);touch $X') WHERE id = 1;" || fail "cannot craft the cmd run"
+"$SWAPTUNE" --db "$db2" --sysroot "$vm" report --run 1 >"$scratch/r2.text" 2>"$scratch/err" ||
+	fail "report --run 1 (cmd): $(cat "$scratch/err")"
+line=$(recipe_line "$scratch/r2.text")
+case $line in
+"sudo swaptune probe --workload cmd "*"--metric-regex '([0-9]+);touch $X'"*"-- sh -c 'touch $X'") ;;
+*) fail "the rerun line does not quote the stored words: $line" ;;
 esac
 words=$(printf '%s\n' "$line" | sed "s/^sudo swaptune/printf '%s\\\\n'/" | (cd "$scratch" && sh))
 [ -e "$X" ] && fail "running the rerun line executed text from the store"
-printf '%s\n' "$words" | grep -qx "pc3;touch $X" || fail "the baseline did not reach the command as one word: $words"
+printf '%s\n' "$words" | grep -qx "touch $X" || fail "the command did not reach the line as one word: $words"
+printf '%s\n' "$words" | grep -qx "(\[0-9\]+);touch $X" || fail "the regex did not reach the line as one word: $words"
 st recommend --run 1 >"$scratch/rec" 2>"$scratch/err"
 [ $? -le 1 ] || fail "recommend --run 1: $(cat "$scratch/err")"
 raw "$scratch/rec" "recommend --run 1"

@@ -151,7 +151,7 @@ static int load_diff(struct tui_ctx *c, struct tui_apply *a, struct st_err *e)
 	return persist_plan(c->h, kv, a->n, a->plan, e);
 }
 
-struct tui_apply *tui_apply_open(struct tui_ctx *c, int64_t run_id)
+static struct tui_apply *tui_apply_open(struct tui_ctx *c, int64_t run_id)
 {
 	struct tui_apply *a = calloc(1, sizeof(*a));
 	struct st_err e = { 0 };
@@ -310,7 +310,7 @@ static void do_revert(struct tui_ctx *c, struct tui_apply *a)
 	outcome(a, TS_WARN, l1, now);
 }
 
-void tui_apply_tick(struct tui_ctx *c, struct tui_apply *a)
+static void tui_apply_tick(struct tui_ctx *c, struct tui_apply *a)
 {
 	struct store_run_full ri;
 	struct change_pending p;
@@ -345,7 +345,7 @@ void tui_apply_tick(struct tui_ctx *c, struct tui_apply *a)
 	store_run_full_free(&ri);
 }
 
-bool tui_apply_counting(const struct tui_apply *a)
+static bool tui_apply_counting(const struct tui_apply *a)
 {
 	return a && a->state == AP_AWAIT;
 }
@@ -441,7 +441,7 @@ static void draw_plan(struct tui_ctx *c, struct tui_apply *a, WINDOW *w, int y, 
 	}
 }
 
-void tui_apply_draw(struct tui_ctx *c, struct tui_apply *a, WINDOW *w, int rows, int cols)
+static void tui_apply_draw(struct tui_ctx *c, struct tui_apply *a, WINDOW *w, int rows, int cols)
 {
 	char buf[64];
 	int y = 1;
@@ -482,7 +482,7 @@ void tui_apply_draw(struct tui_ctx *c, struct tui_apply *a, WINDOW *w, int rows,
 	tui_print_clipped(w, y + 1, 2, cols, "Esc back to the panels; History (6) shows the changes.");
 }
 
-bool tui_apply_key(struct tui_ctx *c, struct tui_apply *a, int ch)
+static bool tui_apply_key(struct tui_ctx *c, struct tui_apply *a, int ch)
 {
 	struct st_err e = { 0 };
 
@@ -534,7 +534,7 @@ bool tui_apply_key(struct tui_ctx *c, struct tui_apply *a, int ch)
 	return true;
 }
 
-const struct tui_key_help *tui_apply_keys(struct tui_ctx *c, struct tui_apply *a)
+static const struct tui_key_help *tui_apply_keys(struct tui_ctx *c, struct tui_apply *a)
 {
 	static const struct tui_key_help plan_ro[] = {
 		{ "y", "apply (disabled)" }, { "p", "persist" }, { "w", "confirm-within" },
@@ -561,10 +561,57 @@ const struct tui_key_help *tui_apply_keys(struct tui_ctx *c, struct tui_apply *a
 	return a->state == AP_AWAIT ? await : done;
 }
 
-void tui_apply_close(struct tui_apply *a)
+static void tui_apply_close(struct tui_apply *a)
 {
 	if (!a)
 		return;
 	free(a->plan);
 	free(a);
 }
+
+/* The screen as an overlay panel: tui.c drives it through this table only. */
+static void *apply_open(struct tui_ctx *c)
+{
+	return tui_apply_open(c, c->apply_req);
+}
+
+static void apply_update(struct tui_ctx *c, void *a)
+{
+	tui_apply_tick(c, a);
+}
+
+static void apply_draw(struct tui_ctx *c, void *a, WINDOW *w, int rows, int cols)
+{
+	tui_apply_draw(c, a, w, rows, cols);
+}
+
+static bool apply_key(struct tui_ctx *c, void *a, int ch)
+{
+	return tui_apply_key(c, a, ch);
+}
+
+static void apply_close(void *a)
+{
+	tui_apply_close(a);
+}
+
+static const struct tui_key_help *apply_keys(struct tui_ctx *c, void *a)
+{
+	return tui_apply_keys(c, a);
+}
+
+static bool apply_busy(void *a)
+{
+	return tui_apply_counting(a);
+}
+
+const struct tui_panel tui_overlay_apply = {
+	.title = "apply",
+	.open = apply_open,
+	.update = apply_update,
+	.draw = apply_draw,
+	.key = apply_key,
+	.close = apply_close,
+	.keys = apply_keys,
+	.busy = apply_busy,
+};

@@ -277,7 +277,7 @@ static void ask_rollback(struct tui_ctx *c, struct hist_state *s)
 		s->mode = HM_ASK_ROLLBACK;
 		return;
 	}
-	if (store_first_snapshot_of_run(c->st, CUR(s)->id, &snap, reason, sizeof(reason), &e) < 0 ||
+	if (store_run_first_snapshot(c->st, CUR(s)->id, &snap, reason, sizeof(reason), &e) < 0 ||
 	    !snap) {
 		snprintf(c->status, sizeof(c->status), " run %lld has no snapshot to go back to%s%s",
 			 (long long)CUR(s)->id, e.msg[0] ? ": " : "", e.msg);

@@ -47,6 +47,8 @@ struct tui_panel {
 	const struct tui_key_help *(*keys)(struct tui_ctx *c, void *state);
 	/* True while the panel takes every printable key (a form field being edited). */
 	bool (*grabs_keys)(void *state);
+	/* True while the panel wants frames faster than the interval; may be NULL. */
+	bool (*busy)(void *state);
 	bool always_update;	/* keep sampling while hidden (live history) */
 };
 
@@ -64,20 +66,15 @@ extern const struct tui_panel tui_panel_cgroups;
  */
 bool tui_change_allowed(struct tui_ctx *c, const char *what);
 
-/* ---- apply.c: the apply screen over the panels (verdict -> apply -> confirm) ---- */
-
-struct tui_apply;
-/* The screen for probe run run_id: its verdict, the diff, the refusal if any. */
-struct tui_apply *tui_apply_open(struct tui_ctx *c, int64_t run_id);
-void tui_apply_draw(struct tui_ctx *c, struct tui_apply *a, WINDOW *w, int rows, int cols);
-/* A key; false when the screen closes (free it with tui_apply_close()). */
-bool tui_apply_key(struct tui_ctx *c, struct tui_apply *a, int ch);
-/* Called every loop turn: polls a pending confirm-within once a second. */
-void tui_apply_tick(struct tui_ctx *c, struct tui_apply *a);
-/* True while a confirm-within countdown is shown (the loop redraws faster). */
-bool tui_apply_counting(const struct tui_apply *a);
-const struct tui_key_help *tui_apply_keys(struct tui_ctx *c, struct tui_apply *a);
-void tui_apply_close(struct tui_apply *a);
+/*
+ * ---- apply.c: the apply screen (verdict -> apply -> confirm), an overlay
+ * panel over the others. open() shows probe run c->apply_req (its verdict,
+ * the diff, the refusal if any; NULL when it cannot); update() is called
+ * every loop turn (it polls a pending confirm-within once a second); key()
+ * returns false when the screen closes (then close() it); busy() is true
+ * while a confirm-within countdown is shown (the loop redraws faster).
+ */
+extern const struct tui_panel tui_overlay_apply;
 
 /* ---- view.c: drawing helpers ---- */
 

@@ -68,10 +68,10 @@ static const char *rights_label(const struct tui_ctx *c)
 	return "read-only";
 }
 
-static void draw_bars(struct tui_ctx *c, int cur, void **state, struct tui_apply *ap, int rows,
+static void draw_bars(struct tui_ctx *c, int cur, void **state, void *ap, int rows,
 		      int cols)
 {
-	const struct tui_key_help *own = ap ? tui_apply_keys(c, ap) :
+	const struct tui_key_help *own = ap ? tui_overlay_apply.keys(c, ap) :
 		panels[cur]->keys ? panels[cur]->keys(c, state[cur]) : NULL;
 	const char *right = rights_label(c);
 	int x = 0, need = 0, rw = (int)strlen(right) + 2;
@@ -213,7 +213,7 @@ static void draw_help(struct tui_ctx *c, int cur, void **state, int rows, int co
 	delwin(win);
 }
 
-static void draw_frame(struct tui_ctx *c, int cur, void **state, struct tui_apply *ap,
+static void draw_frame(struct tui_ctx *c, int cur, void **state, void *ap,
 		       WINDOW *body, bool help)
 {
 	int rows, cols;
@@ -224,7 +224,7 @@ static void draw_frame(struct tui_ctx *c, int cur, void **state, struct tui_appl
 	wnoutrefresh(stdscr);
 	werase(body);
 	if (ap)
-		tui_apply_draw(c, ap, body, rows - 2, cols);
+		tui_overlay_apply.draw(c, ap, body, rows - 2, cols);
 	else
 		panels[cur]->draw(c, state[cur], body, rows - 2, cols);
 	wnoutrefresh(body);
@@ -306,7 +306,7 @@ int tui_run(const struct host *h, struct store *st, const struct tui_opts *o,
 	int cur = o->start_panel >= 0 && o->start_panel < NPANELS ? o->start_panel : 0;
 	int frames = 0;
 	bool help = false, quit = false;
-	struct tui_apply *ap = NULL;
+	void *ap = NULL;
 	WINDOW *body;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
@@ -341,7 +341,7 @@ int tui_run(const struct host *h, struct store *st, const struct tui_opts *o,
 			break;
 		wait_ms = t >= next ? 0 : (int)((next - t) / 1000000ull);
 		/* a probe's progress is worth more than one frame a second */
-		if (wait_ms > 250 && (c.probe_busy || tui_apply_counting(ap)))
+		if (wait_ms > 250 && (c.probe_busy || (ap && tui_overlay_apply.busy(ap))))
 			wait_ms = 250;
 		timeout(wait_ms);
 		ch = getch();
@@ -356,8 +356,8 @@ int tui_run(const struct host *h, struct store *st, const struct tui_opts *o,
 		} else if (ap) {
 			if (ch == KEY_F(1)) {
 				help = true;
-			} else if (!tui_apply_key(&c, ap, ch)) {
-				tui_apply_close(ap);
+			} else if (!tui_overlay_apply.key(&c, ap, ch)) {
+				tui_overlay_apply.close(ap);
 				ap = NULL;
 				panels[cur]->update(&c, state[cur]);
 			}
@@ -369,9 +369,10 @@ int tui_run(const struct host *h, struct store *st, const struct tui_opts *o,
 			beep();
 		}
 		if (c.apply_req && !ap)
-			ap = tui_apply_open(&c, c.apply_req);
+			ap = tui_overlay_apply.open(&c);
 		c.apply_req = 0;
-		tui_apply_tick(&c, ap);
+		if (ap)
+			tui_overlay_apply.update(&c, ap);
 		if (now_ns() >= next) {
 			for (int i = 0; i < NPANELS; i++)
 				if (i == cur || panels[i]->always_update)
@@ -387,7 +388,8 @@ int tui_run(const struct host *h, struct store *st, const struct tui_opts *o,
 		clrtoeol();
 		refresh();
 	}
-	tui_apply_close(ap);
+	if (ap)
+		tui_overlay_apply.close(ap);
 	for (int i = 0; i < NPANELS; i++)
 		panels[i]->close(state[i]);
 	delwin(body);

@@ -1,9 +1,9 @@
 /*
  * verdict.c - a stored probe run for the screen: its verdict in the words
  * of `swaptune recommend` (the same loader, judge and renderer), and the
- * trial counts of a run still going.
+ * trial counts of a run still going (its planned rounds from the recipe
+ * reader, recipe.h).
  */
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 
 #include "swaptune/advice.h"
 #include "swaptune/fmt.h"
+#include "swaptune/recipe.h"
 #include "tui-internal.h"
 
 /* The arm table narrowed to 80 columns: the CLI's is 110 wide. */
@@ -115,31 +116,18 @@ int tui_probe_run_counts(struct tui_ctx *c, int64_t run_id, unsigned *done, unsi
 			 struct st_err *e)
 {
 	struct advice_run *run = calloc(1, sizeof(*run));
-	cJSON *params = NULL, *m;
 	int r;
 
 	*done = *planned = 0;
 	if (!run)
 		return err_set(e, -ENOMEM, "out of memory");
 	r = advice_load_run(c->st, c->h, run_id, NULL, run, e);
-	if (r < 0)
-		goto out;
-	for (size_t i = 0; i < run->n_arms; i++)
-		*done += run->arms[i].n_ok + run->arms[i].n_oom + run->arms[i].n_failed +
-			 run->arms[i].n_warmup;
-	params = cJSON_Parse(run->params);
-	m = cJSON_GetObjectItem(params, "method");
-	if (m && cJSON_IsNumber(cJSON_GetObjectItem(m, "reps"))) {
-		unsigned reps = (unsigned)cJSON_GetObjectItem(m, "reps")->valuedouble;
-
-		if (cJSON_IsTrue(cJSON_GetObjectItem(m, "warmup")))
-			reps++;
-		*planned = reps * (unsigned)cJSON_GetArraySize(cJSON_GetObjectItem(params, "arm_names"));
+	if (r == 0) {
+		for (size_t i = 0; i < run->n_arms; i++)
+			*done += run->arms[i].n_ok + run->arms[i].n_oom + run->arms[i].n_failed +
+				 run->arms[i].n_warmup;
+		r = recipe_planned_trials(run, planned, e);
 	}
-	if (!*planned)
-		r = err_set(e, -ENOENT, "run %lld has no plan in its params", (long long)run_id);
-out:
-	cJSON_Delete(params);
 	free(run);
 	return r;
 }

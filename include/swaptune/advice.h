@@ -75,6 +75,9 @@ int advice_latest_probe_run(struct store *st, int64_t *run_id, struct st_err *e)
  */
 int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
 		    const char *baseline, struct advice_run *r, struct st_err *e);
+/* The same from rows the caller loaded (store_probe_run_load()), kept in their order. */
+int advice_load_rows(struct store *st, const struct host *h, const struct store_probe_run *run,
+		     const char *baseline, struct advice_run *r, struct st_err *e);
 
 /*
  * Judge a loaded run by its stored plan (judge.h): v in the shape every

@@ -334,10 +334,7 @@ struct host_kvfile {
 
 void host_kvfile_init(struct host_kvfile *f, const char *rel, bool kb_units,
 		      const char *const *keys, int nkeys);
-static inline void host_kvfile_close(struct host_kvfile *f)
-{
-	host_file_close(&f->file);
-}
+void host_kvfile_close(struct host_kvfile *f);
 /* Read and parse; 0, or -errno with f->file.why set (every key absent). */
 int host_kvfile_read(const struct host *h, struct host_kvfile *f, uint64_t now_ns,
 		     char *buf, size_t len);

@@ -339,9 +339,13 @@ int store_probe_run_load(struct store *st, int64_t run_id, struct store_probe_ru
 			 struct st_err *e);
 void store_probe_run_free(struct store_probe_run *r);
 
-/* The first settings snapshot saved with run_id; *snap_id = 0 if none. */
+/*
+ * The first settings snapshot saved with run_id (the one taken before the
+ * change); *snap_id = 0 if none. Its reason into reason (reason_len 0 = not
+ * wanted, reason may then be NULL).
+ */
 int store_run_first_snapshot(struct store *st, int64_t run_id, int64_t *snap_id,
-			     struct st_err *e);
+			     char *reason, size_t reason_len, struct st_err *e);
 
 /* One arm of a probe run; *arm_id = its row. note may be "" or NULL. */
 int store_probe_arm_add(struct store *st, int64_t run_id, const struct store_probe_arm *a,
@@ -616,10 +620,6 @@ int store_sample_run_before(struct store *st, const char *before, int64_t *id,
 			    struct st_err *e);
 int store_sample_run_after(struct store *st, const char *after, int64_t *id,
 			   struct st_err *e);
-
-/* The first snapshot of run_id (the one taken before the change); *id 0 if none. */
-int store_first_snapshot_of_run(struct store *st, int64_t run_id, int64_t *id,
-				char *reason, size_t reason_len, struct st_err *e);
 
 /* ---- runs whose process is gone (journal_repair) ---- */
 

@@ -1,5 +1,5 @@
 /*
- * workloads.c - the workload table and what the workloads share: the PRNG,
+ * workload.c - the workload table and what the workloads share: the PRNG,
  * page fill, the page index generators (Zipf sampler, permutation), the
  * latency histogram and the sampled measured-phase loop.
  * The contract is in include/swaptune/workload.h.

@@ -1,0 +1,271 @@
+/*
+ * test-recipe.c - recipe_read() and recipe_rerun_line() in src/recipe.c:
+ * the report fixture's params read into the config verify re-runs and the
+ * rerun line the report prints; a cmd recipe's words quoted; every numeric
+ * field of recipe_fields[] refused just outside its range and as text; and
+ * crafted recipes (unknown workload, argv on a built-in workload, baseline
+ * not an arm, too many arms, a bad limit mode, bad looks) refused with a
+ * message naming the run and the value; the table's identity flags agree
+ * with judge_recipe(). No host: built-in arms only.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "swaptune/recipe.h"
+
+#define FIXTURE "{\"workload\":{\"name\":\"anon-zipf\",\"working_set_bytes\":268435456,\"ops\":131072," \
+	"\"seed\":7,\"zipf_theta\":0.99},\"memcg\":{\"version\":2,\"limit_bytes\":134217728,\"limit_mode\":\"max\"}," \
+	"\"method\":{\"reps\":4,\"warmup\":true,\"adaptive\":false,\"seed\":7,\"duration_cap_s\":60}," \
+	"\"arm_names\":[\"pc3\",\"pc1\",\"pc0\"],\"baseline\":\"pc3\"}"
+
+/* A run as advice_load_run() leaves it: params, arms pc3/pc1/pc0 (or names), plan. */
+static struct advice_run *run_new(const char *params, const char *const *arms)
+{
+	static const char *const dflt[] = { "pc3", "pc1", "pc0", NULL };
+	struct advice_run *r = calloc(1, sizeof(*r));
+
+	assert_non_null(r);
+	r->run_id = 42;
+	snprintf(r->params, sizeof(r->params), "%s", params);
+	snprintf(r->workload, sizeof(r->workload), "anon-zipf");
+	for (const char *const *a = arms ? arms : dflt; *a; a++) {
+		snprintf(r->arms[r->n_arms].name, sizeof(r->arms[0].name), "%s", *a);
+		r->n_arms++;
+	}
+	judge_plan_from_params(r->params, &r->plan);
+	return r;
+}
+
+/* FIXTURE with "key":value put into section (replacing an existing key). */
+static void with(char *out, size_t len, const char *section, const char *key, const char *value)
+{
+	cJSON *o = cJSON_Parse(FIXTURE), *s = cJSON_GetObjectItem(o, section);
+	char *t;
+
+	if (!s)
+		s = cJSON_AddObjectToObject(o, section);
+	cJSON_DeleteItemFromObject(s, key);
+	cJSON_AddItemToObject(s, key, cJSON_Parse(value));
+	t = cJSON_PrintUnformatted(o);
+	snprintf(out, len, "%s", t);
+	cJSON_free(t);
+	cJSON_Delete(o);
+}
+
+static int read_params(const char *params, const char *const *arms, struct recipe *rec,
+		       struct st_err *e)
+{
+	struct advice_run *run = run_new(params, arms);
+	int r;
+
+	memset(e, 0, sizeof(*e));
+	recipe_free(rec);	/* what an earlier read left (rec starts zeroed) */
+	r = recipe_read(NULL, run, rec, e);
+	free(run);
+	return r;
+}
+
+static void test_fixture(void **state)
+{
+	struct recipe *rec = calloc(1, sizeof(*rec));
+	struct st_err e;
+	char line[4096];
+
+	(void)state;
+	assert_int_equal(read_params(FIXTURE, NULL, rec, &e), 0);
+	assert_string_equal(rec->c.workload->name, "anon-zipf");
+	assert_int_equal(rec->c.wp.working_set_bytes, 268435456);
+	assert_int_equal(rec->c.memcg_limit_bytes, 134217728);
+	assert_int_equal(rec->c.wp.ops, 131072);
+	assert_int_equal(rec->c.seed, 7);
+	assert_true(rec->c.wp.zipf_theta == 0.99);
+	assert_true(rec->c.duration_s == 60);
+	assert_int_equal(rec->c.narms, 3);
+	assert_int_equal(rec->c.baseline, 0);
+	assert_int_equal(rec->c.reps, 4);
+	assert_true(rec->c.warmup);
+	assert_int_equal(recipe_rerun_line(rec, line, sizeof(line)), 0);
+	/* the line tests/expected/report-run.txt holds */
+	assert_string_equal(line, "sudo swaptune probe --workload anon-zipf --arms pc3,pc1,pc0 --baseline pc3"
+			    " --reps 4 --seed 7 --working-set 256M --memcg-limit 128M --ops 131072"
+			    " --duration 60s --zipf-theta 0.99");
+	assert_int_equal(recipe_rerun_line(rec, line, 20), -ENOSPC);
+	recipe_free(rec);
+	free(rec);
+}
+
+static void test_cmd_quoted(void **state)
+{
+	struct recipe *rec = calloc(1, sizeof(*rec));
+	struct st_err e;
+	char line[4096];
+
+	(void)state;
+	assert_int_equal(read_params("{\"workload\":{\"name\":\"cmd\",\"argv\":[\"sh\",\"-c\",\"echo 1; touch x\"],"
+				     "\"metric_regex\":\"([0-9]+)\"},\"method\":{\"seed\":3,\"drop_host_caches\":true},"
+				     "\"baseline\":\"pc0\"}",
+				     (const char *const[]){ "pc3", "pc0", NULL }, rec, &e), 0);
+	assert_int_equal(rec->c.primary, PROBE_PRIMARY_METRIC);
+	assert_string_equal(rec->c.wp.argv[2], "echo 1; touch x");
+	assert_null(rec->c.wp.argv[3]);
+	assert_int_equal(rec->c.baseline, 1);
+	assert_true(rec->c.drop_host_caches);
+	assert_int_equal(recipe_rerun_line(rec, line, sizeof(line)), 0);
+	assert_string_equal(line, "sudo swaptune probe --workload cmd --arms pc3,pc0 --baseline pc0"
+			    " --drop-host-caches --seed 3 --metric-regex '([0-9]+)' -- sh -c 'echo 1; touch x'");
+	recipe_free(rec);
+	free(rec);
+}
+
+/* Every numeric field: below its minimum, above its maximum, a fraction if whole, text. */
+static void test_fields_out_of_range(void **state)
+{
+	struct recipe *rec = calloc(1, sizeof(*rec));
+	char params[8192], want[160], v[64];
+	struct st_err e;
+
+	(void)state;
+	for (size_t i = 0; i < recipe_nfields; i++) {
+		const struct recipe_field *f = &recipe_fields[i];
+		double bad[3] = { f->min > 0 ? f->min / 2 - 1 : -1, f->max * 2 + 1, NAN };
+
+		if (f->integer)
+			bad[2] = f->min + 0.5;
+		for (int k = 0; k < 4; k++) {
+			if (k == 2 && !f->integer)
+				continue;
+			if (k == 3)
+				snprintf(v, sizeof(v), "\"12\"");
+			else
+				snprintf(v, sizeof(v), "%.17g", bad[k]);
+			with(params, sizeof(params), f->section, f->key, v);
+			assert_int_equal(read_params(params, NULL, rec, &e), -EBADMSG);
+			snprintf(want, sizeof(want), "probe run 42: %s.%s ", f->section, f->key);
+			if (!strstr(e.msg, want))
+				fail_msg("%s.%s = %s: \"%s\"", f->section, f->key, v, e.msg);
+			assert_int_equal(e.exit, ST_EXIT_RUNTIME);
+			recipe_free(rec);
+		}
+		/* and its bounds are accepted */
+		snprintf(v, sizeof(v), "%.17g", f->integer ? ceil(f->min) : f->min);
+		with(params, sizeof(params), f->section, f->key, v);
+		if (read_params(params, NULL, rec, &e) != 0)
+			fail_msg("%s.%s = %s refused: %s", f->section, f->key, v, e.msg);
+		assert_true(rec->have[i]);
+		recipe_free(rec);
+	}
+	free(rec);
+}
+
+static void test_crafted(void **state)
+{
+	static const struct { const char *section, *key, *value, *want; } t[] = {
+		{ "workload", "name", "\"anon-zipf;reboot\"", "workload \"anon-zipf;reboot\" is not a workload of this build" },
+		{ "workload", "name", "7", "workload.name 7 is not a string" },
+		{ "workload", "argv", "[\"rm\",\"-rf\",\"/\"]", "workload.argv with the built-in workload anon-zipf" },
+		{ "workload", "run_as_uid", "0", "workload.run_as_uid with the built-in workload" },
+		{ "memcg", "limit_mode", "\"banana\"", "memcg.limit_mode \"banana\" is not max, high" },
+		{ "method", "adaptive", "1", "method.adaptive 1 is not true or false" },
+		{ "plan", "looks", "[5,3]", "plan.looks are not increasing rounds" },
+		{ "plan", "looks", "[5,100000]", "plan.looks are not increasing rounds" },
+	};
+	struct recipe *rec = calloc(1, sizeof(*rec));
+	char params[8192];
+	struct st_err e;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		with(params, sizeof(params), t[i].section, t[i].key, t[i].value);
+		assert_int_equal(read_params(params, NULL, rec, &e), -EBADMSG);
+		if (!strstr(e.msg, "probe run 42: ") || !strstr(e.msg, t[i].want))
+			fail_msg("case %zu: \"%s\"", i, e.msg);
+		recipe_free(rec);
+	}
+	/* the baseline must be an arm; arms at most PROBE_ARMS_MAX, each once */
+	assert_int_equal(read_params("{\"workload\":{\"name\":\"anon-seq\"},\"baseline\":\"pc7\"}", NULL, rec, &e),
+			 -EBADMSG);
+	assert_non_null(strstr(e.msg, "baseline \"pc7\" is not one of the arms"));
+	assert_int_equal(read_params("{\"workload\":{\"name\":\"anon-seq\"}}",
+				     (const char *const[]){ "pc3", "pc3", NULL }, rec, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "arm pc3 is stored twice"));
+	assert_int_equal(read_params("{\"workload\":{\"name\":\"anon-seq\"}}",
+				     (const char *const[]){ "pc3", "pc1", "pc0", "bypass", "pc3", "pc1", "pc0",
+							    "bypass", "pc3", NULL }, rec, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "9 arms, more than 8"));
+	/* a custom arm needs a host to check its settings */
+	assert_int_equal(read_params("{\"workload\":{\"name\":\"anon-seq\"}}",
+				     (const char *const[]){ "pc3", "mine", NULL }, rec, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "arm \"mine\" has custom settings"));
+	/* a cmd without its command, or with a word that is no string */
+	assert_int_equal(read_params("{\"workload\":{\"name\":\"cmd\"}}", NULL, rec, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "workload cmd without a command"));
+	assert_int_equal(read_params("{\"workload\":{\"name\":\"cmd\",\"argv\":[\"ls\",{}]}}", NULL, rec, &e),
+			 -EBADMSG);
+	assert_non_null(strstr(e.msg, "workload.argv word 2, an object, is not a command word"));
+	/* no params, or not an object */
+	assert_int_equal(read_params("", NULL, rec, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "probe run 42 has no stored parameters"));
+	assert_int_equal(read_params("[1]", NULL, rec, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "not a JSON object"));
+	recipe_free(rec);
+	free(rec);
+}
+
+/*
+ * The table's identity flags are judge_recipe()'s key list: changing a
+ * field changes the run's recipe fingerprint exactly when the table says it
+ * is part of the recipe (a run with --min-trial, whose accesses were
+ * calibrated: then ops is not part of it).
+ */
+static void test_identity_is_judges(void **state)
+{
+	char base[8192], params[8192], v[64], fa[JUDGE_RECIPE_LEN], fb[JUDGE_RECIPE_LEN];
+	cJSON *o, *x;
+
+	(void)state;
+	with(base, sizeof(base), "method", "min_trial_s", "2");
+	assert_int_equal(judge_recipe(base, NULL, fa), 0);
+	o = cJSON_Parse(base);
+	for (size_t i = 0; i < recipe_nfields; i++) {
+		const struct recipe_field *f = &recipe_fields[i];
+		char *t;
+
+		x = cJSON_GetObjectItem(cJSON_GetObjectItem(o, f->section), f->key);
+		snprintf(v, sizeof(v), "%.17g", x && x->valuedouble == f->min ?
+			 f->min + (f->integer ? 1 : 0.5) : f->min);
+		cJSON_DeleteItemFromObject(cJSON_GetObjectItem(o, f->section), f->key);
+		cJSON_AddItemToObject(cJSON_GetObjectItem(o, f->section), f->key, cJSON_Parse(v));
+		t = cJSON_PrintUnformatted(o);
+		snprintf(params, sizeof(params), "%s", t);
+		cJSON_free(t);
+		assert_int_equal(judge_recipe(params, NULL, fb), 0);
+		if ((strcmp(fa, fb) != 0) != f->identity)
+			fail_msg("%s.%s: the table says %s part of the recipe, judge_recipe() %s", f->section,
+				 f->key, f->identity ? "it is" : "it is not", strcmp(fa, fb) ? "agrees not" : "ignores it");
+		cJSON_Delete(o);
+		o = cJSON_Parse(base);
+	}
+	cJSON_Delete(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture),
+		cmocka_unit_test(test_cmd_quoted),
+		cmocka_unit_test(test_fields_out_of_range),
+		cmocka_unit_test(test_crafted),
+		cmocka_unit_test(test_identity_is_judges),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
