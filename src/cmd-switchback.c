@@ -430,7 +430,7 @@ static void print_budget(FILE *o, const struct sbrun_config *c, const struct sbr
 		fprintf(o, "Smallest effect   in metric units: depends on the metric's noise, not known before the run\n");
 }
 
-void cmd_sb_print_plan(FILE *o, const struct sbrun_config *c, const struct sbrun_plan *p)
+void sbrun_plan_print(FILE *o, const struct sbrun_config *c, const struct sbrun_plan *p)
 {
 	char desc[1024];
 
@@ -595,7 +595,7 @@ int cmd_sb_execute(struct cmd_ctx *ctx, const char *what, struct sbrun_config *c
 	if (rc < 0)
 		return rc;
 	if (!a->yes && isatty(STDIN_FILENO))
-		cmd_sb_print_plan(stderr, c, p);
+		sbrun_plan_print(stderr, c, p);
 	snprintf(q, sizeof(q), "switch %s under the running workload for up to %s",
 		 p->ntouch ? p->touch[0].name : "the settings", secs(p->budget.duration_s, t, sizeof(t)));
 	if ((rc = change_ask(q, a->yes, &ctx->err)) < 0) {
@@ -627,6 +627,45 @@ static int print_result(struct cmd_ctx *ctx, const struct sbrun_result *r, const
 	return 0;
 }
 
+/* The whole command line into c and a: options, their checks, the arms (the TUI's form too). */
+static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct sbrun_config *c,
+		      struct sb_args *a)
+{
+	int opt, rc;
+
+	cmd_sb_init(c, a);
+	while ((opt = cmd_getopt(ctx, &cmd_switchback_entry, argc, argv, "", cmd_sb_longopts)) != -1) {
+		if (opt == -2 || (rc = cmd_sb_parse_opt(ctx, &cmd_switchback_entry, c, a, opt, argc, argv)) < 0)
+			return -EINVAL;
+		if (rc == 1)
+			return cmd_usage_error(ctx, &cmd_switchback_entry, "unexpected option");
+	}
+	if (optind < argc)
+		return cmd_usage_error(ctx, &cmd_switchback_entry, "unexpected argument \"%s\"", argv[optind]);
+	if ((rc = cmd_sb_finish(ctx, &cmd_switchback_entry, c, a)) < 0)
+		return rc;
+	return resolve_arms(ctx, &cmd_switchback_entry, c, a);
+}
+
+int sbrun_config_parse(const struct host *h, int argc, char **argv, struct sbrun_config *c,
+		       struct st_err *e)
+{
+	struct cmd_ctx *ctx = calloc(1, sizeof(*ctx));
+	struct sb_args a;
+	int rc;
+
+	if (!ctx)
+		return err_set(e, -ENOMEM, "out of memory");
+	ctx->host = *h;		/* borrowed: never closed here */
+	ctx->out = stdout;
+	optind = 0;		/* getopt starts afresh (glibc) */
+	rc = parse_args(ctx, argc, argv, c, &a);
+	if (rc < 0 && e)
+		*e = ctx->err;
+	free(ctx);
+	return rc < 0 ? rc : 0;
+}
+
 static int switchback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct sbrun_config *c = calloc(1, sizeof(*c));
@@ -634,36 +673,20 @@ static int switchback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	struct sbrun_result *r = calloc(1, sizeof(*r));
 	struct sbrun_stored *s = calloc(1, sizeof(*s));
 	struct sb_args a;
-	int opt, rc = 0;
+	int rc = 0;
 
 	if (!c || !p || !r || !s) {
 		rc = err_set(&ctx->err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	cmd_sb_init(c, &a);
-	while ((opt = cmd_getopt(ctx, &cmd_switchback_entry, argc, argv, "", cmd_sb_longopts)) != -1) {
-		if (opt == -2 || (rc = cmd_sb_parse_opt(ctx, &cmd_switchback_entry, c, &a, opt, argc, argv)) < 0) {
-			rc = -EINVAL;
-			goto out;
-		}
-		if (rc == 1) {
-			rc = cmd_usage_error(ctx, &cmd_switchback_entry, "unexpected option");
-			goto out;
-		}
-	}
-	if (optind < argc) {
-		rc = cmd_usage_error(ctx, &cmd_switchback_entry, "unexpected argument \"%s\"", argv[optind]);
-		goto out;
-	}
-	if ((rc = cmd_sb_finish(ctx, &cmd_switchback_entry, c, &a)) < 0 ||
-	    (rc = resolve_arms(ctx, &cmd_switchback_entry, c, &a)) < 0 ||
+	if ((rc = parse_args(ctx, argc, argv, c, &a)) < 0 ||
 	    (rc = sbrun_plan(&ctx->host, c, p, &ctx->err)) < 0)
 		goto out;
 	if (a.dry) {
 		if (ctx->json)
 			rc = cmd_print_json(ctx, cmd_sb_plan_json(c, p));
 		else
-			cmd_sb_print_plan(ctx->out, c, p);
+			sbrun_plan_print(ctx->out, c, p);
 		goto out;
 	}
 	if (!ctx->host.live) {

@@ -19,7 +19,7 @@ static const struct option tui_longopts[] = {
 static int tui_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct tui_opts o = { .interval_ns = 1000000000ull };
-	static const char *const names[] = { "status", "live", "runs", "advice", "probe", "history", "cgroups" };
+	static const char *const names[] = { "status", "live", "runs", "advice", "probe", "history", "cgroups", "switchback" };
 	long long ns;
 	int r;
 
@@ -41,7 +41,7 @@ static int tui_exec(struct cmd_ctx *ctx, int argc, char **argv)
 					o.start_panel = i;
 			if (o.start_panel < 0)
 				return cmd_usage_error(ctx, &cmd_tui_entry,
-						       "--panel \"%s\": use status, live, runs, advice, probe, history or cgroups", optarg);
+						       "--panel \"%s\": use status, live, runs, advice, probe, history, cgroups or switchback", optarg);
 			break;
 		case 'f':
 			o.max_frames = atoi(optarg);
@@ -62,7 +62,7 @@ static int tui_exec(struct cmd_ctx *ctx, int argc, char **argv)
 static const struct cmd_option tui_options[] = {
 	{ "--interval DUR", "refresh period of the live panel (default 1s, at least 100ms)" },
 	{ "--cgroup PATH", "also sample this memory cgroup (relative to the memory controller root)" },
-	{ "--panel NAME", "start on status, live, runs, advice, probe, history or cgroups" },
+	{ "--panel NAME", "start on status, live, runs, advice, probe, history, cgroups or switchback" },
 	{ "--frames N", "quit after N screen refreshes (for scripted tests)" },
 	{ NULL, NULL },
 };
