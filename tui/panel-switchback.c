@@ -57,8 +57,9 @@ static const struct {
 static volatile sig_atomic_t sb_stop;
 
 struct timeline {
-	unsigned window, windows;	/* the current window, 1-based; 0 before the first */
-	double at_s;			/* when it started (now_s) */
+	unsigned window, windows;	/* the current window, 1-based; 0 before the start */
+	unsigned done;			/* windows measured */
+	double at_s;			/* when the current one started (now_s) */
 	bool failed[SBRUN_WINDOWS_MAX];
 	bool ended;
 	char msg[200];
@@ -288,8 +289,15 @@ static void on_progress(const struct sbrun_progress *p, void *arg)
 	struct timeline *t = &s->tl;
 
 	pthread_mutex_lock(&s->mu);
-	if (p->phase == SBRUN_PHASE_WINDOW) {
-		t->window = p->window;
+	if (p->phase == SBRUN_PHASE_START) {
+		/* the first window starts now */
+		t->window = 1;
+		t->windows = p->windows;
+		t->at_s = now_s();
+	} else if (p->phase == SBRUN_PHASE_WINDOW) {
+		/* window p->window was measured (msg: its value): the next one starts */
+		t->done = p->window;
+		t->window = p->window + 1;
 		t->windows = p->windows;
 		t->at_s = now_s();
 	} else if (p->phase == SBRUN_PHASE_GUARD && p->window >= 1 && p->window <= SBRUN_WINDOWS_MAX) {
@@ -297,7 +305,9 @@ static void on_progress(const struct sbrun_progress *p, void *arg)
 	} else if (p->phase == SBRUN_PHASE_END) {
 		t->ended = true;
 	}
-	if (p->msg)
+	if (p->msg && p->phase == SBRUN_PHASE_WINDOW)
+		snprintf(t->msg, sizeof(t->msg), "window %u (%s): %s", p->window, p->arm ? p->arm : "-", p->msg);
+	else if (p->msg)
 		snprintf(t->msg, sizeof(t->msg), "%s%s", p->phase == SBRUN_PHASE_GUARD ? "guardrail: " : "",
 			 p->msg);
 	pthread_mutex_unlock(&s->mu);
@@ -539,7 +549,7 @@ static void draw_window(struct tui_ctx *c, const struct sb_state *s, const struc
 	unsigned arm = s->plan.design.order[idx / pl->n_arms][idx % pl->n_arms];
 	int wash = (int)lround(pl->washout_s / pl->window_s * width);
 	int reach = width;
-	bool cur = tl->window == idx + 1 && !tl->ended, future = tl->window < idx + 1;
+	bool cur = tl->window == idx + 1 && !tl->ended, future = idx + 1 > (cur ? tl->window : tl->done);
 
 	if (cur)
 		reach = (int)fmin(width, floor((now_s() - tl->at_s) / pl->window_s * width) + 1);
@@ -614,13 +624,16 @@ static void draw_running(struct tui_ctx *c, struct sb_state *s, WINDOW *w, int r
 	wattroff(w, tui_style(c, TS_TITLE));
 	draw_legend(c, s, w, y++, cols);
 	y = draw_timeline(c, s, &tl, w, y + 1, rows - 4, cols) + 1;
-	if (tl.window)
+	if (tl.window && tl.window <= windows)
 		tui_print_clipped(w, y++, 2, cols, "window %u of %u (block %u of %u, %s), %u done; elapsed %s, "
 				  "at most %s left", tl.window, windows, (tl.window - 1) / pl->n_arms + 1, pl->n_blocks,
 				  s->cfg.arms[s->plan.design.order[(tl.window - 1) / pl->n_arms][(tl.window - 1) % pl->n_arms]].name,
-				  tl.window - 1, tui_fmt_secs(now_s() - s->started_s, el, sizeof(el)),
-				  tui_fmt_secs((windows - tl.window + 1) * pl->window_s - (now_s() - tl.at_s), left,
+				  tl.done, tui_fmt_secs(now_s() - s->started_s, el, sizeof(el)),
+				  tui_fmt_secs(fmax(0, (windows - tl.done) * pl->window_s - (now_s() - tl.at_s)), left,
 					       sizeof(left)));
+	else if (tl.window)
+		tui_print_clipped(w, y++, 2, cols, "%u of %u windows done: judging and putting the settings back",
+				  tl.done, windows);
 	else
 		tui_print_clipped(w, y++, 2, cols, "starting: %u windows planned", windows);
 	if (tl.msg[0])
@@ -628,7 +641,7 @@ static void draw_running(struct tui_ctx *c, struct sb_state *s, WINDOW *w, int r
 	wattron(w, tui_style(c, s->stopping ? TS_WARN : TS_DIM));
 	tui_print_clipped(w, rows - 1, 2, cols, "%s", s->stopping ?
 			  "stopping: the engine puts the settings back..." :
-			  "Esc or q: stop; the engine puts the settings back (a stopped run keeps its windows)");
+			  "Esc or q: stop; the engine puts the settings back");
 	wattroff(w, tui_style(c, s->stopping ? TS_WARN : TS_DIM));
 }
 
@@ -642,8 +655,8 @@ static void draw_result(struct tui_ctx *c, struct sb_state *s, WINDOW *w, int ro
 	int y = 1;
 
 	wattron(w, tui_style(c, ok ? TS_TITLE : TS_WARN));
-	tui_print_clipped(w, y++, 2, cols, "Switchback run %lld %s: %u of %u windows in %s; settings put back "
-			  "(%d change%s undone)", (long long)r->run_id, r->status ? r->status : "failed",
+	tui_print_clipped(w, y++, 2, cols, "Switchback run %lld %s: %u of %u windows in %s; %d change%s undone",
+			  (long long)r->run_id, r->status ? r->status : "failed",
 			  r->n_windows, pl->n_blocks * pl->n_arms, tui_fmt_secs(s->ended_s - s->started_s, el, sizeof(el)),
 			  r->restored, r->restored == 1 ? "" : "s");
 	wattroff(w, tui_style(c, ok ? TS_TITLE : TS_WARN));
