@@ -526,7 +526,7 @@ static void print_budget(FILE *o, const struct sbrun_config *c, const struct sbr
 		fprintf(o, "Smallest effect   in metric units: depends on the metric's noise, not known before the run\n");
 }
 
-void cmd_sb_print_plan(FILE *o, const struct sbrun_config *c, const struct sbrun_plan *p)
+void sbrun_plan_print(FILE *o, const struct sbrun_config *c, const struct sbrun_plan *p)
 {
 	char desc[1024];
 
@@ -691,7 +691,7 @@ int cmd_sb_execute(struct cmd_ctx *ctx, const char *what, struct sbrun_config *c
 	if (rc < 0)
 		return rc;
 	if (!a->yes && isatty(STDIN_FILENO))
-		cmd_sb_print_plan(stderr, c, p);
+		sbrun_plan_print(stderr, c, p);
 	snprintf(q, sizeof(q), "switch %s under the running workload for up to %s",
 		 p->ntouch ? p->touch[0].name : "the settings", secs(p->budget.duration_s, t, sizeof(t)));
 	if ((rc = change_ask(q, a->yes, &ctx->err)) < 0) {
@@ -723,6 +723,40 @@ static int print_result(struct cmd_ctx *ctx, const struct sbrun_result *r, const
 	return 0;
 }
 
+/* The whole command line into c and a: options, their checks, the arms (the TUI's form too). */
+static int parse_args(struct cmd_ctx *ctx, int argc, char **argv, struct sbrun_config *c,
+		      struct sb_args *a)
+{
+	void *const args[OPT_TABLES_MAX] = { a, a, a };
+	int rc;
+
+	cmd_sb_init(c, a, argc, argv);
+	if ((rc = cmd_parse_sets(ctx, &cmd_switchback_entry, argc, argv, args, NULL)) < 0)
+		return rc;
+	if ((rc = cmd_sb_finish(ctx, &cmd_switchback_entry, c, a)) < 0)
+		return rc;
+	return resolve_arms(ctx, &cmd_switchback_entry, c, a);
+}
+
+int sbrun_config_parse(const struct host *h, int argc, char **argv, struct sbrun_config *c,
+		       struct st_err *e)
+{
+	struct cmd_ctx *ctx = calloc(1, sizeof(*ctx));
+	struct sb_args a;
+	int rc;
+
+	if (!ctx)
+		return err_set(e, -ENOMEM, "out of memory");
+	ctx->host = *h;		/* borrowed: never closed here */
+	ctx->out = stdout;
+	optind = 0;		/* getopt starts afresh (glibc) */
+	rc = parse_args(ctx, argc, argv, c, &a);
+	if (rc < 0 && e)
+		*e = ctx->err;
+	free(ctx);
+	return rc < 0 ? rc : 0;
+}
+
 static int switchback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct sbrun_config *c = calloc(1, sizeof(*c));
@@ -736,22 +770,14 @@ static int switchback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		rc = err_set(&ctx->err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	cmd_sb_init(c, &a, argc, argv);
-	{
-		void *const args[OPT_TABLES_MAX] = { &a, &a, &a };
-
-		if ((rc = cmd_parse_sets(ctx, &cmd_switchback_entry, argc, argv, args, NULL)) < 0)
-			goto out;
-	}
-	if ((rc = cmd_sb_finish(ctx, &cmd_switchback_entry, c, &a)) < 0 ||
-	    (rc = resolve_arms(ctx, &cmd_switchback_entry, c, &a)) < 0 ||
+	if ((rc = parse_args(ctx, argc, argv, c, &a)) < 0 ||
 	    (rc = sbrun_plan(&ctx->host, c, p, &ctx->err)) < 0)
 		goto out;
 	if (a.dry) {
 		if (ctx->json)
 			rc = cmd_print_json(ctx, cmd_sb_plan_json(c, p));
 		else
-			cmd_sb_print_plan(ctx->out, c, p);
+			sbrun_plan_print(ctx->out, c, p);
 		goto out;
 	}
 	if (!ctx->host.live) {

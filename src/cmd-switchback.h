@@ -43,8 +43,7 @@ void cmd_sb_init(struct sbrun_config *c, struct sb_args *a, int argc, char **arg
 int cmd_sb_finish(struct cmd_ctx *ctx, const struct cmd_entry *ce, struct sbrun_config *c,
 		  struct sb_args *a);
 
-/* The plan for people, or as JSON ("status": "planned"). */
-void cmd_sb_print_plan(FILE *o, const struct sbrun_config *c, const struct sbrun_plan *p);
+/* The plan as JSON ("status": "planned"); for people: sbrun_plan_print() (sbrun.h). */
 cJSON *cmd_sb_plan_json(const struct sbrun_config *c, const struct sbrun_plan *p);
 
 /*

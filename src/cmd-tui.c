@@ -10,7 +10,7 @@
 
 /* In the order of struct tui_opts.start_panel. */
 static const char *const panel_names[] = {
-	"status", "live", "runs", "advice", "probe", "history", "cgroups", NULL,
+	"status", "live", "runs", "advice", "probe", "history", "cgroups", "switchback", NULL,
 };
 
 struct tui_args {
@@ -25,7 +25,7 @@ static const struct opt_spec tui_opts[] = {
 		     struct tui_args, interval_ns, 100000000LL, 0),
 	OPT_STRING("cgroup", 0, "PATH", "also sample this memory cgroup (relative to the memory "
 		   "controller root)", struct tui_args, cgroup, "a cgroup path", OPT_COMPLETE_NONE),
-	OPT_CHOICE("panel", "NAME", "start on status, live, runs, advice, probe, history or cgroups",
+	OPT_CHOICE("panel", "NAME", "start on status, live, runs, advice, probe, history, cgroups or switchback",
 		   struct tui_args, panel, panel_names),
 	OPT_INT("frames", "N", "quit after N screen refreshes (for scripted tests)",
 		struct tui_args, frames, 1, INT_MAX),

@@ -204,7 +204,7 @@ int cmd_verify_live(struct cmd_ctx *ctx, struct sb_args *a, int64_t apply_run)
 		if (ctx->json)
 			rc = cmd_print_json(ctx, cmd_sb_plan_json(c, p));
 		else
-			cmd_sb_print_plan(ctx->out, c, p);
+			sbrun_plan_print(ctx->out, c, p);
 		goto out;
 	}
 	if (!ctx->host.live) {

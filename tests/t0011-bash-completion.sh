@@ -51,7 +51,7 @@ complete_words swaptune --db x.db app | grep -qx apply || fail "a command after 
 # values of options with a fixed set
 offers "auto tty plain none" swaptune probe --progress ""
 offers "auto tty plain none" swaptune verify --progress ""
-offers "status live runs advice probe history cgroups" swaptune tui --panel ""
+offers "status live runs advice probe history cgroups switchback" swaptune tui --panel ""
 offers "text md json html" swaptune report --format ""
 offers "bash zsh fish" swaptune --completion ""
 offers "max high" swaptune probe --limit-mode ""

@@ -59,6 +59,7 @@ extern const struct tui_panel tui_panel_advice;
 extern const struct tui_panel tui_panel_probe;
 extern const struct tui_panel tui_panel_history;
 extern const struct tui_panel tui_panel_cgroups;
+extern const struct tui_panel tui_panel_switchback;
 
 /*
  * Whether the change keys (apply, confirm, rollback) may be used; false

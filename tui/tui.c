@@ -14,14 +14,14 @@
 
 static const struct tui_panel *const panels[] = {
 	&tui_panel_status, &tui_panel_live, &tui_panel_runs, &tui_panel_advice,
-	&tui_panel_probe, &tui_panel_history, &tui_panel_cgroups,
+	&tui_panel_probe, &tui_panel_history, &tui_panel_cgroups, &tui_panel_switchback,
 };
 #define PANEL_PROBE 4
 #define NPANELS ((int)(sizeof(panels) / sizeof(panels[0])))
 
 /* Keys every panel has; the panel's own follow in the footer. */
 static const struct tui_key_help global_keys[] = {
-	{ "F1", "help" }, { "1-7", "panel" }, { "F5", "probe" }, { "F10", "quit" },
+	{ "F1", "help" }, { "1-8", "panel" }, { "F5", "probe" }, { "F10", "quit" },
 	{ NULL, NULL },
 };
 
@@ -75,12 +75,14 @@ static void draw_bars(struct tui_ctx *c, int cur, void **state, void *ap, int ro
 		panels[cur]->keys ? panels[cur]->keys(c, state[cur]) : NULL;
 	const char *right = rights_label(c);
 	int x = 0, need = 0, rw = (int)strlen(right) + 2;
-	bool name;
+	bool name, tight;
 
 	/* the program's name only when the tabs and the rights fit beside it */
 	for (int i = 0; i < NPANELS; i++)
 		need += (int)strlen(panels[i]->title) + 4;
 	name = 10 + need + rw <= cols;
+	/* at 80 columns the tabs close up (one blank apart) so that the rights still show */
+	tight = need + rw > cols;
 	attron(tui_style(c, TS_BAR));
 	mvhline(0, 0, ' ', cols);
 	if (name)
@@ -90,11 +92,11 @@ static void draw_bars(struct tui_ctx *c, int cur, void **state, void *ap, int ro
 	for (int i = 0; i < NPANELS && x < cols; i++) {
 		char tab[40];
 
-		snprintf(tab, sizeof(tab), " %d %s ", i + 1, panels[i]->title);
+		snprintf(tab, sizeof(tab), tight ? "%d %s" : " %d %s ", i + 1, panels[i]->title);
 		attron(i == cur ? A_BOLD : tui_style(c, TS_BAR));
 		mvaddnstr(0, x, tab, cols - x);
 		attroff(i == cur ? A_BOLD : tui_style(c, TS_BAR));
-		x += (int)strlen(tab);
+		x += (int)strlen(tab) + (tight && i + 1 < NPANELS);
 	}
 	if (x + rw <= cols) {
 		attr_t a = tui_style(c, TS_BAR) | (strcmp(right, "read-only") ? A_BOLD : 0);
@@ -151,7 +153,7 @@ static void draw_help(struct tui_ctx *c, int cur, void **state, int rows, int co
 	const struct tui_key_help *own = panels[cur]->keys ? panels[cur]->keys(c, state[cur]) : NULL;
 	static const struct tui_key_help more[] = {
 		{ "? h F1", "this help (any key closes it)" },
-		{ "1-7 F2", "Status, Live, Runs, Advice, Probe, History, Cgroups (F2 or Tab: the next one)" },
+		{ "1-8 F2", "Status, Live, Runs, Advice, Probe, History, Cgroups, Switch(back) (F2 or Tab: the next one)" },
 		{ "a", "apply a probe run's verdict (Probe result, Runs)" },
 		{ "Tab Left Right", "next / previous panel" },
 		{ "F5 p", "the probe form" },

@@ -280,6 +280,19 @@ void sbrun_result_free(struct sbrun_result *r);
 /* The run's params JSON (plan, arms, metric, guardrails, schedule). */
 cJSON *sbrun_params_json(const struct sbrun_config *c, const struct sbrun_plan *p);
 
+/* ---- the command line's options (src/cmd-switchback.c), shared with the TUI's form ---- */
+
+/*
+ * argv (argv[0] a name, then the options of `swaptune switchback`) into c
+ * with the command's own parsers and checks, the arms resolved against h
+ * (the baseline first). Resets getopt. 0, or -EINVAL with e saying why in
+ * the command's words.
+ */
+int sbrun_config_parse(const struct host *h, int argc, char **argv, struct sbrun_config *c,
+		       struct st_err *e);
+/* The plan for people, as `swaptune switchback --dry-run` prints it. */
+void sbrun_plan_print(FILE *o, const struct sbrun_config *c, const struct sbrun_plan *p);
+
 /* ---- a stored run (src/sb-judge.c) ---- */
 
 struct sbrun_arm {

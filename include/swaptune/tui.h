@@ -16,7 +16,7 @@
 struct tui_opts {
 	uint64_t interval_ns;	/* live panel refresh, default 1 s */
 	const char *cgroup;	/* live panel: also sample this memory cgroup */
-	int start_panel;	/* 0 status, 1 live, 2 runs, 3 advice, 4 probe, 5 history, 6 cgroups */
+	int start_panel;	/* 0 status, 1 live, 2 runs, 3 advice, 4 probe, 5 history, 6 cgroups, 7 switchback */
 	int max_frames;		/* stop after this many refreshes (0 = until q); for tests */
 };
 
