@@ -30,10 +30,10 @@ static const struct opt_spec history_opts[] = {
 	{ NULL },
 };
 
-/* "2026-11-30T04:01:02.123Z" -> "2026-11-30 04:01:02Z": UTC, said so (fmt_time) */
+/* "2026-11-30T04:01:02.123Z" -> "2026-11-30T04:01:02Z": UTC, as every time swaptune prints (fmt_time) */
 static const char *short_time(const char *iso, char *buf, size_t len)
 {
-	return fmt_time(iso, true, buf, len);
+	return fmt_time(iso, false, buf, len);
 }
 
 /* text, or JSON null when absent */

@@ -136,7 +136,7 @@ static void hist_order(struct hist_state *s, int64_t sel_id)
 	s->n_shown = 0;
 	for (int i = 0; i < s->n && i < HIST_MAX; i++) {
 		snprintf(text, sizeof(text), "%lld %s %s %s %s", (long long)s->rows[i].id, s->rows[i].kind,
-			 s->rows[i].status, fmt_time(s->rows[i].started_at, true, t, sizeof(t)),
+			 s->rows[i].status, fmt_time(s->rows[i].started_at, false, t, sizeof(t)),
 			 s->rows[i].params ? s->rows[i].params : "");
 		if (tui_filter_match(&s->filter, text))
 			s->shown[s->n_shown++] = i;
@@ -236,7 +236,7 @@ static void hist_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 		change_what(x, what, sizeof(what));
 		wattron(w, a);
 		tui_print_clipped(w, y++, 2, cols, "%5lld  %-8s %-11.11s %-20s  %s", (long long)x->id,
-				  x->kind, x->status, fmt_time(x->started_at, true, t, sizeof(t)), what);
+				  x->kind, x->status, fmt_time(x->started_at, false, t, sizeof(t)), what);
 		wattroff(w, a);
 	}
 	tui_filter_draw(c, &s->filter, w, y++, cols, s->n_shown, s->n, hist_sorts[s->sort]);

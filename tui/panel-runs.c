@@ -277,7 +277,7 @@ static void runs_update(struct tui_ctx *c, void *p)
 		x->id = rows[i].id;
 		snprintf(x->kind, sizeof(x->kind), "probe");
 		snprintf(x->status, sizeof(x->status), "%s", rows[i].status);
-		fmt_time(rows[i].started_at, true, x->started, sizeof(x->started));
+		fmt_time(rows[i].started_at, false, x->started, sizeof(x->started));
 		snprintf(x->result, sizeof(x->result), "%s", probe_result(c, r, &rows[i]));
 	}
 	for (int i = 0; r->ok && i < ns; i++) {
@@ -287,7 +287,7 @@ static void runs_update(struct tui_ctx *c, void *p)
 		x->id = sbs[i].id;
 		snprintf(x->kind, sizeof(x->kind), "switchback");
 		snprintf(x->status, sizeof(x->status), "%s", sbs[i].status);
-		fmt_time(sbs[i].started_at, true, x->started, sizeof(x->started));
+		fmt_time(sbs[i].started_at, false, x->started, sizeof(x->started));
 		snprintf(x->result, sizeof(x->result), "%s", probe_result(c, r, &sbs[i]));
 	}
 	for (int i = 0; r->ok && i < nr; i++) {
@@ -298,7 +298,7 @@ static void runs_update(struct tui_ctx *c, void *p)
 		x->id = recs[i].run_id;
 		snprintf(x->kind, sizeof(x->kind), "recording");
 		snprintf(x->status, sizeof(x->status), "%s", recs[i].status);
-		fmt_time(recs[i].started_at, true, x->started, sizeof(x->started));
+		fmt_time(recs[i].started_at, false, x->started, sizeof(x->started));
 		x->ticks = recs[i].ticks;
 		snprintf(x->result, sizeof(x->result), "%s tick%s, %s s", fmt_num((double)recs[i].ticks, b1, sizeof(b1)),
 			 recs[i].ticks == 1 ? "" : "s", fmt_num((double)recs[i].duration_ns / 1e9, b2, sizeof(b2)));
