@@ -493,3 +493,11 @@ void fmt_json_num(cJSON *o, const char *key, double v)
 	else
 		cJSON_AddNullToObject(o, key);
 }
+
+void fmt_json_u53(cJSON *o, const char *key, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	cJSON_AddRawToObject(o, key, buf);
+}

@@ -161,7 +161,7 @@ cJSON *probe_params_json(const struct probe_config *c, const struct probe_plan *
 	} else {
 		cJSON_AddNumberToObject(w, "working_set_bytes", (double)c->wp.working_set_bytes);
 		cJSON_AddNumberToObject(w, "ops", c->workload ? (double)workload_ops(c->workload, &c->wp) : 0);
-		cJSON_AddNumberToObject(w, "seed", (double)c->wp.seed);
+		fmt_json_u53(w, "seed", c->wp.seed);
 		if (c->workload && c->workload->pattern == WORKLOAD_PAT_ZIPF)
 			cJSON_AddNumberToObject(w, "zipf_theta", c->wp.zipf_theta ? c->wp.zipf_theta :
 						WORKLOAD_DEFAULT_ZIPF_THETA);
@@ -186,7 +186,7 @@ cJSON *probe_params_json(const struct probe_config *c, const struct probe_plan *
 	cJSON_AddBoolToObject(o, "adaptive", c->adaptive);
 	if (c->adaptive)
 		cJSON_AddNumberToObject(o, "max_reps", c->max_reps);
-	cJSON_AddNumberToObject(o, "seed", (double)c->seed);
+	fmt_json_u53(o, "seed", c->seed);
 	cJSON_AddNumberToObject(o, "duration_cap_s", c->duration_s);
 	cJSON_AddNumberToObject(o, "min_trial_s", c->min_trial_s);
 	cJSON_AddNumberToObject(o, "max_time_s", c->max_time_s);

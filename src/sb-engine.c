@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "sb-int.h"
+#include "swaptune/fmt.h"
 #include "swaptune/facts.h"
 #include "swaptune/journal.h"
 #include "swaptune/sampler.h"
@@ -686,7 +687,7 @@ cJSON *sbrun_params_json(const struct sbrun_config *c, const struct sbrun_plan *
 	for (unsigned k = 0; k < pl->n_looks; k++)
 		cJSON_AddItemToArray(a, cJSON_CreateNumber(pl->looks[k]));
 	cJSON_AddNumberToObject(x, "alpha", pl->alpha);
-	cJSON_AddNumberToObject(x, "seed", (double)pl->seed);
+	fmt_json_u53(x, "seed", pl->seed);
 	cJSON_AddNumberToObject(x, "draws", (double)pl->draws);
 	cJSON_AddNumberToObject(x, "min_effect", c->min_effect);
 	sch = cJSON_AddArrayToObject(o, "schedule");

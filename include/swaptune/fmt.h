@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdint.h>
 
 /*
  * Parse "200ms", "2s", "1m", "1h" (bare number = seconds) into ns: a plain
@@ -117,5 +118,13 @@ const char *fmt_short(char *b, size_t len, bool ok, double v);
 /* o[key] = v; NAN and infinities are not JSON numbers: they become null. */
 struct cJSON;
 void fmt_json_num(struct cJSON *o, const char *key, double v);
+/*
+ * o[key] = v, an integer below 2^53 (a seed), written digit for digit:
+ * cJSON prints a double with 15 significant digits when that compares
+ * "equal" within a relative DBL_EPSILON, which drops the last unit of a
+ * 16-digit seed above about 4.5e15, so a stored seed would not make the
+ * stored schedule again.
+ */
+void fmt_json_u53(struct cJSON *o, const char *key, uint64_t v);
 
 #endif

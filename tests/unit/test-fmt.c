@@ -277,6 +277,30 @@ static void test_json_num(void **state)
 	cJSON_Delete(o);
 }
 
+/* Seeds below 2^53 survive a JSON round trip digit for digit (cJSON's own %1.15g would not). */
+static void test_json_u53(void **state)
+{
+	static const uint64_t seeds[] = { 0, 1, 4503599627370497ULL, 6639210877975095ULL,
+					  8999999999999991ULL, (1ULL << 53) - 1 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		cJSON *o = cJSON_CreateObject(), *back;
+		char *text;
+
+		fmt_json_u53(o, "seed", seeds[i]);
+		text = cJSON_PrintUnformatted(o);
+		assert_non_null(text);
+		back = cJSON_Parse(text);
+		assert_non_null(back);
+		assert_true(cJSON_IsNumber(cJSON_GetObjectItem(back, "seed")));
+		assert_true((uint64_t)cJSON_GetObjectItem(back, "seed")->valuedouble == seeds[i]);
+		cJSON_Delete(back);
+		cJSON_free(text);
+		cJSON_Delete(o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_fputs),
 		cmocka_unit_test(test_shell_quote),
+		cmocka_unit_test(test_json_u53),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
