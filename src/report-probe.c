@@ -662,24 +662,14 @@ static bool pair_cells(struct report_section *s, const double *y, size_t ny, con
 	return beyond;
 }
 
-static void probes_sections(struct report *rep, struct probe_side *a, struct probe_side *b,
-			    struct report_section *sum)
+/* The two runs side by side: id, start, workload, metric, host, kernel. */
+static void runs_compared(struct report *rep, struct probe_side *a, struct probe_side *b)
 {
 	static const char *const cols[] = { "", "before", "after" };
-	static const char *const pcols[] = { "arm", "mean before", "mean after", "change", "p (Welch)",
-					     "beyond noise", "95 % CI of change", "trials" };
-	static const char *const ccols[] = { "counter", "arm", "mean before", "mean after", "change",
-					     "p (Welch)", "beyond noise", "95 % CI of change", "trials" };
 	struct probe_side *p[2] = { a, b };
 	struct report_section *s = report_add(rep, REPORT_TABLE, "runs-compared", "Probe runs compared");
-	struct report_section *c;
-	char (*keys)[48] = calloc(KEYS_MAX, 48);
-	double x[VERDICT_TRIALS_MAX], y[VERDICT_TRIALS_MAX], change;
-	char line[1024], b1[FMT_NUM_LEN + 8], when[FMT_TIME_LEN + 512];
-	size_t nk, k = 0, n_beyond = 0, n_arms = 0;
+	char when[FMT_TIME_LEN + 512];
 
-	if (!keys)
-		abort();
 	report_cols(s, 3, cols);
 	report_cell(s, "run");
 	for (int i = 0; i < 2; i++)
@@ -701,8 +691,20 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 		report_cell(s, "%s", p[i]->ri.kernel[0] ? p[i]->ri.kernel : REPORT_NOT_RECORDED);
 	if (strcmp(a->run->workload, b->run->workload) || strcmp(a->run->in.metric_name, b->run->in.metric_name))
 		report_note(s, "the runs measured different workloads or metrics: the comparison is weak");
+}
 
-	s = report_add(rep, REPORT_TABLE, "arms-compared", "Primary metric, arm by arm");
+/* The primary metric arm by arm (table and chart); its line in the summary. */
+static void arms_compared(struct report *rep, struct probe_side *a, struct probe_side *b,
+			  struct report_section *sum)
+{
+	static const char *const pcols[] = { "arm", "mean before", "mean after", "change", "p (Welch)",
+					     "beyond noise", "95 % CI of change", "trials" };
+	struct report_section *s = report_add(rep, REPORT_TABLE, "arms-compared", "Primary metric, arm by arm");
+	struct report_section *c;
+	char line[1024], b1[FMT_NUM_LEN + 8];
+	size_t k = 0, n_beyond = 0, n_arms = 0;
+	double change;
+
 	report_note(s, "arms matched by name; Welch's t-test on the completed trials; beyond noise = p < 0.05; "
 		    "trials: completed before / after");
 	report_cols(s, 8, pcols);
@@ -711,6 +713,7 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 	c->chart.highlight_name = strdup("before");
 	c->chart.y_unit = strdup(a->run->in.metric == VERDICT_METRIC_THROUGHPUT ? "ops/s" :
 				 a->run->in.metric == VERDICT_METRIC_WALL_TIME ? "s" : a->run->in.metric_name);
+	line[0] = '\0';
 	for (size_t i = 0; i < a->run->n_arms; i++) {
 		const struct verdict_arm *va = &a->run->in.arms[i], *vb = NULL;
 		double m, lo, hi;
@@ -736,61 +739,73 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 		snprintf(name, sizeof(name), "%s after", a->run->arms[i].name);
 		report_bar_add(c, name, m, lo, hi, vb->primary, vb->n_trials, false);
 	}
-
 	if (n_beyond)
 		report_line(sum, "%s, after vs before, changed beyond noise in %zu of %zu arms:%s",
 			    a->run->in.metric_name, n_beyond, n_arms, line);
 	else
 		report_line(sum, "%s: no arm changed beyond noise (%zu arms in both runs; Welch's t-test, p < 0.05)",
 			    a->run->in.metric_name, n_arms);
-	k = 0;
-	n_beyond = 0;
-	s = report_add(rep, REPORT_TABLE, "counters-compared", "Per-trial counters, arm by arm");
+}
+
+/* Every per-trial counter of an arm in both runs, largest relative change first; its summary line. */
+static void counters_compared(struct report *rep, struct probe_side *a, struct probe_side *b,
+			      struct report_section *sum)
+{
+	static const char *const ccols[] = { "counter", "arm", "mean before", "mean after", "change",
+					     "p (Welch)", "beyond noise", "95 % CI of change", "trials" };
+	struct report_section *s = report_add(rep, REPORT_TABLE, "counters-compared", "Per-trial counters, arm by arm");
+	char (*keys)[48] = calloc(KEYS_MAX, 48);
+	struct diff_row *rows = calloc(KEYS_MAX * VERDICT_ARMS_MAX, sizeof(*rows));
+	double x[VERDICT_TRIALS_MAX], y[VERDICT_TRIALS_MAX], change;
+	char line[1024], b1[FMT_NUM_LEN + 8];
+	size_t nk, nr = 0, k = 0, n_beyond = 0;
+
+	if (!keys || !rows)
+		abort();
 	report_note(s, "every per-trial metric of an arm present in both runs whose mean differs, largest relative change first");
 	report_cols(s, 9, ccols);
 	report_key_cols(s, 2);
 	nk = metric_keys(a->t, keys, KEYS_MAX);
 	/* largest relative change first, as in the --run table */
-	{
-		struct diff_row *rows = calloc(KEYS_MAX * VERDICT_ARMS_MAX, sizeof(*rows));
-		size_t nr = 0;
+	for (size_t q = 0; q < nk; q++)
+		for (size_t i = 0; i < a->run->n_arms; i++) {
+			const char *arm = a->run->arms[i].name;
+			size_t ny = arm_values(a->t, arm, keys[q], y, VERDICT_TRIALS_MAX);
+			size_t nx = arm_values(b->t, arm, keys[q], x, VERDICT_TRIALS_MAX);
+			double my, mx;
 
-		if (!rows)
-			abort();
-		for (size_t q = 0; q < nk; q++)
-			for (size_t i = 0; i < a->run->n_arms; i++) {
-				const char *arm = a->run->arms[i].name;
-				size_t ny = arm_values(a->t, arm, keys[q], y, VERDICT_TRIALS_MAX);
-				size_t nx = arm_values(b->t, arm, keys[q], x, VERDICT_TRIALS_MAX);
-				double my, mx;
-
-				if (!nx || !ny || (mx = stats_mean(x, nx)) == (my = stats_mean(y, ny)))
-					continue;
-				snprintf(rows[nr].key, sizeof(rows[nr].key), "%s", keys[q]);
-				rows[nr].arm = arm;
-				rows[nr++].pct = my != 0 ? (mx - my) / fabs(my) * 100 : NAN;
-			}
-		qsort(rows, nr, sizeof(*rows), diff_cmp);
-		for (size_t i = 0; i < nr; i++) {
-			size_t ny = arm_values(a->t, rows[i].arm, rows[i].key, y, VERDICT_TRIALS_MAX);
-			size_t nx = arm_values(b->t, rows[i].arm, rows[i].key, x, VERDICT_TRIALS_MAX);
-
-			report_cell(s, "%s", rows[i].key);
-			report_cell(s, "%s", rows[i].arm);
-			if (pair_cells(s, y, ny, x, nx, &change)) {
-				if (n_beyond++ < 4 && k < sizeof(line))
-					k += (size_t)snprintf(line + k, sizeof(line) - k, "%s %s %s %s",
-							      k ? "," : "", rows[i].key, rows[i].arm,
-							      pct(change, b1, sizeof(b1)));
-			}
+			if (!nx || !ny || (mx = stats_mean(x, nx)) == (my = stats_mean(y, ny)))
+				continue;
+			snprintf(rows[nr].key, sizeof(rows[nr].key), "%s", keys[q]);
+			rows[nr].arm = arm;
+			rows[nr++].pct = my != 0 ? (mx - my) / fabs(my) * 100 : NAN;
 		}
-		free(rows);
+	qsort(rows, nr, sizeof(*rows), diff_cmp);
+	line[0] = '\0';
+	for (size_t i = 0; i < nr; i++) {
+		size_t ny = arm_values(a->t, rows[i].arm, rows[i].key, y, VERDICT_TRIALS_MAX);
+		size_t nx = arm_values(b->t, rows[i].arm, rows[i].key, x, VERDICT_TRIALS_MAX);
+
+		report_cell(s, "%s", rows[i].key);
+		report_cell(s, "%s", rows[i].arm);
+		if (pair_cells(s, y, ny, x, nx, &change) && n_beyond++ < 4 && k < sizeof(line))
+			k += (size_t)snprintf(line + k, sizeof(line) - k, "%s %s %s %s", k ? "," : "",
+					      rows[i].key, rows[i].arm, pct(change, b1, sizeof(b1)));
 	}
+	free(rows);
+	free(keys);
 	if (n_beyond)
 		report_line(sum, "per-trial counters beyond noise (%zu), largest first:%s", n_beyond, line);
 	else
 		report_line(sum, "no per-trial counter changed beyond noise");
-	free(keys);
+}
+
+static void probes_sections(struct report *rep, struct probe_side *a, struct probe_side *b,
+			    struct report_section *sum)
+{
+	runs_compared(rep, a, b);
+	arms_compared(rep, a, b, sum);
+	counters_compared(rep, a, b, sum);
 }
 
 int report_build_probes(struct store *st, int64_t before, int64_t after, struct report **out,
