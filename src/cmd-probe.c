@@ -99,7 +99,7 @@ static void print_changes(FILE *o, const struct probe_config *c, const struct pr
 
 static void print_plan(FILE *o, const struct probe_config *c, const struct probe_plan *p)
 {
-	char b1[32], b2[32], t1[32], t2[32], desc[256];
+	char b1[32], b2[32], t1[32], t2[32], desc[400];
 
 	fprintf(o, "Workload          %s", c->workload->name);
 	if (c->workload->pattern == WORKLOAD_PAT_NONE) {
@@ -116,6 +116,8 @@ static void print_plan(FILE *o, const struct probe_config *c, const struct probe
 		fmt_bytes(c->memcg_limit_bytes, b2, sizeof(b2)),
 		p->memcg_version == 1 ? "memory.limit_in_bytes" :
 		c->limit_mode == MEMCG_LIMIT_HIGH ? "memory.high" : "memory.max");
+	if (probe_busy_text(c, desc, sizeof(desc)))
+		fprintf(o, "Busy host         %s\n", desc);
 	fprintf(o, "Arms\n");
 	for (int i = 0; i < c->narms; i++) {
 		probe_arm_describe(&c->arms[i], desc, sizeof(desc));
@@ -182,6 +184,8 @@ static cJSON *plan_json(const struct probe_config *c, const struct probe_plan *p
 	cJSON_AddNumberToObject(o, "working_set_bytes", (double)c->wp.working_set_bytes);
 	cJSON_AddNumberToObject(o, "memcg_version", p->memcg_version);
 	cJSON_AddNumberToObject(o, "memcg_limit_bytes", (double)c->memcg_limit_bytes);
+	if (c->busy.busy)
+		cJSON_AddItemToObject(o, "busy_host", probe_busy_json(c));
 	cJSON_AddStringToObject(o, "baseline", c->arms[p->baseline].name);
 	a = cJSON_AddArrayToObject(o, "arms");
 	for (int i = 0; i < c->narms; i++) {
@@ -237,9 +241,9 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 		PM_ZSWPIN, PM_ZSWPOUT, PM_SWAP_RA, PM_SWAP_RA_HIT, PM_PGMAJFAULT, PM_REFAULT_ANON,
 		PM_PSI_SOME_US, PM_CPU_NS_PER_OP,
 	};
-	const char *unit = c->primary == PROBE_PRIMARY_THROUGHPUT ? "ops/s" :
-			   c->primary == PROBE_PRIMARY_WALL ? "s" : "";
-	char b1[32], b2[32], b3[32], head[64];
+	const struct metric_def *pm = &metric_defs[metric_find(probe_primary_key(c))];
+	const char *unit = c->primary == PROBE_PRIMARY_METRIC ? "" : pm->row->unit;
+	char b1[32], b2[32], b3[32], head[64], busy[400];
 
 	fprintf(o, "Probe run %lld: %s, %s\n", (long long)r->run_id, c->workload->name,
 		r->budget.refused ? "stopped: the time budget cannot reach the first look" : r->status);
@@ -272,15 +276,15 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 		fprintf(o, "Time budget       %s\n", r->budget.text);
 	if (r->budget.admin_stop)
 		fprintf(o, "                  %s\n", r->budget.stop_text);
+	if (probe_busy_text(c, busy, sizeof(busy)))
+		fprintf(o, "Busy host         %s\n", busy);
 	fprintf(o, "Primary metric    %s (%s, %s is better), mean and 95 %% CI over %u round%s\n\n",
-		c->primary == PROBE_PRIMARY_THROUGHPUT ? "throughput" :
-		c->primary == PROBE_PRIMARY_WALL ? "wall time" : "command metric",
-		unit[0] ? unit : "as printed",
-		c->primary == PROBE_PRIMARY_WALL || (c->primary == PROBE_PRIMARY_METRIC && !c->metric_higher_better) ?
-		"lower" : "higher", r->rounds, r->rounds == 1 ? "" : "s");
+		pm->row->label, unit[0] ? unit : "as printed",
+		probe_primary_higher_better(c) ? "higher" : "lower", r->rounds, r->rounds == 1 ? "" : "s");
 
 	snprintf(head, sizeof(head), "%s", c->primary == PROBE_PRIMARY_THROUGHPUT ? "throughput" :
-		 c->primary == PROBE_PRIMARY_WALL ? "wall_s" : "metric");
+		 c->primary == PROBE_PRIMARY_WALL ? "wall_s" :
+		 c->primary == PROBE_PRIMARY_CPU ? pm->key : "metric");
 	fprintf(o, "%-10s %3s %3s %12s %25s %8s", "arm", "n", "oom", head, "95% CI", "vs base");
 	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
 		fprintf(o, " %9s", metric_defs[cols[k]].head);
@@ -309,7 +313,8 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 		fprintf(o, "\n");
 	}
 	fprintf(o, "* baseline; vs base: effect on %s, + = better\n",
-		c->primary == PROBE_PRIMARY_THROUGHPUT ? "throughput" : "the primary metric");
+		c->primary == PROBE_PRIMARY_THROUGHPUT ? "throughput" :
+		c->primary == PROBE_PRIMARY_CPU ? pm->row->label : "the primary metric");
 	for (int i = 0; i < c->narms; i++) {
 		if (c->arms[i].note[0])
 			fprintf(o, "%s: %s\n", c->arms[i].name, c->arms[i].note);
@@ -394,7 +399,7 @@ struct probe_args {
 	bool yes, dry, allow_short;
 	unsigned reps, max_reps;
 	uint64_t seed;
-	int limit_mode, bypass_mode, progress;
+	int limit_mode, bypass_mode, progress, busy_mode;
 };
 
 /* Everything parsed: the rows below point into it. */
@@ -405,6 +410,7 @@ struct probe_cli {
 
 static const char *const limit_modes[] = { "max", "high", NULL };	/* MEMCG_LIMIT_* order */
 static const char *const bypass_modes[] = { "pc0", "zram", NULL };
+static const char *const busy_modes[] = { "adapt", "ignore", NULL };	/* PROBE_BUSY_* order */
 /* the built-in arms of probe-arms.c, offered by completion */
 static const char *const builtin_arms[] = { "pc3", "pc1", "pc0", "bypass", NULL };
 
@@ -540,6 +546,10 @@ static const struct opt_spec probe_opts[] = {
 	OPT_FLAG("drop-host-caches", 0, "before every trial also sync, drop the whole host's page cache and "
 		 "compact memory (default: only the probe's own cgroup and swap are emptied)",
 		 struct probe_cli, c.drop_host_caches),
+	OPT_CHOICE("busy-host", "adapt|ignore", "when fewer than 0.8 CPUs are idle before the probe: "
+		   "adapt judges per CPU second of the workload and halves a built-in workload's working "
+		   "set and limit (unless given) so the rounds fit; ignore measures wall time as on a quiet "
+		   "host (default adapt)", struct probe_cli, a.busy_mode, busy_modes),
 	CMD_OPT_DRY_RUN("print the plan and exit without touching anything", struct probe_cli, a.dry),
 	CMD_OPT_PROGRESS(struct probe_cli, a.progress),
 	{ .name = "metric", .arg = "TOOL:PATH", .section = "With --workload cmd",
@@ -637,7 +647,7 @@ static int parse_args(struct cmd_ctx *ctx, struct probe_cli *cli, int argc, char
 	struct probe_args *a = &cli->a;
 	void *const bases[OPT_TABLES_MAX] = { cli, &cli->c.wp };
 	struct opt_given g;
-	int first;
+	int first, rc;
 
 	probe_config_init(c);
 	c->wp.working_set_bytes = DEFAULT_WORKING_SET;
@@ -651,6 +661,7 @@ static int parse_args(struct cmd_ctx *ctx, struct probe_cli *cli, int argc, char
 		return first;
 	c->limit_mode = a->limit_mode ? MEMCG_LIMIT_HIGH : MEMCG_LIMIT_MAX;
 	c->bypass_mode = a->bypass_mode ? PROBE_BYPASS_ZRAM : PROBE_BYPASS_PC0;
+	c->busy_mode = a->busy_mode ? PROBE_BUSY_IGNORE : PROBE_BUSY_ADAPT;
 	if (a->scratch_dir)
 		snprintf(c->scratch_dir, sizeof(c->scratch_dir), "%s", a->scratch_dir);
 	if (a->reps) {
@@ -663,8 +674,16 @@ static int parse_args(struct cmd_ctx *ctx, struct probe_cli *cli, int argc, char
 		judge_plan_truncate(&c->plan, a->max_reps);
 	c->reps = c->max_reps = c->plan.looks[c->plan.n_looks - 1];
 	probe_seed_set(c, cmd_given(&cmd_probe_entry, &g, "seed") ? a->seed : probe_seed_random());
-	return resolve_config(ctx, c, a, cmd_given(&cmd_probe_entry, &g, "working-set"),
-			      cmd_given(&cmd_probe_entry, &g, "memcg-limit"), argv + first, argc - first);
+	rc = resolve_config(ctx, c, a, cmd_given(&cmd_probe_entry, &g, "working-set"),
+			    cmd_given(&cmd_probe_entry, &g, "memcg-limit"), argv + first, argc - first);
+	if (rc < 0)
+		return rc;
+	/* the busy-host look: before the plan, so the plan says what it changed */
+	if ((rc = probe_busy_check(&ctx->host, 500, &c->busy, &ctx->err)) < 0)
+		return rc;
+	probe_busy_adapt(c, cmd_given(&cmd_probe_entry, &g, "working-set"),
+			 cmd_given(&cmd_probe_entry, &g, "memcg-limit"), cmd_given(&cmd_probe_entry, &g, "ops"));
+	return 0;
 }
 /*
  * A run that repeats the recipe of earlier runs on this host is a

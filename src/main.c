@@ -267,6 +267,7 @@ int main(int argc, char **argv)
 	struct cmd_common cm = { .completion = -1 };
 	const struct cmd_entry *c = NULL;
 	bool db_new;
+	long long db_changes0;
 	char **args = calloc((size_t)argc + 1, sizeof(char *));
 	int nargs = 0, r, status;
 
@@ -330,6 +331,7 @@ int main(int argc, char **argv)
 	}
 	/* only a store this process made itself (O_EXCL) may be dropped below */
 	db_new = ctx.store.created;
+	db_changes0 = store_changes(&ctx.store);
 	{
 		char mid[64], boot[64];
 
@@ -357,8 +359,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "swaptune: cannot write output\n");
 		status = ST_EXIT_RUNTIME;
 	}
-	/* bad input changes nothing: not even a store this run had to create */
-	if (status == ST_EXIT_USAGE && db_new)
+	/*
+	 * bad input changes nothing: not even a store this run had to create;
+	 * a refusal after something was recorded (a probe whose budget cannot
+	 * reach its first look stores its warm-up) keeps the store it named
+	 */
+	if (status == ST_EXIT_USAGE && db_new && store_changes(&ctx.store) == db_changes0)
 		store_close_remove(&ctx.store);
 	else
 		store_close(&ctx.store);

@@ -123,7 +123,6 @@ void probe_settle_bypass_arms(struct engine *E, const struct probe_bypass_check 
 /* r->summary from r->trials (the verdict is left alone). */
 void probe_summary_stats(const struct probe_config *c, struct probe_result *r);
 cJSON *probe_params_json(const struct probe_config *c, const struct probe_plan *p);
-const char *probe_primary_key(const struct probe_config *c);
 /*
  * Judge rows by c->plan (judge.h) into r->verdict and r->judgement; the
  * sequential decision at the last look reached. Returns it (CONTINUE when

@@ -63,7 +63,7 @@ int probe_verdict_input(const struct probe_config *c, int baseline,
 	int rc;
 
 	memset(in, 0, sizeof(*in));
-	metric_verdict_primary(probe_primary_key(c), c->metric_higher_better, in);
+	metric_verdict_primary(probe_primary_key(c), probe_primary_higher_better(c), in);
 	if ((rc = metric_verdict_arms(rows, in)) < 0)
 		return rc;
 	if (baseline >= 0 && (size_t)baseline < in->n_arms)
@@ -82,7 +82,7 @@ enum verdict2_decision probe_judge_rows(const struct probe_config *c, int baseli
 		const char *base = baseline >= 0 && baseline < c->narms ? c->arms[baseline].name : NULL;
 		const char *label;
 
-		in->metric = metric_primary(probe_primary_key(c), c->metric_higher_better, &label);
+		in->metric = metric_primary(probe_primary_key(c), probe_primary_higher_better(c), &label);
 		snprintf(in->metric_name, sizeof(in->metric_name), "%s", label);
 		if (base && (size_t)baseline < in->n_arms)
 			in->arms[baseline].is_baseline = true;
@@ -122,8 +122,25 @@ static cJSON *stat_json(const struct stats_summary *s)
 	return o;
 }
 
+bool probe_primary_higher_better(const struct probe_config *c)
+{
+	switch (c->primary) {
+	case PROBE_PRIMARY_THROUGHPUT:
+		return true;
+	case PROBE_PRIMARY_WALL:
+		return false;
+	case PROBE_PRIMARY_CPU:
+		return !probe_is_cmd(c);	/* ops per CPU second; a command's CPU seconds */
+	case PROBE_PRIMARY_METRIC:
+		break;
+	}
+	return c->metric_higher_better;
+}
+
 const char *probe_primary_key(const struct probe_config *c)
 {
+	if (c->primary == PROBE_PRIMARY_CPU)
+		return metric_defs[probe_is_cmd(c) ? PM_CMD_CPU_S : PM_OPS_PER_CPU_S].key;
 	return metric_defs[c->primary == PROBE_PRIMARY_WALL ? PM_WALL_S :
 				 c->primary == PROBE_PRIMARY_METRIC ? PM_CMD_METRIC :
 				 PM_THROUGHPUT].key;
@@ -137,8 +154,7 @@ static cJSON *primary_json(const struct probe_config *c)
 	cJSON_AddStringToObject(o, "key", d->key);
 	cJSON_AddStringToObject(o, "name", d->row->label);
 	cJSON_AddStringToObject(o, "unit", d->row->unit);
-	cJSON_AddBoolToObject(o, "higher_is_better", c->primary == PROBE_PRIMARY_THROUGHPUT ? true :
-				  c->primary == PROBE_PRIMARY_WALL ? false : c->metric_higher_better);
+	cJSON_AddBoolToObject(o, "higher_is_better", probe_primary_higher_better(c));
 	return o;
 }
 
@@ -191,6 +207,8 @@ cJSON *probe_params_json(const struct probe_config *c, const struct probe_plan *
 	cJSON_AddNumberToObject(o, "min_trial_s", c->min_trial_s);
 	cJSON_AddNumberToObject(o, "max_time_s", c->max_time_s);
 	cJSON_AddBoolToObject(o, "drop_host_caches", c->drop_host_caches);
+	if (c->busy.busy)
+		cJSON_AddItemToObject(o, "busy_host", probe_busy_json(c));
 	a = cJSON_AddArrayToObject(root, "arm_names");
 	for (int i = 0; i < c->narms; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(c->arms[i].name));

@@ -287,8 +287,13 @@ static void fill_from_result(const struct probe_config *c, struct probe_trial *t
 		put(t, PM_WALL_S, (double)w->wall_ns / 1e9);
 		if (w->metric_matched)
 			put(t, PM_CMD_METRIC, w->metric_value);
+		if (w->user_ns + w->sys_ns > 0)
+			put(t, PM_CMD_CPU_S, (double)(w->user_ns + w->sys_ns) / 1e9);
 	} else {
 		put(t, PM_THROUGHPUT, w->throughput_ops);
+		/* the measured phase's own CPU (the workload reads its rusage around it) */
+		if (w->user_ns + w->sys_ns > 0)
+			put(t, PM_OPS_PER_CPU_S, (double)w->ops * 1e9 / (double)(w->user_ns + w->sys_ns));
 		put(t, PM_ELAPSED_S, (double)w->elapsed_ns / 1e9);
 		put(t, PM_SETUP_S, (double)w->setup_ns / 1e9);
 		put(t, PM_OPS, (double)w->ops);
@@ -302,10 +307,9 @@ static void fill_from_result(const struct probe_config *c, struct probe_trial *t
 
 static double primary_of(const struct probe_config *c, const struct probe_trial *t)
 {
-	enum probe_metric m = c->primary == PROBE_PRIMARY_WALL ? PM_WALL_S :
-			      c->primary == PROBE_PRIMARY_METRIC ? PM_CMD_METRIC : PM_THROUGHPUT;
+	int m = metric_find(probe_primary_key(c));
 
-	return t->have[m] ? t->v[m] : NAN;
+	return m >= 0 && t->have[m] ? t->v[m] : NAN;
 }
 
 /* Everything one trial holds between its steps. */

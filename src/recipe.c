@@ -275,6 +275,73 @@ static int read_workload(const cJSON *root, const struct advice_run *run, struct
 	return 0;
 }
 
+/*
+ * method.busy_host (probe-busy.c): the look before the run, repeated as it
+ * was (a re-run judges per CPU second when the run did; the sizes stored are
+ * already the halved ones, so nothing is halved again).
+ */
+static int read_busy(const cJSON *b, struct recipe *r, struct st_err *e)
+{
+	struct probe_busy *pb = &r->c.busy;
+	const cJSON *x;
+	const char *mode;
+	char v[80];
+	int rc;
+
+	if (!b)
+		return 0;
+	if (!cJSON_IsObject(b))
+		return refuse(e, r, "method.busy_host is not an object");
+	x = cJSON_GetObjectItemCaseSensitive(b, "idle_cpus");
+	if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0 && x->valuedouble < PROBE_BUSY_IDLE_MIN)) {
+		show(x, v, sizeof(v));
+		return refuse(e, r, "method.busy_host.idle_cpus %s is not a number from 0 to below %g",
+			      x ? v : "(absent)", PROBE_BUSY_IDLE_MIN);
+	}
+	pb->idle_cpus = x->valuedouble;
+	x = cJSON_GetObjectItemCaseSensitive(b, "cpus");
+	if (!cJSON_IsNumber(x) || !(x->valuedouble >= 1 && x->valuedouble <= 65536) ||
+	    x->valuedouble != floor(x->valuedouble)) {
+		show(x, v, sizeof(v));
+		return refuse(e, r, "method.busy_host.cpus %s is not a whole number of CPUs 1..65536",
+			      x ? v : "(absent)");
+	}
+	pb->cpus = (unsigned)x->valuedouble;
+	if ((rc = read_str(b, "method.busy_host", "mode", &mode, r, e)) < 0)
+		return rc;
+	if (!mode || (strcmp(mode, "adapt") && strcmp(mode, "ignore")))
+		return refuse(e, r, "method.busy_host.mode %s%.60s%s is not adapt or ignore (as --busy-host takes)",
+			      mode ? "\"" : "", mode ? mode : "(absent)", mode ? "\"" : "");
+	r->c.busy_mode = strcmp(mode, "ignore") ? PROBE_BUSY_ADAPT : PROBE_BUSY_IGNORE;
+	if ((rc = read_bool(b, "method.busy_host", "per_cpu_second", false, &pb->per_cpu, r, e)) < 0 ||
+	    (rc = read_bool(b, "method.busy_host", "scaled", false, &pb->scaled, r, e)) < 0)
+		return rc;
+	if (pb->per_cpu && r->c.busy_mode == PROBE_BUSY_IGNORE)
+		return refuse(e, r, "method.busy_host says per CPU second with --busy-host ignore");
+	pb->known = pb->busy = true;
+	x = cJSON_GetObjectItemCaseSensitive(b, "runnable");
+	if (x && (!cJSON_IsNumber(x) || !(x->valuedouble >= 0 && x->valuedouble <= 1e6))) {
+		show(x, v, sizeof(v));
+		return refuse(e, r, "method.busy_host.runnable %s is not a number of tasks 0..1000000", v);
+	}
+	pb->runnable = x ? x->valuedouble : 0;
+	pb->share = probe_busy_share(pb->cpus, pb->runnable, x != NULL);
+	if (pb->scaled) {
+		x = cJSON_GetObjectItemCaseSensitive(b, "scale");
+		if (!cJSON_IsNumber(x) || x->valuedouble != PROBE_BUSY_SCALE) {
+			show(x, v, sizeof(v));
+			return refuse(e, r, "method.busy_host.scale %s is not %g", x ? v : "(absent)",
+				      PROBE_BUSY_SCALE);
+		}
+		pb->scale = x->valuedouble;
+		pb->ws_was = (uint64_t)((double)r->c.wp.working_set_bytes / pb->scale);
+		pb->limit_was = (uint64_t)((double)r->c.memcg_limit_bytes / pb->scale);
+	}
+	if (pb->per_cpu && r->c.primary != PROBE_PRIMARY_METRIC)
+		r->c.primary = PROBE_PRIMARY_CPU;
+	return 0;
+}
+
 static int read_method(const cJSON *root, struct recipe *r, struct st_err *e)
 {
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "memcg");
@@ -293,7 +360,7 @@ static int read_method(const cJSON *root, struct recipe *r, struct st_err *e)
 	    (rc = read_bool(m, "method", "adaptive", false, &r->c.adaptive, r, e)) < 0 ||
 	    (rc = read_bool(m, "method", "drop_host_caches", false, &r->c.drop_host_caches, r, e)) < 0)
 		return rc;
-	return 0;
+	return read_busy(cJSON_GetObjectItemCaseSensitive(m, "busy_host"), r, e);
 }
 
 /* The analysis plan as advice_load_run() read it; its looks as --looks takes them. */

@@ -322,6 +322,11 @@ int store_close_remove(struct store *st)
 	return r;
 }
 
+long long store_changes(struct store *st)
+{
+	return st->db ? (long long)sqlite3_total_changes64(st->db) : 0;
+}
+
 void store_close(struct store *st)
 {
 	if (st->db)

@@ -43,9 +43,6 @@ probe() {
 	return $rc
 }
 
-# a store made before: a usage error (exit 2) removes a store its own run created
-"$SWAPTUNE" history --db "$db" >/dev/null || fail "history: exit $?"
-
 # 1: 40 rounds of two arms cannot fit 12 s: refused after the warm-up, exit 2,
 # with or without --yes, and nothing left changed
 small="--workload anon-seq --working-set 64M --memcg-limit 32M --arms pc3,pc0 --min-trial 0"
@@ -58,7 +55,10 @@ grep -q -- "--allow-short" "$scratch/r.err" || fail "the refusal does not name -
 # with --json the answer is the error document alone (exit 2, as any usage error)
 "$check" "$SCHEMAS/error.schema.json" "$scratch/r.json" >"$scratch/v.out" 2>&1 || fail "refusal's JSON: $(head -5 "$scratch/v.out")"
 [ "$(jq -r .exit "$scratch/r.json")" = 2 ] || fail "error document: $(cat "$scratch/r.json")"
-# the store keeps the run: warm-up trials only, and the budget that refused
+# the store keeps the run: warm-up trials only, and the budget that refused; the
+# probe created the store (a usage error removes a store its own run created,
+# a refusal after a warm-up that was recorded keeps it)
+[ -s "$db" ] || fail "the refused probe removed the store it created and recorded its warm-up in"
 run=$(sqlite3 "$db" "SELECT max(id) FROM runs WHERE kind = 'probe'")
 [ "$(sqlite3 "$db" "SELECT count(*) FROM trials WHERE run_id = $run AND warmup = 0")" = 0 ] || fail "a refused probe ran measured trials"
 [ "$(sqlite3 "$db" "SELECT json_extract(params, '\$.method.budget.refused') FROM runs WHERE id = $run")" = 1 ] ||

@@ -154,7 +154,36 @@ enum probe_primary {
 	PROBE_PRIMARY_THROUGHPUT = 0,	/* built-in workloads, higher is better */
 	PROBE_PRIMARY_WALL,		/* cmd, lower is better */
 	PROBE_PRIMARY_METRIC,		/* cmd with --metric-regex */
+	PROBE_PRIMARY_CPU,		/* a busy host: built-in ops per CPU second (higher
+					 * is better), cmd its CPU seconds (lower) */
 };
+
+/* --busy-host: what a probe does when the host has little idle CPU (probe-busy.c). */
+enum probe_busy_mode {
+	PROBE_BUSY_ADAPT = 0,		/* judge per CPU second, built-in workloads smaller */
+	PROBE_BUSY_IGNORE,		/* measure as on a quiet host */
+};
+
+/*
+ * The look at the host's CPUs before a probe (probe_busy_check()): idle
+ * CPUs over a short interval of HOST_STAT (idle + iowait + nice time: a
+ * niced task yields to the workload), and what was adapted for it.
+ */
+struct probe_busy {
+	bool known;			/* HOST_STAT moved during the look (a live host) */
+	double idle_cpus;		/* CPUs free for the workload, averaged over the look */
+	unsigned cpus;			/* CPUs the host counted in that time */
+	bool busy;			/* idle_cpus < PROBE_BUSY_IDLE_MIN */
+	bool per_cpu;			/* the primary metric became per CPU second */
+	double runnable;		/* other runnable tasks, mean over the look */
+	double share;			/* of a CPU the workload would get: cpus / (runnable + 1), <= 1 */
+	bool scaled;			/* working set and limit scaled by `scale` */
+	double scale;			/* PROBE_BUSY_SCALE when scaled */
+	uint64_t ws_was, limit_was;	/* before scaling */
+	char why_not_scaled[96];	/* busy, not scaled: why ("--working-set was given") */
+};
+#define PROBE_BUSY_IDLE_MIN 0.8
+#define PROBE_BUSY_SCALE 0.5
 
 enum probe_phase {
 	PROBE_PHASE_SETUP,
@@ -231,6 +260,8 @@ struct probe_config {
 	struct workload_params wp;	/* working_set_bytes, ops, seed, theta, ... */
 	enum probe_primary primary;
 	bool metric_higher_better;	/* PROBE_PRIMARY_METRIC */
+	enum probe_busy_mode busy_mode;	/* --busy-host */
+	struct probe_busy busy;		/* what the look before the probe saw and changed */
 
 	int narms;
 	struct probe_arm arms[PROBE_ARMS_MAX];
@@ -268,6 +299,28 @@ struct probe_config {
 
 /* Defaults: 3 reps, warm-up, adaptive max 10, seed 1, 60 s cap, limit max. */
 void probe_config_init(struct probe_config *c);
+/* The primary metric's trial key (vocab.h), and whether higher is better. */
+const char *probe_primary_key(const struct probe_config *c);
+bool probe_primary_higher_better(const struct probe_config *c);
+
+/*
+ * The busy-host look (probe-busy.c): read HOST_STAT, wait ms, read it again
+ * and fill b (all zero on a captured tree: it does not move). Then
+ * probe_busy_adapt() applies c->busy_mode to c (the primary metric per CPU
+ * second; a built-in workload at half size unless the user set its size,
+ * limit or ops), and probe_busy_text() says it in one line ("" when the host
+ * was not busy). probe_busy_idle() is the arithmetic, for tests.
+ */
+struct host_cpu_stat;
+struct cJSON;
+/* what the look saw and changed, for the recipe (method.busy_host) and the plan */
+struct cJSON *probe_busy_json(const struct probe_config *c);
+int probe_busy_check(const struct host *h, unsigned ms, struct probe_busy *b, struct st_err *e);
+void probe_busy_adapt(struct probe_config *c, bool ws_given, bool limit_given, bool ops_given);
+size_t probe_busy_text(const struct probe_config *c, char *out, size_t n);
+double probe_busy_share(unsigned cpus, double runnable, bool known);
+bool probe_busy_idle(const struct host_cpu_stat *a, const struct host_cpu_stat *b, double wall_s,
+		     double hz, double *idle_cpus, unsigned *cpus);
 
 /* ---- the plan -------------------------------------------------------- */
 

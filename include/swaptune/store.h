@@ -48,6 +48,9 @@ int store_default_path(char *out, size_t len, struct st_err *e);
  */
 int store_open(struct store *st, const char *path, struct st_err *e);
 void store_close(struct store *st);
+/* Rows inserted, updated or deleted through st since it was opened (a store a
+ * refused command created is removed only when nothing was recorded in it). */
+long long store_changes(struct store *st);
 /*
  * Close, and remove the store file (with its -wal and -shm) unless another
  * process holds it open (-EBUSY: it stays). For a store this process

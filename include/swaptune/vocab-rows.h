@@ -37,6 +37,24 @@ ROW(CMD_METRIC, .source = VSRC_WORKLOAD, .name = "metric", .label = "command met
     .direction = METRIC_NEUTRAL, .help = "the number a command printed (--metric-regex, --metric)")
 TRIAL(PM_CMD_METRIC, CMD_METRIC, .key = "metric", .kind = METRIC_KIND_PRIMARY)
 
+/*
+ * Per CPU second: the primary metric on a busy host (--busy-host, probe-busy.c).
+ * A trial that gets a share of a CPU takes longer in wall time for reasons
+ * that are not the setting's; the CPU the trial itself spent (user + system,
+ * which on zswap includes decompressing, reading ahead and reclaiming in the
+ * faulting task) is what the setting changes.
+ */
+ROW(OPS_PER_CPU_S, .source = VSRC_WORKLOAD, .name = "throughput per CPU second",
+    .label = "throughput per CPU second", .unit = "ops/CPU-s", .direction = METRIC_HIGHER_BETTER,
+    .help = "operations of the measured phase per second of its own CPU time (user + system)")
+TRIAL(PM_OPS_PER_CPU_S, OPS_PER_CPU_S, .key = "ops_per_cpu_s", .kind = METRIC_KIND_PRIMARY,
+      .head = "ops/cpu-s")
+
+ROW(CMD_CPU_S, .source = VSRC_WORKLOAD, .name = "command CPU time", .label = "command CPU time",
+    .unit = "s", .direction = METRIC_LOWER_BETTER,
+    .help = "a command's user + system CPU time, its children included (wait4)")
+TRIAL(PM_CMD_CPU_S, CMD_CPU_S, .key = "cpu_s", .kind = METRIC_KIND_PRIMARY)
+
 ROW(ELAPSED_S, .source = VSRC_WORKLOAD, .name = "measured phase", .label = "measured phase",
     .unit = "s", .direction = METRIC_LOWER_BETTER, .help = "time of the measured phase")
 TRIAL(PM_ELAPSED_S, ELAPSED_S, .key = "elapsed_s", .kind = METRIC_KIND_GAUGE)

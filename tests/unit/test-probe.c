@@ -19,10 +19,12 @@
 #include "fixture-util.h"
 #include "swaptune/advice.h"
 #include "swaptune/cgroup.h"
+#include "swaptune/host.h"
 #include "swaptune/journal.h"
 #include "swaptune/lock.h"
 #include "swaptune/probe.h"
 #include "swaptune/scratch-swap.h"
+#include "swaptune/workload.h"
 
 #define MiB (1024ull * 1024)
 
@@ -914,6 +916,103 @@ static void test_summary_is_recommend(void **state)
 	free(v);
 }
 
+/* ---- the busy-host look (probe-busy.c) ---- */
+
+static void test_busy_host(void **state)
+{
+	/* two CPUs for one second at USER_HZ 100: 200 ticks; 24 of them idle, 6 niced, 10 iowait */
+	struct host_cpu_stat a = { .user = 1000, .nice = 50, .system = 500, .idle = 3000, .iowait = 40,
+				   .have_cpu = true };
+	struct host_cpu_stat b = a;
+	struct probe_config *c = calloc(1, sizeof(*c));
+	char text[400];
+	double idle;
+	unsigned cpus;
+
+	(void)state;
+	b.user += 130;
+	b.system += 30;
+	b.idle += 24;
+	b.nice += 6;
+	b.iowait += 10;
+	assert_true(probe_busy_idle(&a, &b, 1.0, 100, &idle, &cpus));
+	assert_int_equal(cpus, 2);
+	assert_float_equal(idle, 0.4, 1e-9);
+	/* nothing moved (a captured tree), or time ran backwards: unknown */
+	assert_false(probe_busy_idle(&a, &a, 1.0, 100, &idle, &cpus));
+	assert_false(probe_busy_idle(&b, &a, 1.0, 100, &idle, &cpus));
+
+	probe_config_init(c);
+	c->workload = workload_find("anon-runs");
+	c->wp.working_set_bytes = 256 * MiB;
+	c->memcg_limit_bytes = 128 * MiB;
+	/* a quiet host: nothing changes, nothing is said */
+	c->busy = (struct probe_busy){ .known = true, .idle_cpus = 1.7, .cpus = 2 };
+	probe_busy_adapt(c, false, false, false);
+	assert_int_equal(c->primary, PROBE_PRIMARY_THROUGHPUT);
+	assert_int_equal(probe_busy_text(c, text, sizeof(text)), 0);
+	assert_string_equal(text, "");
+	/* the share a new task would get, and the scale it gives */
+	assert_float_equal(probe_busy_share(2, 0.5, true), 1, 1e-12);
+	assert_float_equal(probe_busy_share(2, 2, true), 2.0 / 3, 1e-12);
+	assert_float_equal(probe_busy_share(2, 7, true), 0.25, 1e-12);
+	assert_float_equal(probe_busy_share(2, 7, false), 1, 1e-12);
+	/* busy: per CPU second, half size (two hogs on two CPUs: two thirds of a CPU) */
+	c->busy = (struct probe_busy){ .known = true, .busy = true, .idle_cpus = 0.12, .cpus = 2,
+				       .runnable = 2, .share = 2.0 / 3 };
+	probe_busy_adapt(c, false, false, false);
+	assert_int_equal(c->primary, PROBE_PRIMARY_CPU);
+	assert_string_equal(probe_primary_key(c), "ops_per_cpu_s");
+	assert_int_equal(c->wp.working_set_bytes, 128 * MiB);
+	assert_int_equal(c->memcg_limit_bytes, 64 * MiB);
+	assert_true(probe_busy_text(c, text, sizeof(text)) > 0);
+	assert_non_null(strstr(text, "0.1 of 2 CPUs idle before the probe: judged per CPU second"));
+	assert_non_null(strstr(text, "half of 256.0 MiB in 128.0 MiB) so the rounds fit: it would get about 67 % of a CPU"));
+	/* seven others: still half (smaller made pc3 fail in its cgroup) */
+	c->wp.working_set_bytes = 256 * MiB;
+	c->memcg_limit_bytes = 128 * MiB;
+	c->primary = PROBE_PRIMARY_THROUGHPUT;
+	c->busy = (struct probe_busy){ .known = true, .busy = true, .idle_cpus = 0, .cpus = 2,
+				       .runnable = 7, .share = 0.25 };
+	probe_busy_adapt(c, false, false, false);
+	assert_int_equal(c->wp.working_set_bytes, 128 * MiB);
+	assert_int_equal(c->memcg_limit_bytes, 64 * MiB);
+	/* what the user set is not scaled */
+	probe_config_init(c);
+	c->workload = workload_find("anon-runs");
+	c->wp.working_set_bytes = 256 * MiB;
+	c->memcg_limit_bytes = 128 * MiB;
+	c->busy = (struct probe_busy){ .known = true, .busy = true, .idle_cpus = 0.1, .cpus = 2 };
+	probe_busy_adapt(c, true, false, false);
+	assert_int_equal(c->wp.working_set_bytes, 256 * MiB);
+	probe_busy_text(c, text, sizeof(text));
+	assert_non_null(strstr(text, "sizes as given (--working-set was given)"));
+	/* --busy-host ignore: nothing changes, and it says so */
+	probe_config_init(c);
+	c->workload = workload_find("anon-runs");
+	c->busy_mode = PROBE_BUSY_IGNORE;
+	c->busy = (struct probe_busy){ .known = true, .busy = true, .idle_cpus = 0.1, .cpus = 2 };
+	probe_busy_adapt(c, false, false, false);
+	assert_int_equal(c->primary, PROBE_PRIMARY_THROUGHPUT);
+	probe_busy_text(c, text, sizeof(text));
+	assert_non_null(strstr(text, "measured as on a quiet host (--busy-host ignore)"));
+	/* a command: its CPU seconds, lower is better; its own metric is kept */
+	probe_config_init(c);
+	c->workload = workload_find("cmd");
+	c->primary = PROBE_PRIMARY_WALL;
+	c->busy = (struct probe_busy){ .known = true, .busy = true, .idle_cpus = 0.1, .cpus = 2 };
+	probe_busy_adapt(c, false, false, false);
+	assert_int_equal(c->primary, PROBE_PRIMARY_CPU);
+	assert_string_equal(probe_primary_key(c), "cpu_s");
+	assert_false(probe_primary_higher_better(c));
+	assert_false(c->busy.scaled);
+	c->primary = PROBE_PRIMARY_METRIC;
+	c->busy.per_cpu = false;
+	probe_busy_adapt(c, false, false, false);
+	assert_int_equal(c->primary, PROBE_PRIMARY_METRIC);
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -932,6 +1031,7 @@ int main(void)
 		cmocka_unit_test(test_memcg_v2),
 		cmocka_unit_test(test_swap_header),
 		cmocka_unit_test(test_scratch_sysroot),
+		cmocka_unit_test(test_busy_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

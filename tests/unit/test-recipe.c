@@ -166,6 +166,34 @@ static void test_fields_out_of_range(void **state)
 	free(rec);
 }
 
+/* A run judged per CPU second on a busy host is re-run so, at the sizes it stored. */
+static void test_busy_host(void **state)
+{
+	struct recipe *rec = calloc(1, sizeof(*rec));
+	char params[8192];
+	struct st_err e;
+
+	(void)state;
+	assert_int_equal(read_params(FIXTURE, NULL, rec, &e), 0);
+	assert_int_equal(rec->c.primary, PROBE_PRIMARY_THROUGHPUT);
+	assert_false(rec->c.busy.busy);
+	recipe_free(rec);
+	with(params, sizeof(params), "method", "busy_host",
+	     "{\"idle_cpus\":0.12,\"cpus\":2,\"mode\":\"adapt\",\"per_cpu_second\":true,\"scaled\":true,"
+	     "\"scale\":0.5,\"runnable\":2}");
+	assert_int_equal(read_params(params, NULL, rec, &e), 0);
+	assert_int_equal(rec->c.primary, PROBE_PRIMARY_CPU);
+	assert_string_equal(probe_primary_key(&rec->c), "ops_per_cpu_s");
+	assert_true(probe_primary_higher_better(&rec->c));
+	assert_true(rec->c.busy.busy && rec->c.busy.per_cpu && rec->c.busy.scaled);
+	assert_float_equal(rec->c.busy.share, 2.0 / 3, 1e-9);
+	/* the stored sizes are the halved ones: nothing is halved again */
+	assert_int_equal(rec->c.wp.working_set_bytes, 268435456);
+	assert_int_equal(rec->c.busy.ws_was, 2 * 268435456ull);
+	recipe_free(rec);
+	free(rec);
+}
+
 static void test_crafted(void **state)
 {
 	static const struct { const char *section, *key, *value, *want; } t[] = {
@@ -177,6 +205,21 @@ static void test_crafted(void **state)
 		{ "method", "adaptive", "1", "method.adaptive 1 is not true or false" },
 		{ "plan", "looks", "[5,3]", "plan.looks are not increasing rounds" },
 		{ "plan", "looks", "[5,100000]", "plan.looks are not increasing rounds" },
+		{ "method", "busy_host", "7", "method.busy_host is not an object" },
+		{ "method", "busy_host", "{\"idle_cpus\":1.5,\"cpus\":2,\"mode\":\"adapt\"}",
+		  "method.busy_host.idle_cpus 1.5 is not a number from 0 to below 0.8" },
+		{ "method", "busy_host", "{\"idle_cpus\":0.1,\"cpus\":0.5,\"mode\":\"adapt\"}",
+		  "method.busy_host.cpus 0.5 is not a whole number of CPUs" },
+		{ "method", "busy_host", "{\"idle_cpus\":0.1,\"cpus\":2,\"mode\":\"yes\"}",
+		  "method.busy_host.mode \"yes\" is not adapt or ignore" },
+		{ "method", "busy_host", "{\"idle_cpus\":0.1,\"cpus\":2,\"mode\":\"ignore\",\"per_cpu_second\":true}",
+		  "per CPU second with --busy-host ignore" },
+		{ "method", "busy_host", "{\"idle_cpus\":0.1,\"cpus\":2,\"mode\":\"adapt\",\"scaled\":\"y\"}",
+		  "method.busy_host.scaled \"y\" is not true or false" },
+		{ "method", "busy_host", "{\"idle_cpus\":0.1,\"cpus\":2,\"mode\":\"adapt\",\"scaled\":true,\"scale\":0.01}",
+		  "method.busy_host.scale 0.01 is not 0.5" },
+		{ "method", "busy_host", "{\"idle_cpus\":0.1,\"cpus\":2,\"mode\":\"adapt\",\"runnable\":-1}",
+		  "method.busy_host.runnable -1 is not a number of tasks" },
 	};
 	struct recipe *rec = calloc(1, sizeof(*rec));
 	char params[8192];
@@ -264,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_cmd_quoted),
 		cmocka_unit_test(test_fields_out_of_range),
 		cmocka_unit_test(test_crafted),
+		cmocka_unit_test(test_busy_host),
 		cmocka_unit_test(test_identity_is_judges),
 	};
 
