@@ -107,14 +107,40 @@ double probe_busy_share(unsigned cpus, double runnable, bool known)
 
 
 
+/*
+ * Per CPU second compares arms whose swap traffic is all CPU work: the
+ * readahead settings on zswap (and the bypass arm, zswap or zram in RAM).
+ * An arm that turns zswap off or changes its pool sends pages to the swap
+ * device, whose waits CPU time does not count (zswap against disk would look
+ * cheaper on disk). The first such setting, in words, into why.
+ */
+static bool cpu_blind_setting(const struct probe_config *c, char *why, size_t n)
+{
+	for (int i = 0; i < c->narms; i++)
+		for (int k = 0; k < c->arms[i].nset; k++) {
+			const char *name = c->arms[i].set[k].name;
+
+			if (c->arms[i].bypass || !strcmp(name, "page-cluster") ||
+			    !strcmp(name, "vma_ra_enabled"))
+				continue;
+			snprintf(why, n, "arm %s sets %s: CPU time would not see the waits of what it swaps",
+				 c->arms[i].name, name);
+			return true;
+		}
+	return false;
+}
+
 void probe_busy_adapt(struct probe_config *c, bool ws_given, bool limit_given, bool ops_given)
 {
 	struct probe_busy *b = &c->busy;
 
 	if (!b->busy || c->busy_mode == PROBE_BUSY_IGNORE)
 		return;
-	if (c->primary != PROBE_PRIMARY_METRIC) {
+	if (c->primary == PROBE_PRIMARY_METRIC) {
 		/* a command's own metric is the user's question: kept */
+	} else if (cpu_blind_setting(c, b->why_wall, sizeof(b->why_wall))) {
+		/* an arm changes where pages go: CPU time would not see its I/O waits */
+	} else {
 		c->primary = PROBE_PRIMARY_CPU;
 		b->per_cpu = true;
 	}
@@ -151,6 +177,9 @@ size_t probe_busy_text(const struct probe_config *c, char *out, size_t n)
 	if (b->per_cpu)
 		k += (size_t)snprintf(out + (k < n ? k : n), k < n ? n - k : 0,
 				      ": judged per CPU second of the workload (its wall time would measure the other load)");
+	else if (b->why_wall[0])
+		k += (size_t)snprintf(out + (k < n ? k : n), k < n ? n - k : 0,
+				      ": wall time kept (%s)", b->why_wall);
 	else
 		k += (size_t)snprintf(out + (k < n ? k : n), k < n ? n - k : 0,
 				      ": the command's own metric is kept");

@@ -181,6 +181,7 @@ struct probe_busy {
 	double scale;			/* PROBE_BUSY_SCALE when scaled */
 	uint64_t ws_was, limit_was;	/* before scaling */
 	char why_not_scaled[96];	/* busy, not scaled: why ("--working-set was given") */
+	char why_wall[160];		/* busy, wall time kept: why (an arm turns zswap off) */
 };
 #define PROBE_BUSY_IDLE_MIN 0.8
 #define PROBE_BUSY_SCALE 0.5

@@ -996,6 +996,24 @@ static void test_busy_host(void **state)
 	assert_int_equal(c->primary, PROBE_PRIMARY_THROUGHPUT);
 	probe_busy_text(c, text, sizeof(text));
 	assert_non_null(strstr(text, "measured as on a quiet host (--busy-host ignore)"));
+	/* arms that change where pages go (zswap off: disk waits) keep wall time */
+	probe_config_init(c);
+	c->workload = workload_find("anon-runs");
+	c->wp.working_set_bytes = 256 * MiB;
+	c->memcg_limit_bytes = 128 * MiB;
+	c->narms = 2;
+	snprintf(c->arms[0].name, sizeof(c->arms[0].name), "disk");
+	snprintf(c->arms[0].set[0].name, sizeof(c->arms[0].set[0].name), "zswap.enabled");
+	c->arms[0].nset = 1;
+	snprintf(c->arms[1].name, sizeof(c->arms[1].name), "zswap");
+	snprintf(c->arms[1].set[0].name, sizeof(c->arms[1].set[0].name), "page-cluster");
+	c->arms[1].nset = 1;
+	c->busy = (struct probe_busy){ .known = true, .busy = true, .idle_cpus = 0.1, .cpus = 2 };
+	probe_busy_adapt(c, false, false, false);
+	assert_int_equal(c->primary, PROBE_PRIMARY_THROUGHPUT);
+	assert_true(c->busy.scaled);
+	probe_busy_text(c, text, sizeof(text));
+	assert_non_null(strstr(text, "wall time kept (arm disk sets zswap.enabled: CPU time would not see"));
 	/* a command: its CPU seconds, lower is better; its own metric is kept */
 	probe_config_init(c);
 	c->workload = workload_find("cmd");
