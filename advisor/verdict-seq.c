@@ -774,6 +774,7 @@ static void reason_details(const struct verdict2_design *d, const struct verdict
 {
 	char rounds[96] = "";
 	size_t off = 0;
+	bool busy_round[VERDICT2_ROUNDS_MAX] = { false };
 	double med = median_share(in);
 
 	for (size_t a = 0; a < in->n_arms; a++) {
@@ -803,15 +804,28 @@ static void reason_details(const struct verdict2_design *d, const struct verdict
 		if (!busy)
 			continue;
 		out->n_busy_rounds++;
-		if (off < sizeof(rounds) - 8)
-			off += (size_t)snprintf(rounds + off, sizeof(rounds) - off, "%s%zu",
-						off ? ", " : "", r + 1);
+		busy_round[r] = true;
+	}
+	/* runs of busy rounds as ranges ("1-6, 9"), so the list fits the reason */
+	for (size_t r = 0; r < in->n_rounds && off < sizeof(rounds) - 16; r++) {
+		size_t end = r;
+
+		if (!busy_round[r])
+			continue;
+		while (end + 1 < in->n_rounds && busy_round[end + 1])
+			end++;
+		if (end > r)
+			off += (size_t)snprintf(rounds + off, sizeof(rounds) - off, "%s%zu-%zu",
+						off ? ", " : "", r + 1, end + 1);
+		else
+			off += (size_t)snprintf(rounds + off, sizeof(rounds) - off, "%s%zu", off ? ", " : "",
+						r + 1);
+		r = end;
 	}
 	if (out->n_busy_rounds)
 		reason(out, "the host was busy (CPU pressure >= %.0f %%, or a trial got less than half the "
-		       "usual CPU share) during %zu round%s (%s): their times are kept, paired within the "
-		       "round, but may be slower and noisier", o->busy_psi_pct, out->n_busy_rounds,
-		       out->n_busy_rounds == 1 ? "" : "s", rounds);
+		       "usual CPU share) during %zu round%s (%s): kept, paired within the round",
+		       o->busy_psi_pct, out->n_busy_rounds, out->n_busy_rounds == 1 ? "" : "s", rounds);
 	if (out->rho >= 0.2)
 		reason(out, "rounds are serially correlated (lag-1 autocorrelation %.2f after removing "
 		       "what all arms share): the standard errors are widened for it", out->rho);

@@ -665,8 +665,15 @@ static void test_looks_futility_and_words(void **state)
 	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, NULL), 0);
 	assert_int_equal(g_res.n_busy_rounds, 2);
 	assert_true(has_reason(&g_res, "the host was busy (CPU pressure >= 10 %, or a trial got less "
-			       "than half the usual CPU share) during 2 rounds (3, 8)"));
+			       "than half the usual CPU share) during 2 rounds (3, 8): kept, paired within "
+			       "the round"));
 	assert_int_equal(g_res.arms[1].n_busy, 2);
+	/* runs of busy rounds are ranges */
+	g_in.arms[1].cpu_pressure_pct[3] = 20.0;
+	g_in.arms[1].cpu_pressure_pct[4] = 20.0;
+	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, NULL), 0);
+	assert_true(has_reason(&g_res, "during 4 rounds (3-5, 8): kept"));
+	g_in.arms[1].cpu_pressure_pct[3] = g_in.arms[1].cpu_pressure_pct[4] = 0;
 	for (size_t r = 0; r < 10; r++)
 		g_in.arms[0].cpu_share[r] = g_in.arms[1].cpu_share[r] = 0.95;
 	g_in.arms[1].cpu_share[5] = 0.40;	/* starved of CPU */
