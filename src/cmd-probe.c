@@ -564,7 +564,8 @@ static const struct opt_spec probe_opts[] = {
 
 /*
  * The workloads' parameters (struct workload_params, the probe_config's
- * wp): a second table, parsed with the first.
+ * wp), parsed with the first table: those of every workload here, each
+ * workload's own in its table (workload_param_opts, probes/), then cmd's.
  */
 static const struct opt_spec workload_opts[] = {
 	{ .name = "working-set", .arg = "SIZE", .section = "Workload parameters",
@@ -572,14 +573,10 @@ static const struct opt_spec workload_opts[] = {
 	  .off = OPT_AT(struct workload_params, working_set_bytes, uint64_t), .min = 1 },
 	OPT_U64("ops", 0, "N", "accesses in the measured phase (default: 2 passes over the working "
 		"set)", struct workload_params, ops, 1, INT64_MAX),
-	OPT_REAL("zipf-theta", "X", "anon-zipf exponent (default 0.99)", struct workload_params,
-		 zipf_theta, 1e-9, 100),
-	OPT_U64("stride", 0, "N", "anon-stride step in pages (default 8)", struct workload_params,
-		stride_pages, 1, INT64_MAX),
-	OPT_U64("run-pages", 0, "N", "anon-runs: consecutive pages per run, each run from a random "
-		"start (default 4)", struct workload_params, run_pages, 1, INT64_MAX),
-	OPT_SIZE("file-size", "file-anon page-cache file (default half the working set)",
-		 struct workload_params, file_bytes, 1, 0),
+	{ NULL },
+};
+
+static const struct opt_spec cmd_workload_opts[] = {
 	/* the parser sets two fields (uid and gid): its destination is the whole struct */
 	{ OPT_ROW("user", 0, "USER", "cmd: run the command as USER", parse_user, 0),
 	  .complete = OPT_COMPLETE_USER },
@@ -645,7 +642,7 @@ static int parse_args(struct cmd_ctx *ctx, struct probe_cli *cli, int argc, char
 {
 	struct probe_config *c = &cli->c;
 	struct probe_args *a = &cli->a;
-	void *const bases[OPT_TABLES_MAX] = { cli, &cli->c.wp };
+	void *const bases[OPT_TABLES_MAX] = { cli, &cli->c.wp, &cli->c.wp, &cli->c.wp };
 	struct opt_given g;
 	int first, rc;
 
@@ -830,7 +827,7 @@ const struct cmd_entry cmd_probe_entry = {
 	.usage = "[--workload NAME] [--arms LIST] [--arm NAME:KEY=VAL,...] [--reps N] [--adaptive] "
 		 "[--working-set SIZE] [--memcg-limit SIZE] [--yes] [--dry-run] [OPTIONS] [-- PROG ARGS...]",
 	.group = CMD_GROUP_MEASURE,
-	.opts = { probe_opts, workload_opts },
+	.opts = { probe_opts, workload_opts, workload_param_opts, cmd_workload_opts },
 	.args = "-- PROG ARGS...",
 	.args_help = "cmd: the command to run in the memory cgroup (no shell)",
 	.flags = CMD_NEEDS_ROOT,
