@@ -411,8 +411,6 @@ struct probe_cli {
 static const char *const limit_modes[] = { "max", "high", NULL };	/* MEMCG_LIMIT_* order */
 static const char *const bypass_modes[] = { "pc0", "zram", NULL };
 static const char *const busy_modes[] = { "adapt", "ignore", NULL };	/* PROBE_BUSY_* order */
-/* the built-in arms of probe-arms.c, offered by completion */
-static const char *const builtin_arms[] = { "pc3", "pc1", "pc0", "bypass", NULL };
 
 static const char *workload_name_at(size_t i)
 {
@@ -493,10 +491,10 @@ static const struct opt_spec probe_opts[] = {
 	  .help = "what runs in the memory cgroup (default anon-runs)", .parse = opt_parse_string,
 	  .off = OPT_AT(struct probe_cli, a.workload, const char *), .choice_at = workload_name_at,
 	  .complete = OPT_COMPLETE_CHOICES, .flags = OPT_HELP_CHOICES },
-	{ .name = "arms", .arg = "LIST", .help = "built-in arms: pc3, pc1, pc0 (vm.page-cluster), "
-	  "bypass (default pc3,pc1,pc0)", .parse = opt_parse_string,
-	  .off = OPT_AT(struct probe_cli, a.arms_list, const char *), .choices = builtin_arms,
-	  .complete = OPT_COMPLETE_CHOICES, .flags = OPT_LIST },
+	{ .name = "arms", .arg = "LIST", .help = "built-in arms, pcN sets vm.page-cluster N (default "
+	  "pc3,pc1,pc0)", .parse = opt_parse_string,
+	  .off = OPT_AT(struct probe_cli, a.arms_list, const char *), .choice_at = probe_arm_builtin_at,
+	  .complete = OPT_COMPLETE_CHOICES, .flags = OPT_LIST | OPT_HELP_CHOICES },
 	OPT_CUSTOM("arm", 0, "NAME:KEY=VAL,...", "a custom arm over the settings registry "
 		   "(repeatable), e.g. noswapra:page-cluster=0,vma_ra_enabled=false", struct probe_cli,
 		   a, parse_custom_arm, OPT_COMPLETE_NONE),
