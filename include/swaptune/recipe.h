@@ -7,10 +7,11 @@
  *
  * Nothing read back is trusted (issue 19): every value goes through the
  * same parser and range the command line applies to it (sizes 1..FMT_SIZE_MAX
- * like --working-set, --reps 1..PROBE_REPS_MAX, --zipf-theta (0, 100],
- * --duration >= 100 ms, --user an existing user, --metric as
- * metric_spec_check() takes it, custom arms through probe_arm_parse() and
- * the settings registry, built-in arms by name), a command line only for
+ * like --working-set, --reps 1..PROBE_REPS_MAX, a workload's own parameter
+ * in its option's bounds, --duration >= 100 ms, --user an existing user,
+ * --metric as metric_spec_check() takes it, custom arms through
+ * probe_arm_parse() and the settings registry, built-in arms by name), a
+ * command line only for
  * the cmd workload (a built-in workload with an argv is refused, as
  * `probe` refuses an argument after its options), at most PROBE_ARMS_MAX
  * arms and a baseline among them. A value that fails is refused with one
