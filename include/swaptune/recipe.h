@@ -12,9 +12,10 @@
  * --metric as metric_spec_check() takes it, custom arms through
  * probe_arm_parse() and the settings registry, built-in arms by name), a
  * command line only for the cmd workload (a built-in workload with an argv
- * is refused, as `probe` refuses an argument after its options), at most PROBE_ARMS_MAX
- * arms and a baseline among them. A value that fails is refused with one
- * line naming the run, the key and the value; nothing of it is used.
+ * is refused, as `probe` refuses an argument after its options), at most
+ * PROBE_ARMS_MAX arms and a baseline among them. A value that fails is
+ * refused with one line naming the run, the key and the value; nothing of
+ * it is used.
  *
  * recipe_field_at() walks the table of the recipe's numeric values: its
  * JSON place, the command-line option that sets it, its range and whether

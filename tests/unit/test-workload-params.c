@@ -190,7 +190,7 @@ static cJSON *read_schema(void)
 	return cJSON_Parse(text);
 }
 
-/* The hand-written schema's "workload" keys: the common ones and the rows', typed as the rows say. */
+/* The hand-written schema's "workload" keys: the common ones and the rows', typed as they say. */
 static void test_schema_agrees(void **state)
 {
 	cJSON *schema = read_schema(), *props, *it;
