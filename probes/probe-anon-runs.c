@@ -18,6 +18,14 @@
 
 #include "swaptune/workload.h"
 
+static const struct workload_param anon_runs_params[] = {
+	{ "run_pages", OPT_U64("run-pages", 0, "N", "anon-runs: consecutive pages per run, each run "
+			       "from a random start (default 4)", struct workload_params, run_pages, 1,
+			       INT64_MAX),
+	  WORKLOAD_DEFAULT_RUN_PAGES, NULL, "a whole number from 1 below 2^53" },
+	{ NULL },
+};
+
 static bool anon_runs_supported(const struct workload_params *p, char *reason, size_t len)
 {
 	uint64_t r = p->run_pages ? p->run_pages : WORKLOAD_DEFAULT_RUN_PAGES;
@@ -46,4 +54,5 @@ const struct workload_info probe_anon_runs_info = {
 	.supported = anon_runs_supported,
 	.run = anon_runs_run,
 	.fill_anon = workload_fill_compressible,
+	.params = anon_runs_params,
 };

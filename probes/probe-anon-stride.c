@@ -7,6 +7,13 @@
 
 #include "swaptune/workload.h"
 
+static const struct workload_param anon_stride_params[] = {
+	{ "stride_pages", OPT_U64("stride", 0, "N", "anon-stride step in pages (default 8)",
+				  struct workload_params, stride_pages, 1, INT64_MAX),
+	  WORKLOAD_DEFAULT_STRIDE_PAGES, NULL, "a whole number from 1 below 2^53" },
+	{ NULL },
+};
+
 static bool anon_stride_supported(const struct workload_params *p, char *reason, size_t len)
 {
 	uint64_t k = p->stride_pages ? p->stride_pages : WORKLOAD_DEFAULT_STRIDE_PAGES;
@@ -35,4 +42,5 @@ const struct workload_info probe_anon_stride_info = {
 	.supported = anon_stride_supported,
 	.run = anon_stride_run,
 	.fill_anon = workload_fill_compressible,
+	.params = anon_stride_params,
 };

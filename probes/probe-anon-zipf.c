@@ -7,9 +7,16 @@
 
 #include "swaptune/workload.h"
 
+static const struct workload_param anon_zipf_params[] = {
+	{ "zipf_theta", OPT_REAL("zipf-theta", "X", "anon-zipf exponent (default 0.99)",
+				 struct workload_params, zipf_theta, 1e-9, 100),
+	  WORKLOAD_DEFAULT_ZIPF_THETA, NULL, "in (0, 100]" },
+	{ NULL },
+};
+
 static bool anon_zipf_supported(const struct workload_params *p, char *reason, size_t len)
 {
-	double theta = p->zipf_theta ? p->zipf_theta : WORKLOAD_DEFAULT_ZIPF_THETA;
+	double theta = workload_param_value(&anon_zipf_params[0], p);
 
 	if (!(theta > 0) || theta > 100) {
 		snprintf(reason, len, "zipf theta %g is outside (0, 100]", theta);
@@ -31,4 +38,5 @@ const struct workload_info probe_anon_zipf_info = {
 	.supported = anon_zipf_supported,
 	.run = anon_zipf_run,
 	.fill_anon = workload_fill_compressible,
+	.params = anon_zipf_params,
 };

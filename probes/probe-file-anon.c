@@ -36,6 +36,19 @@ static uint64_t file_anon_bytes(const struct workload_params *p)
 	return p->file_bytes ? p->file_bytes : p->working_set_bytes / 2;
 }
 
+/* The default file, half the working set, as the recipe records it. */
+static double file_anon_default(const struct workload_params *p)
+{
+	return (double)file_anon_bytes(p);
+}
+
+static const struct workload_param file_anon_params[] = {
+	{ "file_bytes", OPT_SIZE("file-size", "file-anon page-cache file (default half the working set)",
+				 struct workload_params, file_bytes, 1, 0),
+	  0, file_anon_default, "a size from 1 byte to 1 EiB" },
+	{ NULL },
+};
+
 static bool file_anon_supported(const struct workload_params *p, char *reason, size_t len)
 {
 	struct statfs sfs;
@@ -206,4 +219,5 @@ const struct workload_info probe_file_anon_info = {
 	.supported = file_anon_supported,
 	.run = file_anon_run,
 	.fill_anon = workload_fill_compressible,
+	.params = file_anon_params,
 };

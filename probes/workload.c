@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
@@ -51,6 +52,91 @@ void workload_params_init(struct workload_params *p)
 	p->seed = 1;
 	p->run_as_uid = (uid_t)-1;
 	p->run_as_gid = (gid_t)-1;
+}
+
+/* ---- the workloads' own parameters ----------------------------------- */
+
+bool workload_param_is_real(const struct workload_param *q)
+{
+	return q->opt.parse == opt_parse_real;
+}
+
+double workload_param_get(const struct workload_param *q, const struct workload_params *p)
+{
+	const char *f = (const char *)p + q->opt.off;
+
+	if (workload_param_is_real(q))
+		return *(const double *)(const void *)f;
+	return (double)*(const uint64_t *)(const void *)f;
+}
+
+double workload_param_value(const struct workload_param *q, const struct workload_params *p)
+{
+	double v = workload_param_get(q, p);
+
+	if (v != 0)
+		return v;
+	return q->dflt_of ? q->dflt_of(p) : q->dflt;
+}
+
+void workload_param_set(const struct workload_param *q, struct workload_params *p, double v)
+{
+	char *f = (char *)p + q->opt.off;
+
+	if (workload_param_is_real(q))
+		*(double *)(void *)f = v;
+	else
+		*(uint64_t *)(void *)f = (uint64_t)v;
+}
+
+/* Whether q's key came earlier in the workload table (a parameter two workloads share). */
+static bool param_seen(const struct workload_param *q)
+{
+	for (size_t i = 0; i < workload_count(); i++)
+		for (const struct workload_param *r = workloads[i]->params; r && r->key; r++) {
+			if (r == q)
+				return false;
+			if (!strcmp(r->key, q->key))
+				return true;
+		}
+	return false;
+}
+
+const struct workload_param *workload_param_at(size_t n)
+{
+	for (size_t i = 0; i < workload_count(); i++)
+		for (const struct workload_param *q = workloads[i]->params; q && q->key; q++)
+			if (!param_seen(q) && n-- == 0)
+				return q;
+	return NULL;
+}
+
+const struct workload_param *workload_param_find(const char *key)
+{
+	const struct workload_param *q;
+
+	for (size_t i = 0; (q = workload_param_at(i)); i++)
+		if (!strcmp(q->key, key))
+			return q;
+	return NULL;
+}
+
+struct opt_spec workload_param_opts[WORKLOAD_PARAMS_MAX + 1];
+
+/*
+ * Before main(): `probe`'s command entry points at this table statically,
+ * and its help, completion, man page and getopt read it from there.
+ */
+__attribute__((constructor)) static void workload_param_opts_make(void)
+{
+	const struct workload_param *q;
+	size_t i;
+
+	for (i = 0; i < WORKLOAD_PARAMS_MAX && (q = workload_param_at(i)); i++)
+		workload_param_opts[i] = q->opt;
+	if (workload_param_at(i))
+		abort();	/* a BUG: raise WORKLOAD_PARAMS_MAX */
+	workload_param_opts[i] = (struct opt_spec){ NULL };
 }
 
 uint64_t workload_now_ns(void)

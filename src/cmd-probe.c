@@ -411,8 +411,6 @@ struct probe_cli {
 static const char *const limit_modes[] = { "max", "high", NULL };	/* MEMCG_LIMIT_* order */
 static const char *const bypass_modes[] = { "pc0", "zram", NULL };
 static const char *const busy_modes[] = { "adapt", "ignore", NULL };	/* PROBE_BUSY_* order */
-/* the built-in arms of probe-arms.c, offered by completion */
-static const char *const builtin_arms[] = { "pc3", "pc1", "pc0", "bypass", NULL };
 
 static const char *workload_name_at(size_t i)
 {
@@ -493,10 +491,10 @@ static const struct opt_spec probe_opts[] = {
 	  .help = "what runs in the memory cgroup (default anon-runs)", .parse = opt_parse_string,
 	  .off = OPT_AT(struct probe_cli, a.workload, const char *), .choice_at = workload_name_at,
 	  .complete = OPT_COMPLETE_CHOICES, .flags = OPT_HELP_CHOICES },
-	{ .name = "arms", .arg = "LIST", .help = "built-in arms: pc3, pc1, pc0 (vm.page-cluster), "
-	  "bypass (default pc3,pc1,pc0)", .parse = opt_parse_string,
-	  .off = OPT_AT(struct probe_cli, a.arms_list, const char *), .choices = builtin_arms,
-	  .complete = OPT_COMPLETE_CHOICES, .flags = OPT_LIST },
+	{ .name = "arms", .arg = "LIST", .help = "built-in arms, pcN sets vm.page-cluster N (default "
+	  "pc3,pc1,pc0)", .parse = opt_parse_string,
+	  .off = OPT_AT(struct probe_cli, a.arms_list, const char *), .choice_at = probe_arm_builtin_at,
+	  .complete = OPT_COMPLETE_CHOICES, .flags = OPT_LIST | OPT_HELP_CHOICES },
 	OPT_CUSTOM("arm", 0, "NAME:KEY=VAL,...", "a custom arm over the settings registry "
 		   "(repeatable), e.g. noswapra:page-cluster=0,vma_ra_enabled=false", struct probe_cli,
 		   a, parse_custom_arm, OPT_COMPLETE_NONE),
@@ -564,7 +562,8 @@ static const struct opt_spec probe_opts[] = {
 
 /*
  * The workloads' parameters (struct workload_params, the probe_config's
- * wp): a second table, parsed with the first.
+ * wp), parsed with the first table: those of every workload here, each
+ * workload's own in its table (workload_param_opts, probes/), then cmd's.
  */
 static const struct opt_spec workload_opts[] = {
 	{ .name = "working-set", .arg = "SIZE", .section = "Workload parameters",
@@ -572,14 +571,10 @@ static const struct opt_spec workload_opts[] = {
 	  .off = OPT_AT(struct workload_params, working_set_bytes, uint64_t), .min = 1 },
 	OPT_U64("ops", 0, "N", "accesses in the measured phase (default: 2 passes over the working "
 		"set)", struct workload_params, ops, 1, INT64_MAX),
-	OPT_REAL("zipf-theta", "X", "anon-zipf exponent (default 0.99)", struct workload_params,
-		 zipf_theta, 1e-9, 100),
-	OPT_U64("stride", 0, "N", "anon-stride step in pages (default 8)", struct workload_params,
-		stride_pages, 1, INT64_MAX),
-	OPT_U64("run-pages", 0, "N", "anon-runs: consecutive pages per run, each run from a random "
-		"start (default 4)", struct workload_params, run_pages, 1, INT64_MAX),
-	OPT_SIZE("file-size", "file-anon page-cache file (default half the working set)",
-		 struct workload_params, file_bytes, 1, 0),
+	{ NULL },
+};
+
+static const struct opt_spec cmd_workload_opts[] = {
 	/* the parser sets two fields (uid and gid): its destination is the whole struct */
 	{ OPT_ROW("user", 0, "USER", "cmd: run the command as USER", parse_user, 0),
 	  .complete = OPT_COMPLETE_USER },
@@ -645,7 +640,7 @@ static int parse_args(struct cmd_ctx *ctx, struct probe_cli *cli, int argc, char
 {
 	struct probe_config *c = &cli->c;
 	struct probe_args *a = &cli->a;
-	void *const bases[OPT_TABLES_MAX] = { cli, &cli->c.wp };
+	void *const bases[OPT_TABLES_MAX] = { cli, &cli->c.wp, &cli->c.wp, &cli->c.wp };
 	struct opt_given g;
 	int first, rc;
 
@@ -830,7 +825,7 @@ const struct cmd_entry cmd_probe_entry = {
 	.usage = "[--workload NAME] [--arms LIST] [--arm NAME:KEY=VAL,...] [--reps N] [--adaptive] "
 		 "[--working-set SIZE] [--memcg-limit SIZE] [--yes] [--dry-run] [OPTIONS] [-- PROG ARGS...]",
 	.group = CMD_GROUP_MEASURE,
-	.opts = { probe_opts, workload_opts },
+	.opts = { probe_opts, workload_opts, workload_param_opts, cmd_workload_opts },
 	.args = "-- PROG ARGS...",
 	.args_help = "cmd: the command to run in the memory cgroup (no shell)",
 	.flags = CMD_NEEDS_ROOT,

@@ -12,6 +12,7 @@
 
 #include "swaptune/fmt.h"
 #include "swaptune/judge.h"
+#include "swaptune/workload.h"
 
 void judge_plan_default(struct judge_plan *p)
 {
@@ -461,8 +462,9 @@ static cJSON *sorted_object(const cJSON *o)
 
 int judge_recipe(const char *params_json, const cJSON *arm_settings, char out[JUDGE_RECIPE_LEN])
 {
-	static const char *const wkeys[] = { "name", "working_set_bytes", "argv", "metric_regex",
-		"metric", "run_as_uid", "zipf_theta", "stride_pages", "run_pages", "file_bytes", NULL };
+	/* then every workload's own parameters (workload.h), in the workloads' order */
+	const char *wkeys[6 + WORKLOAD_PARAMS_MAX + 1] = { "name", "working_set_bytes", "argv",
+		"metric_regex", "metric", "run_as_uid" };
 	static const char *const mkeys[] = { "limit_bytes", "limit_mode", NULL };
 	cJSON *p = params_json && *params_json ? cJSON_Parse(params_json) : NULL;
 	cJSON *w = cJSON_GetObjectItemCaseSensitive(p, "workload");
@@ -472,6 +474,8 @@ int judge_recipe(const char *params_json, const cJSON *arm_settings, char out[JU
 	double min_trial;
 
 	out[0] = 0;
+	for (size_t i = 0; i < WORKLOAD_PARAMS_MAX && workload_param_at(i); i++)
+		wkeys[6 + i] = workload_param_at(i)->key;
 	if (!cJSON_IsObject(w)) {
 		cJSON_Delete(p);
 		return -EBADMSG;

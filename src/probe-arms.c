@@ -41,20 +41,42 @@ void probe_arm_set(struct probe_arm *a, const char *name, const char *value)
 	}
 }
 
+/*
+ * The built-in arms: a name and the settings (of the settings registry) it
+ * sets. Adding one is a row here: --arms, its help and completion, the
+ * stored recipe's reader and the refusal of an unknown name read this table.
+ */
+static const struct builtin_arm {
+	const char *name;
+	bool bypass;			/* settled by bypass detection (probe-bypass.c) */
+	struct { const char *name, *value; } set[2];	/* {NULL} ends it */
+} builtin_arms[] = {
+	{ "pc3", false, { { "page-cluster", "3" } } },
+	{ "pc1", false, { { "page-cluster", "1" } } },
+	{ "pc0", false, { { "page-cluster", "0" } } },
+	/* until detection says otherwise: the usual emulation */
+	{ "bypass", true, { { "page-cluster", "0" } } },
+};
+
+const char *probe_arm_builtin_at(size_t i)
+{
+	return i < sizeof(builtin_arms) / sizeof(builtin_arms[0]) ? builtin_arms[i].name : NULL;
+}
+
 int probe_arm_builtin(const char *name, struct probe_arm *a)
 {
+	const struct builtin_arm *b = NULL;
+
 	memset(a, 0, sizeof(*a));
-	if (!strcmp(name, "pc3") || !strcmp(name, "pc1") || !strcmp(name, "pc0")) {
-		snprintf(a->name, sizeof(a->name), "%s", name);
-		probe_arm_set(a, "page-cluster", name + 2);
-	} else if (!strcmp(name, "bypass")) {
-		snprintf(a->name, sizeof(a->name), "bypass");
-		a->bypass = true;
-		/* until detection says otherwise: the usual emulation */
-		probe_arm_set(a, "page-cluster", "0");
-	} else {
+	for (size_t i = 0; !b && probe_arm_builtin_at(i); i++)
+		if (!strcmp(builtin_arms[i].name, name))
+			b = &builtin_arms[i];
+	if (!b)
 		return -ENOENT;
-	}
+	snprintf(a->name, sizeof(a->name), "%s", b->name);
+	for (size_t k = 0; k < sizeof(b->set) / sizeof(b->set[0]) && b->set[k].name; k++)
+		probe_arm_set(a, b->set[k].name, b->set[k].value);
+	a->bypass = b->bypass;
 	a->builtin = true;
 	return 0;
 }
@@ -117,8 +139,13 @@ int probe_arm_parse(const struct host *h, const char *spec, struct probe_arm *a,
 int probe_arms_parse_list(const char *list, struct probe_arm *arms, int max,
 			  int *n, struct st_err *e)
 {
-	char buf[512], *save = NULL;
+	char buf[512], names[256], *save = NULL;
+	size_t used = 0;
 
+	names[0] = '\0';
+	for (size_t i = 0; probe_arm_builtin_at(i) && used < sizeof(names); i++)
+		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "",
+					 probe_arm_builtin_at(i));
 	if (strlen(list) >= sizeof(buf))
 		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "arm list too long");
 	snprintf(buf, sizeof(buf), "%s", list);
@@ -130,8 +157,8 @@ int probe_arms_parse_list(const char *list, struct probe_arm *arms, int max,
 			return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "more than %d arms", max);
 		if (probe_arm_builtin(t, &arms[*n]) < 0)
 			return err_set_exit(e, -EINVAL, ST_EXIT_USAGE,
-					    "unknown arm \"%s\" (built in: pc3, pc1, pc0, bypass; "
-					    "custom ones with --arm NAME:key=value,...)", t);
+					    "unknown arm \"%s\" (built in: %s; "
+					    "custom ones with --arm NAME:key=value,...)", t, names);
 		(*n)++;
 	}
 	if (*n == 0)

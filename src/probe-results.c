@@ -178,18 +178,9 @@ cJSON *probe_params_json(const struct probe_config *c, const struct probe_plan *
 		cJSON_AddNumberToObject(w, "working_set_bytes", (double)c->wp.working_set_bytes);
 		cJSON_AddNumberToObject(w, "ops", c->workload ? (double)workload_ops(c->workload, &c->wp) : 0);
 		fmt_json_u53(w, "seed", c->wp.seed);
-		if (c->workload && c->workload->pattern == WORKLOAD_PAT_ZIPF)
-			cJSON_AddNumberToObject(w, "zipf_theta", c->wp.zipf_theta ? c->wp.zipf_theta :
-						WORKLOAD_DEFAULT_ZIPF_THETA);
-		if (c->workload && c->workload->pattern == WORKLOAD_PAT_STRIDE)
-			cJSON_AddNumberToObject(w, "stride_pages", (double)(c->wp.stride_pages ? c->wp.stride_pages :
-						WORKLOAD_DEFAULT_STRIDE_PAGES));
-		if (c->workload && c->workload->pattern == WORKLOAD_PAT_RUNS)
-			cJSON_AddNumberToObject(w, "run_pages", (double)(c->wp.run_pages ? c->wp.run_pages :
-						WORKLOAD_DEFAULT_RUN_PAGES));
-		if (c->workload && c->workload->pattern == WORKLOAD_PAT_FILE_MIX)
-			cJSON_AddNumberToObject(w, "file_bytes", (double)(c->wp.file_bytes ? c->wp.file_bytes :
-						c->wp.working_set_bytes / 2));
+		/* the workload's own parameters, defaults applied (workload.h) */
+		for (const struct workload_param *q = c->workload ? c->workload->params : NULL; q && q->key; q++)
+			cJSON_AddNumberToObject(w, q->key, workload_param_value(q, &c->wp));
 	}
 	o = cJSON_AddObjectToObject(root, "memcg");
 	cJSON_AddNumberToObject(o, "version", p->memcg_version);

@@ -24,12 +24,13 @@
 	{ sec, k, opt, show, ty, offsetof(struct probe_config, member), lo, hi, intg, id, words }
 
 /*
- * In the rerun line's order. Ranges as `probe` checks its options:
+ * In the rerun line's order, the workloads' own parameters after
+ * --duration (see fields_make()). Ranges as `probe` checks its options:
  * fmt_parse_size() (1..FMT_SIZE_MAX), positive counts, --seed below 2^53,
- * --duration >= 100 ms, --min-trial/--max-time up to a day,
- * --zipf-theta (0, 100], --reps 1.., --max-reps 2..PROBE_REPS_MAX.
+ * --duration >= 100 ms, --min-trial/--max-time up to a day, --reps 1..,
+ * --max-reps 2..PROBE_REPS_MAX.
  */
-const struct recipe_field recipe_fields[] = {
+static const struct recipe_field fields_before[] = {
 	F("method", "seed", "--seed", RECIPE_SHOW_INT, RECIPE_U64, seed, 0, SEED_MAX, true, false,
 	  "a whole number below 2^53"),
 	F("workload", "working_set_bytes", "--working-set", RECIPE_SHOW_SIZE, RECIPE_U64, wp.working_set_bytes,
@@ -41,14 +42,9 @@ const struct recipe_field recipe_fields[] = {
 	  "a whole number below 2^53"),
 	F("method", "duration_cap_s", "--duration", RECIPE_SHOW_SECS, RECIPE_DOUBLE, duration_s, 0.1, 9.2e9,
 	  false, false, "a duration of at least 100ms"),
-	F("workload", "zipf_theta", "--zipf-theta", RECIPE_SHOW_REAL, RECIPE_DOUBLE, wp.zipf_theta, 1e-9, 100,
-	  false, true, "in (0, 100]"),
-	F("workload", "stride_pages", "--stride", RECIPE_SHOW_INT, RECIPE_U64, wp.stride_pages, 1, SEED_MAX,
-	  true, true, "a whole number from 1 below 2^53"),
-	F("workload", "run_pages", "--run-pages", RECIPE_SHOW_INT, RECIPE_U64, wp.run_pages, 1, SEED_MAX,
-	  true, true, "a whole number from 1 below 2^53"),
-	F("workload", "file_bytes", "--file-size", RECIPE_SHOW_SIZE, RECIPE_U64, wp.file_bytes, 1,
-	  FMT_SIZE_MAX, true, true, "a size from 1 byte to 1 EiB"),
+};
+
+static const struct recipe_field fields_after[] = {
 	F("workload", "seed", NULL, RECIPE_SHOW_NONE, RECIPE_U64, wp.seed, 0, SEED_MAX, true, false,
 	  "a whole number below 2^53"),
 	F("method", "reps", "--reps", RECIPE_SHOW_NONE, RECIPE_UINT, reps, 1, PROBE_REPS_MAX, true, false,
@@ -60,15 +56,76 @@ const struct recipe_field recipe_fields[] = {
 	F("method", "max_time_s", "--max-time", RECIPE_SHOW_NONE, RECIPE_DOUBLE, max_time_s, 0, DAY_S, false,
 	  false, "a duration up to a day"),
 };
-const size_t recipe_nfields = sizeof(recipe_fields) / sizeof(recipe_fields[0]);
 
-_Static_assert(sizeof(recipe_fields) / sizeof(recipe_fields[0]) <= 64,
+#define NBEFORE (sizeof(fields_before) / sizeof(fields_before[0]))
+#define NAFTER (sizeof(fields_after) / sizeof(fields_after[0]))
+#define FIELDS_MAX (NBEFORE + WORKLOAD_PARAMS_MAX + NAFTER)
+
+_Static_assert(FIELDS_MAX <= sizeof(((struct recipe *)0)->have) / sizeof(bool),
 	       "struct recipe's have[] holds every field");
+
+static struct recipe_field fields[FIELDS_MAX];
+static char field_options[WORKLOAD_PARAMS_MAX][48];
+static size_t nfields;
+
+/*
+ * A workload's own parameter as a field: the option's parser says its type
+ * and how the rerun line shows it, its bounds are the reader's (whole
+ * numbers below 2^53, as JSON holds them exactly), it is part of the
+ * recipe's identity.
+ */
+static void field_of_param(const struct workload_param *q, struct recipe_field *f, char *option,
+			   size_t len)
+{
+	bool real = workload_param_is_real(q), size = q->opt.parse == opt_parse_size;
+	double max = real ? q->opt.hi : size ? FMT_SIZE_MAX : SEED_MAX;
+
+	snprintf(option, len, "--%s", q->opt.name);
+	if (!real && q->opt.max > 0 && (double)q->opt.max < max)
+		max = (double)q->opt.max;
+	*f = (struct recipe_field){
+		.section = "workload", .key = q->key, .option = option,
+		.show = real ? RECIPE_SHOW_REAL : size ? RECIPE_SHOW_SIZE : RECIPE_SHOW_INT,
+		.type = real ? RECIPE_DOUBLE : RECIPE_U64,
+		.offset = offsetof(struct probe_config, wp) + q->opt.off,
+		.min = real ? q->opt.lo : (double)q->opt.min, .max = max,
+		.integer = !real, .identity = true, .range = q->range,
+	};
+}
+
+/* The table, made once: the rows above with the workloads' parameters between them. */
+static void fields_make(void)
+{
+	const struct workload_param *q;
+
+	if (nfields)
+		return;
+	for (size_t i = 0; i < NBEFORE; i++)
+		fields[nfields++] = fields_before[i];
+	for (size_t i = 0; i < WORKLOAD_PARAMS_MAX && (q = workload_param_at(i)); i++, nfields++)
+		field_of_param(q, &fields[nfields], field_options[i], sizeof(field_options[i]));
+	for (size_t i = 0; i < NAFTER; i++)
+		fields[nfields++] = fields_after[i];
+}
+
+size_t recipe_field_count(void)
+{
+	fields_make();
+	return nfields;
+}
+
+const struct recipe_field *recipe_field_at(size_t i)
+{
+	fields_make();
+	return i < nfields ? &fields[i] : NULL;
+}
 
 int recipe_field_find(const char *section, const char *key)
 {
-	for (size_t i = 0; i < recipe_nfields; i++)
-		if (!strcmp(recipe_fields[i].section, section) && !strcmp(recipe_fields[i].key, key))
+	const struct recipe_field *f;
+
+	for (size_t i = 0; (f = recipe_field_at(i)); i++)
+		if (!strcmp(f->section, section) && !strcmp(f->key, key))
 			return (int)i;
 	return -1;
 }
@@ -78,9 +135,9 @@ double recipe_value(const struct recipe *r, size_t i)
 	const struct recipe_field *f;
 	const char *p;
 
-	if (i >= recipe_nfields || !r->have[i])
+	if (i >= recipe_field_count() || !r->have[i])
 		return NAN;
-	f = &recipe_fields[i];
+	f = recipe_field_at(i);
 	p = (const char *)&r->c + f->offset;
 	switch (f->type) {
 	case RECIPE_U64: return (double)*(const uint64_t *)(const void *)p;
@@ -118,8 +175,8 @@ static void show(const cJSON *x, char *buf, size_t len)
 
 static int read_fields(const cJSON *root, struct recipe *r, struct st_err *e)
 {
-	for (size_t i = 0; i < recipe_nfields; i++) {
-		const struct recipe_field *f = &recipe_fields[i];
+	for (size_t i = 0; i < recipe_field_count(); i++) {
+		const struct recipe_field *f = recipe_field_at(i);
 		const cJSON *x = cJSON_GetObjectItemCaseSensitive(
 			cJSON_GetObjectItemCaseSensitive(root, f->section), f->key);
 		char *p = (char *)&r->c + f->offset, v[80];
@@ -617,8 +674,8 @@ int recipe_rerun_line(const struct recipe *r, char *out, size_t len)
 		add(&l, " --no-warmup");
 	if (c->drop_host_caches)
 		add(&l, " --drop-host-caches");
-	for (size_t i = 0; i < recipe_nfields; i++) {
-		const struct recipe_field *f = &recipe_fields[i];
+	for (size_t i = 0; i < recipe_field_count(); i++) {
+		const struct recipe_field *f = recipe_field_at(i);
 		double v = recipe_value(r, i);
 
 		if (!strcmp(f->key, "ops") && r->have[i] && v > 0) {

@@ -78,10 +78,13 @@ struct probe_arm {
 };
 
 /*
- * Built-in arms: "pc3", "pc1", "pc0" (page-cluster), "bypass" (settings
- * decided by the engine after detection). -ENOENT for another name.
+ * Built-in arms, a table in probe-arms.c: "pc3", "pc1", "pc0"
+ * (page-cluster), "bypass" (settings decided by the engine after
+ * detection). -ENOENT for another name. probe_arm_builtin_at(i): the i-th
+ * name, NULL past the end.
  */
 int probe_arm_builtin(const char *name, struct probe_arm *a);
+const char *probe_arm_builtin_at(size_t i);
 
 /*
  * A custom arm "NAME:key=value,key=value" over the settings registry;

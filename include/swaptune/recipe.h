@@ -7,18 +7,21 @@
  *
  * Nothing read back is trusted (issue 19): every value goes through the
  * same parser and range the command line applies to it (sizes 1..FMT_SIZE_MAX
- * like --working-set, --reps 1..PROBE_REPS_MAX, --zipf-theta (0, 100],
- * --duration >= 100 ms, --user an existing user, --metric as
- * metric_spec_check() takes it, custom arms through probe_arm_parse() and
- * the settings registry, built-in arms by name), a command line only for
- * the cmd workload (a built-in workload with an argv is refused, as
- * `probe` refuses an argument after its options), at most PROBE_ARMS_MAX
- * arms and a baseline among them. A value that fails is refused with one
- * line naming the run, the key and the value; nothing of it is used.
+ * like --working-set, --reps 1..PROBE_REPS_MAX, a workload's own parameter
+ * in its option's bounds, --duration >= 100 ms, --user an existing user,
+ * --metric as metric_spec_check() takes it, custom arms through
+ * probe_arm_parse() and the settings registry, built-in arms by name), a
+ * command line only for the cmd workload (a built-in workload with an argv
+ * is refused, as `probe` refuses an argument after its options), at most
+ * PROBE_ARMS_MAX arms and a baseline among them. A value that fails is
+ * refused with one line naming the run, the key and the value; nothing of
+ * it is used.
  *
- * recipe_fields[] is the table of the recipe's numeric values: its JSON
- * place, the command-line option that sets it, its range and whether it is
- * part of the recipe's identity (which differences make another experiment).
+ * recipe_field_at() walks the table of the recipe's numeric values: its
+ * JSON place, the command-line option that sets it, its range and whether
+ * it is part of the recipe's identity (which differences make another
+ * experiment); the workloads' own parameters are rows made from their
+ * tables (struct workload_param: the option's parser, bounds and key).
  * Reading, validating and the report's rerun line loop over it. The
  * fingerprint itself stays judge_recipe() (judge.c sits below this reader
  * and the advice loader calls it); tests/unit/test-recipe.c holds its key
@@ -66,15 +69,16 @@ struct recipe_field {
 	const char *range;		/* the range in words, for the refusal */
 };
 
-extern const struct recipe_field recipe_fields[];
-extern const size_t recipe_nfields;
+/* The i-th field (NULL past the end) and how many there are. */
+const struct recipe_field *recipe_field_at(size_t i);
+size_t recipe_field_count(void);
 
 /* A run's recipe: the config verify runs, and what the params held. */
 struct recipe {
 	int64_t run_id;
 	struct probe_config c;		/* workload, params, arms, baseline, design */
 	char *argv[RECIPE_ARGV_MAX + 1];	/* cmd: owned words; c.wp.argv points here */
-	bool have[64];			/* recipe_fields[i] was stored */
+	bool have[64];			/* recipe_field_at(i) was stored */
 	bool have_params;		/* the run stored params at all */
 	bool have_plan;			/* the params carry an analysis plan */
 	bool have_baseline;		/* the params name the baseline */

@@ -57,6 +57,7 @@
 #include <sys/types.h>
 
 #include "swaptune/err.h"
+#include "swaptune/opt.h"
 
 #define WORKLOAD_NAME_MAX	32
 #define WORKLOAD_REASON_MAX	ST_ERR_MSG_MAX
@@ -99,6 +100,53 @@ struct workload_params {
 
 /* Defaults: seed 1, uid/gid unchanged, everything else 0 (= default). */
 void workload_params_init(struct workload_params *p);
+
+/*
+ * A workload's own numeric parameter, in a table of the workload's file
+ * (stress-ng's per-stressor options): one row is its `probe --option`
+ * (opt: long name, value name, help, one of opt.h's shared parsers
+ * opt_parse_real [double], opt_parse_u64 or opt_parse_size [uint64_t], its
+ * bounds, and .off into struct workload_params), its key in the run
+ * recipe's "workload" object and its default. From the rows alone:
+ * getopt, --help, completion and the man page (workload_param_opts), the
+ * value the recipe records (probe_params_json), the recipe reader's range
+ * check and the rerun line (recipe.c), and the recipe's identity
+ * (judge_recipe: another value is another experiment). A field left 0
+ * means the default, as everywhere in struct workload_params.
+ */
+struct workload_param {
+	const char *key;		/* in the recipe JSON's "workload": "zipf_theta"; NULL ends a table */
+	struct opt_spec opt;		/* the --option; its bounds are the recipe reader's too */
+	double dflt;			/* the value of a field left 0 */
+	/* instead of dflt, a default that depends on the other params (or NULL) */
+	double (*dflt_of)(const struct workload_params *p);
+	const char *range;		/* the bounds in words, for a refused recipe: "in (0, 100]" */
+};
+
+/* The field as stored (0 = default), and the value run() uses (default applied). */
+double workload_param_get(const struct workload_param *q, const struct workload_params *p);
+double workload_param_value(const struct workload_param *q, const struct workload_params *p);
+/* Whether the row's field is a double (opt_parse_real) rather than a uint64_t. */
+bool workload_param_is_real(const struct workload_param *q);
+/* Store v (already checked against the row's bounds) in the row's field of p. */
+void workload_param_set(const struct workload_param *q, struct workload_params *p, double v);
+
+/*
+ * Every workload's parameters, in the workload table's order (the order of
+ * --help and of the recipe's rerun line), a key that two workloads share
+ * once: the i-th row, NULL past the end; the row called key, or NULL.
+ */
+const struct workload_param *workload_param_at(size_t i);
+const struct workload_param *workload_param_find(const char *key);
+
+/*
+ * The same rows' options as one table for `probe`, {NULL}-terminated like
+ * any opt table. Written once, by a constructor in workload.c before main()
+ * (a command's tables are static initialisers, and no other file can list
+ * the workloads); read-only after that.
+ */
+#define WORKLOAD_PARAMS_MAX 32
+extern struct opt_spec workload_param_opts[WORKLOAD_PARAMS_MAX + 1];
 
 /* ---- latency histogram (HDR-lite) ------------------------------------ */
 
@@ -202,6 +250,8 @@ struct workload_info {
 		   struct st_err *e);
 	/* How run() fills its anon working set (NULL: none); for the benchmark. */
 	void (*fill_anon)(char *base, uint64_t npages, size_t page_size, uint64_t seed);
+	/* Its own parameters (NULL: none beyond the working set, ops and seed). */
+	const struct workload_param *params;
 };
 
 const struct workload_info *workload_find(const char *name);

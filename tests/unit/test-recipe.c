@@ -2,7 +2,8 @@
  * test-recipe.c - recipe_read() and recipe_rerun_line() in src/recipe.c:
  * the report fixture's params read into the config verify re-runs and the
  * rerun line the report prints; a cmd recipe's words quoted; every numeric
- * field of recipe_fields[] refused just outside its range and as text; and
+ * field of the recipe table (recipe_field_at()) refused just outside its
+ * range and as text; and
  * crafted recipes (unknown workload, argv on a built-in workload, baseline
  * not an arm, too many arms, a bad limit mode, bad looks) refused with a
  * message naming the run and the value; the table's identity flags agree
@@ -134,8 +135,8 @@ static void test_fields_out_of_range(void **state)
 	struct st_err e;
 
 	(void)state;
-	for (size_t i = 0; i < recipe_nfields; i++) {
-		const struct recipe_field *f = &recipe_fields[i];
+	for (size_t i = 0; i < recipe_field_count(); i++) {
+		const struct recipe_field *f = recipe_field_at(i);
 		double bad[3] = { f->min > 0 ? f->min / 2 - 1 : -1, f->max * 2 + 1, NAN };
 
 		if (f->integer)
@@ -278,8 +279,8 @@ static void test_identity_is_judges(void **state)
 	with(base, sizeof(base), "method", "min_trial_s", "2");
 	assert_int_equal(judge_recipe(base, NULL, fa), 0);
 	o = cJSON_Parse(base);
-	for (size_t i = 0; i < recipe_nfields; i++) {
-		const struct recipe_field *f = &recipe_fields[i];
+	for (size_t i = 0; i < recipe_field_count(); i++) {
+		const struct recipe_field *f = recipe_field_at(i);
 		char *t;
 
 		x = cJSON_GetObjectItem(cJSON_GetObjectItem(o, f->section), f->key);
