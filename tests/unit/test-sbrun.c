@@ -374,6 +374,90 @@ static void test_store_round_trip(void **state)
 	free(p);
 }
 
+/* The verdict of stored run as text and as JSON (both owned by the caller). */
+static void verdict_texts(struct fx *f, int64_t run, char **text, char **json)
+{
+	struct sbrun_stored *s = calloc(1, sizeof(*s));
+	struct st_err e = {0};
+	size_t len = 0;
+	FILE *m;
+	cJSON *doc;
+
+	assert_int_equal(sbrun_load(&f->st, &f->h, run, s, &e), 0);
+	m = open_memstream(text, &len);
+	assert_non_null(m);
+	sbrun_verdict_print(m, s);
+	fclose(m);
+	doc = sbrun_verdict_json(s);
+	*json = cJSON_PrintUnformatted(doc);
+	cJSON_Delete(doc);
+	sbrun_stored_free(s);
+	free(s);
+}
+
+/*
+ * A metric that never varied (PSI 0 in every window, a calm host): no
+ * effect, interval or trend can be estimated, and the verdict says so in
+ * words - no nan or inf in the text, none in the JSON. A PSI effect is in
+ * percentage points, not %.
+ */
+static void test_constant_metric(void **state)
+{
+	struct fx *f = *state;
+	struct sbrun_config c;
+	struct sbrun_plan *p = calloc(1, sizeof(*p));
+	struct sbrun_window *w = calloc(SBRUN_WINDOWS_MAX, sizeof(*w));
+	char *text, *json;
+
+	config(&c, p);
+	sbm_spec_init(&c.metric, SBM_KERNEL);
+	c.metric.kernel = SBK_PSI_SOME;
+	c.metric.higher_better = false;
+	windows_fill(&p->design, w, 12, 0.0);
+	for (unsigned i = 0; i < 12; i++)
+		w[i].value = 0.0;
+	verdict_texts(f, store_run(f, &c, p, w, 12), &text, &json);
+	assert_non_null(strstr(text, "pc0          no effect to estimate: the metric did not vary, 0 failed windows"));
+	assert_non_null(strstr(text, "all 12 measured windows read 0, so it cannot tell the arms apart"));
+	assert_non_null(strstr(text, "minimum effect 2 points\n"));
+	assert_null(strstr(text, "nan"));
+	assert_null(strstr(text, "inf"));
+	assert_non_null(strstr(json, "\"effect_unit\":\"points\""));
+	assert_non_null(strstr(json, "the metric did not vary: all 12 measured windows read 0"));
+	assert_null(strstr(json, "nan"));
+	assert_null(strstr(json, "inf"));
+	free(text);
+	cJSON_free(json);
+
+	/* a metric that moves: its effect and interval as numbers, no such line */
+	config(&c, p);
+	windows_fill(&p->design, w, 12, 0.10);
+	verdict_texts(f, store_run(f, &c, p, w, 12), &text, &json);
+	assert_non_null(strstr(text, "pc0          +10.70 % [+8.97, +11.10], p 0.0156"));
+	assert_null(strstr(text, "did not vary"));
+	assert_null(strstr(json, "did not vary"));
+	assert_non_null(strstr(json, "\"effect_unit\":\"%\""));
+	free(text);
+	cJSON_free(json);
+
+	/* 4 blocks: no shift can be rejected (p >= 1/16), so no interval - said in words, not [-inf, +inf] */
+	config(&c, p);
+	c.plan.n_blocks = 4;
+	c.plan.looks[0] = 4;
+	assert_int_equal(sb_design_init(&p->design, &c.plan, NULL), 0);
+	windows_fill(&p->design, w, 8, 0.10);
+	verdict_texts(f, store_run(f, &c, p, w, 8), &text, &json);
+	assert_non_null(strstr(text, " %, no interval yet (too few blocks to bound it), p "));
+	assert_null(strstr(text, "inf"));
+	assert_null(strstr(text, "nan"));
+	assert_null(strstr(json, "inf"));
+	assert_null(strstr(json, "nan"));
+	free(text);
+	cJSON_free(json);
+	free(w);
+	free(p);
+}
+
 /* Read back as any input: a schedule its seed does not make, or a setting out of range, is refused. */
 static void test_store_refuses(void **state)
 {
@@ -432,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_input_build),
 		cmocka_unit_test_setup_teardown(test_store_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_refuses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_constant_metric, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
