@@ -396,64 +396,60 @@ static void verdict_texts(struct fx *f, int64_t run, char **text, char **json)
 }
 
 /*
- * A metric that never varied (PSI 0 in every window, a calm host): no
- * effect, interval or trend can be estimated, and the verdict says so in
- * words - no nan or inf in the text, none in the JSON. A PSI effect is in
- * percentage points, not %.
+ * The verdict's words where numbers fail: a metric that never varied (PSI 0
+ * in every window, a calm host) has no effect, interval or trend to
+ * estimate; 4 blocks cannot reject any shift (p >= 1/16), so no interval.
+ * Neither prints nan or inf, in text or JSON; a PSI effect is in points.
  */
-static void test_constant_metric(void **state)
+static void test_verdict_words(void **state)
 {
+	static const struct {
+		bool psi_flat;
+		unsigned blocks;
+		const char *text[3], *json[2], *absent;
+	} cases[] = {
+		{ true, 6, { "pc0          no effect to estimate: the metric did not vary, 0 failed windows",
+			     "all 12 measured windows read 0, so it cannot tell the arms apart",
+			     "minimum effect 2 points\n" },
+		  { "\"effect_unit\":\"points\"", "the metric did not vary: all 12 measured windows read 0" },
+		  "[" },
+		{ false, 6, { "pc0          +10.70 % [+8.97, +11.10], p 0.0156", "minimum effect 2 %\n", "" },
+		  { "\"effect_unit\":\"%\"", "\"ci_low\":" }, "did not vary" },
+		{ false, 4, { " %, no interval yet (too few blocks to bound it), p ", "", "" },
+		  { "\"ci_low\":null", "\"ci_high\":null" }, "did not vary" },
+	};
 	struct fx *f = *state;
 	struct sbrun_config c;
 	struct sbrun_plan *p = calloc(1, sizeof(*p));
 	struct sbrun_window *w = calloc(SBRUN_WINDOWS_MAX, sizeof(*w));
-	char *text, *json;
 
-	config(&c, p);
-	sbm_spec_init(&c.metric, SBM_KERNEL);
-	c.metric.kernel = SBK_PSI_SOME;
-	c.metric.higher_better = false;
-	windows_fill(&p->design, w, 12, 0.0);
-	for (unsigned i = 0; i < 12; i++)
-		w[i].value = 0.0;
-	verdict_texts(f, store_run(f, &c, p, w, 12), &text, &json);
-	assert_non_null(strstr(text, "pc0          no effect to estimate: the metric did not vary, 0 failed windows"));
-	assert_non_null(strstr(text, "all 12 measured windows read 0, so it cannot tell the arms apart"));
-	assert_non_null(strstr(text, "minimum effect 2 points\n"));
-	assert_null(strstr(text, "nan"));
-	assert_null(strstr(text, "inf"));
-	assert_non_null(strstr(json, "\"effect_unit\":\"points\""));
-	assert_non_null(strstr(json, "the metric did not vary: all 12 measured windows read 0"));
-	assert_null(strstr(json, "nan"));
-	assert_null(strstr(json, "inf"));
-	free(text);
-	cJSON_free(json);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned n = 2 * cases[i].blocks;
+		char *text, *json;
 
-	/* a metric that moves: its effect and interval as numbers, no such line */
-	config(&c, p);
-	windows_fill(&p->design, w, 12, 0.10);
-	verdict_texts(f, store_run(f, &c, p, w, 12), &text, &json);
-	assert_non_null(strstr(text, "pc0          +10.70 % [+8.97, +11.10], p 0.0156"));
-	assert_null(strstr(text, "did not vary"));
-	assert_null(strstr(json, "did not vary"));
-	assert_non_null(strstr(json, "\"effect_unit\":\"%\""));
-	free(text);
-	cJSON_free(json);
-
-	/* 4 blocks: no shift can be rejected (p >= 1/16), so no interval - said in words, not [-inf, +inf] */
-	config(&c, p);
-	c.plan.n_blocks = 4;
-	c.plan.looks[0] = 4;
-	assert_int_equal(sb_design_init(&p->design, &c.plan, NULL), 0);
-	windows_fill(&p->design, w, 8, 0.10);
-	verdict_texts(f, store_run(f, &c, p, w, 8), &text, &json);
-	assert_non_null(strstr(text, " %, no interval yet (too few blocks to bound it), p "));
-	assert_null(strstr(text, "inf"));
-	assert_null(strstr(text, "nan"));
-	assert_null(strstr(json, "inf"));
-	assert_null(strstr(json, "nan"));
-	free(text);
-	cJSON_free(json);
+		config(&c, p);
+		c.plan.n_blocks = c.plan.looks[0] = cases[i].blocks;
+		assert_int_equal(sb_design_init(&p->design, &c.plan, NULL), 0);
+		windows_fill(&p->design, w, n, cases[i].psi_flat ? 0.0 : 0.10);
+		if (cases[i].psi_flat) {
+			sbm_spec_init(&c.metric, SBM_KERNEL);
+			c.metric.kernel = SBK_PSI_SOME;
+			for (unsigned k = 0; k < n; k++)
+				w[k].value = 0.0;
+		}
+		verdict_texts(f, store_run(f, &c, p, w, n), &text, &json);
+		for (int k = 0; k < 3; k++)
+			assert_non_null(strstr(text, cases[i].text[k]));
+		for (int k = 0; k < 2; k++)
+			assert_non_null(strstr(json, cases[i].json[k]));
+		assert_null(strstr(text, cases[i].absent));
+		assert_null(strstr(text, "nan"));
+		assert_null(strstr(text, "inf"));
+		assert_null(strstr(json, "nan"));
+		assert_null(strstr(json, "inf"));
+		free(text);
+		cJSON_free(json);
+	}
 	free(w);
 	free(p);
 }
@@ -516,7 +512,7 @@ int main(void)
 		cmocka_unit_test(test_input_build),
 		cmocka_unit_test_setup_teardown(test_store_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_refuses, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_constant_metric, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verdict_words, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
