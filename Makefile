@@ -141,15 +141,18 @@ SIMSB_BIN := $(BUILD)/sim/sim-switchback
 
 sim: $(SIM_BIN) $(SIMSB_BIN)
 
-$(SIMSB_BIN): tests/sim/sim-switchback.c $(BUILD)/libswaptune.a
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libswaptune.a $(LIBS) $(ALL_LDFLAGS)
+# tests/sim/sim-common.c: the random numbers and Clopper-Pearson bounds both share
+SIM_COMMON := tests/sim/sim-common.c tests/sim/sim-common.h
 
-$(SIM_BIN): tests/sim/sim.c $(BUILD)/libswaptune.a
+$(SIMSB_BIN): tests/sim/sim-switchback.c $(SIM_COMMON) $(BUILD)/libswaptune.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libswaptune.a $(LIBS) $(ALL_LDFLAGS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< tests/sim/sim-common.c $(BUILD)/libswaptune.a $(LIBS) $(ALL_LDFLAGS)
+
+$(SIM_BIN): tests/sim/sim.c $(SIM_COMMON) $(BUILD)/libswaptune.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< tests/sim/sim-common.c $(BUILD)/libswaptune.a $(LIBS) $(ALL_LDFLAGS)
 
 sim-check: $(SIM_BIN) $(SIMSB_BIN)
 	$(Q)$(SIMSB_BIN) -n 20000 -p 5000 -m sb || exit 1; \

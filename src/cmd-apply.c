@@ -68,7 +68,7 @@ static int add_want(struct cmd_ctx *ctx, struct apply_opts *o, const char *name,
 
 static const struct opt_spec apply_opts[] = {
 	CMD_OPT_RUN("apply the recommendation of probe or switchback run ID (see swaptune recommend)",
-		    struct apply_opts, run_id, OPT_COMPLETE_PROBE_RUN),
+		    struct apply_opts, run_id, OPT_COMPLETE_MEASURED_RUN),
 	OPT_STRING("baseline", 0, "ARM", "with --run: judge against ARM instead of the detected "
 		   "baseline", struct apply_opts, baseline, "an arm name", OPT_COMPLETE_NONE),
 	CMD_OPT_MIN_EFFECT("with --run: smallest improvement worth a change (default: the run's "

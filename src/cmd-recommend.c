@@ -22,7 +22,7 @@ struct recommend_args {
 
 static const struct opt_spec recommend_opts[] = {
 	CMD_OPT_RUN("judge probe or switchback run ID (default: the latest of them)", struct recommend_args, run,
-		    OPT_COMPLETE_PROBE_RUN),
+		    OPT_COMPLETE_MEASURED_RUN),
 	CMD_OPT_MIN_EFFECT("smallest estimated gain worth a change, in percent (default 2; a filter "
 			   "on the estimate, not a test)", struct recommend_args, min_effect_pct),
 	OPT_STRING("baseline", 0, "ARM", "compare with ARM instead of the arm matching the setting "

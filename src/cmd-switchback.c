@@ -9,7 +9,6 @@
  */
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +17,9 @@
 #include "cmd-switchback.h"
 #include "swaptune/change.h"
 #include "swaptune/fmt.h"
+#include "swaptune/stop.h"
 
 #define DEFAULT_ARMS "pc3,pc0"
-
-static volatile sig_atomic_t sb_stop;
-
-static void on_signal(int sig)
-{
-	sb_stop = sig;
-}
 
 /* The struct sb_args a row's dst (its field c) belongs to. */
 static struct sb_args *args_of(void *dst)
@@ -656,16 +649,11 @@ static void sb_progress(const struct sbrun_progress *p, void *arg)
 static int run_locked(struct cmd_ctx *ctx, struct sbrun_config *c, const struct sbrun_plan *p,
 		      struct sb_args *a, struct sbrun_result *r)
 {
-	struct sigaction sa, old_int, old_term, old_hup;
+	struct stop_catch stop;
 	int rc;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	c->stop = &sb_stop;
+	stop_catch(&stop, 0);
+	c->stop = &stop_signal;
 	a->progress = (int)cmd_progress_resolve((enum cmd_progress)a->progress, ctx->json);
 	if (a->progress != CMD_PROGRESS_NONE) {
 		c->progress = sb_progress;
@@ -674,10 +662,35 @@ static int run_locked(struct cmd_ctx *ctx, struct sbrun_config *c, const struct 
 	rc = sbrun_run(&ctx->host, &ctx->store, c, p, r, &ctx->err);
 	if (a->progress == CMD_PROGRESS_TTY)
 		fprintf(stderr, "\r\033[K");
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	stop_release(&stop);
 	return rc;
+}
+
+int cmd_sb_plan_only(struct cmd_ctx *ctx, const struct sbrun_config *c, const struct sbrun_plan *p,
+		     bool dry, const char *what)
+{
+	int rc;
+
+	if (dry) {
+		if (!ctx->json) {
+			sbrun_plan_print(ctx->out, c, p);
+			return 1;
+		}
+		rc = cmd_print_json(ctx, cmd_sb_plan_json(c, p));
+		return rc < 0 ? rc : 1;
+	}
+	if (!ctx->host.live)
+		return err_set_exit(&ctx->err, -EOPNOTSUPP, ST_EXIT_USAGE,
+				    "%s the running kernel's settings; with --sysroot use --dry-run", what);
+	return 0;
+}
+
+void cmd_sb_say_stopped(const char *what, const char *reason)
+{
+	/* the reason may quote the metric command's stderr: through the one escaper */
+	fprintf(stderr, "swaptune: %s stopped early: ", what);
+	fmt_fputs(stderr, reason);
+	fputs("; the settings were restored\n", stderr);
 }
 
 int cmd_sb_execute(struct cmd_ctx *ctx, const char *what, struct sbrun_config *c,
@@ -773,16 +786,8 @@ static int switchback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	if ((rc = parse_args(ctx, argc, argv, c, &a)) < 0 ||
 	    (rc = sbrun_plan(&ctx->host, c, p, &ctx->err)) < 0)
 		goto out;
-	if (a.dry) {
-		if (ctx->json)
-			rc = cmd_print_json(ctx, cmd_sb_plan_json(c, p));
-		else
-			sbrun_plan_print(ctx->out, c, p);
-		goto out;
-	}
-	if (!ctx->host.live) {
-		rc = err_set_exit(&ctx->err, -EOPNOTSUPP, ST_EXIT_USAGE,
-				  "switchback changes the running kernel's settings; with --sysroot use --dry-run");
+	if ((rc = cmd_sb_plan_only(ctx, c, p, a.dry, "switchback changes")) != 0) {
+		rc = rc > 0 ? 0 : rc;
 		goto out;
 	}
 	rc = cmd_sb_execute(ctx, "switchback", c, p, &a, r, s);
@@ -794,9 +799,7 @@ static int switchback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (rc == 0 && !strcmp(r->status, "stopped") && ctx->json) {
 		/* the document says so (status, stop_reason): exit 1 without an error document after it */
-		fputs("swaptune: switchback stopped early: ", stderr);
-		fmt_fputs(stderr, r->stop_reason);
-		fputs("; the settings were restored\n", stderr);
+		cmd_sb_say_stopped("switchback", r->stop_reason);
 		rc = ST_EXIT_RUNTIME;
 	} else if (rc == 0 && !strcmp(r->status, "stopped"))
 		rc = err_set_exit(&ctx->err, -ECANCELED, ST_EXIT_RUNTIME, "switchback stopped early: %s; the settings were restored",

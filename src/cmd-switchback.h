@@ -47,6 +47,18 @@ int cmd_sb_finish(struct cmd_ctx *ctx, const struct cmd_entry *ce, struct sbrun_
 cJSON *cmd_sb_plan_json(const struct sbrun_config *c, const struct sbrun_plan *p);
 
 /*
+ * Between the plan and the run: with dry, the plan printed (JSON with
+ * --json) and 1 returned, the command is done; on a sysroot the run refused
+ * ("<what> the running kernel's settings; with --sysroot use --dry-run",
+ * what e.g. "switchback changes"); 0 to go on; negative on error.
+ */
+int cmd_sb_plan_only(struct cmd_ctx *ctx, const struct sbrun_config *c, const struct sbrun_plan *p,
+		     bool dry, const char *what);
+
+/* On stderr: "swaptune: <what> stopped early: <reason>; the settings were restored". */
+void cmd_sb_say_stopped(const char *what, const char *reason);
+
+/*
  * Run c under the host-change lock (what names the command: "switchback",
  * "verify"), asking first unless a->yes, with signals caught and progress
  * as a->progress says; then load the stored run back (*s, judged as every

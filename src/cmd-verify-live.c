@@ -18,7 +18,6 @@
 
 #include "cmd-switchback.h"
 #include "swaptune/change.h"
-#include "swaptune/fmt.h"
 #include "swaptune/utc.h"
 
 #define VERIFY_SCHEMA "swaptune.verify/1"
@@ -200,27 +199,15 @@ int cmd_verify_live(struct cmd_ctx *ctx, struct sb_args *a, int64_t apply_run)
 	if (!ctx->json)
 		fprintf(ctx->out, "Verifying apply run %lld (%s) live: %s against its previous values, on the running workload.\n",
 			(long long)t.apply_run, t.status, "the applied settings");
-	if (a->dry) {
-		if (ctx->json)
-			rc = cmd_print_json(ctx, cmd_sb_plan_json(c, p));
-		else
-			sbrun_plan_print(ctx->out, c, p);
-		goto out;
-	}
-	if (!ctx->host.live) {
-		rc = err_set_exit(&ctx->err, -EOPNOTSUPP, ST_EXIT_USAGE,
-				  "verify --live switches the running kernel's settings; with --sysroot use --dry-run");
+	if ((rc = cmd_sb_plan_only(ctx, c, p, a->dry, "verify --live switches")) != 0) {
+		rc = rc > 0 ? 0 : rc;
 		goto out;
 	}
 	if ((rc = live_check(ctx, &t, c, p)) < 0)
 		goto out;
 	rc = cmd_sb_execute(ctx, "verify", c, p, a, r, s);
-	if (rc == 0 && !strcmp(r->status, "stopped")) {
-		/* the reason may quote the metric command's stderr: through the one escaper */
-		fputs("swaptune: verify --live stopped early: ", stderr);
-		fmt_fputs(stderr, r->stop_reason);
-		fputs("; the settings were restored\n", stderr);
-	}
+	if (rc == 0 && !strcmp(r->status, "stopped"))
+		cmd_sb_say_stopped("verify --live", r->stop_reason);
 	if (rc == 0 && s->w) {
 		const char *res = live_result(s, r, &status);
 

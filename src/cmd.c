@@ -42,7 +42,7 @@ static const char *const group_titles[CMD_GROUP_COUNT] = {
 
 const char *const cmd_shells[] = { "bash", "zsh", "fish", NULL };
 const char *const cmd_progress_names[] = { "auto", "tty", "plain", "none", NULL };
-static const char *const id_kinds[] = { "run", "probe", "apply", "recording", NULL };
+static const char *const id_kinds[] = { "run", "probe", "apply", "recording", "measured", NULL };
 static const char *const man_sections[] = { "synopsis", "options", NULL };
 
 static int parse_shell(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)

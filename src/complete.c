@@ -1,7 +1,8 @@
 /*
  * complete.c - completion scripts for bash, zsh and fish, made from the
  * command table and its option tables (`swaptune --completion SHELL`), and
- * the id lister they call for run and recording ids (`--list-ids KIND`).
+ * the id lister they call for run and recording ids (`--list-ids KIND`;
+ * "measured": probe and switchback runs, what recommend and apply judge).
  *
  * What a script offers after an option comes from the row's completion
  * kind: its choices, files, directories, users, or ids from the store named
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "swaptune/cmd.h"
+#include "swaptune/sbrun.h"
 #include "swaptune/settings.h"
 
 #define IDS_MAX 50		/* ids offered: the newest, a bounded query */
@@ -26,6 +28,7 @@ static const char *ids_kind(enum opt_complete k)
 	case OPT_COMPLETE_PROBE_RUN: return "probe";
 	case OPT_COMPLETE_APPLY_RUN: return "apply";
 	case OPT_COMPLETE_RECORDING: return "recording";
+	case OPT_COMPLETE_MEASURED_RUN: return "measured";
 	default: return NULL;
 	}
 }
@@ -425,6 +428,22 @@ void cmd_print_completion(FILE *f, int shell)
 
 /* ---- ids for the scripts ---- */
 
+/* The newest IDS_MAX probe and switchback runs, newest first: each kind's newest, merged. */
+static int list_measured(FILE *f, struct store *st, struct st_err *e)
+{
+	struct store_run_row *p = calloc(IDS_MAX, sizeof(*p)), *s = calloc(IDS_MAX, sizeof(*s));
+	int np = 0, ns = 0, i = 0, j = 0, r;
+
+	r = p && s ? store_runs_recent(st, "probe", p, IDS_MAX, &np, e) : -ENOMEM;
+	if (r == 0)
+		r = store_runs_recent(st, SBRUN_KIND, s, IDS_MAX, &ns, e);
+	for (int k = 0; r == 0 && k < IDS_MAX && (i < np || j < ns); k++)
+		fprintf(f, "%lld\n", (long long)(j >= ns || (i < np && p[i].id > s[j].id) ? p[i++].id : s[j++].id));
+	free(p);
+	free(s);
+	return r;
+}
+
 int cmd_list_ids(FILE *f, const char *kind, const char *db_path, struct st_err *e)
 {
 	struct store st;
@@ -447,6 +466,8 @@ int cmd_list_ids(FILE *f, const char *kind, const char *db_path, struct st_err *
 		for (int i = 0; r == 0 && i < n; i++)
 			fprintf(f, "%lld\n", (long long)rows[i].run_id);
 		free(rows);
+	} else if (!strcmp(kind, "measured")) {
+		r = list_measured(f, &st, e);
 	} else {
 		struct store_run_row *rows = calloc(IDS_MAX, sizeof(*rows));
 

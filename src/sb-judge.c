@@ -470,9 +470,40 @@ const char *sbrun_decision_name(const struct sbrun_stored *s)
 
 /* ---- output ---- */
 
+/* A rate's effect is a ratio (%); a level's a difference in its unit: of PSI's %, points. */
 static const char *unit_of(const struct sbrun_stored *s)
 {
-	return sbm_kind(&s->metric) == SB_RATE ? "%" : sbm_kernel_defs[s->metric.kernel].unit;
+	const char *u = sbm_kernel_defs[s->metric.kernel].unit;
+
+	if (sbm_kind(&s->metric) == SB_RATE)
+		return "%";
+	return !strcmp(u, "%") ? "points" : u;
+}
+
+/*
+ * Whether the metric read the same in every measured window (at least
+ * two): then no effect can be estimated - its interval and the checks are
+ * no numbers - and the verdict says so in words; the reason into buf.
+ */
+static bool metric_flat(const struct sbrun_stored *s, char *buf, size_t len)
+{
+	unsigned n = 0;
+	double v = NAN;
+	char num[32];
+
+	for (unsigned i = 0; i < s->n_windows; i++) {
+		if (s->w[i].outcome != SB_WIN_OK || !isfinite(s->w[i].value))
+			continue;
+		if (n++ && s->w[i].value != v)
+			return false;
+		v = s->w[i].value;
+	}
+	if (n < 2)
+		return false;
+	snprintf(buf, len, "the metric did not vary: all %u measured windows read %s, so it cannot tell "
+		 "the arms apart (no effect, interval or trend to estimate); choose a metric that moves "
+		 "with the workload", n, fmt_num(v, num, sizeof(num)));
+	return true;
 }
 
 static cJSON *arm_json(const struct sbrun_stored *s, int a)
@@ -569,6 +600,8 @@ cJSON *sbrun_verdict_json(const struct sbrun_stored *s)
 	r = cJSON_AddArrayToObject(o, "reasons");
 	if (!s->judged)
 		cJSON_AddItemToArray(r, cJSON_CreateString("fewer than 2 complete blocks: nothing to judge"));
+	if (s->judged && metric_flat(s, desc, sizeof(desc)))
+		cJSON_AddItemToArray(r, cJSON_CreateString(desc));
 	for (size_t i = 0; s->judged && i < s->res.n_reasons; i++)
 		cJSON_AddItemToArray(r, cJSON_CreateString(s->res.reasons[i]));
 	if (s->judged && s->res.decision == SB_CONTINUE)
@@ -576,11 +609,25 @@ cJSON *sbrun_verdict_json(const struct sbrun_stored *s)
 	return o;
 }
 
-static void print_checks(FILE *f, const struct sbrun_stored *s)
+/* A p-value (%.2g) or a correlation (%.2f), or "n/a" where it is not a number (too few values). */
+static const char *num_or_na(bool p_value, double v, char *buf, size_t len)
+{
+	if (!isfinite(v))
+		return "n/a";
+	snprintf(buf, len, p_value ? "%.2g" : "%.2f", v);
+	return buf;
+}
+
+static void print_checks(FILE *f, const struct sbrun_stored *s, bool flat)
 {
 	const struct sb_checks *c = &s->res.checks;
-	const char *u = sbm_kind(&s->metric) == SB_RATE ? " %" : "";
+	const char *u = sbm_kind(&s->metric) == SB_RATE ? " %" : " points";
+	char b1[32], b2[32], b3[32];
 
+	if (flat) {
+		fprintf(f, "  carryover and trend: not checked (the metric did not vary)\n");
+		return;
+	}
 	if (isfinite(c->carry_p))
 		fprintf(f, "  carryover: effect early in the counted part %+.1f%s, late %+.1f%s (p %.2g)%s\n",
 			c->carry_early, u, c->carry_late, u, c->carry_p,
@@ -593,14 +640,31 @@ static void print_checks(FILE *f, const struct sbrun_stored *s)
 			c->washout_short ? ", longer than the washout: the estimate is attenuated" : "",
 			s->design.plan.washout_s);
 	if (isfinite(c->trend_pct_run))
-		fprintf(f, "  trend over the run: %+.1f%s (p %.2g); lag-1 autocorrelation of windows %.2f, of block contrasts %.2f\n",
-			c->trend_pct_run, u, c->trend_p, c->ac1_windows, c->ac1_contrast);
+		fprintf(f, "  trend over the run: %+.1f%s (p %s); lag-1 autocorrelation of windows %s, of block contrasts %s\n",
+			c->trend_pct_run, u, num_or_na(true, c->trend_p, b1, sizeof(b1)),
+			num_or_na(false, c->ac1_windows, b2, sizeof(b2)),
+			num_or_na(false, c->ac1_contrast, b3, sizeof(b3)));
+}
+
+/* A candidate's row: its effect with the interval, or why there is none. */
+static void print_arm_effect(FILE *f, const struct sb_arm_result *ar, const char *u, bool flat)
+{
+	if (flat)
+		fprintf(f, " no effect to estimate: the metric did not vary");
+	else if (isfinite(ar->ci_low) && isfinite(ar->ci_high))
+		fprintf(f, " %+.2f %s [%+.2f, %+.2f], p %.3g (spent %.3g)", ar->effect, u, ar->ci_low,
+			ar->ci_high, ar->test.p_seq, ar->test.spend);
+	else
+		fprintf(f, " %+.2f %s, no interval yet (too few blocks to bound it), p %.3g (spent %.3g)",
+			ar->effect, u, ar->test.p_seq, ar->test.spend);
+	fprintf(f, ", %u failed window%s\n", ar->n_failed, ar->n_failed == 1 ? "" : "s");
 }
 
 void sbrun_verdict_print(FILE *f, const struct sbrun_stored *s)
 {
-	char desc[1024];
+	char desc[1024], flat_why[512];
 	const char *u = unit_of(s);
+	bool flat = s->judged && metric_flat(s, flat_why, sizeof(flat_why));
 
 	fprintf(f, "Switchback run %lld: %s", (long long)s->run_id, sbrun_decision_name(s));
 	if (s->judged && s->res.decision == SB_CHANGE && s->res.chosen > 0)
@@ -625,14 +689,14 @@ void sbrun_verdict_print(FILE *f, const struct sbrun_stored *s)
 				s->judged ? ar->n_failed : 0, s->judged && ar->n_failed == 1 ? "" : "s");
 			continue;
 		}
-		fprintf(f, " %+.2f %s [%+.2f, %+.2f], p %.3g (spent %.3g), %u failed window%s\n",
-			ar->effect, u, ar->ci_low, ar->ci_high, ar->test.p_seq, ar->test.spend,
-			ar->n_failed, ar->n_failed == 1 ? "" : "s");
+		print_arm_effect(f, ar, u, flat);
 	}
 	if (s->judged)
-		print_checks(f, s);
+		print_checks(f, s, flat);
 	if (!s->judged)
 		fprintf(f, "  fewer than 2 complete blocks: nothing to judge\n");
+	if (flat)
+		fprintf(f, "  - %s\n", flat_why);
 	for (size_t i = 0; s->judged && i < s->res.n_reasons; i++) {
 		fprintf(f, "  - ");
 		fmt_fputs(f, s->res.reasons[i]);

@@ -82,20 +82,27 @@ grep -qx 'page-cluster=' "$scratch/set" || fail "apply page does not offer page-
 if command -v sqlite3 >/dev/null 2>&1; then
 	db=$scratch/report.db
 	sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$db" >/dev/null 2>&1 || fail "make-store.sh"
+	# two switchback runs (recommend and apply judge them as probe runs)
+	sqlite3 "$db" "INSERT INTO runs (host_id, kind, status, params) VALUES (1, 'switchback', 'ok', '{}');
+		INSERT INTO runs (host_id, kind, status, params) VALUES (1, 'switchback', 'ok', '{}')"
 	q() { sqlite3 "$db" "$1" | tr '\n' ' '; }
 	probes=$(q "SELECT id FROM runs WHERE kind = 'probe' ORDER BY id DESC LIMIT 50")
+	measured=$(q "SELECT id FROM runs WHERE kind IN ('probe', 'switchback') ORDER BY id DESC LIMIT 50")
 	applies=$(q "SELECT id FROM runs WHERE kind = 'apply' ORDER BY id DESC LIMIT 50")
 	recs=$(q "SELECT DISTINCT run_id FROM samples ORDER BY run_id DESC LIMIT 50")
 	[ -n "$probes" ] && [ -n "$applies" ] && [ -n "$recs" ] || fail "the fixture store lacks runs"
 	offers "$probes" "$SWAPTUNE" --db "$db" report --run ""
 	offers "$probes" "$SWAPTUNE" report --db "$db" --run ""
-	offers "$probes" "$SWAPTUNE" --db="$db" recommend --run ""
+	offers "$measured" "$SWAPTUNE" --db="$db" recommend --run ""
+	offers "$measured" "$SWAPTUNE" --db "$db" apply --run ""
 	offers "$applies" "$SWAPTUNE" --db "$db" report --change ""
 	offers "$recs" "$SWAPTUNE" --db "$db" report --before ""
 	offers "$recs" "$SWAPTUNE" --db "$db" sample --replay ""
 	# newest first, as --list-ids prints them
 	[ "$("$SWAPTUNE" --db "$db" --list-ids probe | tr '\n' ' ')" = "$probes" ] ||
 		fail "--list-ids probe: $("$SWAPTUNE" --db "$db" --list-ids probe | tr '\n' ' '), want $probes"
+	[ "$("$SWAPTUNE" --db "$db" --list-ids measured | tr '\n' ' ')" = "$measured" ] ||
+		fail "--list-ids measured: $("$SWAPTUNE" --db "$db" --list-ids measured | tr '\n' ' '), want $measured"
 	before=$(cksum <"$db")
 	offers "" "$SWAPTUNE" --db "$scratch/none.db" report --run ""
 	[ -e "$scratch/none.db" ] && fail "completing ids made a store"

@@ -19,7 +19,10 @@ db=
 if command -v sqlite3 >/dev/null 2>&1; then
 	db=$scratch/report.db
 	sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$db" >/dev/null 2>&1 || fail "make-store.sh"
+	# a switchback run: recommend and apply --run offer it beside the probe runs
+	sqlite3 "$db" "INSERT INTO runs (host_id, kind, status, params) VALUES (1, 'switchback', 'ok', '{}')"
 	probes=$(sqlite3 "$db" "SELECT id FROM runs WHERE kind = 'probe' ORDER BY id DESC" | tr '\n' ' ')
+	measured=$(sqlite3 "$db" "SELECT id FROM runs WHERE kind IN ('probe', 'switchback') ORDER BY id DESC" | tr '\n' ' ')
 fi
 
 # has WORD FILE: WORD is one of the words of FILE
@@ -80,6 +83,8 @@ EOF
 	if [ -n "$db" ]; then
 		zlist "swaptune --db $db report --run "
 		for id in $probes; do has "$id" "$scratch/z.out" || fail "zsh: report --run lacks probe run $id: $(cat "$scratch/z.out")"; done
+		zlist "swaptune --db $db recommend --run "
+		for id in $measured; do has "$id" "$scratch/z.out" || fail "zsh: recommend --run lacks run $id: $(cat "$scratch/z.out")"; done
 	fi
 else
 	echo "# zsh is not installed: its completion is not checked"
@@ -112,6 +117,9 @@ if command -v fish >/dev/null 2>&1; then
 		flist "swaptune --db $db report --run "
 		[ "$(sort -n "$scratch/f.out" | tr '\n' ' ')" = "$(printf '%s\n' $probes | sort -n | tr '\n' ' ')" ] ||
 			fail "fish: report --run offers '$(tr '\n' ' ' <"$scratch/f.out")', want '$probes'"
+		flist "swaptune --db $db apply --run "
+		[ "$(sort -n "$scratch/f.out" | tr '\n' ' ')" = "$(printf '%s\n' $measured | sort -n | tr '\n' ' ')" ] ||
+			fail "fish: apply --run offers '$(tr '\n' ' ' <"$scratch/f.out")', want '$measured'"
 	fi
 else
 	echo "# fish is not installed: its completion is not checked"

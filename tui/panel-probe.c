@@ -20,27 +20,19 @@
 #include "swaptune/lock.h"
 #include "swaptune/probe.h"
 #include "swaptune/stop.h"
-#include "tui-internal.h"
-
-/* The CLI's defaults (src/cmd-probe.c): a probe of ~2 minutes. */
-#define FORM_WORKLOAD	"anon-runs"
-#define FORM_ARMS	"pc3,pc1,pc0"
-#define FORM_WS		"256M"
-#define FORM_LIMIT	"128M"
+#include "form.h"
 
 enum probe_view { PV_FORM, PV_RUNNING, PV_RESULT };
 enum form_field { F_WORKLOAD, F_ARMS, F_LIMIT, F_WS, F_ROUNDS, F_SEED, F_COUNT };
 
-static const struct {
-	const char *label;
-	const char *hint;
-} fields[F_COUNT] = {
-	[F_WORKLOAD] = { "Workload", NULL /* the list of workloads */ },
-	[F_ARMS] = { "Arms", "pc3,pc1,pc0,bypass or NAME:key=val,... (space between customs)" },
-	[F_LIMIT] = { "Memcg limit", "memory cgroup limit of each trial, e.g. 128M" },
-	[F_WS] = { "Working set", "the workload's memory, e.g. 256M (larger than the limit)" },
-	[F_ROUNDS] = { "Rounds", "sequential (looks at 5,10,15,20,30,40 rounds, stops when one decides) or N: a fixed design of N rounds" },
-	[F_SEED] = { "Seed", "round order and the workload's accesses" },
+/* The CLI's defaults (src/cmd-probe.c): a probe of ~2 minutes. */
+static const struct tui_form_field fields[F_COUNT] = {
+	[F_WORKLOAD] = { "Workload", "anon-runs", NULL /* the list of workloads: workloads_hint() */ },
+	[F_ARMS] = { "Arms", "pc3,pc1,pc0", "pc3,pc1,pc0,bypass or NAME:key=val,... (space between customs)" },
+	[F_LIMIT] = { "Memcg limit", "128M", "memory cgroup limit of each trial, e.g. 128M" },
+	[F_WS] = { "Working set", "256M", "the workload's memory, e.g. 256M (larger than the limit)" },
+	[F_ROUNDS] = { "Rounds", "sequential", "sequential (looks at 5,10,15,20,30,40 rounds, stops when one decides) or N: a fixed design of N rounds" },
+	[F_SEED] = { "Seed", "random", "round order and the workload's accesses" },
 };
 
 struct progress_copy {
@@ -55,13 +47,7 @@ struct progress_copy {
 struct probe_state {
 	struct tui_ctx *c;
 	enum probe_view view;
-	char val[F_COUNT][160];
-	char err[F_COUNT][ST_ERR_MSG_MAX];
-	int sel;
-	bool editing;
-	char edit[160];
-	char note[ST_ERR_MSG_MAX];	/* form: plan or refusal */
-	enum tui_style note_style;
+	struct tui_form form;		/* the note: the plan or a refusal */
 
 	struct probe_config cfg;
 	struct probe_plan plan;
@@ -90,20 +76,20 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void form_defaults(struct probe_state *s)
+/* The workload field's hint: the workloads the screen can run (not cmd). */
+static const char *workloads_hint(int i, char *list, size_t len)
 {
-	struct probe_config c;
+	size_t o = 0;
 
-	probe_config_init(&c);
-	snprintf(s->val[F_WORKLOAD], sizeof(s->val[0]), "%s", FORM_WORKLOAD);
-	snprintf(s->val[F_ARMS], sizeof(s->val[0]), "%s", FORM_ARMS);
-	snprintf(s->val[F_LIMIT], sizeof(s->val[0]), "%s", FORM_LIMIT);
-	snprintf(s->val[F_WS], sizeof(s->val[0]), "%s", FORM_WS);
-	(void)c;
-	snprintf(s->val[F_ROUNDS], sizeof(s->val[0]), "sequential");
-	snprintf(s->val[F_SEED], sizeof(s->val[0]), "random");
-	memset(s->err, 0, sizeof(s->err));
-	s->note[0] = 0;
+	(void)i;
+	list[0] = 0;
+	for (size_t k = 0; k < workload_count() && o + 1 < len; k++) {
+		const struct workload_info *wi = workload_at(k);
+
+		if (wi->pattern != WORKLOAD_PAT_NONE)
+			o += (size_t)snprintf(list + o, len - o, "%s%s", o ? " " : "one of: ", wi->name);
+	}
+	return list;
 }
 
 static void *probe_open(struct tui_ctx *c)
@@ -115,7 +101,7 @@ static void *probe_open(struct tui_ctx *c)
 	s->c = c;
 	s->lockfd = -1;
 	pthread_mutex_init(&s->mu, NULL);
-	form_defaults(s);
+	tui_form_init(&s->form, fields, F_COUNT, workloads_hint);
 	return s;
 }
 
@@ -190,36 +176,36 @@ static int form_validate(struct probe_state *s)
 	unsigned long long u;
 	int bad = 0;
 
-	memset(s->err, 0, sizeof(s->err));
+	memset(s->form.err, 0, sizeof(s->form.err));
 	probe_config_init(cfg);
 	cfg->metric_higher_better = true;
-	cfg->workload = workload_find(s->val[F_WORKLOAD]);
+	cfg->workload = workload_find(s->form.val[F_WORKLOAD]);
 	if (!cfg->workload) {
-		snprintf(s->err[F_WORKLOAD], sizeof(s->err[0]), "unknown workload \"%s\"", s->val[F_WORKLOAD]);
+		snprintf(s->form.err[F_WORKLOAD], sizeof(s->form.err[0]), "unknown workload \"%s\"", s->form.val[F_WORKLOAD]);
 		bad++;
 	} else if (cfg->workload->pattern == WORKLOAD_PAT_NONE) {
-		snprintf(s->err[F_WORKLOAD], sizeof(s->err[0]),
+		snprintf(s->form.err[F_WORKLOAD], sizeof(s->form.err[0]),
 			 "%s needs a command line: use swaptune probe --workload cmd -- PROG", cfg->workload->name);
 		bad++;
 	}
-	bad += parse_arms(s->c, s->val[F_ARMS], cfg, s->err[F_ARMS], sizeof(s->err[0])) < 0;
-	bad += parse_size_field(s->val[F_LIMIT], &cfg->memcg_limit_bytes, s->err[F_LIMIT],
-				sizeof(s->err[0])) < 0;
-	bad += parse_size_field(s->val[F_WS], &cfg->wp.working_set_bytes, s->err[F_WS],
-				sizeof(s->err[0])) < 0;
-	if (strcmp(s->val[F_ROUNDS], "sequential")) {
-		if (parse_uint_field(s->val[F_ROUNDS], 1, PROBE_REPS_MAX, &u, s->err[F_ROUNDS],
-				     sizeof(s->err[0])) < 0) {
+	bad += parse_arms(s->c, s->form.val[F_ARMS], cfg, s->form.err[F_ARMS], sizeof(s->form.err[0])) < 0;
+	bad += parse_size_field(s->form.val[F_LIMIT], &cfg->memcg_limit_bytes, s->form.err[F_LIMIT],
+				sizeof(s->form.err[0])) < 0;
+	bad += parse_size_field(s->form.val[F_WS], &cfg->wp.working_set_bytes, s->form.err[F_WS],
+				sizeof(s->form.err[0])) < 0;
+	if (strcmp(s->form.val[F_ROUNDS], "sequential")) {
+		if (parse_uint_field(s->form.val[F_ROUNDS], 1, PROBE_REPS_MAX, &u, s->form.err[F_ROUNDS],
+				     sizeof(s->form.err[0])) < 0) {
 			bad++;
 		} else {
 			judge_plan_fixed(&cfg->plan, (unsigned)u);
 			cfg->reps = cfg->max_reps = (unsigned)u;
 		}
 	}
-	if (!strcmp(s->val[F_SEED], "random"))
+	if (!strcmp(s->form.val[F_SEED], "random"))
 		probe_seed_set(cfg, probe_seed_random());
-	else if (parse_uint_field(s->val[F_SEED], 0, (1ULL << 53) - 1, &u, s->err[F_SEED],
-				  sizeof(s->err[0])) < 0)
+	else if (parse_uint_field(s->form.val[F_SEED], 0, (1ULL << 53) - 1, &u, s->form.err[F_SEED],
+				  sizeof(s->form.err[0])) < 0)
 		bad++;
 	else
 		probe_seed_set(cfg, u);
@@ -246,14 +232,12 @@ static bool form_check(struct probe_state *s)
 	int bad = form_validate(s);
 
 	if (bad) {
-		snprintf(s->note, sizeof(s->note), "%d value%s to fix (marked ! above): nothing started",
-			 bad, bad == 1 ? "" : "s");
-		s->note_style = TS_BAD;
+		tui_form_note_bad(&s->form, bad);
 		return false;
 	}
 	if (probe_plan(s->c->h, &s->cfg, &s->plan, &e) < 0) {
-		snprintf(s->note, sizeof(s->note), "cannot plan: %s", e.msg);
-		s->note_style = TS_BAD;
+		snprintf(s->form.note, sizeof(s->form.note), "cannot plan: %s", e.msg);
+		s->form.note_style = TS_BAD;
 		return false;
 	}
 	tui_fmt_bytes((double)s->cfg.wp.working_set_bytes, ws, sizeof(ws));
@@ -262,7 +246,7 @@ static bool form_check(struct probe_state *s)
 		char tmax[32], cap[32];
 
 		/* the first look's trials at least, every look's at most; the budget may drop later looks */
-		snprintf(s->note, sizeof(s->note), "plan: %u to %u trials (%u arms, looks at rounds %s%s), "
+		snprintf(s->form.note, sizeof(s->form.note), "plan: %u to %u trials (%u arms, looks at rounds %s%s), "
 			 "about %s to %s (looks that do not fit a %s budget are dropped); working set %s in a %s memcg",
 			 s->plan.trials, s->plan.max_trials, s->cfg.narms, looks_text(&s->cfg.plan),
 			 s->cfg.warmup ? ", after a warm-up" : "",
@@ -271,13 +255,13 @@ static bool form_check(struct probe_state *s)
 			 s->cfg.max_time_s > 0 ? tui_fmt_secs(s->cfg.max_time_s, cap, sizeof(cap)) : "unlimited",
 			 ws, lim);
 	} else {
-		snprintf(s->note, sizeof(s->note), "plan: %u trials (%u arms x %u rounds%s), about %s; "
+		snprintf(s->form.note, sizeof(s->form.note), "plan: %u trials (%u arms x %u rounds%s), about %s; "
 			 "working set %s in a %s memcg", s->plan.trials, s->cfg.narms, s->cfg.reps,
 			 s->cfg.warmup ? " + warm-up" : "",
 			 tui_fmt_secs(s->plan.est_total_s >= 0 ? s->plan.est_total_s : s->plan.est_max_s, t, sizeof(t)),
 			 ws, lim);
 	}
-	s->note_style = TS_GOOD;
+	s->form.note_style = TS_GOOD;
 	return true;
 }
 
@@ -328,20 +312,20 @@ static void probe_start(struct probe_state *s)
 	if (!form_check(s))
 		return;
 	if (!c->h->live) {
-		snprintf(s->note, sizeof(s->note), "not started: this screen reads a sysroot; probing runs "
+		snprintf(s->form.note, sizeof(s->form.note), "not started: this screen reads a sysroot; probing runs "
 			 "workloads on the live host (swaptune probe --dry-run shows the plan)");
-		s->note_style = TS_WARN;
+		s->form.note_style = TS_WARN;
 		return;
 	}
 	if (!c->root) {
-		snprintf(s->note, sizeof(s->note), "not started: probing needs root (it changes page-cluster, "
+		snprintf(s->form.note, sizeof(s->form.note), "not started: probing needs root (it changes page-cluster, "
 			 "swap and cgroups, then restores them); run swaptune tui as root");
-		s->note_style = TS_WARN;
+		s->form.note_style = TS_WARN;
 		return;
 	}
 	if (host_change_lock(c->h, c->st->path, "tui", &s->lockfd, lockpath, sizeof(lockpath), &e) < 0) {
-		snprintf(s->note, sizeof(s->note), "not started: %s", e.msg);
-		s->note_style = TS_BAD;
+		snprintf(s->form.note, sizeof(s->form.note), "not started: %s", e.msg);
+		s->form.note_style = TS_BAD;
 		return;
 	}
 	stop_catch(&s->stop, 0);
@@ -359,8 +343,8 @@ static void probe_start(struct probe_state *s)
 		c->probe_busy = false;
 		host_change_unlock(s->lockfd);
 		s->lockfd = -1;
-		snprintf(s->note, sizeof(s->note), "not started: cannot create a thread");
-		s->note_style = TS_BAD;
+		snprintf(s->form.note, sizeof(s->form.note), "not started: cannot create a thread");
+		s->form.note_style = TS_BAD;
 		return;
 	}
 	s->thread_live = true;
@@ -410,22 +394,6 @@ static void probe_update(struct tui_ctx *c, void *p)
 
 /* ---- drawing ---- */
 
-/* A field's hint or error under it: two rows at most, broken at a space. */
-static int print_two_rows(WINDOW *w, int y, int cols, const char *lead, const char *h)
-{
-	int room = cols - 7 - (int)strlen(lead), cut = (int)strlen(h);
-
-	if (cut > room && room > 10)
-		for (cut = room; cut > 0 && h[cut] != ' '; cut--)
-			;
-	if (cut <= 0)
-		cut = room > 0 ? room : 0;
-	tui_print_clipped(w, y++, 6, cols, "%s%.*s", lead, cut, h);
-	if (h[cut])
-		tui_print_clipped(w, y++, 8 + (int)strlen(lead), cols, "%s", h + cut + (h[cut] == ' '));
-	return y;
-}
-
 static void draw_form(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int rows, int cols)
 {
 	int y = 1;
@@ -441,51 +409,7 @@ static void draw_form(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int r
 				  "read-only: probing needs root; the form checks values only");
 		wattroff(w, tui_style(c, TS_WARN));
 	}
-	y += 2;
-	for (int i = 0; i < F_COUNT && y < rows - 3; i++) {
-		bool sel = i == s->sel;
-		const char *v = sel && s->editing ? s->edit : s->val[i];
-
-		if (sel)
-			wattron(w, A_BOLD);
-		tui_print_clipped(w, y, 2, cols, "%s %-12s", sel ? ">" : " ", fields[i].label);
-		if (sel)
-			wattroff(w, A_BOLD);
-		wattron(w, sel && s->editing ? A_UNDERLINE | A_BOLD : sel ? A_REVERSE : A_NORMAL);
-		tui_print_clipped(w, y, 17, cols, " %-24s%s", v, sel && s->editing ? "_" : "");
-		wattroff(w, A_UNDERLINE | A_BOLD | A_REVERSE);
-		y++;
-		if (s->err[i][0]) {
-			wattron(w, tui_style(c, TS_BAD));
-			y = print_two_rows(w, y, cols, "! ", s->err[i]);
-			wattroff(w, tui_style(c, TS_BAD));
-		} else if (sel) {
-			char list[160] = "";
-
-			if (!fields[i].hint) {
-				size_t o = 0;
-
-				for (size_t k = 0; k < workload_count() && o + 1 < sizeof(list); k++) {
-					const struct workload_info *wi = workload_at(k);
-
-					if (wi->pattern != WORKLOAD_PAT_NONE)
-						o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
-								      o ? " " : "one of: ", wi->name);
-				}
-			}
-			wattron(w, tui_style(c, TS_DIM));
-			y = print_two_rows(w, y, cols, "", fields[i].hint ? fields[i].hint : list);
-			wattroff(w, tui_style(c, TS_DIM));
-		}
-	}
-	y++;
-	if (s->note[0] && y < rows) {
-		struct tui_text t = { 0 };
-
-		tui_text_add(&t, s->note_style, "%s", s->note);
-		tui_text_draw(c, &t, w, y, rows - y, cols);
-		tui_text_free(&t);
-	}
+	tui_form_draw(c, &s->form, w, y + 2, rows, cols);
 }
 
 static void draw_running(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int rows, int cols)
@@ -501,11 +425,11 @@ static void draw_running(struct tui_ctx *c, struct probe_state *s, WINDOW *w, in
 	wattron(w, tui_style(c, TS_TITLE));
 	if (s->cfg.plan.sequential)
 		tui_print_clipped(w, y++, 2, cols, "Probe running: %s, arms %s, looks at %s%s",
-				  s->val[F_WORKLOAD], s->val[F_ARMS], looks_text(&s->cfg.plan),
+				  s->form.val[F_WORKLOAD], s->form.val[F_ARMS], looks_text(&s->cfg.plan),
 				  s->cfg.warmup ? " + warm-up" : "");
 	else
-		tui_print_clipped(w, y++, 2, cols, "Probe running: %s, arms %s, %u round%s%s", s->val[F_WORKLOAD],
-				  s->val[F_ARMS], s->cfg.reps, s->cfg.reps == 1 ? "" : "s",
+		tui_print_clipped(w, y++, 2, cols, "Probe running: %s, arms %s, %u round%s%s", s->form.val[F_WORKLOAD],
+				  s->form.val[F_ARMS], s->cfg.reps, s->cfg.reps == 1 ? "" : "s",
 				  s->cfg.warmup ? " + warm-up" : "");
 	wattroff(w, tui_style(c, TS_TITLE));
 	y++;
@@ -653,50 +577,23 @@ static void probe_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols
 
 /* ---- keys ---- */
 
-static bool edit_key(struct probe_state *s, int ch)
-{
-	size_t len = strlen(s->edit);
-
-	if (ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == '\t' || ch == KEY_DOWN || ch == KEY_UP) {
-		snprintf(s->val[s->sel], sizeof(s->val[0]), "%s", s->edit);
-		s->editing = false;
-		form_check(s);
-		if (ch == '\t' || ch == KEY_DOWN)
-			s->sel = (s->sel + 1) % F_COUNT;
-		else if (ch == KEY_UP)
-			s->sel = (s->sel + F_COUNT - 1) % F_COUNT;
-	} else if (ch == 27) {
-		s->editing = false;
-	} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
-		if (len)
-			s->edit[len - 1] = 0;
-	} else if (ch == 21) {	/* ^U */
-		s->edit[0] = 0;
-	} else if (ch >= 32 && ch < 127 && len + 1 < sizeof(s->edit)) {
-		s->edit[len] = (char)ch;
-		s->edit[len + 1] = 0;
-	}
-	return true;
-}
-
+/* The form's keys, then the panel's: s start, c check, d defaults. */
 static bool form_key(struct probe_state *s, int ch)
 {
-	if (ch == KEY_DOWN || ch == 'j') {
-		s->sel = (s->sel + 1) % F_COUNT;
-	} else if (ch == KEY_UP || ch == 'k') {
-		s->sel = (s->sel + F_COUNT - 1) % F_COUNT;
-	} else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == 'e') {
-		snprintf(s->edit, sizeof(s->edit), "%s", s->val[s->sel]);
-		s->editing = true;
-	} else if (ch == 's' || ch == KEY_F(9)) {
-		probe_start(s);
-	} else if (ch == 'c') {
+	enum tui_form_key k = tui_form_key(&s->form, ch);
+
+	if (k == TUI_FORM_EDITED)
 		form_check(s);
-	} else if (ch == 'd') {
-		form_defaults(s);
-	} else {
+	if (k != TUI_FORM_UNUSED)
+		return true;
+	if (ch == 's' || ch == KEY_F(9))
+		probe_start(s);
+	else if (ch == 'c')
+		form_check(s);
+	else if (ch == 'd')
+		tui_form_defaults(&s->form);
+	else
 		return false;
-	}
 	return true;
 }
 
@@ -707,7 +604,7 @@ static bool probe_key(struct tui_ctx *c, void *p, int ch)
 	if (!s)
 		return false;
 	if (s->view == PV_FORM)
-		return s->editing ? edit_key(s, ch) : form_key(s, ch);
+		return form_key(s, ch);
 	if (s->view == PV_RUNNING) {
 		if (ch == 'c' || ch == KEY_F(8) || ch == 27) {
 			stop_signal = SIGINT;
@@ -726,7 +623,7 @@ static bool probe_key(struct tui_ctx *c, void *p, int ch)
 	if (ch == 'n') {
 		probe_result_free(&s->res);
 		memset(&s->res, 0, sizeof(s->res));
-		s->note[0] = 0;
+		s->form.note[0] = 0;
 		s->view = PV_FORM;
 		return true;
 	}
@@ -737,16 +634,13 @@ static bool probe_grabs_keys(void *p)
 {
 	struct probe_state *s = p;
 
-	return s && s->view == PV_FORM && s->editing;
+	return s && s->view == PV_FORM && s->form.editing;
 }
 
 static const struct tui_key_help *probe_keys(struct tui_ctx *c, void *p)
 {
 	static const struct tui_key_help form[] = {
 		{ "Enter", "edit" }, { "s", "start" }, { "c", "check" }, { "d", "defaults" }, { NULL, NULL },
-	};
-	static const struct tui_key_help editing[] = {
-		{ "Enter", "done" }, { "Esc", "undo" }, { "^U", "clear" }, { NULL, NULL },
 	};
 	static const struct tui_key_help running[] = {
 		{ "c", "cancel" }, { NULL, NULL },
@@ -760,7 +654,7 @@ static const struct tui_key_help *probe_keys(struct tui_ctx *c, void *p)
 	if (!s)
 		return NULL;
 	if (s->view == PV_FORM)
-		return s->editing ? editing : form;
+		return tui_form_keys(&s->form, form);
 	return s->view == PV_RUNNING ? running : result;
 }
 

@@ -23,38 +23,47 @@
 
 #include "swaptune/change.h"
 #include "swaptune/sbrun.h"
-#include "tui-internal.h"
+#include "swaptune/stop.h"
+#include "form.h"
 
 enum sb_view { SV_FORM, SV_PLAN, SV_RUNNING, SV_RESULT };
 enum sb_field { F_ARMS, F_BASELINE, F_METRIC, F_CGROUP, F_WINDOW, F_WASHOUT, F_BLOCKS, F_MAXTIME,
 		F_COUNT };
 
-#define VAL_MAX 160
+#define VAL_MAX TUI_FORM_VAL_MAX
 
-/* Each field, its default and the option it becomes ("" default: the option is left out). */
-static const struct {
-	const char *label, *opt, *def, *omit, *hint;
-} fields[F_COUNT] = {
-	[F_ARMS] = { "Arms", "--arms", "pc3,pc0", NULL,
+/* Each field with its default and hint. */
+static const struct tui_form_field fields[F_COUNT] = {
+	[F_ARMS] = { "Arms", "pc3,pc0",
 		     "built-in pc3,pc1,pc0 or NAME:key=val,... (a space between custom arms); 2 to 4 arms" },
-	[F_BASELINE] = { "Baseline", "--baseline", "auto", "auto",
+	[F_BASELINE] = { "Baseline", "auto",
 			 "an arm's name, or auto: the arm matching the host now, else the first" },
-	[F_METRIC] = { "Metric", "--metric", "psi-some", NULL,
+	[F_METRIC] = { "Metric", "psi-some",
 		       "psi-some, psi-full, majfault, refault, swapin, swap-ra, swap-ra-hit, zswpin, "
 		       "cpu (needs the cgroup); a workload's own figure: swaptune switchback --metric-cmd" },
-	[F_CGROUP] = { "Cgroup", "--cgroup", "none", "none",
+	[F_CGROUP] = { "Cgroup", "none",
 		       "the workload's memory cgroup, relative to the controller's root (its PSI, "
 		       "faults, CPU), or none: the host's figures" },
-	[F_WINDOW] = { "Window", "--window", "30s", NULL, "length of one window, 2s to a day, e.g. 60s" },
-	[F_WASHOUT] = { "Washout", "--washout", "half", "half",
+	[F_WINDOW] = { "Window", "30s", "length of one window, 2s to a day, e.g. 60s" },
+	[F_WASHOUT] = { "Washout", "half",
 			"start of every window not counted, shorter than the window; half: half of it" },
-	[F_BLOCKS] = { "Blocks", "--blocks", "15", NULL,
-		       "blocks of one window per arm, each in a fresh random order" },
-	[F_MAXTIME] = { "Max time", "--max-time", "none", "none",
-			"budget, e.g. 10min: only the blocks that fit; none: all of them" },
+	[F_BLOCKS] = { "Blocks", "15", "blocks of one window per arm, each in a fresh random order" },
+	[F_MAXTIME] = { "Max time", "none", "budget, e.g. 10min: only the blocks that fit; none: all of them" },
 };
 
-static volatile sig_atomic_t sb_stop;
+/* The option each field becomes, and the value that leaves it out (NULL: always given). */
+static const struct {
+	const char *opt, *omit;
+} field_opts[F_COUNT] = {
+	[F_ARMS] = { "--arms", NULL },
+	[F_BASELINE] = { "--baseline", "auto" },
+	[F_METRIC] = { "--metric", NULL },
+	[F_CGROUP] = { "--cgroup", "none" },
+	[F_WINDOW] = { "--window", NULL },
+	[F_WASHOUT] = { "--washout", "half" },
+	[F_BLOCKS] = { "--blocks", NULL },
+	[F_MAXTIME] = { "--max-time", "none" },
+};
 
 struct timeline {
 	unsigned window, windows;	/* the current window, 1-based; 0 before the start */
@@ -68,13 +77,7 @@ struct timeline {
 struct sb_state {
 	struct tui_ctx *c;
 	enum sb_view view;
-	char val[F_COUNT][VAL_MAX];
-	char err[F_COUNT][ST_ERR_MSG_MAX];
-	int sel;
-	bool editing;
-	char edit[VAL_MAX];
-	char note[ST_ERR_MSG_MAX];
-	enum tui_style note_style;
+	struct tui_form form;
 	bool planned;			/* cfg and plan hold the form's checked plan */
 
 	struct sbrun_config cfg;
@@ -86,7 +89,7 @@ struct sb_state {
 	pthread_t th;
 	bool thread_live;
 	int lockfd;
-	struct sigaction old[3];
+	struct stop_catch stop;		/* SIGINT, SIGTERM, SIGHUP stop the run, not the screen */
 	pthread_mutex_t mu;		/* guards tl and done */
 	struct timeline tl;
 	bool done;
@@ -95,8 +98,6 @@ struct sb_state {
 
 	struct tui_text text;		/* plan: the plan; result: the verdict */
 };
-
-static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 
 static double now_s(void)
 {
@@ -108,10 +109,7 @@ static double now_s(void)
 
 static void form_defaults(struct sb_state *s)
 {
-	for (int i = 0; i < F_COUNT; i++)
-		snprintf(s->val[i], sizeof(s->val[i]), "%s", fields[i].def);
-	memset(s->err, 0, sizeof(s->err));
-	s->note[0] = 0;
+	tui_form_defaults(&s->form);
 	s->planned = false;
 }
 
@@ -124,7 +122,7 @@ static void *sb_open(struct tui_ctx *c)
 	s->c = c;
 	s->lockfd = -1;
 	pthread_mutex_init(&s->mu, NULL);
-	form_defaults(s);
+	tui_form_init(&s->form, fields, F_COUNT, NULL);
 	return s;
 }
 
@@ -155,15 +153,15 @@ static int field_args(const struct sb_state *s, int i, char **argv, int n, char 
 	size_t used = 0;
 	int k = 0;
 
-	if (fields[i].omit && (!s->val[i][0] || !strcmp(s->val[i], fields[i].omit)))
+	if (field_opts[i].omit && (!s->form.val[i][0] || !strcmp(s->form.val[i], field_opts[i].omit)))
 		return 0;
 	if (i != F_ARMS) {
-		argv[n] = (char *)fields[i].opt;
-		argv[n + 1] = (char *)s->val[i];
+		argv[n] = (char *)field_opts[i].opt;
+		argv[n + 1] = (char *)s->form.val[i];
 		return 2;
 	}
 	/* arms: a list of built-ins (--arms) and custom arms (--arm NAME:key=val), blank-separated */
-	snprintf(tmp, sizeof(tmp), "%s", s->val[i]);
+	snprintf(tmp, sizeof(tmp), "%s", s->form.val[i]);
 	for (char *t = strtok_r(tmp, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
 		size_t l = strlen(t) + 1;
 
@@ -216,22 +214,22 @@ static int form_validate(struct sb_state *s)
 	struct st_err e = { 0 };
 	int bad = 0;
 
-	memset(s->err, 0, sizeof(s->err));
-	s->note[0] = 0;
+	memset(s->form.err, 0, sizeof(s->form.err));
+	s->form.note[0] = 0;
 	s->planned = false;
 	for (int i = 0; i < F_COUNT; i++) {
 		unsigned mask = 1u << i | (i == F_BASELINE ? 1u << F_ARMS : 0);
 
-		if (i == F_BASELINE && s->err[F_ARMS][0])
+		if (i == F_BASELINE && s->form.err[F_ARMS][0])
 			continue;
-		bad += parse_fields(s, mask, &s->cfg, s->err[i], sizeof(s->err[i])) < 0;
+		bad += parse_fields(s, mask, &s->cfg, s->form.err[i], sizeof(s->form.err[i])) < 0;
 	}
 	if (bad)
 		return bad;
-	if (parse_fields(s, (1u << F_COUNT) - 1, &s->cfg, s->note, sizeof(s->note)) < 0)
+	if (parse_fields(s, (1u << F_COUNT) - 1, &s->cfg, s->form.note, sizeof(s->form.note)) < 0)
 		return 1;
 	if (sbrun_plan(s->c->h, &s->cfg, &s->plan, &e) < 0) {
-		snprintf(s->note, sizeof(s->note), "cannot plan: %s", e.msg);
+		snprintf(s->form.note, sizeof(s->form.note), "cannot plan: %s", e.msg);
 		return 1;
 	}
 	s->planned = true;
@@ -250,19 +248,18 @@ static bool form_check(struct sb_state *s)
 	char w[32], wo[32], all[32];
 	int bad = form_validate(s);
 
-	if (bad && !s->note[0])
-		snprintf(s->note, sizeof(s->note), "%d value%s to fix (marked ! above): nothing started",
-			 bad, bad == 1 ? "" : "s");
+	if (bad && !s->form.note[0])
+		tui_form_note_bad(&s->form, bad);
 	if (!s->planned) {
-		s->note_style = TS_BAD;
+		s->form.note_style = TS_BAD;
 		return false;
 	}
-	snprintf(s->note, sizeof(s->note), "plan: %u blocks x %u windows of %s, washout %s: %s in all; "
+	snprintf(s->form.note, sizeof(s->form.note), "plan: %u blocks x %u windows of %s, washout %s: %s in all; "
 		 "switches %s%s (s shows the whole plan)", pl->n_blocks, pl->n_arms,
 		 tui_fmt_secs(pl->window_s, w, sizeof(w)), tui_fmt_secs(pl->washout_s, wo, sizeof(wo)),
 		 tui_fmt_secs(s->plan.budget.duration_s, all, sizeof(all)),
 		 s->plan.ntouch ? s->plan.touch[0].name : "nothing", s->plan.ntouch > 1 ? " and more" : "");
-	s->note_style = TS_GOOD;
+	s->form.note_style = TS_GOOD;
 	tui_text_clear(&s->text);
 	s->text.top = 0;
 	text_from(&s->text, TS_NORMAL, print_plan, &s->cfg, &s->plan);
@@ -330,40 +327,29 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static void on_signal(int sig)
-{
-	sb_stop = sig;
-}
-
 /* y on the plan: the command's guard, then the run in a thread. */
 static void sb_start(struct sb_state *s)
 {
 	struct tui_ctx *c = s->c;
 	struct st_err e = { 0 };
 	const char *why = start_refusal(c);
-	struct sigaction sa;
 
 	if (why || !s->planned) {
-		snprintf(s->note, sizeof(s->note), "not started: %s", why ? why : "check the form first");
-		s->note_style = TS_WARN;
+		snprintf(s->form.note, sizeof(s->form.note), "not started: %s", why ? why : "check the form first");
+		s->form.note_style = TS_WARN;
 		s->view = SV_FORM;
 		return;
 	}
 	if (change_lock(c->st, c->h, "switchback", c->st->path, true, &s->lockfd, &e) < 0) {
 		change_unlock(s->lockfd);
 		s->lockfd = -1;
-		snprintf(s->note, sizeof(s->note), "not started: %s", e.msg);
-		s->note_style = TS_BAD;
+		snprintf(s->form.note, sizeof(s->form.note), "not started: %s", e.msg);
+		s->form.note_style = TS_BAD;
 		s->view = SV_FORM;
 		return;
 	}
-	sb_stop = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &sa, &s->old[i]);
-	s->cfg.stop = &sb_stop;
+	stop_catch(&s->stop, 0);
+	s->cfg.stop = &stop_signal;
 	s->cfg.progress = on_progress;
 	s->cfg.progress_arg = s;
 	memset(&s->tl, 0, sizeof(s->tl));
@@ -375,12 +361,11 @@ static void sb_start(struct sb_state *s)
 	c->probe_busy = true;
 	if (pthread_create(&s->th, NULL, worker, s) != 0) {
 		c->probe_busy = false;
-		for (int i = 0; i < 3; i++)
-			sigaction(sigs[i], &s->old[i], NULL);
+		stop_release(&s->stop);
 		change_unlock(s->lockfd);
 		s->lockfd = -1;
-		snprintf(s->note, sizeof(s->note), "not started: cannot create a thread");
-		s->note_style = TS_BAD;
+		snprintf(s->form.note, sizeof(s->form.note), "not started: cannot create a thread");
+		s->form.note_style = TS_BAD;
 		s->view = SV_FORM;
 		return;
 	}
@@ -404,8 +389,7 @@ static void sb_finish(struct sb_state *s)
 	pthread_join(s->th, NULL);
 	s->thread_live = false;
 	s->ended_s = now_s();
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &s->old[i], NULL);
+	stop_release(&s->stop);
 	change_unlock(s->lockfd);
 	s->lockfd = -1;
 	c->probe_busy = false;
@@ -446,22 +430,6 @@ static void sb_update(struct tui_ctx *c, void *p)
 
 /* ---- drawing ---- */
 
-/* A field's hint or error under it: two rows at most, broken at a space. */
-static int print_two_rows(WINDOW *w, int y, int cols, const char *lead, const char *h)
-{
-	int room = cols - 7 - (int)strlen(lead), cut = (int)strlen(h);
-
-	if (cut > room && room > 10)
-		for (cut = room; cut > 0 && h[cut] != ' '; cut--)
-			;
-	if (cut <= 0)
-		cut = room > 0 ? room : 0;
-	tui_print_clipped(w, y++, 6, cols, "%s%.*s", lead, cut, h);
-	if (h[cut])
-		tui_print_clipped(w, y++, 8 + (int)strlen(lead), cols, "%s", h + cut + (h[cut] == ' '));
-	return y;
-}
-
 static void draw_form(struct tui_ctx *c, struct sb_state *s, WINDOW *w, int rows, int cols)
 {
 	int y = 1;
@@ -478,38 +446,7 @@ static void draw_form(struct tui_ctx *c, struct sb_state *s, WINDOW *w, int rows
 				  "a probe is running: the form checks values and plans only");
 		wattroff(w, tui_style(c, TS_WARN));
 	}
-	y += 2;
-	for (int i = 0; i < F_COUNT && y < rows - 3; i++) {
-		bool sel = i == s->sel;
-		const char *v = sel && s->editing ? s->edit : s->val[i];
-
-		if (sel)
-			wattron(w, A_BOLD);
-		tui_print_clipped(w, y, 2, cols, "%s %-12s", sel ? ">" : " ", fields[i].label);
-		if (sel)
-			wattroff(w, A_BOLD);
-		wattron(w, sel && s->editing ? A_UNDERLINE | A_BOLD : sel ? A_REVERSE : A_NORMAL);
-		tui_print_clipped(w, y, 17, cols, " %-24s%s", v, sel && s->editing ? "_" : "");
-		wattroff(w, A_UNDERLINE | A_BOLD | A_REVERSE);
-		y++;
-		if (s->err[i][0]) {
-			wattron(w, tui_style(c, TS_BAD));
-			y = print_two_rows(w, y, cols, "! ", s->err[i]);
-			wattroff(w, tui_style(c, TS_BAD));
-		} else if (sel) {
-			wattron(w, tui_style(c, TS_DIM));
-			y = print_two_rows(w, y, cols, "", fields[i].hint);
-			wattroff(w, tui_style(c, TS_DIM));
-		}
-	}
-	y++;
-	if (s->note[0] && y < rows) {
-		struct tui_text t = { 0 };
-
-		tui_text_add(&t, s->note_style, "%s", s->note);
-		tui_text_draw(c, &t, w, y, rows - y, cols);
-		tui_text_free(&t);
-	}
+	tui_form_draw(c, &s->form, w, y + 2, rows, cols);
 }
 
 static void draw_plan(struct tui_ctx *c, struct sb_state *s, WINDOW *w, int rows, int cols)
@@ -695,36 +632,16 @@ static void sb_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 
 /* ---- keys ---- */
 
-static bool edit_key(struct sb_state *s, int ch)
-{
-	int r = tui_line_key(s->edit, sizeof(s->edit), ch);
-
-	if (r == 0 && (ch == '\t' || ch == KEY_DOWN || ch == KEY_UP))
-		r = 1;
-	if (r == 1) {
-		snprintf(s->val[s->sel], sizeof(s->val[0]), "%s", s->edit);
-		s->editing = false;
-		form_check(s);
-		if (ch == '\t' || ch == KEY_DOWN)
-			s->sel = (s->sel + 1) % F_COUNT;
-		else if (ch == KEY_UP)
-			s->sel = (s->sel + F_COUNT - 1) % F_COUNT;
-	} else if (r == -1) {
-		s->editing = false;
-	}
-	return true;
-}
-
+/* The form's keys, then the panel's: s the plan, c check, d defaults. */
 static bool form_key(struct sb_state *s, int ch)
 {
-	if (ch == KEY_DOWN || ch == 'j') {
-		s->sel = (s->sel + 1) % F_COUNT;
-	} else if (ch == KEY_UP || ch == 'k') {
-		s->sel = (s->sel + F_COUNT - 1) % F_COUNT;
-	} else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER || ch == 'e') {
-		snprintf(s->edit, sizeof(s->edit), "%s", s->val[s->sel]);
-		s->editing = true;
-	} else if (ch == 's' || ch == KEY_F(9)) {
+	enum tui_form_key k = tui_form_key(&s->form, ch);
+
+	if (k == TUI_FORM_EDITED)
+		form_check(s);
+	if (k != TUI_FORM_UNUSED)
+		return true;
+	if (ch == 's' || ch == KEY_F(9)) {
 		if (form_check(s))
 			s->view = SV_PLAN;
 	} else if (ch == 'c') {
@@ -745,7 +662,7 @@ static bool sb_key(struct tui_ctx *c, void *p, int ch)
 	if (!s)
 		return false;
 	if (s->view == SV_FORM)
-		return s->editing ? edit_key(s, ch) : form_key(s, ch);
+		return form_key(s, ch);
 	if (s->view == SV_PLAN) {
 		if (ch == 'y')
 			sb_start(s);
@@ -757,7 +674,7 @@ static bool sb_key(struct tui_ctx *c, void *p, int ch)
 	}
 	if (s->view == SV_RUNNING) {
 		if (ch == 27 || ch == 'q' || ch == 'c') {
-			sb_stop = SIGINT;
+			stop_signal = SIGINT;
 			s->stopping = true;
 			return true;
 		}
@@ -766,7 +683,7 @@ static bool sb_key(struct tui_ctx *c, void *p, int ch)
 	if (ch == 'n') {
 		sbrun_result_free(&s->res);
 		memset(&s->res, 0, sizeof(s->res));
-		s->note[0] = 0;
+		s->form.note[0] = 0;
 		s->planned = false;
 		s->view = SV_FORM;
 		return true;
@@ -778,16 +695,13 @@ static bool sb_grabs_keys(void *p)
 {
 	struct sb_state *s = p;
 
-	return s && s->view == SV_FORM && s->editing;
+	return s && s->view == SV_FORM && s->form.editing;
 }
 
 static const struct tui_key_help *sb_keys(struct tui_ctx *c, void *p)
 {
 	static const struct tui_key_help form[] = {
 		{ "Enter", "edit" }, { "s", "plan" }, { "c", "check" }, { "d", "defaults" }, { NULL, NULL },
-	};
-	static const struct tui_key_help editing[] = {
-		{ "Enter", "done" }, { "Esc", "undo" }, { "^U", "clear" }, { NULL, NULL },
 	};
 	static const struct tui_key_help plan[] = {
 		{ "y", "start" }, { "n Esc", "back" }, { "PgDn", "scroll" }, { NULL, NULL },
@@ -804,7 +718,7 @@ static const struct tui_key_help *sb_keys(struct tui_ctx *c, void *p)
 	if (!s)
 		return NULL;
 	if (s->view == SV_FORM)
-		return s->editing ? editing : form;
+		return tui_form_keys(&s->form, form);
 	return s->view == SV_PLAN ? plan : s->view == SV_RUNNING ? running : result;
 }
 
@@ -815,7 +729,7 @@ static void sb_close(void *p)
 	if (!s)
 		return;
 	if (s->thread_live) {
-		sb_stop = SIGINT;
+		stop_signal = SIGINT;
 		sb_finish(s);
 	}
 	sbrun_result_free(&s->res);

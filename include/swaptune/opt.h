@@ -42,6 +42,7 @@ enum opt_complete {
 	OPT_COMPLETE_PROBE_RUN,
 	OPT_COMPLETE_APPLY_RUN,
 	OPT_COMPLETE_RECORDING,
+	OPT_COMPLETE_MEASURED_RUN,	/* a probe or switchback run: what recommend and apply judge */
 	OPT_COMPLETE_SETTING,		/* NAME= of the settings registry */
 };
 

@@ -1,8 +1,9 @@
 /*
- * stop.h - the one stop-signal catcher of long runs (probe, verify, sample,
- * the TUI's probe): SIGINT, SIGTERM and SIGHUP set a flag the run polls, so
- * that it can stop at a safe point and restore the host instead of dying
- * with settings changed. Installed without SA_RESTART: a sleep or wait
+ * stop.h - the one stop-signal catcher of long runs (probe, verify,
+ * switchback, verify --live, sample, the TUI's probe and switchback):
+ * SIGINT, SIGTERM and SIGHUP set a flag the run polls, so that it can stop
+ * at a safe point and restore the host instead of dying with settings
+ * changed. Installed without SA_RESTART: a sleep or wait
  * returns early and the flag is seen at once.
  */
 #ifndef SWAPTUNE_STOP_H

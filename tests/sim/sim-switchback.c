@@ -51,6 +51,7 @@
 
 #include "swaptune/advisor.h"
 #include "swaptune/switchback.h"
+#include "sim-common.h"
 
 #define MAX_S	(SB_BLOCKS_MAX * 2 * 600)
 
@@ -77,25 +78,6 @@ static const struct model models[] = {
 
 enum method { M_SB, M_NAIVE_WIN, M_NAIVE_SEC, M_COUNT };
 static const char *const method_names[] = { "sb", "naive-win", "naive-sec" };
-
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static double rng_unif(uint64_t *s)
-{
-	return ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double rng_norm(uint64_t *s)
-{
-	return sqrt(-2.0 * log(rng_unif(s))) * cos(2.0 * M_PI * rng_unif(s));
-}
 
 /* One experiment's per-second series y[0..T) and the arm of each second. */
 static void draw(const struct model *m, const struct sb_design *d, double eff, uint64_t *s,
@@ -266,23 +248,6 @@ static void run_naive_sec(const struct sb_design *d, const double *y, const unsi
 			return;
 		}
 	}
-}
-
-static double cp_upper(unsigned x, unsigned n)
-{
-	double lo = 0, hi = 1;
-
-	if (x >= n)
-		return 1.0;
-	for (int i = 0; i < 100; i++) {
-		double mid = (lo + hi) / 2;
-
-		if (stats_beta_inc_reg(n - x, x + 1.0, 1.0 - mid) > 0.05)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hi;
 }
 
 struct tally {

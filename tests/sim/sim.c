@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "swaptune/advisor.h"
+#include "sim-common.h"
 
 #define ARMS_MAX	3
 #define MAX_ROUNDS	VERDICT2_ROUNDS_MAX
@@ -96,26 +97,7 @@ static const struct model models[] = {
 };
 #define N_MODELS (sizeof(models) / sizeof(models[0]))
 
-/* ---- random numbers ---- */
-
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static double rng_unif(uint64_t *s)
-{
-	return ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double rng_norm(uint64_t *s)
-{
-	return sqrt(-2.0 * log(rng_unif(s))) * cos(2.0 * M_PI * rng_unif(s));
-}
+/* ---- random numbers (the uniform and normal ones: sim-common.c) ---- */
 
 /* Student t, 3 df, scaled to variance 1. */
 static double rng_t3(uint64_t *s)
@@ -373,29 +355,6 @@ static void run_naive(const struct probe *p, size_t A, size_t N, struct outcome 
 }
 
 /* ---- statistics of the simulation itself ---- */
-
-/* One-sided 95 % Clopper-Pearson upper bound for x successes of n. */
-static double cp_upper(unsigned x, unsigned n)
-{
-	double lo = 0, hi = 1;
-
-	if (x >= n)
-		return 1.0;
-	for (int i = 0; i < 100; i++) {
-		double mid = (lo + hi) / 2;
-
-		if (stats_beta_inc_reg(n - x, x + 1.0, 1.0 - mid) > 0.05)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hi;
-}
-
-static double cp_lower(unsigned x, unsigned n)
-{
-	return 1.0 - cp_upper(n - x, n);
-}
 
 struct tally {
 	unsigned n, change[ARMS_MAX], keep, inconclusive, invalid, by_fail;

@@ -374,6 +374,86 @@ static void test_store_round_trip(void **state)
 	free(p);
 }
 
+/* The verdict of stored run as text and as JSON (both owned by the caller). */
+static void verdict_texts(struct fx *f, int64_t run, char **text, char **json)
+{
+	struct sbrun_stored *s = calloc(1, sizeof(*s));
+	struct st_err e = {0};
+	size_t len = 0;
+	FILE *m;
+	cJSON *doc;
+
+	assert_int_equal(sbrun_load(&f->st, &f->h, run, s, &e), 0);
+	m = open_memstream(text, &len);
+	assert_non_null(m);
+	sbrun_verdict_print(m, s);
+	fclose(m);
+	doc = sbrun_verdict_json(s);
+	*json = cJSON_PrintUnformatted(doc);
+	cJSON_Delete(doc);
+	sbrun_stored_free(s);
+	free(s);
+}
+
+/*
+ * The verdict's words where numbers fail: a metric that never varied (PSI 0
+ * in every window, a calm host) has no effect, interval or trend to
+ * estimate; 4 blocks cannot reject any shift (p >= 1/16), so no interval.
+ * Neither prints nan or inf, in text or JSON; a PSI effect is in points.
+ */
+static void test_verdict_words(void **state)
+{
+	static const struct {
+		bool psi_flat;
+		unsigned blocks;
+		const char *text[3], *json[2], *absent;
+	} cases[] = {
+		{ true, 6, { "pc0          no effect to estimate: the metric did not vary, 0 failed windows",
+			     "all 12 measured windows read 0, so it cannot tell the arms apart",
+			     "minimum effect 2 points\n" },
+		  { "\"effect_unit\":\"points\"", "the metric did not vary: all 12 measured windows read 0" },
+		  "[" },
+		{ false, 6, { "pc0          +10.70 % [+8.97, +11.10], p 0.0156", "minimum effect 2 %\n", "" },
+		  { "\"effect_unit\":\"%\"", "\"ci_low\":" }, "did not vary" },
+		{ false, 4, { " %, no interval yet (too few blocks to bound it), p ", "", "" },
+		  { "\"ci_low\":null", "\"ci_high\":null" }, "did not vary" },
+	};
+	struct fx *f = *state;
+	struct sbrun_config c;
+	struct sbrun_plan *p = calloc(1, sizeof(*p));
+	struct sbrun_window *w = calloc(SBRUN_WINDOWS_MAX, sizeof(*w));
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned n = 2 * cases[i].blocks;
+		char *text, *json;
+
+		config(&c, p);
+		c.plan.n_blocks = c.plan.looks[0] = cases[i].blocks;
+		assert_int_equal(sb_design_init(&p->design, &c.plan, NULL), 0);
+		windows_fill(&p->design, w, n, cases[i].psi_flat ? 0.0 : 0.10);
+		if (cases[i].psi_flat) {
+			sbm_spec_init(&c.metric, SBM_KERNEL);
+			c.metric.kernel = SBK_PSI_SOME;
+			for (unsigned k = 0; k < n; k++)
+				w[k].value = 0.0;
+		}
+		verdict_texts(f, store_run(f, &c, p, w, n), &text, &json);
+		for (int k = 0; k < 3; k++)
+			assert_non_null(strstr(text, cases[i].text[k]));
+		for (int k = 0; k < 2; k++)
+			assert_non_null(strstr(json, cases[i].json[k]));
+		assert_null(strstr(text, cases[i].absent));
+		assert_null(strstr(text, "nan"));
+		assert_null(strstr(text, "inf"));
+		assert_null(strstr(json, "nan"));
+		assert_null(strstr(json, "inf"));
+		free(text);
+		cJSON_free(json);
+	}
+	free(w);
+	free(p);
+}
+
 /* Read back as any input: a schedule its seed does not make, or a setting out of range, is refused. */
 static void test_store_refuses(void **state)
 {
@@ -432,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_input_build),
 		cmocka_unit_test_setup_teardown(test_store_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_refuses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verdict_words, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
