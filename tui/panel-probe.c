@@ -328,6 +328,13 @@ static void probe_start(struct probe_state *s)
 		s->form.note_style = TS_BAD;
 		return;
 	}
+	/*
+	 * the busy-host look, as the probe command makes it; the form's sizes
+	 * are the user's (shown and editable), so only the metric adapts
+	 */
+	if (probe_busy_check(c->h, 500, &s->cfg.busy, &e) == 0)
+		probe_busy_adapt(&s->cfg, true, true, false);
+	err_reset(&e);
 	stop_catch(&s->stop, 0);
 	s->cfg.stop = &stop_signal;
 	s->cfg.progress = on_progress;
@@ -432,6 +439,14 @@ static void draw_running(struct tui_ctx *c, struct probe_state *s, WINDOW *w, in
 				  s->form.val[F_ARMS], s->cfg.reps, s->cfg.reps == 1 ? "" : "s",
 				  s->cfg.warmup ? " + warm-up" : "");
 	wattroff(w, tui_style(c, TS_TITLE));
+	if (s->cfg.busy.busy) {
+		char busy[400];
+
+		probe_busy_text(&s->cfg, busy, sizeof(busy));
+		wattron(w, tui_style(c, TS_WARN));
+		tui_print_clipped(w, y++, 2, cols, "Busy host: %s", busy);
+		wattroff(w, tui_style(c, TS_WARN));
+	}
 	y++;
 	if (pg.phase == PROBE_PHASE_TRIAL && pg.round == 0)
 		snprintf(where, sizeof(where), "warm-up (not counted)");
@@ -494,6 +509,8 @@ static int draw_bars(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int y,
 	wattron(w, tui_style(c, TS_TITLE));
 	tui_print_clipped(w, y++, 2, cols, "%s per arm: mean, [ ] 95 %% CI of the mean",
 			  s->cfg.primary == PROBE_PRIMARY_THROUGHPUT ? "throughput, ops/s (higher is better)" :
+			  s->cfg.primary == PROBE_PRIMARY_CPU ?
+			  "throughput per CPU second, ops/CPU-s (higher is better; the host was busy)" :
 			  "primary metric");
 	wattroff(w, tui_style(c, TS_TITLE));
 	for (int i = 0; i < s->cfg.narms; i++) {
