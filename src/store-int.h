@@ -47,6 +47,9 @@ int store_prepare(struct store *st, const char *sql, sqlite3_stmt **stmt,
 		  struct st_err *e);
 /* sqlite3_step() to SQLITE_DONE with an error message on failure. */
 int store_step_done(struct store *st, sqlite3_stmt *stmt, struct st_err *e);
+/* Column i's text, "" for NULL; and a malloc'd copy of it, NULL for NULL. */
+const char *store_col_text(sqlite3_stmt *stmt, int i);
+char *store_col_dup(sqlite3_stmt *stmt, int i);
 
 /*
  * ---- the compact tick codec (src/store-ticks.c; no SQL) ----

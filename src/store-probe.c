@@ -13,66 +13,6 @@
 #include "store-int.h"
 #include "swaptune/store.h"
 
-static const char *col_text(sqlite3_stmt *stmt, int i)
-{
-	const unsigned char *t = sqlite3_column_text(stmt, i);
-
-	return t ? (const char *)t : "";
-}
-
-static int db_error(struct store *st, struct st_err *e)
-{
-	return store_db_err(st, e);
-}
-
-int store_probe_latest_run(struct store *st, int64_t *run_id, struct st_err *e)
-{
-	sqlite3_stmt *stmt;
-	int r = store_prepare(st,
-		"SELECT id FROM runs WHERE kind = 'probe'"
-		" ORDER BY (status = 'ok') DESC, id DESC LIMIT 1", &stmt, e);
-
-	if (r < 0)
-		return r;
-	r = sqlite3_step(stmt);
-	if (r == SQLITE_ROW) {
-		*run_id = sqlite3_column_int64(stmt, 0);
-		r = 0;
-	} else if (r == SQLITE_DONE) {
-		r = err_set(e, -ENOENT, "no probe run in %s", st->path);
-	} else {
-		r = db_error(st, e);
-	}
-	sqlite3_finalize(stmt);
-	return r;
-}
-
-static int load_run_row(struct store *st, struct store_probe_run *r, struct st_err *e)
-{
-	sqlite3_stmt *stmt;
-	int rc = store_prepare(st, "SELECT kind, status, started_at, params, summary FROM runs WHERE id = ?1",
-			       &stmt, e);
-
-	if (rc < 0)
-		return rc;
-	sqlite3_bind_int64(stmt, 1, r->id);
-	rc = sqlite3_step(stmt);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(stmt);
-		return rc == SQLITE_DONE ? err_set(e, -ENOENT, "no run %lld in %s", (long long)r->id,
-						   st->path) : db_error(st, e);
-	}
-	snprintf(r->kind, sizeof(r->kind), "%s", col_text(stmt, 0));
-	snprintf(r->status, sizeof(r->status), "%s", col_text(stmt, 1));
-	snprintf(r->started_at, sizeof(r->started_at), "%s", col_text(stmt, 2));
-	r->params = strdup(col_text(stmt, 3));
-	r->summary = strdup(col_text(stmt, 4));
-	sqlite3_finalize(stmt);
-	if (!r->params || !r->summary)
-		return err_set(e, -ENOMEM, "out of memory");
-	return 0;
-}
-
 static int load_arms(struct store *st, struct store_probe_run *r, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
@@ -82,24 +22,24 @@ static int load_arms(struct store *st, struct store_probe_run *r, struct st_err 
 
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(stmt, 1, r->id);
+	sqlite3_bind_int64(stmt, 1, r->run.id);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		struct store_probe_arm *a;
 
 		if (r->n_arms >= STORE_PROBE_ARMS_MAX) {
 			sqlite3_finalize(stmt);
 			return err_set(e, -EBADMSG, "probe run %lld has more than %d arms",
-				       (long long)r->id, STORE_PROBE_ARMS_MAX);
+				       (long long)r->run.id, STORE_PROBE_ARMS_MAX);
 		}
 		a = &r->arms[r->n_arms++];
 		a->id = sqlite3_column_int64(stmt, 0);
-		snprintf(a->name, sizeof(a->name), "%s", col_text(stmt, 1));
-		snprintf(a->settings, sizeof(a->settings), "%s", col_text(stmt, 2));
+		snprintf(a->name, sizeof(a->name), "%s", store_col_text(stmt, 1));
+		snprintf(a->settings, sizeof(a->settings), "%s", store_col_text(stmt, 2));
 		a->emulated = sqlite3_column_int(stmt, 3) != 0;
-		snprintf(a->note, sizeof(a->note), "%s", col_text(stmt, 4));
+		snprintf(a->note, sizeof(a->note), "%s", store_col_text(stmt, 4));
 	}
 	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : db_error(st, e);
+	return rc == SQLITE_DONE ? 0 : store_db_err(st, e);
 }
 
 static int load_trials(struct store *st, struct store_probe_run *r, struct st_err *e)
@@ -112,7 +52,7 @@ static int load_trials(struct store *st, struct store_probe_run *r, struct st_er
 
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(stmt, 1, r->id);
+	sqlite3_bind_int64(stmt, 1, r->run.id);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		struct store_probe_trial *t;
 
@@ -134,13 +74,13 @@ static int load_trials(struct store *st, struct store_probe_run *r, struct st_er
 		t->round = (unsigned)sqlite3_column_int(stmt, 2);
 		t->seq = (unsigned)sqlite3_column_int(stmt, 3);
 		t->warmup = sqlite3_column_int(stmt, 4) != 0;
-		snprintf(t->status, sizeof(t->status), "%s", col_text(stmt, 5));
+		snprintf(t->status, sizeof(t->status), "%s", store_col_text(stmt, 5));
 		t->have_primary = sqlite3_column_type(stmt, 6) != SQLITE_NULL;
 		t->primary = t->have_primary ? sqlite3_column_double(stmt, 6) : NAN;
-		snprintf(t->note, sizeof(t->note), "%s", col_text(stmt, 7));
+		snprintf(t->note, sizeof(t->note), "%s", store_col_text(stmt, 7));
 	}
 	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : db_error(st, e);
+	return rc == SQLITE_DONE ? 0 : store_db_err(st, e);
 }
 
 static struct store_probe_trial *trial_by_id(struct store_probe_run *r, int64_t id, size_t *hint)
@@ -185,17 +125,27 @@ static int load_metrics(struct store *st, struct store_probe_run *r, struct st_e
 
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(stmt, 1, r->id);
+	sqlite3_bind_int64(stmt, 1, r->run.id);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		struct store_probe_trial *t = trial_by_id(r, sqlite3_column_int64(stmt, 0), &hint);
 
-		if (t && metric_push(t, col_text(stmt, 1), sqlite3_column_double(stmt, 2)) < 0) {
+		if (t && metric_push(t, store_col_text(stmt, 1), sqlite3_column_double(stmt, 2)) < 0) {
 			sqlite3_finalize(stmt);
 			return err_set(e, -ENOMEM, "out of memory");
 		}
 	}
 	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : db_error(st, e);
+	return rc == SQLITE_DONE ? 0 : store_db_err(st, e);
+}
+
+int store_probe_rows_load(struct store *st, struct store_probe_run *r, struct st_err *e)
+{
+	int rc;
+
+	if ((rc = load_arms(st, r, e)) < 0 || (rc = load_trials(st, r, e)) < 0 ||
+	    (rc = load_metrics(st, r, e)) < 0)
+		return rc;
+	return 0;
 }
 
 int store_probe_run_load(struct store *st, int64_t run_id, struct store_probe_run *r,
@@ -204,11 +154,9 @@ int store_probe_run_load(struct store *st, int64_t run_id, struct store_probe_ru
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	r->id = run_id;
-	if ((rc = load_run_row(st, r, e)) < 0 || (rc = load_arms(st, r, e)) < 0 ||
-	    (rc = load_trials(st, r, e)) < 0 || (rc = load_metrics(st, r, e)) < 0)
+	if ((rc = store_run_get(st, run_id, &r->run, e)) < 0)
 		return rc;
-	return 0;
+	return store_probe_rows_load(st, r, e);
 }
 
 void store_probe_run_free(struct store_probe_run *r)
@@ -216,10 +164,8 @@ void store_probe_run_free(struct store_probe_run *r)
 	for (size_t i = 0; i < r->n_trials; i++)
 		free(r->trials[i].metrics);
 	free(r->trials);
-	free(r->params);
-	free(r->summary);
+	store_run_free(&r->run);
 	r->trials = NULL;
-	r->params = r->summary = NULL;
 	r->n_trials = 0;
 }
 
@@ -240,10 +186,10 @@ int store_run_first_snapshot(struct store *st, int64_t run_id, int64_t *snap_id,
 	if (rc == SQLITE_ROW) {
 		*snap_id = sqlite3_column_int64(stmt, 0);
 		if (reason_len)
-			snprintf(reason, reason_len, "%s", col_text(stmt, 1));
+			snprintf(reason, reason_len, "%s", store_col_text(stmt, 1));
 	}
 	sqlite3_finalize(stmt);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_error(st, e);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_db_err(st, e);
 }
 
 int store_probe_arm_add(struct store *st, int64_t run_id, const struct store_probe_arm *a,
@@ -365,8 +311,8 @@ int store_probe_earlier(struct store *st, int64_t run_id, struct store_probe_ear
 			cap = cap ? cap * 2 : 8;
 		}
 		v[*n].id = sqlite3_column_int64(stmt, 0);
-		snprintf(v[*n].status, sizeof(v[*n].status), "%s", col_text(stmt, 1));
-		v[*n].params = strdup(col_text(stmt, 2));
+		snprintf(v[*n].status, sizeof(v[*n].status), "%s", store_col_text(stmt, 1));
+		v[*n].params = strdup(store_col_text(stmt, 2));
 		if (!v[*n].params) {
 			r = err_set(e, -ENOMEM, "out of memory");
 			goto fail;
@@ -374,7 +320,7 @@ int store_probe_earlier(struct store *st, int64_t run_id, struct store_probe_ear
 		(*n)++;
 	}
 	if (r != SQLITE_DONE) {
-		r = db_error(st, e);
+		r = store_db_err(st, e);
 		goto fail;
 	}
 	sqlite3_finalize(stmt);

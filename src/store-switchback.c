@@ -13,13 +13,6 @@
 #include "store-int.h"
 #include "swaptune/store.h"
 
-static const char *col_text(sqlite3_stmt *stmt, int i)
-{
-	const unsigned char *t = sqlite3_column_text(stmt, i);
-
-	return t ? (const char *)t : "";
-}
-
 static void bind_real_or_null(sqlite3_stmt *stmt, int i, double v)
 {
 	if (isfinite(v))
@@ -107,15 +100,15 @@ static void window_from_row(sqlite3_stmt *stmt, struct store_sb_window *w)
 	w->block = (unsigned)sqlite3_column_int(stmt, 1);
 	w->pos = (unsigned)sqlite3_column_int(stmt, 2);
 	w->arm_id = sqlite3_column_int64(stmt, 3);
-	snprintf(w->started_at, sizeof(w->started_at), "%s", col_text(stmt, 4));
+	snprintf(w->started_at, sizeof(w->started_at), "%s", store_col_text(stmt, 4));
 	w->start_s = col_real_or_nan(stmt, 5);
 	w->switch_s = col_real_or_nan(stmt, 6);
 	w->count_start_s = col_real_or_nan(stmt, 7);
 	w->end_s = col_real_or_nan(stmt, 8);
-	snprintf(w->outcome, sizeof(w->outcome), "%s", col_text(stmt, 9));
+	snprintf(w->outcome, sizeof(w->outcome), "%s", store_col_text(stmt, 9));
 	w->have_value = sqlite3_column_type(stmt, 10) != SQLITE_NULL;
 	w->value = w->have_value ? sqlite3_column_double(stmt, 10) : NAN;
-	snprintf(w->failure, sizeof(w->failure), "%s", col_text(stmt, 11));
+	snprintf(w->failure, sizeof(w->failure), "%s", store_col_text(stmt, 11));
 	w->failed_at_s = col_real_or_nan(stmt, 12);
 }
 
@@ -140,7 +133,7 @@ static int metrics_load(struct store *st, int64_t run_id, struct store_sb_window
 		if (i == n || v[i].idx != idx || v[i].n_metrics >= STORE_SB_METRICS_MAX)
 			continue;	/* a figure of no window, or too many: not read */
 		m = &v[i].metrics[v[i].n_metrics++];
-		snprintf(m->key, sizeof(m->key), "%s", col_text(stmt, 1));
+		snprintf(m->key, sizeof(m->key), "%s", store_col_text(stmt, 1));
 		m->value = sqlite3_column_double(stmt, 2);
 	}
 	sqlite3_finalize(stmt);
@@ -188,27 +181,6 @@ int store_sb_windows_load(struct store *st, int64_t run_id, struct store_sb_wind
 	return 0;
 }
 
-int store_sb_latest_run(struct store *st, int64_t *run_id, struct st_err *e)
-{
-	sqlite3_stmt *stmt;
-	int r = store_prepare(st, "SELECT id FROM runs WHERE kind = 'switchback' ORDER BY id DESC LIMIT 1",
-			      &stmt, e);
-
-	if (r < 0)
-		return r;
-	r = sqlite3_step(stmt);
-	if (r == SQLITE_ROW) {
-		*run_id = sqlite3_column_int64(stmt, 0);
-		r = 0;
-	} else if (r == SQLITE_DONE) {
-		r = err_set(e, -ENOENT, "no switchback run in %s", st->path);
-	} else {
-		r = store_db_err(st, e);
-	}
-	sqlite3_finalize(stmt);
-	return r;
-}
-
 int store_sb_apply_target(struct store *st, int64_t *apply_run, char *status, size_t len,
 			  struct st_err *e)
 {
@@ -229,7 +201,7 @@ int store_sb_apply_target(struct store *st, int64_t *apply_run, char *status, si
 	r = sqlite3_step(stmt);
 	if (r == SQLITE_ROW) {
 		*apply_run = sqlite3_column_int64(stmt, 0);
-		snprintf(status, len, "%s", col_text(stmt, 1));
+		snprintf(status, len, "%s", store_col_text(stmt, 1));
 		r = 1;
 	} else {
 		r = r == SQLITE_DONE ? 0 : store_db_err(st, e);
@@ -250,7 +222,7 @@ int store_sb_run_kind(struct store *st, int64_t run_id, char *kind, size_t len, 
 	sqlite3_bind_int64(stmt, 1, run_id);
 	r = sqlite3_step(stmt);
 	if (r == SQLITE_ROW) {
-		snprintf(kind, len, "%s", col_text(stmt, 0));
+		snprintf(kind, len, "%s", store_col_text(stmt, 0));
 		*imported = sqlite3_column_int(stmt, 1) != 0;
 		r = 0;
 	} else if (r == SQLITE_DONE) {
