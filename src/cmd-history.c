@@ -237,7 +237,7 @@ static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run *ru
 	for (int i = 0; i < n_chg; i++)
 		change_out(ctx, jr ? cJSON_GetObjectItem(jr, "changes") : NULL, &chg[i]);
 out:
-	free(snaps);
+	store_snapshot_rows_free(snaps, n_snaps);
 	free(chg);
 	return r;
 }

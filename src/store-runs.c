@@ -341,6 +341,13 @@ int store_snapshot_before_apply_in_effect(struct store *st, struct store_snapsho
 	return one_snapshot_info(st, stmt, s, e);
 }
 
+void store_snapshot_rows_free(struct store_snapshot_row *rows, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(rows[i].settings);
+	free(rows);
+}
+
 int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapshot_row **rows,
 			   int *n, struct st_err *e)
 {
@@ -364,12 +371,13 @@ int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapsh
 			v = nv;
 		}
 		read_snapshot_info(stmt, &v[*n].info);
-		snprintf(v[*n].settings, sizeof(v[*n].settings), "%s", store_col_text(stmt, 4));
+		if (!(v[*n].settings = strdup(store_col_text(stmt, 4))))
+			break;
 		(*n)++;
 	}
 	sqlite3_finalize(stmt);
 	if (r != SQLITE_DONE) {
-		free(v);
+		store_snapshot_rows_free(v, *n);
 		*n = 0;
 		return r == SQLITE_ROW ? err_set(e, -ENOMEM, "out of memory") : store_db_err(st, e);
 	}

@@ -107,7 +107,7 @@ static void hist_details(struct tui_ctx *c, struct hist_state *s)
 		if (!n_snaps)
 			tui_text_add(&s->text, TS_DIM, "no settings snapshot with this run");
 	}
-	free(snaps);
+	store_snapshot_rows_free(snaps, n_snaps);
 	if (is_change(x->kind) && store_changes_of_run(c->st, x->id, &chg, &n_chg, &e) == 0) {
 		if (n_chg)
 			tui_text_add(&s->text, TS_TITLE, "journal:");

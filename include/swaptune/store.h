@@ -287,11 +287,15 @@ int store_snapshot_before_apply_in_effect(struct store *st, struct store_snapsho
 /* A snapshot with its settings JSON text, for history. */
 struct store_snapshot_row {
 	struct store_snapshot_info info;
-	char settings[4096];
+	char *settings;			/* the whole JSON text (owned) */
 };
-/* The snapshots of run_id, oldest first, malloc'd into *rows (free()). */
+/*
+ * The snapshots of run_id, oldest first, malloc'd into *rows (NULL when *n
+ * is 0; free with store_snapshot_rows_free()).
+ */
 int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapshot_row **rows,
 			   int *n, struct st_err *e);
+void store_snapshot_rows_free(struct store_snapshot_row *rows, int n);
 
 /* ---- probe runs: arms, trials, per-trial metrics (src/store-probe.c) ---- */
 

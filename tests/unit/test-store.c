@@ -457,7 +457,7 @@ static void test_change_run_queries(void **state)
 	assert_int_equal(n, 1);
 	assert_int_equal(snaps[0].info.id, snap);
 	assert_string_equal(snaps[0].settings, "{}");
-	free(snaps);
+	store_snapshot_rows_free(snaps, n);
 	store_close(&st);
 }
 
