@@ -42,10 +42,26 @@ static int load_arms(struct store *st, struct store_probe_run *r, struct st_err 
 	return rc == SQLITE_DONE ? 0 : store_db_err(st, e);
 }
 
+static int read_trial(sqlite3_stmt *stmt, void *el)
+{
+	struct store_probe_trial *t = el;
+
+	t->id = sqlite3_column_int64(stmt, 0);
+	t->arm_id = sqlite3_column_int64(stmt, 1);
+	t->round = (unsigned)sqlite3_column_int(stmt, 2);
+	t->seq = (unsigned)sqlite3_column_int(stmt, 3);
+	t->warmup = sqlite3_column_int(stmt, 4) != 0;
+	snprintf(t->status, sizeof(t->status), "%s", store_col_text(stmt, 5));
+	t->have_primary = sqlite3_column_type(stmt, 6) != SQLITE_NULL;
+	t->primary = t->have_primary ? sqlite3_column_double(stmt, 6) : NAN;
+	snprintf(t->note, sizeof(t->note), "%s", store_col_text(stmt, 7));
+	return 0;
+}
+
 static int load_trials(struct store *st, struct store_probe_run *r, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
-	size_t cap = 0;
+	void *v;
 	int rc = store_prepare(st,
 		"SELECT id, arm_id, round, seq, warmup, status, primary_value, note FROM trials"
 		" WHERE run_id = ?1 ORDER BY round, seq, id", &stmt, e);
@@ -53,34 +69,9 @@ static int load_trials(struct store *st, struct store_probe_run *r, struct st_er
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_int64(stmt, 1, r->run.id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		struct store_probe_trial *t;
-
-		if (r->n_trials == cap) {
-			size_t ncap = cap ? cap * 2 : 32;
-			struct store_probe_trial *v = realloc(r->trials, ncap * sizeof(*v));
-
-			if (!v) {
-				sqlite3_finalize(stmt);
-				return err_set(e, -ENOMEM, "out of memory");
-			}
-			r->trials = v;
-			cap = ncap;
-		}
-		t = &r->trials[r->n_trials++];
-		memset(t, 0, sizeof(*t));
-		t->id = sqlite3_column_int64(stmt, 0);
-		t->arm_id = sqlite3_column_int64(stmt, 1);
-		t->round = (unsigned)sqlite3_column_int(stmt, 2);
-		t->seq = (unsigned)sqlite3_column_int(stmt, 3);
-		t->warmup = sqlite3_column_int(stmt, 4) != 0;
-		snprintf(t->status, sizeof(t->status), "%s", store_col_text(stmt, 5));
-		t->have_primary = sqlite3_column_type(stmt, 6) != SQLITE_NULL;
-		t->primary = t->have_primary ? sqlite3_column_double(stmt, 6) : NAN;
-		snprintf(t->note, sizeof(t->note), "%s", store_col_text(stmt, 7));
-	}
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : store_db_err(st, e);
+	rc = store_rows_read(st, stmt, sizeof(*r->trials), read_trial, NULL, &v, &r->n_trials, e);
+	r->trials = v;
+	return rc;
 }
 
 static struct store_probe_trial *trial_by_id(struct store_probe_run *r, int64_t id, size_t *hint)
@@ -285,51 +276,34 @@ int store_run_set_params(struct store *st, int64_t run_id, const char *params_js
 	return r;
 }
 
+static int read_earlier(sqlite3_stmt *stmt, void *el)
+{
+	struct store_probe_earlier *w = el;
+
+	w->id = sqlite3_column_int64(stmt, 0);
+	snprintf(w->status, sizeof(w->status), "%s", store_col_text(stmt, 1));
+	return (w->params = strdup(store_col_text(stmt, 2))) ? 0 : -ENOMEM;
+}
+
+static void drop_earlier(void *el)
+{
+	free(((struct store_probe_earlier *)el)->params);
+}
+
 int store_probe_earlier(struct store *st, int64_t run_id, struct store_probe_earlier **rows,
 			size_t *n, struct st_err *e)
 {
-	struct store_probe_earlier *v = NULL;
-	size_t cap = 0;
 	sqlite3_stmt *stmt;
+	void *v = NULL;
 	int r = store_prepare(st, "SELECT id, status, params FROM runs WHERE kind = 'probe' AND id < ?1"
 			      " ORDER BY id", &stmt, e);
 
-	*rows = NULL;
 	*n = 0;
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (*n == cap) {
-			struct store_probe_earlier *nv = realloc(v, (cap ? cap * 2 : 8) * sizeof(*v));
-
-			if (!nv) {
-				r = err_set(e, -ENOMEM, "out of memory");
-				goto fail;
-			}
-			v = nv;
-			cap = cap ? cap * 2 : 8;
-		}
-		v[*n].id = sqlite3_column_int64(stmt, 0);
-		snprintf(v[*n].status, sizeof(v[*n].status), "%s", store_col_text(stmt, 1));
-		v[*n].params = strdup(store_col_text(stmt, 2));
-		if (!v[*n].params) {
-			r = err_set(e, -ENOMEM, "out of memory");
-			goto fail;
-		}
-		(*n)++;
+	if (r == 0) {
+		sqlite3_bind_int64(stmt, 1, run_id);
+		r = store_rows_read(st, stmt, sizeof(**rows), read_earlier, drop_earlier, &v, n, e);
 	}
-	if (r != SQLITE_DONE) {
-		r = store_db_err(st, e);
-		goto fail;
-	}
-	sqlite3_finalize(stmt);
 	*rows = v;
-	return 0;
-fail:
-	sqlite3_finalize(stmt);
-	store_probe_earlier_free(v, *n);
-	*n = 0;
 	return r;
 }
 

@@ -31,9 +31,11 @@
 	" coalesce((SELECT t_ns FROM samples WHERE run_id = r.id ORDER BY seq DESC LIMIT 1), 0)" \
 	" FROM runs r LEFT JOIN hosts h ON h.id = r.host_id"
 
-/* One row of RUN_COLS into w (zeroed first): -ENOMEM when a copy fails. */
-static int read_run(sqlite3_stmt *stmt, struct store_run *w)
+/* One row of RUN_COLS into the struct store_run at el (zeroed first): -ENOMEM when a copy fails. */
+static int read_run(sqlite3_stmt *stmt, void *el)
 {
+	struct store_run *w = el;
+
 	memset(w, 0, sizeof(*w));
 	w->id = sqlite3_column_int64(stmt, 0);
 	snprintf(w->kind, sizeof(w->kind), "%s", store_col_text(stmt, 1));
@@ -88,6 +90,11 @@ void store_run_free(struct store_run *r)
 	r->params = r->summary = NULL;
 }
 
+static void drop_run(void *el)
+{
+	store_run_free(el);
+}
+
 void store_runs_free(struct store_run *rows, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -99,39 +106,22 @@ int store_runs_list(struct store *st, const char *kind1, const char *kind2, long
 		    struct store_run **rows, int *n, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
-	struct store_run *v = NULL;
-	int cap = 0, r = store_prepare(st, RUN_COLS " WHERE ?1 IS NULL OR r.kind IN (?1, ?2)"
-				       " ORDER BY r.id DESC LIMIT ?3", &stmt, e);
+	void *v = NULL;
+	size_t k = 0;
+	int r = store_prepare(st, RUN_COLS " WHERE ?1 IS NULL OR r.kind IN (?1, ?2)"
+			      " ORDER BY r.id DESC LIMIT ?3", &stmt, e);
 
-	*rows = NULL;
-	*n = 0;
-	if (r < 0)
-		return r;
-	if (kind1)
-		sqlite3_bind_text(stmt, 1, kind1, -1, SQLITE_STATIC);
-	if (kind2)
-		sqlite3_bind_text(stmt, 2, kind2, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(stmt, 3, limit);
-	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (*n == cap) {
-			struct store_run *nv = realloc(v, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*v));
-
-			if (!nv)
-				break;
-			v = nv;
-		}
-		if (read_run(stmt, &v[*n]) < 0)
-			break;
-		(*n)++;
-	}
-	sqlite3_finalize(stmt);
-	if (r != SQLITE_DONE) {
-		store_runs_free(v, *n);
-		*n = 0;
-		return r == SQLITE_ROW ? err_set(e, -ENOMEM, "out of memory") : store_db_err(st, e);
+	if (r == 0) {
+		if (kind1)
+			sqlite3_bind_text(stmt, 1, kind1, -1, SQLITE_STATIC);
+		if (kind2)
+			sqlite3_bind_text(stmt, 2, kind2, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 3, limit);
+		r = store_rows_read(st, stmt, sizeof(**rows), read_run, drop_run, &v, &k, e);
 	}
 	*rows = v;
-	return 0;
+	*n = (int)k;
+	return r;
 }
 
 int store_run_latest(struct store *st, const char *kind, bool ok_first, int64_t *run_id,
@@ -348,41 +338,37 @@ void store_snapshot_rows_free(struct store_snapshot_row *rows, int n)
 	free(rows);
 }
 
+static int read_snapshot_row(sqlite3_stmt *stmt, void *el)
+{
+	struct store_snapshot_row *w = el;
+
+	read_snapshot_info(stmt, &w->info);
+	return (w->settings = strdup(store_col_text(stmt, 4))) ? 0 : -ENOMEM;
+}
+
+static void drop_snapshot_row(void *el)
+{
+	free(((struct store_snapshot_row *)el)->settings);
+}
+
 int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapshot_row **rows,
 			   int *n, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
-	struct store_snapshot_row *v = NULL;
-	int cap = 0, r = store_prepare(st,
+	void *v = NULL;
+	size_t k = 0;
+	int r = store_prepare(st,
 		"SELECT id, coalesce(run_id, 0), reason, taken_at, settings FROM snapshots"
 		" WHERE run_id = ?1 ORDER BY id", &stmt, e);
 
-	*rows = NULL;
-	*n = 0;
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (*n == cap) {
-			struct store_snapshot_row *nv = realloc(v, (size_t)(cap = cap ? cap * 2 : 4) * sizeof(*v));
-
-			if (!nv)
-				break;
-			v = nv;
-		}
-		read_snapshot_info(stmt, &v[*n].info);
-		if (!(v[*n].settings = strdup(store_col_text(stmt, 4))))
-			break;
-		(*n)++;
-	}
-	sqlite3_finalize(stmt);
-	if (r != SQLITE_DONE) {
-		store_snapshot_rows_free(v, *n);
-		*n = 0;
-		return r == SQLITE_ROW ? err_set(e, -ENOMEM, "out of memory") : store_db_err(st, e);
+	if (r == 0) {
+		sqlite3_bind_int64(stmt, 1, run_id);
+		r = store_rows_read(st, stmt, sizeof(**rows), read_snapshot_row, drop_snapshot_row,
+				    &v, &k, e);
 	}
 	*rows = v;
-	return 0;
+	*n = (int)k;
+	return r;
 }
 
 int store_runs_end_orphans(struct store *st, const char *machine_id, const char *boot_id,

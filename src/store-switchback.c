@@ -93,9 +93,10 @@ int store_sb_window_add(struct store *st, int64_t run_id, const struct store_sb_
 	return r;
 }
 
-static void window_from_row(sqlite3_stmt *stmt, struct store_sb_window *w)
+static int read_window(sqlite3_stmt *stmt, void *el)
 {
-	memset(w, 0, sizeof(*w));
+	struct store_sb_window *w = el;
+
 	w->idx = (unsigned)sqlite3_column_int(stmt, 0);
 	w->block = (unsigned)sqlite3_column_int(stmt, 1);
 	w->pos = (unsigned)sqlite3_column_int(stmt, 2);
@@ -110,6 +111,7 @@ static void window_from_row(sqlite3_stmt *stmt, struct store_sb_window *w)
 	w->value = w->have_value ? sqlite3_column_double(stmt, 10) : NAN;
 	snprintf(w->failure, sizeof(w->failure), "%s", store_col_text(stmt, 11));
 	w->failed_at_s = col_real_or_nan(stmt, 12);
+	return 0;
 }
 
 /* window_metrics of run_id into the rows (by idx, which the rows are sorted by) */
@@ -143,9 +145,8 @@ static int metrics_load(struct store *st, int64_t run_id, struct store_sb_window
 int store_sb_windows_load(struct store *st, int64_t run_id, struct store_sb_window **rows,
 			  size_t *n, struct st_err *e)
 {
-	struct store_sb_window *v = NULL;
-	size_t cap = 0;
 	sqlite3_stmt *stmt;
+	void *v = NULL;
 	int r = store_prepare(st,
 		"SELECT idx, block, pos, arm_id, started_at, start_s, switch_s, count_start_s, end_s,"
 		" outcome, value, failure, failed_at_s FROM windows WHERE run_id = ?1 ORDER BY idx",
@@ -156,23 +157,9 @@ int store_sb_windows_load(struct store *st, int64_t run_id, struct store_sb_wind
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(stmt, 1, run_id);
-	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (*n == cap) {
-			struct store_sb_window *nv = realloc(v, (cap ? cap * 2 : 32) * sizeof(*v));
-
-			if (!nv) {
-				sqlite3_finalize(stmt);
-				free(v);
-				return err_set(e, -ENOMEM, "out of memory");
-			}
-			v = nv;
-			cap = cap ? cap * 2 : 32;
-		}
-		window_from_row(stmt, &v[(*n)++]);
-	}
-	sqlite3_finalize(stmt);
-	if (r != SQLITE_DONE || (r = metrics_load(st, run_id, v, *n, e)) < 0) {
-		r = r < 0 ? r : store_db_err(st, e);
+	if ((r = store_rows_read(st, stmt, sizeof(**rows), read_window, NULL, &v, n, e)) < 0)
+		return r;
+	if ((r = metrics_load(st, run_id, v, *n, e)) < 0) {
 		free(v);
 		*n = 0;
 		return r;

@@ -366,6 +366,40 @@ int store_step_done(struct store *st, sqlite3_stmt *stmt, struct st_err *e)
 	return 0;
 }
 
+int store_rows_read(struct store *st, sqlite3_stmt *stmt, size_t size, store_row_fn read,
+		    void (*drop)(void *element), void **rows, size_t *n, struct st_err *e)
+{
+	char *v = NULL;
+	size_t cap = 0, k = 0;
+	int r;
+
+	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (k == cap) {
+			char *nv = realloc(v, (cap = cap ? cap * 2 : 16) * size);
+
+			if (!nv)
+				break;
+			v = nv;
+		}
+		memset(v + k * size, 0, size);
+		if (read(stmt, v + k * size) < 0)
+			break;
+		k++;
+	}
+	sqlite3_finalize(stmt);
+	*rows = NULL;
+	*n = 0;
+	if (r != SQLITE_DONE) {
+		for (size_t i = 0; drop && i < k; i++)
+			drop(v + i * size);
+		free(v);
+		return r == SQLITE_ROW ? err_set(e, -ENOMEM, "out of memory") : store_db_err(st, e);
+	}
+	*rows = v;
+	*n = k;
+	return 0;
+}
+
 const char *store_col_text(sqlite3_stmt *stmt, int i)
 {
 	const unsigned char *t = sqlite3_column_text(stmt, i);
