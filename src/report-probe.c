@@ -532,8 +532,7 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	/* the runs row read once: its kind says which report, its columns fill the facts */
 	if ((r = store_run_get(st, run_id, &t->run, e)) < 0)
 		goto out;
-	if (!strcmp(ri->kind, "switchback") ||
-	    (!strcmp(ri->kind, "imported") && !strcmp(ri->origin_kind, "switchback"))) {
+	if (!strcmp(store_run_kind(ri), "switchback")) {
 		r = report_build_switchback(st, h, run_id, out, e);
 		goto out;
 	}

@@ -417,20 +417,20 @@ int sbrun_load(struct store *st, const struct host *h, int64_t run_id, struct sb
 {
 	struct store_run ri;
 	int64_t arm_ids[SB_ARMS_MAX] = { 0 };
-	char kind[32];
 	cJSON *sum;
 	int r;
 
 	memset(s, 0, sizeof(*s));
-	memset(&ri, 0, sizeof(ri));
 	s->run_id = run_id;
-	if ((r = store_sb_run_kind(st, run_id, kind, sizeof(kind), &s->imported, e)) < 0)
-		return r;
-	if (strcmp(kind, SBRUN_KIND))
-		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "run %lld is a %s run, not a switchback",
-				    (long long)run_id, kind);
 	if ((r = store_run_get(st, run_id, &ri, e)) < 0)
 		return r;
+	s->imported = ri.imported;
+	if (strcmp(store_run_kind(&ri), SBRUN_KIND)) {
+		r = err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "run %lld is a %s run, not a switchback",
+				 (long long)run_id, store_run_kind(&ri));
+		store_run_free(&ri);
+		return r;
+	}
 	snprintf(s->status, sizeof(s->status), "%s", ri.status);
 	snprintf(s->started_at, sizeof(s->started_at), "%s", ri.started_at);
 	r = load_params(s, ri.params, e);

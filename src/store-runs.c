@@ -83,6 +83,11 @@ int store_run_get(struct store *st, int64_t run_id, struct store_run *out, struc
 	return r;
 }
 
+const char *store_run_kind(const struct store_run *r)
+{
+	return r->origin_kind[0] ? r->origin_kind : r->kind;
+}
+
 void store_run_free(struct store_run *r)
 {
 	free(r->params);

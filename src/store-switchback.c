@@ -196,27 +196,3 @@ int store_sb_apply_target(struct store *st, int64_t *apply_run, char *status, si
 	sqlite3_finalize(stmt);
 	return r;
 }
-
-int store_sb_run_kind(struct store *st, int64_t run_id, char *kind, size_t len, bool *imported,
-		      struct st_err *e)
-{
-	sqlite3_stmt *stmt;
-	int r = store_prepare(st, "SELECT coalesce(origin_kind, kind), kind = 'imported' FROM runs WHERE id = ?1",
-			      &stmt, e);
-
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	r = sqlite3_step(stmt);
-	if (r == SQLITE_ROW) {
-		snprintf(kind, len, "%s", store_col_text(stmt, 0));
-		*imported = sqlite3_column_int(stmt, 1) != 0;
-		r = 0;
-	} else if (r == SQLITE_DONE) {
-		r = err_set_exit(e, -ENOENT, ST_EXIT_USAGE, "no run %lld in %s", (long long)run_id, st->path);
-	} else {
-		r = store_db_err(st, e);
-	}
-	sqlite3_finalize(stmt);
-	return r;
-}

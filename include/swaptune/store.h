@@ -99,9 +99,11 @@ struct store_run {
 	int64_t last_t_ns;		/* t_ns of its last sample (by seq), 0 if none */
 };
 
-/* Run run_id into out (zeroed first). -ENOENT (exit 2) if no such run. */
+/* Run run_id into out (zeroed first). -ENOENT (exit 2) if no such run. (src/store-runs.c) */
 int store_run_get(struct store *st, int64_t run_id, struct store_run *out, struct st_err *e);
 void store_run_free(struct store_run *r);
+/* The kind the run was made as: an imported run's origin kind, else its own. */
+const char *store_run_kind(const struct store_run *r);
 
 /*
  * The newest limit runs, newest first, malloc'd into *rows (NULL when *n is
@@ -407,9 +409,6 @@ int store_sb_window_add(struct store *st, int64_t run_id, const struct store_sb_
 /* The windows of run_id by idx, malloc'd into *rows (free()); *n = 0 and NULL if none. */
 int store_sb_windows_load(struct store *st, int64_t run_id, struct store_sb_window **rows,
 			  size_t *n, struct st_err *e);
-/* A run's kind where it was made (an imported run's origin kind): 0, -ENOENT (exit 2). */
-int store_sb_run_kind(struct store *st, int64_t run_id, char *kind, size_t len, bool *imported,
-		      struct st_err *e);
 /*
  * What verify --live checks: the newest apply run of this machine
  * (st->machine_id when set) that is "ok" or "awaiting-confirm" and that no
