@@ -173,14 +173,13 @@ int store_run_first_snapshot(struct store *st, int64_t run_id, int64_t *snap_id,
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_int64(stmt, 1, run_id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
+	if ((rc = store_step_row(st, stmt, e)) == 1) {
 		*snap_id = sqlite3_column_int64(stmt, 0);
 		if (reason_len)
 			snprintf(reason, reason_len, "%s", store_col_text(stmt, 1));
 	}
 	sqlite3_finalize(stmt);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_db_err(st, e);
+	return rc < 0 ? rc : 0;
 }
 
 int store_probe_arm_add(struct store *st, int64_t run_id, const struct store_probe_arm *a,
@@ -239,7 +238,7 @@ int store_probe_trial_add(struct store *st, int64_t run_id, const struct store_p
 	int64_t id = 0;
 	int r;
 
-	if ((r = store_exec(st, "BEGIN IMMEDIATE", e)) < 0)
+	if ((r = store_tx_begin(st, e)) < 0)
 		return r;
 	r = trial_insert(st, run_id, t, &id, e);
 	if (r == 0)
@@ -255,10 +254,7 @@ int store_probe_trial_add(struct store *st, int64_t run_id, const struct store_p
 		}
 		sqlite3_finalize(stmt);
 	}
-	if (r == 0)
-		return store_exec(st, "COMMIT", e);
-	store_exec(st, "ROLLBACK", NULL);
-	return r;
+	return store_tx_end(st, r, e);
 }
 
 int store_run_set_params(struct store *st, int64_t run_id, const char *params_json,

@@ -71,14 +71,12 @@ int store_run_get(struct store *st, int64_t run_id, struct store_run *out, struc
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(stmt, 1, run_id);
-	r = sqlite3_step(stmt);
-	if (r == SQLITE_ROW)
+	r = store_step_row(st, stmt, e);
+	if (r == 1)
 		r = read_run(stmt, out) < 0 ? err_set(e, -ENOMEM, "out of memory") : 0;
-	else if (r == SQLITE_DONE)
+	else if (r == 0)
 		r = err_set_exit(e, -ENOENT, ST_EXIT_USAGE, "no run %lld in %s", (long long)run_id,
 				 st->path);
-	else
-		r = store_db_err(st, e);
 	sqlite3_finalize(stmt);
 	return r;
 }
@@ -140,14 +138,12 @@ int store_run_latest(struct store *st, const char *kind, bool ok_first, int64_t 
 		return r;
 	sqlite3_bind_text(stmt, 1, kind, -1, SQLITE_STATIC);
 	sqlite3_bind_int(stmt, 2, ok_first);
-	r = sqlite3_step(stmt);
-	if (r == SQLITE_ROW) {
+	r = store_step_row(st, stmt, e);
+	if (r == 1) {
 		*run_id = sqlite3_column_int64(stmt, 0);
 		r = 0;
-	} else if (r == SQLITE_DONE) {
+	} else if (r == 0) {
 		r = err_set(e, -ENOENT, "no %s run in %s", kind, st->path);
-	} else {
-		r = store_db_err(st, e);
 	}
 	sqlite3_finalize(stmt);
 	return r;
@@ -186,8 +182,7 @@ int store_runs_awaiting_confirm(struct store *st, const char *sysroot,
 	sqlite3_bind_text(stmt, 1, sysroot, -1, SQLITE_STATIC);
 	if (st->machine_id[0])
 		sqlite3_bind_text(stmt, 2, st->machine_id, -1, SQLITE_STATIC);
-	r = sqlite3_step(stmt);
-	if (r == SQLITE_ROW) {
+	if ((r = store_step_row(st, stmt, e)) == 1) {
 		cJSON *o = cJSON_Parse(store_col_text(stmt, 5)), *d;
 
 		a->run_id = sqlite3_column_int64(stmt, 0);
@@ -199,11 +194,6 @@ int store_runs_awaiting_confirm(struct store *st, const char *sysroot,
 		if (cJSON_IsNumber(d))
 			a->deadline = d->valuedouble;
 		cJSON_Delete(o);
-		r = 1;
-	} else if (r == SQLITE_DONE) {
-		r = 0;
-	} else {
-		r = store_db_err(st, e);
 	}
 	sqlite3_finalize(stmt);
 	return r;
@@ -286,17 +276,12 @@ static void read_snapshot_origin(sqlite3_stmt *stmt, int col, struct store_snaps
 static int one_snapshot_info(struct store *st, sqlite3_stmt *stmt,
 			     struct store_snapshot_info *s, struct st_err *e)
 {
-	int r = sqlite3_step(stmt);
+	int r = store_step_row(st, stmt, e);
 
 	memset(s, 0, sizeof(*s));
-	if (r == SQLITE_ROW) {
+	if (r == 1) {
 		read_snapshot_info(stmt, s);
 		read_snapshot_origin(stmt, 4, s);
-		r = 1;
-	} else if (r == SQLITE_DONE) {
-		r = 0;
-	} else {
-		r = store_db_err(st, e);
 	}
 	sqlite3_finalize(stmt);
 	return r;

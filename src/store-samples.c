@@ -609,11 +609,10 @@ static int one_id(struct store *st, const char *sql, const char *arg, int64_t *i
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(s, 1, arg, -1, SQLITE_TRANSIENT);
-	r = sqlite3_step(s);
-	if (r == SQLITE_ROW)
+	if ((r = store_step_row(st, s, e)) == 1)
 		*id = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
-	return r == SQLITE_ROW || r == SQLITE_DONE ? 0 : store_db_err(st, e);
+	return r < 0 ? r : 0;
 }
 
 int store_sample_run_before(struct store *st, const char *before, int64_t *id,

@@ -68,7 +68,7 @@ int store_sb_window_add(struct store *st, int64_t run_id, const struct store_sb_
 	sqlite3_stmt *stmt;
 	int r;
 
-	if ((r = store_exec(st, "BEGIN IMMEDIATE", e)) < 0)
+	if ((r = store_tx_begin(st, e)) < 0)
 		return r;
 	r = window_insert(st, run_id, w, e);
 	if (r == 0)
@@ -87,10 +87,7 @@ int store_sb_window_add(struct store *st, int64_t run_id, const struct store_sb_
 		}
 		sqlite3_finalize(stmt);
 	}
-	if (r == 0)
-		return store_exec(st, "COMMIT", e);
-	store_exec(st, "ROLLBACK", NULL);
-	return r;
+	return store_tx_end(st, r, e);
 }
 
 static int read_window(sqlite3_stmt *stmt, void *el)
@@ -185,13 +182,9 @@ int store_sb_apply_target(struct store *st, int64_t *apply_run, char *status, si
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(stmt, 1, st->machine_id, -1, SQLITE_STATIC);
-	r = sqlite3_step(stmt);
-	if (r == SQLITE_ROW) {
+	if ((r = store_step_row(st, stmt, e)) == 1) {
 		*apply_run = sqlite3_column_int64(stmt, 0);
 		snprintf(status, len, "%s", store_col_text(stmt, 1));
-		r = 1;
-	} else {
-		r = r == SQLITE_DONE ? 0 : store_db_err(st, e);
 	}
 	sqlite3_finalize(stmt);
 	return r;

@@ -366,6 +366,13 @@ int store_step_done(struct store *st, sqlite3_stmt *stmt, struct st_err *e)
 	return 0;
 }
 
+int store_step_row(struct store *st, sqlite3_stmt *stmt, struct st_err *e)
+{
+	int rc = sqlite3_step(stmt);
+
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : store_db_err(st, e);
+}
+
 int store_rows_read(struct store *st, sqlite3_stmt *stmt, size_t size, store_row_fn read,
 		    void (*drop)(void *element), void **rows, size_t *n, struct st_err *e)
 {
@@ -570,4 +577,12 @@ int store_tx_commit(struct store *st, struct st_err *e)
 void store_tx_rollback(struct store *st)
 {
 	store_exec(st, "ROLLBACK", NULL);
+}
+
+int store_tx_end(struct store *st, int r, struct st_err *e)
+{
+	if (r == 0)
+		return store_tx_commit(st, e);
+	store_tx_rollback(st);
+	return r;
 }
