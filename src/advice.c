@@ -17,7 +17,7 @@
 
 int advice_latest_probe_run(struct store *st, int64_t *run_id, struct st_err *e)
 {
-	return store_probe_latest_run(st, run_id, e);
+	return store_run_latest(st, "probe", true, run_id, e);
 }
 
 int advice_parse_settings(const char *json, struct advice_setting *out, int max,
@@ -238,14 +238,14 @@ int advice_load_rows(struct store *st, const struct host *h, const struct store_
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	r->run_id = run->id;
-	if (strcmp(run->kind, "probe"))
-		return err_set(e, -ENOENT, "run %lld is a %s run, not a probe", (long long)run->id,
-			       run->kind);
-	snprintf(r->status, sizeof(r->status), "%s", run->status);
-	snprintf(r->started_at, sizeof(r->started_at), "%s", run->started_at);
-	snprintf(r->params, sizeof(r->params), "%s", run->params);
-	load_metric(r, run->summary);
+	r->run_id = run->run.id;
+	if (strcmp(run->run.kind, "probe"))
+		return err_set(e, -ENOENT, "run %lld is a %s run, not a probe", (long long)run->run.id,
+			       run->run.kind);
+	snprintf(r->status, sizeof(r->status), "%s", run->run.status);
+	snprintf(r->started_at, sizeof(r->started_at), "%s", run->run.started_at);
+	snprintf(r->params, sizeof(r->params), "%s", run->run.params ? run->run.params : "");
+	load_metric(r, run->run.summary);
 	if ((rc = load_arms(run, r, e)) < 0)
 		return rc;
 	metric_verdict_arms(run, &r->in);

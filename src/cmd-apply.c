@@ -192,11 +192,11 @@ static int want_from_run(struct cmd_ctx *ctx, struct apply_opts *o, struct apply
 		goto out;
 	}
 	{
-		struct store_run_full ri;
-		bool sb = store_run_full_get(&ctx->store, o->run_id, &ri, NULL) == 0 &&
+		struct store_run ri;
+		bool sb = store_run_get(&ctx->store, o->run_id, &ri, NULL) == 0 &&
 			  !strcmp(ri.kind, SBRUN_KIND);
 
-		store_run_full_free(&ri);
+		store_run_free(&ri);
 		if (sb) {
 			r = want_from_switchback(ctx, o, src);
 			goto out;

@@ -112,16 +112,16 @@ static void snapshot_line(const char *settings, char *buf, size_t len)
 }
 
 /* An imported run is another host's history: say whose, and what it was there. */
-static void origin_detail(const struct store_run_info *run, char *buf, size_t len)
+static void origin_detail(const struct store_run *run, char *buf, size_t len)
 {
 	snprintf(buf, len, "history of host %s (machine %.8s\u2026): its %s run %lld, %s",
-		 run->origin_host[0] ? run->origin_host : "?",
+		 run->hostname[0] ? run->hostname : "?",
 		 run->origin_machine_id[0] ? run->origin_machine_id : "?",
 		 run->origin_kind[0] ? run->origin_kind : "?", (long long)run->origin_run_id,
 		 run->origin_status[0] ? run->origin_status : "?");
 }
 
-static cJSON *run_json(const struct store_run_info *run, const char *detail)
+static cJSON *run_json(const struct store_run *run, const char *detail)
 {
 	cJSON *jr = cJSON_CreateObject(), *p = cJSON_Parse(run->params);
 
@@ -136,7 +136,7 @@ static cJSON *run_json(const struct store_run_info *run, const char *detail)
 		cJSON *o = cJSON_AddObjectToObject(jr, "origin");
 
 		cJSON_AddStringToObject(o, "machine_id", run->origin_machine_id);
-		cJSON_AddStringToObject(o, "hostname", run->origin_host);
+		cJSON_AddStringToObject(o, "hostname", run->hostname);
 		cJSON_AddStringToObject(o, "kind", run->origin_kind);
 		cJSON_AddStringToObject(o, "status", run->origin_status);
 		cJSON_AddNumberToObject(o, "run_id", (double)run->origin_run_id);
@@ -203,7 +203,7 @@ static void change_out(struct cmd_ctx *ctx, cJSON *jc, const struct store_change
 }
 
 /* One run with its snapshots and changes, as text or into jruns. */
-static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run_info *run,
+static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run *run,
 		   bool first)
 {
 	struct store_snapshot_row *snaps = NULL;
@@ -237,7 +237,7 @@ static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run_inf
 	for (int i = 0; i < n_chg; i++)
 		change_out(ctx, jr ? cJSON_GetObjectItem(jr, "changes") : NULL, &chg[i]);
 out:
-	free(snaps);
+	store_snapshot_rows_free(snaps, n_snaps);
 	free(chg);
 	return r;
 }
@@ -282,7 +282,7 @@ static int history_recordings(struct cmd_ctx *ctx, cJSON *doc, long limit)
 
 static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	struct store_run_info *runs = NULL;
+	struct store_run *runs = NULL;
 	cJSON *doc = NULL, *jruns = NULL;
 	struct history_args a = { .limit = 20 };
 	long limit;
@@ -295,7 +295,7 @@ static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	all = a.all;
 	if ((r = change_settle_confirms(&ctx->store, &ctx->err)) < 0)
 		return r;
-	if ((r = store_runs_history(&ctx->store, all, limit, &runs, &n, &ctx->err)) < 0)
+	if ((r = store_runs_list(&ctx->store, all ? NULL : "apply", "rollback", limit, &runs, &n, &ctx->err)) < 0)
 		return r;
 	if (ctx->json) {
 		doc = cJSON_CreateObject();
@@ -317,7 +317,7 @@ static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			all ? "runs" : "changes (apply, rollback)", ctx->store.path);
 	}
 out:
-	store_run_infos_free(runs, n);
+	store_runs_free(runs, n);
 	cJSON_Delete(doc);
 	return r;
 }

@@ -119,11 +119,14 @@ static int latest_run(struct cmd_ctx *ctx, int64_t *run_id, bool *switchback)
 
 static bool is_switchback(struct cmd_ctx *ctx, int64_t run_id)
 {
-	char kind[32];
-	bool imported;
+	struct store_run ri;
+	bool sb;
 
-	return store_sb_run_kind(&ctx->store, run_id, kind, sizeof(kind), &imported, NULL) == 0 &&
-	       !strcmp(kind, SBRUN_KIND);
+	if (store_run_get(&ctx->store, run_id, &ri, NULL) < 0)
+		return false;
+	sb = !strcmp(store_run_kind(&ri), SBRUN_KIND);
+	store_run_free(&ri);
+	return sb;
 }
 
 static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)

@@ -207,12 +207,12 @@ static const char *verdict_word(const char *kind)
  */
 static void state_verdict(struct store *st, struct sample_prom_state *ps)
 {
-	struct store_run_full ri;
+	struct store_run ri;
 	struct st_err e = { 0 };
 	int64_t id;
 	cJSON *sum, *v;
 
-	if (store_probe_latest_run(st, &id, &e) < 0 || store_run_full_get(st, id, &ri, &e) < 0)
+	if (store_run_latest(st, "probe", true, &id, &e) < 0 || store_run_get(st, id, &ri, &e) < 0)
 		return;
 	sum = ri.summary && !strcmp(ri.status, "ok") ? cJSON_Parse(ri.summary) : NULL;
 	v = cJSON_GetObjectItemCaseSensitive(sum, "verdict");
@@ -228,22 +228,24 @@ static void state_verdict(struct store *st, struct sample_prom_state *ps)
 			 cJSON_IsString(arm) ? arm->valuestring : "");
 	}
 	cJSON_Delete(sum);
-	store_run_full_free(&ri);
+	store_run_free(&ri);
 }
 
 /* When the newest "ok" run of kind (apply, rollback) among the 20 newest started: bounded. */
 static bool state_last(struct store *st, const char *kind, double *when)
 {
-	struct store_run_row rows[20];
+	struct store_run *rows;
 	struct st_err e = { 0 };
-	int n = 0;
+	bool found;
+	int i, n = 0;
 
-	if (store_runs_recent(st, kind, rows, 20, &n, &e) < 0)
+	if (store_runs_list(st, kind, NULL, 20, &rows, &n, &e) < 0)
 		return false;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(rows[i].status, "ok"))
-			return fmt_parse_time(rows[i].started_at, when) == 0;
-	return false;
+	for (i = 0; i < n && strcmp(rows[i].status, "ok"); i++)
+		;
+	found = i < n && fmt_parse_time(rows[i].started_at, when) == 0;
+	store_runs_free(rows, n);
+	return found;
 }
 
 /*

@@ -32,7 +32,7 @@ struct live_target {
 static int live_arms(struct cmd_ctx *ctx, struct live_target *t, struct sbrun_config *c)
 {
 	struct store_change *rows = NULL;
-	struct store_run_full ri;
+	struct store_run ri;
 	int n = 0, r;
 
 	if (!t->apply_run) {
@@ -43,10 +43,10 @@ static int live_arms(struct cmd_ctx *ctx, struct live_target *t, struct sbrun_co
 			return err_set_exit(&ctx->err, -ENOENT, ST_EXIT_RUNTIME,
 					    "nothing to verify: no apply of this machine is in effect or awaiting confirmation");
 	}
-	if ((r = store_run_full_get(&ctx->store, t->apply_run, &ri, &ctx->err)) < 0)
+	if ((r = store_run_get(&ctx->store, t->apply_run, &ri, &ctx->err)) < 0)
 		return r;
 	if (strcmp(ri.kind, "apply")) {
-		store_run_full_free(&ri);
+		store_run_free(&ri);
 		return err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE, "run %lld is a %s run, not an apply",
 				    (long long)t->apply_run, ri.kind);
 	}
@@ -58,7 +58,7 @@ static int live_arms(struct cmd_ctx *ctx, struct live_target *t, struct sbrun_co
 		t->source_run = cJSON_IsNumber(src) ? (int64_t)src->valuedouble : 0;
 		cJSON_Delete(par);
 	}
-	store_run_full_free(&ri);
+	store_run_free(&ri);
 	if ((r = store_changes_of_run(&ctx->store, t->apply_run, &rows, &n, &ctx->err)) < 0)
 		return r;
 	memset(&c->arms[0], 0, sizeof(c->arms[0]) * 2);

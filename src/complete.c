@@ -469,13 +469,12 @@ int cmd_list_ids(FILE *f, const char *kind, const char *db_path, struct st_err *
 	} else if (!strcmp(kind, "measured")) {
 		r = list_measured(f, &st, e);
 	} else {
-		struct store_run_row *rows = calloc(IDS_MAX, sizeof(*rows));
+		struct store_run *rows;
 
-		r = rows ? store_runs_recent(&st, strcmp(kind, "run") ? kind : NULL, rows, IDS_MAX, &n,
-					     e) : -ENOMEM;
+		r = store_runs_list(&st, strcmp(kind, "run") ? kind : NULL, NULL, IDS_MAX, &rows, &n, e);
 		for (int i = 0; r == 0 && i < n; i++)
 			fprintf(f, "%lld\n", (long long)rows[i].id);
-		free(rows);
+		store_runs_free(rows, n);
 	}
 	store_close(&st);
 	return r;

@@ -110,13 +110,11 @@ int probe_rows_from_result(const struct probe_config *c, const struct probe_resu
 			   struct store_probe_run *rows)
 {
 	memset(rows, 0, sizeof(*rows));
-	rows->id = r->run_id;
-	snprintf(rows->kind, sizeof(rows->kind), "probe");
-	snprintf(rows->status, sizeof(rows->status), "%s", r->status ? r->status : "");
-	rows->params = strdup("");
-	rows->summary = strdup("");
+	rows->run.id = r->run_id;
+	snprintf(rows->run.kind, sizeof(rows->run.kind), "probe");
+	snprintf(rows->run.status, sizeof(rows->run.status), "%s", r->status ? r->status : "");
 	rows->trials = calloc(r->ntrials ? r->ntrials : 1, sizeof(*rows->trials));
-	if (!rows->params || !rows->summary || !rows->trials)
+	if (!rows->trials)
 		return -ENOMEM;
 	for (int i = 0; i < c->narms && i < STORE_PROBE_ARMS_MAX; i++) {
 		if (arm_row(&c->arms[i], &rows->arms[i]) < 0)

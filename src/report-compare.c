@@ -58,7 +58,7 @@ struct metric_acc {
 };
 
 struct recording {
-	struct store_run_full ri;
+	struct store_run ri;
 	int64_t idx;			/* ticks read */
 	int64_t t_ns;			/* of the tick being read */
 	double span_ns;			/* last tick's t_ns + 1 */
@@ -116,7 +116,7 @@ static int load_recording(struct store *st, int64_t id, struct recording *r, str
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if ((rc = store_run_full_get(st, id, &r->ri, e)) < 0)
+	if ((rc = store_run_get(st, id, &r->ri, e)) < 0)
 		return rc;
 	if (strcmp(r->ri.kind, "sample"))
 		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE,
@@ -462,9 +462,9 @@ static void charts(struct report *rep, const struct recording *a, const struct r
 static void free_recordings(struct recording *a, struct recording *b)
 {
 	if (a)
-		store_run_full_free(&a->ri);
+		store_run_free(&a->ri);
 	if (b)
-		store_run_full_free(&b->ri);
+		store_run_free(&b->ri);
 	free(a);
 	free(b);
 }
@@ -505,14 +505,14 @@ int report_build_compare(struct store *st, int64_t before, int64_t after,
 	char title[160];
 	struct report *rep;
 	struct report_section *sum;
-	struct store_run_full ri;
+	struct store_run ri;
 	bool probe;
 	int r;
 
-	if ((r = store_run_full_get(st, before, &ri, e)) < 0)
+	if ((r = store_run_get(st, before, &ri, e)) < 0)
 		return r;
 	probe = !strcmp(ri.kind, "probe");
-	store_run_full_free(&ri);
+	store_run_free(&ri);
 	if (probe)
 		return report_build_probes(st, before, after, out, e);
 	snprintf(title, sizeof(title), "swaptune report: recording %lld before, %lld after",
@@ -575,7 +575,7 @@ static void change_words(const struct store_change *c, int n, char *out, size_t 
 }
 
 /* The change's facts, its parameters as key/value rows, and the who/when line of the summary. */
-static void change_facts(struct report *rep, const struct store_run_full *ri)
+static void change_facts(struct report *rep, const struct store_run *ri)
 {
 	static const char *const skip[] = { "who" };
 	struct report_section *s = report_add(rep, REPORT_FACTS, "change", "Change");
@@ -598,7 +598,7 @@ static void change_facts(struct report *rep, const struct store_run_full *ri)
 		report_fact(s, "parameters", "%s", REPORT_NOT_RECORDED);
 }
 
-static void change_sections(struct report *rep, struct report_section *sum, const struct store_run_full *ri,
+static void change_sections(struct report *rep, struct report_section *sum, const struct store_run *ri,
 			    const struct store_change *c, int n)
 {
 	static const char *const cols[] = { "setting", "before", "after", "state", "temporary", "at" };
@@ -638,7 +638,7 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 			struct st_err *e)
 {
 	struct store_change *c = NULL;
-	struct store_run_full ri;
+	struct store_run ri;
 	struct report *rep = NULL;
 	struct report_section *s, *sum;
 	int64_t before = 0, after = 0, snap = 0;
@@ -646,7 +646,7 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 	int n = 0, r;
 
 	memset(&ri, 0, sizeof(ri));
-	if ((r = store_run_full_get(st, apply_run, &ri, e)) < 0)
+	if ((r = store_run_get(st, apply_run, &ri, e)) < 0)
 		goto out;
 	if (strcmp(ri.kind, "apply")) {
 		r = err_set_exit(e, -EINVAL, ST_EXIT_USAGE,
@@ -695,7 +695,7 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 	r = 0;
 out:
 	report_free(rep);
-	store_run_full_free(&ri);
+	store_run_free(&ri);
 	free(c);
 	return r;
 }

@@ -39,7 +39,7 @@ static bool jnum(const cJSON *o, const char *path0, const char *path1, double *v
 	return true;
 }
 
-static void host_facts(struct report *rep, const struct store_run_full *ri, const cJSON *sum,
+static void host_facts(struct report *rep, const struct store_run *ri, const cJSON *sum,
 		       const cJSON *par)
 {
 	struct report_section *s = report_add(rep, REPORT_FACTS, "host", "Host");
@@ -204,22 +204,21 @@ static int by_seq(const void *a, const void *b)
 }
 
 /*
- * The run loaded once (store_probe_run_load()): its rows into a malloc'd *t
- * (trials then sorted by seq for the tables) and, from the same rows in the
- * loader's order, run as recommend reads it (advice_load_rows()). h may be
- * NULL. Free *t with trials_free() whatever it returns.
+ * A probe run loaded once: its runs row the caller read into t->run
+ * (store_run_get()), then its arms, trials and metrics into t
+ * (store_probe_rows_load()) and, from the same rows in the loader's order,
+ * run as recommend reads it (advice_load_rows()); the trials then sorted
+ * by seq for the tables. h may be NULL.
  */
-static int run_load(struct store *st, const struct host *h, int64_t run_id,
-		    struct advice_run *run, struct store_probe_run **t, struct st_err *e)
+static int rows_load(struct store *st, const struct host *h, struct store_probe_run *t,
+		     struct advice_run *run, struct st_err *e)
 {
 	int r;
 
-	if (!(*t = calloc(1, sizeof(**t))))
-		return err_set(e, -ENOMEM, "out of memory");
-	if ((r = store_probe_run_load(st, run_id, *t, e)) < 0 ||
-	    (r = advice_load_rows(st, h, *t, NULL, run, e)) < 0)
+	if ((r = store_probe_rows_load(st, t, e)) < 0 ||
+	    (r = advice_load_rows(st, h, t, NULL, run, e)) < 0)
 		return r;
-	qsort((*t)->trials, (*t)->n_trials, sizeof(*(*t)->trials), by_seq);
+	qsort(t->trials, t->n_trials, sizeof(*t->trials), by_seq);
 	return 0;
 }
 
@@ -513,8 +512,8 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 {
 	struct advice_run *run = calloc(1, sizeof(*run));
 	struct verdict_result *v = calloc(1, sizeof(*v));
-	struct store_probe_run *t = NULL;
-	struct store_run_full ri;
+	struct store_probe_run *t = calloc(1, sizeof(*t));
+	const struct store_run *ri = t ? &t->run : NULL;
 	struct verdict_opts vo;
 	struct judgement run_j;
 	struct report *rep = NULL;
@@ -526,54 +525,47 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 					     "recipe", "run", "host", "counters", "trials" };
 	int r;
 
-	memset(&ri, 0, sizeof(ri));
-	if (!run || !v) {
+	if (!run || !v || !t) {
 		r = err_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((r = store_run_full_get(st, run_id, &ri, e)) < 0)
+	/* the runs row read once: its kind says which report, its columns fill the facts */
+	if ((r = store_run_get(st, run_id, &t->run, e)) < 0)
 		goto out;
-	if (!strcmp(ri.kind, "switchback") || !strcmp(ri.kind, "imported")) {
-		char k[32];
-		bool imp;
-
-		if (strcmp(ri.kind, "switchback") &&
-		    (store_sb_run_kind(st, run_id, k, sizeof(k), &imp, NULL) < 0 || strcmp(k, "switchback")))
-			goto probe;
+	if (!strcmp(store_run_kind(ri), "switchback")) {
 		r = report_build_switchback(st, h, run_id, out, e);
 		goto out;
 	}
-probe:
-	if (strcmp(ri.kind, "probe")) {
+	if (strcmp(ri->kind, "probe")) {
 		r = err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "run %lld is a %s run, not a probe%s",
-				 (long long)run_id, ri.kind,
-				 !strcmp(ri.kind, "sample") ? ": compare recordings with --before/--after" :
-				 !strcmp(ri.kind, "apply") ? ": see --change" : "");
+				 (long long)run_id, ri->kind,
+				 !strcmp(ri->kind, "sample") ? ": compare recordings with --before/--after" :
+				 !strcmp(ri->kind, "apply") ? ": see --change" : "");
 		goto out;
 	}
-	if ((r = run_load(st, h, run_id, run, &t, e)) < 0)
+	if ((r = rows_load(st, h, t, run, e)) < 0)
 		goto out;
 	verdict_opts_init(&vo);
 	if ((r = advice_judge_pooled(st, h, run, -1, v, &run_j, NULL, e)) < 0) {
 		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);
 		goto out;
 	}
-	sum = ri.summary ? cJSON_Parse(ri.summary) : NULL;
-	par = ri.params ? cJSON_Parse(ri.params) : NULL;
+	sum = ri->summary ? cJSON_Parse(ri->summary) : NULL;
+	par = ri->params ? cJSON_Parse(ri->params) : NULL;
 
 	snprintf(title, sizeof(title), "swaptune report: probe run %lld", (long long)run_id);
 	rep = report_new("run", title);
 	s = report_add(rep, REPORT_FACTS, "run", "Run");
 	report_fact(s, "run", "%lld", (long long)run_id);
-	report_fact(s, "status", "%s", ri.status);
-	report_fact(s, "started", "%s", ri.started_at[0] ? fmt_time(ri.started_at, false, when, sizeof(when)) :
+	report_fact(s, "status", "%s", ri->status);
+	report_fact(s, "started", "%s", ri->started_at[0] ? fmt_time(ri->started_at, false, when, sizeof(when)) :
 		    REPORT_NOT_RECORDED);
-	report_fact(s, "ended", "%s", ri.ended_at[0] ? fmt_time(ri.ended_at, false, when, sizeof(when)) :
+	report_fact(s, "ended", "%s", ri->ended_at[0] ? fmt_time(ri->ended_at, false, when, sizeof(when)) :
 		    REPORT_NOT_RECORDED);
 	report_fact_opt(s, "workload", run->workload);
 	report_fact(s, "primary metric", "%s", run->in.metric_name);
 	report_fact(s, "baseline", "%s", v->baseline >= 0 ? run->arms[v->baseline].name : "none");
-	host_facts(rep, &ri, sum, par);
+	host_facts(rep, ri, sum, par);
 	recipe(rep, h, run);
 	verdict_section(rep, run, v);
 	s = report_add(rep, REPORT_TEXT, "summary", "Summary");
@@ -589,7 +581,6 @@ out:
 	cJSON_Delete(sum);
 	cJSON_Delete(par);
 	trials_free(t);
-	store_run_full_free(&ri);
 	free(run);
 	free(v);
 	return r;
@@ -598,14 +589,12 @@ out:
 /* ---- two probe runs side by side (report --before/--after with probes) ---- */
 
 struct probe_side {
-	struct store_run_full ri;
 	struct advice_run *run;
-	struct store_probe_run *t;
+	struct store_probe_run *t;	/* its runs row in t->run */
 };
 
 static void side_free(struct probe_side *p)
 {
-	store_run_full_free(&p->ri);
 	trials_free(p->t);
 	free(p->run);
 }
@@ -615,16 +604,17 @@ static int side_load(struct store *st, int64_t id, struct probe_side *p, struct 
 	int r;
 
 	memset(p, 0, sizeof(*p));
-	if ((r = store_run_full_get(st, id, &p->ri, e)) < 0)
+	p->run = calloc(1, sizeof(*p->run));
+	p->t = calloc(1, sizeof(*p->t));
+	if (!p->run || !p->t)
+		return err_set(e, -ENOMEM, "out of memory");
+	if ((r = store_run_get(st, id, &p->t->run, e)) < 0)
 		return r;
-	if (strcmp(p->ri.kind, "probe"))
+	if (strcmp(p->t->run.kind, "probe"))
 		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE,
 				    "run %lld is a %s run: compare two probes or two recordings",
-				    (long long)id, p->ri.kind);
-	p->run = calloc(1, sizeof(*p->run));
-	if (!p->run)
-		return err_set(e, -ENOMEM, "out of memory");
-	return run_load(st, NULL, id, p->run, &p->t, e);
+				    (long long)id, p->t->run.kind);
+	return rows_load(st, NULL, p->t, p->run, e);
 }
 
 /*
@@ -673,10 +663,10 @@ static void runs_compared(struct report *rep, struct probe_side *a, struct probe
 	report_cols(s, 3, cols);
 	report_cell(s, "run");
 	for (int i = 0; i < 2; i++)
-		report_cell(s, "%lld", (long long)p[i]->ri.id);
+		report_cell(s, "%lld", (long long)p[i]->t->run.id);
 	report_cell(s, "started");
 	for (int i = 0; i < 2; i++)
-		report_cell(s, "%s", fmt_time(p[i]->ri.started_at, false, when, sizeof(when)));
+		report_cell(s, "%s", fmt_time(p[i]->t->run.started_at, false, when, sizeof(when)));
 	report_cell(s, "workload");
 	for (int i = 0; i < 2; i++)
 		report_cell(s, "%s", p[i]->run->workload[0] ? p[i]->run->workload : REPORT_NOT_RECORDED);
@@ -685,10 +675,10 @@ static void runs_compared(struct report *rep, struct probe_side *a, struct probe
 		report_cell(s, "%s", p[i]->run->in.metric_name);
 	report_cell(s, "hostname");
 	for (int i = 0; i < 2; i++)
-		report_cell(s, "%s", p[i]->ri.hostname[0] ? p[i]->ri.hostname : REPORT_NOT_RECORDED);
+		report_cell(s, "%s", p[i]->t->run.hostname[0] ? p[i]->t->run.hostname : REPORT_NOT_RECORDED);
 	report_cell(s, "kernel");
 	for (int i = 0; i < 2; i++)
-		report_cell(s, "%s", p[i]->ri.kernel[0] ? p[i]->ri.kernel : REPORT_NOT_RECORDED);
+		report_cell(s, "%s", p[i]->t->run.kernel[0] ? p[i]->t->run.kernel : REPORT_NOT_RECORDED);
 	if (strcmp(a->run->workload, b->run->workload) || strcmp(a->run->in.metric_name, b->run->in.metric_name))
 		report_note(s, "the runs measured different workloads or metrics: the comparison is weak");
 }

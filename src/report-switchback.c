@@ -153,7 +153,7 @@ static const char *num(double v, char *b, size_t len)
 	return report_num(v, b, len);
 }
 
-static void run_facts(struct report *rep, const struct sbrun_stored *s, const struct store_run_full *ri)
+static void run_facts(struct report *rep, const struct sbrun_stored *s, const struct store_run *ri)
 {
 	struct report_section *x = report_add(rep, REPORT_FACTS, "run", "Run");
 	char desc[1024];
@@ -384,7 +384,7 @@ int report_build_switchback(struct store *st, const struct host *h, int64_t run_
 			    struct report **out, struct st_err *e)
 {
 	struct sbrun_stored *s = calloc(1, sizeof(*s));
-	struct store_run_full ri;
+	struct store_run ri;
 	struct report *rep;
 	char title[128];
 	int r;
@@ -392,7 +392,7 @@ int report_build_switchback(struct store *st, const struct host *h, int64_t run_
 	memset(&ri, 0, sizeof(ri));
 	if (!s)
 		return err_set(e, -ENOMEM, "out of memory");
-	if ((r = sbrun_load(st, h, run_id, s, e)) < 0 || (r = store_run_full_get(st, run_id, &ri, e)) < 0)
+	if ((r = sbrun_load(st, h, run_id, s, e)) < 0 || (r = store_run_get(st, run_id, &ri, e)) < 0)
 		goto out;
 	snprintf(title, sizeof(title), "swaptune report: switchback run %lld", (long long)run_id);
 	rep = report_new("run", title);
@@ -405,7 +405,7 @@ int report_build_switchback(struct store *st, const struct host *h, int64_t run_
 	windows_table(rep, s);
 	*out = rep;
 out:
-	store_run_full_free(&ri);
+	store_run_free(&ri);
 	sbrun_stored_free(s);
 	free(s);
 	return r;

@@ -159,17 +159,17 @@ static int one_tick(const struct store_tick *t, void *arg)
 int sample_replay(struct store *st, int64_t run_id, enum replay_mode mode, FILE *out,
 		  struct st_err *e)
 {
-	struct store_run_full ri;
+	struct store_run ri;
 	struct replay r = { .mode = mode, .out = out };
 	int rc;
 
-	if ((rc = store_run_full_get(st, run_id, &ri, e)) < 0)
+	if ((rc = store_run_get(st, run_id, &ri, e)) < 0)
 		return rc;
 	if (strcmp(ri.kind, "sample")) {
 		rc = err_set_exit(e, -EINVAL, ST_EXIT_USAGE,
 				  "run %lld is a %s run, not a sample recording (see swaptune history --all)",
 				  (long long)run_id, ri.kind);
-		store_run_full_free(&ri);
+		store_run_free(&ri);
 		return rc;
 	}
 	rc = store_samples_read(st, run_id, one_tick, &r, e);
@@ -183,6 +183,6 @@ int sample_replay(struct store *st, int64_t run_id, enum replay_mode mode, FILE 
 		fprintf(out, "sample: replayed recording %lld (%s, %llu ticks, %.1f s) from %s\n",
 			(long long)run_id, ri.status, (unsigned long long)r.rows,
 			(double)ri.last_t_ns / 1e9, ri.started_at);
-	store_run_full_free(&ri);
+	store_run_free(&ri);
 	return rc < 0 ? rc : 0;
 }

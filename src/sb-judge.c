@@ -415,29 +415,29 @@ int sbrun_judge(struct sbrun_stored *s, struct st_err *e)
 int sbrun_load(struct store *st, const struct host *h, int64_t run_id, struct sbrun_stored *s,
 	       struct st_err *e)
 {
-	struct store_run_full ri;
+	struct store_run ri;
 	int64_t arm_ids[SB_ARMS_MAX] = { 0 };
-	char kind[32];
 	cJSON *sum;
 	int r;
 
 	memset(s, 0, sizeof(*s));
-	memset(&ri, 0, sizeof(ri));
 	s->run_id = run_id;
-	if ((r = store_sb_run_kind(st, run_id, kind, sizeof(kind), &s->imported, e)) < 0)
+	if ((r = store_run_get(st, run_id, &ri, e)) < 0)
 		return r;
-	if (strcmp(kind, SBRUN_KIND))
-		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "run %lld is a %s run, not a switchback",
-				    (long long)run_id, kind);
-	if ((r = store_run_full_get(st, run_id, &ri, e)) < 0)
+	s->imported = ri.imported;
+	if (strcmp(store_run_kind(&ri), SBRUN_KIND)) {
+		r = err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "run %lld is a %s run, not a switchback",
+				 (long long)run_id, store_run_kind(&ri));
+		store_run_free(&ri);
 		return r;
+	}
 	snprintf(s->status, sizeof(s->status), "%s", ri.status);
 	snprintf(s->started_at, sizeof(s->started_at), "%s", ri.started_at);
 	r = load_params(s, ri.params, e);
 	sum = ri.summary ? cJSON_Parse(ri.summary) : NULL;
 	snprintf(s->stop_reason, sizeof(s->stop_reason), "%s", jstr(sum, "stop_reason"));
 	cJSON_Delete(sum);
-	store_run_full_free(&ri);
+	store_run_free(&ri);
 	if (r == 0)
 		r = load_arms(st, h, s, arm_ids, e);
 	if (r == 0)
@@ -455,7 +455,7 @@ void sbrun_stored_free(struct sbrun_stored *s)
 
 int sbrun_latest(struct store *st, int64_t *run_id, struct st_err *e)
 {
-	return store_sb_latest_run(st, run_id, e);
+	return store_run_latest(st, SBRUN_KIND, false, run_id, e);
 }
 
 const char *sbrun_decision_name(const struct sbrun_stored *s)

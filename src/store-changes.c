@@ -26,9 +26,10 @@ static void copy_col(sqlite3_stmt *stmt, int i, char *out, size_t len, bool *has
 	snprintf(out, len, "%s", t ? (const char *)t : "");
 }
 
-static void read_row(sqlite3_stmt *stmt, struct store_change *c)
+static int read_row(sqlite3_stmt *stmt, void *el)
 {
-	memset(c, 0, sizeof(*c));
+	struct store_change *c = el;
+
 	c->id = sqlite3_column_int64(stmt, 0);
 	c->run_id = sqlite3_column_int64(stmt, 1);
 	copy_col(stmt, 2, c->session, sizeof(c->session), NULL);
@@ -46,39 +47,20 @@ static void read_row(sqlite3_stmt *stmt, struct store_change *c)
 	copy_col(stmt, 14, c->note, sizeof(c->note), &c->has_note);
 	copy_col(stmt, 15, c->machine_id, sizeof(c->machine_id), NULL);
 	copy_col(stmt, 16, c->boot_id, sizeof(c->boot_id), NULL);
+	return 0;
 }
 
 /* Step a prepared CHANGE_COLUMNS query to the end into a malloc'd array; finalizes it. */
 static int read_rows(struct store *st, sqlite3_stmt *stmt, struct store_change **rows,
 		     int *n, struct st_err *e)
 {
-	struct store_change *v = NULL;
-	int cap = 0, r;
+	void *v;
+	size_t k;
+	int r = store_rows_read(st, stmt, sizeof(**rows), read_row, NULL, &v, &k, e);
 
-	*rows = NULL;
-	*n = 0;
-	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (*n == cap) {
-			struct store_change *nv = realloc(v, (size_t)(cap = cap ? cap * 2 : 8) * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				*n = 0;
-				sqlite3_finalize(stmt);
-				return err_set(e, -ENOMEM, "out of memory");
-			}
-			v = nv;
-		}
-		read_row(stmt, &v[(*n)++]);
-	}
-	sqlite3_finalize(stmt);
-	if (r != SQLITE_DONE) {
-		free(v);
-		*n = 0;
-		return store_db_err(st, e);
-	}
 	*rows = v;
-	return 0;
+	*n = (int)k;
+	return r;
 }
 
 int store_change_add(struct store *st, const struct store_change *c, int64_t *id,

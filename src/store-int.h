@@ -47,6 +47,23 @@ int store_prepare(struct store *st, const char *sql, sqlite3_stmt **stmt,
 		  struct st_err *e);
 /* sqlite3_step() to SQLITE_DONE with an error message on failure. */
 int store_step_done(struct store *st, sqlite3_stmt *stmt, struct st_err *e);
+/* sqlite3_step() once: 1 with a row to read, 0 without, < 0 (e says) on failure. */
+int store_step_row(struct store *st, sqlite3_stmt *stmt, struct st_err *e);
+/* End a transaction store_tx_begin() opened: commit when r is 0, else roll back and return r. */
+int store_tx_end(struct store *st, int r, struct st_err *e);
+/*
+ * Step stmt to its end (finalizing it), one element of size bytes per row
+ * into a malloc'd array *rows (NULL when *n is 0): read() fills a zeroed
+ * element from the row (0, or -ENOMEM), drop() (may be NULL) frees what
+ * one element owns when the read fails. Every listing of the store reads
+ * its rows through this.
+ */
+typedef int (*store_row_fn)(sqlite3_stmt *stmt, void *element);
+int store_rows_read(struct store *st, sqlite3_stmt *stmt, size_t size, store_row_fn read,
+		    void (*drop)(void *element), void **rows, size_t *n, struct st_err *e);
+/* Column i's text, "" for NULL; and a malloc'd copy of it, NULL for NULL. */
+const char *store_col_text(sqlite3_stmt *stmt, int i);
+char *store_col_dup(sqlite3_stmt *stmt, int i);
 
 /*
  * ---- the compact tick codec (src/store-ticks.c; no SQL) ----

@@ -13,66 +13,6 @@
 #include "store-int.h"
 #include "swaptune/store.h"
 
-static const char *col_text(sqlite3_stmt *stmt, int i)
-{
-	const unsigned char *t = sqlite3_column_text(stmt, i);
-
-	return t ? (const char *)t : "";
-}
-
-static int db_error(struct store *st, struct st_err *e)
-{
-	return store_db_err(st, e);
-}
-
-int store_probe_latest_run(struct store *st, int64_t *run_id, struct st_err *e)
-{
-	sqlite3_stmt *stmt;
-	int r = store_prepare(st,
-		"SELECT id FROM runs WHERE kind = 'probe'"
-		" ORDER BY (status = 'ok') DESC, id DESC LIMIT 1", &stmt, e);
-
-	if (r < 0)
-		return r;
-	r = sqlite3_step(stmt);
-	if (r == SQLITE_ROW) {
-		*run_id = sqlite3_column_int64(stmt, 0);
-		r = 0;
-	} else if (r == SQLITE_DONE) {
-		r = err_set(e, -ENOENT, "no probe run in %s", st->path);
-	} else {
-		r = db_error(st, e);
-	}
-	sqlite3_finalize(stmt);
-	return r;
-}
-
-static int load_run_row(struct store *st, struct store_probe_run *r, struct st_err *e)
-{
-	sqlite3_stmt *stmt;
-	int rc = store_prepare(st, "SELECT kind, status, started_at, params, summary FROM runs WHERE id = ?1",
-			       &stmt, e);
-
-	if (rc < 0)
-		return rc;
-	sqlite3_bind_int64(stmt, 1, r->id);
-	rc = sqlite3_step(stmt);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(stmt);
-		return rc == SQLITE_DONE ? err_set(e, -ENOENT, "no run %lld in %s", (long long)r->id,
-						   st->path) : db_error(st, e);
-	}
-	snprintf(r->kind, sizeof(r->kind), "%s", col_text(stmt, 0));
-	snprintf(r->status, sizeof(r->status), "%s", col_text(stmt, 1));
-	snprintf(r->started_at, sizeof(r->started_at), "%s", col_text(stmt, 2));
-	r->params = strdup(col_text(stmt, 3));
-	r->summary = strdup(col_text(stmt, 4));
-	sqlite3_finalize(stmt);
-	if (!r->params || !r->summary)
-		return err_set(e, -ENOMEM, "out of memory");
-	return 0;
-}
-
 static int load_arms(struct store *st, struct store_probe_run *r, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
@@ -82,65 +22,56 @@ static int load_arms(struct store *st, struct store_probe_run *r, struct st_err 
 
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(stmt, 1, r->id);
+	sqlite3_bind_int64(stmt, 1, r->run.id);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		struct store_probe_arm *a;
 
 		if (r->n_arms >= STORE_PROBE_ARMS_MAX) {
 			sqlite3_finalize(stmt);
 			return err_set(e, -EBADMSG, "probe run %lld has more than %d arms",
-				       (long long)r->id, STORE_PROBE_ARMS_MAX);
+				       (long long)r->run.id, STORE_PROBE_ARMS_MAX);
 		}
 		a = &r->arms[r->n_arms++];
 		a->id = sqlite3_column_int64(stmt, 0);
-		snprintf(a->name, sizeof(a->name), "%s", col_text(stmt, 1));
-		snprintf(a->settings, sizeof(a->settings), "%s", col_text(stmt, 2));
+		snprintf(a->name, sizeof(a->name), "%s", store_col_text(stmt, 1));
+		snprintf(a->settings, sizeof(a->settings), "%s", store_col_text(stmt, 2));
 		a->emulated = sqlite3_column_int(stmt, 3) != 0;
-		snprintf(a->note, sizeof(a->note), "%s", col_text(stmt, 4));
+		snprintf(a->note, sizeof(a->note), "%s", store_col_text(stmt, 4));
 	}
 	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : db_error(st, e);
+	return rc == SQLITE_DONE ? 0 : store_db_err(st, e);
+}
+
+static int read_trial(sqlite3_stmt *stmt, void *el)
+{
+	struct store_probe_trial *t = el;
+
+	t->id = sqlite3_column_int64(stmt, 0);
+	t->arm_id = sqlite3_column_int64(stmt, 1);
+	t->round = (unsigned)sqlite3_column_int(stmt, 2);
+	t->seq = (unsigned)sqlite3_column_int(stmt, 3);
+	t->warmup = sqlite3_column_int(stmt, 4) != 0;
+	snprintf(t->status, sizeof(t->status), "%s", store_col_text(stmt, 5));
+	t->have_primary = sqlite3_column_type(stmt, 6) != SQLITE_NULL;
+	t->primary = t->have_primary ? sqlite3_column_double(stmt, 6) : NAN;
+	snprintf(t->note, sizeof(t->note), "%s", store_col_text(stmt, 7));
+	return 0;
 }
 
 static int load_trials(struct store *st, struct store_probe_run *r, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
-	size_t cap = 0;
+	void *v;
 	int rc = store_prepare(st,
 		"SELECT id, arm_id, round, seq, warmup, status, primary_value, note FROM trials"
 		" WHERE run_id = ?1 ORDER BY round, seq, id", &stmt, e);
 
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(stmt, 1, r->id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		struct store_probe_trial *t;
-
-		if (r->n_trials == cap) {
-			size_t ncap = cap ? cap * 2 : 32;
-			struct store_probe_trial *v = realloc(r->trials, ncap * sizeof(*v));
-
-			if (!v) {
-				sqlite3_finalize(stmt);
-				return err_set(e, -ENOMEM, "out of memory");
-			}
-			r->trials = v;
-			cap = ncap;
-		}
-		t = &r->trials[r->n_trials++];
-		memset(t, 0, sizeof(*t));
-		t->id = sqlite3_column_int64(stmt, 0);
-		t->arm_id = sqlite3_column_int64(stmt, 1);
-		t->round = (unsigned)sqlite3_column_int(stmt, 2);
-		t->seq = (unsigned)sqlite3_column_int(stmt, 3);
-		t->warmup = sqlite3_column_int(stmt, 4) != 0;
-		snprintf(t->status, sizeof(t->status), "%s", col_text(stmt, 5));
-		t->have_primary = sqlite3_column_type(stmt, 6) != SQLITE_NULL;
-		t->primary = t->have_primary ? sqlite3_column_double(stmt, 6) : NAN;
-		snprintf(t->note, sizeof(t->note), "%s", col_text(stmt, 7));
-	}
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : db_error(st, e);
+	sqlite3_bind_int64(stmt, 1, r->run.id);
+	rc = store_rows_read(st, stmt, sizeof(*r->trials), read_trial, NULL, &v, &r->n_trials, e);
+	r->trials = v;
+	return rc;
 }
 
 static struct store_probe_trial *trial_by_id(struct store_probe_run *r, int64_t id, size_t *hint)
@@ -185,17 +116,27 @@ static int load_metrics(struct store *st, struct store_probe_run *r, struct st_e
 
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_int64(stmt, 1, r->id);
+	sqlite3_bind_int64(stmt, 1, r->run.id);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		struct store_probe_trial *t = trial_by_id(r, sqlite3_column_int64(stmt, 0), &hint);
 
-		if (t && metric_push(t, col_text(stmt, 1), sqlite3_column_double(stmt, 2)) < 0) {
+		if (t && metric_push(t, store_col_text(stmt, 1), sqlite3_column_double(stmt, 2)) < 0) {
 			sqlite3_finalize(stmt);
 			return err_set(e, -ENOMEM, "out of memory");
 		}
 	}
 	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : db_error(st, e);
+	return rc == SQLITE_DONE ? 0 : store_db_err(st, e);
+}
+
+int store_probe_rows_load(struct store *st, struct store_probe_run *r, struct st_err *e)
+{
+	int rc;
+
+	if ((rc = load_arms(st, r, e)) < 0 || (rc = load_trials(st, r, e)) < 0 ||
+	    (rc = load_metrics(st, r, e)) < 0)
+		return rc;
+	return 0;
 }
 
 int store_probe_run_load(struct store *st, int64_t run_id, struct store_probe_run *r,
@@ -204,11 +145,9 @@ int store_probe_run_load(struct store *st, int64_t run_id, struct store_probe_ru
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	r->id = run_id;
-	if ((rc = load_run_row(st, r, e)) < 0 || (rc = load_arms(st, r, e)) < 0 ||
-	    (rc = load_trials(st, r, e)) < 0 || (rc = load_metrics(st, r, e)) < 0)
+	if ((rc = store_run_get(st, run_id, &r->run, e)) < 0)
 		return rc;
-	return 0;
+	return store_probe_rows_load(st, r, e);
 }
 
 void store_probe_run_free(struct store_probe_run *r)
@@ -216,10 +155,8 @@ void store_probe_run_free(struct store_probe_run *r)
 	for (size_t i = 0; i < r->n_trials; i++)
 		free(r->trials[i].metrics);
 	free(r->trials);
-	free(r->params);
-	free(r->summary);
+	store_run_free(&r->run);
 	r->trials = NULL;
-	r->params = r->summary = NULL;
 	r->n_trials = 0;
 }
 
@@ -236,14 +173,13 @@ int store_run_first_snapshot(struct store *st, int64_t run_id, int64_t *snap_id,
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_int64(stmt, 1, run_id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
+	if ((rc = store_step_row(st, stmt, e)) == 1) {
 		*snap_id = sqlite3_column_int64(stmt, 0);
 		if (reason_len)
-			snprintf(reason, reason_len, "%s", col_text(stmt, 1));
+			snprintf(reason, reason_len, "%s", store_col_text(stmt, 1));
 	}
 	sqlite3_finalize(stmt);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_error(st, e);
+	return rc < 0 ? rc : 0;
 }
 
 int store_probe_arm_add(struct store *st, int64_t run_id, const struct store_probe_arm *a,
@@ -302,7 +238,7 @@ int store_probe_trial_add(struct store *st, int64_t run_id, const struct store_p
 	int64_t id = 0;
 	int r;
 
-	if ((r = store_exec(st, "BEGIN IMMEDIATE", e)) < 0)
+	if ((r = store_tx_begin(st, e)) < 0)
 		return r;
 	r = trial_insert(st, run_id, t, &id, e);
 	if (r == 0)
@@ -318,10 +254,7 @@ int store_probe_trial_add(struct store *st, int64_t run_id, const struct store_p
 		}
 		sqlite3_finalize(stmt);
 	}
-	if (r == 0)
-		return store_exec(st, "COMMIT", e);
-	store_exec(st, "ROLLBACK", NULL);
-	return r;
+	return store_tx_end(st, r, e);
 }
 
 int store_run_set_params(struct store *st, int64_t run_id, const char *params_json,
@@ -339,51 +272,34 @@ int store_run_set_params(struct store *st, int64_t run_id, const char *params_js
 	return r;
 }
 
+static int read_earlier(sqlite3_stmt *stmt, void *el)
+{
+	struct store_probe_earlier *w = el;
+
+	w->id = sqlite3_column_int64(stmt, 0);
+	snprintf(w->status, sizeof(w->status), "%s", store_col_text(stmt, 1));
+	return (w->params = strdup(store_col_text(stmt, 2))) ? 0 : -ENOMEM;
+}
+
+static void drop_earlier(void *el)
+{
+	free(((struct store_probe_earlier *)el)->params);
+}
+
 int store_probe_earlier(struct store *st, int64_t run_id, struct store_probe_earlier **rows,
 			size_t *n, struct st_err *e)
 {
-	struct store_probe_earlier *v = NULL;
-	size_t cap = 0;
 	sqlite3_stmt *stmt;
+	void *v = NULL;
 	int r = store_prepare(st, "SELECT id, status, params FROM runs WHERE kind = 'probe' AND id < ?1"
 			      " ORDER BY id", &stmt, e);
 
-	*rows = NULL;
 	*n = 0;
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (*n == cap) {
-			struct store_probe_earlier *nv = realloc(v, (cap ? cap * 2 : 8) * sizeof(*v));
-
-			if (!nv) {
-				r = err_set(e, -ENOMEM, "out of memory");
-				goto fail;
-			}
-			v = nv;
-			cap = cap ? cap * 2 : 8;
-		}
-		v[*n].id = sqlite3_column_int64(stmt, 0);
-		snprintf(v[*n].status, sizeof(v[*n].status), "%s", col_text(stmt, 1));
-		v[*n].params = strdup(col_text(stmt, 2));
-		if (!v[*n].params) {
-			r = err_set(e, -ENOMEM, "out of memory");
-			goto fail;
-		}
-		(*n)++;
+	if (r == 0) {
+		sqlite3_bind_int64(stmt, 1, run_id);
+		r = store_rows_read(st, stmt, sizeof(**rows), read_earlier, drop_earlier, &v, n, e);
 	}
-	if (r != SQLITE_DONE) {
-		r = db_error(st, e);
-		goto fail;
-	}
-	sqlite3_finalize(stmt);
 	*rows = v;
-	return 0;
-fail:
-	sqlite3_finalize(stmt);
-	store_probe_earlier_free(v, *n);
-	*n = 0;
 	return r;
 }
 

@@ -1,8 +1,9 @@
 /*
- * store-runs.c - the store's queries over runs and snapshots behind the
- * change commands: confirm-within bookkeeping, the apply in effect, the
- * snapshot a rollback goes back to, and the runs, snapshots and rows that
- * history lists. See store.h.
+ * store-runs.c - the store's runs: the one runs row (struct store_run) read
+ * by id, listed newest first and found newest of a kind; and the queries
+ * over runs and snapshots behind the change commands: confirm-within
+ * bookkeeping, the apply in effect, the snapshot a rollback goes back to,
+ * and the snapshots and rows that history lists. See store.h.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -18,17 +19,137 @@
 	"   AND b.status = 'ok' AND b.id > a.id" \
 	"   AND json_extract(b.params, '$.to_run') <= a.id)"
 
-static const char *col_text(sqlite3_stmt *stmt, int i)
-{
-	const unsigned char *t = sqlite3_column_text(stmt, i);
+/* ---- the one runs row ---- */
 
-	return t ? (const char *)t : "";
+/* The columns read_run() reads, from runs r joined with its hosts row h. */
+#define RUN_COLS \
+	"SELECT r.id, r.kind, r.status, r.started_at, coalesce(r.ended_at, ''), coalesce(r.pid, 0)," \
+	" r.params, r.summary, coalesce(h.hostname, ''), coalesce(h.kernel, '')," \
+	" r.kind = 'imported', coalesce(r.origin_kind, ''), coalesce(r.origin_status, '')," \
+	" coalesce(r.origin_run_id, 0), coalesce(r.origin_machine_id, '')," \
+	" EXISTS (SELECT 1 FROM samples WHERE run_id = r.id)," \
+	" coalesce((SELECT t_ns FROM samples WHERE run_id = r.id ORDER BY seq DESC LIMIT 1), 0)" \
+	" FROM runs r LEFT JOIN hosts h ON h.id = r.host_id"
+
+/* One row of RUN_COLS into the struct store_run at el (zeroed first): -ENOMEM when a copy fails. */
+static int read_run(sqlite3_stmt *stmt, void *el)
+{
+	struct store_run *w = el;
+
+	memset(w, 0, sizeof(*w));
+	w->id = sqlite3_column_int64(stmt, 0);
+	snprintf(w->kind, sizeof(w->kind), "%s", store_col_text(stmt, 1));
+	snprintf(w->status, sizeof(w->status), "%s", store_col_text(stmt, 2));
+	snprintf(w->started_at, sizeof(w->started_at), "%s", store_col_text(stmt, 3));
+	snprintf(w->ended_at, sizeof(w->ended_at), "%s", store_col_text(stmt, 4));
+	w->pid = sqlite3_column_int(stmt, 5);
+	w->params = store_col_dup(stmt, 6);
+	w->summary = store_col_dup(stmt, 7);
+	snprintf(w->hostname, sizeof(w->hostname), "%s", store_col_text(stmt, 8));
+	snprintf(w->kernel, sizeof(w->kernel), "%s", store_col_text(stmt, 9));
+	w->imported = sqlite3_column_int(stmt, 10) != 0;
+	snprintf(w->origin_kind, sizeof(w->origin_kind), "%s", store_col_text(stmt, 11));
+	snprintf(w->origin_status, sizeof(w->origin_status), "%s", store_col_text(stmt, 12));
+	w->origin_run_id = sqlite3_column_int64(stmt, 13);
+	snprintf(w->origin_machine_id, sizeof(w->origin_machine_id), "%s", store_col_text(stmt, 14));
+	w->has_samples = sqlite3_column_int(stmt, 15) != 0;
+	w->last_t_ns = sqlite3_column_int64(stmt, 16);
+	if ((sqlite3_column_type(stmt, 6) != SQLITE_NULL && !w->params) ||
+	    (sqlite3_column_type(stmt, 7) != SQLITE_NULL && !w->summary)) {
+		store_run_free(w);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
-static int db_error(struct store *st, struct st_err *e)
+int store_run_get(struct store *st, int64_t run_id, struct store_run *out, struct st_err *e)
 {
-	return store_db_err(st, e);
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st, RUN_COLS " WHERE r.id = ?1", &stmt, e);
+
+	memset(out, 0, sizeof(*out));
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	r = store_step_row(st, stmt, e);
+	if (r == 1)
+		r = read_run(stmt, out) < 0 ? err_set(e, -ENOMEM, "out of memory") : 0;
+	else if (r == 0)
+		r = err_set_exit(e, -ENOENT, ST_EXIT_USAGE, "no run %lld in %s", (long long)run_id,
+				 st->path);
+	sqlite3_finalize(stmt);
+	return r;
 }
+
+const char *store_run_kind(const struct store_run *r)
+{
+	return r->origin_kind[0] ? r->origin_kind : r->kind;
+}
+
+void store_run_free(struct store_run *r)
+{
+	free(r->params);
+	free(r->summary);
+	r->params = r->summary = NULL;
+}
+
+static void drop_run(void *el)
+{
+	store_run_free(el);
+}
+
+void store_runs_free(struct store_run *rows, int n)
+{
+	for (int i = 0; i < n; i++)
+		store_run_free(&rows[i]);
+	free(rows);
+}
+
+int store_runs_list(struct store *st, const char *kind1, const char *kind2, long limit,
+		    struct store_run **rows, int *n, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	void *v = NULL;
+	size_t k = 0;
+	int r = store_prepare(st, RUN_COLS " WHERE ?1 IS NULL OR r.kind IN (?1, ?2)"
+			      " ORDER BY r.id DESC LIMIT ?3", &stmt, e);
+
+	if (r == 0) {
+		if (kind1)
+			sqlite3_bind_text(stmt, 1, kind1, -1, SQLITE_STATIC);
+		if (kind2)
+			sqlite3_bind_text(stmt, 2, kind2, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 3, limit);
+		r = store_rows_read(st, stmt, sizeof(**rows), read_run, drop_run, &v, &k, e);
+	}
+	*rows = v;
+	*n = (int)k;
+	return r;
+}
+
+int store_run_latest(struct store *st, const char *kind, bool ok_first, int64_t *run_id,
+		     struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st, "SELECT id FROM runs WHERE kind = ?1"
+			      " ORDER BY (?2 AND status = 'ok') DESC, id DESC LIMIT 1", &stmt, e);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int(stmt, 2, ok_first);
+	r = store_step_row(st, stmt, e);
+	if (r == 1) {
+		*run_id = sqlite3_column_int64(stmt, 0);
+		r = 0;
+	} else if (r == 0) {
+		r = err_set(e, -ENOENT, "no %s run in %s", kind, st->path);
+	}
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+/* ---- behind the change commands ---- */
 
 int store_runs_settle_confirms(struct store *st, struct st_err *e)
 {
@@ -61,12 +182,11 @@ int store_runs_awaiting_confirm(struct store *st, const char *sysroot,
 	sqlite3_bind_text(stmt, 1, sysroot, -1, SQLITE_STATIC);
 	if (st->machine_id[0])
 		sqlite3_bind_text(stmt, 2, st->machine_id, -1, SQLITE_STATIC);
-	r = sqlite3_step(stmt);
-	if (r == SQLITE_ROW) {
-		cJSON *o = cJSON_Parse(col_text(stmt, 5)), *d;
+	if ((r = store_step_row(st, stmt, e)) == 1) {
+		cJSON *o = cJSON_Parse(store_col_text(stmt, 5)), *d;
 
 		a->run_id = sqlite3_column_int64(stmt, 0);
-		snprintf(a->session, sizeof(a->session), "%s", col_text(stmt, 1));
+		snprintf(a->session, sizeof(a->session), "%s", store_col_text(stmt, 1));
 		a->pid = sqlite3_column_int(stmt, 2);
 		a->pid_start = (uint64_t)sqlite3_column_int64(stmt, 3);
 		a->n_rows = sqlite3_column_int(stmt, 4);
@@ -74,11 +194,6 @@ int store_runs_awaiting_confirm(struct store *st, const char *sysroot,
 		if (cJSON_IsNumber(d))
 			a->deadline = d->valuedouble;
 		cJSON_Delete(o);
-		r = 1;
-	} else if (r == SQLITE_DONE) {
-		r = 0;
-	} else {
-		r = db_error(st, e);
 	}
 	sqlite3_finalize(stmt);
 	return r;
@@ -100,7 +215,7 @@ int store_runs_last_confirm_apply(struct store *st, int64_t *run_id, char *statu
 	r = 0;
 	if (sqlite3_step(stmt) == SQLITE_ROW) {
 		*run_id = sqlite3_column_int64(stmt, 0);
-		snprintf(status, len, "%s", col_text(stmt, 1));
+		snprintf(status, len, "%s", store_col_text(stmt, 1));
 		r = 1;
 	}
 	sqlite3_finalize(stmt);
@@ -124,7 +239,7 @@ int store_runs_apply_in_effect(struct store *st, struct store_apply_ref *a, stru
 	if (r == SQLITE_ROW) {
 		a->apply_run = sqlite3_column_int64(stmt, 0);
 		a->probe_run = sqlite3_column_int64(stmt, 1);
-		snprintf(a->arm, sizeof(a->arm), "%s", col_text(stmt, 2));
+		snprintf(a->arm, sizeof(a->arm), "%s", store_col_text(stmt, 2));
 		r = 1;
 	} else {
 		/* like a missing row: nothing in effect that can be verified */
@@ -138,8 +253,8 @@ static void read_snapshot_info(sqlite3_stmt *stmt, struct store_snapshot_info *s
 {
 	s->id = sqlite3_column_int64(stmt, 0);
 	s->run_id = sqlite3_column_int64(stmt, 1);
-	snprintf(s->reason, sizeof(s->reason), "%s", col_text(stmt, 2));
-	snprintf(s->taken_at, sizeof(s->taken_at), "%s", col_text(stmt, 3));
+	snprintf(s->reason, sizeof(s->reason), "%s", store_col_text(stmt, 2));
+	snprintf(s->taken_at, sizeof(s->taken_at), "%s", store_col_text(stmt, 3));
 }
 
 /* The columns after read_snapshot_info()'s: whose run the snapshot is (SNAPSHOT_ORIGIN). */
@@ -153,25 +268,20 @@ static void read_snapshot_origin(sqlite3_stmt *stmt, int col, struct store_snaps
 {
 	s->imported = sqlite3_column_int(stmt, col) != 0;
 	snprintf(s->machine_id, sizeof(s->machine_id), "%s",
-		 col_text(stmt, s->imported ? col + 2 : col + 1));
-	snprintf(s->hostname, sizeof(s->hostname), "%s", s->imported ? col_text(stmt, col + 3) : "");
+		 store_col_text(stmt, s->imported ? col + 2 : col + 1));
+	snprintf(s->hostname, sizeof(s->hostname), "%s", s->imported ? store_col_text(stmt, col + 3) : "");
 }
 
 /* Step a snapshot-info query once: 1 with *s, 0 without a row. Finalizes. */
 static int one_snapshot_info(struct store *st, sqlite3_stmt *stmt,
 			     struct store_snapshot_info *s, struct st_err *e)
 {
-	int r = sqlite3_step(stmt);
+	int r = store_step_row(st, stmt, e);
 
 	memset(s, 0, sizeof(*s));
-	if (r == SQLITE_ROW) {
+	if (r == 1) {
 		read_snapshot_info(stmt, s);
 		read_snapshot_origin(stmt, 4, s);
-		r = 1;
-	} else if (r == SQLITE_DONE) {
-		r = 0;
-	} else {
-		r = db_error(st, e);
 	}
 	sqlite3_finalize(stmt);
 	return r;
@@ -211,109 +321,44 @@ int store_snapshot_before_apply_in_effect(struct store *st, struct store_snapsho
 	return one_snapshot_info(st, stmt, s, e);
 }
 
-void store_run_infos_free(struct store_run_info *rows, int n)
+void store_snapshot_rows_free(struct store_snapshot_row *rows, int n)
 {
 	for (int i = 0; i < n; i++)
-		free(rows[i].params);
+		free(rows[i].settings);
 	free(rows);
 }
 
-int store_runs_history(struct store *st, bool all, long limit, struct store_run_info **rows,
-		       int *n, struct st_err *e)
+static int read_snapshot_row(sqlite3_stmt *stmt, void *el)
 {
-	sqlite3_stmt *stmt;
-	struct store_run_info *v = NULL;
-	int cap = 0, r = store_prepare(st,
-		"SELECT r.id, r.kind, r.status, r.started_at, r.ended_at, r.params,"
-		" r.kind = 'imported', coalesce(r.origin_kind, ''), coalesce(r.origin_status, ''),"
-		" coalesce(r.origin_machine_id, ''), coalesce(r.origin_run_id, 0), coalesce(h.hostname, '')"
-		" FROM runs r LEFT JOIN hosts h ON h.id = r.host_id"
-		" WHERE (?1 OR r.kind IN ('apply', 'rollback')) ORDER BY r.id DESC LIMIT ?2", &stmt, e);
+	struct store_snapshot_row *w = el;
 
-	*rows = NULL;
-	*n = 0;
-	if (r < 0)
-		return r;
-	sqlite3_bind_int(stmt, 1, all);
-	sqlite3_bind_int64(stmt, 2, limit);
-	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
-		struct store_run_info *w;
+	read_snapshot_info(stmt, &w->info);
+	return (w->settings = strdup(store_col_text(stmt, 4))) ? 0 : -ENOMEM;
+}
 
-		if (*n == cap) {
-			struct store_run_info *nv = realloc(v, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*v));
-
-			if (!nv)
-				break;
-			v = nv;
-		}
-		w = &v[*n];
-		memset(w, 0, sizeof(*w));
-		w->id = sqlite3_column_int64(stmt, 0);
-		snprintf(w->kind, sizeof(w->kind), "%s", sqlite3_column_text(stmt, 1) ?
-			 col_text(stmt, 1) : "?");
-		snprintf(w->status, sizeof(w->status), "%s", col_text(stmt, 2));
-		snprintf(w->started_at, sizeof(w->started_at), "%s", col_text(stmt, 3));
-		snprintf(w->ended_at, sizeof(w->ended_at), "%s", col_text(stmt, 4));
-		w->params = strdup(col_text(stmt, 5));
-		if (!w->params)
-			break;
-		w->imported = sqlite3_column_int(stmt, 6) != 0;
-		snprintf(w->origin_kind, sizeof(w->origin_kind), "%s", col_text(stmt, 7));
-		snprintf(w->origin_status, sizeof(w->origin_status), "%s", col_text(stmt, 8));
-		snprintf(w->origin_machine_id, sizeof(w->origin_machine_id), "%s", col_text(stmt, 9));
-		w->origin_run_id = sqlite3_column_int64(stmt, 10);
-		snprintf(w->origin_host, sizeof(w->origin_host), "%s", col_text(stmt, 11));
-		(*n)++;
-	}
-	sqlite3_finalize(stmt);
-	if (r == SQLITE_ROW) {
-		store_run_infos_free(v, *n);
-		*n = 0;
-		return err_set(e, -ENOMEM, "out of memory");
-	}
-	if (r != SQLITE_DONE) {
-		store_run_infos_free(v, *n);
-		*n = 0;
-		return db_error(st, e);
-	}
-	*rows = v;
-	return 0;
+static void drop_snapshot_row(void *el)
+{
+	free(((struct store_snapshot_row *)el)->settings);
 }
 
 int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapshot_row **rows,
 			   int *n, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
-	struct store_snapshot_row *v = NULL;
-	int cap = 0, r = store_prepare(st,
+	void *v = NULL;
+	size_t k = 0;
+	int r = store_prepare(st,
 		"SELECT id, coalesce(run_id, 0), reason, taken_at, settings FROM snapshots"
 		" WHERE run_id = ?1 ORDER BY id", &stmt, e);
 
-	*rows = NULL;
-	*n = 0;
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (*n == cap) {
-			struct store_snapshot_row *nv = realloc(v, (size_t)(cap = cap ? cap * 2 : 4) * sizeof(*v));
-
-			if (!nv)
-				break;
-			v = nv;
-		}
-		read_snapshot_info(stmt, &v[*n].info);
-		snprintf(v[*n].settings, sizeof(v[*n].settings), "%s", col_text(stmt, 4));
-		(*n)++;
-	}
-	sqlite3_finalize(stmt);
-	if (r != SQLITE_DONE) {
-		free(v);
-		*n = 0;
-		return r == SQLITE_ROW ? err_set(e, -ENOMEM, "out of memory") : db_error(st, e);
+	if (r == 0) {
+		sqlite3_bind_int64(stmt, 1, run_id);
+		r = store_rows_read(st, stmt, sizeof(**rows), read_snapshot_row, drop_snapshot_row,
+				    &v, &k, e);
 	}
 	*rows = v;
-	return 0;
+	*n = (int)k;
+	return r;
 }
 
 int store_runs_end_orphans(struct store *st, const char *machine_id, const char *boot_id,
@@ -333,7 +378,7 @@ int store_runs_end_orphans(struct store *st, const char *machine_id, const char 
 	sqlite3_bind_text(stmt, 1, machine_id, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		int pid = sqlite3_column_int(stmt, 1);
-		const char *boot = col_text(stmt, 2);
+		const char *boot = store_col_text(stmt, 2);
 
 		/* an earlier boot's process is gone; this boot's only when its pid is */
 		if ((boot[0] && boot_id[0] && strcmp(boot, boot_id)) || (pid > 0 && !alive(pid)))
@@ -341,7 +386,7 @@ int store_runs_end_orphans(struct store *st, const char *machine_id, const char 
 	}
 	sqlite3_finalize(stmt);
 	if (rc != SQLITE_DONE)
-		return db_error(st, e);
+		return store_db_err(st, e);
 	if (!n || st->readonly)
 		return 0;
 	r = store_prepare(st,

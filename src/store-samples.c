@@ -3,7 +3,8 @@
  * --record` (a runs row of kind "sample", one samples row per tick, stored
  * compactly against the recording's shapes, see store-int.h), the one
  * reader of a recording's ticks (compact rows and the JSON rows of older
- * stores alike) with its typed accessors, and the listing of recordings.
+ * stores alike) with its typed accessors, the listing of recordings, and
+ * the recordings just before and after a change (report --change).
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -594,4 +595,40 @@ int store_sample_runs(struct store *st, bool with_ticks, struct store_sample_run
 		r = err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
 	sqlite3_finalize(stmt);
 	return r;
+}
+
+/* ---- the recordings around a time ---- */
+
+static int one_id(struct store *st, const char *sql, const char *arg, int64_t *id,
+		  struct st_err *e)
+{
+	sqlite3_stmt *s;
+	int r = store_prepare(st, sql, &s, e);
+
+	*id = 0;
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(s, 1, arg, -1, SQLITE_TRANSIENT);
+	if ((r = store_step_row(st, s, e)) == 1)
+		*id = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return r < 0 ? r : 0;
+}
+
+int store_sample_run_before(struct store *st, const char *before, int64_t *id,
+			    struct st_err *e)
+{
+	return one_id(st,
+		"SELECT id FROM runs WHERE kind = 'sample' AND ended_at IS NOT NULL AND ended_at <= ?1"
+		" AND EXISTS (SELECT 1 FROM samples WHERE run_id = runs.id)"
+		" ORDER BY ended_at DESC, id DESC LIMIT 1", before, id, e);
+}
+
+int store_sample_run_after(struct store *st, const char *after, int64_t *id,
+			   struct st_err *e)
+{
+	return one_id(st,
+		"SELECT id FROM runs WHERE kind = 'sample' AND started_at >= ?1"
+		" AND EXISTS (SELECT 1 FROM samples WHERE run_id = runs.id)"
+		" ORDER BY started_at, id LIMIT 1", after, id, e);
 }

@@ -13,13 +13,6 @@
 #include "store-int.h"
 #include "swaptune/store.h"
 
-static const char *col_text(sqlite3_stmt *stmt, int i)
-{
-	const unsigned char *t = sqlite3_column_text(stmt, i);
-
-	return t ? (const char *)t : "";
-}
-
 static void bind_real_or_null(sqlite3_stmt *stmt, int i, double v)
 {
 	if (isfinite(v))
@@ -75,7 +68,7 @@ int store_sb_window_add(struct store *st, int64_t run_id, const struct store_sb_
 	sqlite3_stmt *stmt;
 	int r;
 
-	if ((r = store_exec(st, "BEGIN IMMEDIATE", e)) < 0)
+	if ((r = store_tx_begin(st, e)) < 0)
 		return r;
 	r = window_insert(st, run_id, w, e);
 	if (r == 0)
@@ -94,29 +87,28 @@ int store_sb_window_add(struct store *st, int64_t run_id, const struct store_sb_
 		}
 		sqlite3_finalize(stmt);
 	}
-	if (r == 0)
-		return store_exec(st, "COMMIT", e);
-	store_exec(st, "ROLLBACK", NULL);
-	return r;
+	return store_tx_end(st, r, e);
 }
 
-static void window_from_row(sqlite3_stmt *stmt, struct store_sb_window *w)
+static int read_window(sqlite3_stmt *stmt, void *el)
 {
-	memset(w, 0, sizeof(*w));
+	struct store_sb_window *w = el;
+
 	w->idx = (unsigned)sqlite3_column_int(stmt, 0);
 	w->block = (unsigned)sqlite3_column_int(stmt, 1);
 	w->pos = (unsigned)sqlite3_column_int(stmt, 2);
 	w->arm_id = sqlite3_column_int64(stmt, 3);
-	snprintf(w->started_at, sizeof(w->started_at), "%s", col_text(stmt, 4));
+	snprintf(w->started_at, sizeof(w->started_at), "%s", store_col_text(stmt, 4));
 	w->start_s = col_real_or_nan(stmt, 5);
 	w->switch_s = col_real_or_nan(stmt, 6);
 	w->count_start_s = col_real_or_nan(stmt, 7);
 	w->end_s = col_real_or_nan(stmt, 8);
-	snprintf(w->outcome, sizeof(w->outcome), "%s", col_text(stmt, 9));
+	snprintf(w->outcome, sizeof(w->outcome), "%s", store_col_text(stmt, 9));
 	w->have_value = sqlite3_column_type(stmt, 10) != SQLITE_NULL;
 	w->value = w->have_value ? sqlite3_column_double(stmt, 10) : NAN;
-	snprintf(w->failure, sizeof(w->failure), "%s", col_text(stmt, 11));
+	snprintf(w->failure, sizeof(w->failure), "%s", store_col_text(stmt, 11));
 	w->failed_at_s = col_real_or_nan(stmt, 12);
+	return 0;
 }
 
 /* window_metrics of run_id into the rows (by idx, which the rows are sorted by) */
@@ -140,7 +132,7 @@ static int metrics_load(struct store *st, int64_t run_id, struct store_sb_window
 		if (i == n || v[i].idx != idx || v[i].n_metrics >= STORE_SB_METRICS_MAX)
 			continue;	/* a figure of no window, or too many: not read */
 		m = &v[i].metrics[v[i].n_metrics++];
-		snprintf(m->key, sizeof(m->key), "%s", col_text(stmt, 1));
+		snprintf(m->key, sizeof(m->key), "%s", store_col_text(stmt, 1));
 		m->value = sqlite3_column_double(stmt, 2);
 	}
 	sqlite3_finalize(stmt);
@@ -150,9 +142,8 @@ static int metrics_load(struct store *st, int64_t run_id, struct store_sb_window
 int store_sb_windows_load(struct store *st, int64_t run_id, struct store_sb_window **rows,
 			  size_t *n, struct st_err *e)
 {
-	struct store_sb_window *v = NULL;
-	size_t cap = 0;
 	sqlite3_stmt *stmt;
+	void *v = NULL;
 	int r = store_prepare(st,
 		"SELECT idx, block, pos, arm_id, started_at, start_s, switch_s, count_start_s, end_s,"
 		" outcome, value, failure, failed_at_s FROM windows WHERE run_id = ?1 ORDER BY idx",
@@ -163,50 +154,15 @@ int store_sb_windows_load(struct store *st, int64_t run_id, struct store_sb_wind
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(stmt, 1, run_id);
-	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (*n == cap) {
-			struct store_sb_window *nv = realloc(v, (cap ? cap * 2 : 32) * sizeof(*v));
-
-			if (!nv) {
-				sqlite3_finalize(stmt);
-				free(v);
-				return err_set(e, -ENOMEM, "out of memory");
-			}
-			v = nv;
-			cap = cap ? cap * 2 : 32;
-		}
-		window_from_row(stmt, &v[(*n)++]);
-	}
-	sqlite3_finalize(stmt);
-	if (r != SQLITE_DONE || (r = metrics_load(st, run_id, v, *n, e)) < 0) {
-		r = r < 0 ? r : store_db_err(st, e);
+	if ((r = store_rows_read(st, stmt, sizeof(**rows), read_window, NULL, &v, n, e)) < 0)
+		return r;
+	if ((r = metrics_load(st, run_id, v, *n, e)) < 0) {
 		free(v);
 		*n = 0;
 		return r;
 	}
 	*rows = v;
 	return 0;
-}
-
-int store_sb_latest_run(struct store *st, int64_t *run_id, struct st_err *e)
-{
-	sqlite3_stmt *stmt;
-	int r = store_prepare(st, "SELECT id FROM runs WHERE kind = 'switchback' ORDER BY id DESC LIMIT 1",
-			      &stmt, e);
-
-	if (r < 0)
-		return r;
-	r = sqlite3_step(stmt);
-	if (r == SQLITE_ROW) {
-		*run_id = sqlite3_column_int64(stmt, 0);
-		r = 0;
-	} else if (r == SQLITE_DONE) {
-		r = err_set(e, -ENOENT, "no switchback run in %s", st->path);
-	} else {
-		r = store_db_err(st, e);
-	}
-	sqlite3_finalize(stmt);
-	return r;
 }
 
 int store_sb_apply_target(struct store *st, int64_t *apply_run, char *status, size_t len,
@@ -226,37 +182,9 @@ int store_sb_apply_target(struct store *st, int64_t *apply_run, char *status, si
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(stmt, 1, st->machine_id, -1, SQLITE_STATIC);
-	r = sqlite3_step(stmt);
-	if (r == SQLITE_ROW) {
+	if ((r = store_step_row(st, stmt, e)) == 1) {
 		*apply_run = sqlite3_column_int64(stmt, 0);
-		snprintf(status, len, "%s", col_text(stmt, 1));
-		r = 1;
-	} else {
-		r = r == SQLITE_DONE ? 0 : store_db_err(st, e);
-	}
-	sqlite3_finalize(stmt);
-	return r;
-}
-
-int store_sb_run_kind(struct store *st, int64_t run_id, char *kind, size_t len, bool *imported,
-		      struct st_err *e)
-{
-	sqlite3_stmt *stmt;
-	int r = store_prepare(st, "SELECT coalesce(origin_kind, kind), kind = 'imported' FROM runs WHERE id = ?1",
-			      &stmt, e);
-
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	r = sqlite3_step(stmt);
-	if (r == SQLITE_ROW) {
-		snprintf(kind, len, "%s", col_text(stmt, 0));
-		*imported = sqlite3_column_int(stmt, 1) != 0;
-		r = 0;
-	} else if (r == SQLITE_DONE) {
-		r = err_set_exit(e, -ENOENT, ST_EXIT_USAGE, "no run %lld in %s", (long long)run_id, st->path);
-	} else {
-		r = store_db_err(st, e);
+		snprintf(status, len, "%s", store_col_text(stmt, 1));
 	}
 	sqlite3_finalize(stmt);
 	return r;

@@ -371,6 +371,61 @@ int store_step_done(struct store *st, sqlite3_stmt *stmt, struct st_err *e)
 	return 0;
 }
 
+int store_step_row(struct store *st, sqlite3_stmt *stmt, struct st_err *e)
+{
+	int rc = sqlite3_step(stmt);
+
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : store_db_err(st, e);
+}
+
+int store_rows_read(struct store *st, sqlite3_stmt *stmt, size_t size, store_row_fn read,
+		    void (*drop)(void *element), void **rows, size_t *n, struct st_err *e)
+{
+	char *v = NULL;
+	size_t cap = 0, k = 0;
+	int r;
+
+	while ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (k == cap) {
+			char *nv = realloc(v, (cap = cap ? cap * 2 : 16) * size);
+
+			if (!nv)
+				break;
+			v = nv;
+		}
+		memset(v + k * size, 0, size);
+		if (read(stmt, v + k * size) < 0)
+			break;
+		k++;
+	}
+	sqlite3_finalize(stmt);
+	*rows = NULL;
+	*n = 0;
+	if (r != SQLITE_DONE) {
+		for (size_t i = 0; drop && i < k; i++)
+			drop(v + i * size);
+		free(v);
+		return r == SQLITE_ROW ? err_set(e, -ENOMEM, "out of memory") : store_db_err(st, e);
+	}
+	*rows = v;
+	*n = k;
+	return 0;
+}
+
+const char *store_col_text(sqlite3_stmt *stmt, int i)
+{
+	const unsigned char *t = sqlite3_column_text(stmt, i);
+
+	return t ? (const char *)t : "";
+}
+
+char *store_col_dup(sqlite3_stmt *stmt, int i)
+{
+	if (sqlite3_column_type(stmt, i) == SQLITE_NULL)
+		return NULL;
+	return strdup(store_col_text(stmt, i));
+}
+
 int store_register_host(struct store *st, const char *machine_id,
 			const char *hostname, const char *kernel, struct st_err *e)
 {
@@ -439,40 +494,6 @@ int store_run_end(struct store *st, int64_t run_id, const char *status,
 	r = store_step_done(st, stmt, e);
 	sqlite3_finalize(stmt);
 	return r;
-}
-
-int store_runs_recent(struct store *st, const char *kind, struct store_run_row *rows,
-		      int max, int *n, struct st_err *e)
-{
-	sqlite3_stmt *stmt;
-	int r = store_prepare(st,
-		"SELECT id, kind, status, started_at, coalesce(ended_at, ''),"
-		" coalesce(summary, '') FROM runs WHERE ?1 IS NULL OR kind = ?1"
-		" ORDER BY id DESC LIMIT ?2", &stmt, e);
-
-	*n = 0;
-	if (r < 0)
-		return r;
-	if (kind)
-		sqlite3_bind_text(stmt, 1, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_int(stmt, 2, max);
-	while ((r = sqlite3_step(stmt)) == SQLITE_ROW && *n < max) {
-		struct store_run_row *w = &rows[(*n)++];
-
-		w->id = sqlite3_column_int64(stmt, 0);
-		snprintf(w->kind, sizeof(w->kind), "%s", (const char *)sqlite3_column_text(stmt, 1));
-		snprintf(w->status, sizeof(w->status), "%s", (const char *)sqlite3_column_text(stmt, 2));
-		snprintf(w->started_at, sizeof(w->started_at), "%s",
-			 (const char *)sqlite3_column_text(stmt, 3));
-		snprintf(w->ended_at, sizeof(w->ended_at), "%s",
-			 (const char *)sqlite3_column_text(stmt, 4));
-		snprintf(w->summary, sizeof(w->summary), "%s",
-			 (const char *)sqlite3_column_text(stmt, 5));
-	}
-	sqlite3_finalize(stmt);
-	if (r != SQLITE_DONE && r != SQLITE_ROW)
-		return store_db_err(st, e);
-	return 0;
 }
 
 int store_snapshot_save(struct store *st, int64_t run_id, const char *reason,
@@ -561,4 +582,12 @@ int store_tx_commit(struct store *st, struct st_err *e)
 void store_tx_rollback(struct store *st)
 {
 	store_exec(st, "ROLLBACK", NULL);
+}
+
+int store_tx_end(struct store *st, int r, struct st_err *e)
+{
+	if (r == 0)
+		return store_tx_commit(st, e);
+	store_tx_rollback(st);
+	return r;
 }

@@ -312,7 +312,7 @@ static void do_revert(struct tui_ctx *c, struct tui_apply *a)
 
 static void tui_apply_tick(struct tui_ctx *c, struct tui_apply *a)
 {
-	struct store_run_full ri;
+	struct store_run ri;
 	struct change_pending p;
 	struct st_err e = { 0 };
 	char now[256], l1[160];
@@ -333,7 +333,7 @@ static void tui_apply_tick(struct tui_ctx *c, struct tui_apply *a)
 	a->state = AP_DONE;
 	settings_now(c, a, now, sizeof(now));
 	memset(&ri, 0, sizeof(ri));
-	if (store_run_full_get(c->st, a->a.run_id, &ri, &e) == 0 && !strcmp(ri.status, "ok")) {
+	if (store_run_get(c->st, a->a.run_id, &ri, &e) == 0 && !strcmp(ri.status, "ok")) {
 		snprintf(l1, sizeof(l1), "Apply run %lld was confirmed elsewhere (swaptune apply --confirm).",
 			 (long long)a->a.run_id);
 		outcome(a, TS_GOOD, l1, now);
@@ -342,7 +342,7 @@ static void tui_apply_tick(struct tui_ctx *c, struct tui_apply *a)
 			 " apply run %lld.", (long long)a->a.run_id);
 		outcome(a, TS_WARN, l1, now);
 	}
-	store_run_full_free(&ri);
+	store_run_free(&ri);
 }
 
 static bool tui_apply_counting(const struct tui_apply *a)

@@ -24,7 +24,7 @@
 enum hist_mode { HM_LIST, HM_ASK_ROLLBACK, HM_ASK_PATH };
 
 struct hist_state {
-	struct store_run_info *rows;
+	struct store_run *rows;
 	int n, sel, top;
 	int shown[HIST_MAX], n_shown;	/* the rows the filter lets through, in the sort order */
 	struct tui_filter filter;
@@ -48,14 +48,14 @@ static void *hist_open(struct tui_ctx *c)
 }
 
 /* A change run in a few words for the list: "page-cluster=0 (probe run 6)", "to snapshot 3". */
-static void change_what(const struct store_run_info *x, char *out, size_t len)
+static void change_what(const struct store_run *x, char *out, size_t len)
 {
 	cJSON *p = x->params && *x->params ? cJSON_Parse(x->params) : NULL, *v;
 	size_t n = 0;
 
 	out[0] = '\0';
 	if (x->imported)
-		n += (size_t)snprintf(out, len, "imported from %s ", x->origin_host[0] ? x->origin_host : "another host");
+		n += (size_t)snprintf(out, len, "imported from %s ", x->hostname[0] ? x->hostname : "another host");
 	if (cJSON_IsObject(v = cJSON_GetObjectItem(p, "settings"))) {
 		const cJSON *k;
 
@@ -84,7 +84,7 @@ static bool is_change(const char *kind)
 
 static void hist_details(struct tui_ctx *c, struct hist_state *s)
 {
-	const struct store_run_info *x = &s->rows[s->shown[s->sel]];
+	const struct store_run *x = &s->rows[s->shown[s->sel]];
 	struct store_snapshot_row *snaps = NULL;
 	struct store_change *chg = NULL;
 	struct st_err e = { 0 };
@@ -107,7 +107,7 @@ static void hist_details(struct tui_ctx *c, struct hist_state *s)
 		if (!n_snaps)
 			tui_text_add(&s->text, TS_DIM, "no settings snapshot with this run");
 	}
-	free(snaps);
+	store_snapshot_rows_free(snaps, n_snaps);
 	if (is_change(x->kind) && store_changes_of_run(c->st, x->id, &chg, &n_chg, &e) == 0) {
 		if (n_chg)
 			tui_text_add(&s->text, TS_TITLE, "journal:");
@@ -121,7 +121,7 @@ static void hist_details(struct tui_ctx *c, struct hist_state *s)
 
 static const char *const hist_sorts[] = { "newest", "kind", "status" };
 
-static int hist_cmp(const struct store_run_info *x, const struct store_run_info *y, int k)
+static int hist_cmp(const struct store_run *x, const struct store_run *y, int k)
 {
 	int c = k == 1 ? strcmp(x->kind, y->kind) : k == 2 ? strcmp(x->status, y->status) : 0;
 
@@ -164,10 +164,10 @@ static void hist_update(struct tui_ctx *c, void *p)
 		return;
 	sel_id = s->n_shown ? s->rows[s->shown[s->sel]].id : 0;
 	err_reset(&s->err);
-	store_run_infos_free(s->rows, s->n);
+	store_runs_free(s->rows, s->n);
 	s->rows = NULL;
 	s->n = 0;
-	s->ok = store_runs_history(c->st, false, HIST_MAX, &s->rows, &s->n, &s->err) == 0;
+	s->ok = store_runs_list(c->st, "apply", "rollback", HIST_MAX, &s->rows, &s->n, &s->err) == 0;
 	hist_order(s, sel_id);
 	if (s->ok && s->n_shown)
 		hist_details(c, s);
@@ -229,7 +229,7 @@ static void hist_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 			  "what");
 	wattroff(w, tui_style(c, TS_TITLE));
 	for (int i = s->top; i < s->n_shown && i < s->top + list_rows; i++) {
-		const struct store_run_info *x = &s->rows[s->shown[i]];
+		const struct store_run *x = &s->rows[s->shown[i]];
 		attr_t a = i == s->sel ? A_REVERSE : 0;
 		char t[FMT_TIME_LEN + 8], what[160];
 
@@ -476,7 +476,7 @@ static void hist_close(void *p)
 
 	if (!s)
 		return;
-	store_run_infos_free(s->rows, s->n);
+	store_runs_free(s->rows, s->n);
 	change_rollback_free(&s->rb);
 	tui_text_free(&s->text);
 	free(s);

@@ -36,12 +36,6 @@ struct run_item {
 	uint64_t ticks;
 };
 
-struct verdict_cache {
-	int64_t id;
-	char status[24];
-	char result[64];
-};
-
 struct runs_state {
 	struct run_item items[3 * MAX_RUNS];	/* probes, switchbacks, recordings */
 	int n;
@@ -55,8 +49,6 @@ struct runs_state {
 	struct tui_filter filter;
 	enum run_sort sort;
 	bool reverse;
-	struct verdict_cache cache[MAX_RUNS];
-	int n_cache;
 	int64_t replay_id;		/* browsing this recording's ticks, 0 none */
 	struct tui_text replay;
 	bool ask_path;			/* o: typing the path of the chosen probe's report */
@@ -69,43 +61,41 @@ static void *runs_open(struct tui_ctx *c)
 	return calloc(1, sizeof(struct runs_state));
 }
 
-/* "CHANGE to pc0" in recommend's words, from the verdict a probe run stored (cached per run and status). */
-static const char *probe_result(struct tui_ctx *c, struct runs_state *r, const struct store_run_row *x)
+/* "CHANGE to pc0" in recommend's words, from the verdict a probe or switchback run stored. */
+static void run_result(const struct store_run *x, char *out, size_t len)
 {
-	struct store_run_full ri;
-	struct st_err e = { 0 };
-	struct verdict_cache *v = NULL;
 	cJSON *sum, *k, *arm;
+	bool change;
 
-	for (int i = 0; i < r->n_cache; i++)
-		if (r->cache[i].id == x->id)
-			v = &r->cache[i];
-	if (v && !strcmp(v->status, x->status))
-		return v->result;
-	if (!v)
-		v = &r->cache[r->n_cache < MAX_RUNS ? r->n_cache++ : MAX_RUNS - 1];
-	v->id = x->id;
-	snprintf(v->status, sizeof(v->status), "%s", x->status);
-	snprintf(v->result, sizeof(v->result), "%s", !strcmp(x->status, "running") ? "running" : "no verdict stored");
-	if (strcmp(x->status, "running") && store_run_full_get(c->st, x->id, &ri, &e) == 0) {
-		sum = ri.summary ? cJSON_Parse(ri.summary) : NULL;
-		k = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "verdict"), "kind");
-		arm = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "verdict"), "arm");
-		if (cJSON_IsString(k))
-			snprintf(v->result, sizeof(v->result), "%s%s%s",
-				 !strcmp(k->valuestring, "change") || !strcmp(k->valuestring, "switch") ? "CHANGE" :
-				 !strcmp(k->valuestring, "keep") ? "KEEP" : !strcmp(k->valuestring, "inconclusive") ?
-				 "INCONCLUSIVE" : k->valuestring,
-				 cJSON_IsString(arm) && (!strcmp(k->valuestring, "change") ||
-							 !strcmp(k->valuestring, "switch")) ? " to " : "",
-				 cJSON_IsString(arm) && (!strcmp(k->valuestring, "change") ||
-							 !strcmp(k->valuestring, "switch")) ? arm->valuestring : "");
-		else
-			snprintf(v->result, sizeof(v->result), "no verdict stored");
-		cJSON_Delete(sum);
-		store_run_full_free(&ri);
+	snprintf(out, len, "%s", !strcmp(x->status, "running") ? "running" : "no verdict stored");
+	if (!strcmp(x->status, "running") || !x->summary)
+		return;
+	sum = cJSON_Parse(x->summary);
+	k = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "verdict"), "kind");
+	arm = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "verdict"), "arm");
+	if (cJSON_IsString(k)) {
+		change = !strcmp(k->valuestring, "change") || !strcmp(k->valuestring, "switch");
+		snprintf(out, len, "%s%s%s", change ? "CHANGE" : !strcmp(k->valuestring, "keep") ? "KEEP" :
+			 !strcmp(k->valuestring, "inconclusive") ? "INCONCLUSIVE" : k->valuestring,
+			 cJSON_IsString(arm) && change ? " to " : "", cJSON_IsString(arm) && change ?
+			 arm->valuestring : "");
 	}
-	return v->result;
+	cJSON_Delete(sum);
+}
+
+/* The probe or switchback runs listed, as items. */
+static void add_runs(struct runs_state *r, const struct store_run *rows, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct run_item *x = &r->items[r->n++];
+
+		memset(x, 0, sizeof(*x));
+		x->id = rows[i].id;
+		snprintf(x->kind, sizeof(x->kind), "%s", rows[i].kind);
+		snprintf(x->status, sizeof(x->status), "%s", rows[i].status);
+		fmt_time(rows[i].started_at, false, x->started, sizeof(x->started));
+		run_result(&rows[i], x->result, sizeof(x->result));
+	}
 }
 
 static int cmp_items(const struct run_item *x, const struct run_item *y, enum run_sort k)
@@ -239,11 +229,11 @@ static void runs_details(struct tui_ctx *c, struct runs_state *r)
 		return;
 	}
 	{
-		struct store_run_full ri;
+		struct store_run ri;
 
-		if (store_run_full_get(c->st, x->id, &ri, &e) == 0) {
+		if (store_run_get(c->st, x->id, &ri, &e) == 0) {
 			recording_details(r, x, ri.summary);
-			store_run_full_free(&ri);
+			store_run_free(&ri);
 		} else {
 			tui_text_add(&r->text, TS_WARN, "cannot read recording %lld: %s", (long long)x->id, e.msg);
 		}
@@ -253,42 +243,23 @@ static void runs_details(struct tui_ctx *c, struct runs_state *r)
 static void runs_update(struct tui_ctx *c, void *p)
 {
 	struct runs_state *r = p;
-	struct store_run_row *rows = calloc(MAX_RUNS, sizeof(*rows));
-	struct store_run_row *sbs = calloc(MAX_RUNS, sizeof(*sbs));
+	struct store_run *rows = NULL, *sbs = NULL;
 	struct store_sample_run *recs = calloc(MAX_RUNS, sizeof(*recs));
 	int np = 0, ns = 0, nr = 0;
 
 	/* a probe run from this screen owns the store connection until it ends */
-	if (!r || c->probe_busy || r->replay_id || !rows || !sbs || !recs) {
-		free(rows);
-		free(sbs);
+	if (!r || c->probe_busy || r->replay_id || !recs) {
 		free(recs);
 		return;
 	}
 	err_reset(&r->err);
-	r->ok = store_runs_recent(c->st, "probe", rows, MAX_RUNS, &np, &r->err) == 0 &&
-		store_runs_recent(c->st, "switchback", sbs, MAX_RUNS, &ns, &r->err) == 0 &&
+	r->ok = store_runs_list(c->st, "probe", NULL, MAX_RUNS, &rows, &np, &r->err) == 0 &&
+		store_runs_list(c->st, "switchback", NULL, MAX_RUNS, &sbs, &ns, &r->err) == 0 &&
 		store_sample_runs(c->st, false, recs, MAX_RUNS, &nr, &r->err) == 0;
 	r->n = 0;
-	for (int i = 0; r->ok && i < np; i++) {
-		struct run_item *x = &r->items[r->n++];
-
-		memset(x, 0, sizeof(*x));
-		x->id = rows[i].id;
-		snprintf(x->kind, sizeof(x->kind), "probe");
-		snprintf(x->status, sizeof(x->status), "%s", rows[i].status);
-		fmt_time(rows[i].started_at, false, x->started, sizeof(x->started));
-		snprintf(x->result, sizeof(x->result), "%s", probe_result(c, r, &rows[i]));
-	}
-	for (int i = 0; r->ok && i < ns; i++) {
-		struct run_item *x = &r->items[r->n++];
-
-		memset(x, 0, sizeof(*x));
-		x->id = sbs[i].id;
-		snprintf(x->kind, sizeof(x->kind), "switchback");
-		snprintf(x->status, sizeof(x->status), "%s", sbs[i].status);
-		fmt_time(sbs[i].started_at, false, x->started, sizeof(x->started));
-		snprintf(x->result, sizeof(x->result), "%s", probe_result(c, r, &sbs[i]));
+	if (r->ok) {
+		add_runs(r, rows, np);
+		add_runs(r, sbs, ns);
 	}
 	for (int i = 0; r->ok && i < nr; i++) {
 		struct run_item *x = &r->items[r->n++];
@@ -303,8 +274,8 @@ static void runs_update(struct tui_ctx *c, void *p)
 		snprintf(x->result, sizeof(x->result), "%s tick%s, %s s", fmt_num((double)recs[i].ticks, b1, sizeof(b1)),
 			 recs[i].ticks == 1 ? "" : "s", fmt_num((double)recs[i].duration_ns / 1e9, b2, sizeof(b2)));
 	}
-	free(rows);
-	free(sbs);
+	store_runs_free(rows, np);
+	store_runs_free(sbs, ns);
 	free(recs);
 	runs_order(r);
 	if (r->ok && r->n_shown && (r->items[r->shown[r->sel]].id != r->shown_id ||

@@ -140,9 +140,10 @@ bool tui_text_key(struct tui_text *t, int ch);
 int tui_line_key(char *buf, size_t len, int ch);
 
 /*
- * The readable form of a (possibly truncated) JSON object: one line per
- * leaf, "key  value", nested objects as indented headings, arrays of
- * scalars joined; numbers with "bytes" in the key as sizes.
+ * The readable form of a JSON object the store keeps: one line per leaf,
+ * "key  value", nested objects as indented headings, arrays of scalars
+ * joined; numbers with "bytes" in the key as sizes, "_unix" as UTC times,
+ * "_s" as durations. Text that is not JSON says so in one line.
  */
 void tui_text_add_json(struct tui_text *t, const char *json);
 

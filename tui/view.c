@@ -2,8 +2,10 @@
  * view.c - drawing helpers shared by the panels: styles that degrade from
  * colour to monochrome, clipped and right-aligned printing, number
  * formatting, the scrollable text view and the readable rendering of a
- * run's summary JSON.
+ * JSON document the store keeps (a run's params, a snapshot's settings),
+ * walked as cJSON parses it.
  */
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
@@ -285,131 +287,113 @@ bool tui_text_key(struct tui_text *t, int ch)
 
 /* ---- readable JSON ---- */
 
-/* key[0..klen) ends in suffix (a unit the value is shown in, then dropped from the label) */
-static bool key_ends(const char *key, int klen, const char *suffix)
+/* key ends in suffix (a unit the value is shown in, then dropped from the label) */
+static bool key_ends(const char *key, size_t klen, const char *suffix)
 {
-	int n = (int)strlen(suffix);
+	size_t n = strlen(suffix);
 
-	return klen > n && !memcmp(key + klen - n, suffix, (size_t)n);
+	return klen > n && !memcmp(key + klen - n, suffix, n);
 }
 
-/* the key as the kernel and the store spell it (vma_ra_enabled, not "vma ra enabled") */
-static void json_label(const char *key, int klen, char *out, size_t len)
+/* An array's members on one line as JSON writes them, without quotes, braces or commas. */
+static void json_flat(const char *text, char *val, size_t len)
 {
+	const char *q = text + 1;
 	size_t o = 0;
+	int d = 1;
 
-	for (int i = 0; i < klen && o + 1 < len; i++)
-		out[o++] = key[i];
-	out[o] = 0;
+	while (*q && d > 0 && o + 2 < len) {
+		if (*q == '[' || *q == '{')
+			d++;
+		else if (*q == ']' || *q == '}')
+			d--;
+		if (d > 0 && *q != '"' && *q != '{' && *q != '}')
+			val[o++] = *q == ',' ? ' ' : *q;
+		q++;
+	}
+	val[o] = 0;
 }
 
 /*
- * A lenient scanner rather than cJSON: store_runs_recent() truncates the
- * summary, and a truncated document is still worth showing.
+ * A number in the unit its key names: sizes for "bytes", UTC times for
+ * "_unix", durations for "_s" (the unit then out of the label: *klen
+ * shortened); a fraction without an exponent; an integer (an id, a seed)
+ * whole, every digit of it (cJSON's own printing may drop the last of 16).
  */
+static void json_number(const char *key, size_t *klen, double v, char *val, size_t len)
+{
+	if (v == floor(v) && fabs(v) < 1e18)
+		snprintf(val, len, "%.0f", v);
+	else
+		snprintf(val, len, "%.17g", v);
+	if (isdigit((unsigned char)val[0]) && strstr(key, "bytes") && *klen >= 5) {
+		tui_fmt_bytes(v, val, len);
+	} else if (isdigit((unsigned char)val[0]) && key_ends(key, *klen, "_unix") && v < 1e11) {
+		time_t tt = (time_t)v;
+		struct tm tm;
+
+		if (gmtime_r(&tt, &tm))
+			strftime(val, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+		*klen -= 5;
+	} else if (isdigit((unsigned char)val[0]) && key_ends(key, *klen, "_s")) {
+		char n[FMT_NUM_LEN];
+
+		if (v < 90)	/* keep the stored precision of short times */
+			snprintf(val, len, "%s s", fmt_num(v, n, sizeof(n)));
+		else
+			tui_fmt_secs(v, val, len);
+		*klen -= 2;
+	} else if ((isdigit((unsigned char)val[0]) || val[0] == '-') && strpbrk(val, ".eE")) {
+		fmt_num(v, val, len);
+	}
+}
+
+/* One member of an object at depth (1: the document's own; 0: the document), and what is under it. */
+static void json_member(struct tui_text *t, const char *name, const cJSON *it, int depth)
+{
+	int ind = depth > 0 ? 2 * (depth - 1) : 0;
+	char key[64], val[256], *text;
+	size_t klen;
+	const cJSON *m;
+
+	/* the key as the kernel and the store spell it (vma_ra_enabled, not "vma ra enabled") */
+	snprintf(key, sizeof(key), "%s", name ? name : "");
+	klen = strlen(key);
+	if (cJSON_IsObject(it)) {
+		if (name)
+			tui_text_add(t, TS_TITLE, "%*s%s", ind, "", key);
+		cJSON_ArrayForEach(m, it)
+			json_member(t, m->string, m, depth + 1);
+		return;
+	}
+	if (cJSON_IsNumber(it)) {
+		json_number(key, &klen, it->valuedouble, val, sizeof(val));
+	} else if ((text = cJSON_PrintUnformatted(it))) {
+		if (cJSON_IsArray(it))
+			json_flat(text, val, sizeof(val));
+		else if (cJSON_IsString(it))	/* as stored, escapes and all: never a raw control character */
+			snprintf(val, sizeof(val), "%.*s", (int)strlen(text) - 2, text + 1);
+		else
+			snprintf(val, sizeof(val), "%s", text);
+		free(text);
+	} else {
+		return;
+	}
+	tui_text_add(t, TS_NORMAL, "%*s%-24.*s %s", ind, "", (int)klen, key, val);
+}
+
 void tui_text_add_json(struct tui_text *t, const char *json)
 {
-	const char *p = json;
-	char key[64] = "", label[64], val[256];
-	int depth = 0, klen = 0;
-	bool truncated = true;
+	cJSON *doc;
 
-	while (*p) {
-		if (*p == '{' || *p == '[') {
-			if (*p == '{' && klen && depth > 0) {
-				json_label(key, klen, label, sizeof(label));
-				tui_text_add(t, TS_TITLE, "%*s%s", 2 * (depth - 1), "", label);
-			}
-			if (*p == '[' && klen) {
-				/* an array: its scalars on one line */
-				size_t o = 0;
-				const char *q = p + 1;
-				int d = 1;
-
-				while (*q && d > 0 && o + 2 < sizeof(val)) {
-					if (*q == '[' || *q == '{')
-						d++;
-					else if (*q == ']' || *q == '}')
-						d--;
-					if (d > 0 && *q != '"' && *q != '{' && *q != '}')
-						val[o++] = *q == ',' ? ' ' : *q;
-					q++;
-				}
-				val[o] = 0;
-				json_label(key, klen, label, sizeof(label));
-				tui_text_add(t, TS_NORMAL, "%*s%-24s %s", 2 * (depth > 0 ? depth - 1 : 0), "",
-					     label, val);
-				klen = 0;
-				p = q;
-				continue;
-			}
-			depth++;
-			klen = 0;
-			p++;
-		} else if (*p == '}' || *p == ']') {
-			depth--;
-			if (depth == 0)
-				truncated = false;
-			p++;
-		} else if (*p == '"') {
-			const char *s = ++p;
-
-			while (*p && *p != '"')
-				p += (*p == '\\' && p[1]) ? 2 : 1;
-			if (!*p)
-				break;
-			if (p[1] == ':') {
-				klen = (int)(p - s) < (int)sizeof(key) - 1 ? (int)(p - s) : (int)sizeof(key) - 1;
-				memcpy(key, s, (size_t)klen);
-				key[klen] = 0;
-				p += 2;
-			} else {
-				json_label(key, klen, label, sizeof(label));
-				tui_text_add(t, TS_NORMAL, "%*s%-24s %.*s", 2 * (depth > 0 ? depth - 1 : 0), "",
-					     label, (int)(p - s), s);
-				klen = 0;
-				p++;
-			}
-		} else if (klen && (isdigit((unsigned char)*p) || *p == '-' || isalpha((unsigned char)*p))) {
-			const char *s = p;
-			double v;
-
-			while (*p && *p != ',' && *p != '}' && *p != ']')
-				p++;
-			snprintf(val, sizeof(val), "%.*s", (int)(p - s), s);
-			v = strtod(val, NULL);
-			if (isdigit((unsigned char)val[0]) && strstr(key, "bytes") && (size_t)klen >= 5)
-				tui_fmt_bytes(v, val, sizeof(val));
-			else if (isdigit((unsigned char)val[0]) && key_ends(key, klen, "_unix") && v < 1e11) {
-				/* a wall-clock time: as the store writes times, in UTC */
-				time_t tt = (time_t)v;
-				struct tm tm;
-
-				if (gmtime_r(&tt, &tm))
-					strftime(val, sizeof(val), "%Y-%m-%dT%H:%M:%SZ", &tm);
-				klen -= 5;
-			} else if (isdigit((unsigned char)val[0]) && key_ends(key, klen, "_s")) {
-				if (v < 90) {	/* keep the stored precision of short times */
-					char n[FMT_NUM_LEN];
-
-					snprintf(val, sizeof(val), "%s s", fmt_num(v, n, sizeof(n)));
-				}
-				else
-					tui_fmt_secs(v, val, sizeof(val));
-				klen -= 2;
-			}
-			else if ((isdigit((unsigned char)val[0]) || val[0] == '-') && strpbrk(val, ".eE"))
-				fmt_num(v, val, sizeof(val));	/* never an exponent; an integer (an id, a seed) stays whole */
-			json_label(key, klen, label, sizeof(label));
-			tui_text_add(t, TS_NORMAL, "%*s%-24s %s", 2 * (depth > 0 ? depth - 1 : 0), "",
-				     label, val);
-			klen = 0;
-		} else {
-			p++;
-		}
+	if (!json || !json[0])
+		return;
+	if (!(doc = cJSON_Parse(json))) {
+		tui_text_add(t, TS_DIM, "(the stored text is not JSON)");
+		return;
 	}
-	if (truncated && json[0])
-		tui_text_add(t, TS_DIM, "(summary shortened by the store listing)");
+	json_member(t, NULL, doc, 0);
+	cJSON_Delete(doc);
 }
 
 int tui_line_key(char *buf, size_t len, int ch)

@@ -75,19 +75,54 @@ int store_run_begin(struct store *st, const char *kind, const char *params_json,
 int store_run_end(struct store *st, int64_t run_id, const char *status,
 		  const char *summary_json, struct st_err *e);
 
-/* One row of the runs table, newest first (for history views). */
-struct store_run_row {
+/*
+ * One runs row, the one type every reader of the runs table fills
+ * (store_run_get(), store_runs_list(), a probe run's row in
+ * store_probe_run_load()), with its host row and, for a recording, its
+ * samples' extent. params and summary are malloc'd, NULL when the run
+ * stored none: free with store_run_free() (store_runs_free() for a list).
+ */
+struct store_run {
 	int64_t id;
-	char kind[16];
-	char status[16];
-	char started_at[32];
-	char ended_at[32];	/* "" while running */
-	char summary[512];	/* the run's summary JSON, truncated, "" if none */
+	char kind[16];			/* "imported" for another host's run (origin_kind says what) */
+	char status[24];
+	char started_at[40];
+	char ended_at[40];		/* "" while running */
+	int pid;			/* 0 unknown */
+	char *params;			/* the params JSON, NULL if none (owned) */
+	char *summary;			/* the summary JSON, NULL if none (owned) */
+	char hostname[128];		/* of its host row ("" if none): an imported run's origin host */
+	char kernel[128];
+	bool imported;			/* another host's run, imported: history only */
+	char origin_kind[16];		/* imported: its kind, status and id on its host */
+	char origin_status[24];
+	int64_t origin_run_id;
+	char origin_machine_id[64];
+	bool has_samples;		/* at least one samples row (no count: that reads them all) */
+	int64_t last_t_ns;		/* t_ns of its last sample (by seq), 0 if none */
 };
 
-/* Up to max newest runs (kind NULL = every kind) into rows; *n = how many. */
-int store_runs_recent(struct store *st, const char *kind, struct store_run_row *rows,
-		      int max, int *n, struct st_err *e);
+/* Run run_id into out (zeroed first). -ENOENT (exit 2) if no such run. (src/store-runs.c) */
+int store_run_get(struct store *st, int64_t run_id, struct store_run *out, struct st_err *e);
+void store_run_free(struct store_run *r);
+/* The kind the run was made as: an imported run's origin kind, else its own. */
+const char *store_run_kind(const struct store_run *r);
+
+/*
+ * The newest limit runs, newest first, malloc'd into *rows (NULL when *n is
+ * 0; free with store_runs_free()): of kind1 or kind2 (kind2 NULL: kind1
+ * only), or of every kind when kind1 is NULL.
+ */
+int store_runs_list(struct store *st, const char *kind1, const char *kind2, long limit,
+		    struct store_run **rows, int *n, struct st_err *e);
+void store_runs_free(struct store_run *rows, int n);
+
+/*
+ * The newest run of kind, with ok_first the newest that ended "ok" when
+ * there is one: 0 and *run_id, -ENOENT "no <kind> run in <store>" if none.
+ */
+int store_run_latest(struct store *st, const char *kind, bool ok_first, int64_t *run_id,
+		     struct st_err *e);
 
 /* Settings snapshots (JSON object name -> value or null). */
 int store_snapshot_save(struct store *st, int64_t run_id, const char *reason,
@@ -254,37 +289,18 @@ int store_snapshot_info(struct store *st, int64_t snap_id, struct store_snapshot
 int store_snapshot_before_apply_in_effect(struct store *st, struct store_snapshot_info *s,
 					  struct st_err *e);
 
-/* A run with its params, for history. */
-struct store_run_info {
-	int64_t id;
-	char kind[16];
-	char status[24];
-	char started_at[32];
-	char ended_at[32];		/* "" while running */
-	char *params;			/* the params JSON, "" if none */
-	bool imported;			/* another host's run, imported: history only */
-	char origin_kind[16];		/* imported: its kind, status and id on its host */
-	char origin_status[24];
-	int64_t origin_run_id;
-	char origin_machine_id[64];
-	char origin_host[128];		/* its host's name, "" unknown */
-};
-/*
- * The newest limit runs, of kinds apply and rollback unless all, newest
- * first, into *rows; free with store_run_infos_free().
- */
-int store_runs_history(struct store *st, bool all, long limit, struct store_run_info **rows,
-		       int *n, struct st_err *e);
-void store_run_infos_free(struct store_run_info *rows, int n);
-
 /* A snapshot with its settings JSON text, for history. */
 struct store_snapshot_row {
 	struct store_snapshot_info info;
-	char settings[4096];
+	char *settings;			/* the whole JSON text (owned) */
 };
-/* The snapshots of run_id, oldest first, malloc'd into *rows (free()). */
+/*
+ * The snapshots of run_id, oldest first, malloc'd into *rows (NULL when *n
+ * is 0; free with store_snapshot_rows_free()).
+ */
 int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapshot_row **rows,
 			   int *n, struct st_err *e);
+void store_snapshot_rows_free(struct store_snapshot_row *rows, int n);
 
 /* ---- probe runs: arms, trials, per-trial metrics (src/store-probe.c) ---- */
 
@@ -317,20 +333,12 @@ struct store_probe_trial {
 };
 
 struct store_probe_run {
-	int64_t id;
-	char kind[16];
-	char status[24];
-	char started_at[40];
-	char *params;			/* the run's params JSON, "" if none (owned) */
-	char *summary;			/* its summary JSON, "" if none (owned) */
+	struct store_run run;		/* its runs row (owned) */
 	size_t n_arms;
 	struct store_probe_arm arms[STORE_PROBE_ARMS_MAX];
 	size_t n_trials;
 	struct store_probe_trial *trials;	/* ordered by round, seq, id (owned) */
 };
-
-/* The newest probe run that ended "ok" (else the newest probe run); -ENOENT if none. */
-int store_probe_latest_run(struct store *st, int64_t *run_id, struct st_err *e);
 
 /*
  * Load run run_id (any kind) with its arms (by id), trials and their
@@ -340,6 +348,12 @@ int store_probe_latest_run(struct store *st, int64_t *run_id, struct st_err *e);
  */
 int store_probe_run_load(struct store *st, int64_t run_id, struct store_probe_run *r,
 			 struct st_err *e);
+/*
+ * The same for a run whose row the caller has read already: r->run as
+ * store_run_get() filled it (r otherwise zeroed; r now owns it), its arms,
+ * trials and metrics added. A report reads the row once this way.
+ */
+int store_probe_rows_load(struct store *st, struct store_probe_run *r, struct st_err *e);
 void store_probe_run_free(struct store_probe_run *r);
 
 /*
@@ -398,11 +412,6 @@ int store_sb_window_add(struct store *st, int64_t run_id, const struct store_sb_
 /* The windows of run_id by idx, malloc'd into *rows (free()); *n = 0 and NULL if none. */
 int store_sb_windows_load(struct store *st, int64_t run_id, struct store_sb_window **rows,
 			  size_t *n, struct st_err *e);
-/* A run's kind where it was made (an imported run's origin kind): 0, -ENOENT (exit 2). */
-int store_sb_run_kind(struct store *st, int64_t run_id, char *kind, size_t len, bool *imported,
-		      struct st_err *e);
-/* The newest run of kind "switchback": 0, or -ENOENT (e says). */
-int store_sb_latest_run(struct store *st, int64_t *run_id, struct st_err *e);
 /*
  * What verify --live checks: the newest apply run of this machine
  * (st->machine_id when set) that is "ok" or "awaiting-confirm" and that no
@@ -590,29 +599,8 @@ int store_fleet_load_runs(struct store *st, struct fleet_run **runs, size_t *n,
 int store_fleet_count(struct store *st, const char *table, int64_t *n, struct st_err *e);
 
 /* ======================================================================
- * Reading runs back for reports and replays (src/store-report.c)
+ * The recordings around a change, for reports (src/store-samples.c)
  * ====================================================================== */
-
-/* One runs row in full, with its host row (hostname/kernel "" if none). */
-struct store_run_full {
-	int64_t id;
-	char kind[16];
-	char status[24];
-	char started_at[40];
-	char ended_at[40];		/* "" while running */
-	int pid;
-	char *params;			/* malloc'd JSON text, NULL if none */
-	char *summary;			/* malloc'd JSON text, NULL if none */
-	char hostname[128];
-	char kernel[128];
-	bool has_samples;		/* at least one samples row (no count: that reads them all) */
-	int64_t last_t_ns;		/* t_ns of its last sample (by seq), 0 if none */
-};
-
-/* -ENOENT (exit 2) if no such run. Free with store_run_full_free(). */
-int store_run_full_get(struct store *st, int64_t run_id, struct store_run_full *out,
-		   struct st_err *e);
-void store_run_full_free(struct store_run_full *r);
 
 /*
  * Sample recordings (runs of kind "sample" with at least one sample row):

@@ -381,7 +381,7 @@ static void test_change_run_queries(void **state)
 	struct store_snapshot_info si;
 	struct store_apply_ref ar;
 	struct store_awaiting aw;
-	struct store_run_info *runs;
+	struct store_run *runs;
 	struct store_snapshot_row *snaps;
 	char path[PATH_MAX], status[32];
 	int64_t probe, ap1, ap2, rb, snap, last, row;
@@ -436,28 +436,28 @@ static void test_change_run_queries(void **state)
 	assert_string_equal(status, "reverted");
 
 	/* history: apply and rollback runs unless all, newest first */
-	assert_int_equal(store_runs_history(&st, false, 20, &runs, &n, &e), 0);
+	assert_int_equal(store_runs_list(&st, "apply", "rollback", 20, &runs, &n, &e), 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(runs[0].id, ap2);
 	assert_int_equal(runs[1].id, rb);
 	assert_string_equal(runs[1].kind, "rollback");
 	assert_string_equal(runs[1].params, "{\"to\":1,\"to_run\":2}");
 	assert_true(runs[1].ended_at[0] != '\0');
-	store_run_infos_free(runs, n);
-	assert_int_equal(store_runs_history(&st, true, 2, &runs, &n, &e), 0);
+	store_runs_free(runs, n);
+	assert_int_equal(store_runs_list(&st, NULL, NULL, 2, &runs, &n, &e), 0);
 	assert_int_equal(n, 2);
-	store_run_infos_free(runs, n);
+	store_runs_free(runs, n);
 	add_run(&st, "sample", NULL, NULL);
-	assert_int_equal(store_runs_history(&st, true, 1, &runs, &n, &e), 0);
+	assert_int_equal(store_runs_list(&st, NULL, NULL, 1, &runs, &n, &e), 0);
 	assert_int_equal(n, 1);
-	assert_string_equal(runs[0].params, "");
+	assert_null(runs[0].params);		/* none stored */
 	assert_string_equal(runs[0].ended_at, "");
-	store_run_infos_free(runs, n);
+	store_runs_free(runs, n);
 	assert_int_equal(store_snapshots_of_run(&st, ap1, &snaps, &n, &e), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(snaps[0].info.id, snap);
 	assert_string_equal(snaps[0].settings, "{}");
-	free(snaps);
+	store_snapshot_rows_free(snaps, n);
 	store_close(&st);
 }
 
