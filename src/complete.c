@@ -428,19 +428,15 @@ void cmd_print_completion(FILE *f, int shell)
 
 /* ---- ids for the scripts ---- */
 
-/* The newest IDS_MAX probe and switchback runs, newest first: each kind's newest, merged. */
+/* The newest IDS_MAX probe and switchback runs, newest first. */
 static int list_measured(FILE *f, struct store *st, struct st_err *e)
 {
-	struct store_run_row *p = calloc(IDS_MAX, sizeof(*p)), *s = calloc(IDS_MAX, sizeof(*s));
-	int np = 0, ns = 0, i = 0, j = 0, r;
+	struct store_run *rows;
+	int n = 0, r = store_runs_list(st, "probe", SBRUN_KIND, IDS_MAX, &rows, &n, e);
 
-	r = p && s ? store_runs_recent(st, "probe", p, IDS_MAX, &np, e) : -ENOMEM;
-	if (r == 0)
-		r = store_runs_recent(st, SBRUN_KIND, s, IDS_MAX, &ns, e);
-	for (int k = 0; r == 0 && k < IDS_MAX && (i < np || j < ns); k++)
-		fprintf(f, "%lld\n", (long long)(j >= ns || (i < np && p[i].id > s[j].id) ? p[i++].id : s[j++].id));
-	free(p);
-	free(s);
+	for (int i = 0; r == 0 && i < n; i++)
+		fprintf(f, "%lld\n", (long long)rows[i].id);
+	store_runs_free(rows, n);
 	return r;
 }
 
