@@ -15,6 +15,11 @@
 #define BLUE "#3b6ea8"
 #define ORANGE "#d9822b"
 #define GREY "#8a94a0"
+/* the switchback timeline */
+#define TL_W 1040
+#define TL_H 300
+
+static const char *const arm_colours[] = { "#3b6ea8", "#d9822b", "#4f8a3c", "#8c4f9a" };
 
 /*
  * Wide tables scroll inside their box instead of being clipped: the box
@@ -200,6 +205,77 @@ static void chart_series(FILE *f, const struct report_section *s)
 	svg_close(f);
 }
 
+/* ---- a switchback's timeline: every window coloured by arm ---- */
+
+static void tl_range(const struct report_chart *c, struct svg_plot *p, double *xs, double *ys)
+{
+	double xlo = 0, xhi = 1, ylo = 0, yhi = 0;
+
+	for (size_t i = 0; i < c->n_windows; i++) {
+		xhi = fmax(xhi, c->windows[i].x1 / 60.0);
+		if (isfinite(c->windows[i].y))
+			yhi = fmax(yhi, c->windows[i].y);
+	}
+	if (!(yhi > 0))
+		yhi = 1;
+	*xs = svg_nice_range(&xlo, &xhi, 10);
+	*ys = svg_nice_range(&ylo, &yhi, 5);
+	p->xmin = xlo;
+	p->xmax = xhi;
+	p->ymin = ylo;
+	p->ymax = yhi;
+}
+
+static void tl_window(FILE *f, const struct svg_plot *p, const struct report_window *w)
+{
+	const char *col = arm_colours[w->arm >= 0 && w->arm < 4 ? w->arm : 0];
+	double x0 = svg_x(p, w->x0 / 60), xc = svg_x(p, w->xc / 60), x1 = svg_x(p, w->x1 / 60);
+	double base = svg_y(p, 0), top = isfinite(w->y) ? svg_y(p, w->y) : p->y0 + 4;
+
+	/* the arm on the host: a band under the axis title, the whole window */
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"8\" fill=\"%s\"/>\n", x0,
+		base + 40, fmax(x1 - x0 - 0.5, 0.5), col);
+	if (w->failed) {
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f3d6d4\" "
+			"stroke=\"#b3261e\" stroke-width=\"1.2\" stroke-dasharray=\"3 2\"/>\n", x0, p->y0,
+			fmax(x1 - x0 - 0.5, 0.5), base - p->y0);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"mark\">&#x2717;</text>\n",
+			(x0 + x1) / 2, p->y0 + 12);
+		return;
+	}
+	/* the washout (not counted) lighter, the counted part solid, the value as its height */
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.25\"/>\n",
+		x0, top, fmax(xc - x0, 0), base - top, col);
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n", xc, top,
+		fmax(x1 - xc - 0.5, 0.5), base - top, col);
+}
+
+static void chart_windows(FILE *f, const struct report_section *s)
+{
+	const struct report_chart *c = &s->chart;
+	struct svg_plot p = { 70, 30, TL_W - 90, TL_H - 110, 0, 1, 0, 1 };
+	const char *names[6], *cols[6];
+	double xs, ys;
+	size_t n = 0;
+
+	tl_range(c, &p, &xs, &ys);
+	svg_open(f, TL_W, TL_H, s->title);
+	svg_axes(f, &p, xs, ys, "minutes from the start", c->y_unit);
+	for (size_t i = 0; i < c->n_windows; i++)
+		tl_window(f, &p, &c->windows[i]);
+	svg_text(f, p.x0 - 6, svg_y(&p, 0) + 48, "end", "tick", "arm on");
+	for (size_t a = 0; a < c->n_arm_names && n < 4; a++) {
+		names[n] = c->arm_names[a];
+		cols[n++] = arm_colours[a];
+	}
+	names[n] = "washout (lighter: not counted)";
+	cols[n++] = "#c9d6e6";
+	names[n] = "failed window";
+	cols[n++] = "#f3d6d4";
+	svg_legend(f, p.x0, TL_H - 12, names, cols, n);
+	svg_close(f);
+}
+
 static void html_table(FILE *f, const struct report_section *s)
 {
 	bool *num = report_numeric_cols(s);
@@ -308,7 +384,7 @@ void report_render_html(FILE *f, const struct report *r)
 			if (s->chart.kind == REPORT_CHART_BARS)
 				chart_bars(f, s);
 			else if (s->chart.kind == REPORT_CHART_WINDOWS)
-				report_windows_svg(f, s);
+				chart_windows(f, s);
 			else
 				chart_series(f, s);
 			break;

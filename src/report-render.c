@@ -483,6 +483,28 @@ static cJSON *num_array(const double *v, size_t n)
 	return a;
 }
 
+/* A switchback's timeline: its arms, and every window with its value. */
+static void windows_json(const struct report_chart *c, cJSON *o)
+{
+	cJSON *arms = cJSON_AddArrayToObject(o, "arms"), *w = cJSON_AddArrayToObject(o, "windows");
+
+	for (size_t i = 0; i < c->n_arm_names; i++)
+		cJSON_AddItemToArray(arms, cJSON_CreateString(c->arm_names[i]));
+	for (size_t i = 0; i < c->n_windows; i++) {
+		const struct report_window *x = &c->windows[i];
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(e, "start", x->x0);
+		cJSON_AddNumberToObject(e, "counted_from", x->xc);
+		cJSON_AddNumberToObject(e, "end", x->x1);
+		fmt_json_num(e, "value", x->y);
+		cJSON_AddStringToObject(e, "arm", x->arm >= 0 && (size_t)x->arm < c->n_arm_names ?
+					c->arm_names[x->arm] : "");
+		cJSON_AddBoolToObject(e, "failed", x->failed);
+		cJSON_AddItemToArray(w, e);
+	}
+}
+
 static cJSON *chart_json(const struct report_chart *c)
 {
 	cJSON *o = cJSON_CreateObject(), *a;
@@ -492,7 +514,7 @@ static cJSON *chart_json(const struct report_chart *c)
 	cJSON_AddStringToObject(o, "y_unit", c->y_unit ? c->y_unit : "");
 	cJSON_AddStringToObject(o, "x_unit", c->x_unit ? c->x_unit : "");
 	if (c->kind == REPORT_CHART_WINDOWS) {
-		report_windows_json(c, o);
+		windows_json(c, o);
 	} else if (c->kind == REPORT_CHART_BARS) {
 		a = cJSON_AddArrayToObject(o, "bars");
 		for (size_t i = 0; i < c->n_bars; i++) {

@@ -4,10 +4,9 @@
  * run it again, the verdict as recommend gives it, the arms side by side
  * with the kernel's figures, a timeline of every window coloured by arm
  * (the washout lighter, failures marked), and every window's values. The
- * timeline is a chart of its own kind (REPORT_CHART_WINDOWS), drawn here
- * as SVG for the HTML renderer and given as data to the JSON one.
+ * timeline is a chart of its own kind (REPORT_CHART_WINDOWS), built here;
+ * the HTML renderer draws it as SVG, the JSON one gives it as data.
  */
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,142 +15,6 @@
 #include "swaptune/fmt.h"
 #include "swaptune/report.h"
 #include "swaptune/sbrun.h"
-#include "swaptune/svg.h"
-
-#define TL_W 1040
-#define TL_H 300
-
-static const char *const arm_colours[] = { "#3b6ea8", "#d9822b", "#4f8a3c", "#8c4f9a" };
-
-/* ---- the timeline chart ---- */
-
-void report_window_arm(struct report_section *s, const char *name)
-{
-	char **v = realloc(s->chart.arm_names, (s->chart.n_arm_names + 1) * sizeof(*v));
-
-	if (!v || !(v[s->chart.n_arm_names] = strdup(name)))
-		abort();
-	s->chart.arm_names = v;
-	s->chart.n_arm_names++;
-}
-
-void report_window_add(struct report_section *s, const struct report_window *w)
-{
-	struct report_window *v = realloc(s->chart.windows, (s->chart.n_windows + 1) * sizeof(*v));
-
-	if (!v)
-		abort();
-	v[s->chart.n_windows++] = *w;
-	s->chart.windows = v;
-}
-
-void report_windows_free(struct report_chart *c)
-{
-	for (size_t i = 0; i < c->n_arm_names; i++)
-		free(c->arm_names[i]);
-	free(c->arm_names);
-	free(c->windows);
-	c->arm_names = NULL;
-	c->windows = NULL;
-	c->n_arm_names = c->n_windows = 0;
-}
-
-void report_windows_json(const struct report_chart *c, struct cJSON *o)
-{
-	cJSON *arms = cJSON_AddArrayToObject(o, "arms"), *w = cJSON_AddArrayToObject(o, "windows");
-
-	for (size_t i = 0; i < c->n_arm_names; i++)
-		cJSON_AddItemToArray(arms, cJSON_CreateString(c->arm_names[i]));
-	for (size_t i = 0; i < c->n_windows; i++) {
-		const struct report_window *x = &c->windows[i];
-		cJSON *e = cJSON_CreateObject();
-
-		cJSON_AddNumberToObject(e, "start", x->x0);
-		cJSON_AddNumberToObject(e, "counted_from", x->xc);
-		cJSON_AddNumberToObject(e, "end", x->x1);
-		fmt_json_num(e, "value", x->y);
-		cJSON_AddStringToObject(e, "arm", x->arm >= 0 && (size_t)x->arm < c->n_arm_names ?
-					c->arm_names[x->arm] : "");
-		cJSON_AddBoolToObject(e, "failed", x->failed);
-		cJSON_AddItemToArray(w, e);
-	}
-}
-
-static void tl_range(const struct report_chart *c, struct svg_plot *p, double *xs, double *ys)
-{
-	double xlo = 0, xhi = 1, ylo = 0, yhi = 0;
-
-	for (size_t i = 0; i < c->n_windows; i++) {
-		xhi = fmax(xhi, c->windows[i].x1 / 60.0);
-		if (isfinite(c->windows[i].y))
-			yhi = fmax(yhi, c->windows[i].y);
-	}
-	if (!(yhi > 0))
-		yhi = 1;
-	*xs = svg_nice_range(&xlo, &xhi, 10);
-	*ys = svg_nice_range(&ylo, &yhi, 5);
-	p->xmin = xlo;
-	p->xmax = xhi;
-	p->ymin = ylo;
-	p->ymax = yhi;
-}
-
-static void tl_window(FILE *f, const struct svg_plot *p, const struct report_window *w)
-{
-	const char *col = arm_colours[w->arm >= 0 && w->arm < 4 ? w->arm : 0];
-	double x0 = svg_x(p, w->x0 / 60), xc = svg_x(p, w->xc / 60), x1 = svg_x(p, w->x1 / 60);
-	double base = svg_y(p, 0), top = isfinite(w->y) ? svg_y(p, w->y) : p->y0 + 4;
-
-	/* the arm on the host: a band under the axis title, the whole window */
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"8\" fill=\"%s\"/>\n", x0,
-		base + 40, fmax(x1 - x0 - 0.5, 0.5), col);
-	if (w->failed) {
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f3d6d4\" "
-			"stroke=\"#b3261e\" stroke-width=\"1.2\" stroke-dasharray=\"3 2\"/>\n", x0, p->y0,
-			fmax(x1 - x0 - 0.5, 0.5), base - p->y0);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"mark\">&#x2717;</text>\n",
-			(x0 + x1) / 2, p->y0 + 12);
-		return;
-	}
-	/* the washout (not counted) lighter, the counted part solid, the value as its height */
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.25\"/>\n",
-		x0, top, fmax(xc - x0, 0), base - top, col);
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n", xc, top,
-		fmax(x1 - xc - 0.5, 0.5), base - top, col);
-}
-
-void report_windows_svg(FILE *f, const struct report_section *s)
-{
-	const struct report_chart *c = &s->chart;
-	struct svg_plot p = { 70, 30, TL_W - 90, TL_H - 110, 0, 1, 0, 1 };
-	const char *names[6], *cols[6];
-	double xs, ys;
-	size_t n = 0;
-
-	tl_range(c, &p, &xs, &ys);
-	svg_open(f, TL_W, TL_H, s->title);
-	svg_axes(f, &p, xs, ys, "minutes from the start", c->y_unit);
-	for (size_t i = 0; i < c->n_windows; i++)
-		tl_window(f, &p, &c->windows[i]);
-	svg_text(f, p.x0 - 6, svg_y(&p, 0) + 48, "end", "tick", "arm on");
-	for (size_t a = 0; a < c->n_arm_names && n < 4; a++) {
-		names[n] = c->arm_names[a];
-		cols[n++] = arm_colours[a];
-	}
-	names[n] = "washout (lighter: not counted)";
-	cols[n++] = "#c9d6e6";
-	names[n] = "failed window";
-	cols[n++] = "#f3d6d4";
-	svg_legend(f, p.x0, TL_H - 12, names, cols, n);
-	svg_close(f);
-}
-
-/* ---- the report ---- */
-
-static const char *num(double v, char *b, size_t len)
-{
-	return report_num(v, b, len);
-}
 
 static void run_facts(struct report *rep, const struct sbrun_stored *s, const struct store_run *ri)
 {
@@ -292,7 +155,7 @@ static void arms_table(struct report *rep, const struct sbrun_stored *s)
 			report_cell(x, "-");
 		} else {
 			report_cell(x, "%+.2f", ar->effect);
-			report_cell(x, "[%s, %s]", num(ar->ci_low, b, sizeof(b)), num(ar->ci_high, b + 32, 32));
+			report_cell(x, "[%s, %s]", report_num(ar->ci_low, b, sizeof(b)), report_num(ar->ci_high, b + 32, 32));
 			report_cell_num(x, ar->test.p_seq);
 		}
 		for (size_t k = 0; k < sizeof(figs) / sizeof(figs[0]); k++)

@@ -53,6 +53,17 @@ struct report *report_new(const char *kind, const char *title)
 	return r;
 }
 
+static void windows_free(struct report_chart *c)
+{
+	for (size_t i = 0; i < c->n_arm_names; i++)
+		free(c->arm_names[i]);
+	free(c->arm_names);
+	free(c->windows);
+	c->arm_names = NULL;
+	c->windows = NULL;
+	c->n_arm_names = c->n_windows = 0;
+}
+
 static void section_free(struct report_section *s)
 {
 	struct report_chart *c = &s->chart;
@@ -76,7 +87,7 @@ static void section_free(struct report_section *s)
 		free(c->series[i].x);
 		free(c->series[i].y);
 	}
-	report_windows_free(c);
+	windows_free(c);
 	free(c->bars);
 	free(c->series);
 	free(c->y_unit);
@@ -405,30 +416,22 @@ void report_series_add(struct report_section *s, const char *name, const double 
 	PUSH(s->chart.series, s->chart.n_series, v);
 }
 
-const char *const report_format_names[] = { "text", "md", "json", "html", NULL };
-
-int report_format_parse(const char *name)
+void report_window_arm(struct report_section *s, const char *name)
 {
-	for (int i = 0; report_format_names[i]; i++)
-		if (!strcmp(name, report_format_names[i]))
-			return i;
-	return -1;
+	char **v = realloc(s->chart.arm_names, (s->chart.n_arm_names + 1) * sizeof(*v));
+
+	if (!v || !(v[s->chart.n_arm_names] = strdup(name)))
+		abort();
+	s->chart.arm_names = v;
+	s->chart.n_arm_names++;
 }
 
-int report_render(FILE *f, const struct report *r, enum report_format fmt)
+void report_window_add(struct report_section *s, const struct report_window *w)
 {
-	switch (fmt) {
-	case REPORT_TEXT_FMT:
-		report_render_text(f, r);
-		return 0;
-	case REPORT_MD:
-		report_render_md(f, r);
-		return 0;
-	case REPORT_JSON:
-		return report_render_json(f, r);
-	case REPORT_HTML:
-		report_render_html(f, r);
-		return 0;
-	}
-	return -EINVAL;
+	struct report_window *v = realloc(s->chart.windows, (s->chart.n_windows + 1) * sizeof(*v));
+
+	if (!v)
+		abort();
+	v[s->chart.n_windows++] = *w;
+	s->chart.windows = v;
 }

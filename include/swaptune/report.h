@@ -32,8 +32,6 @@
 #include "swaptune/host.h"
 #include "swaptune/store.h"
 
-struct cJSON;
-
 #define REPORT_SCHEMA "swaptune.report/1"
 #define REPORT_NOT_RECORDED "not recorded"
 #define REPORT_TEXT_WIDTH 100
@@ -82,7 +80,7 @@ struct report_chart {
 	bool has_marker;	/* a vertical line at marker_x */
 	double marker_x;
 	char *marker_label;
-	size_t n_windows;	/* REPORT_CHART_WINDOWS (report-switchback.c) */
+	size_t n_windows;	/* REPORT_CHART_WINDOWS (a switchback's timeline) */
 	struct report_window *windows;
 	size_t n_arm_names;
 	char **arm_names;
@@ -153,14 +151,13 @@ void report_bar_add(struct report_section *s, const char *name, double mean, dou
 void report_series_add(struct report_section *s, const char *name, const double *x,
 		       const double *y, size_t n);
 
-/* A switchback's timeline (report-switchback.c): its arms, then its windows in time order. */
+/*
+ * A switchback's timeline (REPORT_CHART_WINDOWS): its arms, then its
+ * windows in time order. The JSON renderer gives it as data, the HTML one
+ * draws it.
+ */
 void report_window_arm(struct report_section *s, const char *name);
 void report_window_add(struct report_section *s, const struct report_window *w);
-/* The timeline as JSON members of o, and as SVG (report-html.c calls it). */
-void report_windows_json(const struct report_chart *c, struct cJSON *o);
-void report_windows_svg(FILE *f, const struct report_section *s);
-/* Free a chart's windows and arm names (report.c's section_free calls it). */
-void report_windows_free(struct report_chart *c);
 
 /* A number as the tables show it: fmt_num() (never an exponent), "-" for NAN. */
 const char *report_num(double v, char *buf, size_t len);
@@ -202,6 +199,7 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 
 /* ---- renderers ---- */
 
+/* The formats and the dispatch to their renderers (report-format.c). */
 enum report_format { REPORT_TEXT_FMT, REPORT_MD, REPORT_JSON, REPORT_HTML };
 
 /* "text", "md", "json", "html" -> format; -1 if unknown. */
