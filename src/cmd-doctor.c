@@ -13,7 +13,7 @@
 #include "swaptune/fmt.h"
 #include "swaptune/cmd.h"
 #include "swaptune/lock.h"
-#include "swaptune/probe.h"
+#include "swaptune/probe-bypass.h"
 #include "swaptune/doctor.h"
 
 static void count(const struct doctor_result *res, int n[4])

@@ -1,5 +1,5 @@
 /*
- * probe-arms.c - the probe's arms (see probe.h): the built-in arms pc3, pc1,
+ * probe-arms.c - the probe's arms (see probe-arms.h): the built-in arms pc3, pc1,
  * pc0 and bypass, custom arms "NAME:key=value,..." parsed against the
  * settings registry, their description, and the reproducible shuffled order
  * of the arms in each round.
@@ -11,19 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "probe-int.h"
-
-const char *probe_trial_status_name(enum probe_trial_status s)
-{
-	switch (s) {
-	case PROBE_TRIAL_OK: return "ok";
-	case PROBE_TRIAL_OOM: return "oom";
-	case PROBE_TRIAL_FAILED: return "failed";
-	case PROBE_TRIAL_TIMEOUT: return "timeout";
-	case PROBE_TRIAL_INTERRUPTED: return "interrupted";
-	}
-	return "?";
-}
+#include "swaptune/probe-arms.h"
 
 /* ---- arms ------------------------------------------------------------ */
 
@@ -231,14 +219,6 @@ void probe_round_order(uint64_t seed, unsigned round, int n, int *order)
 
 		order[k] = label[(row0[pos] + (int)(row % (unsigned)n)) % n];
 	}
-}
-
-void probe_seed_set(struct probe_config *c, uint64_t seed)
-{
-	uint64_t s = seed ^ 0x57a9d17e0c0ffee5ULL;
-
-	c->seed = seed;
-	c->wp.seed = splitmix64(&s) & ((1ULL << 53) - 1);	/* exact in JSON numbers */
 }
 
 uint64_t probe_seed_random(void)

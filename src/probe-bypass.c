@@ -11,9 +11,10 @@
 #include <unistd.h>
 
 #include "probe-int.h"
+#include "swaptune/probe-bypass.h"
 
 /* The detection trial: sequential sweep, page-cluster 3. */
-int probe_engine_detect(struct engine *E, struct probe_bypass_check *out, struct st_err *e)
+static int engine_detect(struct engine *E, struct probe_bypass_check *out, struct st_err *e)
 {
 	struct probe_config *dc = malloc(sizeof(*dc));
 	struct probe_arm a;
@@ -70,7 +71,7 @@ int probe_engine_detect(struct engine *E, struct probe_bypass_check *out, struct
 	return 0;
 }
 
-void probe_settle_bypass_arms(struct engine *E, const struct probe_bypass_check *chk)
+static void settle_bypass_arms(struct engine *E, const struct probe_bypass_check *chk)
 {
 	struct probe_result *r = E->r;
 
@@ -100,6 +101,20 @@ void probe_settle_bypass_arms(struct engine *E, const struct probe_bypass_check 
 				 "emulated by page-cluster=0: no native zswap readahead bypass in this kernel");
 		}
 	}
+}
+
+int probe_engine_bypass(struct engine *E, struct st_err *e)
+{
+	struct probe_bypass_check chk;
+	int rc = 0;
+
+	if (E->c->bypass_mode == PROBE_BYPASS_ZRAM)
+		rc = probe_engine_zram(E, e);
+	if (rc == 0)
+		rc = engine_detect(E, &chk, e);
+	if (rc == 0)
+		settle_bypass_arms(E, &chk);
+	return rc;
 }
 
 /* ---- standalone bypass detection ------------------------------------- */
@@ -141,7 +156,7 @@ int probe_detect_native_bypass(const struct host *h, struct store *st,
 		E.journaled = true;
 		rc = probe_engine_setup(&E, e);
 		if (rc == 0)
-			rc = probe_engine_detect(&E, out, e);
+			rc = engine_detect(&E, out, e);
 		probe_engine_teardown(&E, rc < 0 ? &e1 : e);
 		if (rc == 0 && r->restore_error[0])
 			rc = -EIO;

@@ -1,9 +1,10 @@
 /*
- * probe-engine.c - running a probe (see probe.h): progress reports, setting
- * up the host (zswap, scratch swap, debugfs) and restoring it through the
- * journal, the warm-up and measured rounds in shuffled arm order, the looks
- * of the sequential design within the time budget (probe-budget.c), and the
- * run's rows and summary in the store.
+ * probe-engine.c - running a probe (see probe.h): the run registered, the
+ * host set up (probe-setup.c) and the bypass settled (probe-bypass.c), the
+ * warm-up and measured rounds in shuffled arm order, the looks of the
+ * sequential design within the time budget (probe-budget.c), the run's
+ * rows and summary in the store, the host restored. The top of the engine:
+ * none of its parts calls it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,148 +15,7 @@
 #include "probe-int.h"
 #include "swaptune/facts.h"
 
-double probe_now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-bool probe_stopped(const struct engine *E)
-{
-	return E->c->stop && *E->c->stop;
-}
-
-void probe_report(struct engine *E, enum probe_phase ph, const char *arm, unsigned round,
-		  const char *msg)
-{
-	struct probe_progress pr = {
-		.phase = ph, .arm = arm, .round = round,
-		.rounds = E->c->reps, .trial = E->seq, .trials = E->planned_trials,
-		.eta_s = -1, .msg = msg,
-	};
-
-	if (!E->c->progress)
-		return;
-	if (E->trial_s_n)
-		pr.eta_s = E->trial_s_sum / E->trial_s_n *
-			   (double)(E->planned_trials > E->seq ? E->planned_trials - E->seq + 1 : 1);
-	else if (E->p->est_trial_s > 0)
-		pr.eta_s = E->p->est_trial_s *
-			   (double)(E->planned_trials > E->seq ? E->planned_trials - E->seq + 1 : 1);
-	E->c->progress(&pr, E->c->progress_arg);
-}
-
-void probe_report_keep(struct engine *E, unsigned round, const char *msg)
-{
-	struct probe_progress pr = {
-		.phase = PROBE_PHASE_SETUP, .round = round, .rounds = E->c->reps, .trial = E->seq,
-		.trials = E->planned_trials, .eta_s = -1, .msg = msg, .keep = true,
-	};
-
-	if (E->c->progress)
-		E->c->progress(&pr, E->c->progress_arg);
-}
-
-int probe_engine_setup(struct engine *E, struct st_err *e)
-{
-	const struct probe_plan *p = E->p;
-	struct probe_result *r = E->r;
-	int rc;
-
-	probe_report(E, PROBE_PHASE_SETUP, NULL, 0, "setting up");
-	if (p->mount_debugfs) {
-		struct st_err e1 = {0};
-
-		/* without debugfs the pool is checked through meminfo: not fatal */
-		if (scratch_debugfs_mount(E->h, journal_hooks(&E->j), &r->debugfs_mounted, &e1) < 0)
-			snprintf(r->bypass_evidence, sizeof(r->bypass_evidence), "%s", "");
-	}
-	if (p->enable_zswap) {
-		rc = journal_set(&E->j, "zswap.enabled", "Y", true, NULL, 0, e);
-		if (rc < 0)
-			return err_prefix(e, "cannot enable zswap for the probe");
-		r->zswap_enabled_by_probe = true;
-	}
-	if (!p->have_host_swap) {
-		rc = scratch_swap_create_loop(&E->swap, E->h, journal_hooks(&E->j), E->c->scratch_dir,
-					      E->c->swap_size_bytes, e);
-		if (rc < 0)
-			return rc;
-		E->have_swap = true;
-		snprintf(r->swap_kind, sizeof(r->swap_kind), "scratch-loop");
-		snprintf(r->swap_device, sizeof(r->swap_device), "%s", E->swap.dev);
-		snprintf(r->swap_file, sizeof(r->swap_file), "%s", E->swap.file);
-		r->swap_bytes = E->swap.size_bytes;
-		r->swap_direct_io = E->swap.direct_io;
-	} else {
-		snprintf(r->swap_kind, sizeof(r->swap_kind), "host");
-		snprintf(r->swap_device, sizeof(r->swap_device), "%s", p->host_swap);
-	}
-	{
-		struct host_facts f;
-		struct st_err e1 = {0};
-
-		if (facts_collect(E->h, &f, &e1) == 0)
-			snprintf(r->readahead, sizeof(r->readahead), "%s",
-				 f.ra_algo == RA_VMA ? "vma" : "cluster");
-		facts_free(&f);
-	}
-	return 0;
-}
-
-static int engine_zram(struct engine *E, struct st_err *e)
-{
-	int rc = scratch_swap_create_zram(&E->zram, E->h, journal_hooks(&E->j), E->c->swap_size_bytes, e);
-
-	if (rc < 0)
-		return rc;
-	E->have_zram = true;
-	return scratch_swap_off(&E->zram, e);
-}
-
-void probe_engine_teardown(struct engine *E, struct st_err *e)
-{
-	struct probe_result *r = E->r;
-	struct st_err e1 = {0};
-	int first = 0, rc;
-
-	probe_report(E, PROBE_PHASE_TEARDOWN, NULL, 0, "restoring the host");
-	if (E->have_zram && (rc = scratch_swap_destroy(&E->zram, &e1)) < 0 && !first)
-		first = rc;
-	if (E->have_swap && (rc = scratch_swap_destroy(&E->swap, &e1)) < 0 && !first)
-		first = rc;
-	if (r->debugfs_mounted && (rc = scratch_debugfs_umount(E->h, journal_hooks(&E->j), &e1)) < 0 && !first)
-		first = rc;
-	/* settings, and anything the steps above left pending */
-	if (E->journaled) {
-		rc = journal_restore(&E->j, &r->restored, &e1);
-		if (rc < 0 && !first)
-			first = rc;
-	}
-	if (first) {
-		snprintf(r->restore_error, sizeof(r->restore_error), "%s", e1.msg);
-		err_set(e, first, "%s", e1.msg);
-	}
-}
-
 /* ---- running --------------------------------------------------------- */
-
-int probe_trials_push(struct probe_result *r, const struct probe_trial *t)
-{
-	if (r->ntrials == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 32;
-		struct probe_trial *v = realloc(r->trials, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->trials = v;
-		r->cap = cap;
-	}
-	r->trials[r->ntrials++] = *t;
-	return 0;
-}
 
 static int run_round(struct engine *E, unsigned round, bool warmup, struct st_err *e)
 {
@@ -386,16 +246,8 @@ static int engine_rounds(struct engine *E, struct st_err *e)
 	double t0 = probe_now_s();
 	int rc = probe_engine_setup(E, e);
 
-	if (rc == 0 && E->p->detect_bypass && !probe_stopped(E)) {
-		struct probe_bypass_check chk;
-
-		if (c->bypass_mode == PROBE_BYPASS_ZRAM)
-			rc = engine_zram(E, e);
-		if (rc == 0)
-			rc = probe_engine_detect(E, &chk, e);
-		if (rc == 0)
-			probe_settle_bypass_arms(E, &chk);
-	}
+	if (rc == 0 && E->p->detect_bypass && !probe_stopped(E))
+		rc = probe_engine_bypass(E, e);
 	E->setup_s = probe_now_s() - t0;
 	E->plan0 = c->plan;
 	E->r->budget.max_time_s = c->max_time_s;
@@ -503,11 +355,4 @@ int probe_run(const struct host *h, struct store *st, struct probe_config *c,
 		return rc < 0 ? rc : -EIO;
 	}
 	return 0;
-}
-
-void probe_result_free(struct probe_result *r)
-{
-	free(r->trials);
-	r->trials = NULL;
-	r->ntrials = r->cap = 0;
 }

@@ -3,15 +3,25 @@
  * engine state shared by setup, rounds, trials and bypass detection, and
  * the helpers they call across files. The public API is probe.h.
  *
+ * Bottom up; each file calls only the ones above it in this list:
+ *
  *   probe-arms.c     arm parsing, built-in arms, describe, round order
- *   probe-plan.c     configuration defaults, the plan and its headroom check
- *   probe-engine.c   setup and teardown, rounds, probe_run()
+ *                    (probe-arms.h; it takes nothing from here)
+ *   probe.c          configuration defaults and seeds, trial status names,
+ *                    freeing a result (probe.h alone; nothing from here)
+ *   probe-state.c    the engine's clock, stop flag, progress reports and
+ *                    trial list
  *   probe-budget.c   the time budget: expected trial times, the rounds that
  *                    fit, the refusal or short run, the administrative look
- *   probe-trial.c    one trial: prepare the host, fork, count, judge
- *   probe-bypass.c   native zswap readahead bypass detection
+ *   probe-plan.c     the plan and its headroom check, the host changes
+ *                    in words
  *   probe-rows.c     trials <-> the store's rows (store-probe.c)
  *   probe-results.c  per-arm summary, the verdict, the result document
+ *   probe-trial.c    one trial: prepare the host, fork, count, judge
+ *   probe-setup.c    setting the host up for a probe, and restoring it
+ *   probe-bypass.c   native zswap readahead bypass detection: a client of
+ *                    setup and trial, called by the round loop
+ *   probe-engine.c   the round loop, probe_run()
  */
 #ifndef SWAPTUNE_PROBE_INT_H
 #define SWAPTUNE_PROBE_INT_H
@@ -62,13 +72,10 @@ struct engine {
 	unsigned round_started;		/* trials of the current round started */
 };
 
-/* probe-arms.c: set (or replace) one setting of an arm. */
-void probe_arm_set(struct probe_arm *a, const char *name, const char *value);
-
 /* probe-plan.c: the workload is a command (cmd), not a built-in pattern. */
 bool probe_is_cmd(const struct probe_config *c);
 
-/* probe-engine.c */
+/* probe-state.c */
 double probe_now_s(void);
 bool probe_stopped(const struct engine *E);
 void probe_report(struct engine *E, enum probe_phase ph, const char *arm, unsigned round,
@@ -76,7 +83,11 @@ void probe_report(struct engine *E, enum probe_phase ph, const char *arm, unsign
 /* A line the front end should keep on screen (what the time budget can answer). */
 void probe_report_keep(struct engine *E, unsigned round, const char *msg);
 int probe_trials_push(struct probe_result *r, const struct probe_trial *t);
+
+/* probe-setup.c: the host before the first trial and after the last. */
 int probe_engine_setup(struct engine *E, struct st_err *e);
+/* zram set up (and swapped off again) for the bypass emulated by zram. */
+int probe_engine_zram(struct engine *E, struct st_err *e);
 void probe_engine_teardown(struct engine *E, struct st_err *e);
 
 /*
@@ -115,9 +126,11 @@ cJSON *probe_budget_json(const struct probe_budget *b);
 /* "6 min 40 s" and "7m" (a --max-time value); both into buf. */
 const char *probe_fmt_secs(double s, char *buf, size_t len);
 
-/* probe-bypass.c: the detection trial, and the bypass arms settled by it. */
-int probe_engine_detect(struct engine *E, struct probe_bypass_check *out, struct st_err *e);
-void probe_settle_bypass_arms(struct engine *E, const struct probe_bypass_check *chk);
+/*
+ * probe-bypass.c: the detection trial (zram first when the bypass is
+ * emulated by it), and the bypass arms settled by what it found.
+ */
+int probe_engine_bypass(struct engine *E, struct st_err *e);
 
 /* probe-results.c */
 /* r->summary from r->trials (the verdict is left alone). */

@@ -1,9 +1,9 @@
 /*
- * probe-plan.c - probe configuration defaults and the plan (see probe.h):
- * resolves the swap size, scratch directory and baseline arm, lists the
- * settings the arms touch with their values now, checks the memory headroom,
- * estimates the run time, and says in words every change the probe makes to
- * the host. Reads the host; changes nothing.
+ * probe-plan.c - the plan of a probe (see probe.h): resolves the swap
+ * size, scratch directory and baseline arm, lists the settings the arms
+ * touch with their values now, checks the memory headroom, estimates the
+ * run time, and says in words every change the probe makes to the host.
+ * Reads the host; changes nothing.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,23 +11,6 @@
 
 #include "probe-int.h"
 #include "swaptune/fmt.h"
-
-void probe_config_init(struct probe_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	workload_params_init(&c->wp);
-	c->baseline = -1;
-	judge_plan_default(&c->plan);
-	c->reps = c->plan.looks[c->plan.n_looks - 1];
-	c->max_reps = c->reps;
-	c->warmup = true;
-	probe_seed_set(c, 1);
-	c->min_trial_s = 2.0;
-	c->max_time_s = 180;
-	c->duration_s = 60;
-	c->limit_mode = MEMCG_LIMIT_MAX;
-	c->bypass_mode = PROBE_BYPASS_PC0;
-}
 
 bool probe_is_cmd(const struct probe_config *c)
 {

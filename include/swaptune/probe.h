@@ -21,6 +21,11 @@
  * probe ends, fails or is stopped; a kill -9 is repaired by the next
  * swaptune command. The engine never prints: it reports through a progress
  * callback and a result struct.
+ *
+ * This header is the engine's: trials, configuration, time budget, plan,
+ * run and result (the functions that need only these types are probe.c's,
+ * the rest the engine's files' src/probe-*.c). What only names arms takes
+ * probe-arms.h; the standalone bypass check (doctor's) is probe-bypass.h.
  */
 #ifndef SWAPTUNE_PROBE_H
 #define SWAPTUNE_PROBE_H
@@ -35,25 +40,19 @@
 #include "swaptune/advisor.h"
 #include "swaptune/cgroup.h"
 #include "swaptune/err.h"
-#include "swaptune/host.h"
 #include "swaptune/judge.h"
 #include "swaptune/metric.h"
-#include "swaptune/settings.h"
-#include "swaptune/store.h"
+#include "swaptune/probe-arms.h"
 #include "swaptune/workload.h"
 
 #define PROBE_SCHEMA		"swaptune.probe/1"
-#define PROBE_ARMS_MAX		8
-#define PROBE_ARM_SET_MAX	8
-#define PROBE_ARM_NAME_MAX	32
 #define PROBE_REPS_MAX		(VERDICT_TRIALS_MAX - 1)
 
-/* ---- arms ------------------------------------------------------------ */
+struct host;
+struct store;
+struct store_probe_run;
 
-struct probe_setting {
-	char name[32];			/* registry name: "page-cluster" */
-	char value[SETTING_VALUE_MAX];	/* canonical (settings_normalize()) */
-};
+/* ---- native zswap readahead bypass (probe-bypass.h: the standalone check) */
 
 enum probe_bypass_mode {
 	PROBE_BYPASS_PC0 = 0,		/* emulate by page-cluster=0 (default) */
@@ -65,56 +64,6 @@ enum probe_bypass_kind {
 	PROBE_BYPASS_NATIVE,		/* the kernel skips readahead for zswap */
 	PROBE_BYPASS_EMULATED,		/* emulated, see enum probe_bypass_mode */
 };
-
-struct probe_arm {
-	char name[PROBE_ARM_NAME_MAX];
-	int nset;
-	struct probe_setting set[PROBE_ARM_SET_MAX];
-	bool builtin;
-	bool bypass;			/* the built-in "bypass": settings fixed after detection */
-	bool zram;			/* its trials swap to zram (bypass emulated by zram) */
-	bool emulated;
-	char note[200];			/* e.g. "emulated by page-cluster=0: ..." */
-};
-
-/*
- * Built-in arms, a table in probe-arms.c: "pc3", "pc1", "pc0"
- * (page-cluster), "bypass" (settings decided by the engine after
- * detection). -ENOENT for another name. probe_arm_builtin_at(i): the i-th
- * name, NULL past the end.
- */
-int probe_arm_builtin(const char *name, struct probe_arm *a);
-const char *probe_arm_builtin_at(size_t i);
-
-/*
- * A custom arm "NAME:key=value,key=value" over the settings registry;
- * values validated and normalised against host h (compressors come from its
- * /proc/crypto). -EINVAL (exit 2) with the reason.
- */
-int probe_arm_parse(const struct host *h, const char *spec, struct probe_arm *a,
-		    struct st_err *e);
-
-/* Comma-separated built-in names ("pc3,pc0") appended to arms[*n]. */
-int probe_arms_parse_list(const char *list, struct probe_arm *arms, int max,
-			  int *n, struct st_err *e);
-
-/* Settings names as "page-cluster=3, zswap.enabled=Y" ("host defaults" if none). */
-void probe_arm_describe(const struct probe_arm *a, char *buf, size_t len);
-
-/*
- * The order of the arms in round `round` (1..): the rows of a Williams
- * design (balanced for first-order carry-over: over every n rounds, 2n for
- * odd n, each arm follows every other equally often) with arm labels and
- * the starting row drawn from seed; round 0 (warm-up) is a plain seeded
- * shuffle. The same (seed, round, n) always gives the same order.
- */
-void probe_round_order(uint64_t seed, unsigned round, int n, int *order);
-
-/* The run's seed, and the workload's derived from it (a separate stream). */
-struct probe_config;
-void probe_seed_set(struct probe_config *c, uint64_t seed);
-/* A fresh seed from the kernel's random source. */
-uint64_t probe_seed_random(void);
 
 /* ---- metrics: enum probe_metric and its table live in metric.h ------- */
 
@@ -303,6 +252,8 @@ struct probe_config {
 
 /* Defaults: 3 reps, warm-up, adaptive max 10, seed 1, 60 s cap, limit max. */
 void probe_config_init(struct probe_config *c);
+/* The run's seed, and the workload's derived from it (a separate stream). */
+void probe_seed_set(struct probe_config *c, uint64_t seed);
 /* The primary metric's trial key (vocab.h), and whether higher is better. */
 const char *probe_primary_key(const struct probe_config *c);
 bool probe_primary_higher_better(const struct probe_config *c);
@@ -467,23 +418,5 @@ int probe_verdict_input(const struct probe_config *c, int baseline,
 /* The result document (share/schema/probe.schema.json). */
 cJSON *probe_result_to_json(const struct probe_config *c, const struct probe_plan *p,
 			    const struct probe_result *r);
-
-/* ---- native zswap readahead bypass ----------------------------------- */
-
-struct probe_bypass_check {
-	bool conclusive;		/* zswap did swap pages in */
-	bool native;			/* swap_ra stayed ~0 with page-cluster 3 */
-	uint64_t swap_ra, swap_ra_hit, zswpin;
-	char evidence[256];
-};
-
-/*
- * Behavioural check: a short sequential swap-in (64 MiB working set in a
- * 32 MiB memcg) under zswap with page-cluster=3; swap_ra rising means no
- * native bypass. Sets up (and restores) zswap, a scratch swap and the cgroup
- * itself, journaled in st. Needs root on the live host; takes ~2 s.
- */
-int probe_detect_native_bypass(const struct host *h, struct store *st,
-			       struct probe_bypass_check *out, struct st_err *e);
 
 #endif

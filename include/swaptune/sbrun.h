@@ -42,7 +42,7 @@
 #include "swaptune/cgroup.h"
 #include "swaptune/err.h"
 #include "swaptune/host.h"
-#include "swaptune/probe.h"
+#include "swaptune/probe-arms.h"
 #include "swaptune/store.h"
 #include "swaptune/switchback.h"
 

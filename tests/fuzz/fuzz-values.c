@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "swaptune/fmt.h"
-#include "swaptune/probe.h"
+#include "swaptune/probe-arms.h"
 #include "swaptune/settings.h"
 
 #ifndef FUZZ_FIXTURES
