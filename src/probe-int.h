@@ -15,6 +15,8 @@
  *                    fit, the refusal or short run, the administrative look
  *   probe-plan.c     the plan and its headroom check, the host changes
  *                    in words
+ *   probe-busy.c     the look at the host's idle CPUs before a probe, and
+ *                    what a busy host changes
  *   probe-rows.c     trials <-> the store's rows (store-probe.c)
  *   probe-results.c  per-arm summary, the verdict, the result document
  *   probe-trial.c    one trial: prepare the host, fork, count, judge
