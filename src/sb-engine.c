@@ -912,9 +912,3 @@ int sbrun_run(const struct host *h, struct store *st, struct sbrun_config *c,
 	}
 	return 0;
 }
-
-void sbrun_result_free(struct sbrun_result *r)
-{
-	free(r->w);
-	r->w = NULL;
-}

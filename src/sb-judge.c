@@ -447,26 +447,11 @@ int sbrun_load(struct store *st, const struct host *h, int64_t run_id, struct sb
 	return r;
 }
 
-void sbrun_stored_free(struct sbrun_stored *s)
-{
-	free(s->w);
-	s->w = NULL;
-}
-
 int sbrun_latest(struct store *st, int64_t *run_id, struct st_err *e)
 {
 	return store_run_latest(st, SBRUN_KIND, false, run_id, e);
 }
 
-const char *sbrun_decision_name(const struct sbrun_stored *s)
-{
-	if (!s->judged)
-		return "inconclusive";
-	/* a run cut short before its last look: what it showed so far is not a verdict */
-	if (s->res.decision == SB_CONTINUE)
-		return "inconclusive";
-	return sb_decision_name(s->res.decision);
-}
 
 /* ---- output ---- */
 
