@@ -11,11 +11,11 @@
  * zswap holds the decompressing, reading ahead and reclaiming that the
  * setting changes; a command: its CPU seconds) and runs a built-in workload
  * smaller (working set and limit alike, so the same share of it swaps) so the
- * rounds of the first look fit the budget. Not smaller: at a quarter (64 MiB
- * in 32 MiB, with the hog and four compilers beside it) pc3 was OOM-killed in
- * its cgroup in 5 of 8 trials, against 1 of 9 at full size under the hog
- * alone, and a trial that does not finish gives no speed to compare. What the
- * user set is not scaled.
+ * rounds of the first look fit the budget. Not smaller: under CPU starvation
+ * pc3's readahead gets it OOM-killed in its cgroup more often the smaller the
+ * limit (the hog alone: 1 of 8 trials at 128 MiB, 7 of 8 at 64 MiB; the hog
+ * and four compilers: 5 of 8 at 32 MiB), and a trial that does not finish
+ * gives no speed to compare. What the user set is not scaled.
  * The decision is made before anything is measured and is stored in the
  * recipe, so a re-run repeats it; nothing here depends on the arms' results.
  */
