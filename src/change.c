@@ -767,18 +767,24 @@ int change_rollback_run(struct store *st, const struct host *h,
 	if ((r = change_begin(st, h, "rollback", params, run_id, snap_before, e)) < 0)
 		return r;
 	journal_begin(&j, st, h, *run_id, e);
-	if ((r = change_write(&j, rb->ch, rb->n, rb->plan, NULL, e)) < 0 ||
-	    (r = commit_run(st, j.session, *run_id, e)) < 0) {
+	r = change_write(&j, rb->ch, rb->n, rb->plan, NULL, e);
+	/*
+	 * the directories the apply made go with the rollback, journaled before
+	 * they go: a rollback cut short makes them again (its file is put back
+	 * into them), one that committed leaves none behind
+	 */
+	for (int k = 0; r == 0 && k < rb->n_dirs; k++) {
+		struct st_err e2 = { 0 };
+
+		if ((r = journal_note_resource(&j, PERSIST_KIND_RMDIR, rb->dirs[k], NULL, e)) == 0)
+			persist_undo_dir(h, rb->dirs[k], NULL, &e2);
+	}
+	if (r < 0 || (r = commit_run(st, j.session, *run_id, e)) < 0) {
 		struct st_err e2 = { 0 };
 
 		journal_restore(&j, NULL, &e2);
 		store_run_end(st, *run_id, "failed", NULL, NULL);
 		return err_prefix(e, "rollback failed, settings left as they were");
-	}
-	for (int k = 0; k < rb->n_dirs; k++) {
-		struct st_err e2 = { 0 };
-
-		persist_undo_dir(h, rb->dirs[k], NULL, &e2);
 	}
 	if (settings_snapshot(h, &after, NULL) == 0)
 		store_snapshot_save(st, *run_id, "after rollback", &after, NULL, NULL);

@@ -882,6 +882,18 @@ int persist_undo_file(const struct host *h, const char *ident, const char *detai
 	return r == -ENOENT ? 0 : r;
 }
 
+int persist_redo_dir(const struct host *h, const char *ident, const char *detail,
+		     struct st_err *e)
+{
+	(void)detail;
+	if (!own_path(ident, true))
+		return err_set(e, JOURNAL_UNDO_REFUSED, "%s is not a directory swaptune makes", ident);
+	if (!parents_plain(h, ident))
+		return err_set(e, JOURNAL_UNDO_REFUSED, "a directory above %s/%s is a symlink",
+			       h->root, ident);
+	return host_file_mkdir(h, ident, 0755, e);
+}
+
 int persist_undo_dir(const struct host *h, const char *ident, const char *detail,
 		     struct st_err *e)
 {

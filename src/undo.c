@@ -27,6 +27,7 @@ void undo_register_all(void)
 	/* files outlive a reboot; cgroups, devices and mounts do not */
 	reg(PERSIST_KIND_FILE, persist_undo_file, true);
 	reg(PERSIST_KIND_DIR, persist_undo_dir, true);
+	reg(PERSIST_KIND_RMDIR, persist_redo_dir, true);
 	reg(MEMCG_JOURNAL_KIND, memcg_undo, false);
 	reg(SCRATCH_KIND_FILE, scratch_undo_file, true);
 	reg(SCRATCH_KIND_LOOP, scratch_undo_loop, false);

@@ -41,6 +41,8 @@
 /* Journal kinds of the resources (undo handlers in persist.c). */
 #define PERSIST_KIND_FILE	"persist-file"
 #define PERSIST_KIND_DIR	"persist-dir"
+/* a directory a rollback removes; undone (a rollback cut short) by making it again */
+#define PERSIST_KIND_RMDIR	"persist-rmdir"
 
 #define PERSIST_FILES_MAX	3
 #define PERSIST_CONTENT_MAX	2048
@@ -150,6 +152,9 @@ int persist_check_content(const struct host *h, const char *rel, const char *con
 int persist_undo_file(const struct host *h, const char *ident, const char *detail,
 		      struct st_err *e);
 int persist_undo_dir(const struct host *h, const char *ident, const char *detail,
+		     struct st_err *e);
+/* Undo of PERSIST_KIND_RMDIR: make swaptune's directory ident again (there already: fine). */
+int persist_redo_dir(const struct host *h, const char *ident, const char *detail,
 		     struct st_err *e);
 
 /* Read one of swaptune's own files (rel under h) into buf; -ENOENT if absent. */
