@@ -196,6 +196,8 @@ static void change_out(struct cmd_ctx *ctx, cJSON *jc, const struct store_change
 			 c->has_old ? "other content" : "absent");
 	else if (!strcmp(c->kind, PERSIST_KIND_DIR))
 		snprintf(what, sizeof(what), "directory %s/%s created", root, c->name);
+	else if (!strcmp(c->kind, PERSIST_KIND_RMDIR))
+		snprintf(what, sizeof(what), "directory %s/%s removed", root, c->name);
 	else
 		snprintf(what, sizeof(what), "%s %s", c->kind, c->name);
 	fprintf(ctx->out, "%5s  change %-7lld %-10s %s\n", "", (long long)c->id,
