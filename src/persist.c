@@ -882,16 +882,24 @@ int persist_undo_file(const struct host *h, const char *ident, const char *detai
 	return r == -ENOENT ? 0 : r;
 }
 
-int persist_redo_dir(const struct host *h, const char *ident, const char *detail,
-		     struct st_err *e)
+/* A journaled directory of swaptune's own, under plain parents: else the undo is refused. */
+static int own_dir_check(const struct host *h, const char *ident, struct st_err *e)
 {
-	(void)detail;
 	if (!own_path(ident, true))
 		return err_set(e, JOURNAL_UNDO_REFUSED, "%s is not a directory swaptune makes", ident);
 	if (!parents_plain(h, ident))
 		return err_set(e, JOURNAL_UNDO_REFUSED, "a directory above %s/%s is a symlink",
 			       h->root, ident);
-	return host_file_mkdir(h, ident, 0755, e);
+	return 0;
+}
+
+int persist_redo_dir(const struct host *h, const char *ident, const char *detail,
+		     struct st_err *e)
+{
+	int r = own_dir_check(h, ident, e);
+
+	(void)detail;
+	return r < 0 ? r : host_file_mkdir(h, ident, 0755, e);
 }
 
 int persist_undo_dir(const struct host *h, const char *ident, const char *detail,
@@ -900,11 +908,8 @@ int persist_undo_dir(const struct host *h, const char *ident, const char *detail
 	int r;
 
 	(void)detail;
-	if (!own_path(ident, true))
-		return err_set(e, JOURNAL_UNDO_REFUSED, "%s is not a directory swaptune makes", ident);
-	if (!parents_plain(h, ident))
-		return err_set(e, JOURNAL_UNDO_REFUSED, "a directory above %s/%s is a symlink",
-			       h->root, ident);
+	if ((r = own_dir_check(h, ident, e)) < 0)
+		return r;
 	/* someone else put a file in it since: then it stays */
 	r = host_file_remove(h, ident, true, e);
 	if (r == -ENOTEMPTY || r == -EEXIST || r == -ENOTDIR) {

@@ -20,9 +20,9 @@
  * recipe, so a re-run repeats it; nothing here depends on the arms' results.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -34,14 +34,6 @@
 #include "probe-int.h"
 
 #define BUSY_SAMPLES 10
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static uint64_t total_ticks(const struct host_cpu_stat *s)
 {
@@ -77,7 +69,7 @@ int probe_busy_check(const struct host *h, unsigned ms, struct probe_busy *b, st
 		return 0;	/* a captured tree does not move: nothing to see */
 	if ((rc = host_read_cpu_stat(h, &s0, e)) < 0)
 		return rc;
-	w0 = mono_s();
+	w0 = probe_now_s();
 	/* runnable tasks, sampled through the look (each read counts the reader too) */
 	for (unsigned i = 0; i < BUSY_SAMPLES; i++) {
 		usleep(ms * 1000u / BUSY_SAMPLES);
@@ -88,7 +80,7 @@ int probe_busy_check(const struct host *h, unsigned ms, struct probe_busy *b, st
 			nrunq++;
 		}
 	}
-	w1 = mono_s();
+	w1 = probe_now_s();
 	b->known = probe_busy_idle(&s0, &s1, w1 - w0, (double)sysconf(_SC_CLK_TCK), &b->idle_cpus,
 				   &b->cpus);
 	b->busy = b->known && b->idle_cpus < PROBE_BUSY_IDLE_MIN;
@@ -159,42 +151,48 @@ void probe_busy_adapt(struct probe_config *c, bool ws_given, bool limit_given, b
 	b->scaled = true;
 }
 
+/* Append to out (n bytes) at *k, as snprintf would: *k counts what did not fit too. */
+static void add(char *out, size_t n, size_t *k, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void add(char *out, size_t n, size_t *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	*k += (size_t)vsnprintf(out + (*k < n ? *k : n), *k < n ? n - *k : 0, fmt, ap);
+	va_end(ap);
+}
+
 size_t probe_busy_text(const struct probe_config *c, char *out, size_t n)
 {
 	const struct probe_busy *b = &c->busy;
 	char ws[32], lim[32], ws0[32], lim0[32];
-	size_t k;
+	size_t k = 0;
 
-	if (!n)
+	if (n)
+		out[0] = 0;
+	if (!n || !b->busy)
 		return 0;
-	out[0] = 0;
-	if (!b->busy)
-		return 0;
-	k = (size_t)snprintf(out, n, "%.1f of %u CPUs idle before the probe", b->idle_cpus, b->cpus);
-	if (c->busy_mode == PROBE_BUSY_IGNORE)
-		return k + (size_t)snprintf(out + (k < n ? k : n), k < n ? n - k : 0,
-					    "; measured as on a quiet host (--busy-host ignore)");
-	if (b->per_cpu)
-		k += (size_t)snprintf(out + (k < n ? k : n), k < n ? n - k : 0,
-				      ": judged per CPU second of the workload (its wall time would measure the other load)");
-	else if (b->why_wall[0])
-		k += (size_t)snprintf(out + (k < n ? k : n), k < n ? n - k : 0,
-				      ": wall time kept (%s)", b->why_wall);
-	else
-		k += (size_t)snprintf(out + (k < n ? k : n), k < n ? n - k : 0,
-				      ": the command's own metric is kept");
-	if (b->scaled) {
-		fmt_bytes(c->wp.working_set_bytes, ws, sizeof(ws));
-		fmt_bytes(c->memcg_limit_bytes, lim, sizeof(lim));
-		fmt_bytes(b->ws_was, ws0, sizeof(ws0));
-		fmt_bytes(b->limit_was, lim0, sizeof(lim0));
-		k += (size_t)snprintf(out + (k < n ? k : n), k < n ? n - k : 0,
-				      "; working set %s in a %s limit (half of %s in %s) so the rounds fit: it would get about %.0f %% of a CPU (%.1f other tasks were runnable)",
-				      ws, lim, ws0, lim0, 100 * b->share, b->runnable);
-	} else if (b->why_not_scaled[0]) {
-		k += (size_t)snprintf(out + (k < n ? k : n), k < n ? n - k : 0,
-				      "; sizes as given (%s)", b->why_not_scaled);
+	add(out, n, &k, "%.1f of %u CPUs idle before the probe", b->idle_cpus, b->cpus);
+	if (c->busy_mode == PROBE_BUSY_IGNORE) {
+		add(out, n, &k, "; measured as on a quiet host (--busy-host ignore)");
+		return k;
 	}
+	if (b->per_cpu)
+		add(out, n, &k, ": judged per CPU second of the workload (its wall time would measure the other load)");
+	else if (b->why_wall[0])
+		add(out, n, &k, ": wall time kept (%s)", b->why_wall);
+	else
+		add(out, n, &k, ": the command's own metric is kept");
+	if (b->scaled)
+		add(out, n, &k, "; working set %s in a %s limit (half of %s in %s) so the rounds fit: it would "
+		    "get about %.0f %% of a CPU (%.1f other tasks were runnable)",
+		    fmt_bytes(c->wp.working_set_bytes, ws, sizeof(ws)),
+		    fmt_bytes(c->memcg_limit_bytes, lim, sizeof(lim)), fmt_bytes(b->ws_was, ws0, sizeof(ws0)),
+		    fmt_bytes(b->limit_was, lim0, sizeof(lim0)), 100 * b->share, b->runnable);
+	else if (b->why_not_scaled[0])
+		add(out, n, &k, "; sizes as given (%s)", b->why_not_scaled);
 	return k;
 }
 
