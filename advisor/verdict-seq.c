@@ -117,7 +117,7 @@ int verdict2_design_init(struct verdict2_design *d, const unsigned *rounds,
 	d->n_candidates = n_candidates;
 	d->alpha = alpha;
 	d->alpha_speed = (1.0 - VERDICT2_FAIL_SHARE) * alpha;
-	d->alpha_fail_each = VERDICT2_FAIL_SHARE * alpha / (double)n_candidates;
+	d->alpha_fail = VERDICT2_FAIL_SHARE * alpha;
 	d->gamma = VERDICT2_GAMMA;
 	d->min_effect_pct = 2.0;
 	for (size_t i = 0; i < n_looks; i++) {
@@ -318,7 +318,7 @@ static void judge_failures(const struct verdict2_design *d, size_t look,
 		disc[j] = w + l;
 		won[j] = w;
 		lost[j] = l;
-		lv_fail[j] = d->alpha_fail_each * d->frac_fail[j];
+		lv_fail[j] = d->alpha_fail * d->frac_fail[j];
 		lv_veto[j] = o->oom_veto_alpha * d->frac_fail[j];
 	}
 	ar->disc_won = w;
@@ -500,6 +500,35 @@ static void judge_arm(const struct verdict2_design *d, size_t look,
 				       ar->guard[c].status == VERDICT2_GUARD_NOT_COMPARABLE;
 	}
 	ar->path = arm_path(ar, o);
+}
+
+/*
+ * The failure test's fixed sequence: candidates in ascending fail_order
+ * (ties: listing order); each was tested at the whole failure share, and
+ * one counts as shown only while every one before it was shown too.
+ */
+static void fail_sequence(const struct verdict2_input *in, int baseline,
+			  const struct verdict2_opts *o, struct verdict2_result *out)
+{
+	bool done[VERDICT_ARMS_MAX] = { false }, open = true;
+
+	done[baseline] = true;
+	for (;;) {
+		struct verdict2_arm_result *ar;
+		int next = -1;
+
+		for (size_t a = 0; a < in->n_arms; a++)
+			if (!done[a] && (next < 0 || in->arms[a].fail_order < in->arms[next].fail_order))
+				next = (int)a;
+		if (next < 0)
+			return;
+		done[next] = true;
+		ar = &out->arms[next];
+		ar->fail_gated = !open && ar->fail_shown;
+		ar->fail_shown = open && ar->fail_shown;
+		open = ar->fail_shown;
+		ar->path = arm_path(ar, o);
+	}
 }
 
 /* ---- the decision and its words --------------------------------------------- */
@@ -729,6 +758,13 @@ static void decide(const struct verdict2_design *d, size_t look, const struct ve
 		else
 			reason(out, "inconclusive: no change shown, and a gain of %.1f %% cannot be "
 			       "ruled out", o->min_effect_pct);
+		for (size_t a = 0; a < in->n_arms; a++)
+			if (out->arms[a].fail_gated)
+				reason(out, "%s: %s failed more often than it (%u of %u rounds where one "
+				       "of the two failed), but the failure test takes the candidates in "
+				       "a fixed order, least readahead first, and one before it was not "
+				       "shown", in->arms[a].name, in->arms[out->baseline].name,
+				       out->arms[a].disc_won, out->arms[a].disc_won + out->arms[a].disc_lost);
 	}
 	if (pending >= 0)
 		explain_guards(out, pending, in->arms[pending].name, o, false);
@@ -890,6 +926,7 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
 			dfs += (double)(ar->n - 1);
 		}
 	}
+	fail_sequence(in, baseline, opts, out);
 	out->sd_log = dfs > 0.0 ? sqrt(ss / dfs) : NAN;
 	decide(d, look, in, opts, out);
 	reason_details(d, in, opts, out);

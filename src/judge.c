@@ -406,7 +406,7 @@ cJSON *judge_json(const struct judgement *j)
 		fmt_json_num(o, "rho", j->r2.rho);
 		cJSON_AddStringToObject(o, "path", verdict2_path_name(j->r2.path));
 		cJSON_AddNumberToObject(o, "alpha_speed", j->design.alpha_speed);
-		cJSON_AddNumberToObject(o, "alpha_fail_each", j->design.alpha_fail_each);
+		cJSON_AddNumberToObject(o, "alpha_fail", j->design.alpha_fail);
 		{
 			cJSON *b = cJSON_AddArrayToObject(o, "bounds");
 

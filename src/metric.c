@@ -6,9 +6,13 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "swaptune/metric.h"
+#include "swaptune/settings.h"
 
 int metric_find(const char *key)
 {
@@ -36,6 +40,28 @@ void metric_verdict_primary(const char *key, bool higher_is_better, struct verdi
 
 	in->metric = metric_primary(key, higher_is_better, &label);
 	snprintf(in->metric_name, sizeof(in->metric_name), "%s", label);
+}
+
+/*
+ * The failure test's order for an arm (see verdict2_arm.fail_order): its
+ * page-cluster, so that the arm with the least swap readahead is tested
+ * first - readahead charged to the probe's cgroup is what gets a trial
+ * OOM-killed. The stored settings are read back, so the value goes through
+ * the settings registry's parser like user input; an arm without a valid
+ * page-cluster comes after those with one.
+ */
+static int arm_fail_order(const char *settings_json)
+{
+	const struct setting_def *d = settings_find("page-cluster");
+	cJSON *o = cJSON_Parse(settings_json ? settings_json : "");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "page-cluster");
+	char canon[16];
+	int order = 1000;
+
+	if (d && cJSON_IsString(v) && settings_normalize(NULL, d, v->valuestring, canon, sizeof(canon), NULL) == 0)
+		order = atoi(canon);
+	cJSON_Delete(o);
+	return order;
 }
 
 static int arm_index(const struct store_probe_run *run, int64_t arm_id)
@@ -189,6 +215,7 @@ int metric_verdict2_input(const struct store_probe_run *run, struct verdict2_inp
 	for (size_t i = 0; i < run->n_arms; i++) {
 		memset(&in->arms[i], 0, sizeof(in->arms[i]));
 		snprintf(in->arms[i].name, sizeof(in->arms[i].name), "%s", run->arms[i].name);
+		in->arms[i].fail_order = arm_fail_order(run->arms[i].settings);
 		for (size_t r = 0; r < VERDICT2_ROUNDS_MAX; r++)	/* covariates: unknown until filled */
 			in->arms[i].cpu_pressure_pct[r] = in->arms[i].cpu_share[r] = NAN;
 	}

@@ -54,6 +54,8 @@ good_fixtures() {
 }
 # compare FILE EXPECTED: show a diff on mismatch
 same() {
+	# UPDATE_GOLDEN=1 rewrites the expected file (review the git diff after)
+	[ -z "$UPDATE_GOLDEN" ] || cp "$1" "$2"
 	if ! diff -u "$2" "$1" >"$scratch/diff.out" 2>&1; then
 		fail "$1 differs from $2"
 		head -40 "$scratch/diff.out"

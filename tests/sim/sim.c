@@ -466,8 +466,8 @@ static void header(const struct ctx *c)
 	       (unsigned long long)c->seed);
 	for (size_t k = 0; k < d->n_looks; k++)
 		printf(" %u", d->rounds[k]);
-	printf(", alpha %.5f (speed %.5f joint, failures %.5f per candidate), bounds", d->alpha,
-	       d->alpha_speed, d->alpha_fail_each);
+	printf(", alpha %.5f (speed %.5f joint, failures %.5f in a fixed sequence), bounds", d->alpha,
+	       d->alpha_speed, d->alpha_fail);
 	for (size_t k = 0; k < d->n_looks; k++)
 		printf(" %.3f", d->bound[k]);
 	printf("\n# gates: A/A false change <= %.2f %% (point) and CP95 upper <= %.2f %%; power >= "

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -119,6 +120,23 @@ static void test_busy_round_flagged(void **state)
 	for (size_t i = 0; i < res.n_reasons; i++)
 		named |= strstr(res.reasons[i], "the host was busy") && strstr(res.reasons[i], "(3)");
 	assert_true(named);
+	/* the failure test's order: the stored page-cluster, read back through the registry's parser */
+	{
+		static const char *const stored[][2] = {
+			{ "{\"page-cluster\":\"0\"}", "0" }, { "{\"page-cluster\":\"3\"}", "3" },
+			{ "{\"page-cluster\":\"32\"}", "1000" },	/* out of the registry's range */
+			{ "{\"page-cluster\":\"-1\"}", "1000" }, { "{\"page-cluster\":\"1x\"}", "1000" },
+			{ "{\"page-cluster\":1}", "1000" },		/* not the stored spelling */
+			{ "{\"zswap.enabled\":\"N\"}", "1000" }, { "not json", "1000" },
+		};
+
+		for (size_t i = 0; i < sizeof(stored) / sizeof(stored[0]); i++) {
+			snprintf(run.arms[1].settings, sizeof(run.arms[1].settings), "%s", stored[i][0]);
+			assert_int_equal(metric_verdict2_input(&run, &in), 0);
+			if (in.arms[1].fail_order != atoi(stored[i][1]))
+				fail_msg("%s: order %d, want %s", stored[i][0], in.arms[1].fail_order, stored[i][1]);
+		}
+	}
 }
 
 static void test_primary(void **state)

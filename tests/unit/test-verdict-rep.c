@@ -11,7 +11,7 @@
  *         z_i = 3.71901648545568; three such runs z = 6.44152..., two null
  *         runs (p = 0.5, z = 0) and one such run z = 2.14717..., p 0.0159.
  *         alpha_k for alpha 0.025: k = 1 0.0234375, k = 2 0.025/32,
- *         k = 3 0.025/64; alpha_each = 0.8 alpha_k (two arms).
+ *         k = 3 0.025/64; alpha_each = (1 - VERDICT2_FAIL_SHARE) alpha_k (two arms).
  *  [hand] DerSimonian-Laird: y = (.1, .3, 0), v = (.01, .02, .04): Q =
  *         1.928571 < 2 so tau2 = 0, pooled = 25/175.
  */
@@ -96,7 +96,7 @@ static void test_lucky_run_does_not_survive(void **state)
 	set_run(2, 1e-4, 0.06);
 	assert_int_equal(verdict2_replicate(&in, &own, 0.025, 2.0, &out, NULL), 0);
 	assert_close(out.arms[1].z, 3.71901648545568 / sqrt(3.0), 1e-9, "Stouffer z");
-	assert_close(out.alpha_each, 0.8 * 0.025 / 64, 1e-15, "speed share of run 3");
+	assert_close(out.alpha_each, (1.0 - VERDICT2_FAIL_SHARE) * 0.025 / 64, 1e-15, "speed share of run 3");
 	assert_int_equal(out.decision, VERDICT2_STOP_INCONCLUSIVE);
 	assert_true(out.overrode);
 	assert_non_null(strstr(out.reason, "earlier runs count"));

@@ -341,8 +341,8 @@ static void test_design_bounds(void **state)
 	(void)state;
 	/* one look, one candidate: the bound is the quantile of the null at alpha_speed */
 	assert_int_equal(verdict2_design_init(&d, one, 1, 1, 0.025, NULL), 0);
-	assert_close(d.alpha_speed, 0.8 * 0.025, 1e-15, "speed share");
-	assert_close(d.alpha_fail_each, 0.2 * 0.025, 1e-15, "failure share");
+	assert_close(d.alpha_speed, 0.65 * 0.025, 1e-15, "speed share");
+	assert_close(d.alpha_fail, 0.35 * 0.025, 1e-15, "failure share");
 	assert_close(d.nominal_p[0], d.alpha_speed, 3e-4, "nominal p of a single look");
 	assert_close(verdict2_null_tail(2, 10, d.bound[0]), d.alpha_speed, 2e-3, "marginal agrees");
 	assert_true(d.bound[0] > stats_t_quantile(1 - d.alpha_speed, 9));	/* robust costs */
@@ -566,6 +566,73 @@ static void test_failure_path(void **state)
 	assert_int_not_equal(g_res.decision, VERDICT2_STOP_CHANGE);
 }
 
+/*
+ * Three arms, one look at 8 rounds at a first run's alpha (what a busy
+ * host's 3-minute probe fits): the baseline fails in nfail rounds, pc1 and
+ * pc0 fail where their masks say.
+ */
+static void seq_arms(size_t nfail, unsigned pc1_fails, unsigned pc0_fails, int pc1_order, int pc0_order)
+{
+	double base[8], a1[8], a0[8];
+
+	for (size_t r = 0; r < 8; r++) {
+		base[r] = r < nfail ? NAN : 100 + (double)(r % 2);
+		a1[r] = pc1_fails & (1u << r) ? NAN : 110 + (double)(r % 3);
+		a0[r] = pc0_fails & (1u << r) ? NAN : 112 + (double)(r % 2);
+	}
+	verdict2_input_clear(&g_in);
+	g_in.metric = VERDICT_METRIC_THROUGHPUT;
+	set_arm(&g_in, 0, "pc3", true, base, 8, VERDICT_OUT_OOM);
+	set_arm(&g_in, 1, "pc1", false, a1, 8, VERDICT_OUT_OOM);
+	set_arm(&g_in, 2, "pc0", false, a0, 8, VERDICT_OUT_OOM);
+	g_in.arms[0].fail_order = 3;
+	g_in.arms[1].fail_order = pc1_order;
+	g_in.arms[2].fail_order = pc0_order;
+}
+
+static void test_failure_sequence(void **state)
+{
+	unsigned eight[] = { 8 };
+	struct verdict2_design d;
+
+	(void)state;
+	assert_int_equal(verdict2_design_init(&d, eight, 1, 2, verdict2_rep_alpha(0.025, 1), NULL), 0);
+	/* the whole share for each candidate in turn: 7 discordant rounds are enough (2^-7 <= alpha_fail) */
+	assert_true(d.alpha_fail >= ldexp(1.0, -7));
+	assert_true(d.alpha_fail / 2 < ldexp(1.0, -7));	/* split over the two (Bonferroni) they were not */
+	seq_arms(7, 0, 0, 1, 0);
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+	assert_int_equal(g_res.path, VERDICT2_PATH_FAILURE);
+	assert_true(g_res.arms[1].fail_shown && g_res.arms[2].fail_shown);
+	assert_int_equal(g_res.arms[2].disc_won, 7);
+	/* 6 are not: 2^-6 > alpha_fail */
+	seq_arms(6, 0, 0, 1, 0);
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_false(g_res.arms[1].fail_shown || g_res.arms[2].fail_shown);
+	assert_int_not_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+	/* pc0 first fails with the baseline, so pc1's own evidence is gated: no change */
+	seq_arms(7, 0, 0x7f, 1, 0);
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_false(g_res.arms[2].fail_shown);
+	assert_false(g_res.arms[1].fail_shown);
+	assert_true(g_res.arms[1].fail_gated);
+	assert_int_equal(g_res.decision, VERDICT2_STOP_INCONCLUSIVE);
+	assert_true(has_reason(&g_res, "pc1: pc3 failed more often than it (7 of 7 rounds"));
+	assert_true(has_reason(&g_res, "fixed order"));
+	/* the same data with pc1 first: pc1 is shown, pc0 (after it) is not, the change is to pc1 */
+	seq_arms(7, 0, 0x7f, 0, 1);
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_true(g_res.arms[1].fail_shown);
+	assert_false(g_res.arms[2].fail_shown || g_res.arms[2].fail_gated);
+	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+	assert_int_equal(g_res.chosen, 1);
+	/* equal order: listing order (pc1 before pc0) */
+	seq_arms(7, 0, 0x7f, 0, 0);
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(g_res.chosen, 1);
+}
+
 static void test_oom_veto_and_invalid(void **state)
 {
 	double base[12], cand[12], dead[12];
@@ -745,6 +812,7 @@ int main(void)
 		cmocka_unit_test(test_speed_change_and_scales),
 		cmocka_unit_test(test_missing_pairs_transfer),
 		cmocka_unit_test(test_failure_path),
+		cmocka_unit_test(test_failure_sequence),
 		cmocka_unit_test(test_oom_veto_and_invalid),
 		cmocka_unit_test(test_guardrails),
 		cmocka_unit_test(test_looks_futility_and_words),
