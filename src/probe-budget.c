@@ -121,10 +121,13 @@ static void budget_power(const struct engine *E, const struct judge_plan *plan, 
 	struct verdict2_design d;
 
 	b->effect80_pct[0] = b->effect80_pct[1] = NAN;
+	b->fail_rounds = 0;
 	if (E->c->narms < 2 || plan->looks[0] < 2 ||
-	    verdict2_design_init(&d, plan->looks, plan->n_looks, (size_t)E->c->narms - 1, plan->alpha,
-				 NULL) < 0)
+	    verdict2_design_init(&d, plan->looks, plan->n_looks, (size_t)E->c->narms - 1,
+				 verdict2_rep_alpha(plan->alpha, 1), NULL) < 0)
 		return;
+	/* the exact sign test's least p-value with n discordant rounds is 2^-n */
+	b->fail_rounds = (unsigned)ceil(-log2(d.alpha_fail) - 1e-9);
 	for (int i = 0; i < 2; i++)
 		b->effect80_pct[i] = verdict2_effect_for_power(&d, 0.8, budget_sd_log[i]);
 }
@@ -136,6 +139,44 @@ static void looks_text(const struct judge_plan *p, char *buf, size_t len)
 	buf[0] = '\0';
 	for (size_t k = 0; k < p->n_looks && n < len; k++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%u", k ? ", " : "", p->looks[k]);
+}
+
+/* The arms whose warm-up trial did not complete, "pc3, pc1"; 0 if none. */
+static size_t warmup_failed(const struct engine *E, char *buf, size_t len)
+{
+	size_t n = 0, off = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < E->r->ntrials; k++) {
+		const struct probe_trial *t = &E->r->trials[k];
+
+		if (!t->warmup || t->status == PROBE_TRIAL_OK || t->status == PROBE_TRIAL_INTERRUPTED ||
+		    t->arm < 0 || t->arm >= E->c->narms || off >= len)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", n ? ", " : "", E->c->arms[t->arm].name);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * When a warm-up trial failed and the kept looks end before the failure
+ * test could show anything: the rounds and time it would need.
+ */
+static void fail_rounds_text(const struct engine *E, struct probe_budget *b, size_t n)
+{
+	const struct judge_plan *p = &E->c->plan;
+	char arms[96], t1[32], opt[16];
+	double need;
+
+	if (n >= sizeof(b->text) || b->fail_rounds == 0 || p->looks[p->n_looks - 1] >= b->fail_rounds ||
+	    warmup_failed(E, arms, sizeof(arms)) == 0)
+		return;
+	need = b->used_s + b->fail_rounds * b->round_s + b->teardown_s;
+	snprintf(b->text + n, sizeof(b->text) - n, "; the warm-up of %s failed, and failures alone show "
+		 "an arm failing more often only after %u rounds where one of the two failed: about %s "
+		 "(--max-time %s)", arms, b->fail_rounds, probe_fmt_secs(need, t1, sizeof(t1)),
+		 fmt_option(need * BUDGET_MARGIN, opt, sizeof(opt)));
 }
 
 /* The sentence of a budget that reaches the first look (or a short run). */
@@ -163,13 +204,15 @@ static void fit_text(const struct engine *E, struct probe_budget *b)
 	if (n >= sizeof(b->text))
 		return;
 	if (b->short_run)
-		snprintf(b->text + n, sizeof(b->text) - n, "; a short run, judged once at round %u "
-			 "(the plan's first look needs %u)%s", p->looks[p->n_looks - 1], b->first_look, pw);
+		n += (size_t)snprintf(b->text + n, sizeof(b->text) - n, "; a short run, judged once at "
+				      "round %u (the plan's first look needs %u)%s", p->looks[p->n_looks - 1],
+				      b->first_look, pw);
 	else if (p->looks[p->n_looks - 1] < b->planned_last)
-		snprintf(b->text + n, sizeof(b->text) - n, "; looks kept at rounds %s%s", looks, pw);
+		n += (size_t)snprintf(b->text + n, sizeof(b->text) - n, "; looks kept at rounds %s%s", looks, pw);
 	else
-		snprintf(b->text + n, sizeof(b->text) - n, "; every look of the plan fits (rounds %s)%s",
-			 looks, pw);
+		n += (size_t)snprintf(b->text + n, sizeof(b->text) - n, "; every look of the plan fits "
+				      "(rounds %s)%s", looks, pw);
+	fail_rounds_text(E, b, n);
 }
 
 /* The first look does not fit: what it would take, and the question's answer. */

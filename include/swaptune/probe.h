@@ -181,6 +181,7 @@ struct probe_budget {
 	double need_s;			/* a run to the first look: about this long */
 	double suggest_s;		/* --max-time that would reach it (with a margin) */
 	double effect80_pct[2];		/* gain found with 80 % power at sd_log 0.05 and 0.10 */
+	unsigned fail_rounds;		/* discordant rounds the failure test needs at least */
 	bool short_run;			/* fewer rounds than the first look, by request */
 	bool extended;			/* the budget was raised when asked */
 	bool refused;			/* the first look did not fit: stopped before measuring */
@@ -189,7 +190,7 @@ struct probe_budget {
 	unsigned looks_taken[VERDICT2_LOOKS_MAX];	/* looks judged before the final one */
 	size_t n_looks_taken;
 	bool partial_dropped;		/* an incomplete round was left out */
-	char text[320];			/* what the budget can answer, in words */
+	char text[512];			/* what the budget can answer, in words */
 	char stop_text[320];		/* admin_stop: what happened, in words */
 };
 

@@ -165,6 +165,43 @@ static void test_ask_extend(void **state)
 	free(f);
 }
 
+/* A failed warm-up and kept looks short of what the failure test needs: the plan says so. */
+static void test_fail_rounds(void **state)
+{
+	struct probe_trial warm[3] = {
+		{ .arm = 0, .warmup = true, .status = PROBE_TRIAL_OOM },
+		{ .arm = 1, .warmup = true, .status = PROBE_TRIAL_OK },
+		{ .arm = 2, .warmup = true, .status = PROBE_TRIAL_OK },
+	};
+	struct fixture *f = short_budget();
+	struct st_err e = {0};
+
+	(void)state;
+	f->c.max_time_s = 240;	/* 240 - 30 - 1 = 209 s: 6 rounds of 30 s */
+	f->r.trials = warm;
+	f->r.ntrials = 3;
+	assert_int_equal(probe_budget_plan(&f->E, 0, &e), 0);
+	assert_int_equal(f->r.budget.rounds_fit, 6);
+	/* 2^-7 <= the failure share of a first run's alpha < 2^-6 */
+	assert_int_equal(f->r.budget.fail_rounds, 7);
+	assert_non_null(strstr(f->r.budget.text, "the warm-up of pc3 failed, and failures alone show an arm "
+			       "failing more often only after 7 rounds where one of the two failed: about 4 min "
+			       "1 s (--max-time 5m)"));
+	/* a warm-up that completed everywhere: no such sentence */
+	warm[0].status = PROBE_TRIAL_OK;
+	f->c.max_time_s = 240;
+	assert_int_equal(probe_budget_plan(&f->E, 0, &e), 0);
+	assert_null(strstr(f->r.budget.text, "warm-up of"));
+	/* 7 rounds fit: the failure test can answer, nothing said */
+	warm[0].status = PROBE_TRIAL_OOM;
+	f->c.max_time_s = 270;
+	assert_int_equal(probe_budget_plan(&f->E, 0, &e), 0);
+	assert_int_equal(f->r.budget.rounds_fit, 7);
+	assert_null(strstr(f->r.budget.text, "warm-up of"));
+	f->r.trials = NULL;
+	free(f);
+}
+
 static void test_fits(void **state)
 {
 	struct fixture *f = fixture(600, 20);
@@ -228,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_allow_short),
 		cmocka_unit_test(test_ask_extend),
+		cmocka_unit_test(test_fail_rounds),
 		cmocka_unit_test(test_fits),
 		cmocka_unit_test(test_admin_stop),
 	};
