@@ -2,6 +2,9 @@
 # Runs the unit tests (cmocka binaries under $BUILD/tests) and the command
 # tests (tests/t[0-9]*.sh driving ./swaptune), then prints one summary line:
 # "N passed, N failed, N skipped". ONLY=unit or ONLY=cmd runs one half.
+# The unit tests (they change nothing on the host: fake sysroots, scratch dirs)
+# run UNIT_JOBS at a time (default: one per CPU) and are reported in order;
+# the command tests run one at a time (live ones change the host and time it).
 # A command test exits 0 (pass), 77 (skip, with the reason on its last line)
 # or anything else (fail).
 BUILD=${BUILD:-build}
@@ -11,10 +14,15 @@ pass=0 fail=0 skip=0 failed=""
 log=$(mktemp -d /tmp/swaptune-tests.XXXXXX)
 
 if [ "${ONLY:-unit}" = unit ] || [ -z "$ONLY" ]; then
+	# each binary's output into $log/NAME.out, its exit status into $log/NAME.rc
+	for t in "$BUILD"/tests/test-*; do
+		[ -x "$t" ] && printf '%s\n' "$t"
+	done | xargs -r -P "${UNIT_JOBS:-$(nproc 2>/dev/null || echo 1)}" -I{} \
+		sh -c 'n=$(basename "$1"); "$1" >"$2/$n.out" 2>&1; echo $? >"$2/$n.rc"' sh {} "$log"
 	for t in "$BUILD"/tests/test-*; do
 		[ -x "$t" ] || continue
 		name=$(basename "$t")
-		if "$t" >"$log/$name.out" 2>&1; then
+		if [ "$(cat "$log/$name.rc" 2>/dev/null)" = 0 ]; then
 			n=$(grep -c '^\[       OK \]' "$log/$name.out")
 			s=$(grep -c '^\[  SKIPPED \]' "$log/$name.out")
 			pass=$((pass + n)); skip=$((skip + s))
