@@ -70,7 +70,7 @@ sb() { st switchback --yes --json --progress plain --arms pc3,pc0 --baseline pc3
 
 workload sleep 100000
 # 1. the metric command fails in window 2 only
-sb --window 3s --washout 1s --blocks 3 --max-failures 3 \
+sb --window 2s --washout 1s --blocks 3 --max-failures 3 \
 	--metric-cmd "sh -c 'test \"\$SWAPTUNE_WINDOW\" = 2 && { echo broken >&2; exit 3; }; echo 100'" \
 	--higher-better >"$scratch/1.json" 2>"$scratch/1.err"
 rc=$?
@@ -91,10 +91,11 @@ grep -q "3 windows failed" "$scratch/2.err" || fail "2: no reason on stderr: $(t
 [ "$(jq '.windows | length' "$scratch/2.json")" = 3 ] || fail "2: $(jq '.windows | length' "$scratch/2.json") windows, want 3"
 restored 2
 
-# 4. kill -9 in a candidate window (before 3: no swapping needed)
+# 4. kill -9 in a candidate window (before 3: no swapping needed); 8 s
+# windows: the kill comes within a poll (0.1 s) of the switch to 0
 # (the binary itself in the background, not a shell function: $! must be its pid)
 "$SWAPTUNE" --db "$db" switchback --yes --progress none --arms pc3,pc0 --baseline pc3 --cgroup "$CGW" \
-	--window 20s --washout 5s --blocks 2 --metric psi-some --psi-full-max 0 >"$scratch/4.out" 2>&1 &
+	--window 8s --washout 2s --blocks 2 --metric psi-some --psi-full-max 0 >"$scratch/4.out" 2>&1 &
 sb_pid=$!
 i=0
 while [ "$(pc)" != 0 ] && [ $i -lt 500 ]; do sleep 0.1; i=$((i + 1)); done
@@ -146,7 +147,7 @@ sleep 3
 # page-cluster at 10 Hz while it runs
 (while :; do echo "$(date +%s.%N) $(pc)"; sleep 0.1; done) >"$scratch/pc.log" &
 watch_pid=$!
-sb --window 6s --washout 2s --blocks 4 --max-failures 0 --psi-full-max 2 --psi-some-max 5 \
+sb --window 6s --washout 2s --blocks 3 --max-failures 0 --psi-full-max 2 --psi-some-max 5 \
 	--metric psi-some >"$scratch/3.json" 2>"$scratch/3.err"
 rc=$?
 kill "$watch_pid"

@@ -43,18 +43,29 @@ while pos < len(data):
 bpp = {2: 3, 6: 4}[ctype]
 raw = zlib.decompress(idat)
 stride = w * bpp
+# "Up" rows (most of Chromium's) are added to the row above bytewise modulo
+# 256 in one big-integer operation (the low 7 bits added, the top bits
+# XORed), the other filters byte by byte
+lo = int.from_bytes(b"\x7f" * stride, "big"); hi = int.from_bytes(b"\x80" * stride, "big")
 colours, prev, i = set(), bytearray(stride), 0
 for y in range(h):
     f = raw[i]; line = bytearray(raw[i + 1:i + 1 + stride]); i += 1 + stride
-    for x in range(stride):
-        a = line[x - bpp] if x >= bpp else 0
-        b = prev[x]; c = prev[x - bpp] if x >= bpp else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
+    if f == 2:
+        l, u = int.from_bytes(line, "big"), int.from_bytes(prev, "big")
+        line = bytearray((((l & lo) + (u & lo)) ^ ((l ^ u) & hi)).to_bytes(stride, "big"))
+    elif f == 4:	# Paeth: the first pixel has no left neighbours, the predictor is the byte above
+        for x in range(bpp):
+            line[x] = (line[x] + prev[x]) & 255
+        for x in range(bpp, stride):
+            a = line[x - bpp]; b = prev[x]; c = prev[x - bpp]
             p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
             line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    elif f != 0:
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            if f == 1: line[x] = (line[x] + a) & 255
+            elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
     if y % 4 == 0:
         for x in range(0, stride, bpp * 2):
             colours.add(bytes(line[x:x + 3]))
