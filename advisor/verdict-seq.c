@@ -533,6 +533,37 @@ static void fail_sequence(const struct verdict2_input *in, int baseline,
 
 /* ---- the decision and its words --------------------------------------------- */
 
+/*
+ * An inconclusive end where the baseline failed more often than a candidate
+ * but in too few rounds: how many the exact test needs (its least p-value
+ * with n discordant rounds is 2^-n), for the candidate with the most (the
+ * first in the failure test's sequence among equals).
+ */
+static void fail_short_words(const struct verdict2_design *d, const struct verdict2_input *in,
+			     struct verdict2_result *out)
+{
+	unsigned need = (unsigned)ceil(-log2(d->alpha_fail) - 1e-9);
+	int best = -1;
+
+	for (size_t a = 0; a < in->n_arms; a++) {
+		const struct verdict2_arm_result *ar = &out->arms[a];
+
+		if ((int)a == out->baseline || ar->fail_shown || ar->fail_gated || ar->disc_won <= ar->disc_lost)
+			continue;
+		if (best < 0 || ar->disc_won > out->arms[best].disc_won ||
+		    (ar->disc_won == out->arms[best].disc_won &&
+		     in->arms[a].fail_order < in->arms[best].fail_order))
+			best = (int)a;
+	}
+	if (best < 0 || out->arms[best].disc_won + out->arms[best].disc_lost >= need)
+		return;
+	reason(out, "%s failed in %u of the %u rounds where one of %s and %s failed: too few to tell; "
+	       "failures alone show a difference only from %u such rounds (this run's exact test at "
+	       "%.2f %%): more rounds would tell", in->arms[out->baseline].name, out->arms[best].disc_won,
+	       out->arms[best].disc_won + out->arms[best].disc_lost, in->arms[out->baseline].name,
+	       in->arms[best].name, need, 100 * d->alpha_fail);
+}
+
 static bool probe_invalid(const struct verdict2_input *in, const struct verdict2_result *out,
 			  const struct verdict2_opts *o)
 {
@@ -765,6 +796,7 @@ static void decide(const struct verdict2_design *d, size_t look, const struct ve
 				       "a fixed order, least readahead first, and one before it was not "
 				       "shown", in->arms[a].name, in->arms[out->baseline].name,
 				       out->arms[a].disc_won, out->arms[a].disc_won + out->arms[a].disc_lost);
+		fail_short_words(d, in, out);
 	}
 	if (pending >= 0)
 		explain_guards(out, pending, in->arms[pending].name, o, false);

@@ -611,6 +611,8 @@ static void test_failure_sequence(void **state)
 	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
 	assert_false(g_res.arms[1].fail_shown || g_res.arms[2].fail_shown);
 	assert_int_not_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+	assert_true(has_reason(&g_res, "pc3 failed in 6 of the 6 rounds where one of pc3 and pc0 failed: too "
+			       "few to tell; failures alone show a difference only from 7 such rounds"));
 	/* pc0 first fails with the baseline, so pc1's own evidence is gated: no change */
 	seq_arms(7, 0, 0x7f, 1, 0);
 	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
