@@ -186,7 +186,7 @@ static void test_fail_rounds(void **state)
 	assert_int_equal(f->r.budget.fail_rounds, 7);
 	assert_non_null(strstr(f->r.budget.text, "the warm-up of pc3 failed, and failures alone show an arm "
 			       "failing more often only after 7 rounds where one of the two failed: about 4 min "
-			       "1 s (--max-time 5m)"));
+			       "1 s (--max-time 6m)"));
 	/* a warm-up that completed everywhere: no such sentence */
 	warm[0].status = PROBE_TRIAL_OK;
 	f->c.max_time_s = 240;
