@@ -900,6 +900,11 @@ static void reason_details(const struct verdict2_design *d, const struct verdict
 	reason(out, "false-change rate of this run's design <= %.2f %% (speed %.2f %%, failures "
 	       "%.2f %%), whatever the noise's autocorrelation up to 0.5", 100 * d->alpha,
 	       100 * d->alpha_speed, 100 * (d->alpha - d->alpha_speed));
+	/* the bounds are calibrated up to 0.5: above it the stated rate is not shown */
+	if (out->rho > 0.5)
+		reason(out, "this run's autocorrelation estimate (%.2f, over %zu rounds) is above the 0.5 "
+		       "the bounds are calibrated for: the speed rate holds only if the true value is "
+		       "not", out->rho, in->n_rounds);
 }
 
 int verdict2_look(const struct verdict2_design *d, size_t look,

@@ -317,7 +317,7 @@ bool probe_budget_admin_stop(struct engine *E, unsigned rounds, size_t k, bool p
 		 partial ? " (the incomplete round after it is stored but not judged)" : "", rounds,
 		 again ? ", the look taken there judged again as the last, with what is left of the "
 			 "false-change budget" : "",
-		 k ? " (looks taken: " : "", looks, k ? ")" : "");
+		 k ? " (looks taken at rounds " : "", looks, k ? ")" : "");
 	if (rounds < 2)
 		return false;
 	judge_plan_truncate(p, rounds);

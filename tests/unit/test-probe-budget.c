@@ -232,7 +232,7 @@ static void test_admin_stop(void **state)
 	assert_int_equal(f->c.plan.n_looks, 3);
 	assert_int_equal(f->c.plan.looks[2], 12);
 	assert_non_null(strstr(f->r.budget.stop_text, "administrative final look at round 12"));
-	assert_non_null(strstr(f->r.budget.stop_text, "looks taken: 5, 10)"));
+	assert_non_null(strstr(f->r.budget.stop_text, "looks taken at rounds 5, 10)"));
 	j = probe_budget_json(&f->r.budget);
 	f->r.budget.known = true;
 	cJSON_Delete(j);

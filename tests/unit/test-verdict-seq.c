@@ -635,6 +635,32 @@ static void test_failure_sequence(void **state)
 	assert_int_equal(g_res.chosen, 1);
 }
 
+/* An autocorrelation estimate above what the bounds are calibrated for is said. */
+static void test_rho_beyond_calibration(void **state)
+{
+	double base[12], cand[12];
+	struct verdict2_design d;
+
+	(void)state;
+	design1(&d, 12, 1);
+	for (size_t r = 0; r < 12; r++) {	/* a slow swing of the log-ratio: lag-1 near 1 */
+		base[r] = 100.0;
+		cand[r] = 100.0 * exp(0.05 * sin((double)r * M_PI / 11.0));
+	}
+	verdict2_input_clear(&g_in);
+	g_in.metric = VERDICT_METRIC_THROUGHPUT;
+	set_arm(&g_in, 0, "a3", true, base, 12, VERDICT_OUT_OOM);
+	set_arm(&g_in, 1, "b3", false, cand, 12, VERDICT_OUT_OOM);
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_true(g_res.rho > 0.5);
+	assert_true(has_reason(&g_res, "is above the 0.5 the bounds are calibrated for"));
+	two_arms(1.0, VERDICT_METRIC_THROUGHPUT);
+	design1(&d, 10, 1);
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_false(g_res.rho > 0.5);
+	assert_false(has_reason(&g_res, "the bounds are calibrated for"));
+}
+
 static void test_oom_veto_and_invalid(void **state)
 {
 	double base[12], cand[12], dead[12];
@@ -815,6 +841,7 @@ int main(void)
 		cmocka_unit_test(test_missing_pairs_transfer),
 		cmocka_unit_test(test_failure_path),
 		cmocka_unit_test(test_failure_sequence),
+		cmocka_unit_test(test_rho_beyond_calibration),
 		cmocka_unit_test(test_oom_veto_and_invalid),
 		cmocka_unit_test(test_guardrails),
 		cmocka_unit_test(test_looks_futility_and_words),
