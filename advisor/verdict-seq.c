@@ -153,6 +153,11 @@ int verdict2_design_truncate(struct verdict2_design *d, unsigned r, struct st_er
 	return vmc_design_bounds(d, k, e);
 }
 
+unsigned verdict2_fail_rounds_min(const struct verdict2_design *d)
+{
+	return (unsigned)ceil(-log2(d->alpha_fail) - 1e-9);
+}
+
 /* ---- small helpers ---------------------------------------------------- */
 
 static void reason(struct verdict2_result *r, const char *fmt, ...)
@@ -499,13 +504,13 @@ static void judge_arm(const struct verdict2_design *d, size_t look,
 		ar->guard_not_shown |= ar->guard[c].status == VERDICT2_GUARD_NOT_SHOWN ||
 				       ar->guard[c].status == VERDICT2_GUARD_NOT_COMPARABLE;
 	}
-	ar->path = arm_path(ar, o);
 }
 
 /*
  * The failure test's fixed sequence: candidates in ascending fail_order
  * (ties: listing order); each was tested at the whole failure share, and
- * one counts as shown only while every one before it was shown too.
+ * one counts as shown only while every one before it was shown too. Then
+ * each candidate's path, which depends on it.
  */
 static void fail_sequence(const struct verdict2_input *in, int baseline,
 			  const struct verdict2_opts *o, struct verdict2_result *out)
@@ -542,7 +547,7 @@ static void fail_sequence(const struct verdict2_input *in, int baseline,
 static void fail_short_words(const struct verdict2_design *d, const struct verdict2_input *in,
 			     struct verdict2_result *out)
 {
-	unsigned need = (unsigned)ceil(-log2(d->alpha_fail) - 1e-9);
+	unsigned need = verdict2_fail_rounds_min(d);
 	int best = -1;
 
 	for (size_t a = 0; a < in->n_arms; a++) {

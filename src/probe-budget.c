@@ -131,8 +131,7 @@ static void budget_power(const struct engine *E, const struct judge_plan *plan, 
 	    verdict2_design_init(&d, plan->looks, plan->n_looks, (size_t)E->c->narms - 1,
 				 verdict2_rep_alpha(plan->alpha, 1), NULL) < 0)
 		return;
-	/* the exact sign test's least p-value with n discordant rounds is 2^-n */
-	b->fail_rounds = (unsigned)ceil(-log2(d.alpha_fail) - 1e-9);
+	b->fail_rounds = verdict2_fail_rounds_min(&d);
 	for (int i = 0; i < 2; i++)
 		b->effect80_pct[i] = verdict2_effect_for_power(&d, 0.8, budget_sd_log[i]);
 }

@@ -701,6 +701,14 @@ int verdict2_design_init(struct verdict2_design *d, const unsigned *rounds,
 int verdict2_design_truncate(struct verdict2_design *d, unsigned r, struct st_err *e);
 
 /*
+ * The fewest discordant rounds (one arm failed, the other completed) with
+ * which design d's failure test can show anything: its exact sign test's
+ * least p-value with n such rounds is 2^-n, so the smallest n with 2^-n <=
+ * alpha_fail (7 for a first run's 0.82 %).
+ */
+unsigned verdict2_fail_rounds_min(const struct verdict2_design *d);
+
+/*
  * Knobs; verdict2_opts_init() sets the defaults shown. The false-change
  * bound (alpha) belongs to the design, fixed before the first round.
  *   min_effect_pct 2    - the smallest estimated gain worth a change: a
