@@ -31,15 +31,15 @@ void probe_report(struct engine *E, enum probe_phase ph, const char *arm, unsign
 		.rounds = E->c->reps, .trial = E->seq, .trials = E->planned_trials,
 		.eta_s = -1, .msg = msg,
 	};
+	/* the trials left, this one included, at the mean trial so far (else the plan's estimate) */
+	double left = (double)(E->planned_trials > E->seq ? E->planned_trials - E->seq + 1 : 1);
 
 	if (!E->c->progress)
 		return;
 	if (E->trial_s_n)
-		pr.eta_s = E->trial_s_sum / E->trial_s_n *
-			   (double)(E->planned_trials > E->seq ? E->planned_trials - E->seq + 1 : 1);
+		pr.eta_s = E->trial_s_sum / E->trial_s_n * left;
 	else if (E->p->est_trial_s > 0)
-		pr.eta_s = E->p->est_trial_s *
-			   (double)(E->planned_trials > E->seq ? E->planned_trials - E->seq + 1 : 1);
+		pr.eta_s = E->p->est_trial_s * left;
 	E->c->progress(&pr, E->c->progress_arg);
 }
 
