@@ -918,6 +918,18 @@ static void test_summary_is_recommend(void **state)
 
 /* ---- the busy-host look (probe-busy.c) ---- */
 
+/* A fresh configuration of workload (the default sizes when sized) that the look found busy. */
+static void busy_config(struct probe_config *c, const char *workload, bool sized)
+{
+	probe_config_init(c);
+	c->workload = workload_find(workload);
+	if (sized) {
+		c->wp.working_set_bytes = 256 * MiB;
+		c->memcg_limit_bytes = 128 * MiB;
+	}
+	c->busy = (struct probe_busy){ .known = true, .busy = true, .idle_cpus = 0.1, .cpus = 2 };
+}
+
 static void test_busy_host(void **state)
 {
 	/* two CPUs for one second at USER_HZ 100: 200 ticks; 24 of them idle, 6 niced, 10 iowait */
@@ -978,29 +990,20 @@ static void test_busy_host(void **state)
 	assert_int_equal(c->wp.working_set_bytes, 128 * MiB);
 	assert_int_equal(c->memcg_limit_bytes, 64 * MiB);
 	/* what the user set is not scaled */
-	probe_config_init(c);
-	c->workload = workload_find("anon-runs");
-	c->wp.working_set_bytes = 256 * MiB;
-	c->memcg_limit_bytes = 128 * MiB;
-	c->busy = (struct probe_busy){ .known = true, .busy = true, .idle_cpus = 0.1, .cpus = 2 };
+	busy_config(c, "anon-runs", true);
 	probe_busy_adapt(c, true, false, false);
 	assert_int_equal(c->wp.working_set_bytes, 256 * MiB);
 	probe_busy_text(c, text, sizeof(text));
 	assert_non_null(strstr(text, "sizes as given (--working-set was given)"));
 	/* --busy-host ignore: nothing changes, and it says so */
-	probe_config_init(c);
-	c->workload = workload_find("anon-runs");
+	busy_config(c, "anon-runs", false);
 	c->busy_mode = PROBE_BUSY_IGNORE;
-	c->busy = (struct probe_busy){ .known = true, .busy = true, .idle_cpus = 0.1, .cpus = 2 };
 	probe_busy_adapt(c, false, false, false);
 	assert_int_equal(c->primary, PROBE_PRIMARY_THROUGHPUT);
 	probe_busy_text(c, text, sizeof(text));
 	assert_non_null(strstr(text, "measured as on a quiet host (--busy-host ignore)"));
 	/* arms that change where pages go (zswap off: disk waits) keep wall time */
-	probe_config_init(c);
-	c->workload = workload_find("anon-runs");
-	c->wp.working_set_bytes = 256 * MiB;
-	c->memcg_limit_bytes = 128 * MiB;
+	busy_config(c, "anon-runs", true);
 	c->narms = 2;
 	snprintf(c->arms[0].name, sizeof(c->arms[0].name), "disk");
 	snprintf(c->arms[0].set[0].name, sizeof(c->arms[0].set[0].name), "zswap.enabled");
@@ -1008,17 +1011,14 @@ static void test_busy_host(void **state)
 	snprintf(c->arms[1].name, sizeof(c->arms[1].name), "zswap");
 	snprintf(c->arms[1].set[0].name, sizeof(c->arms[1].set[0].name), "page-cluster");
 	c->arms[1].nset = 1;
-	c->busy = (struct probe_busy){ .known = true, .busy = true, .idle_cpus = 0.1, .cpus = 2 };
 	probe_busy_adapt(c, false, false, false);
 	assert_int_equal(c->primary, PROBE_PRIMARY_THROUGHPUT);
 	assert_true(c->busy.scaled);
 	probe_busy_text(c, text, sizeof(text));
 	assert_non_null(strstr(text, "wall time kept (arm disk sets zswap.enabled: CPU time would not see"));
 	/* a command: its CPU seconds, lower is better; its own metric is kept */
-	probe_config_init(c);
-	c->workload = workload_find("cmd");
+	busy_config(c, "cmd", false);
 	c->primary = PROBE_PRIMARY_WALL;
-	c->busy = (struct probe_busy){ .known = true, .busy = true, .idle_cpus = 0.1, .cpus = 2 };
 	probe_busy_adapt(c, false, false, false);
 	assert_int_equal(c->primary, PROBE_PRIMARY_CPU);
 	assert_string_equal(probe_primary_key(c), "cpu_s");
