@@ -410,7 +410,6 @@ struct probe_cli {
 
 static const char *const limit_modes[] = { "max", "high", NULL };	/* MEMCG_LIMIT_* order */
 static const char *const bypass_modes[] = { "pc0", "zram", NULL };
-static const char *const busy_modes[] = { "adapt", "ignore", NULL };	/* PROBE_BUSY_* order */
 
 static const char *workload_name_at(size_t i)
 {
@@ -547,7 +546,7 @@ static const struct opt_spec probe_opts[] = {
 	OPT_CHOICE("busy-host", "adapt|ignore", "when fewer than 0.8 CPUs are idle before the probe: "
 		   "adapt judges per CPU second of the workload and halves a built-in workload's working "
 		   "set and limit (unless given) so the rounds fit; ignore measures wall time as on a quiet "
-		   "host (default adapt)", struct probe_cli, a.busy_mode, busy_modes),
+		   "host (default adapt)", struct probe_cli, a.busy_mode, probe_busy_modes),
 	CMD_OPT_DRY_RUN("print the plan and exit without touching anything", struct probe_cli, a.dry),
 	CMD_OPT_PROGRESS(struct probe_cli, a.progress),
 	{ .name = "metric", .arg = "TOOL:PATH", .section = "With --workload cmd",
@@ -656,7 +655,7 @@ static int parse_args(struct cmd_ctx *ctx, struct probe_cli *cli, int argc, char
 		return first;
 	c->limit_mode = a->limit_mode ? MEMCG_LIMIT_HIGH : MEMCG_LIMIT_MAX;
 	c->bypass_mode = a->bypass_mode ? PROBE_BYPASS_ZRAM : PROBE_BYPASS_PC0;
-	c->busy_mode = a->busy_mode ? PROBE_BUSY_IGNORE : PROBE_BUSY_ADAPT;
+	c->busy_mode = (enum probe_busy_mode)a->busy_mode;
 	if (a->scratch_dir)
 		snprintf(c->scratch_dir, sizeof(c->scratch_dir), "%s", a->scratch_dir);
 	if (a->reps) {

@@ -35,6 +35,8 @@
 
 #define BUSY_SAMPLES 10
 
+const char *const probe_busy_modes[] = { "adapt", "ignore", NULL };
+
 static uint64_t total_ticks(const struct host_cpu_stat *s)
 {
 	return s->user + s->nice + s->system + s->idle + s->iowait + s->irq + s->softirq + s->steal;
@@ -96,8 +98,6 @@ double probe_busy_share(unsigned cpus, double runnable, bool known)
 		return 1;
 	return (double)cpus / (runnable + 1);
 }
-
-
 
 /*
  * Per CPU second compares arms whose swap traffic is all CPU work: the
@@ -203,7 +203,7 @@ cJSON *probe_busy_json(const struct probe_config *c)
 
 	cJSON_AddNumberToObject(o, "idle_cpus", round(b->idle_cpus * 100) / 100);
 	cJSON_AddNumberToObject(o, "cpus", b->cpus);
-	cJSON_AddStringToObject(o, "mode", c->busy_mode == PROBE_BUSY_IGNORE ? "ignore" : "adapt");
+	cJSON_AddStringToObject(o, "mode", probe_busy_modes[c->busy_mode]);
 	cJSON_AddBoolToObject(o, "per_cpu_second", b->per_cpu);
 	cJSON_AddBoolToObject(o, "scaled", b->scaled);
 	cJSON_AddNumberToObject(o, "runnable", round(b->runnable * 100) / 100);

@@ -343,6 +343,7 @@ static int read_busy(const cJSON *b, struct recipe *r, struct st_err *e)
 	const cJSON *x;
 	const char *mode;
 	char v[80];
+	size_t k;
 	int rc;
 
 	if (!b)
@@ -366,10 +367,12 @@ static int read_busy(const cJSON *b, struct recipe *r, struct st_err *e)
 	pb->cpus = (unsigned)x->valuedouble;
 	if ((rc = read_str(b, "method.busy_host", "mode", &mode, r, e)) < 0)
 		return rc;
-	if (!mode || (strcmp(mode, "adapt") && strcmp(mode, "ignore")))
+	for (k = 0; mode && probe_busy_modes[k] && strcmp(mode, probe_busy_modes[k]); k++)
+		;
+	if (!mode || !probe_busy_modes[k])
 		return refuse(e, r, "method.busy_host.mode %s%.60s%s is not adapt or ignore (as --busy-host takes)",
 			      mode ? "\"" : "", mode ? mode : "(absent)", mode ? "\"" : "");
-	r->c.busy_mode = strcmp(mode, "ignore") ? PROBE_BUSY_ADAPT : PROBE_BUSY_IGNORE;
+	r->c.busy_mode = (enum probe_busy_mode)k;
 	if ((rc = read_bool(b, "method.busy_host", "per_cpu_second", false, &pb->per_cpu, r, e)) < 0 ||
 	    (rc = read_bool(b, "method.busy_host", "scaled", false, &pb->scaled, r, e)) < 0)
 		return rc;

@@ -270,6 +270,8 @@ bool probe_primary_higher_better(const struct probe_config *c);
 struct host_cpu_stat;
 struct cJSON;
 /* what the look saw and changed, for the recipe (method.busy_host) and the plan */
+/* The --busy-host values in enum probe_busy_mode order, NULL-ended: the option and the recipe read them. */
+extern const char *const probe_busy_modes[];
 struct cJSON *probe_busy_json(const struct probe_config *c);
 int probe_busy_check(const struct host *h, unsigned ms, struct probe_busy *b, struct st_err *e);
 void probe_busy_adapt(struct probe_config *c, bool ws_given, bool limit_given, bool ops_given);
