@@ -173,6 +173,9 @@ int verdict2_replicate(const struct verdict2_rep_input *in, const struct verdict
 	for (size_t i = 0; i < in->n_arms; i++)
 		if ((int)i != in->baseline)
 			pool_arm(in, i, out, min_effect_pct, &out->arms[i]);
+	if (own->decision == VERDICT2_STOP_INVALID && in->k > 1)
+		snprintf(out->reason, sizeof(out->reason), "pooled over %zu runs of this recipe: not "
+			 "judged, this run itself is invalid", in->k);
 	if (in->k == 1 || own->decision == VERDICT2_STOP_INVALID)
 		return 0;
 	for (size_t i = 0; i < in->n_arms; i++) {

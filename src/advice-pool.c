@@ -75,7 +75,8 @@ static void override(const struct advice_run *r, const struct advice_pool *p,
 		     struct verdict_result *v)
 {
 	char t[VERDICT_REASON_LEN], ids[VERDICT_REASON_LEN] = "";
-	size_t off = 0, shift = 2;
+	/* the pooled judgement's own reason first, when it has one */
+	size_t off = 0, shift = p->rep.reason[0] ? 2 : 1;
 
 	for (size_t i = 0; i + 1 < p->n_ids && off < sizeof(ids); i++)
 		off += (size_t)snprintf(ids + off, sizeof(ids) - off, "%s%lld", i ? ", " : "",
@@ -108,8 +109,9 @@ static void override(const struct advice_run *r, const struct advice_pool *p,
 		v->n_reasons = VERDICT_REASONS_MAX - shift;
 	}
 	memmove(&v->reasons[shift], &v->reasons[0], sizeof(v->reasons[0]) * v->n_reasons);
-	snprintf(v->reasons[0], VERDICT_REASON_LEN, "%s", p->rep.reason);
-	snprintf(v->reasons[1], VERDICT_REASON_LEN, "%s", t);
+	if (shift == 2)
+		snprintf(v->reasons[0], VERDICT_REASON_LEN, "%s", p->rep.reason);
+	snprintf(v->reasons[shift - 1], VERDICT_REASON_LEN, "%s", t);
 	v->n_reasons += shift;
 }
 

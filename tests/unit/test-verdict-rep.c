@@ -184,6 +184,9 @@ static void test_invalid_stays(void **state)
 	set_run(1, 1e-4, 0.05);
 	assert_int_equal(verdict2_replicate(&in, &own, 0.025, 2.0, &out, NULL), 0);
 	assert_int_equal(out.decision, VERDICT2_STOP_INVALID);
+	/* said, not left empty (recommend printed a blank first reason) */
+	assert_string_equal(out.reason, "pooled over 2 runs of this recipe: not judged, this run itself is invalid");
+	assert_false(out.overrode);
 }
 
 static void test_rep_arm_of_and_pool(void **state)
