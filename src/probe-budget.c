@@ -120,16 +120,22 @@ bool probe_budget_fits(const struct engine *E, double need_s)
 	return probe_now_s() + need_s + E->setup_s <= E->start_s + E->c->max_time_s;
 }
 
-/* The gain the design of plan finds with 80 % power at each stated sd (NAN if none). */
-static void budget_power(const struct engine *E, const struct judge_plan *plan, struct probe_budget *b)
+/*
+ * The gain the design finds with 80 % power at each stated sd (NAN if
+ * none), at the rounds expected to fit: the plan cut there, though the run
+ * goes on while time allows.
+ */
+static void budget_power(const struct engine *E, struct probe_budget *b)
 {
+	struct judge_plan plan = E->c->plan;
 	struct verdict2_design d;
 
 	b->effect80_pct[0] = b->effect80_pct[1] = NAN;
 	b->fail_rounds = 0;
-	if (E->c->narms < 2 || plan->looks[0] < 2 ||
-	    verdict2_design_init(&d, plan->looks, plan->n_looks, (size_t)E->c->narms - 1,
-				 verdict2_rep_alpha(plan->alpha, 1), NULL) < 0)
+	judge_plan_truncate(&plan, b->rounds_fit);
+	if (E->c->narms < 2 || plan.looks[0] < 2 ||
+	    verdict2_design_init(&d, plan.looks, plan.n_looks, (size_t)E->c->narms - 1,
+				 verdict2_rep_alpha(plan.alpha, 1), NULL) < 0)
 		return;
 	b->fail_rounds = verdict2_fail_rounds_min(&d);
 	for (int i = 0; i < 2; i++)
@@ -143,6 +149,14 @@ static void looks_text(const struct judge_plan *p, char *buf, size_t len)
 	buf[0] = '\0';
 	for (size_t k = 0; k < p->n_looks && n < len; k++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%u", k ? ", " : "", p->looks[k]);
+}
+
+/* The rounds a run is expected to complete: what fits, or the plan's last look if fewer. */
+static unsigned expect_rounds(const struct probe_budget *b, const struct judge_plan *p)
+{
+	unsigned last = p->looks[p->n_looks - 1];
+
+	return b->rounds_fit < last ? b->rounds_fit : last;
 }
 
 /* The arms whose warm-up trial did not complete, "pc3, pc1"; 0 if none. */
@@ -173,7 +187,7 @@ static void fail_rounds_text(const struct engine *E, struct probe_budget *b, siz
 	char arms[96], t1[32], opt[16];
 	double need;
 
-	if (n >= sizeof(b->text) || b->fail_rounds == 0 || p->looks[p->n_looks - 1] >= b->fail_rounds ||
+	if (n >= sizeof(b->text) || b->fail_rounds == 0 || expect_rounds(b, p) >= b->fail_rounds ||
 	    warmup_failed(E, arms, sizeof(arms)) == 0)
 		return;
 	need = b->used_s + b->fail_rounds * b->round_s + b->teardown_s;
@@ -212,7 +226,9 @@ static void fit_text(const struct engine *E, struct probe_budget *b)
 				      "round %u (the plan's first look needs %u)%s", p->looks[p->n_looks - 1],
 				      b->first_look, pw);
 	else if (p->looks[p->n_looks - 1] < b->planned_last)
-		n += (size_t)snprintf(b->text + n, sizeof(b->text) - n, "; looks kept at rounds %s%s", looks, pw);
+		n += (size_t)snprintf(b->text + n, sizeof(b->text) - n, "; looks kept at rounds %s: rounds go "
+				      "on while another fits, and the last complete one takes the final look%s",
+				      looks, pw);
 	else
 		n += (size_t)snprintf(b->text + n, sizeof(b->text) - n, "; every look of the plan fits "
 				      "(rounds %s)%s", looks, pw);
@@ -238,6 +254,15 @@ static enum probe_short_answer short_answer(struct engine *E, struct probe_budge
 	default:
 		return PROBE_SHORT_STOP;
 	}
+}
+
+/* The plan's first look after round n (its last if none is). */
+static unsigned next_look(const struct judge_plan *p, unsigned n)
+{
+	for (size_t k = 0; k < p->n_looks; k++)
+		if (p->looks[k] > n)
+			return p->looks[k];
+	return p->looks[p->n_looks - 1];
 }
 
 int probe_budget_plan(struct engine *E, unsigned rounds_done, struct st_err *e)
@@ -286,9 +311,17 @@ int probe_budget_plan(struct engine *E, unsigned rounds_done, struct st_err *e)
 		}
 		break;
 	}
+	/*
+	 * Cut the plan at the first planned look beyond what fits, not at
+	 * what fits: the estimate comes from the warm-up and is often some
+	 * 10-20 % long (runs ended 15-30 s early, a round or two unused), and
+	 * the ceiling stops the rounds anyway, with an administrative final
+	 * look that spends what is left. A short run is judged once, where
+	 * it was asked to be.
+	 */
 	if (b->rounds_fit < b->planned_last)
-		judge_plan_truncate(&c->plan, b->rounds_fit);
-	budget_power(E, &c->plan, b);
+		judge_plan_truncate(&c->plan, b->short_run ? b->rounds_fit : next_look(&E->plan0, b->rounds_fit));
+	budget_power(E, b);
 	fit_text(E, b);
 	return 0;
 }

@@ -23,19 +23,38 @@ bool probe_stopped(const struct engine *E)
 	return E->c->stop && *E->c->stop;
 }
 
+/*
+ * The rounds and trials shown as the run's length: the plan's, or fewer
+ * when the budget expects fewer to fit before its ceiling (rounds beyond
+ * still run while time allows: then the one running is the last shown).
+ */
+static void shown_length(const struct engine *E, unsigned round, unsigned *rounds, unsigned *trials)
+{
+	const struct probe_budget *b = &E->r->budget;
+	unsigned n = E->c->reps;
+
+	*rounds = n;
+	*trials = E->planned_trials;
+	if (!b->known || !(b->max_time_s > 0) || b->short_run || b->rounds_fit >= n)
+		return;
+	n = b->rounds_fit > round ? b->rounds_fit : round;
+	*rounds = n;
+	*trials -= (E->c->reps - n) * (unsigned)E->c->narms;
+}
+
 void probe_report(struct engine *E, enum probe_phase ph, const char *arm, unsigned round,
 		  const char *msg)
 {
 	struct probe_progress pr = {
-		.phase = ph, .arm = arm, .round = round,
-		.rounds = E->c->reps, .trial = E->seq, .trials = E->planned_trials,
-		.eta_s = -1, .msg = msg,
+		.phase = ph, .arm = arm, .round = round, .trial = E->seq, .eta_s = -1, .msg = msg,
 	};
-	/* the trials left, this one included, at the mean trial so far (else the plan's estimate) */
-	double left = (double)(E->planned_trials > E->seq ? E->planned_trials - E->seq + 1 : 1);
+	double left;
 
 	if (!E->c->progress)
 		return;
+	shown_length(E, round, &pr.rounds, &pr.trials);
+	/* the trials left, this one included, at the mean trial so far (else the plan's estimate) */
+	left = (double)(pr.trials > E->seq ? pr.trials - E->seq + 1 : 1);
 	if (E->trial_s_n)
 		pr.eta_s = E->trial_s_sum / E->trial_s_n * left;
 	else if (E->p->est_trial_s > 0)
@@ -46,10 +65,11 @@ void probe_report(struct engine *E, enum probe_phase ph, const char *arm, unsign
 void probe_report_keep(struct engine *E, unsigned round, const char *msg)
 {
 	struct probe_progress pr = {
-		.phase = PROBE_PHASE_SETUP, .round = round, .rounds = E->c->reps, .trial = E->seq,
-		.trials = E->planned_trials, .eta_s = -1, .msg = msg, .keep = true,
+		.phase = PROBE_PHASE_SETUP, .round = round, .trial = E->seq, .eta_s = -1, .msg = msg,
+		.keep = true,
 	};
 
+	shown_length(E, round, &pr.rounds, &pr.trials);
 	if (E->c->progress)
 		E->c->progress(&pr, E->c->progress_arg);
 }

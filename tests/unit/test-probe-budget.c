@@ -142,6 +142,13 @@ static enum probe_short_answer say_extend(const struct probe_budget *b, void *ar
 	return PROBE_SHORT_EXTEND;
 }
 
+static struct probe_progress seen;
+
+static void seen_progress(const struct probe_progress *pr, void *arg)
+{
+	*(struct probe_progress *)arg = *pr;
+}
+
 static void test_ask_extend(void **state)
 {
 	struct fixture *f = short_budget();
@@ -156,12 +163,28 @@ static void test_ask_extend(void **state)
 	assert_int_equal(asked, 1);
 	assert_true(f->r.budget.extended);
 	assert_float_equal(f->c.max_time_s, 240, 1e-9);
-	/* 240 - 30 - 1 = 209 s: 6 rounds, looks 5 and 6 kept */
+	/*
+	 * 240 - 30 - 1 = 209 s: 6 rounds; the plan is cut at the next look
+	 * after them (10), not at 6: rounds go on while one fits, and the
+	 * ceiling's administrative look takes the final one
+	 */
 	assert_int_equal(f->r.budget.rounds_fit, 6);
 	assert_int_equal(f->c.plan.n_looks, 2);
-	assert_int_equal(f->c.plan.looks[1], 6);
+	assert_int_equal(f->c.plan.looks[1], 10);
 	assert_non_null(strstr(f->r.budget.text, "4 min fits 6 rounds"));
-	assert_non_null(strstr(f->r.budget.text, "looks kept at rounds 5, 6"));
+	assert_non_null(strstr(f->r.budget.text, "looks kept at rounds 5, 10: rounds go on while another "
+			       "fits, and the last complete one takes the final look"));
+	/* the progress shows the 6 rounds expected, then the one running beyond them */
+	f->c.reps = 10;
+	f->E.planned_trials = 30;
+	f->c.progress = seen_progress;
+	f->c.progress_arg = &seen;
+	probe_report(&f->E, PROBE_PHASE_TRIAL, "pc3", 1, NULL);
+	assert_int_equal(seen.rounds, 6);
+	assert_int_equal(seen.trials, 18);
+	probe_report(&f->E, PROBE_PHASE_TRIAL, "pc3", 7, NULL);
+	assert_int_equal(seen.rounds, 7);
+	assert_int_equal(seen.trials, 21);
 	free(f);
 }
 
