@@ -373,6 +373,7 @@ int stats_sign_seq(const unsigned *disc, const unsigned *wins, size_t k, const d
 			for (unsigned w = wins[i]; w <= disc[i]; w++)
 				t += next[w];
 			out->p_stage = size + t;
+			out->p_at = next[wins[i]];
 			if (wins[i] >= c)
 				out->rejected_at = (int)i;
 		}

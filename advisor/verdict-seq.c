@@ -300,7 +300,33 @@ static void count_outcomes(const struct verdict2_input *in, size_t a,
 
 /* ---- one candidate ------------------------------------------------------- */
 
-/* The sequential sign tests on the rounds where exactly one of a and b failed. */
+/*
+ * The speed comparison's one-sided p that a is faster (least-favourable
+ * null at its pairs), as a tie-breaker: 1 without two pairs or when a is
+ * not ahead (a p of 0.5 or more), so it only ever favours the faster arm.
+ */
+static double speed_tiebreak_p(const struct verdict2_design *d, const struct verdict2_arm_result *ar)
+{
+	double p;
+
+	if (!ar->compared || ar->n < 2 || !isfinite(ar->t))
+		return 1.0;
+	p = verdict2_null_tail(d->n_candidates + 1, ar->n, ar->t);
+	return isfinite(p) && p < 0.5 ? p : 1.0;
+}
+
+/*
+ * The sequential sign tests on the rounds where exactly one of a and b
+ * failed; ar's speed comparison is judged already. At the design's last
+ * look, a count of won rounds one short of what the exact test can show
+ * alone is completed by that comparison: an exact test of a discrete count
+ * cannot spend its whole level (at 6 of 6 rounds, p is 1/64 against a
+ * level of 0.82 %), and the randomised test that does would reject at the
+ * boundary count with probability gamma = (level - P(beyond)) / P(at); the
+ * speed test's p, independent of which arm failed in the discordant
+ * rounds when the arms do not differ, takes the uniform draw's place.
+ * p_stage - P(at) (1 - p) is then a valid p-value of the combined test.
+ */
 static void judge_failures(const struct verdict2_design *d, size_t look,
 			   const struct verdict2_input *in, const struct verdict2_opts *o,
 			   size_t a, size_t b, struct verdict2_arm_result *ar)
@@ -329,9 +355,18 @@ static void judge_failures(const struct verdict2_design *d, size_t look,
 	ar->disc_won = w;
 	ar->disc_lost = l;
 	ar->p_fail_stage = 1.0;
+	ar->fail_speed_p = 1.0;
 	if (stats_sign_seq(disc, won, look + 1, lv_fail, &sf, NULL) == 0) {
 		ar->fail_shown = sf.rejected_at >= 0;
 		ar->p_fail_stage = w ? sf.p_stage : 1.0;
+		if (!ar->fail_shown && look + 1 == d->n_looks && w > l &&
+		    w + 1 >= verdict2_fail_rounds_min(d) && sf.p_at > 0.0) {
+			double q = speed_tiebreak_p(d, ar), p = sf.p_stage - sf.p_at * (1.0 - q);
+
+			ar->fail_speed_p = q;
+			ar->p_fail_stage = p > 0.0 ? p : 0.0;
+			ar->fail_by_speed = ar->fail_shown = q < 1.0 && p <= lv_fail[look] * (1.0 + 1e-12);
+		}
 	}
 	if (stats_sign_seq(disc, lost, look + 1, lv_veto, &sv, NULL) == 0)
 		ar->oom_vetoed = sv.rejected_at >= 0;
@@ -496,8 +531,8 @@ static void judge_arm(const struct verdict2_design *d, size_t look,
 		      size_t a, size_t b, double rho, const double *rho_cost,
 		      struct verdict2_arm_result *ar)
 {
-	judge_failures(d, look, in, o, a, b, ar);
 	judge_speed(d, look, in, o, a, b, rho, ar);
+	judge_failures(d, look, in, o, a, b, ar);
 	for (size_t c = 0; c < VERDICT2_COSTS; c++) {
 		judge_guard(d, look, in, o, a, b, c, rho_cost[c], &ar->guard[c]);
 		ar->guard_harm |= ar->guard[c].status == VERDICT2_GUARD_HARM;
@@ -632,13 +667,15 @@ static void failure_words(struct verdict2_result *out, const struct verdict2_inp
 	unsigned fb = (unsigned)(br->n_oom + br->n_timeout + br->n_failed);
 	unsigned fa = (unsigned)(ar->n_oom + ar->n_timeout + ar->n_failed);
 
+	const char *how = ar->fail_by_speed ? "exact sign test, completed by speed" : "exact sign test";
+
 	reason(out, "%s%s fails more often than %s: %u of %zu trials (%.0f %% [%.0f, %.0f]) against "
 	       "%u of %zu (%.0f %% [%.0f, %.0f]); of %u rounds where one of the two failed, %s "
-	       "failed in %u (exact sign test)", lead, in->arms[out->baseline].name, in->arms[a].name,
+	       "failed in %u (%s)", lead, in->arms[out->baseline].name, in->arms[a].name,
 	       fb, in->n_rounds - br->n_missing, 100 * br->fail_rate, 100 * br->fail_lo,
 	       100 * br->fail_hi, fa, in->n_rounds - ar->n_missing, 100 * ar->fail_rate,
 	       100 * ar->fail_lo, 100 * ar->fail_hi, ar->disc_won + ar->disc_lost,
-	       in->arms[out->baseline].name, ar->disc_won);
+	       in->arms[out->baseline].name, ar->disc_won, how);
 }
 
 static void reason_change(const struct verdict2_design *d, size_t look,
@@ -666,6 +703,11 @@ static void reason_change(const struct verdict2_design *d, size_t look,
 		snprintf(lead, sizeof(lead), "change to %s: ", name);
 		failure_words(out, in, out->chosen, lead);
 	}
+	if (ar->fail_by_speed)
+		reason(out, "%s: one such round short of what the sign test shows alone; %s was faster on "
+		       "the %zu rounds both completed (one-sided p %.2g), the tie-breaker at that count: "
+		       "together p %.2g <= %.2g %%", name, name, ar->n, ar->fail_speed_p, ar->p_fail_stage,
+		       100 * d->alpha_fail);
 	if (ar->compared) {
 		effect_words(in, ar, eff, sizeof(eff));
 		reason(out, "%s: on the %zu rounds both completed, %s; not shown slower than the "
@@ -674,7 +716,6 @@ static void reason_change(const struct verdict2_design *d, size_t look,
 		reason(out, "%s: %zu round%s both completed: speed not compared (a failure is not "
 		       "counted as a speed)", name, ar->n, ar->n == 1 ? "" : "s");
 	}
-	(void)d;
 }
 
 static void reason_keep(const struct verdict2_input *in, const struct verdict2_opts *o,

@@ -152,7 +152,7 @@ int stats_summarize(const double *x, size_t n, double level, struct stats_summar
 #define VERDICT_TRIALS_MAX	STATS_SAMPLES_MAX
 #define VERDICT_NAME_MAX	32
 #define VERDICT_REASONS_MAX	16
-#define VERDICT_REASON_LEN	200
+#define VERDICT_REASON_LEN	256
 
 /* Direction and wording of the primary metric. */
 enum verdict_metric {
@@ -473,6 +473,7 @@ struct stats_sign_seq {
 	double size[STATS_GS_LOOKS_MAX];
 	int rejected_at;
 	double p_stage;
+	double p_at;		/* of p_stage: the mass at the count observed where it was taken */
 };
 
 /* -EINVAL for k outside 1..STATS_GS_LOOKS_MAX, decreasing or > 256 disc, wins > disc. */
@@ -782,7 +783,13 @@ struct verdict2_guard {
  * arm completed / the reverse; fail_shown: the sequential sign test shows
  * the baseline failing more often (p_fail_stage its stagewise p) and so did
  * every candidate before it in the fixed sequence (fail_gated: its own test
- * showed it, an earlier candidate's did not); oom_vetoed:
+ * showed it, an earlier candidate's did not). At the design's last look a
+ * count one short of what the exact test needs alone (at least
+ * verdict2_fail_rounds_min() - 1 won, more won than lost) is completed by
+ * the speed comparison as a randomised test's tie-breaker: shown when
+ * p_stage - P(that count) (1 - fail_speed_p) <= alpha_fail, fail_speed_p
+ * the speed test's one-sided least-favourable p (1 when not below 0.5 or
+ * fewer than 2 pairs; fail_by_speed says it decided); oom_vetoed:
  * the same test the other way, at oom_veto_alpha, shows this arm failing
  * more often.
  * Speed, on the n rounds both completed (compared when n >= 2): d_r the
@@ -810,6 +817,8 @@ struct verdict2_arm_result {
 	unsigned disc_won, disc_lost;
 	bool fail_shown, fail_gated, oom_vetoed;
 	double p_fail_stage;
+	bool fail_by_speed;		/* shown with the speed comparison's tie-break */
+	double fail_speed_p;
 	bool compared;
 	size_t n;
 	double mean_log, sd_log, rho, vif, se_log, t, p_one;

@@ -606,13 +606,36 @@ static void test_failure_sequence(void **state)
 	assert_int_equal(g_res.path, VERDICT2_PATH_FAILURE);
 	assert_true(g_res.arms[1].fail_shown && g_res.arms[2].fail_shown);
 	assert_int_equal(g_res.arms[2].disc_won, 7);
-	/* 6 are not: 2^-6 > alpha_fail */
+	/* 6 are not alone (2^-6 > alpha_fail), nor with candidates slower on the rounds both completed */
 	seq_arms(6, 0, 0, 1, 0);
+	g_in.arms[0].primary[6] = g_in.arms[0].primary[7] = 130;
 	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
 	assert_false(g_res.arms[1].fail_shown || g_res.arms[2].fail_shown);
+	assert_false(g_res.arms[2].fail_by_speed);
+	assert_float_equal(g_res.arms[2].fail_speed_p, 1.0, 0);	/* slower: no tie-break */
 	assert_int_not_equal(g_res.decision, VERDICT2_STOP_CHANGE);
 	assert_true(has_reason(&g_res, "pc3 failed in 6 of the 6 rounds where one of pc3 and pc0 failed: too "
 			       "few to tell; failures alone show a difference only from 7 such rounds"));
+	/*
+	 * with both candidates faster on the 2 rounds both completed (112 and
+	 * 113 against 100 and 101): one short of 7, the speed p breaks the tie
+	 * (p = 2^-6 q <= alpha_fail when q <= 0.52)
+	 */
+	seq_arms(6, 0, 0, 1, 0);
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_true(g_res.arms[2].fail_by_speed && g_res.arms[2].fail_shown);
+	assert_true(g_res.arms[2].fail_speed_p < 0.52);
+	assert_float_equal(g_res.arms[2].p_fail_stage, ldexp(g_res.arms[2].fail_speed_p, -6), 1e-12);
+	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+	assert_int_equal(g_res.path, VERDICT2_PATH_FAILURE);
+	assert_true(has_reason(&g_res, "(exact sign test, completed by speed)"));
+	assert_true(has_reason(&g_res, "one such round short of what the sign test shows alone"));
+	/* two short (5 of 5): never by failures, however fast (the speed path may decide on its own) */
+	seq_arms(5, 0, 0, 1, 0);
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_false(g_res.arms[1].fail_shown || g_res.arms[2].fail_shown);
+	assert_false(g_res.arms[1].fail_by_speed || g_res.arms[2].fail_by_speed);
+	assert_int_not_equal(g_res.path, VERDICT2_PATH_FAILURE);
 	/* pc0 first fails with the baseline, so pc1's own evidence is gated: no change */
 	seq_arms(7, 0, 0x7f, 1, 0);
 	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
