@@ -192,8 +192,9 @@ static void fail_rounds_text(const struct engine *E, struct probe_budget *b, siz
 		return;
 	need = b->used_s + b->fail_rounds * b->round_s + b->teardown_s;
 	snprintf(b->text + n, sizeof(b->text) - n, "; the warm-up of %s failed, and failures alone show "
-		 "an arm failing more often only after %u rounds where one of the two failed: about %s "
-		 "(--max-time %s)", arms, b->fail_rounds, probe_fmt_secs(need, t1, sizeof(t1)),
+		 "an arm failing more often only after %u rounds where one of the two failed (%u when the "
+		 "other is also faster where both completed): about %s (--max-time %s)", arms,
+		 b->fail_rounds, b->fail_rounds - 1, probe_fmt_secs(need, t1, sizeof(t1)),
 		 fmt_option(need * BUDGET_MARGIN, opt, sizeof(opt)));
 }
 

@@ -190,7 +190,7 @@ struct probe_budget {
 	unsigned looks_taken[VERDICT2_LOOKS_MAX];	/* looks judged before the final one */
 	size_t n_looks_taken;
 	bool partial_dropped;		/* an incomplete round was left out */
-	char text[512];			/* what the budget can answer, in words */
+	char text[640];			/* what the budget can answer, in words */
 	char stop_text[320];		/* admin_stop: what happened, in words */
 };
 
