@@ -41,9 +41,15 @@ struct earlier {
 /*
  * Run x->id judged alone against base, its arms aligned with cur's. False
  * when it is not a replication: not loadable, or another recipe once its
- * arms' settings are known. A run stopped before its first look gave no
- * verdict but counts (aborted: a share of alpha, no evidence), so that
- * aborting unpromising runs cannot help a change through.
+ * arms' settings are known, or no measured round at all. A run stopped
+ * before its first look gave no verdict but counts (aborted: a share of
+ * alpha, no evidence), so that aborting unpromising runs cannot help a
+ * change through. One that measured nothing (a budget refusal after the
+ * warm-up, a stop during it) is not a replication: there was no result to
+ * abort on, and counting it cost the run it told the user to make (a
+ * memcached probe refused at 3 min, re-run at 8m and 6m as asked: run 3
+ * said CHANGE alone and on runs 2-3 pooled, INCONCLUSIVE with the refusal
+ * counted as run 1).
  */
 static bool add_earlier(struct store *st, const struct host *h, const char *base,
 			const struct advice_run *cur, double min_effect_pct, struct earlier *x)
@@ -54,7 +60,7 @@ static bool add_earlier(struct store *st, const struct host *h, const char *base
 	bool counted = false;
 
 	if (r && v && j && advice_load_run(st, h, x->id, base, r, NULL) == 0 &&
-	    !strcmp(r->recipe, cur->recipe) &&
+	    !strcmp(r->recipe, cur->recipe) && r->in2.n_rounds > 0 &&
 	    advice_judge(r, min_effect_pct, v, j, NULL) == 0) {
 		counted = true;
 		for (size_t i = 0; i < cur->n_arms; i++) {

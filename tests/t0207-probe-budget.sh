@@ -86,6 +86,12 @@ fit=$(jq .method.budget.rounds_fit "$j")
 rounds=$(jq .method.rounds "$j")
 looks=$(sqlite3 "$db" "SELECT json_extract(params, '\$.plan.looks') FROM runs WHERE id = $(jq .run_id "$j")")
 echo "allow-short: fits $fit rounds, ran $rounds, stored looks $looks, $((t1 - t0)) s"
+# the refused runs of the same recipe measured nothing: they are not replications of it
+runs=$("$SWAPTUNE" --db "$db" recommend --run "$(jq .run_id "$j")" --json | jq -c '.replication.runs // []')
+case $runs in
+\[\]|"[$(jq .run_id "$j")]") ;;
+*) fail "runs that measured nothing (refused after the warm-up) were pooled with run $(jq .run_id "$j"): $runs" ;;
+esac
 [ "$looks" = "[$fit]" ] || [ "$(jq -r '.method.budget.administrative_look.round' "$j")" = "$rounds" ] ||
 	fail "stored looks $looks, want [$fit] (the rounds that fit)"
 long=$(jq '[.trials[].duration_s] | max' "$j")
