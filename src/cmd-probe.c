@@ -184,7 +184,7 @@ static cJSON *plan_json(const struct probe_config *c, const struct probe_plan *p
 	cJSON_AddNumberToObject(o, "working_set_bytes", (double)c->wp.working_set_bytes);
 	cJSON_AddNumberToObject(o, "memcg_version", p->memcg_version);
 	cJSON_AddNumberToObject(o, "memcg_limit_bytes", (double)c->memcg_limit_bytes);
-	if (c->busy.busy)
+	if (probe_busy_recorded(c))
 		cJSON_AddItemToObject(o, "busy_host", probe_busy_json(c));
 	cJSON_AddStringToObject(o, "baseline", c->arms[p->baseline].name);
 	a = cJSON_AddArrayToObject(o, "arms");
@@ -543,10 +543,12 @@ static const struct opt_spec probe_opts[] = {
 	OPT_FLAG("drop-host-caches", 0, "before every trial also sync, drop the whole host's page cache and "
 		 "compact memory (default: only the probe's own cgroup and swap are emptied)",
 		 struct probe_cli, c.drop_host_caches),
-	OPT_CHOICE("busy-host", "adapt|ignore", "when fewer than 0.8 CPUs are idle before the probe: "
-		   "adapt judges per CPU second of the workload and halves a built-in workload's working "
-		   "set and limit (unless given) so the rounds fit; ignore measures wall time as on a quiet "
-		   "host (default adapt)", struct probe_cli, a.busy_mode, probe_busy_modes),
+	OPT_CHOICE("busy-host", "adapt|ignore|per-cpu", "when fewer than 0.8 CPUs are idle before the "
+		   "probe: adapt judges per CPU second of the workload and halves a built-in workload's "
+		   "working set and limit (unless given) so the rounds fit; ignore measures wall time as on "
+		   "a quiet host; per-cpu judges per CPU second on any host, at the sizes given (a run judged "
+		   "so is rerun with it; not with a command's own metric or an arm that changes where pages "
+		   "go) (default adapt)", struct probe_cli, a.busy_mode, probe_busy_modes),
 	CMD_OPT_DRY_RUN("print the plan and exit without touching anything", struct probe_cli, a.dry),
 	CMD_OPT_PROGRESS(struct probe_cli, a.progress),
 	{ .name = "metric", .arg = "TOOL:PATH", .section = "With --workload cmd",
@@ -641,6 +643,7 @@ static int parse_args(struct cmd_ctx *ctx, struct probe_cli *cli, int argc, char
 	struct probe_args *a = &cli->a;
 	void *const bases[OPT_TABLES_MAX] = { cli, &cli->c.wp, &cli->c.wp, &cli->c.wp };
 	struct opt_given g;
+	char why[160];
 	int first, rc;
 
 	probe_config_init(c);
@@ -672,6 +675,8 @@ static int parse_args(struct cmd_ctx *ctx, struct probe_cli *cli, int argc, char
 			    cmd_given(&cmd_probe_entry, &g, "memcg-limit"), argv + first, argc - first);
 	if (rc < 0)
 		return rc;
+	if (c->busy_mode == PROBE_BUSY_PER_CPU && probe_busy_per_cpu_refused(c, why, sizeof(why)))
+		return cmd_usage_error(ctx, &cmd_probe_entry, "--busy-host per-cpu: %s", why);
 	/* the busy-host look: before the plan, so the plan says what it changed */
 	if ((rc = probe_busy_check(&ctx->host, 500, &c->busy, &ctx->err)) < 0)
 		return rc;

@@ -489,6 +489,11 @@ int judge_recipe(const char *params_json, const cJSON *arm_settings, char out[JU
 		copy_items(cJSON_GetObjectItemCaseSensitive(c, "workload"), w,
 			   (const char *const[]){ "ops", NULL });
 	cJSON_AddNumberToObject(c, "min_trial_s", min_trial);
+	/* only when true: every run judged by wall time keeps the recipe it had */
+	x = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(method, "busy_host"),
+					     "per_cpu_second");
+	if (cJSON_IsTrue(x))
+		cJSON_AddTrueToObject(c, "per_cpu_second");
 	x = cJSON_AddObjectToObject(c, "memcg");
 	copy_items(x, cJSON_GetObjectItemCaseSensitive(p, "memcg"), mkeys);
 	copy_items(c, p, (const char *const[]){ "baseline", NULL });

@@ -18,6 +18,9 @@
  * gives no speed to compare. What the user set is not scaled.
  * The decision is made before anything is measured and is stored in the
  * recipe, so a re-run repeats it; nothing here depends on the arms' results.
+ * --busy-host per-cpu asks for the metric whatever the look sees, at the
+ * sizes given: the rerun line of a run judged per CPU second carries it, so
+ * a quiet host repeats the same experiment instead of judging wall time.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -35,7 +38,7 @@
 
 #define BUSY_SAMPLES 10
 
-const char *const probe_busy_modes[] = { "adapt", "ignore", NULL };
+const char *const probe_busy_modes[] = { "adapt", "ignore", "per-cpu", NULL };
 
 static uint64_t total_ticks(const struct host_cpu_stat *s)
 {
@@ -122,10 +125,33 @@ static bool cpu_blind_setting(const struct probe_config *c, char *why, size_t n)
 	return false;
 }
 
+bool probe_busy_per_cpu_refused(const struct probe_config *c, char *why, size_t n)
+{
+	if (c->primary == PROBE_PRIMARY_METRIC) {
+		snprintf(why, n, "the primary metric is the command's own (%s): CPU time would replace it",
+			 c->wp.metric_spec[0] ? "--metric" : "--metric-regex");
+		return true;
+	}
+	return cpu_blind_setting(c, why, n);
+}
+
+bool probe_busy_recorded(const struct probe_config *c)
+{
+	return c->busy.busy || c->busy_mode == PROBE_BUSY_PER_CPU;
+}
+
 void probe_busy_adapt(struct probe_config *c, bool ws_given, bool limit_given, bool ops_given)
 {
 	struct probe_busy *b = &c->busy;
 
+	if (c->busy_mode == PROBE_BUSY_PER_CPU) {
+		/* asked for, busy or not; what cannot be judged so was refused before (cmd-probe.c) */
+		if (!probe_busy_per_cpu_refused(c, b->why_wall, sizeof(b->why_wall))) {
+			c->primary = PROBE_PRIMARY_CPU;
+			b->per_cpu = true;
+		}
+		return;
+	}
 	if (!b->busy || c->busy_mode == PROBE_BUSY_IGNORE)
 		return;
 	if (c->primary == PROBE_PRIMARY_METRIC) {
@@ -172,9 +198,15 @@ size_t probe_busy_text(const struct probe_config *c, char *out, size_t n)
 
 	if (n)
 		out[0] = 0;
-	if (!n || !b->busy)
+	if (!n || !probe_busy_recorded(c))
 		return 0;
-	add(out, n, &k, "%.1f of %u CPUs idle before the probe", b->idle_cpus, b->cpus);
+	if (b->known)
+		add(out, n, &k, "%.1f of %u CPUs idle before the probe", b->idle_cpus, b->cpus);
+	if (c->busy_mode == PROBE_BUSY_PER_CPU && b->per_cpu) {
+		add(out, n, &k, "%sjudged per CPU second of the workload, as asked (--busy-host per-cpu)%s",
+		    b->known ? ": " : "", probe_is_cmd(c) ? "" : "; sizes as given");
+		return k;
+	}
 	if (c->busy_mode == PROBE_BUSY_IGNORE) {
 		add(out, n, &k, "; measured as on a quiet host (--busy-host ignore)");
 		return k;
@@ -201,12 +233,16 @@ cJSON *probe_busy_json(const struct probe_config *c)
 	const struct probe_busy *b = &c->busy;
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddNumberToObject(o, "idle_cpus", round(b->idle_cpus * 100) / 100);
-	cJSON_AddNumberToObject(o, "cpus", b->cpus);
+	/* a busy host was always seen; per-cpu on a captured tree sees nothing */
+	if (b->known) {
+		cJSON_AddNumberToObject(o, "idle_cpus", round(b->idle_cpus * 100) / 100);
+		cJSON_AddNumberToObject(o, "cpus", b->cpus);
+	}
 	cJSON_AddStringToObject(o, "mode", probe_busy_modes[c->busy_mode]);
 	cJSON_AddBoolToObject(o, "per_cpu_second", b->per_cpu);
 	cJSON_AddBoolToObject(o, "scaled", b->scaled);
-	cJSON_AddNumberToObject(o, "runnable", round(b->runnable * 100) / 100);
+	if (b->known)
+		cJSON_AddNumberToObject(o, "runnable", round(b->runnable * 100) / 100);
 	if (b->scaled) {
 		cJSON_AddNumberToObject(o, "scale", b->scale);
 		cJSON_AddNumberToObject(o, "working_set_bytes_asked", (double)b->ws_was);

@@ -198,7 +198,7 @@ cJSON *probe_params_json(const struct probe_config *c, const struct probe_plan *
 	cJSON_AddNumberToObject(o, "min_trial_s", c->min_trial_s);
 	cJSON_AddNumberToObject(o, "max_time_s", c->max_time_s);
 	cJSON_AddBoolToObject(o, "drop_host_caches", c->drop_host_caches);
-	if (c->busy.busy)
+	if (probe_busy_recorded(c))
 		cJSON_AddItemToObject(o, "busy_host", probe_busy_json(c));
 	a = cJSON_AddArrayToObject(root, "arm_names");
 	for (int i = 0; i < c->narms; i++)

@@ -332,10 +332,66 @@ static int read_workload(const cJSON *root, const struct advice_run *run, struct
 	return 0;
 }
 
+/* "adapt, ignore or per-cpu": the --busy-host values, from the option's table */
+static void busy_modes_words(char *out, size_t n)
+{
+	size_t k = 0;
+
+	out[0] = 0;
+	for (size_t i = 0; probe_busy_modes[i] && k < n; i++)
+		k += (size_t)snprintf(out + k, n - k, "%s%s", i == 0 ? "" : probe_busy_modes[i + 1] ? ", " : " or ",
+				      probe_busy_modes[i]);
+}
+
+/*
+ * What the look saw: idle CPUs below PROBE_BUSY_IDLE_MIN (the object is
+ * written for a busy host), or with per-cpu anything up to the CPUs counted,
+ * or nothing at all (per-cpu where the look saw nothing: both absent).
+ */
+static int read_busy_look(const cJSON *b, bool per_cpu_mode, struct recipe *r, struct st_err *e)
+{
+	struct probe_busy *pb = &r->c.busy;
+	const cJSON *idle = cJSON_GetObjectItemCaseSensitive(b, "idle_cpus");
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(b, "cpus");
+	double hi = per_cpu_mode ? 65536 : PROBE_BUSY_IDLE_MIN;
+	char v[80];
+
+	if (per_cpu_mode && !idle && !x)
+		return 0;
+	if (!cJSON_IsNumber(idle) || !(idle->valuedouble >= 0 && (per_cpu_mode ? idle->valuedouble <= hi :
+								   idle->valuedouble < hi))) {
+		show(idle, v, sizeof(v));
+		return refuse(e, r, "method.busy_host.idle_cpus %s is not a number from 0 to %s%g",
+			      idle ? v : "(absent)", per_cpu_mode ? "" : "below ", hi);
+	}
+	if (!cJSON_IsNumber(x) || !(x->valuedouble >= 1 && x->valuedouble <= 65536) ||
+	    x->valuedouble != floor(x->valuedouble)) {
+		show(x, v, sizeof(v));
+		return refuse(e, r, "method.busy_host.cpus %s is not a whole number of CPUs 1..65536",
+			      x ? v : "(absent)");
+	}
+	if (idle->valuedouble > x->valuedouble)
+		return refuse(e, r, "method.busy_host.idle_cpus %g is more than its %g CPUs", idle->valuedouble,
+			      x->valuedouble);
+	pb->idle_cpus = idle->valuedouble;
+	pb->cpus = (unsigned)x->valuedouble;
+	pb->known = true;
+	pb->busy = pb->idle_cpus < PROBE_BUSY_IDLE_MIN;
+	x = cJSON_GetObjectItemCaseSensitive(b, "runnable");
+	if (x && (!cJSON_IsNumber(x) || !(x->valuedouble >= 0 && x->valuedouble <= 1e6))) {
+		show(x, v, sizeof(v));
+		return refuse(e, r, "method.busy_host.runnable %s is not a number of tasks 0..1000000", v);
+	}
+	pb->runnable = x ? x->valuedouble : 0;
+	pb->share = probe_busy_share(pb->cpus, pb->runnable, x != NULL);
+	return 0;
+}
+
 /*
  * method.busy_host (probe-busy.c): the look before the run, repeated as it
  * was (a re-run judges per CPU second when the run did; the sizes stored are
- * already the halved ones, so nothing is halved again).
+ * already the halved ones, so nothing is halved again). Whether the metric
+ * suits the arms is checked once they are read (recipe_read()).
  */
 static int read_busy(const cJSON *b, struct recipe *r, struct st_err *e)
 {
@@ -350,42 +406,26 @@ static int read_busy(const cJSON *b, struct recipe *r, struct st_err *e)
 		return 0;
 	if (!cJSON_IsObject(b))
 		return refuse(e, r, "method.busy_host is not an object");
-	x = cJSON_GetObjectItemCaseSensitive(b, "idle_cpus");
-	if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0 && x->valuedouble < PROBE_BUSY_IDLE_MIN)) {
-		show(x, v, sizeof(v));
-		return refuse(e, r, "method.busy_host.idle_cpus %s is not a number from 0 to below %g",
-			      x ? v : "(absent)", PROBE_BUSY_IDLE_MIN);
-	}
-	pb->idle_cpus = x->valuedouble;
-	x = cJSON_GetObjectItemCaseSensitive(b, "cpus");
-	if (!cJSON_IsNumber(x) || !(x->valuedouble >= 1 && x->valuedouble <= 65536) ||
-	    x->valuedouble != floor(x->valuedouble)) {
-		show(x, v, sizeof(v));
-		return refuse(e, r, "method.busy_host.cpus %s is not a whole number of CPUs 1..65536",
-			      x ? v : "(absent)");
-	}
-	pb->cpus = (unsigned)x->valuedouble;
 	if ((rc = read_str(b, "method.busy_host", "mode", &mode, r, e)) < 0)
 		return rc;
 	for (k = 0; mode && probe_busy_modes[k] && strcmp(mode, probe_busy_modes[k]); k++)
 		;
-	if (!mode || !probe_busy_modes[k])
-		return refuse(e, r, "method.busy_host.mode %s%.60s%s is not adapt or ignore (as --busy-host takes)",
-			      mode ? "\"" : "", mode ? mode : "(absent)", mode ? "\"" : "");
+	if (!mode || !probe_busy_modes[k]) {
+		busy_modes_words(v, sizeof(v));
+		return refuse(e, r, "method.busy_host.mode %s%.60s%s is not %s (as --busy-host takes)",
+			      mode ? "\"" : "", mode ? mode : "(absent)", mode ? "\"" : "", v);
+	}
 	r->c.busy_mode = (enum probe_busy_mode)k;
+	if ((rc = read_busy_look(b, r->c.busy_mode == PROBE_BUSY_PER_CPU, r, e)) < 0)
+		return rc;
 	if ((rc = read_bool(b, "method.busy_host", "per_cpu_second", false, &pb->per_cpu, r, e)) < 0 ||
 	    (rc = read_bool(b, "method.busy_host", "scaled", false, &pb->scaled, r, e)) < 0)
 		return rc;
 	if (pb->per_cpu && r->c.busy_mode == PROBE_BUSY_IGNORE)
 		return refuse(e, r, "method.busy_host says per CPU second with --busy-host ignore");
-	pb->known = pb->busy = true;
-	x = cJSON_GetObjectItemCaseSensitive(b, "runnable");
-	if (x && (!cJSON_IsNumber(x) || !(x->valuedouble >= 0 && x->valuedouble <= 1e6))) {
-		show(x, v, sizeof(v));
-		return refuse(e, r, "method.busy_host.runnable %s is not a number of tasks 0..1000000", v);
-	}
-	pb->runnable = x ? x->valuedouble : 0;
-	pb->share = probe_busy_share(pb->cpus, pb->runnable, x != NULL);
+	if (r->c.busy_mode == PROBE_BUSY_PER_CPU && (!pb->per_cpu || pb->scaled))
+		return refuse(e, r, "method.busy_host says %s with --busy-host per-cpu",
+			      pb->scaled ? "scaled sizes" : "wall time");
 	if (pb->scaled) {
 		x = cJSON_GetObjectItemCaseSensitive(b, "scale");
 		if (!cJSON_IsNumber(x) || x->valuedouble != PROBE_BUSY_SCALE) {
@@ -516,6 +556,21 @@ static int read_arms(const struct host *h, const cJSON *root, const struct advic
 	return 0;
 }
 
+/*
+ * A run judged per CPU second had no metric of its own and no arm whose
+ * I/O waits CPU time would miss (probe_busy_per_cpu_refused(), as `probe
+ * --busy-host per-cpu` refuses them): a stored one that says otherwise is
+ * refused.
+ */
+static int read_per_cpu_fits(struct recipe *r, struct st_err *e)
+{
+	char why[160];
+
+	if (r->c.busy.per_cpu && probe_busy_per_cpu_refused(&r->c, why, sizeof(why)))
+		return refuse(e, r, "method.busy_host says per CPU second, but %s", why);
+	return 0;
+}
+
 int recipe_read(const struct host *h, const struct advice_run *run, struct recipe *out,
 		struct st_err *e)
 {
@@ -536,8 +591,9 @@ int recipe_read(const struct host *h, const struct advice_run *run, struct recip
 	if (!cJSON_IsObject(root))
 		rc = refuse(e, out, "the stored parameters are not a JSON object");
 	else if ((rc = read_fields(root, out, e)) == 0 && (rc = read_workload(root, run, out, e)) == 0 &&
-		 (rc = read_method(root, out, e)) == 0 && (rc = read_plan(root, run, out, e)) == 0)
-		rc = read_arms(h, root, run, out, e);
+		 (rc = read_method(root, out, e)) == 0 && (rc = read_plan(root, run, out, e)) == 0 &&
+		 (rc = read_arms(h, root, run, out, e)) == 0)
+		rc = read_per_cpu_fits(out, e);
 	cJSON_Delete(root);
 	return rc;
 }
@@ -677,6 +733,13 @@ int recipe_rerun_line(const struct recipe *r, char *out, size_t len)
 		add(&l, " --no-warmup");
 	if (c->drop_host_caches)
 		add(&l, " --drop-host-caches");
+	/*
+	 * the metric, pinned: a quiet host would judge wall time. A run judged
+	 * by wall time keeps its line; rerun on a busy host it adapts, and
+	 * judge_recipe() keeps that run apart.
+	 */
+	if (c->busy.per_cpu)
+		add(&l, " --busy-host %s", probe_busy_modes[PROBE_BUSY_PER_CPU]);
 	for (size_t i = 0; i < recipe_field_count(); i++) {
 		const struct recipe_field *f = recipe_field_at(i);
 		double v = recipe_value(r, i);

@@ -55,6 +55,7 @@ offers "status live runs advice probe history cgroups switchback" swaptune tui -
 offers "text md json html" swaptune report --format ""
 offers "bash zsh fish" swaptune --completion ""
 offers "max high" swaptune probe --limit-mode ""
+offers "adapt ignore per-cpu" swaptune probe --busy-host ""
 offers "zram disk loop" swaptune fleet-advise --backend ""
 offers "pc3 pc1 pc0 bypass" swaptune probe --arms ""
 offers "pc3,pc1 pc3,pc0 pc3,pc3 pc3,bypass" swaptune probe --arms pc3,

@@ -104,6 +104,9 @@ if command -v fish >/dev/null 2>&1; then
 		fail "fish: --progress offers $(tr '\n' ' ' <"$scratch/f.out")"
 	flist "swaptune report --format "
 	[ "$(sort "$scratch/f.out" | tr '\n' ' ')" = "html json md text " ] || fail "fish: --format"
+	flist "swaptune probe --busy-host "
+	[ "$(sort "$scratch/f.out" | tr '\n' ' ')" = "adapt ignore per-cpu " ] ||
+		fail "fish: --busy-host offers $(tr '\n' ' ' <"$scratch/f.out")"
 	flist "swaptune --completion "
 	[ "$(sort "$scratch/f.out" | tr '\n' ' ')" = "bash fish zsh " ] || fail "fish: --completion"
 	flist "swaptune import "

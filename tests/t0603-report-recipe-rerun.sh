@@ -1,15 +1,18 @@
 #!/bin/sh
 # A probe report carries everything needed to rerun the probe (live host,
-# root): a small sequential probe and a small fixed-design probe; each
+# root): a small sequential probe, a small fixed-design probe and one judged
+# per CPU second (--busy-host per-cpu); each
 # report's recipe, run as printed (sudo swaptune -> the binary under test,
 # --yes added), stores a run whose report prints the same recipe: the same
 # design (looks or rounds, minimum effect), seed, sizes and the calibrated
-# accesses per trial. The report names the CPU model, memory and the
+# accesses per trial, and --busy-host per-cpu exactly when the run was
+# judged per CPU second. The report names the CPU model, memory and the
 # swaptune version that measured it.
 . "$(dirname "$0")/lib.sh"
 
 need_probe_host
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
+command -v jq >/dev/null 2>&1 || skip "needs jq"
 wait_no_probe
 db=$scratch/db
 pc_before=$(cat "$PC")
@@ -22,7 +25,7 @@ recipe_of() {
 }
 last_run() { sqlite3 "$db" "SELECT max(id) FROM runs WHERE kind = 'probe'"; }
 
-for design in "--looks 2,3 --max-time 0" "--reps 2"; do
+for design in "--looks 2,3 --max-time 0" "--reps 2" "--reps 2 --busy-host per-cpu"; do
 	# shellcheck disable=SC2086
 	"$SWAPTUNE" --db "$db" probe --yes --workload anon-runs --arms pc3,pc0 --working-set 64M \
 		--memcg-limit 48M --min-trial 300ms $design >"$scratch/first.out" 2>&1 ||
@@ -40,6 +43,16 @@ for design in "--looks 2,3 --max-time 0" "--reps 2"; do
 	--looks*) echo "$r1" | grep -q -- "--looks 2,3 --max-time 0" || fail "recipe lost the sequential plan: $r1" ;;
 	--reps*) echo "$r1" | grep -q -- "--reps 2" || fail "recipe lost the fixed design: $r1" ;;
 	esac
+	# the metric: pinned when the run was judged per CPU second (per-cpu, or adapt on a busy host)
+	per_cpu=$(sqlite3 "$db" "SELECT params FROM runs WHERE id = $first" | jq -r '.method.busy_host.per_cpu_second // false')
+	case $design in
+	*per-cpu*) [ "$per_cpu" = true ] || fail "--busy-host per-cpu: run $first not judged per CPU second" ;;
+	esac
+	if [ "$per_cpu" = true ]; then
+		echo "$r1" | grep -q -- "--busy-host per-cpu" || fail "recipe of a per-CPU run lacks --busy-host per-cpu: $r1"
+	else
+		echo "$r1" | grep -q -- "--busy-host" && fail "recipe of a wall-time run pins a metric: $r1"
+	fi
 	grep -qE "^  CPU model +[^ ]" "$scratch/report-$first.txt" || fail "report without the CPU model"
 	grep -q "not recorded" "$scratch/report-$first.txt" &&
 		fail "a fresh run's report says 'not recorded': $(grep 'not recorded' "$scratch/report-$first.txt")"

@@ -99,9 +99,12 @@ int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
  * what differs from one repetition to the next. A canonical JSON of the
  * params' workload (name, working set, command and metric, pattern
  * parameters; the accesses per trial only when they were given rather than
- * calibrated), the memcg limit, --min-trial, the baseline, the arm names
- * and, when arm_settings is given, each arm's settings (an object
- * {"arm": {"key": "value"}}) - hashed (FNV-1a 64) into 16 hex digits.
+ * calibrated), the memcg limit, --min-trial, whether the primary metric
+ * was per CPU second (method.busy_host.per_cpu_second, in the hashed JSON
+ * only when true, so a run judged by wall time keeps the recipe it had
+ * before), the baseline, the arm names and, when arm_settings is given,
+ * each arm's settings (an object {"arm": {"key": "value"}}) - hashed
+ * (FNV-1a 64) into 16 hex digits.
  * Seeds, time budgets, looks, rounds, alpha and the minimum effect are not
  * part of it: a re-run with another seed, budget or --reps is a replication
  * of the same recipe, and changing them does not make a new one.

@@ -114,6 +114,7 @@ enum probe_primary {
 enum probe_busy_mode {
 	PROBE_BUSY_ADAPT = 0,		/* judge per CPU second, built-in workloads smaller */
 	PROBE_BUSY_IGNORE,		/* measure as on a quiet host */
+	PROBE_BUSY_PER_CPU,		/* judge per CPU second whatever the look saw, sizes as given */
 };
 
 /*
@@ -262,16 +263,32 @@ bool probe_primary_higher_better(const struct probe_config *c);
 /*
  * The busy-host look (probe-busy.c): read HOST_STAT, wait ms, read it again
  * and fill b (all zero on a captured tree: it does not move). Then
- * probe_busy_adapt() applies c->busy_mode to c (the primary metric per CPU
- * second; a built-in workload at half size unless the user set its size,
- * limit or ops), and probe_busy_text() says it in one line ("" when the host
- * was not busy). probe_busy_idle() is the arithmetic, for tests.
+ * probe_busy_adapt() applies c->busy_mode to c (adapt on a busy host: the
+ * primary metric per CPU second, a built-in workload at half size unless the
+ * user set its size, limit or ops; per-cpu on any host: per CPU second, the
+ * sizes as given), and probe_busy_text() says it in one line ("" when the
+ * host was not busy and per-cpu was not asked). probe_busy_idle() is the
+ * arithmetic, for tests.
+ *
+ * probe_busy_per_cpu_refused(): whether c cannot be judged per CPU second,
+ * the reason in why (n bytes): the primary is the command's own metric
+ * (--metric-regex, --metric), or an arm changes where pages go (CPU time
+ * would not see its I/O waits). `probe --busy-host per-cpu` refuses such a
+ * probe (usage error) and the recipe reader a stored run that says so.
+ *
+ * probe_busy_recorded(): whether the run records method.busy_host (and the
+ * plan busy_host): when the host was busy or per-cpu was asked, so that the
+ * recipe and judge_recipe() see the metric. probe_busy_json() writes it:
+ * mode, per_cpu_second, scaled, and what the look saw (idle_cpus, cpus,
+ * runnable) when it saw anything.
  */
 struct host_cpu_stat;
 struct cJSON;
-/* what the look saw and changed, for the recipe (method.busy_host) and the plan */
 /* The --busy-host values in enum probe_busy_mode order, NULL-ended: the option and the recipe read them. */
 extern const char *const probe_busy_modes[];
+bool probe_busy_per_cpu_refused(const struct probe_config *c, char *why, size_t n);
+bool probe_busy_recorded(const struct probe_config *c);
+/* what the look saw and changed, for the recipe (method.busy_host) and the plan */
 struct cJSON *probe_busy_json(const struct probe_config *c);
 int probe_busy_check(const struct host *h, unsigned ms, struct probe_busy *b, struct st_err *e);
 void probe_busy_adapt(struct probe_config *c, bool ws_given, bool limit_given, bool ops_given);

@@ -106,7 +106,8 @@ int recipe_planned_trials(const struct advice_run *run, unsigned *trials, struct
 /*
  * The `probe` command line that reruns r, as the report prints it ("sudo
  * swaptune probe --workload ..."): every word from the store quoted by
- * fmt_shell_quote(). -ENOSPC when it does not fit in len.
+ * fmt_shell_quote(); a run judged per CPU second with --busy-host per-cpu
+ * (so a quiet host repeats its metric). -ENOSPC when it does not fit in len.
  */
 int recipe_rerun_line(const struct recipe *r, char *out, size_t len);
 

@@ -4,7 +4,8 @@
  * set, command, metric, memcg limit, --min-trial, baseline, arm names and
  * settings, accesses when not calibrated) and which do not (seeds, time
  * budgets, looks and rounds, alpha, minimum effect, calibrated accesses,
- * key order, a stored "recipe" field).
+ * key order, a stored "recipe" field); judged per CPU second is another
+ * recipe, and a run judged by wall time keeps the hash it always had.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,16 +22,17 @@
 
 #define BASE "{\"workload\":{\"name\":\"anon-runs\",\"working_set_bytes\":%s,\"ops\":%s,\"seed\":%s," \
 	"\"run_pages\":4},\"memcg\":{\"version\":1,\"limit_bytes\":%s,\"limit_mode\":\"limit_in_bytes\"}," \
-	"\"method\":{\"reps\":%s,\"seed\":%s,\"min_trial_s\":%s,\"max_time_s\":%s},\"arm_names\":[%s]," \
+	"\"method\":{\"reps\":%s,\"seed\":%s,\"min_trial_s\":%s,\"max_time_s\":%s%s},\"arm_names\":[%s]," \
 	"\"baseline\":\"%s\",\"plan\":{\"sequential\":true,\"looks\":[%s],\"alpha\":%s,\"min_effect_pct\":%s}}"
 
 struct p {
 	const char *ws, *ops, *wseed, *limit, *reps, *seed, *min_trial, *max_time, *arms, *base,
 		   *looks, *alpha, *min_effect;
+	const char *busy;	/* "" or ",\"busy_host\":{...}" in method */
 };
 
 static const struct p ref = { "268435456", "1000", "7", "134217728", "25", "99", "2", "180",
-			      "\"pc3\",\"pc0\"", "pc3", "5,10,15,20,25", "0.025", "2" };
+			      "\"pc3\",\"pc0\"", "pc3", "5,10,15,20,25", "0.025", "2", "" };
 
 static void recipe(const struct p *x, const char *arm_settings, char out[JUDGE_RECIPE_LEN])
 {
@@ -38,7 +40,7 @@ static void recipe(const struct p *x, const char *arm_settings, char out[JUDGE_R
 	cJSON *a = arm_settings ? cJSON_Parse(arm_settings) : NULL;
 
 	snprintf(buf, sizeof(buf), BASE, x->ws, x->ops, x->wseed, x->limit, x->reps, x->seed,
-		 x->min_trial, x->max_time, x->arms, x->base, x->looks, x->alpha, x->min_effect);
+		 x->min_trial, x->max_time, x->busy, x->arms, x->base, x->looks, x->alpha, x->min_effect);
 	assert_int_equal(judge_recipe(buf, a, out), 0);
 	assert_int_equal(strlen(out), 16);
 	cJSON_Delete(a);
@@ -103,6 +105,43 @@ static void test_arm_settings(void **state)
 	assert_string_not_equal(r0, r2);
 }
 
+/*
+ * Judged per CPU second (method.busy_host.per_cpu_second) is another
+ * experiment than judged by wall time, at the same sizes: another recipe.
+ * A run judged by wall time keeps the recipe it had before the metric was
+ * part of it, busy host or not (the value pinned is what judge_recipe()
+ * gave for ref before), so the runs already stored still pool.
+ */
+static void test_per_cpu_second(void **state)
+{
+	struct p cpu = ref, wall = ref, busy_wall = ref, per_cpu = ref;
+	char r0[JUDGE_RECIPE_LEN], r1[JUDGE_RECIPE_LEN], r2[JUDGE_RECIPE_LEN], r3[JUDGE_RECIPE_LEN],
+	     r4[JUDGE_RECIPE_LEN];
+
+	(void)state;
+	recipe(&ref, NULL, r0);
+	assert_string_equal(r0, "a8cb3e236094969c");
+	/* a busy host, sizes given: judged per CPU second */
+	cpu.busy = ",\"busy_host\":{\"idle_cpus\":0.12,\"cpus\":2,\"mode\":\"adapt\",\"per_cpu_second\":true,"
+		   "\"scaled\":false,\"runnable\":2}";
+	recipe(&cpu, NULL, r1);
+	assert_string_not_equal(r0, r1);
+	/* a busy host measured by wall time (--busy-host ignore, or an arm CPU time cannot judge) */
+	wall.busy = ",\"busy_host\":{\"idle_cpus\":0.12,\"cpus\":2,\"mode\":\"ignore\",\"per_cpu_second\":false,"
+		    "\"scaled\":false,\"runnable\":2}";
+	recipe(&wall, NULL, r2);
+	assert_string_equal(r0, r2);
+	busy_wall.busy = ",\"busy_host\":{\"idle_cpus\":0.3,\"cpus\":2,\"mode\":\"adapt\",\"per_cpu_second\":false,"
+			 "\"scaled\":false,\"runnable\":1}";
+	recipe(&busy_wall, NULL, r3);
+	assert_string_equal(r0, r3);
+	/* --busy-host per-cpu on a quiet host: the same experiment as the busy host's per CPU second */
+	per_cpu.busy = ",\"busy_host\":{\"idle_cpus\":1.9,\"cpus\":2,\"mode\":\"per-cpu\",\"per_cpu_second\":true,"
+		       "\"scaled\":false,\"runnable\":0}";
+	recipe(&per_cpu, NULL, r4);
+	assert_string_equal(r1, r4);
+}
+
 static void test_no_params(void **state)
 {
 	char r[JUDGE_RECIPE_LEN] = "x";
@@ -121,6 +160,7 @@ int main(void)
 		cmocka_unit_test(test_same_and_other_recipes),
 		cmocka_unit_test(test_uncalibrated_ops),
 		cmocka_unit_test(test_arm_settings),
+		cmocka_unit_test(test_per_cpu_second),
 		cmocka_unit_test(test_no_params),
 	};
 

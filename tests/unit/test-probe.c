@@ -1031,6 +1031,74 @@ static void test_busy_host(void **state)
 	free(c);
 }
 
+/*
+ * --busy-host per-cpu: per CPU second on a quiet host as on a busy one, the
+ * sizes as given; said on the plan's line and recorded even when the host
+ * was quiet (or not seen); refused for a command's own metric and for arms
+ * whose I/O waits CPU time would miss.
+ */
+static void test_busy_host_per_cpu(void **state)
+{
+	struct probe_config *c = calloc(1, sizeof(*c));
+	char text[400], why[160];
+	cJSON *j;
+
+	(void)state;
+	/* adapt on a quiet host records nothing */
+	busy_config(c, "anon-runs", true);
+	c->busy = (struct probe_busy){ .known = true, .idle_cpus = 1.7, .cpus = 2 };
+	assert_false(probe_busy_recorded(c));
+	/* per-cpu on the same quiet host */
+	c->busy_mode = PROBE_BUSY_PER_CPU;
+	assert_false(probe_busy_per_cpu_refused(c, why, sizeof(why)));
+	probe_busy_adapt(c, false, false, false);
+	assert_int_equal(c->primary, PROBE_PRIMARY_CPU);
+	assert_true(c->busy.per_cpu && probe_busy_recorded(c));
+	assert_false(c->busy.scaled);
+	assert_int_equal(c->wp.working_set_bytes, 256 * MiB);
+	assert_true(probe_busy_text(c, text, sizeof(text)) > 0);
+	assert_string_equal(text, "1.7 of 2 CPUs idle before the probe: judged per CPU second of the workload, "
+			    "as asked (--busy-host per-cpu); sizes as given");
+	j = probe_busy_json(c);
+	assert_string_equal(cJSON_GetObjectItem(j, "mode")->valuestring, "per-cpu");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "per_cpu_second")));
+	assert_true(cJSON_GetObjectItem(j, "idle_cpus")->valuedouble == 1.7);
+	cJSON_Delete(j);
+	/* on a busy host: not halved */
+	busy_config(c, "anon-runs", true);
+	c->busy_mode = PROBE_BUSY_PER_CPU;
+	probe_busy_adapt(c, false, false, false);
+	assert_int_equal(c->primary, PROBE_PRIMARY_CPU);
+	assert_int_equal(c->wp.working_set_bytes, 256 * MiB);
+	assert_int_equal(c->memcg_limit_bytes, 128 * MiB);
+	/* a look that saw nothing (a captured tree): said and recorded without its figures */
+	busy_config(c, "cmd", false);
+	c->primary = PROBE_PRIMARY_WALL;
+	c->busy = (struct probe_busy){ 0 };
+	c->busy_mode = PROBE_BUSY_PER_CPU;
+	probe_busy_adapt(c, false, false, false);
+	assert_string_equal(probe_primary_key(c), "cpu_s");
+	probe_busy_text(c, text, sizeof(text));
+	assert_string_equal(text, "judged per CPU second of the workload, as asked (--busy-host per-cpu)");
+	j = probe_busy_json(c);
+	assert_null(cJSON_GetObjectItem(j, "idle_cpus"));
+	assert_null(cJSON_GetObjectItem(j, "cpus"));
+	cJSON_Delete(j);
+	/* what per CPU second cannot judge */
+	c->primary = PROBE_PRIMARY_METRIC;
+	assert_true(probe_busy_per_cpu_refused(c, why, sizeof(why)));
+	assert_string_equal(why, "the primary metric is the command's own (--metric-regex): CPU time would "
+			    "replace it");
+	busy_config(c, "anon-runs", true);
+	c->narms = 1;
+	snprintf(c->arms[0].name, sizeof(c->arms[0].name), "disk");
+	snprintf(c->arms[0].set[0].name, sizeof(c->arms[0].set[0].name), "zswap.enabled");
+	c->arms[0].nset = 1;
+	assert_true(probe_busy_per_cpu_refused(c, why, sizeof(why)));
+	assert_non_null(strstr(why, "arm disk sets zswap.enabled: CPU time would not see"));
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1050,6 +1118,7 @@ int main(void)
 		cmocka_unit_test(test_swap_header),
 		cmocka_unit_test(test_scratch_sysroot),
 		cmocka_unit_test(test_busy_host),
+		cmocka_unit_test(test_busy_host_per_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,8 @@
  * field of the recipe table (recipe_field_at()) refused just outside its
  * range and as text; and
  * crafted recipes (unknown workload, argv on a built-in workload, baseline
- * not an arm, too many arms, a bad limit mode, bad looks) refused with a
+ * not an arm, too many arms, a bad limit mode, bad looks, a busy-host look
+ * or metric that does not hold together) refused with a
  * message naming the run and the value; the table's identity flags agree
  * with judge_recipe(). No host: built-in arms only.
  */
@@ -167,11 +168,15 @@ static void test_fields_out_of_range(void **state)
 	free(rec);
 }
 
-/* A run judged per CPU second on a busy host is re-run so, at the sizes it stored. */
+/*
+ * A run judged per CPU second on a busy host is re-run so, at the sizes it
+ * stored, and its rerun line says --busy-host per-cpu; a wall-time run's
+ * line does not; a --busy-host per-cpu run on a quiet host reads back.
+ */
 static void test_busy_host(void **state)
 {
 	struct recipe *rec = calloc(1, sizeof(*rec));
-	char params[8192];
+	char params[8192], line[4096], text[400];
 	struct st_err e;
 
 	(void)state;
@@ -191,6 +196,41 @@ static void test_busy_host(void **state)
 	/* the stored sizes are the halved ones: nothing is halved again */
 	assert_int_equal(rec->c.wp.working_set_bytes, 268435456);
 	assert_int_equal(rec->c.busy.ws_was, 2 * 268435456ull);
+	/* its rerun line pins the metric at those sizes (a quiet host would judge wall time) */
+	assert_int_equal(recipe_rerun_line(rec, line, sizeof(line)), 0);
+	assert_string_equal(line, "sudo swaptune probe --workload anon-zipf --arms pc3,pc1,pc0 --baseline pc3"
+			    " --reps 4 --busy-host per-cpu --seed 7 --working-set 256M --memcg-limit 128M"
+			    " --ops 131072 --duration 60s --zipf-theta 0.99");
+	recipe_free(rec);
+	/* a busy host measured by wall time (--busy-host ignore): its line does not pin a metric */
+	with(params, sizeof(params), "method", "busy_host",
+	     "{\"idle_cpus\":0.12,\"cpus\":2,\"mode\":\"ignore\",\"per_cpu_second\":false,\"scaled\":false}");
+	assert_int_equal(read_params(params, NULL, rec, &e), 0);
+	assert_int_equal(rec->c.primary, PROBE_PRIMARY_THROUGHPUT);
+	assert_int_equal(recipe_rerun_line(rec, line, sizeof(line)), 0);
+	assert_null(strstr(line, "--busy-host"));
+	recipe_free(rec);
+	/* --busy-host per-cpu on a quiet host: per CPU second, the host not busy, the line pins it */
+	with(params, sizeof(params), "method", "busy_host",
+	     "{\"idle_cpus\":1.9,\"cpus\":2,\"mode\":\"per-cpu\",\"per_cpu_second\":true,\"scaled\":false,"
+	     "\"runnable\":0}");
+	assert_int_equal(read_params(params, NULL, rec, &e), 0);
+	assert_int_equal(rec->c.busy_mode, PROBE_BUSY_PER_CPU);
+	assert_int_equal(rec->c.primary, PROBE_PRIMARY_CPU);
+	assert_true(rec->c.busy.known && rec->c.busy.per_cpu);
+	assert_false(rec->c.busy.busy || rec->c.busy.scaled);
+	assert_int_equal(rec->c.wp.working_set_bytes, 268435456);
+	assert_true(probe_busy_text(&rec->c, text, sizeof(text)) > 0);
+	assert_string_equal(text, "1.9 of 2 CPUs idle before the probe: judged per CPU second of the workload, "
+			    "as asked (--busy-host per-cpu); sizes as given");
+	assert_int_equal(recipe_rerun_line(rec, line, sizeof(line)), 0);
+	assert_non_null(strstr(line, " --busy-host per-cpu "));
+	recipe_free(rec);
+	/* and where the look saw nothing */
+	with(params, sizeof(params), "method", "busy_host", "{\"mode\":\"per-cpu\",\"per_cpu_second\":true}");
+	assert_int_equal(read_params(params, NULL, rec, &e), 0);
+	assert_int_equal(rec->c.primary, PROBE_PRIMARY_CPU);
+	assert_false(rec->c.busy.known || rec->c.busy.busy);
 	recipe_free(rec);
 	free(rec);
 }
@@ -212,7 +252,7 @@ static void test_crafted(void **state)
 		{ "method", "busy_host", "{\"idle_cpus\":0.1,\"cpus\":0.5,\"mode\":\"adapt\"}",
 		  "method.busy_host.cpus 0.5 is not a whole number of CPUs" },
 		{ "method", "busy_host", "{\"idle_cpus\":0.1,\"cpus\":2,\"mode\":\"yes\"}",
-		  "method.busy_host.mode \"yes\" is not adapt or ignore" },
+		  "method.busy_host.mode \"yes\" is not adapt, ignore or per-cpu (as --busy-host takes)" },
 		{ "method", "busy_host", "{\"idle_cpus\":0.1,\"cpus\":2,\"mode\":\"ignore\",\"per_cpu_second\":true}",
 		  "per CPU second with --busy-host ignore" },
 		{ "method", "busy_host", "{\"idle_cpus\":0.1,\"cpus\":2,\"mode\":\"adapt\",\"scaled\":\"y\"}",
@@ -221,6 +261,21 @@ static void test_crafted(void **state)
 		  "method.busy_host.scale 0.01 is not 0.5" },
 		{ "method", "busy_host", "{\"idle_cpus\":0.1,\"cpus\":2,\"mode\":\"adapt\",\"runnable\":-1}",
 		  "method.busy_host.runnable -1 is not a number of tasks" },
+		/* per-cpu: per CPU second at the sizes given, whatever the look saw (and it saw sense) */
+		{ "method", "busy_host", "{\"mode\":\"per-cpu\",\"per_cpu_second\":false,\"scaled\":false}",
+		  "method.busy_host says wall time with --busy-host per-cpu" },
+		{ "method", "busy_host", "{\"mode\":\"per-cpu\",\"scaled\":false}",
+		  "method.busy_host says wall time with --busy-host per-cpu" },
+		{ "method", "busy_host", "{\"mode\":\"per-cpu\",\"per_cpu_second\":true,\"scaled\":true,\"scale\":0.5}",
+		  "method.busy_host says scaled sizes with --busy-host per-cpu" },
+		{ "method", "busy_host", "{\"idle_cpus\":3,\"cpus\":2,\"mode\":\"per-cpu\",\"per_cpu_second\":true}",
+		  "method.busy_host.idle_cpus 3 is more than its 2 CPUs" },
+		{ "method", "busy_host", "{\"idle_cpus\":-1,\"cpus\":2,\"mode\":\"per-cpu\",\"per_cpu_second\":true}",
+		  "method.busy_host.idle_cpus -1 is not a number from 0 to 65536" },
+		{ "method", "busy_host", "{\"idle_cpus\":1.5,\"mode\":\"per-cpu\",\"per_cpu_second\":true}",
+		  "method.busy_host.cpus (absent) is not a whole number of CPUs" },
+		{ "method", "busy_host", "{\"cpus\":2,\"mode\":\"per-cpu\",\"per_cpu_second\":true}",
+		  "method.busy_host.idle_cpus (absent) is not a number" },
 	};
 	struct recipe *rec = calloc(1, sizeof(*rec));
 	char params[8192];
@@ -249,6 +304,16 @@ static void test_crafted(void **state)
 	assert_int_equal(read_params("{\"workload\":{\"name\":\"anon-seq\"}}",
 				     (const char *const[]){ "pc3", "mine", NULL }, rec, &e), -EBADMSG);
 	assert_non_null(strstr(e.msg, "arm \"mine\" has custom settings"));
+	/* per CPU second would replace a command's own metric */
+	assert_int_equal(read_params("{\"workload\":{\"name\":\"cmd\",\"argv\":[\"true\"],\"metric_regex\":\"x(1)\"},"
+				     "\"method\":{\"busy_host\":{\"mode\":\"per-cpu\",\"per_cpu_second\":true}}}",
+				     NULL, rec, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "method.busy_host says per CPU second, but the primary metric is the "
+			       "command's own (--metric-regex)"));
+	assert_int_equal(read_params("{\"workload\":{\"name\":\"cmd\",\"argv\":[\"true\"],\"metric_regex\":\"x(1)\"},"
+				     "\"method\":{\"busy_host\":{\"idle_cpus\":0.1,\"cpus\":2,\"mode\":\"adapt\","
+				     "\"per_cpu_second\":true}}}", NULL, rec, &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "method.busy_host says per CPU second, but"));
 	/* a cmd without its command, or with a word that is no string */
 	assert_int_equal(read_params("{\"workload\":{\"name\":\"cmd\"}}", NULL, rec, &e), -EBADMSG);
 	assert_non_null(strstr(e.msg, "workload cmd without a command"));
