@@ -15,8 +15,9 @@
 # arms, charging swap-in readahead to the cgroup, and 60 such "A/A" runs
 # would pass while testing nothing.
 # A/B: AB_RUNS probes of zswap against the same swap without zswap (every
-# swapped page goes to the loop device): a large, real difference that must
-# be found every time (the zswap arm's comparison crosses its bound; the
+# swapped page goes to the loop device), both arms at AA_SETTING (at the
+# host's page-cluster 3 the zswap arm was OOM-killed: keep:disk, oom_failed,
+# 2026-12-02): a large, real difference that must be found every time (the zswap arm's comparison crosses its bound; the
 # verdict itself may be held back by a cost guardrail, which is printed).
 #
 # Known effect: KNOWN_RUNS probes (cmd workload tests/helpers/known-effect,
@@ -115,11 +116,12 @@ for seed in $(seq 1 "$AA_RUNS"); do
 	printf '%4s %5s %9s %8s%% %20s %14s %s\n' "$seed" "$run" "$p" "$eff" "[$lo, $hi]" "$kind" "$status"
 done
 
-echo "A/B: $AB_RUNS runs, zswap (zswap.enabled=Y) against the same swap without zswap (disk, baseline)"
+echo "A/B: $AB_RUNS runs, zswap (zswap.enabled=Y) against the same swap without zswap (disk, baseline), both $AA_SETTING"
 printf '%4s %5s %9s %9s %20s %14s %s\n' seed run p_one effect "CI" verdict status
 ab_pass=0
 for seed in $(seq 1 "$AB_RUNS"); do
-	run=$(probe_ab --arm disk:zswap.enabled=N --arm zswap:zswap.enabled=Y --baseline disk --seed "$seed") || exit 1
+	run=$(probe_ab --arm "disk:zswap.enabled=N,$AA_SETTING" --arm "zswap:zswap.enabled=Y,$AA_SETTING" \
+		--baseline disk --seed "$seed") || exit 1
 	set -- $(judge "$run" zswap) || exit 1
 	p=$1 eff=$2 lo=$3 hi=$4 kind=$5 arm=$6 status=$7
 	# detected: the comparison crossed its bound (the verdict may still be held
