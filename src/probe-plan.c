@@ -118,9 +118,13 @@ static void plan_estimate(const struct probe_config *c, struct probe_plan *p)
 			(p->detect_bypass ? 1 : 0);
 	p->est_trial_s = estimate_trial_s(c);
 	if (p->est_trial_s < 0) {
-		/* cmd: unknown until it ran once; the cap bounds it */
+		/* cmd: unknown until it ran once; the cap bounds it, and so does the budget (one trial over) */
+		double cap = c->duration_s + TRIAL_SLACK_S / 4;
+
 		p->est_total_s = -1;
-		p->est_max_s = (c->duration_s + TRIAL_SLACK_S / 4) * p->max_trials;
+		p->est_max_s = cap * p->max_trials;
+		if (c->max_time_s > 0 && p->est_max_s > c->max_time_s + cap)
+			p->est_max_s = c->max_time_s + cap;
 	} else {
 		p->est_total_s = 2.0 + p->est_trial_s * p->trials;
 		p->est_max_s = 2.0 + p->est_trial_s * p->max_trials;
