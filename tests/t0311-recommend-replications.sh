@@ -69,6 +69,9 @@ grep -q '^Replications: run 3 is run 3 of its recipe ([0-9a-f]*); runs pooled: 1
 	fail "run 3 text: the pooled runs are not listed: $(cat "$scratch/r3.txt")"
 grep -q 'Earlier runs count' "$scratch/r3.txt" || fail "run 3 text: does not say earlier runs count"
 grep -q 'this run alone says change' "$scratch/r3.txt" || fail "run 3 text: its own verdict is not shown"
+# its own "change to" reason under the pooled INCONCLUSIVE says whose it is
+grep -q '^  - this run alone: change to pc0: ' "$scratch/r3.txt" || fail "run 3 text: its own change reason reads as the verdict's"
+grep -q '^  - change to' "$scratch/r3.txt" && fail "run 3 text: a bare 'change to' under INCONCLUSIVE"
 st recommend --run 3 --exit-code >/dev/null
 [ $? -eq 11 ] || fail "recommend --run 3 --exit-code: want 11 (inconclusive)"
 st recommend --run 7 --exit-code >/dev/null
