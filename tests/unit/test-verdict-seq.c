@@ -767,6 +767,17 @@ static void test_looks_futility_and_words(void **state)
 	assert_true(g_res.arms[1].adj_ci_low_pct < g_res.arms[1].adj_effect_pct &&
 		    g_res.arms[1].adj_effect_pct < g_res.arms[1].adj_ci_high_pct);
 	assert_true(has_reason(&g_res, "adjusted (median-unbiased)"));
+	/* the same with the baseline OOM-killed in one round: 4 pairs of the look's 5, no adjustment */
+	two_arms(1.30, VERDICT_METRIC_THROUGHPUT);
+	g_in.n_rounds = 5;
+	g_in.arms[0].outcome[2] = VERDICT_OUT_OOM;
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
+	assert_int_equal(verdict2_finish(&d, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(g_res.arms[1].n, 4);
+	assert_false(g_res.arms[1].adjusted);
+	assert_false(has_reason(&g_res, "adjusted (median-unbiased)"));
+	g_in.arms[0].outcome[2] = VERDICT_OUT_OK;
 	two_arms(1.003, VERDICT_METRIC_THROUGHPUT);
 	g_in.n_rounds = 10;
 	assert_int_equal(verdict2_look(&d, 1, &g_in, NULL, &g_res, NULL), 0);
