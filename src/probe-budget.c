@@ -151,14 +151,6 @@ static void looks_text(const struct judge_plan *p, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, "%s%u", k ? ", " : "", p->looks[k]);
 }
 
-/* The rounds a run is expected to complete: what fits, or the plan's last look if fewer. */
-static unsigned expect_rounds(const struct probe_budget *b, const struct judge_plan *p)
-{
-	unsigned last = p->looks[p->n_looks - 1];
-
-	return b->rounds_fit < last ? b->rounds_fit : last;
-}
-
 /* The arms whose warm-up trial did not complete, "pc3, pc1"; 0 if none. */
 static size_t warmup_failed(const struct engine *E, char *buf, size_t len)
 {
@@ -187,7 +179,7 @@ static void fail_rounds_text(const struct engine *E, struct probe_budget *b, siz
 	char arms[96], t1[32], opt[16];
 	double need;
 
-	if (n >= sizeof(b->text) || b->fail_rounds == 0 || expect_rounds(b, p) >= b->fail_rounds ||
+	if (n >= sizeof(b->text) || b->fail_rounds == 0 || probe_expected_rounds(b, p->looks[p->n_looks - 1]) >= b->fail_rounds ||
 	    warmup_failed(E, arms, sizeof(arms)) == 0)
 		return;
 	need = b->used_s + b->fail_rounds * b->round_s + b->teardown_s;

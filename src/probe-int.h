@@ -80,6 +80,8 @@ bool probe_is_cmd(const struct probe_config *c);
 /* probe-state.c */
 double probe_now_s(void);
 bool probe_stopped(const struct engine *E);
+/* the rounds a run is expected to complete: those that fit the budget, or `last` if fewer */
+unsigned probe_expected_rounds(const struct probe_budget *b, unsigned last);
 void probe_report(struct engine *E, enum probe_phase ph, const char *arm, unsigned round,
 		  const char *msg);
 /* A line the front end should keep on screen (what the time budget can answer). */

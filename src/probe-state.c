@@ -23,6 +23,11 @@ bool probe_stopped(const struct engine *E)
 	return E->c->stop && *E->c->stop;
 }
 
+unsigned probe_expected_rounds(const struct probe_budget *b, unsigned last)
+{
+	return b->rounds_fit < last ? b->rounds_fit : last;
+}
+
 /*
  * The rounds and trials shown as the run's length: the plan's, or fewer
  * when the budget expects fewer to fit before its ceiling (rounds beyond
@@ -31,13 +36,17 @@ bool probe_stopped(const struct engine *E)
 static void shown_length(const struct engine *E, unsigned round, unsigned *rounds, unsigned *trials)
 {
 	const struct probe_budget *b = &E->r->budget;
-	unsigned n = E->c->reps;
+	unsigned n;
 
-	*rounds = n;
+	*rounds = E->c->reps;
 	*trials = E->planned_trials;
-	if (!b->known || !(b->max_time_s > 0) || b->short_run || b->rounds_fit >= n)
+	if (!b->known || b->short_run)
 		return;
-	n = b->rounds_fit > round ? b->rounds_fit : round;
+	n = probe_expected_rounds(b, E->c->reps);
+	if (round > n)
+		n = round;
+	if (n >= E->c->reps)
+		return;
 	*rounds = n;
 	*trials -= (E->c->reps - n) * (unsigned)E->c->narms;
 }
