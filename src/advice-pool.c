@@ -115,14 +115,13 @@ static void override(const struct advice_run *r, const struct advice_pool *p,
 		v->n_reasons = VERDICT_REASONS_MAX - shift;
 	}
 	memmove(&v->reasons[shift], &v->reasons[0], sizeof(v->reasons[0]) * v->n_reasons);
-	/* the run's own "change to X" under a pooled verdict that is not that change: say whose it is */
-	for (size_t i = shift; p->rep.overrode && i < v->n_reasons + shift; i++)
-		if (!strncmp(v->reasons[i], "change to ", 10)) {
-			char own[VERDICT_REASON_LEN];
+	/* under a pooled verdict that is not the run's own, the run's headline (its first reason) is its own */
+	if (p->rep.overrode && v->n_reasons > 0) {
+		char own[VERDICT_REASON_LEN];
 
-			snprintf(own, sizeof(own), "this run alone: %s", v->reasons[i]);
-			memcpy(v->reasons[i], own, sizeof(own));
-		}
+		snprintf(own, sizeof(own), "this run alone: %s", v->reasons[shift]);
+		memcpy(v->reasons[shift], own, sizeof(own));
+	}
 	if (shift == 2)
 		snprintf(v->reasons[0], VERDICT_REASON_LEN, "%s", p->rep.reason);
 	snprintf(v->reasons[shift - 1], VERDICT_REASON_LEN, "%s", t);
