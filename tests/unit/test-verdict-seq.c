@@ -629,7 +629,7 @@ static void test_failure_sequence(void **state)
 	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
 	assert_int_equal(g_res.path, VERDICT2_PATH_FAILURE);
 	assert_true(has_reason(&g_res, "(exact sign test, completed by speed)"));
-	assert_true(has_reason(&g_res, "one such round short of what the sign test shows alone"));
+	assert_true(has_reason(&g_res, "one won round short of what the sign test shows alone"));
 	/* two short (5 of 5): never by failures, however fast (the speed path may decide on its own) */
 	seq_arms(5, 0, 0, 1, 0);
 	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
@@ -811,6 +811,29 @@ static void test_looks_futility_and_words(void **state)
 	assert_true(has_reason(&g_res, "false-change rate of this run's design <= 2.50 %"));
 }
 
+/* A power line only where it informs: 3 wild rounds give no "80 % of the time it finds +7384 %". */
+static void test_power_words_uninformative(void **state)
+{
+	static const double base[] = { 100, 104, 98 }, cand[] = { 200, 52, 130 };
+	struct verdict2_design d;
+
+	(void)state;
+	design1(&d, 3, 1);
+	verdict2_input_clear(&g_in);
+	g_in.metric = VERDICT_METRIC_THROUGHPUT;
+	snprintf(g_in.metric_name, sizeof(g_in.metric_name), "throughput");
+	set_arm(&g_in, 0, "pc3", true, base, 3, VERDICT_OUT_OOM);
+	set_arm(&g_in, 1, "pc0", false, cand, 3, VERDICT_OUT_OOM);
+	g_in.n_rounds = 3;
+	assert_int_equal(verdict2_look(&d, 0, &g_in, NULL, &g_res, NULL), 0);
+	assert_int_equal(g_res.decision, VERDICT2_STOP_INCONCLUSIVE);
+	assert_int_equal(verdict2_finish(&d, &g_in, NULL, &g_res, NULL), 0);
+	assert_true(g_res.effect_80_pct > 100.0 || !isfinite(g_res.effect_80_pct));
+	assert_false(has_reason(&g_res, "80 % of the time it finds"));
+	assert_true(has_reason(&g_res, "over 3 rounds) this design finds even a doubling less than "
+			       "80 % of the time: more rounds, or a steadier workload, are needed to judge"));
+}
+
 static void test_power(void **state)
 {
 	unsigned looks[] = VERDICT2_DEFAULT_LOOKS;
@@ -880,6 +903,7 @@ int main(void)
 		cmocka_unit_test(test_guardrails),
 		cmocka_unit_test(test_looks_futility_and_words),
 		cmocka_unit_test(test_power),
+		cmocka_unit_test(test_power_words_uninformative),
 		cmocka_unit_test(test_errors),
 	};
 
