@@ -80,6 +80,38 @@ static double gap_s(const struct engine *E)
 	return E->gap_n ? E->gap_sum_s / E->gap_n : 0;
 }
 
+void probe_budget_warmup(struct engine *E, double ratio)
+{
+	bool failed[PROBE_ARMS_MAX] = { false };
+	double ok_sum = 0;
+	unsigned ok_n = 0;
+
+	for (size_t k = 0; k < E->r->ntrials; k++) {
+		const struct probe_trial *t = &E->r->trials[k];
+		double el = t->have[PM_ELAPSED_S] ? t->v[PM_ELAPSED_S] : 0;
+
+		if (!t->warmup || t->status == PROBE_TRIAL_INTERRUPTED || t->arm < 0 ||
+		    t->arm >= PROBE_ARMS_MAX)
+			continue;
+		E->warm_est_s[t->arm] = t->duration_s + el * (ratio - 1);
+		failed[t->arm] = t->status != PROBE_TRIAL_OK;
+		if (!failed[t->arm]) {
+			ok_sum += E->warm_est_s[t->arm];
+			ok_n++;
+		}
+	}
+	/*
+	 * A warm-up trial killed before its work was done is short, but the
+	 * arm's later trials may complete: under a CPU hog pc3's OOM-killed
+	 * 2.4 s warm-up made a round "about 14 s" and "3 min fits 12 rounds",
+	 * and 9 did (its completed trials took 7 s). Such an arm is taken to
+	 * be at least as long as the completed warm-up trials' mean.
+	 */
+	for (int i = 0; ok_n && i < E->c->narms && i < PROBE_ARMS_MAX; i++)
+		if (failed[i] && E->warm_est_s[i] < ok_sum / ok_n)
+			E->warm_est_s[i] = ok_sum / ok_n;
+}
+
 double probe_budget_trial_s(const struct engine *E, int arm)
 {
 	double sum = 0;

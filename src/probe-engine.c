@@ -138,7 +138,7 @@ static void engine_store_plan(struct engine *E)
  * measured phase last min_trial_s (built-in workloads), fixed before any
  * measured trial and stored with the run's plan; and each arm's warm-up
  * trial rescaled to those accesses, the budget's first estimate of how long
- * the arm's trials take (OOM-killed ones at their own length).
+ * the arm's trials take (probe_budget_warmup).
  */
 static void engine_calibrate(struct engine *E)
 {
@@ -162,14 +162,7 @@ static void engine_calibrate(struct engine *E)
 		ratio = (double)c->wp.ops / (double)ops;
 		r->calibrated_ops = c->wp.ops;
 	}
-	for (size_t k = 0; k < r->ntrials; k++) {
-		const struct probe_trial *t = &r->trials[k];
-		double el = t->have[PM_ELAPSED_S] ? t->v[PM_ELAPSED_S] : 0;
-
-		if (t->warmup && t->status != PROBE_TRIAL_INTERRUPTED && t->arm >= 0 &&
-		    t->arm < PROBE_ARMS_MAX)
-			E->warm_est_s[t->arm] = t->duration_s + el * (ratio - 1);
-	}
+	probe_budget_warmup(E, ratio);
 }
 
 /*

@@ -103,6 +103,9 @@ int probe_trial_run(struct engine *E, const struct probe_arm *a, const struct pr
 		    struct probe_trial *t, struct st_err *e);
 
 /* probe-budget.c (see struct probe_budget in probe.h) */
+/* each arm's first time estimate from its warm-up trial, rescaled by ratio (the
+ * calibrated accesses over the warm-up's); a failed one at least the completed ones' mean */
+void probe_budget_warmup(struct engine *E, double ratio);
 /* A trial of arm `arm` is about to start / has ended (t: its row). */
 void probe_budget_trial_start(struct engine *E);
 void probe_budget_trial_end(struct engine *E, const struct probe_trial *t);

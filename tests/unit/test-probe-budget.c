@@ -50,6 +50,44 @@ static void trial(struct fixture *f, int arm, bool warmup, enum probe_trial_stat
 	probe_budget_trial_end(&f->E, &t);
 }
 
+/* The warm-up's first estimates: rescaled trials; a killed one at least the completed ones' mean. */
+static void test_warmup_estimates(void **state)
+{
+	struct fixture *f = fixture(180, 0);
+	struct probe_trial t[] = {
+		{ .arm = 0, .warmup = true, .status = PROBE_TRIAL_OOM, .duration_s = 2.4 },
+		{ .arm = 1, .warmup = true, .status = PROBE_TRIAL_OK, .duration_s = 5.5 },
+		{ .arm = 2, .warmup = true, .status = PROBE_TRIAL_OK, .duration_s = 5.9 },
+		{ .arm = 1, .warmup = false, .status = PROBE_TRIAL_OK, .duration_s = 50 },	/* not warm-up */
+	};
+
+	(void)state;
+	t[1].have[PM_ELAPSED_S] = true;
+	t[1].v[PM_ELAPSED_S] = 3.0;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_int_equal(probe_trials_push(&f->r, &t[i]), 0);
+	/* as measured: the killed arm at the completed ones' mean (5.7 s), not its 2.4 s */
+	probe_budget_warmup(&f->E, 1.0);
+	assert_float_equal(f->E.warm_est_s[1], 5.5, 1e-9);
+	assert_float_equal(f->E.warm_est_s[2], 5.9, 1e-9);
+	assert_float_equal(f->E.warm_est_s[0], 5.7, 1e-9);
+	assert_float_equal(probe_budget_round_s(&f->E), 17.1, 1e-9);
+	/* rescaled to twice the accesses: the measured phase (3 s) twice as long */
+	probe_budget_warmup(&f->E, 2.0);
+	assert_float_equal(f->E.warm_est_s[1], 8.5, 1e-9);
+	assert_float_equal(f->E.warm_est_s[0], (8.5 + 5.9) / 2, 1e-9);
+	/* a killed trial longer than the others stays at its own length; every arm killed: as measured */
+	f->r.trials[0].duration_s = 9;
+	probe_budget_warmup(&f->E, 1.0);
+	assert_float_equal(f->E.warm_est_s[0], 9, 1e-9);
+	f->r.trials[1].status = f->r.trials[2].status = PROBE_TRIAL_OOM;
+	f->r.trials[0].duration_s = 2.4;
+	probe_budget_warmup(&f->E, 1.0);
+	assert_float_equal(f->E.warm_est_s[0], 2.4, 1e-9);
+	free(f->r.trials);
+	free(f);
+}
+
 static void test_expected_times(void **state)
 {
 	struct fixture *f = fixture(180, 0);
@@ -285,6 +323,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_expected_times),
+		cmocka_unit_test(test_warmup_estimates),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_allow_short),
 		cmocka_unit_test(test_ask_extend),
