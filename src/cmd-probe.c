@@ -787,6 +787,33 @@ static int run_probe(struct cmd_ctx *ctx, struct probe_config *c, const struct p
 	return rc < 0 ? rc : status;
 }
 
+/*
+ * --dry-run: the plan. While another swaptune command changes the host, the
+ * settings read as "now" may be its temporary ones (another probe's
+ * page-cluster 0, its scratch swap): say so first.
+ */
+static int print_dry_run(struct cmd_ctx *ctx, const struct probe_config *c, const struct probe_plan *p)
+{
+	char holder[32];
+	int pid = 0, busy = host_change_holder(&ctx->host, ctx->db_path, &pid, holder, sizeof(holder));
+	cJSON *doc, *o;
+
+	if (!ctx->json) {
+		if (busy)
+			fprintf(ctx->out, "Note              another swaptune %s (pid %d) is changing this host now: "
+				"the settings shown as now may be its temporary ones until it restores them\n",
+				holder, pid);
+		print_plan(ctx->out, c, p);
+		return 0;
+	}
+	doc = plan_json(c, p);
+	if (busy && doc && (o = cJSON_AddObjectToObject(doc, "host_changing"))) {
+		cJSON_AddNumberToObject(o, "pid", pid);
+		cJSON_AddStringToObject(o, "command", holder);
+	}
+	return cmd_print_json(ctx, doc);
+}
+
 static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct probe_cli *cli = malloc(sizeof(*cli));
@@ -804,10 +831,7 @@ static int probe_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	if ((rc = probe_plan(&ctx->host, c, p, &ctx->err)) < 0)
 		goto out;
 	if (cli->a.dry) {
-		if (ctx->json)
-			rc = cmd_print_json(ctx, plan_json(c, p));
-		else
-			print_plan(ctx->out, c, p);
+		rc = print_dry_run(ctx, c, p);
 	} else if (!ctx->host.live) {
 		rc = err_set_exit(&ctx->err, -EOPNOTSUPP, ST_EXIT_USAGE,
 				  "probe runs on the live host only; with --sysroot use --dry-run");

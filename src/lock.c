@@ -56,6 +56,15 @@ static bool lock_file_ours(int fd)
 	return true;
 }
 
+/* /run/swaptune/probe.lock on the live host, DB_PATH.probe.lock under a sysroot. */
+static void lock_path(const struct host *h, const char *db_path, char *path, size_t len)
+{
+	if (h->live)
+		snprintf(path, len, "/run/swaptune/probe.lock");
+	else
+		snprintf(path, len, "%s.probe.lock", db_path);
+}
+
 int host_change_lock(const struct host *h, const char *db_path, const char *command,
 		     int *fd, char *path, size_t len, struct st_err *e)
 {
@@ -63,14 +72,10 @@ int host_change_lock(const struct host *h, const char *db_path, const char *comm
 	ssize_t n;
 	int pid;
 
-	if (h->live) {
-		if (mkdir("/run/swaptune", 0755) < 0 && errno != EEXIST)
-			return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot create /run/swaptune: %s",
-					    strerror(errno));
-		snprintf(path, len, "/run/swaptune/probe.lock");
-	} else {
-		snprintf(path, len, "%s.probe.lock", db_path);
-	}
+	if (h->live && mkdir("/run/swaptune", 0755) < 0 && errno != EEXIST)
+		return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot create /run/swaptune: %s",
+				    strerror(errno));
+	lock_path(h, db_path, path, len);
 	/* never through a symlink, and never truncating a file that is not a lock */
 	*fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (*fd < 0)
@@ -111,4 +116,30 @@ void host_change_unlock(int fd)
 		flock(fd, LOCK_UN);
 		close(fd);
 	}
+}
+
+int host_change_holder(const struct host *h, const char *db_path, int *pid, char *cmd, size_t len)
+{
+	char path[4096], buf[64], proc[32];
+	ssize_t n;
+	int fd;
+
+	lock_path(h, db_path, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	/*
+	 * Not by trying the lock (a probe started at that instant would be
+	 * refused): the holder writes "PID COMMAND" while it holds it and
+	 * empties the file when it lets go; a holder that died left its line
+	 * behind, so its pid must still be running.
+	 */
+	n = lock_file_ours(fd) ? pread(fd, buf, sizeof(buf) - 1, 0) : 0;
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	parse_holder(buf, pid, cmd, len);
+	snprintf(proc, sizeof(proc), "/proc/%d", *pid);
+	return *pid > 0 && access(proc, F_OK) == 0 ? 1 : 0;
 }

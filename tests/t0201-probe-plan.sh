@@ -2,7 +2,8 @@
 # probe --dry-run on fixture trees: the plan names the arms, the settings
 # they write with today's values, every host change and effect in words
 # (settings, zswap, swap, cgroups, page cache, memory pressure, time, and
-# --drop-host-caches when given), the trials and the time estimate; the JSON plan validates against probe.schema.json; bad
+# --drop-host-caches when given), the trials and the time estimate; the JSON plan validates against probe.schema.json;
+# while another swaptune command holds the host-change lock, a note that the "now" values may be its; bad
 # options and impossible configurations exit 2 (usage) or 3 (denied) with a
 # message naming the problem; nothing under the fixture is changed.
 . "$(dirname "$0")/lib.sh"
@@ -96,6 +97,27 @@ expect 3 'not enough free memory' --dry-run --sysroot "$v1" --working-set 40G --
 	fail "--force should pass the memory check"
 # no zswap: exit 3
 expect 3 'has no zswap' --dry-run --sysroot "$FIXTURES/no-zswap"
+
+# while another swaptune command holds the host-change lock (its lock file names a running pid), the
+# dry run says its "now" values may be that command's temporary ones; a holder that died is not named
+printf '%d probe\n' $$ >"$db.probe.lock"
+"$SWAPTUNE" probe --dry-run --seed 1 --sysroot "$v1" --db "$db" >"$scratch/held.txt" 2>&1 || fail "dry-run while held: exit $?"
+grep -q "^Note              another swaptune probe (pid $$) is changing this host now: the settings shown as now may be its temporary ones" \
+	"$scratch/held.txt" || fail "dry-run while held: no note: $(head -2 "$scratch/held.txt")"
+"$SWAPTUNE" probe --dry-run --json --seed 1 --sysroot "$v1" --db "$db" >"$scratch/held.json" || fail "dry-run --json while held: exit $?"
+[ "$(jq -r '.host_changing.pid, .host_changing.command' "$scratch/held.json" | tr '\n' ' ')" = "$$ probe " ] ||
+	fail "dry-run --json while held: host_changing is $(jq -c .host_changing "$scratch/held.json")"
+"$check" "$SCHEMAS/probe.schema.json" "$scratch/held.json" >"$scratch/v.out" 2>&1 ||
+	fail "dry-run --json while held does not validate: $(head -5 "$scratch/v.out")"
+sh -c 'exit 0' & dead=$!
+wait $dead
+printf '%d probe\n' "$dead" >"$db.probe.lock"
+"$SWAPTUNE" probe --dry-run --seed 1 --sysroot "$v1" --db "$db" >"$scratch/dead.txt" 2>&1
+same "$scratch/dead.txt" "$EXPECTED/probe-plan-vm-v1.txt"
+: >"$db.probe.lock"
+"$SWAPTUNE" probe --dry-run --json --seed 1 --sysroot "$v1" --db "$db" | jq -e 'has("host_changing") | not' >/dev/null ||
+	fail "dry-run --json with an empty lock file names a holder"
+rm -f "$db.probe.lock"
 
 snap_after=$(cd "$v1" && find . -type f | sort | xargs md5sum | md5sum)
 [ "$snap_before" = "$snap_after" ] || fail "the dry runs changed the fixture"

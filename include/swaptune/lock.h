@@ -23,4 +23,13 @@ int host_change_lock(const struct host *h, const char *db_path, const char *comm
 		     int *fd, char *path, size_t len, struct st_err *e);
 void host_change_unlock(int fd);
 
+/*
+ * Whether another swaptune command holds the lock now, as its lock file
+ * says, without trying the lock or creating anything: 1 with its pid and
+ * command name, 0 when none does (an empty or absent file, one that is not
+ * swaptune's, or a holder no longer running). For a dry run, whose "now"
+ * values are then that command's temporary ones.
+ */
+int host_change_holder(const struct host *h, const char *db_path, int *pid, char *cmd, size_t len);
+
 #endif
