@@ -8,6 +8,7 @@
 #include "swaptune/cmd.h"
 #include "swaptune/facts.h"
 #include "swaptune/fmt.h"
+#include "swaptune/lock.h"
 
 #define LABEL "%-18s"
 #define SUBLABEL "%-16s"
@@ -182,7 +183,8 @@ static void print_human(FILE *o, const struct host_facts *f)
 static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct host_facts f;
-	int r;
+	char holder[32];
+	int r, busy, pid = 0;
 
 	if ((r = cmd_parse(ctx, &cmd_status_entry, argc, argv, NULL, NULL)) < 0)
 		return r;
@@ -191,10 +193,23 @@ static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		facts_free(&f);
 		return r;
 	}
-	if (ctx->json)
-		r = cmd_print_json(ctx, facts_to_json(&f));
-	else
+	/* during another swaptune command's changes, what is read is partly its temporary state */
+	busy = host_change_holder(&ctx->host, ctx->db_path, &pid, holder, sizeof(holder));
+	if (ctx->json) {
+		cJSON *doc = facts_to_json(&f), *o;
+
+		if (busy && doc && (o = cJSON_AddObjectToObject(doc, "host_changing"))) {
+			cJSON_AddNumberToObject(o, "pid", pid);
+			cJSON_AddStringToObject(o, "command", holder);
+		}
+		r = cmd_print_json(ctx, doc);
+	} else {
+		if (busy)
+			fprintf(ctx->out, LABEL "another swaptune %s (pid %d) is changing this host now: settings, "
+				"swap and zswap may show its temporary values until it restores them\n", "Note",
+				holder, pid);
 		print_human(ctx->out, &f);
+	}
 	facts_warn(stderr, &f);
 	facts_free(&f);
 	return r < 0 ? r : 0;

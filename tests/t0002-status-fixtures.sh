@@ -6,7 +6,8 @@
 # A malformed kernel file (the broken-* and truncated-* fixtures, and edited
 # copies) makes only its own line n/a, with the reason naming the file under
 # the sysroot; exit 0, one warning line on stderr per file; --json says null
-# there and lists the file under "unreadable".
+# there and lists the file under "unreadable". While another swaptune command
+# holds the host-change lock, a note first (JSON: host_changing).
 . "$(dirname "$0")/lib.sh"
 
 n=0
@@ -121,4 +122,19 @@ PY
 else
 	echo "malformed-file cases skipped: need python3 and $check (make check builds it)"
 fi
+# while another swaptune command holds the host-change lock (a running pid in its lock file), a note
+# first: what status reads may be that command's temporary state; the rest as without it
+printf '%d probe\n' $$ >"$scratch/db.probe.lock"
+"$SWAPTUNE" status --sysroot "$FIXTURES/vm-v1" --db "$scratch/db" >"$scratch/held.raw" 2>&1 || fail "status while held: exit $?"
+head -1 "$scratch/held.raw" | grep -q "^Note              another swaptune probe (pid $$) is changing this host now: settings, swap and zswap may show its temporary values" ||
+	fail "status while held: no note: $(head -1 "$scratch/held.raw")"
+tail -n +2 "$scratch/held.raw" | sed "s|$FIXTURES/|@FIXTURES@/|g" >"$scratch/held.out"
+same "$scratch/held.out" "$EXPECTED/status-vm-v1.txt"
+if [ -x "$check" ]; then
+	"$SWAPTUNE" status --json --sysroot "$FIXTURES/vm-v1" --db "$scratch/db" >"$scratch/held.json" || fail "status --json while held: exit $?"
+	"$check" "$SCHEMAS/status.schema.json" "$scratch/held.json" >"$scratch/v.out" 2>&1 ||
+		fail "status --json while held does not validate: $(head -5 "$scratch/v.out")"
+	grep -q '"host_changing"' "$scratch/held.json" || fail "status --json while held: no host_changing"
+fi
+rm -f "$scratch/db.probe.lock"
 done_testing
