@@ -32,6 +32,7 @@
 
 #include "swaptune/probe.h"
 #include "swaptune/host.h"
+#include "swaptune/settings.h"
 #include "swaptune/workload.h"
 #include "swaptune/fmt.h"
 #include "probe-int.h"
@@ -107,16 +108,17 @@ double probe_busy_share(unsigned cpus, double runnable, bool known)
  * readahead settings on zswap (and the bypass arm, zswap or zram in RAM).
  * An arm that turns zswap off or changes its pool sends pages to the swap
  * device, whose waits CPU time does not count (zswap against disk would look
- * cheaper on disk). The first such setting, in words, into why.
+ * cheaper on disk): the settings table says which are CPU-visible
+ * (setting_def.cpu_visible). The first other setting, in words, into why.
  */
 static bool cpu_blind_setting(const struct probe_config *c, char *why, size_t n)
 {
 	for (int i = 0; i < c->narms; i++)
 		for (int k = 0; k < c->arms[i].nset; k++) {
 			const char *name = c->arms[i].set[k].name;
+			const struct setting_def *d = settings_find(name);
 
-			if (c->arms[i].bypass || !strcmp(name, "page-cluster") ||
-			    !strcmp(name, "vma_ra_enabled"))
+			if (c->arms[i].bypass || (d && d->cpu_visible))
 				continue;
 			snprintf(why, n, "arm %s sets %s: CPU time would not see the waits of what it swaps",
 				 c->arms[i].name, name);

@@ -12,9 +12,9 @@
 static const struct setting_def settings[] = {
 	{ .name = "page-cluster", .path = HOST_PAGE_CLUSTER, .type = SETTING_INT,
 	  .min = 0, .max = 31, .sysctl = "vm.page-cluster",
-	  .summary = "log2 of pages read per swap-in (0 = no readahead)" },
+	  .summary = "log2 of pages read per swap-in (0 = no readahead)", .cpu_visible = true },
 	{ .name = "vma_ra_enabled", .path = HOST_VMA_RA, .type = SETTING_BOOL_WORD,
-	  .summary = "VMA-based swap readahead (else cluster readahead)" },
+	  .summary = "VMA-based swap readahead (else cluster readahead)", .cpu_visible = true },
 	{ .name = "zswap.enabled", .path = HOST_ZSWAP_PARAMS "/enabled",
 	  .type = SETTING_BOOL_YN, .modparam = "zswap.enabled",
 	  .summary = "compressed swap cache in RAM" },

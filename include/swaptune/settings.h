@@ -30,6 +30,14 @@ struct setting_def {
 	const char *sysctl;	/* "vm.page-cluster" for sysctl.d, or NULL */
 	const char *modparam;	/* "zswap.enabled" for modprobe.d / cmdline, or NULL */
 	const char *summary;
+	/*
+	 * What it changes shows in the workload's own CPU time: swap-in from
+	 * zswap (readahead, decompression) runs in the faulting task. A
+	 * setting that sends pages elsewhere (zswap off: to disk) changes
+	 * waits CPU time does not see, so a run judged per CPU second refuses
+	 * it (probe-busy.c).
+	 */
+	bool cpu_visible;
 };
 
 #define SETTING_VALUE_MAX 64
