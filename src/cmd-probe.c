@@ -30,7 +30,6 @@
  * 3 minutes.
  */
 #define DEFAULT_WORKLOAD	"anon-runs"
-#define DEFAULT_ARMS		"pc3,pc1,pc0"
 #define DEFAULT_WORKING_SET	(256 * MiB)
 #define DEFAULT_MEMCG_LIMIT	(128 * MiB)
 
@@ -491,7 +490,7 @@ static const struct opt_spec probe_opts[] = {
 	  .off = OPT_AT(struct probe_cli, a.workload, const char *), .choice_at = workload_name_at,
 	  .complete = OPT_COMPLETE_CHOICES, .flags = OPT_HELP_CHOICES },
 	{ .name = "arms", .arg = "LIST", .help = "built-in arms, pcN sets vm.page-cluster N (default "
-	  "pc3,pc1,pc0)", .parse = opt_parse_string,
+	  PROBE_DEFAULT_ARMS ")", .parse = opt_parse_string,
 	  .off = OPT_AT(struct probe_cli, a.arms_list, const char *), .choice_at = probe_arm_builtin_at,
 	  .complete = OPT_COMPLETE_CHOICES, .flags = OPT_LIST | OPT_HELP_CHOICES },
 	OPT_CUSTOM("arm", 0, "NAME:KEY=VAL,...", "a custom arm over the settings registry "
@@ -613,7 +612,7 @@ static int resolve_config(struct cmd_ctx *ctx, struct probe_config *c, const str
 			c->memcg_limit_bytes = c->wp.working_set_bytes / 2;
 	}
 	if ((a->arms_list || a->ncustom == 0) &&
-	    (rc = probe_arms_parse_list(a->arms_list ? a->arms_list : DEFAULT_ARMS, c->arms,
+	    (rc = probe_arms_parse_list(a->arms_list ? a->arms_list : PROBE_DEFAULT_ARMS, c->arms,
 					PROBE_ARMS_MAX, &c->narms, &ctx->err)) < 0)
 		return rc;
 	for (int i = 0; i < a->ncustom; i++) {

@@ -307,7 +307,7 @@ static int opt_min_effect(const struct opt_spec *o, const char *v, void *dst, st
 }
 
 static const struct opt_spec sb_arm_opts[] = {
-	OPT_STRING("arms", 0, "LIST", "built-in arms: pc3, pc1, pc0 (vm.page-cluster) (default pc3,pc0)",
+	OPT_STRING("arms", 0, "LIST", "built-in arms: pc3, pc1, pc0 (vm.page-cluster) (default " DEFAULT_ARMS ")",
 		   struct sb_args, arms_list, "a list of arms", OPT_COMPLETE_NONE),
 	SB_ROW("arm", "NAME:KEY=VAL,...", "a custom arm over the settings registry (repeatable)",
 	       opt_arm, OPT_COMPLETE_NONE),

@@ -46,6 +46,9 @@ struct probe_arm {
 int probe_arm_builtin(const char *name, struct probe_arm *a);
 const char *probe_arm_builtin_at(size_t i);
 
+/* The arms a probe compares when none are named (the CLI and the TUI's form). */
+#define PROBE_DEFAULT_ARMS "pc3,pc1,pc0"
+
 /*
  * A custom arm "NAME:key=value,key=value" over the settings registry;
  * values validated and normalised against host h (compressors come from its
