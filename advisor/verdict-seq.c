@@ -710,8 +710,8 @@ static void reason_change(const struct verdict2_design *d, size_t look,
 		       100 * d->alpha_fail);
 	if (ar->compared) {
 		effect_words(in, ar, eff, sizeof(eff));
-		reason(out, "%s: on the %zu rounds both completed, %s; not shown slower than the "
-		       "%.0f %% margin", name, ar->n, eff, o->ni_margin_pct);
+		reason(out, "%s: on the %zu rounds both completed, %s; not shown to be slower by more "
+		       "than the %.0f %% margin", name, ar->n, eff, o->ni_margin_pct);
 	} else {
 		reason(out, "%s: %zu round%s both completed: speed not compared (a failure is not "
 		       "counted as a speed)", name, ar->n, ar->n == 1 ? "" : "s");
