@@ -802,6 +802,31 @@ static void analyse_arm(const struct sb_design *d, unsigned look, const struct s
 	}
 }
 
+/*
+ * A metric that read one value in every OK window of the blocks judged (a
+ * counter that never moved): no effect, interval or trend to estimate, and
+ * the verdict says so first.
+ */
+static void metric_flat(const struct sb_input *in, unsigned n, unsigned k, struct sb_result *out)
+{
+	unsigned seen = 0;
+	double v = NAN;
+
+	for (unsigned b = 0; b < n; b++)
+		for (unsigned p = 0; p < k; p++) {
+			if (in->outcome[b][p] != SB_WIN_OK || !isfinite(in->value[b][p]))
+				continue;
+			if (seen++ && in->value[b][p] != v)
+				return;
+			v = in->value[b][p];
+		}
+	if (seen < 2)
+		return;
+	out->flat = true;
+	add_reason(out, "the metric did not vary: all %u measured windows read %g, so it cannot tell "
+		   "the arms apart; choose a metric that moves with the workload", seen, v);
+}
+
 int sb_analyse(const struct sb_design *d, unsigned look, const struct sb_input *in,
 	       const struct sb_opts *opts, struct sb_work *w, struct sb_result *out,
 	       struct st_err *e)
@@ -869,6 +894,7 @@ int sb_analyse(const struct sb_design *d, unsigned look, const struct sb_input *
 		for (unsigned s = 0; s < SB_SLICES_MAX; s++)
 			ck->slice_effect[s] = NAN;
 	}
+	metric_flat(in, n, k, out);
 	decide(d, in, o, out);
 	return 0;
 }

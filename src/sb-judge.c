@@ -465,32 +465,6 @@ static const char *unit_of(const struct sbrun_stored *s)
 	return !strcmp(u, "%") ? "points" : u;
 }
 
-/*
- * Whether the metric read the same in every measured window (at least
- * two): then no effect can be estimated - its interval and the checks are
- * no numbers - and the verdict says so in words; the reason into buf.
- */
-static bool metric_flat(const struct sbrun_stored *s, char *buf, size_t len)
-{
-	unsigned n = 0;
-	double v = NAN;
-	char num[32];
-
-	for (unsigned i = 0; i < s->n_windows; i++) {
-		if (s->w[i].outcome != SB_WIN_OK || !isfinite(s->w[i].value))
-			continue;
-		if (n++ && s->w[i].value != v)
-			return false;
-		v = s->w[i].value;
-	}
-	if (n < 2)
-		return false;
-	snprintf(buf, len, "the metric did not vary: all %u measured windows read %s, so it cannot tell "
-		 "the arms apart (no effect, interval or trend to estimate); choose a metric that moves "
-		 "with the workload", n, fmt_num(v, num, sizeof(num)));
-	return true;
-}
-
 static cJSON *arm_json(const struct sbrun_stored *s, int a)
 {
 	const struct sb_arm_result *ar = &s->res.arms[a];
@@ -585,8 +559,6 @@ cJSON *sbrun_verdict_json(const struct sbrun_stored *s)
 	r = cJSON_AddArrayToObject(o, "reasons");
 	if (!s->judged)
 		cJSON_AddItemToArray(r, cJSON_CreateString("fewer than 2 complete blocks: nothing to judge"));
-	if (s->judged && metric_flat(s, desc, sizeof(desc)))
-		cJSON_AddItemToArray(r, cJSON_CreateString(desc));
 	for (size_t i = 0; s->judged && i < s->res.n_reasons; i++)
 		cJSON_AddItemToArray(r, cJSON_CreateString(s->res.reasons[i]));
 	if (s->judged && s->res.decision == SB_CONTINUE)
@@ -647,9 +619,9 @@ static void print_arm_effect(FILE *f, const struct sb_arm_result *ar, const char
 
 void sbrun_verdict_print(FILE *f, const struct sbrun_stored *s)
 {
-	char desc[1024], flat_why[512];
+	char desc[1024];
 	const char *u = unit_of(s);
-	bool flat = s->judged && metric_flat(s, flat_why, sizeof(flat_why));
+	bool flat = s->judged && s->res.flat;
 
 	fprintf(f, "Switchback run %lld: %s", (long long)s->run_id, sbrun_decision_name(s));
 	if (s->judged && s->res.decision == SB_CHANGE && s->res.chosen > 0)
@@ -680,8 +652,6 @@ void sbrun_verdict_print(FILE *f, const struct sbrun_stored *s)
 		print_checks(f, s, flat);
 	if (!s->judged)
 		fprintf(f, "  fewer than 2 complete blocks: nothing to judge\n");
-	if (flat)
-		fprintf(f, "  - %s\n", flat_why);
 	for (size_t i = 0; s->judged && i < s->res.n_reasons; i++) {
 		fprintf(f, "  - ");
 		fmt_fputs(f, s->res.reasons[i]);

@@ -300,6 +300,7 @@ struct sb_result {
 	unsigned n_arms;
 	struct sb_arm_result arms[SB_ARMS_MAX];	/* [0] is the baseline (no test) */
 	struct sb_checks checks;
+	bool flat;			/* every OK window judged read one value: nothing to estimate */
 	size_t n_reasons;
 	char reasons[SB_REASONS_MAX][SB_REASON_LEN];
 };
