@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,7 +121,7 @@ void host_change_unlock(int fd)
 
 int host_change_holder(const struct host *h, const char *db_path, int *pid, char *cmd, size_t len)
 {
-	char path[4096], buf[64], proc[32];
+	char path[4096], buf[64];
 	ssize_t n;
 	int fd;
 
@@ -140,6 +141,6 @@ int host_change_holder(const struct host *h, const char *db_path, int *pid, char
 		return 0;
 	buf[n] = '\0';
 	parse_holder(buf, pid, cmd, len);
-	snprintf(proc, sizeof(proc), "/proc/%d", *pid);
-	return *pid > 0 && access(proc, F_OK) == 0 ? 1 : 0;
+	/* signal 0 only asks whether the pid exists (EPERM: it does, another user's) */
+	return *pid > 0 && (kill(*pid, 0) == 0 || errno == EPERM) ? 1 : 0;
 }
