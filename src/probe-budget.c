@@ -211,7 +211,8 @@ static void fail_rounds_text(const struct engine *E, struct probe_budget *b, siz
 	char arms[96], t1[32], opt[16];
 	double need;
 
-	if (n >= sizeof(b->text) || b->fail_rounds == 0 || probe_expected_rounds(b, p->looks[p->n_looks - 1]) >= b->fail_rounds ||
+	if (n >= sizeof(b->text) || b->fail_rounds == 0 ||
+	    probe_expected_rounds(b, p->looks[p->n_looks - 1]) >= b->fail_rounds ||
 	    warmup_failed(E, arms, sizeof(arms)) == 0)
 		return;
 	need = b->used_s + b->fail_rounds * b->round_s + b->teardown_s;
