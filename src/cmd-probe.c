@@ -793,23 +793,16 @@ static int run_probe(struct cmd_ctx *ctx, struct probe_config *c, const struct p
  */
 static int print_dry_run(struct cmd_ctx *ctx, const struct probe_config *c, const struct probe_plan *p)
 {
-	char holder[32];
-	int pid = 0, busy = host_change_holder(&ctx->host, ctx->db_path, &pid, holder, sizeof(holder));
-	cJSON *doc, *o;
+	static const char what[] = "the settings shown as now may be its temporary ones until it restores them";
+	cJSON *doc;
 
 	if (!ctx->json) {
-		if (busy)
-			fprintf(ctx->out, "Note              another swaptune %s (pid %d) is changing this host now: "
-				"the settings shown as now may be its temporary ones until it restores them\n",
-				holder, pid);
+		cmd_note_host_changing(ctx, NULL, what);
 		print_plan(ctx->out, c, p);
 		return 0;
 	}
 	doc = plan_json(c, p);
-	if (busy && doc && (o = cJSON_AddObjectToObject(doc, "host_changing"))) {
-		cJSON_AddNumberToObject(o, "pid", pid);
-		cJSON_AddStringToObject(o, "command", holder);
-	}
+	cmd_note_host_changing(ctx, doc, what);
 	return cmd_print_json(ctx, doc);
 }
 

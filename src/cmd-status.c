@@ -8,7 +8,6 @@
 #include "swaptune/cmd.h"
 #include "swaptune/facts.h"
 #include "swaptune/fmt.h"
-#include "swaptune/lock.h"
 
 #define LABEL "%-18s"
 #define SUBLABEL "%-16s"
@@ -183,8 +182,8 @@ static void print_human(FILE *o, const struct host_facts *f)
 static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct host_facts f;
-	char holder[32];
-	int r, busy, pid = 0;
+	static const char what[] = "settings, swap and zswap may show its temporary values until it restores them";
+	int r;
 
 	if ((r = cmd_parse(ctx, &cmd_status_entry, argc, argv, NULL, NULL)) < 0)
 		return r;
@@ -194,20 +193,13 @@ static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		return r;
 	}
 	/* during another swaptune command's changes, what is read is partly its temporary state */
-	busy = host_change_holder(&ctx->host, ctx->db_path, &pid, holder, sizeof(holder));
 	if (ctx->json) {
-		cJSON *doc = facts_to_json(&f), *o;
+		cJSON *doc = facts_to_json(&f);
 
-		if (busy && doc && (o = cJSON_AddObjectToObject(doc, "host_changing"))) {
-			cJSON_AddNumberToObject(o, "pid", pid);
-			cJSON_AddStringToObject(o, "command", holder);
-		}
+		cmd_note_host_changing(ctx, doc, what);
 		r = cmd_print_json(ctx, doc);
 	} else {
-		if (busy)
-			fprintf(ctx->out, LABEL "another swaptune %s (pid %d) is changing this host now: settings, "
-				"swap and zswap may show its temporary values until it restores them\n", "Note",
-				holder, pid);
+		cmd_note_host_changing(ctx, NULL, what);
 		print_human(ctx->out, &f);
 	}
 	facts_warn(stderr, &f);

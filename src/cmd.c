@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "swaptune/cmd.h"
+#include "swaptune/lock.h"
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_status_entry,
@@ -254,6 +255,23 @@ int cmd_identity_members(const struct host *h, char *buf, size_t len)
 	}
 	cJSON_Delete(doc);
 	return n;
+}
+
+void cmd_note_host_changing(struct cmd_ctx *ctx, cJSON *doc, const char *what)
+{
+	char holder[32];
+	int pid = 0;
+	cJSON *o;
+
+	if (!host_change_holder(&ctx->host, ctx->db_path, &pid, holder, sizeof(holder)))
+		return;
+	if (!ctx->json)
+		fprintf(ctx->out, "%-18sanother swaptune %s (pid %d) is changing this host now: %s\n", "Note",
+			holder, pid, what);
+	else if (doc && (o = cJSON_AddObjectToObject(doc, "host_changing"))) {
+		cJSON_AddNumberToObject(o, "pid", pid);
+		cJSON_AddStringToObject(o, "command", holder);
+	}
 }
 
 int cmd_print_json(struct cmd_ctx *ctx, cJSON *doc)

@@ -163,6 +163,14 @@ struct cJSON;
 int cmd_print_json(struct cmd_ctx *ctx, struct cJSON *doc);
 
 /*
+ * While another swaptune command is changing the host (host_change_holder()):
+ * with --json, "host_changing": {pid, command} into doc; else a first "Note"
+ * line "another swaptune CMD (pid N) is changing this host now: WHAT". What
+ * a command then reads may be that command's temporary state.
+ */
+void cmd_note_host_changing(struct cmd_ctx *ctx, struct cJSON *doc, const char *what);
+
+/*
  * The identity every top-level JSON document carries: a "host" object with
  * machine_id, hostname and boot_id of the host under the sysroot ("unknown"
  * when the sysroot does not say), and "swaptune_version". Keys doc (or its
