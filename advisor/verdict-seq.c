@@ -746,42 +746,153 @@ static void reason_keep(const struct verdict2_input *in, const struct verdict2_o
 	}
 }
 
-/* Mean log-ratio of arm x over arm y (positive = x better) on the rounds both completed; NAN if none. */
-static double head_to_head(const struct verdict2_input *in, size_t x, size_t y)
+/*
+ * Arm x head to head with arm y: *n the rounds both completed and the mean
+ * log-ratio of x over y on them (positive = x better; NAN if none), *won /
+ * *lost the rounds where exactly one of the two failed and it was y / x.
+ */
+static double head_to_head(const struct verdict2_input *in, size_t x, size_t y, size_t *n,
+			   unsigned *won, unsigned *lost)
 {
 	double s = 0.0;
-	size_t n = 0;
 
-	for (size_t r = 0; r < in->n_rounds; r++)
-		if (in->arms[x].outcome[r] == VERDICT_OUT_OK && in->arms[y].outcome[r] == VERDICT_OUT_OK) {
+	*n = 0;
+	*won = *lost = 0;
+	for (size_t r = 0; r < in->n_rounds; r++) {
+		enum verdict_outcome ox = in->arms[x].outcome[r], oy = in->arms[y].outcome[r];
+
+		if (ox == VERDICT_OUT_OK && oy == VERDICT_OUT_OK) {
 			s += log(in->arms[x].primary[r]) - log(in->arms[y].primary[r]);
-			n++;
+			(*n)++;
 		}
-	if (n == 0)
+		*won += ox == VERDICT_OUT_OK && failed(oy);
+		*lost += failed(ox) && oy == VERDICT_OUT_OK;
+	}
+	if (*n == 0)
 		return NAN;
-	return higher_better(in->metric) ? s / (double)n : -s / (double)n;
+	return higher_better(in->metric) ? s / (double)*n : -s / (double)*n;
+}
+
+enum prefer_rule { PREFER_TIE, PREFER_EFFECT, PREFER_FAILURES, PREFER_SPEED, PREFER_EDGE };
+
+/*
+ * Eligible candidate x against eligible candidate y: > 0 when x is
+ * preferred, < 0 when y is, 0 when nothing tells them apart; *rule says
+ * what decided. The larger effect against the baseline, the figure the
+ * verdict shows, unless the baseline is shown to fail more often than
+ * either: then the few rounds it completed are a poor yardstick (a CPU-hog
+ * run, session 9: pc1 +53.4 % and pc0 +52.3 % against pc3 on its 2
+ * completed rounds, so pc1 was chosen, though it was OOM-killed once in 10
+ * trials and pc0 never, and pc0 was the faster of the two on the 9 rounds
+ * both completed), so the two are compared with each other, failures first
+ * as the failure endpoint is: the one that failed in fewer of the rounds
+ * where exactly one of the two failed; then the faster on the rounds both
+ * completed; then the larger effect against the baseline, or edge in
+ * failures over it. The choice between eligible candidates does not change
+ * the false-change rate: each is eligible on its own evidence against the
+ * baseline.
+ */
+static int compare_eligible(const struct verdict2_input *in, const struct verdict2_result *out,
+			    size_t x, size_t y, enum prefer_rule *rule)
+{
+	const struct verdict2_arm_result *ax = &out->arms[x], *ay = &out->arms[y];
+	bool base_fails = ax->fail_shown || ay->fail_shown;
+	int edge_x = (int)ax->disc_won - (int)ax->disc_lost;
+	int edge_y = (int)ay->disc_won - (int)ay->disc_lost;
+	unsigned won, lost;
+	size_t n;
+	double h;
+
+	if (base_fails) {
+		h = head_to_head(in, x, y, &n, &won, &lost);
+		*rule = PREFER_FAILURES;
+		if (won != lost)
+			return won > lost ? 1 : -1;
+		*rule = PREFER_SPEED;
+		if (!isnan(h) && h != 0.0)
+			return h > 0.0 ? 1 : -1;
+	}
+	*rule = PREFER_EFFECT;
+	if (!isnan(ax->effect_pct) && !isnan(ay->effect_pct) && ax->effect_pct != ay->effect_pct)
+		return ax->effect_pct > ay->effect_pct ? 1 : -1;
+	*rule = PREFER_EDGE;
+	if (edge_x != edge_y)
+		return edge_x > edge_y ? 1 : -1;
+	*rule = PREFER_TIE;
+	return 0;
 }
 
 /*
- * Whether eligible candidate x is preferred to y: the larger speed effect
- * against the baseline; when either has none (the baseline hardly ever
- * completed), the faster of the two on the rounds both completed, and
- * without those the larger edge in failures. The choice between eligible
- * candidates does not change the false-change rate: each is eligible on
- * its own evidence against the baseline.
+ * How many other eligible candidates x is preferred to. The chosen one beats
+ * the most (the first in the arm order among equals), so that with three or
+ * more the choice does not depend on the order they are compared in when
+ * the pairwise comparisons, on different rounds each, run in a circle.
  */
-static bool preferred(const struct verdict2_input *in, const struct verdict2_result *out,
-		      size_t x, size_t y)
+static size_t beats(const struct verdict2_input *in, const struct verdict2_result *out, size_t x)
 {
-	const struct verdict2_arm_result *ax = &out->arms[x], *ay = &out->arms[y];
-	double h;
+	enum prefer_rule rule;
+	size_t n = 0;
 
-	if (!isnan(ax->effect_pct) && !isnan(ay->effect_pct))
-		return ax->effect_pct > ay->effect_pct;
-	h = head_to_head(in, x, y);
-	if (!isnan(h) && h != 0.0)
-		return h > 0.0;
-	return (int)ax->disc_won - (int)ax->disc_lost > (int)ay->disc_won - (int)ay->disc_lost;
+	for (size_t a = 0; a < in->n_arms; a++)
+		n += a != x && (int)a != out->baseline && out->arms[a].path != VERDICT2_PATH_NONE &&
+		     compare_eligible(in, out, x, a, &rule) > 0;
+	return n;
+}
+
+/* Why the chosen candidate was preferred to each other eligible one. */
+static void reason_preferred(const struct verdict2_input *in, struct verdict2_result *out)
+{
+	const char *best = in->arms[out->chosen].name, *base = in->arms[out->baseline].name;
+	size_t b = (size_t)out->chosen;
+
+	for (size_t a = 0; a < in->n_arms; a++) {
+		const struct verdict2_arm_result *ar = &out->arms[a];
+		enum prefer_rule rule;
+		unsigned won, lost;
+		size_t n;
+		double h;
+
+		if (a == b || (int)a == out->baseline || ar->path == VERDICT2_PATH_NONE)
+			continue;
+		h = head_to_head(in, b, a, &n, &won, &lost);
+		if (compare_eligible(in, out, b, a, &rule) < 0) {
+			reason(out, "%s is chosen over %s, which could also replace %s and is preferred "
+			       "to it alone, because %s is preferred to at least as many of the other "
+			       "candidates (the first in the arm order among equals)", best,
+			       in->arms[a].name, base, best);
+			continue;
+		}
+		switch (rule) {
+		case PREFER_FAILURES:
+			reason(out, "%s is preferred to %s, which could also replace %s: failures first; of "
+			       "the %u round%s where one of the two failed, %s failed in %u", best,
+			       in->arms[a].name, base, won + lost, won + lost == 1 ? "" : "s",
+			       in->arms[a].name, won);
+			break;
+		case PREFER_SPEED:
+			reason(out, "%s is preferred to %s, which could also replace %s: neither failed more "
+			       "often; %s was %.1f %% faster on the %zu rounds both completed (%s's few "
+			       "completed rounds are a poor yardstick)", best, in->arms[a].name, base,
+			       best, 100 * expm1(h), n, base);
+			break;
+		case PREFER_EFFECT:
+			reason(out, "%s is preferred to %s, which could also replace %s: the larger gain "
+			       "against %s (%+.1f %% against %+.1f %%)", best, in->arms[a].name, base,
+			       base, out->arms[b].effect_pct, ar->effect_pct);
+			break;
+		case PREFER_EDGE:
+			reason(out, "%s is preferred to %s, which could also replace %s: the larger edge in "
+			       "failures over %s (%d against %d rounds)", best, in->arms[a].name, base,
+			       base, (int)out->arms[b].disc_won - (int)out->arms[b].disc_lost,
+			       (int)ar->disc_won - (int)ar->disc_lost);
+			break;
+		case PREFER_TIE:
+			reason(out, "%s and %s could both replace %s and nothing measured tells them "
+			       "apart: %s is the first in the arm order", best, in->arms[a].name, base,
+			       best);
+			break;
+		}
+	}
 }
 
 static void decide(const struct verdict2_design *d, size_t look, const struct verdict2_input *in,
@@ -797,7 +908,8 @@ static void decide(const struct verdict2_design *d, size_t look, const struct ve
 		if ((int)a == out->baseline)
 			continue;
 		n_eligible += ar->path != VERDICT2_PATH_NONE;
-		if (ar->path != VERDICT2_PATH_NONE && (best < 0 || preferred(in, out, a, (size_t)best)))
+		if (ar->path != VERDICT2_PATH_NONE &&
+		    (best < 0 || beats(in, out, a) > beats(in, out, (size_t)best)))
 			best = (int)a;
 		if (ar->path == VERDICT2_PATH_NONE && ar->crosses && !ar->oom_vetoed && !ar->guard_harm &&
 		    ar->effect_pct >= o->min_effect_pct && ar->guard_not_shown)
@@ -810,10 +922,7 @@ static void decide(const struct verdict2_design *d, size_t look, const struct ve
 		out->path = out->arms[best].path;
 		reason_change(d, look, in, o, out);
 		if (n_eligible > 1)
-			reason(out, "%zu candidates could replace %s; %s is preferred by its speed against "
-			       "%s, or where that was not measured, against the others on the rounds both "
-			       "completed", n_eligible, in->arms[out->baseline].name, in->arms[best].name,
-			       in->arms[out->baseline].name);
+			reason_preferred(in, out);
 		explain_guards(out, best, in->arms[best].name, o, out->path == VERDICT2_PATH_FAILURE);
 		return;
 	}
