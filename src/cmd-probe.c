@@ -23,16 +23,6 @@
 
 #define MiB (1024ull * 1024)
 
-/*
- * Defaults, timed on a 2-core VM (zswap lzo, cgroup v1): a 256 MiB working
- * set in a 128 MiB memcg swaps half of itself out and back in every trial,
- * takes ~1-2 s per trial, and 3 arms x (warm-up + 3 rounds) stay well within
- * 3 minutes.
- */
-#define DEFAULT_WORKLOAD	"anon-runs"
-#define DEFAULT_WORKING_SET	(256 * MiB)
-#define DEFAULT_MEMCG_LIMIT	(128 * MiB)
-
 /* Human durations: "45 s", "2 min 10 s". */
 static const char *fmt_secs(double s, char *buf, size_t len)
 {
@@ -486,7 +476,7 @@ static int parse_metric(const struct opt_spec *o, const char *arg, void *dst, st
 
 static const struct opt_spec probe_opts[] = {
 	{ .name = "workload", .arg = "NAME", .section = "Workload and arms",
-	  .help = "what runs in the memory cgroup (default anon-runs)", .parse = opt_parse_string,
+	  .help = "what runs in the memory cgroup (default " PROBE_DEFAULT_WORKLOAD ")", .parse = opt_parse_string,
 	  .off = OPT_AT(struct probe_cli, a.workload, const char *), .choice_at = workload_name_at,
 	  .complete = OPT_COMPLETE_CHOICES, .flags = OPT_HELP_CHOICES },
 	{ .name = "arms", .arg = "LIST", .help = "built-in arms, pcN sets vm.page-cluster N (default "
@@ -523,7 +513,8 @@ static const struct opt_spec probe_opts[] = {
 		(1LL << 53) - 1),
 	OPT_FLAG_OFF("no-warmup", "skip the discarded warm-up round", struct probe_cli, c.warmup),
 	{ .name = "memcg-limit", .arg = "SIZE", .section = "Memory cgroup and host",
-	  .help = "memory cgroup limit, below the working set so it swaps (default 128M)",
+	  .help = "memory cgroup limit, below the working set so it swaps (default "
+	  PROBE_MIB_TEXT(PROBE_DEFAULT_MEMCG_LIMIT_MIB) ")",
 	  .parse = opt_parse_size, .off = OPT_AT(struct probe_cli, c.memcg_limit_bytes, uint64_t), .min = 1 },
 	OPT_CHOICE("limit-mode", "max|high", "cgroup v2: memory.max (default) or memory.high",
 		   struct probe_cli, a.limit_mode, limit_modes),
@@ -567,7 +558,7 @@ static const struct opt_spec probe_opts[] = {
  */
 static const struct opt_spec workload_opts[] = {
 	{ .name = "working-set", .arg = "SIZE", .section = "Workload parameters",
-	  .help = "the workload's memory (default 256M)", .parse = opt_parse_size,
+	  .help = "the workload's memory (default " PROBE_MIB_TEXT(PROBE_DEFAULT_WORKING_SET_MIB) ")", .parse = opt_parse_size,
 	  .off = OPT_AT(struct workload_params, working_set_bytes, uint64_t), .min = 1 },
 	OPT_U64("ops", 0, "N", "accesses in the measured phase (default: 2 passes over the working "
 		"set)", struct workload_params, ops, 1, INT64_MAX),
@@ -646,11 +637,11 @@ static int parse_args(struct cmd_ctx *ctx, struct probe_cli *cli, int argc, char
 	int first, rc;
 
 	probe_config_init(c);
-	c->wp.working_set_bytes = DEFAULT_WORKING_SET;
-	c->memcg_limit_bytes = DEFAULT_MEMCG_LIMIT;
+	c->wp.working_set_bytes = PROBE_DEFAULT_WORKING_SET_MIB * MiB;
+	c->memcg_limit_bytes = PROBE_DEFAULT_MEMCG_LIMIT_MIB * MiB;
 	c->metric_higher_better = true;
 	memset(a, 0, sizeof(*a));
-	a->workload = DEFAULT_WORKLOAD;
+	a->workload = PROBE_DEFAULT_WORKLOAD;
 	a->limit_mode = c->limit_mode == MEMCG_LIMIT_HIGH;
 	a->bypass_mode = c->bypass_mode == PROBE_BYPASS_ZRAM;
 	if ((first = cmd_parse_sets(ctx, &cmd_probe_entry, argc, argv, bases, &g)) < 0)

@@ -25,12 +25,14 @@
 enum probe_view { PV_FORM, PV_RUNNING, PV_RESULT };
 enum form_field { F_WORKLOAD, F_ARMS, F_LIMIT, F_WS, F_ROUNDS, F_SEED, F_COUNT };
 
-/* The CLI's defaults (src/cmd-probe.c): a probe of ~2 minutes. */
+/* The CLI's defaults (swaptune/probe.h). */
 static const struct tui_form_field fields[F_COUNT] = {
-	[F_WORKLOAD] = { "Workload", "anon-runs", NULL /* the list of workloads: workloads_hint() */ },
+	[F_WORKLOAD] = { "Workload", PROBE_DEFAULT_WORKLOAD, NULL /* the list of workloads: workloads_hint() */ },
 	[F_ARMS] = { "Arms", PROBE_DEFAULT_ARMS, "pc3,pc1,pc0,bypass or NAME:key=val,... (space between customs)" },
-	[F_LIMIT] = { "Memcg limit", "128M", "memory cgroup limit of each trial, e.g. 128M" },
-	[F_WS] = { "Working set", "256M", "the workload's memory, e.g. 256M (larger than the limit)" },
+	[F_LIMIT] = { "Memcg limit", PROBE_MIB_TEXT(PROBE_DEFAULT_MEMCG_LIMIT_MIB),
+		      "memory cgroup limit of each trial, e.g. 128M" },
+	[F_WS] = { "Working set", PROBE_MIB_TEXT(PROBE_DEFAULT_WORKING_SET_MIB),
+		   "the workload's memory, e.g. 256M (larger than the limit)" },
 	[F_ROUNDS] = { "Rounds", "sequential", "sequential (looks at 5,10,15,20,30,40 rounds, stops when one decides) or N: a fixed design of N rounds" },
 	[F_SEED] = { "Seed", "random", "round order and the workload's accesses" },
 };
