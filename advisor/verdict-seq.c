@@ -327,6 +327,36 @@ static double speed_tiebreak_p(const struct verdict2_design *d, const struct ver
  * rounds when the arms do not differ, takes the uniform draw's place.
  * p_stage - P(at) (1 - p) is then a valid p-value of the combined test.
  */
+/* Rounds [from, to) where exactly one of arms a and b failed: += to *won when b failed, *lost when a did. */
+static void count_discordant(const struct verdict2_input *in, size_t a, size_t b, size_t from,
+			     size_t to, unsigned *won, unsigned *lost)
+{
+	for (size_t r = from; r < to && r < in->n_rounds; r++) {
+		enum verdict_outcome oa = in->arms[a].outcome[r], ob = in->arms[b].outcome[r];
+
+		*won += oa == VERDICT_OUT_OK && failed(ob);
+		*lost += failed(oa) && ob == VERDICT_OUT_OK;
+	}
+}
+
+/* The direction-signed log-ratios of a over b (positive = a better) on the rounds both completed; their count. */
+static size_t paired_log_ratios(const struct verdict2_input *in, size_t a, size_t b, double *dd)
+{
+	bool hb = higher_better(in->metric);
+	size_t n = 0;
+
+	for (size_t r = 0; r < in->n_rounds; r++) {
+		const struct verdict2_arm *x = &in->arms[a], *y = &in->arms[b];
+		double v;
+
+		if (x->outcome[r] != VERDICT_OUT_OK || y->outcome[r] != VERDICT_OUT_OK)
+			continue;
+		v = log(x->primary[r]) - log(y->primary[r]);
+		dd[n++] = hb ? v : -v;
+	}
+	return n;
+}
+
 static void judge_failures(const struct verdict2_design *d, size_t look,
 			   const struct verdict2_input *in, const struct verdict2_opts *o,
 			   size_t a, size_t b, struct verdict2_arm_result *ar)
@@ -340,12 +370,8 @@ static void judge_failures(const struct verdict2_design *d, size_t look,
 	for (size_t j = 0; j <= look; j++) {
 		size_t end = j == look ? in->n_rounds : d->rounds[j];
 
-		for (; r < end && r < in->n_rounds; r++) {
-			enum verdict_outcome oa = in->arms[a].outcome[r], ob = in->arms[b].outcome[r];
-
-			w += oa == VERDICT_OUT_OK && failed(ob);
-			l += failed(oa) && ob == VERDICT_OUT_OK;
-		}
+		count_discordant(in, a, b, r, end, &w, &l);
+		r = end;
 		disc[j] = w + l;
 		won[j] = w;
 		lost[j] = l;
@@ -388,15 +414,7 @@ static void judge_speed(const struct verdict2_design *d, size_t look,
 	ar->ratio_pct = ar->ratio_lo_pct = ar->ratio_hi_pct = NAN;
 	ar->ucb97_pct = ar->need_pct = NAN;
 	ar->adj_effect_pct = ar->adj_ci_low_pct = ar->adj_ci_high_pct = ar->p_stage = NAN;
-	for (size_t r = 0; r < in->n_rounds; r++) {
-		const struct verdict2_arm *x = &in->arms[a], *y = &in->arms[b];
-		double v;
-
-		if (x->outcome[r] != VERDICT_OUT_OK || y->outcome[r] != VERDICT_OUT_OK)
-			continue;
-		v = log(x->primary[r]) - log(y->primary[r]);
-		dd[n++] = hb ? v : -v;
-	}
+	n = paired_log_ratios(in, a, b, dd);
 	ar->n = n;
 	if (n < 2 || stats_robust_t(dd, n, rho, &st) < 0)
 		return;
@@ -746,80 +764,68 @@ static void reason_keep(const struct verdict2_input *in, const struct verdict2_o
 	}
 }
 
-/*
- * Arm x head to head with arm y: *n the rounds both completed and the mean
- * log-ratio of x over y on them (positive = x better; NAN if none), *won /
- * *lost the rounds where exactly one of the two failed and it was y / x.
- */
-static double head_to_head(const struct verdict2_input *in, size_t x, size_t y, size_t *n,
-			   unsigned *won, unsigned *lost)
-{
-	double s = 0.0;
-
-	*n = 0;
-	*won = *lost = 0;
-	for (size_t r = 0; r < in->n_rounds; r++) {
-		enum verdict_outcome ox = in->arms[x].outcome[r], oy = in->arms[y].outcome[r];
-
-		if (ox == VERDICT_OUT_OK && oy == VERDICT_OUT_OK) {
-			s += log(in->arms[x].primary[r]) - log(in->arms[y].primary[r]);
-			(*n)++;
-		}
-		*won += ox == VERDICT_OUT_OK && failed(oy);
-		*lost += failed(ox) && oy == VERDICT_OUT_OK;
-	}
-	if (*n == 0)
-		return NAN;
-	return higher_better(in->metric) ? s / (double)*n : -s / (double)*n;
-}
-
 enum prefer_rule { PREFER_TIE, PREFER_EFFECT, PREFER_FAILURES, PREFER_SPEED, PREFER_EDGE };
 
 /*
- * Eligible candidate x against eligible candidate y: > 0 when x is
- * preferred, < 0 when y is, 0 when nothing tells them apart; *rule says
- * what decided. The larger effect against the baseline, the figure the
- * verdict shows, unless the baseline is shown to fail more often than
- * either: then the few rounds it completed are a poor yardstick (a CPU-hog
- * run, session 9: pc1 +53.4 % and pc0 +52.3 % against pc3 on its 2
- * completed rounds, so pc1 was chosen, though it was OOM-killed once in 10
- * trials and pc0 never, and pc0 was the faster of the two on the 9 rounds
- * both completed), so the two are compared with each other, failures first
- * as the failure endpoint is: the one that failed in fewer of the rounds
- * where exactly one of the two failed; then the faster on the rounds both
- * completed; then the larger effect against the baseline, or edge in
- * failures over it. The choice between eligible candidates does not change
- * the false-change rate: each is eligible on its own evidence against the
- * baseline.
+ * Eligible candidate x against eligible candidate y: sign > 0 when x is
+ * preferred, < 0 when y is, 0 when nothing tells them apart; rule says what
+ * decided. When it was the two head to head: won / lost the rounds where
+ * exactly one of them failed and it was y / x, n the rounds both completed
+ * and speed the mean log-ratio of x over y on them (positive = x better).
  */
-static int compare_eligible(const struct verdict2_input *in, const struct verdict2_result *out,
-			    size_t x, size_t y, enum prefer_rule *rule)
-{
-	const struct verdict2_arm_result *ax = &out->arms[x], *ay = &out->arms[y];
-	bool base_fails = ax->fail_shown || ay->fail_shown;
-	int edge_x = (int)ax->disc_won - (int)ax->disc_lost;
-	int edge_y = (int)ay->disc_won - (int)ay->disc_lost;
+struct preference {
+	int sign;
+	enum prefer_rule rule;
 	unsigned won, lost;
 	size_t n;
-	double h;
+	double speed;
+};
 
-	if (base_fails) {
-		h = head_to_head(in, x, y, &n, &won, &lost);
-		*rule = PREFER_FAILURES;
-		if (won != lost)
-			return won > lost ? 1 : -1;
-		*rule = PREFER_SPEED;
-		if (!isnan(h) && h != 0.0)
-			return h > 0.0 ? 1 : -1;
+/*
+ * The larger effect against the baseline, the figure the verdict shows,
+ * unless the baseline is shown to fail more often than either: then the
+ * few rounds it completed are a poor yardstick (a CPU-hog run, session 9:
+ * pc1 +53.4 % and pc0 +52.3 % against pc3 on its 2 completed rounds, so pc1
+ * was chosen, though it was OOM-killed once in 10 trials and pc0 never, and
+ * pc0 was the faster of the two on the 9 rounds both completed), so the two
+ * are compared with each other, failures first as the failure endpoint is:
+ * the one that failed in fewer of the rounds where exactly one of the two
+ * failed; then the faster on the rounds both completed; then the larger
+ * effect against the baseline, or edge in failures over it. The choice
+ * between eligible candidates does not change the false-change rate: each
+ * is eligible on its own evidence against the baseline.
+ */
+static struct preference compare_eligible(const struct verdict2_input *in,
+					  const struct verdict2_result *out, size_t x, size_t y)
+{
+	const struct verdict2_arm_result *ax = &out->arms[x], *ay = &out->arms[y];
+	int edge_x = (int)ax->disc_won - (int)ax->disc_lost;
+	int edge_y = (int)ay->disc_won - (int)ay->disc_lost;
+	struct preference p = { .speed = NAN };
+	double dd[VERDICT2_ROUNDS_MAX];
+
+	if (ax->fail_shown || ay->fail_shown) {
+		count_discordant(in, x, y, 0, in->n_rounds, &p.won, &p.lost);
+		p.rule = PREFER_FAILURES;
+		if (p.won != p.lost) {
+			p.sign = p.won > p.lost ? 1 : -1;
+			return p;
+		}
+		p.n = paired_log_ratios(in, x, y, dd);
+		p.rule = PREFER_SPEED;
+		if (p.n > 0 && (p.speed = stats_mean(dd, p.n)) != 0.0) {
+			p.sign = p.speed > 0.0 ? 1 : -1;
+			return p;
+		}
 	}
-	*rule = PREFER_EFFECT;
-	if (!isnan(ax->effect_pct) && !isnan(ay->effect_pct) && ax->effect_pct != ay->effect_pct)
-		return ax->effect_pct > ay->effect_pct ? 1 : -1;
-	*rule = PREFER_EDGE;
-	if (edge_x != edge_y)
-		return edge_x > edge_y ? 1 : -1;
-	*rule = PREFER_TIE;
-	return 0;
+	p.rule = PREFER_EFFECT;
+	if (!isnan(ax->effect_pct) && !isnan(ay->effect_pct) && ax->effect_pct != ay->effect_pct) {
+		p.sign = ax->effect_pct > ay->effect_pct ? 1 : -1;
+		return p;
+	}
+	p.rule = edge_x != edge_y ? PREFER_EDGE : PREFER_TIE;
+	p.sign = edge_x > edge_y ? 1 : edge_x < edge_y ? -1 : 0;
+	return p;
 }
 
 /*
@@ -830,12 +836,11 @@ static int compare_eligible(const struct verdict2_input *in, const struct verdic
  */
 static size_t beats(const struct verdict2_input *in, const struct verdict2_result *out, size_t x)
 {
-	enum prefer_rule rule;
 	size_t n = 0;
 
 	for (size_t a = 0; a < in->n_arms; a++)
 		n += a != x && (int)a != out->baseline && out->arms[a].path != VERDICT2_PATH_NONE &&
-		     compare_eligible(in, out, x, a, &rule) > 0;
+		     compare_eligible(in, out, x, a).sign > 0;
 	return n;
 }
 
@@ -847,49 +852,45 @@ static void reason_preferred(const struct verdict2_input *in, struct verdict2_re
 
 	for (size_t a = 0; a < in->n_arms; a++) {
 		const struct verdict2_arm_result *ar = &out->arms[a];
-		enum prefer_rule rule;
-		unsigned won, lost;
-		size_t n;
-		double h;
+		const char *other = in->arms[a].name;
+		struct preference p;
 
 		if (a == b || (int)a == out->baseline || ar->path == VERDICT2_PATH_NONE)
 			continue;
-		h = head_to_head(in, b, a, &n, &won, &lost);
-		if (compare_eligible(in, out, b, a, &rule) < 0) {
+		p = compare_eligible(in, out, b, a);
+		if (p.sign < 0) {
 			reason(out, "%s is chosen over %s, which could also replace %s and is preferred "
 			       "to it alone, because %s is preferred to at least as many of the other "
-			       "candidates (the first in the arm order among equals)", best,
-			       in->arms[a].name, base, best);
+			       "candidates (the first in the arm order among equals)", best, other, base,
+			       best);
 			continue;
 		}
-		switch (rule) {
+		switch (p.rule) {
 		case PREFER_FAILURES:
 			reason(out, "%s is preferred to %s, which could also replace %s: failures first; of "
-			       "the %u round%s where one of the two failed, %s failed in %u", best,
-			       in->arms[a].name, base, won + lost, won + lost == 1 ? "" : "s",
-			       in->arms[a].name, won);
+			       "the %u round%s where one of the two failed, %s failed in %u", best, other,
+			       base, p.won + p.lost, p.won + p.lost == 1 ? "" : "s", other, p.won);
 			break;
 		case PREFER_SPEED:
 			reason(out, "%s is preferred to %s, which could also replace %s: neither failed more "
 			       "often; %s was %.1f %% faster on the %zu rounds both completed (%s's few "
-			       "completed rounds are a poor yardstick)", best, in->arms[a].name, base,
-			       best, 100 * expm1(h), n, base);
+			       "completed rounds are a poor yardstick)", best, other, base, best,
+			       100 * expm1(p.speed), p.n, base);
 			break;
 		case PREFER_EFFECT:
 			reason(out, "%s is preferred to %s, which could also replace %s: the larger gain "
-			       "against %s (%+.1f %% against %+.1f %%)", best, in->arms[a].name, base,
-			       base, out->arms[b].effect_pct, ar->effect_pct);
+			       "against %s (%+.1f %% against %+.1f %%)", best, other, base, base,
+			       out->arms[b].effect_pct, ar->effect_pct);
 			break;
 		case PREFER_EDGE:
 			reason(out, "%s is preferred to %s, which could also replace %s: the larger edge in "
-			       "failures over %s (%d against %d rounds)", best, in->arms[a].name, base,
-			       base, (int)out->arms[b].disc_won - (int)out->arms[b].disc_lost,
+			       "failures over %s (%d against %d rounds)", best, other, base, base,
+			       (int)out->arms[b].disc_won - (int)out->arms[b].disc_lost,
 			       (int)ar->disc_won - (int)ar->disc_lost);
 			break;
 		case PREFER_TIE:
 			reason(out, "%s and %s could both replace %s and nothing measured tells them "
-			       "apart: %s is the first in the arm order", best, in->arms[a].name, base,
-			       best);
+			       "apart: %s is the first in the arm order", best, other, base, best);
 			break;
 		}
 	}
@@ -899,7 +900,7 @@ static void decide(const struct verdict2_design *d, size_t look, const struct ve
 		   const struct verdict2_opts *o, struct verdict2_result *out)
 {
 	int best = -1, pending = -1;
-	size_t n_eligible = 0;
+	size_t n_eligible = 0, best_beats = 0;
 	bool all_out = true;
 
 	for (size_t a = 0; a < in->n_arms; a++) {
@@ -908,9 +909,14 @@ static void decide(const struct verdict2_design *d, size_t look, const struct ve
 		if ((int)a == out->baseline)
 			continue;
 		n_eligible += ar->path != VERDICT2_PATH_NONE;
-		if (ar->path != VERDICT2_PATH_NONE &&
-		    (best < 0 || beats(in, out, a) > beats(in, out, (size_t)best)))
-			best = (int)a;
+		if (ar->path != VERDICT2_PATH_NONE) {
+			size_t k = beats(in, out, a);
+
+			if (best < 0 || k > best_beats) {
+				best = (int)a;
+				best_beats = k;
+			}
+		}
 		if (ar->path == VERDICT2_PATH_NONE && ar->crosses && !ar->oom_vetoed && !ar->guard_harm &&
 		    ar->effect_pct >= o->min_effect_pct && ar->guard_not_shown)
 			pending = (int)a;
