@@ -14,6 +14,9 @@
 
 #include "swaptune/lock.h"
 
+/* The longest holder line, with its terminating NUL. */
+#define LOCK_LINE_MAX 65
+
 /* "1234 apply\n" -> pid 1234, command "apply" ("swaptune command" if unknown). */
 static void parse_holder(const char *buf, int *pid, char *cmd, size_t len)
 {
@@ -30,25 +33,26 @@ static void parse_holder(const char *buf, int *pid, char *cmd, size_t len)
 
 /*
  * A lock file swaptune may write its holder line into: a regular file with
- * one link, empty or holding a short "PID COMMAND" line. Anything else (a
- * victim file planted at the lock's path) is never truncated or written.
+ * one link, empty or holding a short "PID COMMAND" line, which is left in
+ * buf ("" when empty). Anything else (a victim file planted at the lock's
+ * path) is never truncated or written.
  */
-static bool lock_file_ours(int fd)
+static bool lock_file_ours(int fd, char buf[static LOCK_LINE_MAX])
 {
-	char buf[65];
 	struct stat sb;
 	ssize_t n;
 	char *end;
 
+	buf[0] = '\0';
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_nlink != 1 ||
-	    sb.st_size >= (off_t)sizeof(buf))
+	    sb.st_size >= (off_t)LOCK_LINE_MAX)
 		return false;
 	if (sb.st_size == 0)
 		return true;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	n = pread(fd, buf, LOCK_LINE_MAX - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
 	if (n <= 0)
 		return n == 0;
-	buf[n] = '\0';
 	if (strtol(buf, &end, 10) <= 0 || *end != ' ')
 		return false;
 	for (char *p = end + 1; *p; p++)
@@ -69,7 +73,7 @@ static void lock_path(const struct host *h, const char *db_path, char *path, siz
 int host_change_lock(const struct host *h, const char *db_path, const char *command,
 		     int *fd, char *path, size_t len, struct st_err *e)
 {
-	char buf[64], holder[32];
+	char buf[LOCK_LINE_MAX], holder[32];
 	ssize_t n;
 	int pid;
 
@@ -82,7 +86,7 @@ int host_change_lock(const struct host *h, const char *db_path, const char *comm
 	if (*fd < 0)
 		return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot open lock %s: %s%s", path,
 				    strerror(errno), errno == ELOOP ? " (it is a symbolic link)" : "");
-	if (!lock_file_ours(*fd)) {
+	if (!lock_file_ours(*fd, buf)) {
 		close(*fd);
 		*fd = -1;
 		return err_set_exit(e, -EEXIST, ST_EXIT_DENIED,
@@ -92,6 +96,7 @@ int host_change_lock(const struct host *h, const char *db_path, const char *comm
 	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
 		int saved = errno;
 
+		/* again: a holder that took the lock since the check has written its line */
 		n = pread(*fd, buf, sizeof(buf) - 1, 0);
 		buf[n > 0 ? n : 0] = '\0';
 		close(*fd);
@@ -121,8 +126,8 @@ void host_change_unlock(int fd)
 
 int host_change_holder(const struct host *h, const char *db_path, int *pid, char *cmd, size_t len)
 {
-	char path[4096], buf[64];
-	ssize_t n;
+	char path[4096], buf[LOCK_LINE_MAX];
+	bool ours;
 	int fd;
 
 	lock_path(h, db_path, path, sizeof(path));
@@ -135,11 +140,10 @@ int host_change_holder(const struct host *h, const char *db_path, int *pid, char
 	 * empties the file when it lets go; a holder that died left its line
 	 * behind, so its pid must still be running.
 	 */
-	n = lock_file_ours(fd) ? pread(fd, buf, sizeof(buf) - 1, 0) : 0;
+	ours = lock_file_ours(fd, buf);
 	close(fd);
-	if (n <= 0)
+	if (!ours || !buf[0])
 		return 0;
-	buf[n] = '\0';
 	parse_holder(buf, pid, cmd, len);
 	/* signal 0 only asks whether the pid exists (EPERM: it does, another user's) */
 	return *pid > 0 && (kill(*pid, 0) == 0 || errno == EPERM) ? 1 : 0;
