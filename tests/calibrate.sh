@@ -22,9 +22,20 @@
 #
 # Known effect: KNOWN_RUNS probes (cmd workload tests/helpers/known-effect,
 # which does 10 % more CPU work when vm.page-cluster is 3: pc0 is +10.0 %
-# better than pc3 by construction; fixed design of KNOWN_REPS rounds) must
-# each detect pc0 as better (the comparison crosses, the effect positive),
-# and the 95 % interval must cover +10 % in all but at most one of them.
+# better than pc3 by construction; fixed design of KNOWN_REPS rounds). A run
+# detects when its own verdict is CHANGE to pc0 (not the pooled verdict of
+# the recipe's runs so far, which marks pc0 "better" once the pool crosses)
+# and covers when its own interval holds +10 %. Neither is certain in
+# one run: at the live runs' noise (sd of the per-round log-ratio about
+# 0.03) the simulator gives this design 95.7 % power (`sim -K`; 86 % at sd
+# 0.045, 85 % under per-arm AR(1) 0.3), and 24 of 25 live runs detected
+# (sessions 7-9). So the gate is stated as rates, like the A/A one: pass
+# when at least KNOWN_MIN_DETECT runs detect, the fewest a method with 90 %
+# power reaches 95 % of the time (16 of 20: a 90 % method fails it 4.3 % of
+# the time, a 95.7 % one 0.1 %, a 60 % one passes 5.1 %), and at least
+# KNOWN_MIN_COVER cover, the same for a 95 % interval (17 of 20: 1.6 %).
+# (Until 2026-12-02 the gate was "all 5 detect": a method with 95.7 % power
+# fails that 20 % of the time, and it did, 4 of 5, in session 9.)
 # Verdicts are each run's own (recommend's replication.own_verdict): the runs
 # of one recipe here are replications, and the pooled verdict of the k-th
 # is a different, stricter question (tests/sim -P measures that one).
@@ -35,8 +46,9 @@
 # (0), AA_SETTING (page-cluster=0), AB_RUNS (3),
 # WS (64M working set), LIMIT (32M memcg limit), DESIGN_ARGS (""), AB_DESIGN_ARGS
 # (DESIGN_ARGS; the A/B probes' design), WORKLOAD
-# (anon-random), KEEP_DB (path: keep the store there), KNOWN_RUNS (5),
-# KNOWN_REPS (10), KNOWN_EFFECT (the helper binary).
+# (anon-random), KEEP_DB (path: keep the store there), KNOWN_RUNS (20),
+# KNOWN_REPS (10), KNOWN_EFFECT (the helper binary), KNOWN_MIN_DETECT and
+# KNOWN_MIN_COVER (computed from KNOWN_RUNS as above).
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 SWAPTUNE=${SWAPTUNE:-$TOP/swaptune}
 AA_RUNS=${AA_RUNS:-60}
@@ -49,7 +61,7 @@ LIMIT=${LIMIT:-32M}
 DESIGN_ARGS=${DESIGN_ARGS:-}
 AB_DESIGN_ARGS=${AB_DESIGN_ARGS:-$DESIGN_ARGS}
 WORKLOAD=${WORKLOAD:-anon-random}
-KNOWN_RUNS=${KNOWN_RUNS:-5}
+KNOWN_RUNS=${KNOWN_RUNS:-20}
 KNOWN_REPS=${KNOWN_REPS:-10}
 KNOWN_EFFECT=${KNOWN_EFFECT:-$TOP/build/helpers/known-effect}
 
@@ -57,6 +69,23 @@ KNOWN_EFFECT=${KNOWN_EFFECT:-$TOP/build/helpers/known-effect}
 [ "$KNOWN_RUNS" -eq 0 ] || [ -x "$KNOWN_EFFECT" ] || { echo "calibration needs $KNOWN_EFFECT (make build/helpers/known-effect)"; exit 77; }
 [ -d /sys/module/zswap/parameters ] || { echo "zswap is not in this kernel"; exit 77; }
 command -v python3 >/dev/null 2>&1 || { echo "calibration needs python3 to read the verdicts"; exit 77; }
+# binom_need N P0: the fewest successes of N trials that a rate of P0
+# reaches with probability >= 95 %, and the chance it falls short ("K PCT")
+binom_need() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+from math import comb
+n, p = int(sys.argv[1]), float(sys.argv[2])
+cdf = lambda k: sum(comb(n, j) * p ** j * (1 - p) ** (n - j) for j in range(k + 1))
+k = next((k for k in range(n + 1) if cdf(k) > 0.05), n)
+print(k, "%.1f" % (100 * cdf(k - 1)) if k else "0.0")
+PY
+}
+set -- $(binom_need "$KNOWN_RUNS" 0.90)
+KNOWN_MIN_DETECT=${KNOWN_MIN_DETECT:-$1} detect_risk=$2
+set -- $(binom_need "$KNOWN_RUNS" 0.95)
+KNOWN_MIN_COVER=${KNOWN_MIN_COVER:-$1} cover_risk=$2
+case $KNOWN_MIN_DETECT$KNOWN_MIN_COVER in *[!0-9]*|'') echo "calibration: bad KNOWN_MIN_DETECT or KNOWN_MIN_COVER"; exit 2 ;; esac
 dir=$(mktemp -d /tmp/swaptune-calibrate.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 trap 'exit 130' INT TERM
@@ -141,7 +170,7 @@ for seed in $(seq 1 "$KNOWN_RUNS"); do
 		--baseline pc3 --reps "$KNOWN_REPS" --memcg-limit 64M --seed "$seed" -- "$KNOWN_EFFECT" 1500 3 10) || exit 1
 	set -- $(judge "$run" pc0) || exit 1
 	p=$1 eff=$2 lo=$3 hi=$4 kind=$5 arm=$6 status=$7
-	[ "$status" = better ] && known_pass=$((known_pass + 1))
+	[ "$kind" = change ] && [ "$arm" = pc0 ] && known_pass=$((known_pass + 1))
 	python3 -c "import sys; lo, hi = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if lo <= 10 <= hi else 1)" \
 		"$lo" "$hi" && known_cover=$((known_cover + 1))
 	printf '%4s %5s %9s %8s%% %20s %14s %s\n' "$seed" "$run" "$p" "$eff" "[$lo, $hi]" "$kind:$arm" "$status"
@@ -149,8 +178,9 @@ done
 
 echo "A/A: $aa_change of $AA_RUNS said CHANGE; at most $AA_MAX_CHANGE allowed; $aa_invalid invalid (compared nothing), at most $AA_MAX_INVALID allowed"
 echo "A/B: $ab_pass of $AB_RUNS detected zswap as faster; need $AB_RUNS"
-echo "Known effect: $known_pass of $KNOWN_RUNS detected pc0 as better (need $KNOWN_RUNS); the interval covered +10 % in $known_cover (need $((KNOWN_RUNS - 1)))"
-[ "$aa_change" -le "$AA_MAX_CHANGE" ] && [ "$aa_invalid" -le "$AA_MAX_INVALID" ] && [ "$ab_pass" -eq "$AB_RUNS" ] && [ "$known_pass" -eq "$KNOWN_RUNS" ] &&
-	[ "$known_cover" -ge $((KNOWN_RUNS - 1)) ] && { echo "calibration: pass"; exit 0; }
+echo "Known effect: $known_pass of $KNOWN_RUNS changed to pc0 by their own verdict (need $KNOWN_MIN_DETECT: a method with 90 % power falls short $detect_risk % of the time); the interval covered +10 % in $known_cover (need $KNOWN_MIN_COVER: a 95 % interval falls short $cover_risk % of the time)"
+[ "$aa_change" -le "$AA_MAX_CHANGE" ] && [ "$aa_invalid" -le "$AA_MAX_INVALID" ] && [ "$ab_pass" -eq "$AB_RUNS" ] &&
+	[ "$known_pass" -ge "$KNOWN_MIN_DETECT" ] && [ "$known_cover" -ge "$KNOWN_MIN_COVER" ] &&
+	{ echo "calibration: pass"; exit 0; }
 echo "calibration: FAIL"
 exit 1

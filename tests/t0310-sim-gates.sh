@@ -19,6 +19,10 @@
 # The persistent operator (an A/A recipe re-run up to 5 times, 2 000
 # operators): pooled by the replication rule it passes the same gates;
 # every run judged alone fails them under serial dependence.
+# The calibration's known-effect design (sim -K, 4 000 per case): power for
+# +10 % at 10 rounds and the live noise (sd of log-ratio 0.03) >= 90 %
+# (95.7 % at n = 20 000: the rate tests/calibrate.sh's detection gate is
+# stated for). Per-arm AR(1) 0.7 and 0.9 are printed, not gated.
 . "$(dirname "$0")/lib.sh"
 
 sim=$BUILD/sim/sim
@@ -48,6 +52,10 @@ wait "$pid_pooled"
 rc_pooled=$?
 cat "$scratch/pooled.out" "$scratch/alone.out"
 
+"$sim" -K -n 4000 >"$scratch/known.out" 2>&1
+rc_known=$?
+cat "$scratch/known.out"
+
 [ "$rc3" -eq 0 ] || fail "v3, 3 arms, fails its gates (exit $rc3)"
 [ "$rc2" -eq 0 ] || fail "v3, 2 arms, fails its gates (exit $rc2)"
 grep -q '^arm-ar0.5 .* v3 ' "$scratch/v3.out" || fail "the per-arm AR(1) model did not run"
@@ -58,4 +66,6 @@ grep -q 'naive .*FAIL:false-change' "$scratch/naive.out" || fail "the naive meth
 [ "$rc_pooled" -eq 0 ] || fail "replications judged pooled fail the persistent-operator gate (exit $rc_pooled)"
 [ "$rc_alone" -eq 1 ] || fail "runs judged alone passed the persistent-operator gate (exit $rc_alone)"
 grep -q 'alone .*FAIL:false-change' "$scratch/alone.out" || fail "re-running until CHANGE was not rejected"
+[ "$rc_known" -eq 0 ] || fail "the calibration's known-effect design has less than 90 % power (exit $rc_known)"
+[ "$(grep -c '^known effect, ' "$scratch/known.out")" -eq 5 ] || fail "the known-effect figures are missing"
 done_testing

@@ -6,6 +6,8 @@
 #   persistent operator (v3)    A/A recipes re-run up to 5 times, pooled:
 #                               the same false-change gates;
 #   figures                     printed power within 3 points of simulated;
+#   known                       the calibration's known-effect design: power
+#                               >= 90 % at its typical noise (sim -K);
 #   v2 and naive (N/5)          the old rule and optional stopping must FAIL
 #                               the gates, and runs judged alone must fail the
 #                               persistent-operator gate: proof that the gates
@@ -48,6 +50,11 @@ pair v3-3arms 0 v3-2arms 0 -n "$n" -a 3 -m v3 -- -n "$n" -a 2 -m v3
 pair persist-pooled 0 figures 0 -P -A -n "$n" -a 3 -m pooled -- -X -n "$small" -a 3
 pair v2 1 naive 1 -n "$small" -a 3 -m v2 -- -n "$small" -a 3 -m naive
 pair persist-alone 1 figures-2arms 0 -P -A -n "$small" -a 3 -m alone -- -X -n "$small" -a 2
+# the calibration's known-effect design (cheap: one process)
+nice "$sim" -K -n "$n" >"$out/known.out" 2>&1
+rc=$?
+cat "$out/known.out"
+[ "$rc" -eq 0 ] || { echo "sim-check: known exited $rc, want 0"; fails=$((fails + 1)); }
 grep -q 'v2 .*FAIL:false-change' "$out/v2.out" || { echo "sim-check: v2 not rejected for false changes"; fails=$((fails + 1)); }
 grep -q 'alone .*FAIL:false-change' "$out/persist-alone.out" ||
 	{ echo "sim-check: re-running until CHANGE was not rejected"; fails=$((fails + 1)); }
