@@ -7,7 +7,7 @@
 # --min-trial, --max-time; DESIGN_ARGS adds options, e.g. "--reps 5").
 # The procedure's false-change bound is 2.5 %: pass when at most
 # AA_MAX_CHANGE of them say CHANGE (3 of 60 by default; with a true rate of
-# 2.5 % that fails about 6 % of the time, with 10 % about 97 %). An A/A run
+# 2.5 % that fails 6.3 % of the time, with 10 % 86.3 %). An A/A run
 # the judge calls invalid (every arm failed in half its trials or more)
 # compared nothing: more than AA_MAX_INVALID of them fail the calibration.
 # AA_SETTING is page-cluster=0: at page-cluster 3 the memcg v1 kernel here

@@ -874,6 +874,7 @@ static int known_figures(unsigned n, uint64_t seed)
 		struct model m = { "known", { cv, cv, cv }, .rho_arm = cases[i].rho, .eff = { 0, KNOWN_EFFECT, 0 } };
 		uint64_t s = seed + 500 + i;
 		unsigned hits = 0, cover = 0;
+		bool low;
 
 		for (unsigned j = 0; j < n; j++) {
 			struct outcome o;
@@ -886,8 +887,7 @@ static int known_figures(unsigned n, uint64_t seed)
 			cover += ar->ci_low_pct <= 100 * KNOWN_EFFECT && 100 * KNOWN_EFFECT <= ar->ci_high_pct;
 		}
 		/* the gated case: the first */
-		bool low = i == 0 && (double)hits / n < KNOWN_POWER_GATE;
-
+		low = i == 0 && (double)hits / n < KNOWN_POWER_GATE;
 		failed |= low;
 		printf("known effect, sd of log-ratio %.3f, per-arm AR(1) %.1f: CHANGE %.1f %% (one-sided 95 %% "
 		       "bounds %.1f, %.1f), interval covers +%.0f %% %.1f %%%s\n", cases[i].sdl, cases[i].rho,
