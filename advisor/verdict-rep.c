@@ -126,6 +126,24 @@ static enum verdict2_path rep_path(const struct verdict2_rep_arm_result *ar,
 	return VERDICT2_PATH_NONE;
 }
 
+/*
+ * A candidate whose pooled gain crosses its bound but that this run's cost
+ * guardrail holds back (its rise beyond the margin not ruled out): the one
+ * with the smallest p, or NULL.
+ */
+static const struct verdict2_rep_arm_result *held_back(const struct verdict2_rep_input *in,
+							const struct verdict2_result *own,
+							const struct verdict2_rep_result *out)
+{
+	const struct verdict2_rep_arm_result *b = NULL;
+
+	for (size_t i = 0; i < in->n_arms; i++)
+		if ((int)i != in->baseline && out->arms[i].crosses && !own_bars(own, i) &&
+		    own->arms[i].guard_not_shown && (!b || out->arms[i].p_one < b->p_one))
+			b = &out->arms[i];
+	return b;
+}
+
 static void rep_reason(const struct verdict2_rep_input *in, const struct verdict2_result *own,
 		       double min_effect_pct, struct verdict2_rep_result *out)
 {
@@ -143,6 +161,13 @@ static void rep_reason(const struct verdict2_rep_input *in, const struct verdict
 	else if (out->decision == VERDICT2_STOP_KEEP)
 		snprintf(out->reason, sizeof(out->reason), "pooled over %zu runs of this recipe: "
 			 "no candidate gains %.1f %%", in->k, min_effect_pct);
+	else if ((b = held_back(in, own, out)))
+		snprintf(out->reason, sizeof(out->reason), "pooled over %zu runs of this recipe: a gain of "
+			 "%+.1f %% crosses the bound for run %zu (one-sided p %.2g < %.2g), but this run "
+			 "could not rule out a cost beyond its guardrail's margin (below)%s", in->k,
+			 b->pooled.effect_pct, in->k, b->p_one, out->alpha_each,
+			 own->decision == VERDICT2_STOP_CHANGE ?
+			 "; this run alone would say CHANGE, but earlier runs count" : "");
 	else
 		snprintf(out->reason, sizeof(out->reason), "pooled over %zu runs of this recipe: no "
 			 "change shown at the bound for run %zu (one-sided %.2g per candidate)%s",

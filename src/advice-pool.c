@@ -76,6 +76,23 @@ static bool add_earlier(struct store *st, const struct host *h, const char *base
 	return counted;
 }
 
+/*
+ * A candidate the run alone chose and the pooled verdict did not, as the
+ * pool sees it: its pooled gain crosses (held back by a cost guardrail:
+ * "better", as a run alone would show it), the baseline fails credibly more
+ * often, no gain, or not shown.
+ */
+static enum verdict_arm_status pooled_status(const struct verdict2_rep_arm_result *a)
+{
+	if (a->crosses)
+		return VERDICT_ARM_BETTER;
+	if (a->fail_shown)
+		return VERDICT_ARM_COMPLETED;
+	if (a->futile)
+		return VERDICT_ARM_NO_GAIN;
+	return VERDICT_ARM_NOISY;
+}
+
 /* The pooled verdict into v: kind, chosen arm, arm statuses, first reasons. */
 static void override(const struct advice_run *r, const struct advice_pool *p,
 		     struct verdict_result *v)
@@ -88,8 +105,9 @@ static void override(const struct advice_run *r, const struct advice_pool *p,
 		off += (size_t)snprintf(ids + off, sizeof(ids) - off, "%s%lld", i ? ", " : "",
 					(long long)p->run_ids[i]);
 	if (p->rep.overrode) {
+		/* the run's own choice, not the pooled one: its status as the pool sees it */
 		if (v->chosen >= 0 && v->kind == VERDICT_CHANGE && v->chosen != p->rep.chosen)
-			v->arms[v->chosen].status = VERDICT_ARM_NOISY;
+			v->arms[v->chosen].status = pooled_status(&p->rep.arms[v->chosen]);
 		switch (p->rep.decision) {
 		case VERDICT2_STOP_CHANGE:
 			v->kind = VERDICT_CHANGE;

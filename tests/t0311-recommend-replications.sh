@@ -47,6 +47,8 @@ assert abs(rep[3]["alpha_k"] - 0.025 / 64) < 1e-12, rep[3]["alpha_k"]
 arm = {a["name"]: a for a in rep[3]["arms"]}["pc0"]
 assert arm["runs_pooled"] == 3 and not arm["crosses"] and arm["effect_pct"] < 4, arm
 assert "earlier runs count" in " ".join(d[3]["verdict"]["reasons"]), d[3]["verdict"]["reasons"]
+# its own choice as the pool sees it: not crossing, not futile
+assert {a["name"]: a for a in d[3]["arms"]}["pc0"]["status"] == "noisy", d[3]["arms"]
 assert d[3]["verdict"]["apply"] is None
 # another recipe: alone
 assert rep[4]["k"] == 1 and rep[4]["recipe"] != rep[3]["recipe"] and kind[4] == "change", rep[4]

@@ -3,7 +3,8 @@
  * case per rule (alpha per replication summing to at most alpha, k = 1
  * passes through, a lucky run does not survive earlier null runs, a real
  * effect repeated is a change, aborted runs count with z = 0, the failure
- * endpoint pooled on its own, a run's own veto binds, pooled futility
+ * endpoint pooled on its own, a run's own veto binds (and a pooled crossing
+ * its guardrail holds back is named as such), pooled futility
  * keeps, INVALID stays, the per-run figures of a judged run, bad input).
  *
  * Where the expected values come from:
@@ -100,6 +101,7 @@ static void test_lucky_run_does_not_survive(void **state)
 	assert_int_equal(out.decision, VERDICT2_STOP_INCONCLUSIVE);
 	assert_true(out.overrode);
 	assert_non_null(strstr(out.reason, "earlier runs count"));
+	assert_non_null(strstr(out.reason, "no change shown at the bound for run 3"));
 }
 
 static void test_real_effect_repeated(void **state)
@@ -163,6 +165,11 @@ static void test_own_veto_binds(void **state)
 	own.decision = VERDICT2_STOP_INCONCLUSIVE;
 	assert_int_equal(verdict2_replicate(&in, &own, 0.025, 2.0, &out, NULL), 0);
 	assert_int_equal(out.decision, VERDICT2_STOP_INCONCLUSIVE);
+	/* the pool crosses and the guardrail holds it back: the reason says so, not "no change shown" */
+	assert_true(out.arms[1].crosses);
+	assert_non_null(strstr(out.reason, "crosses the bound for run 3"));
+	assert_non_null(strstr(out.reason, "guardrail"));
+	assert_null(strstr(out.reason, "no change shown"));
 }
 
 static void test_pooled_futility_keeps(void **state)
