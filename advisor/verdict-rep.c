@@ -148,6 +148,8 @@ static void rep_reason(const struct verdict2_rep_input *in, const struct verdict
 		       double min_effect_pct, struct verdict2_rep_result *out)
 {
 	const struct verdict2_rep_arm_result *b = out->chosen >= 0 ? &out->arms[out->chosen] : NULL;
+	const char *alone = own->decision == VERDICT2_STOP_CHANGE ?
+			    "; this run alone would say CHANGE, but earlier runs count" : "";
 
 	if (out->decision == VERDICT2_STOP_CHANGE && out->path == VERDICT2_PATH_SPEED)
 		snprintf(out->reason, sizeof(out->reason), "pooled over %zu runs of this recipe: "
@@ -165,14 +167,11 @@ static void rep_reason(const struct verdict2_rep_input *in, const struct verdict
 		snprintf(out->reason, sizeof(out->reason), "pooled over %zu runs of this recipe: a gain of "
 			 "%+.1f %% crosses the bound for run %zu (one-sided p %.2g < %.2g), but this run "
 			 "could not rule out a cost beyond its guardrail's margin (below)%s", in->k,
-			 b->pooled.effect_pct, in->k, b->p_one, out->alpha_each,
-			 own->decision == VERDICT2_STOP_CHANGE ?
-			 "; this run alone would say CHANGE, but earlier runs count" : "");
+			 b->pooled.effect_pct, in->k, b->p_one, out->alpha_each, alone);
 	else
 		snprintf(out->reason, sizeof(out->reason), "pooled over %zu runs of this recipe: no "
 			 "change shown at the bound for run %zu (one-sided %.2g per candidate)%s",
-			 in->k, in->k, out->alpha_each, own->decision == VERDICT2_STOP_CHANGE ?
-			 "; this run alone would say CHANGE, but earlier runs count" : "");
+			 in->k, in->k, out->alpha_each, alone);
 }
 
 int verdict2_replicate(const struct verdict2_rep_input *in, const struct verdict2_result *own,
