@@ -112,48 +112,11 @@ static void collect_zswap(const struct host *h, struct host_facts *f)
 static void decide_readahead(struct host_facts *f)
 {
 	const struct facts_problem *vp = facts_problem(f, "vma_ra_enabled");
-	const char *rot = NULL;
+	int vma_ra = f->have_vma_ra ? (f->vma_ra_enabled ? FP_YES : FP_NO) : FP_UNKNOWN;
 
-	for (int i = 0; i < f->nswaps; i++)
-		if (f->swaps[i].rotational == 1) {
-			rot = f->swaps[i].path;
-			break;
-		}
-	if (!f->have_vma_ra && !vp) {
-		f->ra_algo = RA_CLUSTER;
-		snprintf(f->ra_reason, sizeof(f->ra_reason),
-			 "this kernel has no vma_ra_enabled switch");
-	} else if (f->have_vma_ra && !f->vma_ra_enabled) {
-		f->ra_algo = RA_CLUSTER;
-		snprintf(f->ra_reason, sizeof(f->ra_reason), "vma_ra_enabled is false");
-	} else if (rot) {
-		f->ra_algo = RA_CLUSTER;
-		snprintf(f->ra_reason, sizeof(f->ra_reason),
-			 "swap device %s is rotational, which switches the whole host to cluster readahead",
-			 rot);
-	} else if (vp || !f->have_swaps) {
-		/* one unreadable input and the algorithm cannot be told */
-		f->ra_algo = RA_UNKNOWN;
-		snprintf(f->ra_reason, sizeof(f->ra_reason), "n/a: %s is unreadable",
-			 vp ? "vma_ra_enabled" : "the list of swap devices");
-		return;
-	} else {
-		f->ra_algo = RA_VMA;
-		snprintf(f->ra_reason, sizeof(f->ra_reason), "%s",
-			 f->nswaps ? "vma_ra_enabled is true and no active swap device is rotational" :
-			 "vma_ra_enabled is true (no swap active now)");
-	}
-	if (f->nswaps) {
-		int zram = 0;
-		size_t n = strlen(f->ra_reason);
-
-		for (int i = 0; i < f->nswaps; i++)
-			zram += f->swaps[i].zram;
-		/* SWP_SYNCHRONOUS_IO devices skip the swap cache and readahead */
-		if (zram == f->nswaps)
-			snprintf(f->ra_reason + n, sizeof(f->ra_reason) - n,
-				 "; but all swap is zram, for which the kernel skips readahead");
-	}
+	f->ra_algo = fingerprint_readahead(vma_ra, !f->have_vma_ra && !vp,
+					   f->have_swaps ? f->swaps : NULL, f->nswaps,
+					   f->ra_reason, sizeof(f->ra_reason));
 }
 
 static void collect_memory(const struct host *h, struct host_facts *f)

@@ -20,15 +20,10 @@
 #include <stdio.h>
 
 #include "swaptune/err.h"
+#include "swaptune/fingerprint.h"
 #include "swaptune/host.h"
 #include "swaptune/pmu.h"
 #include "swaptune/settings.h"
-
-enum readahead_algo {
-	RA_VMA,			/* vma_ra_enabled and no rotational swap active */
-	RA_CLUSTER,
-	RA_UNKNOWN,		/* a file that decides it could not be read (facts_collect_all()) */
-};
 
 /* A part of the facts that could not be read (see facts_collect_all()). */
 struct facts_problem {

@@ -50,6 +50,10 @@
 #define HOST_BOOT_ID		"proc/sys/kernel/random/boot_id"
 #define HOST_CPUINFO		"proc/cpuinfo"
 #define HOST_MACHINE_ID		"etc/machine-id"
+/* transparent hugepages: enabled, hpage_pmd_size, hugepages-<N>kB/enabled (mTHP, ~6.8) */
+#define HOST_THP		"sys/kernel/mm/transparent_hugepage"
+/* MGLRU's switch (~6.1), a hex mask: "0x0007" */
+#define HOST_LRU_GEN_ENABLED	"sys/kernel/mm/lru_gen/enabled"
 
 struct host {
 	int rootfd;		/* O_PATH directory fd of the sysroot */
