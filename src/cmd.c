@@ -121,8 +121,7 @@ int cmd_usage_error(struct cmd_ctx *ctx, const struct cmd_entry *c,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE,
-			    "%s: %s (see swaptune %s --help)", c->name, msg, c->name);
+	return err_usage(&ctx->err, c->name, "%s", msg);
 }
 
 /* Candidates for "did you mean": c's options, then the common ones, as "--name". */

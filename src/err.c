@@ -41,6 +41,19 @@ int err_set_exit(struct st_err *e, int code, enum st_exit exit_status,
 	return code;
 }
 
+int err_usage(struct st_err *e, const char *cmd, const char *fmt, ...)
+{
+	char msg[ST_ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!cmd)
+		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "%s", msg);
+	return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "%s: %s (see swaptune %s --help)", cmd, msg, cmd);
+}
+
 int err_prefix(struct st_err *e, const char *fmt, ...)
 {
 	char pre[ST_ERR_MSG_MAX], old[ST_ERR_MSG_MAX];

@@ -176,14 +176,6 @@ static int field_args(const struct sb_state *s, int i, char **argv, int n, char 
 
 #define ARGV_MAX (1 + 2 * F_COUNT + 2 * SB_ARMS_MAX + 2)
 
-/* The command's words without "switchback: " and " (see swaptune switchback --help)". */
-static void short_error(char *dst, size_t len, const char *msg)
-{
-	const char *p = !strncmp(msg, "switchback: ", 12) ? msg + 12 : msg, *q = strstr(p, " (see swaptune");
-
-	snprintf(dst, len, "%.*s", q ? (int)(q - p) : (int)strlen(p), p);
-}
-
 /* Parse the options of the fields in mask (a bit per field) into cfg; 0 or -errno with why. */
 static int parse_fields(struct sb_state *s, unsigned mask, struct sbrun_config *cfg, char *why,
 			size_t len)
@@ -204,7 +196,7 @@ static int parse_fields(struct sb_state *s, unsigned mask, struct sbrun_config *
 	}
 	argv[n] = NULL;
 	if ((r = sbrun_config_parse(s->c->h, n, argv, cfg, &e)) < 0)
-		short_error(why, len, e.msg);
+		snprintf(why, len, "%s", e.msg);
 	return r;
 }
 

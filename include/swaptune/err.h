@@ -45,6 +45,14 @@ int err_set(struct st_err *e, int code, const char *fmt, ...)
 int err_set_exit(struct st_err *e, int code, enum st_exit exit_status,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/*
+ * A usage error: -EINVAL with exit status 2. With cmd the message reads
+ * "CMD: MSG (see swaptune CMD --help)", without it MSG alone (a form that
+ * reuses a command's checks says it in its own place).
+ */
+int err_usage(struct st_err *e, const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Prefix the recorded message with "what: " (context added by a caller). */
 int err_prefix(struct st_err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

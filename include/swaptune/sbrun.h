@@ -12,6 +12,12 @@
  *                     the guardrails, the looks, the rows
  *   src/sb-judge.c    a stored run loaded back (nothing read back is
  *                     trusted), judged by sb_analyse(), as JSON and text
+ *   src/sbrun-opts.c  the configuration from options: the rows both
+ *                     commands and the TUI's form share, their checks
+ *   src/sbrun-print.c the plan for people and as JSON, a run's result
+ *
+ * How a command runs one (the lock, the question, progress) is
+ * sbrun-cli.h's.
  *
  * The engine leaves the workload alone: it changes only the settings of its
  * arms (no swap, cgroup or zswap of its own). Every write is journaled
@@ -42,6 +48,7 @@
 #include "swaptune/cgroup.h"
 #include "swaptune/err.h"
 #include "swaptune/host.h"
+#include "swaptune/opt.h"
 #include "swaptune/probe-arms.h"
 #include "swaptune/store.h"
 #include "swaptune/switchback.h"
@@ -280,18 +287,64 @@ void sbrun_result_free(struct sbrun_result *r);
 /* The run's params JSON (plan, arms, metric, guardrails, schedule). */
 cJSON *sbrun_params_json(const struct sbrun_config *c, const struct sbrun_plan *p);
 
-/* ---- the command line's options (src/cmd-switchback.c), shared with the TUI's form ---- */
+/* ---- the options (src/sbrun-opts.c): the command line's, and the TUI's form ---- */
 
 /*
- * argv (argv[0] a name, then the options of `swaptune switchback`) into c
- * with the command's own parsers and checks, the arms resolved against h
- * (the baseline first). Resets getopt. 0, or -EINVAL with e saying why in
- * the command's words.
+ * What the options say beyond the config itself. The rows point at c (the
+ * config they fill, set by sbrun_args_init()) and the fields below;
+ * argc/argv let --metric-prom URL NAME take its second word.
+ */
+struct sbrun_args {
+	struct sbrun_config *c;
+	int argc;
+	char **argv;
+	const char *cmd;		/* the command that parses ("switchback", "verify"); NULL: a form */
+	const char *arms_list, *baseline;
+	const char *custom[SB_ARMS_MAX];
+	int ncustom;
+	bool seed_given, washout_given;
+	bool higher_flag, lower_flag, counter_flag, gauge_flag;	/* as given */
+	bool direction_given, kind_given, counter;	/* from them (sbrun_args_finish()) */
+	int sources;			/* metric sources given */
+};
+
+/* --arms, --arm, --baseline, --min-effect: rows over struct sbrun_args. */
+extern const struct opt_spec sbrun_arm_opts[];
+/*
+ * The design, metric and guardrail options (--window ... --max-failures),
+ * rows over struct sbrun_args: `switchback` and `verify --live` both
+ * include this table, so each is spelled once (help, completion, man page).
+ */
+extern const struct opt_spec sbrun_design_opts[];
+
+/* a before parsing: c's defaults, argc/argv for --metric-prom, cmd for messages. */
+void sbrun_args_init(struct sbrun_config *c, struct sbrun_args *a, const char *cmd, int argc,
+		     char **argv);
+/*
+ * After parsing: the metric's defaults and checks, the washout, the looks,
+ * the seed. 0, or -EINVAL with a usage error (err_usage(), naming a->cmd).
+ */
+int sbrun_args_finish(struct sbrun_config *c, struct sbrun_args *a, struct st_err *e);
+/* The arms from --arms/--arm into c, the baseline first: the named one, else the host's own, else the first. */
+int sbrun_arms_resolve(const struct host *h, struct sbrun_config *c, const struct sbrun_args *a,
+		       struct st_err *e);
+/*
+ * argv (argv[0] a name, then arm and design options of `swaptune
+ * switchback`) into c with the command's own parsers and checks, the arms
+ * resolved against h (the baseline first). 0, or -EINVAL with e saying why
+ * in the command's words (without the command's name).
  */
 int sbrun_config_parse(const struct host *h, int argc, char **argv, struct sbrun_config *c,
 		       struct st_err *e);
+
+/* ---- the plan and the result shown (src/sbrun-print.c) ---- */
+
 /* The plan for people, as `swaptune switchback --dry-run` prints it. */
 void sbrun_plan_print(FILE *o, const struct sbrun_config *c, const struct sbrun_plan *p);
+/* The plan as JSON ("status": "planned"). */
+cJSON *sbrun_plan_json(const struct sbrun_config *c, const struct sbrun_plan *p);
+/* "42 s", "3 min 05 s": a duration in the plan's words, into buf (returned). */
+const char *sbrun_secs(double s, char *buf, size_t len);
 
 /* ---- a stored run (src/sb-judge.c) ---- */
 
@@ -348,6 +401,8 @@ int sbrun_judge(struct sbrun_stored *s, struct st_err *e);
 cJSON *sbrun_verdict_json(const struct sbrun_stored *s);
 /* The verdict for people: headline, per-arm effect and interval, checks, reasons. */
 void sbrun_verdict_print(FILE *f, const struct sbrun_stored *s);
+/* The result document (src/sbrun-print.c): the run r (NULL: as stored), its windows and verdict. */
+cJSON *sbrun_result_json(const struct sbrun_result *r, const struct sbrun_stored *s);
 /* The decision as verify and recommend --exit-code answer it: "change", "keep", ... */
 const char *sbrun_decision_name(const struct sbrun_stored *s);
 
