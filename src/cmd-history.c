@@ -10,6 +10,7 @@
 
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
+#include "swaptune/history.h"
 #include "swaptune/persist.h"
 #include "swaptune/fmt.h"
 
@@ -208,11 +209,10 @@ static void change_out(struct cmd_ctx *ctx, cJSON *jc, const struct store_change
 static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run *run,
 		   bool first)
 {
-	struct store_snapshot_row *snaps = NULL;
-	struct store_change *chg = NULL;
+	struct history_detail d;
 	cJSON *jr = NULL;
 	char t1[FMT_TIME_LEN + 512], detail[512];
-	int n_snaps = 0, n_chg = 0, r;
+	int r;
 
 	if (run->imported)
 		origin_detail(run, detail, sizeof(detail));
@@ -231,21 +231,19 @@ static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run *ru
 			fmt_printable(short_time(run->started_at, t1, sizeof(t1))),
 			fmt_printable(run->kind), fmt_printable(run->status), fmt_printable(detail));
 	}
-	if ((r = store_snapshots_of_run(&ctx->store, run->id, &snaps, &n_snaps, &ctx->err)) < 0 ||
-	    (r = store_changes_of_run(&ctx->store, run->id, &chg, &n_chg, &ctx->err)) < 0)
+	if ((r = history_detail(&ctx->store, run->id, true, &d, &ctx->err)) < 0)
 		goto out;
-	for (int i = 0; i < n_snaps; i++)
-		snapshot_out(ctx, jr ? cJSON_GetObjectItem(jr, "snapshots") : NULL, &snaps[i]);
-	for (int i = 0; i < n_chg; i++)
-		change_out(ctx, jr ? cJSON_GetObjectItem(jr, "changes") : NULL, &chg[i]);
+	for (int i = 0; i < d.n_snaps; i++)
+		snapshot_out(ctx, jr ? cJSON_GetObjectItem(jr, "snapshots") : NULL, &d.snaps[i]);
+	for (int i = 0; i < d.n_changes; i++)
+		change_out(ctx, jr ? cJSON_GetObjectItem(jr, "changes") : NULL, &d.changes[i]);
 out:
-	store_snapshot_rows_free(snaps, n_snaps);
-	free(chg);
+	history_detail_free(&d);
 	return r;
 }
 
 /* --all: the sample recordings, with their length, for report --before/--after */
-static int history_recordings(struct cmd_ctx *ctx, cJSON *doc, long limit)
+static int recordings_out(struct cmd_ctx *ctx, cJSON *doc, long limit)
 {
 	struct store_sample_run *rows = calloc((size_t)limit, sizeof(*rows));
 	cJSON *a = doc ? cJSON_AddArrayToObject(doc, "recordings") : NULL;
@@ -253,7 +251,7 @@ static int history_recordings(struct cmd_ctx *ctx, cJSON *doc, long limit)
 
 	if (!rows)
 		return err_set(&ctx->err, -ENOMEM, "out of memory");
-	r = store_sample_runs(&ctx->store, true, rows, (int)limit, &n, &ctx->err);
+	r = history_recordings(&ctx->store, true, rows, (int)limit, &n, &ctx->err);
 	for (int i = 0; r == 0 && i < n; i++) {
 		char t1[FMT_TIME_LEN + 512], d[FMT_NUM_LEN], tk[FMT_NUM_LEN];
 		double duration_s = (double)rows[i].last_t_ns / 1e9;	/* from the start of sampling */
@@ -297,7 +295,7 @@ static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	all = a.all;
 	if ((r = change_settle_confirms(&ctx->store, &ctx->err)) < 0)
 		return r;
-	if ((r = store_runs_list(&ctx->store, all ? NULL : "apply", "rollback", limit, &runs, &n, &ctx->err)) < 0)
+	if ((r = history_runs(&ctx->store, all ? NULL : "apply", "rollback", limit, &runs, &n, &ctx->err)) < 0)
 		return r;
 	if (ctx->json) {
 		doc = cJSON_CreateObject();
@@ -308,7 +306,7 @@ static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		if ((r = run_out(ctx, jruns, &runs[i], i == 0)) < 0)
 			goto out;
-	r = all ? history_recordings(ctx, doc, limit) : 0;
+	r = all ? recordings_out(ctx, doc, limit) : 0;
 	if (r < 0)
 		goto out;
 	if (doc) {
@@ -319,7 +317,7 @@ static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			all ? "runs" : "changes (apply, rollback)", ctx->store.path);
 	}
 out:
-	store_runs_free(runs, n);
+	history_runs_free(runs, n);
 	cJSON_Delete(doc);
 	return r;
 }

@@ -15,6 +15,7 @@
 #include "swaptune/advice.h"
 #include "swaptune/change.h"
 #include "swaptune/fmt.h"
+#include "swaptune/history.h"
 #include "swaptune/persist.h"
 #include "swaptune/utc.h"
 #include "tui-internal.h"
@@ -333,7 +334,7 @@ static void tui_apply_tick(struct tui_ctx *c, struct tui_apply *a)
 	a->state = AP_DONE;
 	settings_now(c, a, now, sizeof(now));
 	memset(&ri, 0, sizeof(ri));
-	if (store_run_get(c->st, a->a.run_id, &ri, &e) == 0 && !strcmp(ri.status, "ok")) {
+	if (history_run(c->st, a->a.run_id, &ri, &e) == 0 && !strcmp(ri.status, "ok")) {
 		snprintf(l1, sizeof(l1), "Apply run %lld was confirmed elsewhere (swaptune apply --confirm).",
 			 (long long)a->a.run_id);
 		outcome(a, TS_GOOD, l1, now);
@@ -342,7 +343,7 @@ static void tui_apply_tick(struct tui_ctx *c, struct tui_apply *a)
 			 " apply run %lld.", (long long)a->a.run_id);
 		outcome(a, TS_WARN, l1, now);
 	}
-	store_run_free(&ri);
+	history_run_free(&ri);
 }
 
 static bool tui_apply_counting(const struct tui_apply *a)

@@ -15,6 +15,7 @@
 
 #include "swaptune/change.h"
 #include "swaptune/fmt.h"
+#include "swaptune/history.h"
 #include "swaptune/host.h"
 #include "swaptune/report.h"
 #include "tui-internal.h"
@@ -85,10 +86,8 @@ static bool is_change(const char *kind)
 static void hist_details(struct tui_ctx *c, struct hist_state *s)
 {
 	const struct store_run *x = &s->rows[s->shown[s->sel]];
-	struct store_snapshot_row *snaps = NULL;
-	struct store_change *chg = NULL;
+	struct history_detail d;
 	struct st_err e = { 0 };
-	int n_snaps = 0, n_chg = 0;
 
 	if (x->id != s->shown_id)
 		s->text.top = 0;
@@ -96,27 +95,28 @@ static void hist_details(struct tui_ctx *c, struct hist_state *s)
 	tui_text_clear(&s->text);
 	if (x->params && x->params[0] && is_change(x->kind))
 		tui_text_add_json(&s->text, x->params);
-	if (store_snapshots_of_run(c->st, x->id, &snaps, &n_snaps, &e) < 0) {
+	history_detail(c->st, x->id, is_change(x->kind), &d, &e);
+	if (!d.snaps_ok) {
 		tui_text_add(&s->text, TS_BAD, "cannot read its snapshots: %s", e.msg);
 	} else {
-		for (int i = 0; i < n_snaps; i++) {
-			tui_text_add(&s->text, TS_TITLE, "snapshot %lld (%s, %.19s):", (long long)snaps[i].info.id,
-				     snaps[i].info.reason, snaps[i].info.taken_at);
-			tui_text_add_json(&s->text, snaps[i].settings);
+		for (int i = 0; i < d.n_snaps; i++) {
+			tui_text_add(&s->text, TS_TITLE, "snapshot %lld (%s, %.19s):", (long long)d.snaps[i].info.id,
+				     d.snaps[i].info.reason, d.snaps[i].info.taken_at);
+			tui_text_add_json(&s->text, d.snaps[i].settings);
 		}
-		if (!n_snaps)
+		if (!d.n_snaps)
 			tui_text_add(&s->text, TS_DIM, "no settings snapshot with this run");
 	}
-	store_snapshot_rows_free(snaps, n_snaps);
-	if (is_change(x->kind) && store_changes_of_run(c->st, x->id, &chg, &n_chg, &e) == 0) {
-		if (n_chg)
-			tui_text_add(&s->text, TS_TITLE, "journal:");
-		for (int i = 0; i < n_chg; i++)
-			tui_text_add(&s->text, TS_NORMAL, "  %s %s: %s -> %s (%s)", chg[i].kind, chg[i].name,
-				     !strcmp(chg[i].kind, "setting") && chg[i].has_old ? chg[i].old_value : "...",
-				     chg[i].has_new ? chg[i].new_value : "-", chg[i].state);
+	if (d.changes_ok && d.n_changes)
+		tui_text_add(&s->text, TS_TITLE, "journal:");
+	for (int i = 0; d.changes_ok && i < d.n_changes; i++) {
+		const struct store_change *ch = &d.changes[i];
+
+		tui_text_add(&s->text, TS_NORMAL, "  %s %s: %s -> %s (%s)", ch->kind, ch->name,
+			     !strcmp(ch->kind, "setting") && ch->has_old ? ch->old_value : "...",
+			     ch->has_new ? ch->new_value : "-", ch->state);
 	}
-	free(chg);
+	history_detail_free(&d);
 }
 
 static const char *const hist_sorts[] = { "newest", "kind", "status" };
@@ -164,10 +164,10 @@ static void hist_update(struct tui_ctx *c, void *p)
 		return;
 	sel_id = s->n_shown ? s->rows[s->shown[s->sel]].id : 0;
 	err_reset(&s->err);
-	store_runs_free(s->rows, s->n);
+	history_runs_free(s->rows, s->n);
 	s->rows = NULL;
 	s->n = 0;
-	s->ok = store_runs_list(c->st, "apply", "rollback", HIST_MAX, &s->rows, &s->n, &s->err) == 0;
+	s->ok = history_runs(c->st, "apply", "rollback", HIST_MAX, &s->rows, &s->n, &s->err) == 0;
 	hist_order(s, sel_id);
 	if (s->ok && s->n_shown)
 		hist_details(c, s);
@@ -277,7 +277,7 @@ static void ask_rollback(struct tui_ctx *c, struct hist_state *s)
 		s->mode = HM_ASK_ROLLBACK;
 		return;
 	}
-	if (store_run_first_snapshot(c->st, CUR(s)->id, &snap, reason, sizeof(reason), &e) < 0 ||
+	if (history_snapshot_before(c->st, CUR(s)->id, &snap, reason, sizeof(reason), &e) < 0 ||
 	    !snap) {
 		snprintf(c->status, sizeof(c->status), " run %lld has no snapshot to go back to%s%s",
 			 (long long)CUR(s)->id, e.msg[0] ? ": " : "", e.msg);
@@ -476,7 +476,7 @@ static void hist_close(void *p)
 
 	if (!s)
 		return;
-	store_runs_free(s->rows, s->n);
+	history_runs_free(s->rows, s->n);
 	change_rollback_free(&s->rb);
 	tui_text_free(&s->text);
 	free(s);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "swaptune/fmt.h"
+#include "swaptune/history.h"
 #include "swaptune/replay.h"
 #include "swaptune/sbrun.h"
 #include "tui-internal.h"
@@ -231,9 +232,9 @@ static void runs_details(struct tui_ctx *c, struct runs_state *r)
 	{
 		struct store_run ri;
 
-		if (store_run_get(c->st, x->id, &ri, &e) == 0) {
+		if (history_run(c->st, x->id, &ri, &e) == 0) {
 			recording_details(r, x, ri.summary);
-			store_run_free(&ri);
+			history_run_free(&ri);
 		} else {
 			tui_text_add(&r->text, TS_WARN, "cannot read recording %lld: %s", (long long)x->id, e.msg);
 		}
@@ -253,9 +254,9 @@ static void runs_update(struct tui_ctx *c, void *p)
 		return;
 	}
 	err_reset(&r->err);
-	r->ok = store_runs_list(c->st, "probe", NULL, MAX_RUNS, &rows, &np, &r->err) == 0 &&
-		store_runs_list(c->st, "switchback", NULL, MAX_RUNS, &sbs, &ns, &r->err) == 0 &&
-		store_sample_runs(c->st, false, recs, MAX_RUNS, &nr, &r->err) == 0;
+	r->ok = history_runs(c->st, "probe", NULL, MAX_RUNS, &rows, &np, &r->err) == 0 &&
+		history_runs(c->st, "switchback", NULL, MAX_RUNS, &sbs, &ns, &r->err) == 0 &&
+		history_recordings(c->st, false, recs, MAX_RUNS, &nr, &r->err) == 0;
 	r->n = 0;
 	if (r->ok) {
 		add_runs(r, rows, np);
@@ -274,8 +275,8 @@ static void runs_update(struct tui_ctx *c, void *p)
 		snprintf(x->result, sizeof(x->result), "%s tick%s, %s s", fmt_num((double)recs[i].ticks, b1, sizeof(b1)),
 			 recs[i].ticks == 1 ? "" : "s", fmt_num((double)recs[i].duration_ns / 1e9, b2, sizeof(b2)));
 	}
-	store_runs_free(rows, np);
-	store_runs_free(sbs, ns);
+	history_runs_free(rows, np);
+	history_runs_free(sbs, ns);
 	free(recs);
 	runs_order(r);
 	if (r->ok && r->n_shown && (r->items[r->shown[r->sel]].id != r->shown_id ||

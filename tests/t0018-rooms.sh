@@ -1,0 +1,26 @@
+#!/bin/sh
+# The rooms keep to their walls (DESIGN.md's module map, docs/layout.md):
+# a command file (src/cmd-*.c) is a leaf: it has no header of its own and
+# nothing includes one; the TUI calls no command and no store function
+# (it reads through the module APIs the commands use: history.h, change.h,
+# sbrun.h ...) and includes neither cmd.h nor store.h.
+. "$(dirname "$0")/lib.sh"
+
+cd "$TOP" || exit 1
+
+heads=$(ls src/cmd-*.h include/swaptune/cmd-*.h 2>/dev/null)
+[ -z "$heads" ] || fail "a command file has a header others could include: $heads"
+inc=$(grep -nE '#include[[:space:]]+"(swaptune/)?cmd-[a-z-]+\.h"' src/*.c src/*.h include/swaptune/*.h \
+	tui/*.c tui/*.h advisor/*.c probes/*.c 2>/dev/null)
+[ -z "$inc" ] || fail "a command header included: $inc"
+
+inc=$(grep -nE '#include[[:space:]]+"swaptune/(cmd|store)\.h"' tui/*.c tui/*.h)
+[ -z "$inc" ] || fail "the TUI includes a command's or the store's header: $inc"
+calls=$(grep -nE '\<(store|cmd)_[a-z0-9_]+[[:space:]]*\(' tui/*.c tui/*.h)
+[ -z "$calls" ] || fail "the TUI calls the store or a command directly: $calls"
+
+# the test itself catches what it is meant to catch
+printf '\tif (store_run_get(c->st, id, &ri, &e) == 0)\n' >"$scratch/stray.c"
+grep -qE '\<(store|cmd)_[a-z0-9_]+[[:space:]]*\(' "$scratch/stray.c" ||
+	fail "the call pattern misses a store call"
+done_testing
