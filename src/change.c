@@ -111,16 +111,26 @@ cJSON *change_snapshot_json(const struct settings_snapshot *s)
 	return o;
 }
 
+/* A revert's params: why, and the apply run it undoes. */
+static cJSON *revert_params(const char *reason, int64_t apply_run)
+{
+	cJSON *p = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(p, "reason", reason);
+	cJSON_AddNumberToObject(p, "apply_run", (double)apply_run);
+	return p;
+}
+
 /*
  * A change run names its host (hostname, kernel: a report for a ticket says
  * where) and who asked for it: the real uid's login and sudo's SUDO_USER, as
  * params.who. Best effort: an unreadable name is left out, never guessed.
  */
 static int change_run_begin(struct store *st, const struct host *h, const char *kind,
-			    const char *params_json, int64_t *run_id, struct st_err *e)
+			    cJSON *p, int64_t *run_id, struct st_err *e)
 {
 	char mid[128], name[128], kernel[128], *text = NULL;
-	cJSON *p = params_json ? cJSON_Parse(params_json) : NULL, *who;
+	cJSON *who;
 	const struct passwd *pw = getpwuid(getuid());
 	const char *sudo = getenv("SUDO_USER");
 	int r;
@@ -137,21 +147,22 @@ static int change_run_begin(struct store *st, const struct host *h, const char *
 			cJSON_AddStringToObject(who, "sudo_user", sudo);
 		text = cJSON_PrintUnformatted(p);
 	}
-	r = store_run_begin(st, kind, text ? text : params_json, run_id, e);
-	free(text);
 	cJSON_Delete(p);
+	if (!text)
+		return err_set(e, -ENOMEM, "out of memory");
+	r = store_run_begin(st, kind, text, run_id, e);
+	free(text);
 	return r;
 }
 
-int change_begin(struct store *st, const struct host *h, const char *kind,
-		 const char *params_json, int64_t *run_id, int64_t *snap_id,
-		 struct st_err *e)
+int change_begin(struct store *st, const struct host *h, const char *kind, cJSON *params,
+		 int64_t *run_id, int64_t *snap_id, struct st_err *e)
 {
 	struct settings_snapshot before;
 	char reason[32];
 	int r;
 
-	if ((r = change_run_begin(st, h, kind, params_json, run_id, e)) < 0)
+	if ((r = change_run_begin(st, h, kind, params, run_id, e)) < 0)
 		return r;
 	snprintf(reason, sizeof(reason), "before %s", kind);
 	if ((r = settings_snapshot(h, &before, e)) < 0 ||
@@ -269,7 +280,6 @@ int change_watchdog(struct store *st, const struct host *h, int64_t run_id,
 	struct journal j;
 	struct settings_snapshot after;
 	struct timespec ts;
-	char params[256];
 	int restored = 0, r, n = 0;
 	int64_t rb_run;
 
@@ -292,9 +302,8 @@ int change_watchdog(struct store *st, const struct host *h, int64_t run_id,
 	r = journal_restore(&j, &restored, e);
 	store_tx_commit(st, NULL);
 
-	snprintf(params, sizeof(params),
-		 "{\"reason\":\"confirm-within expired\",\"apply_run\":%lld}", (long long)run_id);
-	if (change_run_begin(st, h, "rollback", params, &rb_run, NULL) == 0) {
+	if (change_run_begin(st, h, "rollback", revert_params("confirm-within expired", run_id), &rb_run,
+			     NULL) == 0) {
 		if (settings_snapshot(h, &after, NULL) == 0)
 			store_snapshot_save(st, rb_run, "after confirm-within expired", &after,
 					    NULL, NULL);
@@ -436,14 +445,12 @@ int change_revert_pending(struct store *st, const struct host *h,
 			  struct st_err *e)
 {
 	struct journal j;
-	char params[128];
 	int r;
 
 	*rb_run = 0;
 	*restored = 0;
-	snprintf(params, sizeof(params), "{\"reason\":\"rollback of unconfirmed apply\",\"apply_run\":%lld}",
-		 (long long)p->run_id);
-	if ((r = change_run_begin(st, h, "rollback", params, rb_run, e)) < 0)
+	if ((r = change_run_begin(st, h, "rollback", revert_params("rollback of unconfirmed apply", p->run_id),
+				  rb_run, e)) < 0)
 		return r;
 	journal_of_session(&j, st, h, p->session);
 	if ((r = store_tx_begin(st, e)) < 0)
@@ -459,10 +466,9 @@ int change_revert_pending(struct store *st, const struct host *h,
 
 /* ---- apply ---- */
 
-static char *apply_params(const struct change_apply *a)
+static cJSON *apply_params(const struct change_apply *a)
 {
 	cJSON *params = cJSON_CreateObject(), *set;
-	char *text;
 
 	if (a->source_run) {
 		cJSON_AddNumberToObject(params, "source_run", (double)a->source_run);
@@ -476,9 +482,7 @@ static char *apply_params(const struct change_apply *a)
 		cJSON_AddNumberToObject(params, "confirm_within_s", (double)a->confirm_within_ns / 1e9);
 		cJSON_AddNumberToObject(params, "confirm_deadline_unix", a->deadline);
 	}
-	text = cJSON_PrintUnformatted(params);
-	cJSON_Delete(params);
-	return text;
+	return params;
 }
 
 /*
@@ -528,7 +532,6 @@ int change_apply(struct store *st, const struct host *h, struct change_apply *a,
 	struct settings_snapshot after;
 	struct journal j;
 	struct st_err e2 = { 0 };
-	char *params;
 	int r;
 
 	a->run_id = a->snap_id = a->after_id = 0;
@@ -537,9 +540,7 @@ int change_apply(struct store *st, const struct host *h, struct change_apply *a,
 	a->undo_warning[0] = '\0';
 	a->deadline = a->confirm_within_ns ? utc_now() + (double)a->confirm_within_ns / 1e9 : 0;
 	/* the record first: the run, then the settings as they are */
-	params = apply_params(a);
-	r = change_begin(st, h, "apply", params, &a->run_id, &a->snap_id, e);
-	cJSON_free(params);
+	r = change_begin(st, h, "apply", apply_params(a), &a->run_id, &a->snap_id, e);
 	if (r < 0)
 		return r;
 
@@ -759,11 +760,11 @@ int change_rollback_run(struct store *st, const struct host *h,
 {
 	struct settings_snapshot after;
 	struct journal j;
-	char params[128];
+	cJSON *params = cJSON_CreateObject();
 	int r;
 
-	snprintf(params, sizeof(params), "{\"to\":%lld,\"to_run\":%lld}", (long long)rb->target.id,
-		 (long long)rb->target.run_id);
+	cJSON_AddNumberToObject(params, "to", (double)rb->target.id);
+	cJSON_AddNumberToObject(params, "to_run", (double)rb->target.run_id);
 	if ((r = change_begin(st, h, "rollback", params, run_id, snap_before, e)) < 0)
 		return r;
 	journal_begin(&j, st, h, *run_id, e);

@@ -47,37 +47,35 @@ static void add_text(cJSON *o, const char *k, bool present, const char *text)
 }
 
 /* A one-line description of a run from its params. */
-static void run_detail(const char *kind, const char *params, char *buf, size_t len)
+static void run_detail(const struct store_run *run, char *buf, size_t len)
 {
-	cJSON *o = cJSON_Parse(params), *x;
+	const struct run_params *p = &run->p;
+	const char *kind = run->kind;
+	const cJSON *o = p->doc;
 	size_t off = 0;
 
 	buf[0] = '\0';
 	if (!o)
 		return;
 	if (!strcmp(kind, "apply")) {
-		cJSON *s = cJSON_GetObjectItem(o, "settings"), *it;
+		const cJSON *it;
 
-		cJSON_ArrayForEach(it, s)
+		cJSON_ArrayForEach(it, p->settings)
 			if (cJSON_IsString(it) && off < len)
 				off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "",
 							it->string, it->valuestring);
-		if ((x = cJSON_GetObjectItem(o, "source_run")) && cJSON_IsNumber(x) && off < len)
-			off += (size_t)snprintf(buf + off, len - off, " (probe run %.0f%s%s)", x->valuedouble,
-						cJSON_IsString(cJSON_GetObjectItem(o, "arm")) ? ", arm " : "",
-						cJSON_IsString(cJSON_GetObjectItem(o, "arm")) ?
-						cJSON_GetObjectItem(o, "arm")->valuestring : "");
-		if (cJSON_IsTrue(cJSON_GetObjectItem(o, "persist")) && off < len)
+		if (p->source_run && off < len)
+			off += (size_t)snprintf(buf + off, len - off, " (probe run %lld%s%s)", (long long)p->source_run,
+						p->has_arm ? ", arm " : "", p->arm);
+		if (p->persist && off < len)
 			off += (size_t)snprintf(buf + off, len - off, " --persist");
-		if ((x = cJSON_GetObjectItem(o, "confirm_within_s")) && cJSON_IsNumber(x) && off < len)
-			snprintf(buf + off, len - off, " --confirm-within %.0fs", x->valuedouble);
+		if (p->confirm_within_s > 0 && off < len)
+			snprintf(buf + off, len - off, " --confirm-within %.0fs", p->confirm_within_s);
 	} else if (!strcmp(kind, "rollback")) {
-		if ((x = cJSON_GetObjectItem(o, "to")) && cJSON_IsNumber(x))
-			snprintf(buf, len, "to snapshot %.0f", x->valuedouble);
-		else if ((x = cJSON_GetObjectItem(o, "reason")) && cJSON_IsString(x))
-			snprintf(buf, len, "%s (apply run %.0f)", x->valuestring,
-				 cJSON_IsNumber(cJSON_GetObjectItem(o, "apply_run")) ?
-				 cJSON_GetObjectItem(o, "apply_run")->valuedouble : 0.0);
+		if (p->to)
+			snprintf(buf, len, "to snapshot %lld", (long long)p->to);
+		else if (p->reason[0])
+			snprintf(buf, len, "%s (apply run %lld)", p->reason, (long long)p->apply_run);
 	} else if (!strcmp(kind, "switchback")) {
 		/* arms, design and origin: "pc3 | pc0, 15 blocks of 30 s windows (verify --live)" */
 		cJSON *arms = cJSON_GetObjectItem(o, "arms"), *pl = cJSON_GetObjectItem(o, "plan"), *it;
@@ -91,12 +89,11 @@ static void run_detail(const char *kind, const char *params, char *buf, size_t l
 						cJSON_GetObjectItem(pl, "blocks")->valuedouble,
 						cJSON_IsNumber(cJSON_GetObjectItem(pl, "window_s")) ?
 						cJSON_GetObjectItem(pl, "window_s")->valuedouble : 0.0);
-		if ((x = cJSON_GetObjectItem(o, "verify_of")) && cJSON_IsNumber(x) && off < len)
-			snprintf(buf + off, len - off, " (verify --live of apply run %.0f)", x->valuedouble);
-	} else if ((x = cJSON_GetObjectItem(o, "workload")) && cJSON_IsString(x)) {
-		snprintf(buf, len, "workload %s", x->valuestring);
+		if (p->verify_of && off < len)
+			snprintf(buf + off, len - off, " (verify --live of apply run %lld)", (long long)p->verify_of);
+	} else if (cJSON_IsString(cJSON_GetObjectItem(o, "workload")) && p->workload[0]) {
+		snprintf(buf, len, "workload %s", p->workload);
 	}
-	cJSON_Delete(o);
 }
 
 static void snapshot_line(const char *settings, char *buf, size_t len)
@@ -124,7 +121,7 @@ static void origin_detail(const struct store_run *run, char *buf, size_t len)
 
 static cJSON *run_json(const struct store_run *run, const char *detail)
 {
-	cJSON *jr = cJSON_CreateObject(), *p = cJSON_Parse(run->params);
+	cJSON *jr = cJSON_CreateObject(), *p = run->p.doc ? cJSON_Duplicate(run->p.doc, true) : NULL;
 
 	cJSON_AddNumberToObject(jr, "id", (double)run->id);
 	cJSON_AddStringToObject(jr, "kind", run->kind);
@@ -217,7 +214,7 @@ static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run *ru
 	if (run->imported)
 		origin_detail(run, detail, sizeof(detail));
 	else
-		run_detail(run->kind, run->params, detail, sizeof(detail));
+		run_detail(run, detail, sizeof(detail));
 	if (jruns) {
 		jr = run_json(run, detail);
 		cJSON_AddItemToArray(jruns, jr);

@@ -220,12 +220,7 @@ static int live_arms(struct cmd_ctx *ctx, struct live_target *t, struct sbrun_co
 	}
 	if (!t->status[0])
 		snprintf(t->status, sizeof(t->status), "%s", ri.status);
-	{
-		cJSON *par = ri.params ? cJSON_Parse(ri.params) : NULL, *src = cJSON_GetObjectItem(par, "source_run");
-
-		t->source_run = cJSON_IsNumber(src) ? (int64_t)src->valuedouble : 0;
-		cJSON_Delete(par);
-	}
+	t->source_run = ri.p.source_run;
 	store_run_free(&ri);
 	if ((r = store_changes_of_run(&ctx->store, t->apply_run, &rows, &n, &ctx->err)) < 0)
 		return r;

@@ -147,34 +147,29 @@ static size_t batch_means(const struct metric_acc *a, double *out)
 }
 
 /* a recording's sampler parameters in words: "every 1 s for 120 s, cgroup X, CPU counters" */
-static void sampler_cell(struct report_section *s, const char *params)
+static void sampler_cell(struct report_section *s, const struct store_run *ri)
 {
-	cJSON *p = params ? cJSON_Parse(params) : NULL;
-	const cJSON *iv = cJSON_GetObjectItem(p, "interval_s"), *du = cJSON_GetObjectItem(p, "duration_s");
-	const cJSON *cg = cJSON_GetObjectItem(p, "cgroup"), *pid = cJSON_GetObjectItem(p, "pid");
-	const cJSON *cpu = cJSON_GetObjectItem(p, "cpu_counters");
+	const struct run_params *p = &ri->p;
 	char buf[512], num[FMT_NUM_LEN];
 	size_t n = 0;
 
-	if (!cJSON_IsObject(p)) {
-		report_cell(s, "%s", params ? params : REPORT_NOT_RECORDED);
-		cJSON_Delete(p);
+	if (!cJSON_IsObject(p->doc)) {
+		report_cell(s, "%s", ri->params ? ri->params : REPORT_NOT_RECORDED);
 		return;
 	}
 	buf[0] = '\0';
 #define PUT(...) do { if (n < sizeof(buf)) n += (size_t)snprintf(buf + n, sizeof(buf) - n, __VA_ARGS__); } while (0)
-	if (cJSON_IsNumber(iv))
-		PUT("every %s s", fmt_num(iv->valuedouble, num, sizeof(num)));
-	if (cJSON_IsNumber(du) && du->valuedouble > 0)
-		PUT("%sfor %s s", n ? " " : "", fmt_num(du->valuedouble, num, sizeof(num)));
-	if (cJSON_IsString(cg) && *cg->valuestring)
-		PUT("%scgroup %s", n ? ", " : "", cg->valuestring);
-	if (cJSON_IsNumber(pid) && pid->valuedouble > 0)
-		PUT("%spid %.0f", n ? ", " : "", pid->valuedouble);
-	PUT("%s%s", n ? ", " : "", cJSON_IsFalse(cpu) ? "no CPU counters" : "CPU counters");
+	if (p->interval_s > 0)
+		PUT("every %s s", fmt_num(p->interval_s, num, sizeof(num)));
+	if (p->duration_s > 0)
+		PUT("%sfor %s s", n ? " " : "", fmt_num(p->duration_s, num, sizeof(num)));
+	if (p->cgroup[0])
+		PUT("%scgroup %s", n ? ", " : "", p->cgroup);
+	if (p->pid > 0)
+		PUT("%spid %lld", n ? ", " : "", (long long)p->pid);
+	PUT("%s%s", n ? ", " : "", p->cpu_counters_off ? "no CPU counters" : "CPU counters");
 #undef PUT
 	report_cell(s, "%s", buf);
-	cJSON_Delete(p);
 }
 
 /* The two recordings side by side: one row per fact. */
@@ -214,7 +209,7 @@ static void recordings_table(struct report *rep, const struct recording *a, cons
 		report_cell(s, "%s", r[i]->ri.kernel[0] ? r[i]->ri.kernel : REPORT_NOT_RECORDED);
 	report_cell(s, "sampler");
 	for (int i = 0; i < 2; i++)
-		sampler_cell(s, r[i]->ri.params);
+		sampler_cell(s, &r[i]->ri);
 	if (strcmp(a->ri.hostname, b->ri.hostname) || strcmp(a->ri.kernel, b->ri.kernel))
 		report_note(s, "the two recordings come from different hosts or kernels: the comparison is weak");
 }
@@ -536,21 +531,16 @@ int report_build_compare(struct store *st, int64_t before, int64_t after,
 #define CELL_MAX ((int)SETTING_VALUE_MAX - 1)
 
 /* params.who of a change run: the login and, through sudo, who ran sudo */
-static void change_who(struct report_section *s, const char *params)
+static void change_who(struct report_section *s, const struct run_params *p)
 {
-	cJSON *p = params ? cJSON_Parse(params) : NULL, *who = cJSON_GetObjectItem(p, "who");
-	const cJSON *user = cJSON_GetObjectItem(who, "user"), *sudo = cJSON_GetObjectItem(who, "sudo_user");
-	const cJSON *uid = cJSON_GetObjectItem(who, "uid");
-
-	if (cJSON_IsString(user) && cJSON_IsString(sudo))
-		report_fact(s, "who", "%s (through sudo, as %s)", sudo->valuestring, user->valuestring);
-	else if (cJSON_IsString(user))
-		report_fact(s, "who", "%s", user->valuestring);
-	else if (cJSON_IsNumber(uid))
-		report_fact(s, "who", "uid %.0f", uid->valuedouble);
+	if (p->user[0] && p->sudo_user[0])
+		report_fact(s, "who", "%s (through sudo, as %s)", p->sudo_user, p->user);
+	else if (p->user[0])
+		report_fact(s, "who", "%s", p->user);
+	else if (p->has_uid)
+		report_fact(s, "who", "uid %lld", (long long)p->uid);
 	else	/* an apply from before swaptune recorded it: say so rather than guess */
 		report_fact(s, "who", "%s", REPORT_NOT_RECORDED " (this apply predates the record of its user)");
-	cJSON_Delete(p);
 }
 
 /* "page-cluster 3 -> 0" of the journal rows of a change (settings; files by name), the first few */
@@ -587,13 +577,13 @@ static void change_facts(struct report *rep, const struct store_run *ri)
 		    REPORT_NOT_RECORDED);
 	report_fact(s, "finished", "%s", ri->ended_at[0] ? fmt_time(ri->ended_at, false, t, sizeof(t)) :
 		    REPORT_NOT_RECORDED);
-	change_who(s, ri->params);
+	change_who(s, &ri->p);
 	if (ri->pid)
 		report_fact(s, "process", "pid %d", ri->pid);
 	report_fact_opt(s, "hostname", ri->hostname);
 	report_fact_opt(s, "kernel", ri->kernel);
 	s = report_add(rep, REPORT_FACTS, "parameters", "Parameters of the apply");
-	report_facts_json(s, "parameters", ri->params, skip, sizeof(skip) / sizeof(skip[0]));
+	report_facts_json(s, "parameters", ri->p.doc, ri->params, skip, sizeof(skip) / sizeof(skip[0]));
 	if (!s->n_facts)
 		report_fact(s, "parameters", "%s", REPORT_NOT_RECORDED);
 }
@@ -605,7 +595,7 @@ static void change_sections(struct report *rep, struct report_section *sum, cons
 	struct report_section *t, who = { 0 };
 	char what[1024], when[FMT_TIME_LEN + 512];
 
-	change_who(&who, ri->params);
+	change_who(&who, &ri->p);
 	change_words(c, n, what, sizeof(what));
 	report_line(sum, "%s, applied %s %s%s%s", what,
 		    ri->started_at[0] ? fmt_time(ri->started_at, false, when, sizeof(when)) : "at a time not recorded",

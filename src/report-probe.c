@@ -518,7 +518,8 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	struct judgement run_j;
 	struct report *rep = NULL;
 	struct report_section *s;
-	cJSON *sum = NULL, *par = NULL;
+	cJSON *sum = NULL;
+	const cJSON *par = NULL;
 	char title[128], when[FMT_TIME_LEN + 512];
 	/* the answer, the evidence, then how it was measured */
 	static const char *const order[] = { "summary", "verdict", "arms-chart", "arms", "differences",
@@ -551,7 +552,7 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 		goto out;
 	}
 	sum = ri->summary ? cJSON_Parse(ri->summary) : NULL;
-	par = ri->params ? cJSON_Parse(ri->params) : NULL;
+	par = ri->p.doc;
 
 	snprintf(title, sizeof(title), "swaptune report: probe run %lld", (long long)run_id);
 	rep = report_new("run", title);
@@ -579,7 +580,6 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	r = 0;
 out:
 	cJSON_Delete(sum);
-	cJSON_Delete(par);
 	trials_free(t);
 	free(run);
 	free(v);

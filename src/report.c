@@ -379,16 +379,13 @@ static void facts_of(struct report_section *s, const char *prefix, const cJSON *
 	}
 }
 
-void report_facts_json(struct report_section *s, const char *key, const char *json,
-		       const char *const *skip, size_t n_skip)
+void report_facts_json(struct report_section *s, const char *key, const cJSON *doc,
+		       const char *text, const char *const *skip, size_t n_skip)
 {
-	cJSON *o = json ? cJSON_Parse(json) : NULL;
-
-	if (cJSON_IsObject(o))
-		facts_of(s, "", o, skip, n_skip, 0);
+	if (cJSON_IsObject(doc))
+		facts_of(s, "", doc, skip, n_skip, 0);
 	else
-		report_fact_opt(s, key, json);
-	cJSON_Delete(o);
+		report_fact_opt(s, key, text);
 }
 
 void report_bar_add(struct report_section *s, const char *name, double mean, double lo,

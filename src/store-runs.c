@@ -54,6 +54,7 @@ static int read_run(sqlite3_stmt *stmt, void *el)
 	snprintf(w->origin_machine_id, sizeof(w->origin_machine_id), "%s", store_col_text(stmt, 14));
 	w->has_samples = sqlite3_column_int(stmt, 15) != 0;
 	w->last_t_ns = sqlite3_column_int64(stmt, 16);
+	run_params_decode(w->params, &w->p);
 	if ((sqlite3_column_type(stmt, 6) != SQLITE_NULL && !w->params) ||
 	    (sqlite3_column_type(stmt, 7) != SQLITE_NULL && !w->summary)) {
 		store_run_free(w);
@@ -91,6 +92,7 @@ void store_run_free(struct store_run *r)
 	free(r->params);
 	free(r->summary);
 	r->params = r->summary = NULL;
+	run_params_free(&r->p);
 }
 
 static void drop_run(void *el)

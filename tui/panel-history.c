@@ -51,28 +51,27 @@ static void *hist_open(struct tui_ctx *c)
 /* A change run in a few words for the list: "page-cluster=0 (probe run 6)", "to snapshot 3". */
 static void change_what(const struct store_run *x, char *out, size_t len)
 {
-	cJSON *p = x->params && *x->params ? cJSON_Parse(x->params) : NULL, *v;
+	const struct run_params *p = &x->p;
 	size_t n = 0;
 
 	out[0] = '\0';
 	if (x->imported)
 		n += (size_t)snprintf(out, len, "imported from %s ", x->hostname[0] ? x->hostname : "another host");
-	if (cJSON_IsObject(v = cJSON_GetObjectItem(p, "settings"))) {
+	if (p->settings) {
 		const cJSON *k;
 
-		cJSON_ArrayForEach(k, v)
+		cJSON_ArrayForEach(k, p->settings)
 			if (cJSON_IsString(k) && n < len)
 				n += (size_t)snprintf(out + n, len - n, "%s%s=%s", n ? " " : "", k->string, k->valuestring);
 	}
-	if (cJSON_IsTrue(cJSON_GetObjectItem(p, "persist")) && n < len)
+	if (p->persist && n < len)
 		n += (size_t)snprintf(out + n, len - n, " --persist");
-	if (cJSON_IsNumber(v = cJSON_GetObjectItem(p, "source_run")) && n < len)
-		n += (size_t)snprintf(out + n, len - n, " (probe run %.0f)", v->valuedouble);
-	if (cJSON_IsNumber(v = cJSON_GetObjectItem(p, "to")) && n < len)
-		n += (size_t)snprintf(out + n, len - n, "%sto snapshot %.0f", n ? " " : "", v->valuedouble);
-	if (cJSON_IsString(v = cJSON_GetObjectItem(p, "reason")) && n < len)
-		n += (size_t)snprintf(out + n, len - n, "%s%s", n ? "; " : "", v->valuestring);
-	cJSON_Delete(p);
+	if (p->source_run && n < len)
+		n += (size_t)snprintf(out + n, len - n, " (probe run %lld)", (long long)p->source_run);
+	if (p->to && n < len)
+		n += (size_t)snprintf(out + n, len - n, "%sto snapshot %lld", n ? " " : "", (long long)p->to);
+	if (p->reason[0] && n < len)
+		n += (size_t)snprintf(out + n, len - n, "%s%s", n ? "; " : "", p->reason);
 }
 
 /* the run chosen in the list (there is one when n_shown > 0) */
@@ -94,7 +93,7 @@ static void hist_details(struct tui_ctx *c, struct hist_state *s)
 	s->shown_id = x->id;
 	tui_text_clear(&s->text);
 	if (x->params && x->params[0] && is_change(x->kind))
-		tui_text_add_json(&s->text, x->params);
+		tui_text_add_doc(&s->text, x->p.doc);
 	history_detail(c->st, x->id, is_change(x->kind), &d, &e);
 	if (!d.snaps_ok) {
 		tui_text_add(&s->text, TS_BAD, "cannot read its snapshots: %s", e.msg);

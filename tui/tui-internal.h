@@ -146,6 +146,8 @@ int tui_line_key(char *buf, size_t len, int ch);
  * "_s" as durations. Text that is not JSON says so in one line.
  */
 void tui_text_add_json(struct tui_text *t, const char *json);
+/* The same of a document parsed already (a run's params: struct run_params.doc); NULL: not JSON. */
+void tui_text_add_doc(struct tui_text *t, const cJSON *doc);
 
 /*
  * panel-history.c: the text report of run id (a probe: report --run, an

@@ -382,17 +382,23 @@ static void json_member(struct tui_text *t, const char *name, const cJSON *it, i
 	tui_text_add(t, TS_NORMAL, "%*s%-24.*s %s", ind, "", (int)klen, key, val);
 }
 
+void tui_text_add_doc(struct tui_text *t, const cJSON *doc)
+{
+	if (!doc) {
+		tui_text_add(t, TS_DIM, "(the stored text is not JSON)");
+		return;
+	}
+	json_member(t, NULL, doc, 0);
+}
+
 void tui_text_add_json(struct tui_text *t, const char *json)
 {
 	cJSON *doc;
 
 	if (!json || !json[0])
 		return;
-	if (!(doc = cJSON_Parse(json))) {
-		tui_text_add(t, TS_DIM, "(the stored text is not JSON)");
-		return;
-	}
-	json_member(t, NULL, doc, 0);
+	doc = cJSON_Parse(json);
+	tui_text_add_doc(t, doc);
 	cJSON_Delete(doc);
 }
 

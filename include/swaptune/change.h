@@ -53,13 +53,13 @@ void change_files_json(const struct host *h, const struct persist_plan *p, cJSON
 cJSON *change_snapshot_json(const struct settings_snapshot *s);
 
 /*
- * Start a change run of kind "apply" or "rollback": its runs row, then a
- * snapshot of every setting as it is now ("before KIND"). On failure after
- * the row exists, the run is marked failed.
+ * Start a change run of kind "apply" or "rollback": its runs row with
+ * params (an object, taken over and freed here; who asked is added), then
+ * a snapshot of every setting as it is now ("before KIND"). On failure
+ * after the row exists, the run is marked failed.
  */
-int change_begin(struct store *st, const struct host *h, const char *kind,
-		 const char *params_json, int64_t *run_id, int64_t *snap_id,
-		 struct st_err *e);
+int change_begin(struct store *st, const struct host *h, const char *kind, cJSON *params,
+		 int64_t *run_id, int64_t *snap_id, struct st_err *e);
 
 /*
  * Journal and write, as pending rows of j, every changed setting of

@@ -173,11 +173,11 @@ void report_order(struct report *r, const char *const *ids, size_t n);
  * key/value row per leaf, never the raw JSON: "source run  6",
  * "settings  page-cluster=0" (an object of scalars on one row), times
  * ("*_unix") in UTC, "*_bytes" as sizes, numbers by fmt_num(). Keys in
- * skip (top level) are left out. Text that is not a JSON object becomes
- * one fact named key.
+ * skip (top level) are left out. Anything but an object (doc as
+ * struct run_params decoded it) becomes one fact named key: the text.
  */
-void report_facts_json(struct report_section *s, const char *key, const char *json,
-		       const char *const *skip, size_t n_skip);
+void report_facts_json(struct report_section *s, const char *key, const cJSON *doc,
+		       const char *text, const char *const *skip, size_t n_skip);
 
 /* ---- builders ---- */
 

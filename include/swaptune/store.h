@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "swaptune/err.h"
+#include "swaptune/run-params.h"
 #include "swaptune/settings.h"
 
 /* sqlite3.h is private to the store (src/store-int.h) */
@@ -90,6 +91,7 @@ struct store_run {
 	char ended_at[40];		/* "" while running */
 	int pid;			/* 0 unknown */
 	char *params;			/* the params JSON, NULL if none (owned) */
+	struct run_params p;		/* params decoded, once, as the row is read (owned) */
 	char *summary;			/* the summary JSON, NULL if none (owned) */
 	char hostname[128];		/* of its host row ("" if none): an imported run's origin host */
 	char kernel[128];

@@ -227,10 +227,10 @@ static int64_t awaiting_apply(struct change_setting *ch)
 {
 	struct st_err e = {0};
 	struct journal j;
-	char params[128];
+	cJSON *params = cJSON_CreateObject();
 	int moved = 0;
 
-	snprintf(params, sizeof(params), "{\"confirm_deadline_unix\":%.0f}", utc_now() + 60);
+	cJSON_AddNumberToObject(params, "confirm_deadline_unix", (double)(long long)(utc_now() + 60));
 	{
 		struct advice_setting want[] = { { "page-cluster", "0" } };
 

@@ -250,14 +250,16 @@ static void test_facts_json(void **state)
 	static const char *const skip[] = { "who" };
 	struct report *r = report_new("change", "t");
 	struct report_section *s = report_add(r, REPORT_FACTS, "parameters", "Parameters");
+	struct run_params p;
 	char *t;
 
 	(void)state;
-	report_facts_json(s, "parameters",
-			  "{\"settings\":{\"page-cluster\":\"0\",\"vma_ra_enabled\":\"true\"},\"source_run\":6,"
+	run_params_decode("{\"settings\":{\"page-cluster\":\"0\",\"vma_ra_enabled\":\"true\"},\"source_run\":6,"
 			  "\"arm\":\"pc0\",\"who\":{\"uid\":0},\"confirm_deadline_unix\":1796133750.06,"
 			  "\"persist\":false,\"limit_bytes\":268435456,\"window_s\":120,\"files\":[\"a\",\"b\"],"
-			  "\"plan\":{\"looks\":[5,10],\"alpha\":0.025}}", skip, 1);
+			  "\"plan\":{\"looks\":[5,10],\"alpha\":0.025}}", &p);
+	report_facts_json(s, "parameters", p.doc, "unused", skip, 1);
+	run_params_free(&p);
 	t = render(report_render_text, r);
 	assert_non_null(strstr(t, "  settings           page-cluster=0, vma_ra_enabled=true\n"));
 	assert_non_null(strstr(t, "  source run         6\n"));
@@ -273,7 +275,9 @@ static void test_facts_json(void **state)
 	free(t);
 	/* not JSON: one fact, as it is */
 	s = report_add(r, REPORT_FACTS, "p2", "P2");
-	report_facts_json(s, "parameters", "not json", NULL, 0);
+	run_params_decode("not json", &p);
+	report_facts_json(s, "parameters", p.doc, "not json", NULL, 0);
+	run_params_free(&p);
 	assert_string_equal(s->values[0], "not json");
 	report_free(r);
 }
