@@ -282,14 +282,26 @@ static uint64_t cmd_tv_ns(struct timeval tv)
 	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
 }
 
-/* Wait for the command, collecting its output; fills r and *status, *ru. */
-static void cmd_collect(const struct workload_params *p, pid_t pid, int out, int err,
-			uint64_t t_start, struct workload_result *r, char *obuf, size_t *olen,
-			char *ebuf, size_t *elen, int *status, struct rusage *ru)
+/* A started command and what it gives back. */
+struct cmd_proc {
+	pid_t pid;			/* also its process group */
+	int out, err;			/* the read ends of its stdout and stderr */
+	uint64_t t_start;		/* workload_now_ns() before the fork */
+	char *obuf;			/* its stdout, up to CMD_OUT_MAX bytes (the caller's buffer) */
+	size_t olen;
+	char ebuf[CMD_ERR_TAIL];	/* the tail of its stderr */
+	size_t elen;
+	int status;			/* as wait4() gives it */
+	struct rusage ru;
+};
+
+/* Wait for the command c, collecting its output into c; fills r's wall time and timeout. */
+static void cmd_collect(const struct workload_params *p, struct cmd_proc *c, struct workload_result *r)
 {
-	uint64_t deadline = p->max_duration_s > 0 ? t_start + (uint64_t)(p->max_duration_s * 1e9) : 0;
+	uint64_t deadline = p->max_duration_s > 0 ? c->t_start + (uint64_t)(p->max_duration_s * 1e9) : 0;
 	uint64_t t_exit = 0;
-	int pidfd = cmd_pidfd(pid);
+	pid_t pid = c->pid;
+	int pidfd = cmd_pidfd(pid), out = c->out, err = c->err;
 	struct pollfd pf[3];
 
 	for (;;) {
@@ -325,21 +337,21 @@ static void cmd_collect(const struct workload_params *p, pid_t pid, int out, int
 		if (pf[2].fd >= 0 && (pf[2].revents & POLLIN))
 			t_exit = workload_now_ns();
 		if (out >= 0 && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
-		    !cmd_read(out, obuf, olen, CMD_OUT_MAX))
+		    !cmd_read(out, c->obuf, &c->olen, CMD_OUT_MAX))
 			out = -1;
 		if (err >= 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)) &&
-		    !cmd_read(err, ebuf, elen, CMD_ERR_TAIL))
+		    !cmd_read(err, c->ebuf, &c->elen, CMD_ERR_TAIL))
 			err = -1;
 	}
 	if (!t_exit)
 		t_exit = workload_now_ns();
 	/* the zombie keeps its pid and group id until reaped: no reuse race */
 	kill(-pid, SIGKILL);
-	while (wait4(pid, status, 0, ru) < 0 && errno == EINTR)
+	while (wait4(pid, &c->status, 0, &c->ru) < 0 && errno == EINTR)
 		;
 	if (pidfd >= 0)
 		close(pidfd);
-	r->wall_ns = t_exit - t_start;
+	r->wall_ns = t_exit - c->t_start;
 }
 
 static const char *cmd_stage_what(int stage)
@@ -356,10 +368,9 @@ static int cmd_run(const struct workload_params *p, struct workload_result *r, s
 {
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, fail[2] = { -1, -1 };
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
-	char *obuf = NULL, ebuf[CMD_ERR_TAIL], reason[WORKLOAD_REASON_MAX], spec_why[160];
-	size_t olen = 0, elen = 0;
+	char *obuf = NULL, reason[WORKLOAD_REASON_MAX], spec_why[160];
+	struct cmd_proc c = { .out = -1, .err = -1 };
 	struct cmd_fail f;
-	struct rusage ru;
 	bool have_re = false;
 	regex_t re;
 	int rc = 0, status = 0;
@@ -413,20 +424,25 @@ static int cmd_run(const struct workload_params *p, struct workload_result *r, s
 		goto restore;
 	}
 
-	cmd_collect(p, pid, out[0], err[0], t_start, r, obuf, &olen, ebuf, &elen, &status, &ru);
+	c.pid = pid;
+	c.out = out[0];
+	c.err = err[0];
+	c.t_start = t_start;
+	c.obuf = obuf;
+	cmd_collect(p, &c, r);
 	r->ops = 1;
 	r->elapsed_ns = r->wall_ns;
 	r->throughput_ops = r->wall_ns ? 1e9 / (double)r->wall_ns : 0;
-	r->maj_faults = (uint64_t)ru.ru_majflt;
-	r->min_faults = (uint64_t)ru.ru_minflt;
-	r->user_ns = cmd_tv_ns(ru.ru_utime);
-	r->sys_ns = cmd_tv_ns(ru.ru_stime);
+	r->maj_faults = (uint64_t)c.ru.ru_majflt;
+	r->min_faults = (uint64_t)c.ru.ru_minflt;
+	r->user_ns = cmd_tv_ns(c.ru.ru_utime);
+	r->sys_ns = cmd_tv_ns(c.ru.ru_stime);
 	if (have_re)
-		r->metric_matched = cmd_metric(&re, obuf, olen, &r->metric_value);
+		r->metric_matched = cmd_metric(&re, obuf, c.olen, &r->metric_value);
 	if (p->metric_spec[0])
-		r->metric_matched = metric_extract(p->metric_spec, obuf, olen, &r->metric_value,
+		r->metric_matched = metric_extract(p->metric_spec, obuf, c.olen, &r->metric_value,
 						   spec_why, sizeof(spec_why)) == 0;
-	cmd_verdict(p, r, status, ebuf, elen);
+	cmd_verdict(p, r, c.status, c.ebuf, c.elen);
 
 restore:
 	sigaction(SIGCHLD, &old_chld, NULL);

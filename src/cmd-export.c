@@ -130,8 +130,10 @@ static int export_build(struct cmd_ctx *ctx, const char *since, const int64_t *i
 			cJSON **out)
 {
 	cJSON *doc = cJSON_CreateObject(), *runs;
-	int64_t *sel = NULL;
-	size_t n = 0, foreign = 0;
+	struct store_export_want want = { .since = since, .ids = ids, .n_ids = n_ids };
+	struct store_export_ids got = { 0 };
+	int64_t *sel;
+	size_t n, foreign;
 	char mid[128], now[32];
 	time_t t = time(NULL);
 	struct tm tm;
@@ -145,9 +147,12 @@ static int export_build(struct cmd_ctx *ctx, const char *since, const int64_t *i
 				&ctx->err);
 	if (r == 0)
 		cmd_identity_json(&ctx->host, doc);	/* swaptune_version at the top too */
+	want.machine_id = mid;
 	if (r == 0)
-		r = store_fleet_export_ids(&ctx->store, mid, since, ids, n_ids, &sel, &n, &foreign,
-					   &ctx->err);
+		r = store_fleet_export_ids(&ctx->store, &want, &got, &ctx->err);
+	sel = got.ids;
+	n = got.n;
+	foreign = got.n_foreign;
 	if (r == 0 && foreign)	/* only this machine's runs go out under its identity */
 		fprintf(stderr, "swaptune: note: %zu run%s of other machines in %s left out\n", foreign,
 			foreign == 1 ? "" : "s", fmt_printable(ctx->store.path));

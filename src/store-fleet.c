@@ -52,10 +52,14 @@ static void add_col_text(cJSON *o, const char *k, sqlite3_stmt *s, int i)
  * where its store lives. Any other run was made elsewhere (a copied store,
  * a --sysroot of another tree) and is never exported under this identity.
  */
-int store_fleet_export_ids(struct store *st, const char *machine_id, const char *since,
-			   const int64_t *ids, size_t n_ids, int64_t **out, size_t *n_out,
-			   size_t *n_foreign, struct st_err *e)
+int store_fleet_export_ids(struct store *st, const struct store_export_want *w,
+			   struct store_export_ids *sel, struct st_err *e)
 {
+	const char *machine_id = w->machine_id, *since = w->since;
+	const int64_t *ids = w->ids;
+	size_t n_ids = w->n_ids;
+	int64_t **out = &sel->ids;
+	size_t *n_out = &sel->n, *n_foreign = &sel->n_foreign;
 	sqlite3_stmt *stmt;
 	size_t cap = 64;
 	int rc = SQLITE_DONE;	/* gcc -O1 (check-asan) cannot see the loop runs when *out is set */

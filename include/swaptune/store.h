@@ -558,12 +558,22 @@ struct store_fleet_host {
  * any) and, when n_ids > 0, among ids. A run is machine_id's when the
  * machine it recorded (runs.machine_id, else its hosts row) is machine_id,
  * or when it recorded none (older stores); runs of other machines are left
- * out and counted in *n_foreign, and asking for one by id is an error
- * (exit 2) naming its machine. *out is malloc'd.
+ * out and counted in out->n_foreign, and asking for one by id is an error
+ * (exit 2) naming its machine. out->ids is malloc'd.
  */
-int store_fleet_export_ids(struct store *st, const char *machine_id, const char *since,
-			   const int64_t *ids, size_t n_ids, int64_t **out, size_t *n_out,
-			   size_t *n_foreign, struct st_err *e);
+struct store_export_want {
+	const char *machine_id;
+	const char *since;		/* NULL: any time */
+	const int64_t *ids;		/* n_ids 0: every run */
+	size_t n_ids;
+};
+struct store_export_ids {
+	int64_t *ids;			/* malloc'd, NULL on error */
+	size_t n;
+	size_t n_foreign;		/* runs of other machines left out */
+};
+int store_fleet_export_ids(struct store *st, const struct store_export_want *want,
+			   struct store_export_ids *out, struct st_err *e);
 /* One run with its arms, trials, metrics, snapshots, changes and samples. */
 int store_fleet_export_run(struct store *st, int64_t run_id, struct cJSON **run,
 			   struct st_err *e);
