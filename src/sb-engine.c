@@ -633,11 +633,21 @@ static void arm_names(const struct sbe *E, char names[][SB_NAME_MAX])
 		snprintf(names[a], SB_NAME_MAX, "%s", a < E->c->narms ? E->c->arms[a].name : "");
 }
 
+/* The run's windows so far, as the analysis takes them. */
+static struct sb_windows windows_of(const struct sbe *E, const char (*names)[SB_NAME_MAX])
+{
+	return (struct sb_windows){ .d = &E->p->design, .m = &E->c->metric, .w = E->r->w,
+				    .n = E->r->n_windows, .n_slices = E->p->n_slices,
+				    .n_washout_slices = E->p->n_washout_slices, .slice_s = E->p->slice_s,
+				    .names = names };
+}
+
 /* After block b (1-based) ends: a look there decides or not. 1 = decided. */
 static int look_at(struct sbe *E, unsigned b)
 {
 	const struct sb_plan *pl = &E->p->design.plan;
 	char names[SB_ARMS_MAX][SB_NAME_MAX], msg[300];
+	struct sb_windows ws;
 	struct sb_result *res = calloc(1, sizeof(*res));
 	struct st_err e1 = {0};
 	unsigned look = 0;
@@ -651,9 +661,8 @@ static int look_at(struct sbe *E, unsigned b)
 		return 0;
 	}
 	arm_names(E, names);
-	r = sb_judge_windows(&E->p->design, &E->c->metric, E->c->min_effect, false, E->r->w,
-			     E->r->n_windows, E->p->n_slices, E->p->n_washout_slices, E->p->slice_s,
-			     names, &look, res, &e1);
+	ws = windows_of(E, names);
+	r = sb_judge_windows(&ws, E->c->min_effect, false, &look, res, &e1);
 	if (r == 1) {
 		snprintf(msg, sizeof(msg), "look %u/%u at block %u: %s", look + 1, pl->n_looks, b,
 			 sb_decision_name(res->decision));
@@ -834,6 +843,7 @@ static void engine_end(struct sbe *E, int rc, const struct st_err *e_run)
 {
 	struct sbrun_result *r = E->r;
 	char names[SB_ARMS_MAX][SB_NAME_MAX];
+	struct sb_windows ws;
 	cJSON *sum = cJSON_CreateObject();
 	struct st_err e1 = {0};
 	unsigned look = 0;
@@ -850,9 +860,8 @@ static void engine_end(struct sbe *E, int rc, const struct st_err *e_run)
 		r->status = r->stop_reason[0] && strncmp(r->stop_reason, "decided", 7) ? "stopped" : "ok";
 	}
 	arm_names(E, names);
-	r->have_verdict = sb_judge_windows(&E->p->design, &E->c->metric, E->c->min_effect, true, r->w,
-					   r->n_windows, E->p->n_slices, E->p->n_washout_slices,
-					   E->p->slice_s, names, &look, &r->verdict, &e1) == 1;
+	ws = windows_of(E, names);
+	r->have_verdict = sb_judge_windows(&ws, E->c->min_effect, true, &look, &r->verdict, &e1) == 1;
 	cJSON_AddStringToObject(sum, "status", r->status);
 	cJSON_AddStringToObject(sum, "stop_reason", r->stop_reason);
 	cJSON_AddNumberToObject(sum, "windows", r->n_windows);

@@ -57,10 +57,12 @@ unsigned sb_look_for(const struct sb_design *d, unsigned blocks)
 	return d->plan.n_looks - 1;
 }
 
-void sb_input_build(const struct sb_design *d, const struct sbm_spec *m, const struct sbrun_window *w,
-		    unsigned n, unsigned n_slices, unsigned n_washout_slices, double slice_s,
-		    struct sb_input *in, unsigned *blocks_done)
+void sb_input_build(const struct sb_windows *ws, struct sb_input *in, unsigned *blocks_done)
 {
+	const struct sb_design *d = ws->d;
+	const struct sbm_spec *m = ws->m;
+	const struct sbrun_window *w = ws->w;
+	unsigned n = ws->n, n_slices = ws->n_slices;
 	unsigned k = d->plan.n_arms, b;
 	bool cost_primary[SB_COST_N] = { false };
 
@@ -70,8 +72,8 @@ void sb_input_build(const struct sb_design *d, const struct sbm_spec *m, const s
 	in->metric.kind = sbm_kind(m);
 	in->metric.higher_better = m->higher_better;
 	in->n_slices = n_slices;
-	in->n_washout_slices = n_washout_slices;
-	in->slice_s = slice_s;
+	in->n_washout_slices = ws->n_washout_slices;
+	in->slice_s = ws->slice_s;
 	for (int c = 0; c < SB_COST_N; c++) {
 		cost_primary[c] = m->source == SBM_KERNEL && !m->cpu_per_work && m->kernel == sb_cost_figures[c];
 		if (cost_primary[c])
@@ -114,11 +116,10 @@ void sb_input_build(const struct sb_design *d, const struct sbm_spec *m, const s
 	*blocks_done = b;
 }
 
-int sb_judge_windows(const struct sb_design *d, const struct sbm_spec *m, double min_effect,
-		     bool want_ci, const struct sbrun_window *w, unsigned n, unsigned n_slices,
-		     unsigned n_washout_slices, double slice_s, char names[][SB_NAME_MAX],
-		     unsigned *look, struct sb_result *out, struct st_err *e)
+int sb_judge_windows(const struct sb_windows *ws, double min_effect, bool want_ci, unsigned *look,
+		     struct sb_result *out, struct st_err *e)
 {
+	const struct sb_design *d = ws->d;
 	struct sb_input *in = calloc(1, sizeof(*in));
 	struct sb_work *work = calloc(1, sizeof(*work));
 	struct sb_opts o;
@@ -130,9 +131,9 @@ int sb_judge_windows(const struct sb_design *d, const struct sbm_spec *m, double
 		free(work);
 		return err_set(e, -ENOMEM, "out of memory");
 	}
-	sb_input_build(d, m, w, n, n_slices, n_washout_slices, slice_s, in, &blocks);
-	for (unsigned a = 0; a < d->plan.n_arms; a++)
-		snprintf(in->arm_names[a], SB_NAME_MAX, "%s", names[a]);
+	sb_input_build(ws, in, &blocks);
+	for (unsigned a = 0; ws->names && a < d->plan.n_arms; a++)
+		snprintf(in->arm_names[a], SB_NAME_MAX, "%s", ws->names[a]);
 	if (blocks >= 2) {
 		sb_opts_for(min_effect, want_ci, &o);
 		*look = sb_look_for(d, blocks);
@@ -392,20 +393,21 @@ static int load_params(struct sbrun_stored *s, const char *params, struct st_err
 int sbrun_judge(struct sbrun_stored *s, struct st_err *e)
 {
 	char names[SB_ARMS_MAX][SB_NAME_MAX];
+	const struct sb_windows ws = { .d = &s->design, .m = &s->metric, .w = s->w, .n = s->n_windows,
+				       .n_slices = s->n_slices, .n_washout_slices = s->n_washout_slices,
+				       .slice_s = s->slice_s, .names = names };
 	unsigned blocks = 0;
 	struct sb_input *in = calloc(1, sizeof(*in));
 	int r;
 
 	if (!in)
 		return err_set(e, -ENOMEM, "out of memory");
-	sb_input_build(&s->design, &s->metric, s->w, s->n_windows, s->n_slices, s->n_washout_slices,
-		       s->slice_s, in, &blocks);
+	sb_input_build(&ws, in, &blocks);
 	free(in);
 	s->blocks_done = blocks;
 	for (int a = 0; a < SB_ARMS_MAX; a++)
 		snprintf(names[a], SB_NAME_MAX, "%s", a < s->narms ? s->arms[a].name : "");
-	r = sb_judge_windows(&s->design, &s->metric, s->opts.min_effect, true, s->w, s->n_windows,
-			     s->n_slices, s->n_washout_slices, s->slice_s, names, &s->look, &s->res, e);
+	r = sb_judge_windows(&ws, s->opts.min_effect, true, &s->look, &s->res, e);
 	if (r < 0)
 		return r;
 	s->judged = r == 1;

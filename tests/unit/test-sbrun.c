@@ -216,7 +216,7 @@ static void test_input_build(void **state)
 	m.higher_better = true;
 	windows_fill(&d, w, 12, 0.1);
 	w[3].outcome = SB_WIN_FAILED;
-	sb_input_build(&d, &m, w, 11, 0, 0, 0, in, &blocks);
+	sb_input_build(&(const struct sb_windows){ .d = &d, .m = &m, .w = w, .n = 11 }, in, &blocks);
 	assert_int_equal(blocks, 5);		/* window 11 missing: block 6 is not complete */
 	assert_int_equal(in->n_blocks, 5);
 	assert_int_equal(in->outcome[1][1], SB_WIN_FAILED);
@@ -225,7 +225,7 @@ static void test_input_build(void **state)
 	assert_true(in->cost[0][0][0] == 20.0);
 	m.source = SBM_KERNEL;
 	m.kernel = SBK_PSI_FULL;
-	sb_input_build(&d, &m, w, 12, 0, 0, 0, in, &blocks);
+	sb_input_build(&(const struct sb_windows){ .d = &d, .m = &m, .w = w, .n = 12 }, in, &blocks);
 	assert_int_equal(in->n_costs, 1);	/* the primary is not its own guardrail */
 	assert_int_equal(in->metric.kind, SB_LEVEL);
 	free(w);
