@@ -360,21 +360,19 @@ static int load_windows(struct store *st, struct sbrun_stored *s, const int64_t 
 	return r;
 }
 
-static int load_params(struct sbrun_stored *s, const char *params, struct st_err *e)
+/* The run's design, metric and guardrails from its params (decoded by the store, p). */
+static int load_params(struct sbrun_stored *s, const struct run_params *p, struct st_err *e)
 {
-	cJSON *par = params ? cJSON_Parse(params) : NULL;
-	const cJSON *g, *sl;
+	const cJSON *par = p->doc, *g, *sl;
 	int r;
 
-	if (!cJSON_IsObject(par)) {
-		cJSON_Delete(par);
+	if (!cJSON_IsObject(par))
 		return bad(e, s->run_id, "it has no stored plan");
-	}
 	r = load_plan(s, par, e);
 	if (r == 0)
 		r = load_metric(s, par, e);
 	snprintf(s->origin, sizeof(s->origin), "%s", jstr(par, "origin"));
-	s->verify_of = (int64_t)jnum(par, "verify_of", 0);
+	s->verify_of = p->verify_of;
 	snprintf(s->cgroup, sizeof(s->cgroup), "%s", jstr(par, "cgroup"));
 	g = cJSON_GetObjectItemCaseSensitive(par, "guard");
 	s->psi_full_max = jnum(g, "psi_full_max", 0);
@@ -386,7 +384,6 @@ static int load_params(struct sbrun_stored *s, const char *params, struct st_err
 	if (r == 0 && (s->n_slices > SB_SLICES_MAX || s->n_washout_slices > s->n_slices ||
 		       !(s->slice_s >= 0 && s->slice_s <= s->design.plan.window_s)))
 		r = bad(e, s->run_id, "its stored slices do not fit its window");
-	cJSON_Delete(par);
 	return r;
 }
 
@@ -435,7 +432,7 @@ int sbrun_load(struct store *st, const struct host *h, int64_t run_id, struct sb
 	}
 	snprintf(s->status, sizeof(s->status), "%s", ri.status);
 	snprintf(s->started_at, sizeof(s->started_at), "%s", ri.started_at);
-	r = load_params(s, ri.params, e);
+	r = load_params(s, &ri.p, e);
 	sum = ri.summary ? cJSON_Parse(ri.summary) : NULL;
 	snprintf(s->stop_reason, sizeof(s->stop_reason), "%s", jstr(sum, "stop_reason"));
 	cJSON_Delete(sum);
