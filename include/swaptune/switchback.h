@@ -4,57 +4,10 @@
  * randomisation analysis. Plain structs in, plain structs out: no I/O, no
  * globals, no allocation (the caller hands in a struct sb_work, ~1 MiB).
  *
- * Design (why randomised blocks, not Bojinov et al.'s coin-flip design).
- * Arms alternate in windows of window_s seconds; every block holds each arm
- * once, in a fresh order drawn from the recorded seed; the first washout_s
- * seconds after every window boundary are not counted. Bojinov, Simchi-Levi
- * and Zhao (Management Science; arXiv 2009.00148) show that, for adversarial
- * bounded outcomes and carryover of order m periods, the minimax design flips
- * a fair coin at switch points m periods apart and analyses by Horvitz-
- * Thompson over the periods whose last m + 1 assignments agree. Two of their
- * ideas are kept exactly: only data whose recent assignments agree are used
- * (the washout plays the role of m: a counted second has had the same arm for
- * at least washout_s seconds), and p-values are exact, by re-randomisation
- * over the design's own assignment distribution. The coin-flip design is not
- * used, because its Horvitz-Thompson estimator is not location-invariant: on a
- * live host whose throughput level drifts by tens of percent in minutes
- * (measured here under switching: PostgreSQL +40 to +55 %, memcached -29 %
- * in 15 minutes; redis earlier +40 %), its variance scales with the level. Blocks pair each candidate window with a baseline
- * window seconds away, so drift and autocorrelated load cancel in the paired
- * contrast; the price is more switches (0.75 per window instead of 0.5).
- *
- * Analysis. Per window one value of the metric over its counted part: a rate
- * (> 0; contrasts are log-ratios) or a level that can be 0 such as PSI
- * (contrasts are differences), direction declared. For candidate c and
- * block b the contrast is d_b = x(c) - x(base) with x = +-log(value) or
- * +-value signed so that positive = better. Sharp null: the series does not
- * depend on the assignment. The test conditions on which positions of each
- * block the pair {c, base} occupies (other arms may have any effect); under
- * the design the order within the pair is a fair coin, so the exact
- * randomisation distribution of S = sum_b d_b is the sign-flip distribution:
- * enumerated when 2^n <= SB_ENUM_MAX, else sb_design.draws Monte-Carlo draws
- * plus the observed assignment (p = (hits + 1) / (draws + 1)).
- * Sequential looks: the joint randomisation distribution of (S_1..S_K) over
- * the same assignments. At look k the survivors (assignments not stopped
- * earlier) are ranked by S_k; an assignment is stopped when at most
- * floor(spend_k N) survivors reach its S_k (N = assignments in the pool),
- * spend_k the Lan-DeMets O'Brien-Fleming increment of alpha / (arms - 1).
- * At most floor(spend_k N) of N equally likely assignments stop at look k,
- * so P(false CHANGE) <= alpha exactly - for enumeration and, by
- * exchangeability of the observed assignment with the draws, for Monte Carlo.
- * Carryover beyond the washout cannot break this (it is zero under the sharp
- * null); it only shrinks the estimate, which the checks report.
- * Decision (as the probe's): CHANGE to the candidate with the largest
- * estimate among those whose sequential test rejects AND whose estimate is at
- * least min_effect (the "minimum-effect filter on the estimate") AND whose
- * guardrails are shown (each cost's one-sided upper bound of its rise below
- * its margin, by inversion of the same sign-flip test) AND not failing more
- * often than the baseline; KEEP when every candidate is futile (the exact
- * one-sided test at 0.025 says the effect is below min_effect) or harmful;
- * INCONCLUSIVE at the last look otherwise; CONTINUE before it. Filters only
- * remove CHANGEs, so the false-change bound stands.
- * Budget: with n blocks the smallest p is 2^-n; a look can stop only when
- * floor(spend_k 2^n_k) >= 1 (sb_design.first_decidable_look).
+ * Why randomised blocks and not Bojinov et al.'s coin-flip design, how a
+ * window's contrast and the exact sequential sign-flip test are built, the
+ * decision rule and the smallest p a design can reach: docs/design.md,
+ * "The switchback experiment".
  */
 #ifndef SWAPTUNE_SWITCHBACK_H
 #define SWAPTUNE_SWITCHBACK_H
