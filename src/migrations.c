@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store-int.h"
-#include "swaptune/store.h"
+#include "store-err.h"
+#include "swaptune/migrations.h"
 
 static const char *const migrations[] = {
 	/* 1: foundation */
@@ -195,7 +195,7 @@ static int too_new(int version, struct st_err *e)
  */
 int migrations_apply(struct store *st, struct st_err *e)
 {
-	sqlite3 *db = st->db;
+	sqlite3 *db = store_sqlite(st);
 	int version = 0, rc;
 	char *msg = NULL;
 
@@ -235,9 +235,9 @@ fail:
 		store_sqlite_err(st, rc, msg, e);
 	else if (msg && (strstr(msg, "no such table") || strstr(msg, "no such column")))
 		/* a table of an earlier step is gone: not a store this schema made */
-		err_set_exit(e, -EBADMSG, ST_EXIT_RUNTIME, "database %s is damaged: %s", st->path, msg);
+		err_set_exit(e, -EBADMSG, ST_EXIT_RUNTIME, "database %s is damaged: %s", store_file(st), msg);
 	else
-		err_set(e, -EIO, "database %s: migration failed: %s", st->path, msg ? msg : sqlite3_errmsg(db));
+		err_set(e, -EIO, "database %s: migration failed: %s", store_file(st), msg ? msg : sqlite3_errmsg(db));
 	sqlite3_free(msg);
 	return e ? e->code : -EIO;
 }
@@ -245,7 +245,7 @@ fail:
 int migrations_check(struct store *st, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
-	int rc = sqlite3_prepare_v2(st->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+	int rc = sqlite3_prepare_v2(store_sqlite(st), "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
 				    -1, &stmt, NULL);
 
 	if (rc != SQLITE_OK)
@@ -261,7 +261,7 @@ int migrations_check(struct store *st, struct st_err *e)
 			return store_sqlite_err(st, rc, NULL, e);
 		return err_set_exit(e, -EBADMSG, ST_EXIT_RUNTIME,
 				    "database %s is damaged: its table %s is missing (schema %d);"
-				    " restore it from a backup or start a new store with --db", st->path,
+				    " restore it from a backup or start a new store with --db", store_file(st),
 				    tables[i], store_schema_version(st));
 	}
 	sqlite3_finalize(stmt);

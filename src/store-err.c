@@ -9,7 +9,16 @@
 #include <stdbool.h>
 
 #include "store-int.h"
-#include "swaptune/store.h"
+
+sqlite3 *store_sqlite(struct store *st)
+{
+	return st->db;
+}
+
+const char *store_file(const struct store *st)
+{
+	return st->path;
+}
 
 /*
  * Whether SQLite failed because the filesystem under the store is full:

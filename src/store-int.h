@@ -9,36 +9,9 @@
 
 #include <sqlite3.h>
 
+#include "store-err.h"
+#include "swaptune/migrations.h"
 #include "swaptune/store.h"
-
-/* Apply every migration above the file's user_version (used by store_open). */
-int migrations_apply(struct store *st, struct st_err *e);
-/*
- * Every table of the schema is there: -EBADMSG (exit 1) "database X is
- * damaged: its table T is missing" otherwise, so that a store with a
- * dropped table is never read as an empty one (store_open).
- */
-int migrations_check(struct store *st, struct st_err *e);
-/*
- * An SQLite failure as the store's error: busy and damaged content exit 1
- * ("database X is busy", "database X is damaged: ..."), a missing
- * permission exit 3. msg (may be NULL) replaces sqlite3_errmsg().
- */
-int store_sqlite_err(struct store *st, int rc, const char *msg, struct st_err *e);
-
-/*
- * The store's error for the last failed call on st->db: -ENOSPC "the disk
- * is full" (exit 1) when the filesystem under the store is full, else -EIO
- * with SQLite's message.
- */
-int store_db_err(struct store *st, struct st_err *e);
-
-/*
- * Whether SQLite's rc means the filesystem under the store is full, and the
- * store's error for it: -ENOSPC "the disk is full" (exit 1).
- */
-bool store_disk_full(struct store *st, int rc);
-int store_disk_full_err(struct store *st, struct st_err *e);
 
 /* Run a statement without results (BEGIN, COMMIT, ...). */
 int store_exec(struct store *st, const char *sql, struct st_err *e);

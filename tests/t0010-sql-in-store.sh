@@ -1,6 +1,7 @@
 #!/bin/sh
 # Only the store spells SQL (STYLE.md): no product file outside
-# src/store*.c, src/store-int.h and src/migrations.c mentions sqlite3,
+# src/store*.c, the store's private headers (src/store-int.h,
+# src/store-err.h) and src/migrations.c mentions sqlite3,
 # includes the store's private header, or has an SQL keyword in a string
 # literal. (include/swaptune/store.h may name the opaque struct sqlite3.)
 . "$(dirname "$0")/lib.sh"
@@ -10,7 +11,7 @@ cd "$TOP" || exit 1
 
 files=$(ls src/*.c src/*.h include/swaptune/*.h advisor/*.c advisor/*.h \
 	probes/*.c probes/*.h tui/*.c tui/*.h 2>/dev/null |
-	grep -vE '^src/(store[^/]*\.c|store-int\.h|migrations\.c)$')
+	grep -vE '^src/(store[^/]*\.c|store-(int|err)\.h|migrations\.c)$')
 [ -n "$files" ] || fail "no source files found under $TOP"
 
 sqlite=$(grep -l 'sqlite3' $files | grep -vE '^include/swaptune/store\.h$')

@@ -61,9 +61,8 @@ int store_close_remove(struct store *st);
 /* The machine and boot id written into every run this store begins. */
 void store_set_identity(struct store *st, const char *machine_id, const char *boot_id);
 
-/* Schema version after migrations, and the newest this build knows. */
+/* Schema version after migrations; migrations_latest() the newest this build knows. */
 int store_schema_version(struct store *st);
-int migrations_latest(void);
 
 /* Insert or refresh this host's row (machine id, hostname, kernel). */
 int store_register_host(struct store *st, const char *machine_id,

@@ -16,6 +16,7 @@
 #include "fixture-util.h"
 #include "../../src/store-int.h"
 
+#include "swaptune/migrations.h"
 #include "swaptune/store.h"
 
 static char dir[PATH_MAX];
