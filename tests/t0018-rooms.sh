@@ -3,7 +3,10 @@
 # a command file (src/cmd-*.c) is a leaf: it has no header of its own and
 # nothing includes one; the TUI calls no command and no store function
 # (it reads through the module APIs the commands use: history.h, change.h,
-# sbrun.h ...) and includes neither cmd.h nor store.h.
+# sbrun.h ...) and includes neither cmd.h nor store.h. A run's params JSON
+# is parsed in one place, run-params.c, as the store reads the row; the
+# probe's readers in advice.c, judge.c and recipe.c still parse it again
+# (their turn is after verdict v4): no other file may.
 . "$(dirname "$0")/lib.sh"
 
 cd "$TOP" || exit 1
@@ -18,6 +21,10 @@ inc=$(grep -nE '#include[[:space:]]+"swaptune/(cmd|store)\.h"' tui/*.c tui/*.h)
 [ -z "$inc" ] || fail "the TUI includes a command's or the store's header: $inc"
 calls=$(grep -nE '\<(store|cmd)_[a-z0-9_]+[[:space:]]*\(' tui/*.c tui/*.h)
 [ -z "$calls" ] || fail "the TUI calls the store or a command directly: $calls"
+
+parses=$(grep -nE 'cJSON_Parse[A-Za-z]*\([^)]*param' src/*.c tui/*.c advisor/*.c probes/*.c |
+	grep -vE '^src/(run-params|advice|judge|recipe)\.c:')
+[ -z "$parses" ] || fail "a run's params parsed outside run-params.c: $parses"
 
 # the test itself catches what it is meant to catch
 printf '\tif (store_run_get(c->st, id, &ri, &e) == 0)\n' >"$scratch/stray.c"
