@@ -538,7 +538,7 @@ static int fleet_advise_exec(struct cmd_ctx *ctx, int argc, char **argv)
 					 from);
 			goto out;
 		}
-		if ((r = store_open(&other, from, &ctx->err)) < 0)
+		if ((r = store_open_readonly(&other, from, &ctx->err)) < 0)
 			goto out;
 		st = &other;
 	}

@@ -449,12 +449,8 @@ int cmd_list_ids(FILE *f, const char *kind, const char *db_path, struct st_err *
 	/* a completion never makes a store: none there, no ids */
 	if (stat(db_path, &sb) < 0 || !S_ISREG(sb.st_mode))
 		return 0;
-	if ((r = store_open(&st, db_path, e)) < 0)
+	if ((r = store_open_readonly(&st, db_path, e)) < 0)
 		return r;
-	if (st.created) {
-		store_close_remove(&st);
-		return 0;
-	}
 	if (!strcmp(kind, "recording")) {
 		struct store_sample_run *rows = calloc(IDS_MAX, sizeof(*rows));
 

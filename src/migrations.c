@@ -188,6 +188,21 @@ static int too_new(int version, struct st_err *e)
 			    version, migrations_latest());
 }
 
+int migrations_check_version(struct store *st, struct st_err *e)
+{
+	int version = 0, rc;
+
+	if ((rc = read_version(store_sqlite(st), &version)) != SQLITE_OK)
+		return store_sqlite_err(st, rc, NULL, e);
+	if (version < 0)
+		/* a crafted store: the version indexes the migrations */
+		return err_set_exit(e, -EBADMSG, ST_EXIT_RUNTIME, "database %s is damaged: schema version %d",
+				    store_file(st), version);
+	if (version > migrations_latest())
+		return too_new(version, e);
+	return 0;
+}
+
 /*
  * Each step and its version bump commit together. The version is read
  * again after BEGIN IMMEDIATE took the write lock: a process that opened a
@@ -199,10 +214,10 @@ int migrations_apply(struct store *st, struct st_err *e)
 	int version = 0, rc;
 	char *msg = NULL;
 
+	if ((rc = migrations_check_version(st, e)) < 0)
+		return rc;
 	if ((rc = read_version(db, &version)) != SQLITE_OK)
 		return store_sqlite_err(st, rc, NULL, e);
-	if (version > migrations_latest())
-		return too_new(version, e);
 	while (version < migrations_latest()) {
 		char sql[64];
 
@@ -212,9 +227,9 @@ int migrations_apply(struct store *st, struct st_err *e)
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 			goto fail;
 		}
-		if (version >= migrations_latest()) {
+		if (version < 0 || version >= migrations_latest()) {
 			sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-			return version > migrations_latest() ? too_new(version, e) : 0;
+			return version == migrations_latest() ? 0 : migrations_check_version(st, e);
 		}
 		if ((rc = sqlite3_exec(db, migrations[version], NULL, NULL, &msg)) != SQLITE_OK) {
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);

@@ -169,7 +169,9 @@ static int configure(struct store *st, struct st_err *e)
 	int r;
 
 	sqlite3_busy_timeout(st->db, 5000);	/* before anything that takes a lock */
-	if ((r = journal_mode_wal(st, e)) < 0 ||
+	/* a crafted version is refused before any statement changes the file */
+	if ((r = migrations_check_version(st, e)) < 0 ||
+	    (r = journal_mode_wal(st, e)) < 0 ||
 	    (r = store_exec(st, "PRAGMA foreign_keys=ON", e)) < 0 ||
 	    (r = store_exec(st, "PRAGMA synchronous=NORMAL", e)) < 0)
 		return r;
@@ -247,6 +249,49 @@ static int open_full_readonly(struct store *st, struct st_err *e)
 		return 0;
 	store_close(st);
 	return store_disk_full_err(st, e);
+}
+
+/*
+ * A store from elsewhere: read-only from the first statement (no WAL
+ * switch, no migration, query_only), its version checked before anything
+ * else reads it.
+ */
+int store_open_readonly(struct store *st, const char *path, struct st_err *e)
+{
+	struct stat sb;
+	int r, v;
+
+	memset(st, 0, sizeof(*st));
+	snprintf(st->path, sizeof(st->path), "%s", path);
+	st->readonly = true;
+	if (lstat(path, &sb) < 0)
+		return err_set_exit(e, -errno, ST_EXIT_USAGE, "cannot read database %s: %s", path, strerror(errno));
+	if (S_ISLNK(sb.st_mode))
+		return err_set_exit(e, -ELOOP, ST_EXIT_DENIED, "database %s is a symbolic link: refused", path);
+	if (!S_ISREG(sb.st_mode))
+		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "database %s is not a regular file", path);
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW |
+			    SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+		r = st->db ? store_db_err(st, e) : err_set(e, -ENOMEM, "out of memory");
+		store_close(st);
+		return r;
+	}
+	sqlite3_busy_timeout(st->db, 5000);
+	if ((r = migrations_check_version(st, e)) < 0 ||
+	    (r = store_exec(st, "PRAGMA query_only=1", e)) < 0)
+		goto fail;
+	if ((v = store_schema_version(st)) != migrations_latest()) {
+		r = err_set_exit(e, -EPROTO, ST_EXIT_RUNTIME,
+				 "database %s has schema %d, older than this swaptune's (%d): open it once with swaptune --db to migrate it",
+				 path, v, migrations_latest());
+		goto fail;
+	}
+	if ((r = store_exec(st, "PRAGMA foreign_keys=ON", e)) < 0 || (r = migrations_check(st, e)) < 0)
+		goto fail;
+	return 0;
+fail:
+	store_close(st);
+	return r;
 }
 
 static int open_store(struct store *st, const char *path, struct st_err *e);

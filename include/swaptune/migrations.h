@@ -11,6 +11,13 @@ struct store;
 
 /* The newest schema version this build knows. */
 int migrations_latest(void);
+/*
+ * The file's user_version is one this build can open: -EBADMSG (exit 1)
+ * "database X is damaged: schema version N" when negative (a crafted
+ * store), -EPROTO (exit 3) when newer than migrations_latest(). Runs no
+ * statement but the PRAGMA that reads it, so store_open() calls it first.
+ */
+int migrations_check_version(struct store *st, struct st_err *e);
 /* Apply every migration above the file's user_version (used by store_open). */
 int migrations_apply(struct store *st, struct st_err *e);
 /*

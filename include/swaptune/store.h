@@ -48,6 +48,13 @@ int store_default_path(char *out, size_t len, struct st_err *e);
  * timeout is exit 1 ("is damaged", "is busy").
  */
 int store_open(struct store *st, const char *path, struct st_err *e);
+/*
+ * A store from elsewhere (fleet-advise --from, completion's --list-ids):
+ * opened read-only, never created, migrated or switched to WAL; a symlink
+ * is refused (exit 3), a negative schema version is "is damaged" (exit 1),
+ * one newer or older than this build's is refused before any query runs.
+ */
+int store_open_readonly(struct store *st, const char *path, struct st_err *e);
 void store_close(struct store *st);
 /* Rows inserted, updated or deleted through st since it was opened (a store a
  * refused command created is removed only when nothing was recorded in it). */

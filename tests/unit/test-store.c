@@ -132,6 +132,46 @@ static void test_newer_schema(void **state)
 	sqlite3_close(db);
 }
 
+/* a crafted store: a negative schema version is refused before any statement runs */
+static void test_negative_schema(void **state)
+{
+	static const int versions[] = { -2147483647 - 1, -1, -5 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		struct st_err e = {0};
+		struct store st;
+		sqlite3 *db;
+		sqlite3_stmt *stmt;
+		char path[PATH_MAX], sql[64];
+
+		path_in(path, "negative.db");
+		unlink(path);
+		assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", versions[i]);
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(db);
+
+		assert_true(store_open(&st, path, &e) < 0);
+		assert_int_equal(e.code, -EBADMSG);
+		assert_int_equal(err_exit_status(&e), ST_EXIT_RUNTIME);
+		assert_non_null(strstr(e.msg, "is damaged: schema version"));
+		assert_null(st.db);
+
+		/* the file was left alone: same version, not switched to WAL */
+		assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(stmt, 0), versions[i]);
+		sqlite3_finalize(stmt);
+		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &stmt, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+		assert_string_equal((const char *)sqlite3_column_text(stmt, 0), "delete");
+		sqlite3_finalize(stmt);
+		sqlite3_close(db);
+	}
+}
+
 static void test_unwritable(void **state)
 {
 	struct st_err e = {0};
@@ -625,6 +665,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open_migrate),
 		cmocka_unit_test(test_newer_schema),
+		cmocka_unit_test(test_negative_schema),
 		cmocka_unit_test(test_unwritable),
 		cmocka_unit_test(test_runs_hosts),
 		cmocka_unit_test(test_snapshot_round_trip),

@@ -1,0 +1,59 @@
+#!/bin/sh
+# A crafted store (issue 33, finding 1): a negative or too-new PRAGMA
+# user_version is refused before any statement runs (no crash, exit 1 or
+# 3 with one line, the file unchanged), by every opener; a store from
+# elsewhere (fleet-advise --from, completion's --list-ids) is opened
+# read-only: never migrated, never switched to WAL, never written.
+. "$(dirname "$0")/lib.sh"
+
+command -v sqlite3 >/dev/null 2>&1 || skip "sqlite3 (the command) is not installed"
+fx=$FIXTURES/vm-v1
+
+# expect STATUS REGEX ARGS...: exit status and one line on stderr
+expect() {
+	want=$1 pat=$2
+	shift 2
+	"$SWAPTUNE" "$@" >"$scratch/out" 2>"$scratch/err"
+	got=$?
+	[ "$got" = "$want" ] || fail "swaptune $*: exit $got, want $want ($(cat "$scratch/err"))"
+	grep -q -- "$pat" "$scratch/err" || fail "swaptune $*: stderr lacks /$pat/: $(cat "$scratch/err")"
+	[ "$(wc -l <"$scratch/err")" -le 1 ] || fail "swaptune $*: more than one line on stderr: $(cat "$scratch/err")"
+}
+
+for v in -2147483648 -1 -7; do
+	rm -f "$scratch/w.db"
+	sqlite3 "$scratch/w.db" "PRAGMA user_version=$v" || fail "sqlite3"
+	sum=$(md5sum <"$scratch/w.db")
+	expect 1 "is damaged: schema version $v" status --sysroot "$fx" --db "$scratch/w.db"
+	expect 1 "is damaged: schema version $v" history --db "$scratch/w.db"
+	expect 1 "is damaged: schema version $v" fleet-advise --sysroot "$fx" --db "$scratch/own.db" --from "$scratch/w.db"
+	"$SWAPTUNE" --db "$scratch/w.db" --list-ids run >"$scratch/out" 2>"$scratch/err"
+	[ $? -lt 128 ] || fail "--list-ids on a crafted store crashed"
+	[ "$(md5sum <"$scratch/w.db")" = "$sum" ] || fail "the crafted store (version $v) was changed"
+	[ ! -e "$scratch/w.db-wal" ] || fail "the crafted store (version $v) was switched to WAL"
+done
+
+# too new: refused, unchanged
+rm -f "$scratch/w.db"
+sqlite3 "$scratch/w.db" "PRAGMA user_version=2147483647" || fail "sqlite3"
+sum=$(md5sum <"$scratch/w.db")
+expect 3 'is newer than this swaptune' status --sysroot "$fx" --db "$scratch/w.db"
+expect 3 'is newer than this swaptune' fleet-advise --sysroot "$fx" --db "$scratch/own.db" --from "$scratch/w.db"
+[ "$(md5sum <"$scratch/w.db")" = "$sum" ] || fail "the too-new store was changed"
+
+# a current store from elsewhere, kept in rollback-journal mode: read, not written
+"$SWAPTUNE" status --sysroot "$fx" --db "$scratch/other.db" >/dev/null 2>&1 || fail "status on a new store"
+sqlite3 "$scratch/other.db" "PRAGMA journal_mode=DELETE" >/dev/null || fail "sqlite3"
+sum=$(md5sum <"$scratch/other.db")
+"$SWAPTUNE" fleet-advise --sysroot "$fx" --db "$scratch/own.db" --from "$scratch/other.db" >/dev/null 2>"$scratch/err"
+[ $? -lt 128 ] || fail "fleet-advise --from crashed"
+[ "$(md5sum <"$scratch/other.db")" = "$sum" ] || fail "fleet-advise --from wrote the store from elsewhere"
+[ "$(sqlite3 "$scratch/other.db" "PRAGMA journal_mode")" = delete ] || fail "fleet-advise --from switched the other store to WAL"
+
+# an older store from elsewhere: refused, not migrated
+rm -f "$scratch/old.db"
+sqlite3 "$scratch/old.db" "CREATE TABLE t(x); PRAGMA user_version=1" || fail "sqlite3"
+sum=$(md5sum <"$scratch/old.db")
+expect 1 'older than this swaptune' fleet-advise --sysroot "$fx" --db "$scratch/own.db" --from "$scratch/old.db"
+[ "$(md5sum <"$scratch/old.db")" = "$sum" ] || fail "fleet-advise --from migrated an older store"
+done_testing
