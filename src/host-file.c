@@ -10,10 +10,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "swaptune/host.h"
@@ -207,19 +210,77 @@ int host_file_replace(const struct host *h, const char *rel, const char *content
 	return 0;
 }
 
-/* Write data to a device or FIFO the user named: opened as it is, no temporary file. */
-static int write_special(const char *path, const void *data, size_t n, struct st_err *e)
+/*
+ * A directory only root or the caller can write (its owner is one of them
+ * and it is not group or world writable): a symlink in it was not planted
+ * by another user, so /dev/stdout or a link of the caller's own is honoured.
+ */
+static bool dir_trusted(int dfd)
+{
+	struct stat sb;
+
+	return fstat(dfd, &sb) == 0 && (sb.st_uid == 0 || sb.st_uid == geteuid()) &&
+	       !(sb.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Write data to a FIFO or character device the user named: opened as it
+ * is, no temporary file, non-blocking, within HOST_USER_WRITE_TIMEOUT_MS
+ * (a FIFO nobody reads, or reads too slowly, is an error, not a hang);
+ * never a block device (a disk), never anything else the name turned into
+ * between the look and the open.
+ */
+static int write_special(int dfd, const char *base, const char *path, bool follow, const void *data,
+			 size_t n, struct st_err *e)
 {
 	const char *p = data;
-	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	long long deadline = now_ms() + HOST_USER_WRITE_TIMEOUT_MS;
+	struct stat sb;
+	int fd;
 
+	for (;;) {
+		fd = openat(dfd, base, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
+		/* a FIFO without a reader yet: ENXIO until one opens it */
+		if (fd >= 0 || errno != ENXIO || now_ms() >= deadline)
+			break;
+		usleep(20000);
+	}
+	if (fd < 0 && errno == ENXIO)
+		return err_set(e, -ETIMEDOUT, "cannot write %s: nobody reads it (waited %d s)", path,
+			       HOST_USER_WRITE_TIMEOUT_MS / 1000);
+	if (fd < 0 && errno == ELOOP)
+		return err_set_exit(e, -ELOOP, ST_EXIT_DENIED, "%s is a symbolic link: refused", path);
 	if (fd < 0)
 		return err_set(e, -errno, "cannot write %s: %s", path, strerror(errno));
+	if (fstat(fd, &sb) < 0 || !(S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode))) {
+		close(fd);
+		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "%s: not a FIFO or character device: refused",
+				    path);
+	}
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w < 0 && errno == EAGAIN) {
+			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+			long long left = deadline - now_ms();
+
+			if (left <= 0 || poll(&pfd, 1, (int)left) == 0) {
+				close(fd);
+				return err_set(e, -ETIMEDOUT, "cannot write %s: not read within %d s", path,
+					       HOST_USER_WRITE_TIMEOUT_MS / 1000);
+			}
+			continue;
+		}
 		if (w <= 0) {
 			int saved = w < 0 ? errno : EIO;
 
@@ -239,6 +300,8 @@ int host_user_file_replace(const char *path, const void *data, size_t n, mode_t 
 {
 	char dir[PATH_MAX], prefix[NAME_MAX + 1];
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path, *step;
+	bool link = false;
+	struct stat sb;
 	int dfd, r;
 
 	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
@@ -256,20 +319,37 @@ int host_user_file_replace(const char *path, const void *data, size_t n, mode_t 
 	if (dfd < 0)
 		return err_set(e, -errno, "cannot create %s: %s", path, strerror(errno));
 	/*
+	 * A symlink another user could have planted (root writing metrics into
+	 * the Prometheus user's directory) is refused, not followed
+	 */
+	if (fstatat(dfd, base, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode)) {
+		if (!dir_trusted(dfd)) {
+			close(dfd);
+			return err_set_exit(e, -ELOOP, ST_EXIT_DENIED,
+					    "%s is a symbolic link in a directory other users can write: refused",
+					    path);
+		}
+		link = true;
+	}
+	/*
 	 * -o /dev/null, /dev/stdout, a FIFO: written to as they are, never
 	 * replaced by a regular file (a rename over /dev/null would break the
-	 * whole host)
+	 * whole host); a block device never
 	 */
-	{
-		struct stat sb;
-
-		if (fstatat(dfd, base, &sb, 0) == 0 && S_ISDIR(sb.st_mode)) {
+	if (fstatat(dfd, base, &sb, link ? 0 : AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISDIR(sb.st_mode)) {
 			close(dfd);
 			return err_set_exit(e, -EISDIR, ST_EXIT_USAGE, "%s: is a directory", path);
 		}
-		if (fstatat(dfd, base, &sb, 0) == 0 && !S_ISREG(sb.st_mode)) {
+		if (S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode)) {
+			r = write_special(dfd, base, path, link, data, n, e);
 			close(dfd);
-			return write_special(path, data, n, e);
+			return r;
+		}
+		if (!S_ISREG(sb.st_mode)) {
+			close(dfd);
+			return err_set_exit(e, -EINVAL, ST_EXIT_USAGE,
+					    "%s: not a regular file, FIFO or character device: refused", path);
 		}
 	}
 	r = replace_at(dfd, base, prefix, data, n, mode, &step);

@@ -155,9 +155,17 @@ int host_tmp_create(int dfd, const char *prefix, mode_t mode, char *name, size_t
  * sample --prom-file; not under --sysroot) replaced whole, the way
  * host_file_replace() replaces a file in the tree: a new temporary file
  * "BASE" HOST_FILE_TMP_SUFFIX ".PID.RANDOM" created O_EXCL|O_NOFOLLOW in
- * the fd of its directory (opened once), mode, fsync, rename over path. A
- * symlink at path is replaced, not followed. 0, or -errno with e set.
+ * the fd of its directory (opened once), mode, fsync, rename over path.
+ * A symlink at path in a directory other users can write (its owner is
+ * neither root nor the caller, or it is group or world writable) is
+ * refused (exit 3); one in a directory only they can write is replaced
+ * when it names a regular file, followed when it names a FIFO or a
+ * character device (/dev/stdout). A FIFO or character device at path is
+ * written as it is, non-blocking, within HOST_USER_WRITE_TIMEOUT_MS (a
+ * FIFO nobody reads: -ETIMEDOUT, exit 1); a block device, socket or
+ * directory is refused (exit 2). 0, or -errno with e set.
  */
+#define HOST_USER_WRITE_TIMEOUT_MS 5000
 int host_user_file_replace(const char *path, const void *data, size_t n, mode_t mode,
 			   struct st_err *e);
 /*
