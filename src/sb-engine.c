@@ -444,6 +444,7 @@ static void window_env(const struct sbe *E, const struct sbrun_window *w, struct
 	env->start_unix = E->wall0 + w->start_s;
 	env->count_start_unix = E->wall0 + w->count_start_s;
 	env->end_unix = E->wall0 + w->end_s;
+	env->stop = E->c->stop;
 }
 
 /* The workload's figure over the counted part; NAN with w->failure set when there is none. */

@@ -592,6 +592,19 @@ static int file_value(const struct sbm_spec *m, double *v, char *why, size_t why
 		}
 		got += n;
 	}
+	/* one byte more than the limit: an error, never the number its first MiB holds */
+	if (got == FILE_MAX) {
+		char extra;
+
+		while ((n = read(fd, &extra, 1)) < 0 && errno == EINTR)
+			;
+		if (n > 0) {
+			close(fd);
+			free(buf);
+			snprintf(why, why_len, "%s: larger than %d MiB", m->path, FILE_MAX / (1024 * 1024));
+			return -EFBIG;
+		}
+	}
 	close(fd);
 	buf[got] = '\0';
 	if (m->name[0])
@@ -647,6 +660,22 @@ static void child_exec(char **argv, const struct sbm_window_env *w, int out, int
 	dup2(err, STDERR_FILENO);
 	/* nothing of swaptune's (the store, the host lock) reaches the command */
 	close_range(3, ~0U, 0);
+	/* nor the caller's environment (LD_PRELOAD, PATH): only what the header names */
+	{
+		static const char *const keep[] = { "HOME", "LANG", "LC_ALL", "TZ" };
+		char *kept[4];
+
+		for (int i = 0; i < 4; i++) {
+			const char *val = getenv(keep[i]);
+
+			kept[i] = val ? strdup(val) : NULL;
+		}
+		clearenv();
+		for (int i = 0; i < 4; i++)
+			if (kept[i])
+				setenv(keep[i], kept[i], 1);
+		setenv("PATH", SBM_CMD_PATH, 1);
+	}
 	snprintf(b, sizeof(b), "%u", w->index);
 	setenv("SWAPTUNE_WINDOW", b, 1);
 	snprintf(b, sizeof(b), "%u", w->block);
@@ -659,9 +688,9 @@ static void child_exec(char **argv, const struct sbm_window_env *w, int out, int
 	_exit(127);
 }
 
-/* Read both pipes until both close or the deadline; 0 or -ETIMEDOUT. */
+/* Read both pipes until both close, the deadline or a stop; 0, -ETIMEDOUT or -EINTR. */
 static int drain(int fo, int fe, char *out, size_t *olen, char *err, size_t *elen,
-		 double deadline)
+		 double deadline, volatile sig_atomic_t *stop)
 {
 	struct pollfd pf[2] = { { .fd = fo, .events = POLLIN }, { .fd = fe, .events = POLLIN } };
 
@@ -669,9 +698,12 @@ static int drain(int fo, int fe, char *out, size_t *olen, char *err, size_t *ele
 		double left = deadline - now_s();
 		int r;
 
+		if (stop && *stop)
+			return -EINTR;
 		if (left <= 0)
 			return -ETIMEDOUT;
-		r = poll(pf, 2, (int)(left * 1000) + 1);
+		/* short polls: a stop is seen within 100 ms */
+		r = poll(pf, 2, left > 0.1 ? 100 : (int)(left * 1000) + 1);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -718,6 +750,7 @@ int sbm_cmd_value(const struct sbm_spec *m, const struct sbm_window_env *w, doub
 	char words[SBM_CMD_MAX + 1], *argv[SBM_ARGV_MAX], *out, err[1024], tail[200];
 	int po[2], pe[2], status = 0, r;
 	size_t olen = 0, elen = 0;
+	double deadline;
 	pid_t pid;
 
 	if ((r = sbm_split_argv(m->cmd, words, sizeof(words), argv, why, why_len)) < 0)
@@ -744,18 +777,38 @@ int sbm_cmd_value(const struct sbm_spec *m, const struct sbm_window_env *w, doub
 		snprintf(why, why_len, "fork: %s", strerror(-r));
 		return r;
 	}
-	r = drain(po[0], pe[0], out, &olen, err, &elen, now_s() + m->timeout_s);
+	deadline = now_s() + m->timeout_s;
+	r = drain(po[0], pe[0], out, &olen, err, &elen, deadline, w->stop);
 	close(po[0]);
 	close(pe[0]);
+	/* pipes closed is not exited: the deadline holds until the command is reaped */
+	while (r == 0) {
+		pid_t got = waitpid(pid, &status, WNOHANG);
+
+		if (got == pid)
+			break;
+		if (got < 0 && errno != EINTR) {
+			r = -errno;
+			break;
+		}
+		if (w->stop && *w->stop)
+			r = -EINTR;
+		else if (now_s() >= deadline)
+			r = -ETIMEDOUT;
+		else
+			usleep(10000);
+	}
 	if (r < 0) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
 	last_line(err, elen, tail, sizeof(tail));
 	if (r == -ETIMEDOUT)
 		snprintf(why, why_len, "the metric command took longer than %g s (killed)", m->timeout_s);
+	else if (r == -EINTR)
+		snprintf(why, why_len, "the metric command was stopped (killed)");
 	else if (r < 0)
 		snprintf(why, why_len, "the metric command: %s", strerror(-r));
 	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

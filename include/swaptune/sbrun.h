@@ -158,14 +158,24 @@ int sbm_url_parse(const char *url, char *host, size_t host_len, char *port, size
 struct sbm_window_env {
 	unsigned index, block;
 	double start_unix, count_start_unix, end_unix;
+	volatile sig_atomic_t *stop;	/* set (Ctrl-C): the command is killed at once; NULL = none */
 };
 
+/* The metric command's PATH, whatever the caller's */
+#define SBM_CMD_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
 /*
- * Run the command once (fork, exec, stdout captured, stderr to /dev/null,
- * killed after timeout_s): 0 and *v, or -EIO/-ETIMEDOUT/-EBADMSG with why.
- * Its environment gains SWAPTUNE_WINDOW, SWAPTUNE_BLOCK,
+ * Run the command once (fork, exec in its own process group, stdout
+ * captured, stderr's last line kept): 0 and *v, or -EIO/-ETIMEDOUT/
+ * -EBADMSG/-EINTR with why. The deadline (timeout_s) holds until the
+ * command has exited, whether or not it closed its pipes (waitpid
+ * WNOHANG), and *w->stop ends the wait at once (-EINTR): then the whole
+ * process group is killed (SIGKILL) and reaped. Its environment is only
+ * PATH=SBM_CMD_PATH (looked up there), HOME, LANG, LC_ALL and TZ as the
+ * caller had them, and SWAPTUNE_WINDOW, SWAPTUNE_BLOCK,
  * SWAPTUNE_WINDOW_START, SWAPTUNE_COUNT_START and SWAPTUNE_WINDOW_END (Unix
- * times, seconds with a fraction): the counted part is [COUNT_START, END).
+ * times, seconds with a fraction): the counted part is [COUNT_START, END);
+ * nothing else (no LD_PRELOAD).
  */
 int sbm_cmd_value(const struct sbm_spec *m, const struct sbm_window_env *w, double *v, char *why,
 		  size_t why_len);

@@ -12,6 +12,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fixture-util.h"
 #include "../../src/sb-int.h"
@@ -150,6 +155,84 @@ static void test_cmd_value(void **state)
 	assert_int_equal(sbm_cmd_value(&m, &w, &v, why, sizeof(why)), -ETIMEDOUT);
 	snprintf(m.cmd, sizeof(m.cmd), "/nonexistent/prog");
 	assert_int_equal(sbm_cmd_value(&m, &w, &v, why, sizeof(why)), -EIO);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The deadline holds after the command closed its pipes, and a stop ends the wait (issue 33, 3). */
+static void test_cmd_deadline(void **state)
+{
+	struct sbm_spec m;
+	volatile sig_atomic_t stop = 0;
+	struct sbm_window_env w = { .index = 1 };
+	char why[300];
+	double v, t0;
+
+	(void)state;
+	sbm_spec_init(&m, SBM_CMD);
+	m.timeout_s = 0.5;
+	snprintf(m.cmd, sizeof(m.cmd), "sh -c 'exec >&- 2>&-; sleep 4'");
+	t0 = mono_s();
+	assert_int_equal(sbm_cmd_value(&m, &w, &v, why, sizeof(why)), -ETIMEDOUT);
+	assert_true(mono_s() - t0 < 2.0);
+	assert_non_null(strstr(why, "longer than 0.5 s (killed)"));
+
+	/* a stop asked for before the deadline ends the wait at once */
+	m.timeout_s = 10;
+	stop = SIGINT;
+	w.stop = &stop;
+	t0 = mono_s();
+	assert_int_equal(sbm_cmd_value(&m, &w, &v, why, sizeof(why)), -EINTR);
+	assert_true(mono_s() - t0 < 2.0);
+	assert_non_null(strstr(why, "stopped"));
+}
+
+/* The command's environment is the documented one: no LD_PRELOAD, a fixed PATH. */
+static void test_cmd_environment(void **state)
+{
+	struct sbm_spec m;
+	struct sbm_window_env w = { .index = 1 };
+	char why[300];
+	double v;
+
+	(void)state;
+	sbm_spec_init(&m, SBM_CMD);
+	setenv("SWAPTUNE_TEST_SECRET", "1", 1);
+	setenv("PATH", "/nonexistent:/usr/bin:/bin", 1);
+	snprintf(m.cmd, sizeof(m.cmd),
+		 "/bin/sh -c 'test -z \"$SWAPTUNE_TEST_SECRET\" && test \"$PATH\" = " SBM_CMD_PATH " && echo 7'");
+	assert_int_equal(sbm_cmd_value(&m, &w, &v, why, sizeof(why)), 0);
+	assert_true(v == 7);
+	unsetenv("SWAPTUNE_TEST_SECRET");
+}
+
+/* A metric file beyond 1 MiB is an error, not the number its first MiB holds (issue 33, 4). */
+static void test_file_too_large(void **state)
+{
+	struct sbm_spec m;
+	char path[] = "/tmp/swaptune-sbm.XXXXXX", why[300];
+	double v = 0;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	for (int i = 0; i < 1024 * 1024 - 2; i++)
+		fputc(' ', f);
+	fputs("123456\n", f);
+	fclose(f);
+	sbm_spec_init(&m, SBM_FILE);
+	snprintf(m.path, sizeof(m.path), "%s", path);
+	assert_int_equal(sbm_sample_value(&m, &v, why, sizeof(why)), -EFBIG);
+	assert_non_null(strstr(why, "larger than 1 MiB"));
+	unlink(path);
 }
 
 static void test_slices(void **state)
@@ -508,6 +591,9 @@ int main(void)
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_prom_not_loopback),
 		cmocka_unit_test(test_cmd_value),
+		cmocka_unit_test(test_cmd_deadline),
+		cmocka_unit_test(test_cmd_environment),
+		cmocka_unit_test(test_file_too_large),
 		cmocka_unit_test(test_slices),
 		cmocka_unit_test(test_input_build),
 		cmocka_unit_test_setup_teardown(test_store_round_trip, setup, teardown),
