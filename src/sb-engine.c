@@ -7,11 +7,13 @@
  * into the store as soon as it ends, the sequential looks, and the settings
  * put back whatever ends the run.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sb-int.h"
 #include "swaptune/fmt.h"
@@ -137,6 +139,13 @@ static int plan_metric(const struct host *h, const struct sbrun_config *c, struc
 
 	if (m->source == SBM_CMD && sbm_split_argv(m->cmd, words, sizeof(words), argv, why, sizeof(why)) < 0)
 		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "--metric-cmd: %s", why);
+	/* checked alike with and without --dry-run, live or under --sysroot */
+	if (m->source == SBM_CMD && !sbm_cmd_findable(argv[0]))
+		return err_set_exit(e, -ENOENT, ST_EXIT_USAGE,
+				    "--metric-cmd: %s is not an executable here (nor in " SBM_CMD_PATH ")", argv[0]);
+	if (m->source == SBM_FILE && access(m->path, R_OK) < 0)
+		return err_set_exit(e, -errno, ST_EXIT_USAGE, "--metric-file: cannot read %s: %s", m->path,
+				    strerror(errno));
 	if ((m->source == SBM_FILE || m->source == SBM_PROM) && h->live &&
 	    sbm_sample_value(m, &v, why, sizeof(why)) < 0)
 		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "the metric cannot be read now: %s", why);

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -382,11 +383,29 @@ int sbm_url_parse(const char *url, char *host, size_t host_len, char *port, size
 				return -EINVAL;
 			}
 		snprintf(port, port_len, "%.*s", (int)(slash - p), p);
+		/* no wrap: 99999 is not 34463 */
+		if (strtol(port, NULL, 10) < 1 || strtol(port, NULL, 10) > 65535) {
+			snprintf(why, why_len, "\"%s\": port %s is not in 1-65535", url, port);
+			return -EINVAL;
+		}
 	} else if (p != slash) {
 		snprintf(why, why_len, "\"%s\": bad host", url);
 		return -EINVAL;
 	} else {
 		snprintf(port, port_len, "80");
+	}
+	/* decided on the name as given, before any lookup (no DNS query for another host) */
+	{
+		struct sockaddr_in6 a6 = { .sin6_family = AF_INET6 };
+		struct sockaddr_in a4 = { .sin_family = AF_INET };
+
+		if (strcmp(host, "localhost") &&
+		    !(inet_pton(AF_INET, host, &a4.sin_addr) == 1 && loopback((struct sockaddr *)&a4)) &&
+		    !(inet_pton(AF_INET6, host, &a6.sin6_addr) == 1 && loopback((struct sockaddr *)&a6))) {
+			snprintf(why, why_len, "%s is not this host (localhost or a loopback address): refused",
+				 host);
+			return -EPERM;
+		}
 	}
 	snprintf(path, path_len, "%s", *slash ? slash : "/");
 	for (const char *c = path; *c; c++)
@@ -633,6 +652,20 @@ int sbm_sample_value(const struct sbm_spec *m, double *v, char *why, size_t why_
 	r = sbm_prom_value(body, len, m->name, v, why, why_len);
 	free(body);
 	return r;
+}
+
+bool sbm_cmd_findable(const char *prog)
+{
+	char dirs[] = SBM_CMD_PATH, path[PATH_MAX], *save = NULL;
+
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) == 0;
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(path, sizeof(path), "%s/%s", d, prog);
+		if (access(path, X_OK) == 0)
+			return true;
+	}
+	return false;
 }
 
 static void put_env(const char *name, double v)

@@ -179,6 +179,8 @@ struct sbm_window_env {
  */
 int sbm_cmd_value(const struct sbm_spec *m, const struct sbm_window_env *w, double *v, char *why,
 		  size_t why_len);
+/* PROG names an executable: a path, or a name found in SBM_CMD_PATH (as the command will run it). */
+bool sbm_cmd_findable(const char *prog);
 /* One read of a file or an endpoint: 0 and *v, or -errno with why. */
 int sbm_sample_value(const struct sbm_spec *m, double *v, char *why, size_t why_len);
 

@@ -115,6 +115,22 @@ static void test_url(void **state)
 				       why, sizeof(why)), -EINVAL);
 	assert_int_equal(sbm_url_parse("http://localhost/a b", h, sizeof(h), p, sizeof(p), path, sizeof(path),
 				       why, sizeof(why)), -EINVAL);
+	/* issue 33, 9: the port's range, and the host decided before any lookup */
+	assert_int_equal(sbm_url_parse("http://localhost:99999/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
+				       why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "not in 1-65535"));
+	assert_int_equal(sbm_url_parse("http://localhost:0/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
+				       why, sizeof(why)), -EINVAL);
+	assert_int_equal(sbm_url_parse("http://localhost:65535/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
+				       why, sizeof(why)), 0);
+	assert_int_equal(sbm_url_parse("http://example.com/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
+				       why, sizeof(why)), -EPERM);
+	assert_int_equal(sbm_url_parse("http://192.0.2.1:9/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
+				       why, sizeof(why)), -EPERM);
+	assert_int_equal(sbm_url_parse("http://127.0.0.2:9/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
+				       why, sizeof(why)), 0);
+	assert_int_equal(sbm_url_parse("http://[::ffff:127.0.0.1]:9/m", h, sizeof(h), p, sizeof(p), path,
+				       sizeof(path), why, sizeof(why)), 0);
 }
 
 /* A metric read from an address that is not this host is refused before connecting. */
