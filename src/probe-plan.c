@@ -278,7 +278,7 @@ static void changes_settings(const struct probe_config *c, const struct probe_pl
 /* Swap: the scratch device (or the host's), zram, zswap, debugfs. */
 static void changes_swap(const struct probe_config *c, const struct probe_plan *p, struct changes *ch)
 {
-	char b1[32];
+	char b1[32], esc[PATH_MAX * 4 + 1];
 
 	if (p->enable_zswap)
 		change(ch, "zswap", "zswap.enabled (host-wide): now N, Y during the probe, so any swap on the "
@@ -289,10 +289,11 @@ static void changes_swap(const struct probe_config *c, const struct probe_plan *
 		       "other processes may swap to it too, and are read back in when it is switched off); "
 		       "switched off and on before every trial, which empties it and its zswap entries; detached "
 		       "and removed at the end",
-		       fmt_bytes(p->swap_bytes, b1, sizeof(b1)), p->scratch_dir[0] ? p->scratch_dir : "(default)");
+		       fmt_bytes(p->swap_bytes, b1, sizeof(b1)),
+		       p->scratch_dir[0] ? fmt_escape(p->scratch_dir, esc, sizeof(esc)) : "(default)");
 	else
 		change(ch, "host-swap", "the host's swap %s is used as it is, never switched off%s; the zswap pool "
-		       "is not emptied between trials", p->host_swap,
+		       "is not emptied between trials", fmt_escape(p->host_swap, esc, sizeof(esc)),
 		       p->host_swap_rotational ? " (rotational: the host uses cluster readahead)" : "");
 	for (int i = 0; i < c->narms; i++)
 		if (c->arms[i].bypass && c->bypass_mode == PROBE_BYPASS_ZRAM) {
