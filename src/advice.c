@@ -544,8 +544,27 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
 	fprintf(out, "\nReasons:\n");
 	for (size_t i = 0; i < v->n_reasons; i++)
 		fprintf(out, "  - %s\n", P(v->reasons[i]));
-	if (v->kind == VERDICT_CHANGE)
-		fprintf(out, "\nTo apply: swaptune apply --run %lld\n", (long long)r->run_id);
+	if (v->kind == VERDICT_CHANGE) {
+		fprintf(out, "\n");
+		advice_apply_hint_print(out, r->run_id);
+	}
+}
+
+void advice_apply_hint_lines(int64_t run_id, char lines[4][96])
+{
+	snprintf(lines[0], 96, "To apply, with a safety net (undone after %s unless confirmed), look first:",
+		 ADVICE_APPLY_CONFIRM_WITHIN);
+	snprintf(lines[1], 96, "swaptune apply --run %lld --dry-run", (long long)run_id);
+	snprintf(lines[2], 96, "sudo swaptune apply --run %lld --confirm-within %s", (long long)run_id,
+		 ADVICE_APPLY_CONFIRM_WITHIN);
+	snprintf(lines[3], 96, "sudo swaptune apply --confirm");
+}
+
+void advice_apply_hint_print(FILE *out, int64_t run_id)
+{
+	fprintf(out, "To apply: swaptune apply --run %lld --confirm-within %s (undone unless confirmed)\n"
+		"  first look: swaptune apply --run %lld --dry-run; keep it: swaptune apply --confirm\n",
+		(long long)run_id, ADVICE_APPLY_CONFIRM_WITHIN, (long long)run_id);
 }
 
 cJSON *advice_rules_json(const struct advisor_rule_result *res, size_t n)

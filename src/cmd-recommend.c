@@ -88,6 +88,8 @@ static int recommend_switchback(struct cmd_ctx *ctx, int64_t run_id, bool exit_c
 		r = cmd_print_json(ctx, doc);
 	} else if (r == 0) {
 		sbrun_verdict_print(ctx->out, s);
+		if (sbrun_says_change(s))
+			advice_apply_hint_print(ctx->out, s->run_id);
 	}
 	d = sbrun_decision_name(s);
 	if (r == 0 && exit_code)

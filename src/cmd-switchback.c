@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "swaptune/advice.h"
 #include "swaptune/sbrun-cli.h"
 
 static const struct opt_spec sb_run_opts[] = {
@@ -29,9 +30,10 @@ static int print_result(struct cmd_ctx *ctx, const struct sbrun_result *r, const
 	if (ctx->json)
 		return cmd_print_json(ctx, sbrun_result_json(r, s));
 	sbrun_verdict_print(ctx->out, s);
-	fprintf(ctx->out, "Stored as run %lld: swaptune report --run %lld -o switchback-%lld.html (timeline); "
-		"swaptune apply --run %lld applies a change\n", (long long)s->run_id, (long long)s->run_id,
-		(long long)s->run_id, (long long)s->run_id);
+	fprintf(ctx->out, "Stored as run %lld: swaptune report --run %lld -o switchback-%lld.html (timeline)\n",
+		(long long)s->run_id, (long long)s->run_id, (long long)s->run_id);
+	if (sbrun_says_change(s))
+		advice_apply_hint_print(ctx->out, s->run_id);
 	return 0;
 }
 

@@ -460,6 +460,16 @@ static void trials_table(struct report *rep, const struct store_probe_run *t)
 	free(keys);
 }
 
+/* The apply with its safety net: --confirm-within, and --dry-run first. */
+static void apply_hint(struct report_section *s, int64_t run_id)
+{
+	char lines[4][96];
+
+	advice_apply_hint_lines(run_id, lines);
+	for (int i = 0; i < 4; i++)
+		report_line(s, "%s", lines[i]);
+}
+
 static void verdict_section(struct report *rep, const struct advice_run *run,
 			    const struct verdict_result *v)
 {
@@ -469,7 +479,7 @@ static void verdict_section(struct report *rep, const struct advice_run *run,
 	for (size_t i = 0; i < v->n_reasons; i++)
 		report_line(s, "%s", v->reasons[i]);
 	if (v->kind == VERDICT_CHANGE && v->chosen >= 0)
-		report_line(s, "sudo swaptune apply --run %lld", (long long)run->run_id);
+		apply_hint(s, run->run_id);
 }
 
 /*
@@ -504,7 +514,7 @@ static void run_summary(struct report_section *s, const struct advice_run *run,
 			    r->n_oom_killed ? ", OOM-killed in some trials" : "");
 	}
 	if (v->kind == VERDICT_CHANGE && v->chosen >= 0)
-		report_line(s, "sudo swaptune apply --run %lld", (long long)run->run_id);
+		apply_hint(s, run->run_id);
 }
 
 int report_build_run(struct store *st, const struct host *h, int64_t run_id,

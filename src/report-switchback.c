@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "swaptune/advice.h"
 #include "swaptune/fmt.h"
 #include "swaptune/report.h"
 #include "swaptune/sbrun.h"
@@ -103,6 +104,13 @@ static void verdict_text(struct report *rep, const struct sbrun_stored *s)
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
 		report_line(x, "%s", line);
 	free(buf);
+	if (sbrun_says_change(s)) {
+		char lines[4][96];
+
+		advice_apply_hint_lines(s->run_id, lines);
+		for (int i = 0; i < 4; i++)
+			report_line(x, "%s", lines[i]);
+	}
 }
 
 /* Mean of the kernel figure f (or the value, f < 0) over arm a's OK windows. */

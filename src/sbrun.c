@@ -31,3 +31,8 @@ const char *sbrun_decision_name(const struct sbrun_stored *s)
 		return "inconclusive";
 	return sb_decision_name(s->res.decision);
 }
+
+bool sbrun_says_change(const struct sbrun_stored *s)
+{
+	return s->judged && s->res.decision == SB_CHANGE && s->res.chosen > 0 && !s->imported;
+}

@@ -141,7 +141,11 @@ assert abs(arms["pc3"]["mean"] - 1000.0) < 1e-9, arms["pc3"]["mean"]
 PY
 st recommend --run 1 >"$scratch/r1.txt" || fail "recommend --run 1 (text): exit $?"
 grep -q '^Verdict: CHANGE to pc0$' "$scratch/r1.txt" || fail "run 1 text: no CHANGE line"
-grep -q '^To apply: swaptune apply --run 1$' "$scratch/r1.txt" || fail "run 1 text: no apply hint"
+# the quick path carries the safety net: the dead man's switch, the look first, the confirmation
+grep -q '^To apply: swaptune apply --run 1 --confirm-within 5m (undone unless confirmed)$' "$scratch/r1.txt" ||
+	fail "run 1 text: no apply hint with --confirm-within"
+grep -q '^  first look: swaptune apply --run 1 --dry-run; keep it: swaptune apply --confirm$' "$scratch/r1.txt" ||
+	fail "run 1 text: no --dry-run pointer"
 grep -q "^  pc0 .* better .* +5\.1 %  \[" "$scratch/r1.txt" || fail "run 1 text: pc0 row: $(grep pc0 "$scratch/r1.txt")"
 grep -q "false-change rate of this run's design <= 2.34 %" "$scratch/r1.txt" ||
 	fail "run 1 text: the procedure's error rate is not stated"

@@ -154,6 +154,18 @@ cJSON *advice_verdict_json(const struct advice_run *r, const struct verdict_opts
 void advice_verdict_print(FILE *out, const struct advice_run *r,
 			  const struct verdict_opts *o, const struct verdict_result *v);
 
+/*
+ * How a person applies run_id's settings with the safety net: the look first
+ * (--dry-run), the apply with its dead man's switch (--confirm-within), the
+ * confirmation that keeps it. Every "To apply" hint (recommend, switchback,
+ * the reports) gives all three, in lines that fit 100 columns.
+ */
+#define ADVICE_APPLY_CONFIRM_WITHIN "5m"
+/* The hint as a heading and three commands (sudo where root is needed). */
+void advice_apply_hint_lines(int64_t run_id, char lines[4][96]);
+/* For a terminal: "To apply: ...", the two others indented below. */
+void advice_apply_hint_print(FILE *out, int64_t run_id);
+
 /* The rules' results as a JSON array / as text (findings first). */
 cJSON *advice_rules_json(const struct advisor_rule_result *res, size_t n);
 void advice_rules_print(FILE *out, const struct advisor_rule_result *res, size_t n);

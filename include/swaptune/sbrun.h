@@ -417,6 +417,8 @@ void sbrun_verdict_print(FILE *f, const struct sbrun_stored *s);
 cJSON *sbrun_result_json(const struct sbrun_result *r, const struct sbrun_stored *s);
 /* The decision as verify and recommend --exit-code answer it: "change", "keep", ... */
 const char *sbrun_decision_name(const struct sbrun_stored *s);
+/* True if s says change to an arm this host can apply (judged CHANGE, not imported). */
+bool sbrun_says_change(const struct sbrun_stored *s);
 
 /* The newest run of kind "switchback" of this store (any status): 0, or -ENOENT. */
 int sbrun_latest(struct store *st, int64_t *run_id, struct st_err *e);
