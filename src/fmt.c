@@ -121,6 +121,9 @@ int fmt_parse_real(const char *s, double min, double max, double *out)
 
 	if (!s || !*s || isspace((unsigned char)*s))
 		return -EINVAL;
+	/* decimal only: strtod would take 0x10 as 16 and "infinity" */
+	if (s[strspn(s, "0123456789+-.eE")])
+		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
 	if (*end)

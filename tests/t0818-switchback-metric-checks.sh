@@ -3,7 +3,8 @@
 # --dry-run validates as a real run would (exit 2, one line): a port
 # beyond 65535 (once wrapped to 34463), a host that is not this one
 # (refused before any name lookup), a metric command that is not an
-# executable, a metric file that is missing.
+# executable, a metric file that is missing; and a hexadecimal
+# percentage (finding 10).
 . "$(dirname "$0")/lib.sh"
 root=$FIXTURES/v2-zswap-on
 sb() { "$SWAPTUNE" --sysroot "$root" --db "$scratch/db" switchback --dry-run --higher-better "$@"; }
@@ -22,6 +23,8 @@ expect 2 'is not this host' --metric-prom http://192.0.2.1:9187/metrics tps
 expect 2 'is not an executable' --metric-cmd "/nonexistent/bench --json"
 expect 2 'is not an executable' --metric-cmd "no-such-program-swaptune"
 expect 2 'cannot read' --metric-file "$scratch/missing"
+# finding 10: a percentage is decimal (0x10 was 16)
+expect 2 'min-effect' --metric-cmd /bin/true --min-effect 0x10
 # still accepted
 echo 5 >"$scratch/m"
 sb --metric-file "$scratch/m" >/dev/null 2>"$scratch/err" || fail "--metric-file FILE: exit $? ($(cat "$scratch/err"))"

@@ -278,6 +278,24 @@ static void test_json_num(void **state)
 }
 
 /* Seeds below 2^53 survive a JSON round trip digit for digit (cJSON's own %1.15g would not). */
+/* Decimal only (issue 33, 10): --min-effect 0x10 was 16 */
+static void test_parse_real(void **state)
+{
+	double v = -1;
+
+	(void)state;
+	assert_int_equal(fmt_parse_real("2.5", 0, 100, &v), 0);
+	assert_true(v == 2.5);
+	assert_int_equal(fmt_parse_real("1e1", 0, 100, &v), 0);
+	assert_true(v == 10);
+	assert_int_equal(fmt_parse_real("0x10", 0, 100, &v), -EINVAL);
+	assert_int_equal(fmt_parse_real("0X1p3", 0, 100, &v), -EINVAL);
+	assert_int_equal(fmt_parse_real("infinity", 0, 100, &v), -EINVAL);
+	assert_int_equal(fmt_parse_real("nan", 0, 100, &v), -EINVAL);
+	assert_int_equal(fmt_parse_real("1e999", 0, 100, &v), -ERANGE);
+	assert_int_equal(fmt_parse_real("101", 0, 100, &v), -ERANGE);
+}
+
 static void test_json_u53(void **state)
 {
 	static const uint64_t seeds[] = { 0, 1, 4503599627370497ULL, 6639210877975095ULL,
@@ -316,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_fputs),
 		cmocka_unit_test(test_shell_quote),
 		cmocka_unit_test(test_json_u53),
+		cmocka_unit_test(test_parse_real),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
