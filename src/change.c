@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
 #include <strings.h>
+#include <syslog.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -109,6 +111,31 @@ cJSON *change_snapshot_json(const struct settings_snapshot *s)
 			cJSON_AddNullToObject(o, s->items[i].name);
 	}
 	return o;
+}
+
+static void (*change_logger)(int priority, const char *line);
+
+void change_set_logger(void (*fn)(int priority, const char *line))
+{
+	change_logger = fn;
+}
+
+static void change_log(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void change_log(int priority, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (change_logger) {
+		change_logger(priority, line);
+		return;
+	}
+	openlog("swaptune", LOG_PID, LOG_DAEMON);
+	syslog(priority, "%s", line);
+	closelog();
 }
 
 /* A revert's params: why, and the apply run it undoes. */
@@ -281,7 +308,7 @@ int change_watchdog(struct store *st, const struct host *h, int64_t run_id,
 	struct settings_snapshot after;
 	struct timespec ts;
 	int restored = 0, r, n = 0;
-	int64_t rb_run;
+	int64_t rb_run = 0;
 
 	ts.tv_sec = (time_t)deadline;
 	ts.tv_nsec = (long)((deadline - (double)ts.tv_sec) * 1e9);
@@ -310,6 +337,12 @@ int change_watchdog(struct store *st, const struct host *h, int64_t run_id,
 		store_run_end(st, rb_run, r < 0 ? "failed" : "ok", NULL, NULL);
 	}
 	store_run_end(st, run_id, "reverted", NULL, NULL);
+	if (r < 0)
+		change_log(LOG_ERR, "apply run %lld not confirmed in time: restoring its previous settings "
+			   "failed (%d restored): see swaptune history", (long long)run_id, restored);
+	else
+		change_log(LOG_WARNING, "apply run %lld not confirmed in time: its previous settings are back "
+			   "(%d restored, rollback run %lld)", (long long)run_id, restored, (long long)rb_run);
 	return r < 0 ? r : 0;
 }
 
@@ -431,6 +464,8 @@ int change_confirm(struct store *st, const struct host *h, struct change_confirm
 		return err_set_exit(e, -ETIME, ST_EXIT_RUNTIME,
 				    "too late: the watchdog of apply run %lld restored the previous settings",
 				    (long long)p.run_id);
+	change_log(LOG_NOTICE, "apply run %lld confirmed: its settings stay (%d change%s)", (long long)p.run_id,
+		   n, n == 1 ? "" : "s");
 	c->run_id = p.run_id;
 	c->watchdog_pid = p.pid;
 	if (pid_is_watchdog(p.pid, p.pid_start) && kill(p.pid, SIGTERM) == 0)
@@ -461,6 +496,9 @@ int change_revert_pending(struct store *st, const struct host *h,
 		kill(p->pid, SIGTERM);
 	store_run_end(st, p->run_id, "reverted", NULL, NULL);
 	store_run_end(st, *rb_run, r < 0 ? "failed" : "ok", NULL, NULL);
+	change_log(r < 0 ? LOG_ERR : LOG_NOTICE, "apply run %lld reverted before its confirmation: %s "
+		   "(%d restored, rollback run %lld)", (long long)p->run_id,
+		   r < 0 ? "restoring failed" : "its previous settings are back", *restored, (long long)*rb_run);
 	return r;
 }
 
@@ -523,6 +561,10 @@ static int apply_settle(struct store *st, const struct host *h, struct journal *
 	r = journal_transfer(j, a->watchdog_pid, host_pid_start_ticks(a->watchdog_pid), &moved, e);
 	if (r < 0)
 		kill(a->watchdog_pid, SIGTERM);
+	else
+		change_log(LOG_NOTICE, "apply run %lld awaits confirmation (swaptune apply --confirm) within "
+			   "%.0f s, or its previous settings come back by themselves (watchdog pid %d)",
+			   (long long)a->run_id, (double)a->confirm_within_ns / 1e9, (int)a->watchdog_pid);
 	return r;
 }
 

@@ -214,4 +214,12 @@ int change_rollback_run(struct store *st, const struct host *h,
 			const struct change_rollback *rb, int64_t *run_id,
 			int64_t *snap_before, struct st_err *e);
 
+/*
+ * Confirm, revert and auto-revert (and an apply that starts waiting) are
+ * logged, one line each, to syslog(3) (ident "swaptune", LOG_DAEMON, so the
+ * journal has them): a change that undid itself at 3 a.m. leaves a trace.
+ * fn, if set, takes the lines instead (tests); NULL: syslog again.
+ */
+void change_set_logger(void (*fn)(int priority, const char *line));
+
 #endif

@@ -249,6 +249,15 @@ static int64_t awaiting_apply(struct change_setting *ch)
 	}
 }
 
+/* What change_log() would have sent to syslog. */
+static char logged[1024];
+
+static void log_capture(int priority, const char *line)
+{
+	(void)priority;
+	snprintf(logged + strlen(logged), sizeof(logged) - strlen(logged), "%s\n", line);
+}
+
 static void test_confirm(void **state)
 {
 	struct change_setting ch[1];
@@ -273,7 +282,11 @@ static void test_confirm(void **state)
 	assert_true(lockfd >= 0);
 	change_unlock(lockfd);
 
+	logged[0] = '\0';
+	change_set_logger(log_capture);
 	assert_int_equal(change_confirm(&st, &h, &c, &e), 0);
+	change_set_logger(NULL);
+	assert_non_null(strstr(logged, "confirmed: its settings stay"));
 	assert_int_equal(c.run_id, run);
 	assert_false(c.watchdog_stopped);	/* its owner is gone */
 	assert_int_equal(c.n, 1);
@@ -301,7 +314,11 @@ static void test_revert_pending(void **state)
 
 	(void)state;
 	assert_int_equal(change_pending_confirm(&st, &h, &p, &e), 1);
+	logged[0] = '\0';
+	change_set_logger(log_capture);
 	assert_int_equal(change_revert_pending(&st, &h, &p, &rb_run, &restored, &e), 0);
+	change_set_logger(NULL);
+	assert_non_null(strstr(logged, "reverted before its confirmation: its previous settings are back"));
 	assert_int_equal(restored, 1);
 	assert_true(rb_run > run);
 	assert_string_equal(file(PC), "3");
@@ -328,7 +345,11 @@ static void test_watchdog_expires(void **state)
 	(void)state;
 	assert_int_equal(change_pending_confirm(&st, &h, &p, &e), 1);
 	/* a deadline in the past: the watchdog acts at once */
+	logged[0] = '\0';
+	change_set_logger(log_capture);
 	assert_int_equal(change_watchdog(&st, &h, run, utc_now() - 1, p.session, &e), 0);
+	change_set_logger(NULL);
+	assert_non_null(strstr(logged, "not confirmed in time: its previous settings are back"));
 	assert_string_equal(file(PC), "3");
 	assert_int_equal(query_int("SELECT count(*) FROM runs WHERE kind = 'apply' AND status = 'reverted'"), 1);
 	assert_int_equal(query_int("SELECT count(*) FROM snapshots WHERE reason = 'after confirm-within expired'"), 1);
