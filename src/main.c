@@ -237,7 +237,9 @@ static int db_path(struct cmd_ctx *ctx, const char *db)
 
 /*
  * What swaptune itself answers, without a command: the completion script,
- * ids for it, the man page's parts, the version. 1 = not one of them.
+ * ids for it, the man page's parts, the version: its exit status, or -1
+ * when the command line is not one of them (an exit status of 1, a
+ * damaged store's, once printed the whole usage instead).
  */
 static int global_action(struct cmd_ctx *ctx, const struct cmd_common *cm)
 {
@@ -248,17 +250,17 @@ static int global_action(struct cmd_ctx *ctx, const struct cmd_common *cm)
 	if (cm->man_section)
 		return cmd_print_man(stdout, cm->man_section) < 0 ? ST_EXIT_USAGE : 0;
 	if (cm->list_ids) {
-		/* for completion scripts: quiet, never a store made or repaired */
+		/* for completion scripts (stderr discarded): never a store made or repaired */
 		if (db_path(ctx, cm->db) < 0 || cmd_list_ids(stdout, cm->list_ids, ctx->db_path,
 							     &ctx->err) < 0)
-			return ST_EXIT_RUNTIME;
+			return fail(ctx);
 		return 0;
 	}
 	if (cm->version) {
 		printf("swaptune %s\n", SWAPTUNE_VERSION);
 		return 0;
 	}
-	return 1;
+	return -1;
 }
 
 int main(int argc, char **argv)
@@ -276,7 +278,7 @@ int main(int argc, char **argv)
 	nargs = split_common_options(&ctx, &cm, argc, argv, args);
 	if (nargs < 0)
 		return free(args), fail(&ctx);
-	if ((r = global_action(&ctx, &cm)) != 1)
+	if ((r = global_action(&ctx, &cm)) >= 0)
 		return free(args), r;
 	if (nargs < 2) {
 		cmd_print_overview(cm.help ? stdout : stderr);
