@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "swaptune/change.h"
 #include "swaptune/cmd.h"
 #include "swaptune/facts.h"
 #include "swaptune/fmt.h"
+#include "swaptune/utc.h"
 
 #define LABEL "%-18s"
 #define SUBLABEL "%-16s"
@@ -179,6 +181,24 @@ static void print_human(FILE *o, const struct host_facts *f)
 			fmt_printable(f->pmu.sw_reason));
 }
 
+/* An apply waiting for its confirmation comes first: it undoes itself unless confirmed. */
+static void print_pending(struct cmd_ctx *ctx)
+{
+	struct change_pending p;
+	struct st_err e = { 0 };
+	double left;
+
+	if (change_pending_confirm(&ctx->store, &ctx->host, &p, &e) != 1)
+		return;
+	left = p.deadline > 0 ? p.deadline - utc_now() : -1;
+	if (left >= 0)
+		fprintf(ctx->out, "PENDING: apply run %lld undoes itself in %.0f s unless confirmed\n",
+			(long long)p.run_id, left);
+	else
+		fprintf(ctx->out, "PENDING: apply run %lld awaits confirmation\n", (long long)p.run_id);
+	fprintf(ctx->out, "  keep it: swaptune apply --confirm; undo it now: swaptune rollback\n\n");
+}
+
 static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct host_facts f;
@@ -200,6 +220,7 @@ static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		r = cmd_print_json(ctx, doc);
 	} else {
 		cmd_note_host_changing(ctx, NULL, what);
+		print_pending(ctx);
 		print_human(ctx->out, &f);
 	}
 	facts_warn(stderr, &f);

@@ -34,6 +34,10 @@ pid=$(wd_pid "$scratch/a1.json")
 watchdogs="$watchdogs $pid"
 [ -n "$pid" ] && alive "$pid" || fail "no watchdog running (pid '$pid')"
 [ "$(cat "$P")" = 0 ] || fail "page-cluster not applied"
+# the pending confirmation shows in status, first
+st status >"$scratch/status1.txt" || fail "status while pending: exit $?"
+head -n 1 "$scratch/status1.txt" | grep -q '^PENDING: apply run [0-9]* undoes itself in [0-9]* s unless confirmed$' ||
+	fail "status does not show the pending confirmation: $(head -n 2 "$scratch/status1.txt")"
 [ -f "$root/etc/sysctl.d/90-swaptune.conf" ] || fail "boot-time file not written"
 # the watchdog owns the pending rows: other commands leave them alone
 [ "$(sqlite3 "$db" "SELECT DISTINCT pid FROM changes WHERE state = 'pending'")" = "$pid" ] ||
