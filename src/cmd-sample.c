@@ -6,6 +6,7 @@
  */
 #include <cjson/cJSON.h>
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,11 +16,13 @@
 #include <unistd.h>
 
 #include "swaptune/fmt.h"
+#include "swaptune/change.h"
 #include "swaptune/cmd.h"
 #include "swaptune/replay.h"
 #include "swaptune/sampler.h"
 #include "swaptune/settings.h"
 #include "swaptune/stop.h"
+#include "swaptune/utc.h"
 
 #define MIN_INTERVAL_NS 10000000LL		/* 10 ms */
 #define MAX_INTERVAL_NS (24LL * 3600 * 1000000000LL)
@@ -262,6 +265,12 @@ static void prom_state(struct cmd_ctx *ctx, struct settings_snapshot *ss, struct
 	state_verdict(&ctx->store, ps);
 	ps->has_apply = state_last(&ctx->store, "apply", &ps->apply_unix);
 	ps->has_rollback = state_last(&ctx->store, "rollback", &ps->rollback_unix);
+	{
+		struct change_pending p;
+
+		if (change_pending_confirm(&ctx->store, &ctx->host, &p, &e) == 1 && p.deadline > 0)
+			ps->pending_confirm_s = fmax(0, p.deadline - utc_now());
+	}
 }
 
 static int prom_format(const struct sampler *s, const struct sample_prom_state *ps, char *buf, size_t len)

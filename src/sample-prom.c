@@ -221,6 +221,10 @@ static void state_families(struct obuf *b, const struct sample_prom_state *st)
 		     "change to this host (Unix time)\n"
 		     "# TYPE swaptune_last_apply_timestamp_seconds gauge\n"
 		     "swaptune_last_apply_timestamp_seconds %.3f\n", st->apply_unix);
+	oput(b, "# HELP swaptune_pending_confirm_seconds seconds until an apply --confirm-within that "
+	     "nobody confirmed undoes itself (0: none waiting)\n"
+	     "# TYPE swaptune_pending_confirm_seconds gauge\n"
+	     "swaptune_pending_confirm_seconds %.0f\n", st->pending_confirm_s);
 	if (st->has_rollback)
 		oput(b, "# HELP swaptune_last_rollback_timestamp_seconds when swaptune last rolled "
 		     "this host back (Unix time)\n"

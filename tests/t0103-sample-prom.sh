@@ -99,6 +99,7 @@ if command -v sqlite3 >/dev/null 2>&1; then
 		fail "last verdict time is not run 6's end (2026-11-30T12:08:00Z): $(grep verdict_timestamp "$tf")"
 	grep -qx 'swaptune_last_rollback_timestamp_seconds 1796043600.000' "$tf" || fail "no last rollback time"
 fi
+grep -qx 'swaptune_pending_confirm_seconds 0' "$tf" || fail "no pending confirmation gauge (0: none waiting)"
 grep -qx 'swaptune_last_apply_timestamp_seconds 1796033700.000' "$tf" ||
 	fail "last apply time is not run 3's (2026-11-30T10:15:00Z): $(grep apply_timestamp "$tf")"
 # one series per quantity: the meminfo twins of the debugfs pool sizes are gone
@@ -152,9 +153,9 @@ for k in 1 2 3 4 5 6; do
 done
 wait $pid || fail "record --prom: exit $?"
 "$SWAPTUNE" sample --db "$scratch/rdb" --replay 1 --prom >"$scratch/replay.prom" || fail "replay --prom: exit $?"
-# the tick's families, exactly; the host's state (settings, verdict, apply) is not in a recording
+# the tick's families, exactly; the host's state (settings, verdict, apply, pending) is not in a recording
 grep -q '^swaptune_setting' "$scratch/replay.prom" && fail "replay prints settings it never recorded"
-awk '/^# (HELP|TYPE) swaptune_(setting|last_)/ || /^swaptune_(setting|last_)/ { next } { print }' \
+awk '/^# (HELP|TYPE) swaptune_(setting|last_|pending_)/ || /^swaptune_(setting|last_|pending_)/ { next } { print }' \
 	"$scratch/rec.prom" >"$scratch/rec-ticks.prom"
 same "$scratch/replay.prom" "$scratch/rec-ticks.prom"
 n=$(split "$scratch/replay.prom" "$scratch/rp")

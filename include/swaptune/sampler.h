@@ -84,6 +84,7 @@ struct sample_prom_state {
 	double verdict_unix;		/* when that probe ended */
 	bool has_apply, has_rollback;
 	double apply_unix, rollback_unix;
+	double pending_confirm_s;	/* seconds until an unconfirmed apply undoes itself, 0: none */
 };
 
 struct sample_prom_src {

@@ -658,6 +658,18 @@ static void test_prom(void **state)
 	src.seq = sampler_seq(f->s);
 	assert_true(sample_prom_format(&src, t1, sizeof(t1)) > 0);
 	assert_families_once(t1);
+	{
+		/* an apply waiting for its confirmation: the seconds it has left */
+		static char t2[65536];
+		struct sample_prom_state ps = { .pending_confirm_s = 42 };
+
+		src.state = &ps;
+		assert_true(sample_prom_format(&src, t2, sizeof(t2)) > 0);
+		src.state = NULL;
+		assert_families_once(t2);
+		assert_non_null(strstr(t2, "# TYPE swaptune_pending_confirm_seconds gauge\n"
+				       "swaptune_pending_confirm_seconds 42\n"));
+	}
 	assert_non_null(strstr(t1, "# TYPE swaptune_zswpin_pages_total counter\nswaptune_zswpin_pages_total 1200\n"));
 	assert_non_null(strstr(t1, "\nswaptune_swap_ra_pages_total 800\n"));
 	assert_non_null(strstr(t1, "\nswaptune_memory_pressure_some_seconds_total 1.500000\n"));
