@@ -239,9 +239,9 @@ int advice_load_rows(struct store *st, const struct host *h, const struct store_
 
 	memset(r, 0, sizeof(*r));
 	r->run_id = run->run.id;
-	if (strcmp(run->run.kind, "probe"))
+	if (strcmp(store_run_kind(&run->run), "probe"))
 		return err_set(e, -ENOENT, "run %lld is a %s run, not a probe", (long long)run->run.id,
-			       run->run.kind);
+			       store_run_kind(&run->run));
 	snprintf(r->status, sizeof(r->status), "%s", run->run.status);
 	snprintf(r->started_at, sizeof(r->started_at), "%s", run->run.started_at);
 	snprintf(r->params, sizeof(r->params), "%s", run->run.params ? run->run.params : "");
@@ -544,7 +544,10 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
 	fprintf(out, "\nReasons:\n");
 	for (size_t i = 0; i < v->n_reasons; i++)
 		fprintf(out, "  - %s\n", P(v->reasons[i]));
-	if (v->kind == VERDICT_CHANGE) {
+	if (v->kind == VERDICT_CHANGE && !strcmp(r->status, "imported")) {
+		fprintf(out, "\nImported from another host: history here, never applied from this store "
+			"(measure this host with swaptune probe)\n");
+	} else if (v->kind == VERDICT_CHANGE) {
 		fprintf(out, "\n");
 		advice_apply_hint_print(out, r->run_id);
 	}

@@ -203,6 +203,11 @@ static int want_from_run(struct cmd_ctx *ctx, struct apply_opts *o, struct apply
 		}
 	}
 	r = advice_load_run(&ctx->store, &ctx->host, o->run_id, o->baseline, run, &ctx->err);
+	if (r == 0 && !strcmp(run->status, "imported"))
+		r = err_set_exit(&ctx->err, -EINVAL, ST_EXIT_USAGE,
+				 "run %lld is history imported from another host: swaptune never applies another "
+				 "host's verdict here (measure this host: swaptune verify --run %lld); nothing changed",
+				 (long long)o->run_id, (long long)o->run_id);
 	if (r < 0)
 		goto out;
 	/* the earlier runs of the run's recipe count (advice_judge_pooled()) */

@@ -11,6 +11,8 @@
 
 #include "swaptune/advice.h"
 #include "swaptune/cmd.h"
+#include "swaptune/fmt.h"
+#include "swaptune/kernel-check.h"
 #include "swaptune/sbrun.h"
 
 struct recommend_args {
@@ -66,6 +68,33 @@ static int recommend_state(struct cmd_ctx *ctx, const char *why)
 }
 
 /*
+ * The kernel run_id was decided on against the running one (a verdict is
+ * evidence for its kernel): k filled, or the error of a fingerprint that
+ * does not read back (exit 2, naming the run).
+ */
+static int kernel_check(struct cmd_ctx *ctx, int64_t run_id, struct kcheck *k)
+{
+	struct kernel_fingerprint now;
+	struct store_run ri;
+	int r;
+
+	kcheck_now(&ctx->store, &ctx->host, &now);
+	if ((r = store_run_get(&ctx->store, run_id, &ri, &ctx->err)) < 0)
+		return r;
+	r = kcheck_run(&ri, &now, k, &ctx->err);
+	store_run_free(&ri);
+	return r;
+}
+
+/* "Kernel: decided on ..." under the verdict. */
+static void kernel_print(FILE *out, const struct kcheck *k)
+{
+	char buf[1024];
+
+	fprintf(out, "\n%s: %s\n", k->diff ? "Kernel differs" : "Kernel", fmt_printable(kcheck_words(k, buf, sizeof(buf))));
+}
+
+/*
  * A switchback run: judged as it was planned (its looks, minimum effect and
  * baseline are fixed in the run), so --min-effect and --baseline are not
  * taken. --exit-code answers as for a probe.
@@ -73,24 +102,33 @@ static int recommend_state(struct cmd_ctx *ctx, const char *why)
 static int recommend_switchback(struct cmd_ctx *ctx, int64_t run_id, bool exit_code)
 {
 	struct sbrun_stored *s = calloc(1, sizeof(*s));
+	struct kcheck *k = calloc(1, sizeof(*k));
 	const char *d;
 	int r;
 
-	if (!s)
+	if (!s || !k) {
+		free(s);
+		free(k);
 		return err_set(&ctx->err, -ENOMEM, "out of memory");
+	}
 	r = sbrun_load(&ctx->store, &ctx->host, run_id, s, &ctx->err);
+	if (r == 0)
+		r = kernel_check(ctx, run_id, k);
 	if (r == 0 && ctx->json) {
 		cJSON *doc = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(doc, "schema", RECOMMEND_SCHEMA);
 		cJSON_AddStringToObject(doc, "mode", "switchback");
 		cJSON_AddItemToObject(doc, "switchback", sbrun_verdict_json(s));
+		cJSON_AddItemToObject(doc, "kernel", kcheck_json(k));
 		r = cmd_print_json(ctx, doc);
 	} else if (r == 0) {
 		sbrun_verdict_print(ctx->out, s);
+		kernel_print(ctx->out, k);
 		if (sbrun_says_change(s))
 			advice_apply_hint_print(ctx->out, s->run_id);
 	}
+	free(k);
 	d = sbrun_decision_name(s);
 	if (r == 0 && exit_code)
 		r = !strcmp(d, "change") ? ST_EXIT_ANSWER_CHANGE : !strcmp(d, "keep") ? 0 :
@@ -136,6 +174,7 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	bool switchback = false;
 	struct advice_run *run = NULL;
 	struct verdict_result *v = NULL;
+	struct kcheck *k = NULL;
 	struct verdict_opts vo;
 	struct judgement j;
 	struct advice_pool pool;
@@ -184,7 +223,8 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	run = calloc(1, sizeof(*run));
 	v = calloc(1, sizeof(*v));
-	if (!run || !v) {
+	k = calloc(1, sizeof(*k));
+	if (!run || !v || !k) {
 		r = err_set(&ctx->err, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -202,16 +242,20 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		err_prefix(&ctx->err, "cannot judge probe run %lld", (long long)run_id);
 		goto out;
 	}
+	if ((r = kernel_check(ctx, run_id, k)) < 0)
+		goto out;
 	if (ctx->json) {
 		cJSON *doc = advice_verdict_json(run, &vo, v);
 
 		cJSON_AddItemToObject(doc, "judgement", judge_json(&j));
 		cJSON_AddItemToObject(doc, "replication", advice_pool_json(run, &pool));
+		cJSON_AddItemToObject(doc, "kernel", kcheck_json(k));
 
 		r = cmd_print_json(ctx, doc);
 	} else {
 		advice_verdict_print(ctx->out, run, &vo, v);
 		advice_pool_print(ctx->out, run, &pool);
+		kernel_print(ctx->out, k);
 		r = 0;
 	}
 	if (r == 0 && exit_code)
@@ -220,6 +264,7 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 out:
 	free(run);
 	free(v);
+	free(k);
 	return r;
 }
 

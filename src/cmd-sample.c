@@ -18,6 +18,7 @@
 #include "swaptune/fmt.h"
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
+#include "swaptune/kernel-check.h"
 #include "swaptune/replay.h"
 #include "swaptune/sampler.h"
 #include "swaptune/settings.h"
@@ -251,6 +252,34 @@ static bool state_last(struct store *st, const char *kind, double *when)
 	return found;
 }
 
+/* The running kernel's fingerprint, and the applied setting's against it. */
+static void state_kernel(struct cmd_ctx *ctx, struct sample_prom_state *ps)
+{
+	struct kernel_fingerprint fp;
+	struct kcheck_applied a;
+	struct st_err e = { 0 };
+	int r;
+
+	kcheck_now(&ctx->store, &ctx->host, &fp);
+	ps->has_kernel = true;
+	snprintf(ps->kernel_release, sizeof(ps->kernel_release), "%s", fp.release[0] ? fp.release : "unknown");
+	snprintf(ps->kernel_cgroup, sizeof(ps->kernel_cgroup), "%s",
+		 fp.have_cgroup ? cgroup_mode_name(fp.cgroup) : "unknown");
+	snprintf(ps->kernel_readahead, sizeof(ps->kernel_readahead), "%s",
+		 fingerprint_readahead_name(fp.readahead));
+	snprintf(ps->kernel_zswap_ever, sizeof(ps->kernel_zswap_ever), "%s",
+		 fingerprint_tri_name(fp.zswap_ever));
+	snprintf(ps->kernel_large_folio, sizeof(ps->kernel_large_folio), "%s",
+		 fingerprint_tri_name(fp.large_folio_swapin));
+	snprintf(ps->kernel_mglru, sizeof(ps->kernel_mglru), "%s", fingerprint_tri_name(fp.mglru));
+	r = kcheck_applied(&ctx->store, &fp, &a, &e);
+	if (r == 0 || !a.applied.apply_run)
+		return;		/* nothing applied, or the store could not say */
+	ps->has_applied = true;
+	ps->applied_run = (long long)a.applied.apply_run;
+	ps->applied_mismatch = r < 0 || !a.k.have_then ? -1 : a.k.diff != 0;
+}
+
 /*
  * The host's state for the exposition: settings now, the stored verdict,
  * the last apply and rollback. Best effort: what cannot be read is left out.
@@ -263,6 +292,7 @@ static void prom_state(struct cmd_ctx *ctx, struct settings_snapshot *ss, struct
 	if (settings_snapshot(&ctx->host, ss, &e) == 0)
 		ps->settings = ss;
 	state_verdict(&ctx->store, ps);
+	state_kernel(ctx, ps);
 	ps->has_apply = state_last(&ctx->store, "apply", &ps->apply_unix);
 	ps->has_rollback = state_last(&ctx->store, "rollback", &ps->rollback_unix);
 	{

@@ -3,12 +3,14 @@
  * cgroup, PSI and CPU-counter state in one screen or one JSON document.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
 #include "swaptune/facts.h"
 #include "swaptune/fmt.h"
+#include "swaptune/kernel-check.h"
 #include "swaptune/utc.h"
 
 #define LABEL "%-18s"
@@ -136,6 +138,158 @@ static void print_readahead(FILE *o, const struct host_facts *f)
 			f->have_swap_ra ? "no swap readahead since boot" : "not counted by this kernel");
 }
 
+/* The fingerprint's parts status does not show elsewhere: what can move a verdict. */
+static void print_fingerprint(FILE *o, const struct kernel_fingerprint *fp)
+{
+	char sizes[FP_MTHP_MAX * 24] = "";
+	size_t n = 0;
+
+	fprintf(o, LABEL "%s (%s)\n", "zswap ever on", fingerprint_tri_name(fp->zswap_ever),
+		fmt_printable(fp->zswap_ever_why));
+	fprintf(o, LABEL "%s (%s)\n", "Large folios",
+		fp->large_folio_swapin == FP_YES ? "swap-in possible" :
+		fp->large_folio_swapin == FP_NO ? "no swap-in" : "swap-in unknown",
+		fmt_printable(fp->large_folio_swapin_why));
+	for (int i = 0; i < fp->n_mthp && n < sizeof(sizes); i++) {
+		int w = snprintf(sizes + n, sizeof(sizes) - n, "%s%ukB %s", n ? ", " : "", fp->mthp[i].size_kb,
+				 fp->mthp[i].enabled);
+
+		n += w > 0 ? (size_t)w : 0;
+	}
+	fprintf(o, "  " SUBLABEL "THP %s; %s\n", "mTHP", fp->thp_enabled[0] ? fp->thp_enabled : "n/a",
+		fp->n_mthp ? sizes : fp->mthp_anon == FP_NO ? "no per-size settings (a kernel before ~6.8)" :
+		"per-size settings n/a");
+	fprintf(o, LABEL "%s%s%s%s\n", "MGLRU", fp->mglru == FP_YES ? "on" : fp->mglru == FP_NO ? "off" : "n/a",
+		fp->mglru_value[0] ? " (" : "", fp->mglru_value[0] ? fp->mglru_value : "",
+		fp->mglru_value[0] ? ")" : "");
+	if (fp->memcg_version == 2)
+		fprintf(o, LABEL "%s\n", "zswap writeback", fp->zswap_writeback == FP_YES ?
+			"memory.zswap.writeback per cgroup" : fp->zswap_writeback == FP_NO ?
+			"no memory.zswap.writeback (a kernel before ~6.8)" : "memory.zswap.writeback n/a");
+}
+
+/*
+ * The setting applied now and the newest verdict in the store, each against
+ * the running kernel (a verdict is evidence for the kernel it ran on).
+ * Either may be absent; a fingerprint that does not read back is said in
+ * its line, never trusted.
+ */
+struct verdict_checks {
+	bool applied;
+	struct kcheck_applied a;
+	char applied_err[ST_ERR_MSG_MAX];
+	bool newest;
+	struct kcheck n;
+	char newest_host[128];		/* the origin host of an imported verdict, "" when local */
+	char newest_err[ST_ERR_MSG_MAX];
+};
+
+/* The newest probe or switchback run, this host's or imported: its row into *ri. */
+static int newest_verdict_run(struct store *st, struct store_run *ri)
+{
+	struct store_run *rows = NULL;
+	int n = 0, found = 0;
+
+	memset(ri, 0, sizeof(*ri));
+	if (store_runs_list(st, NULL, NULL, 200, &rows, &n, NULL) < 0)
+		return 0;
+	for (int i = 0; i < n && !found; i++) {
+		const char *k = store_run_kind(&rows[i]);
+
+		if (!strcmp(k, "probe") || !strcmp(k, "switchback")) {
+			*ri = rows[i];
+			memset(&rows[i], 0, sizeof(rows[i]));
+			found = 1;
+		}
+	}
+	store_runs_free(rows, n);
+	return found;
+}
+
+static void check_verdicts(struct cmd_ctx *ctx, const struct kernel_fingerprint *now,
+			   struct verdict_checks *v)
+{
+	struct st_err e = {0};
+	struct store_run ri;
+	int r;
+
+	memset(v, 0, sizeof(*v));
+	r = kcheck_applied(&ctx->store, now, &v->a, &e);
+	v->applied = r != 0;
+	if (r < 0)
+		snprintf(v->applied_err, sizeof(v->applied_err), "%s", e.msg);
+	if (!newest_verdict_run(&ctx->store, &ri))
+		return;
+	if (v->applied && r > 0 && ri.id == v->a.k.run_id) {
+		store_run_free(&ri);
+		return;		/* the applied setting's own verdict: said once */
+	}
+	v->newest = true;
+	if (ri.imported)
+		snprintf(v->newest_host, sizeof(v->newest_host), "%s", ri.hostname);
+	err_reset(&e);
+	if (kcheck_run(&ri, now, &v->n, &e) < 0) {
+		v->n.run_id = ri.id;
+		snprintf(v->newest_err, sizeof(v->newest_err), "%s", e.msg);
+	}
+	store_run_free(&ri);
+}
+
+static void print_verdicts(FILE *o, const struct verdict_checks *v)
+{
+	char buf[1024];
+
+	if (v->applied && v->applied_err[0])
+		fprintf(o, LABEL "n/a: %s\n", "Applied setting", fmt_printable(v->applied_err));
+	else if (v->applied)
+		fprintf(o, LABEL "run %lld (%s%s): %s\n", "Applied setting", (long long)v->a.applied.apply_run,
+			v->a.applied.source_run ? "from its verdict's run" : "set by hand",
+			v->a.applied.persisted ? ", persisted" : "",
+			fmt_printable(kcheck_words(&v->a.k, buf, sizeof(buf))));
+	if (!v->newest)
+		return;
+	if (v->newest_err[0])
+		fprintf(o, LABEL "run %lld: n/a: %s\n", "Newest verdict", (long long)v->n.run_id,
+			fmt_printable(v->newest_err));
+	else
+		fprintf(o, LABEL "run %lld (%s%s%s): %s\n", "Newest verdict", (long long)v->n.run_id,
+			fmt_printable(v->n.kind), v->newest_host[0] ? " imported from " : "",
+			fmt_printable(v->newest_host), fmt_printable(kcheck_words(&v->n, buf, sizeof(buf))));
+}
+
+static cJSON *verdicts_json(const struct verdict_checks *v)
+{
+	cJSON *o = cJSON_CreateObject(), *x;
+
+	if (!v->applied) {
+		cJSON_AddNullToObject(o, "applied");
+	} else if (v->applied_err[0]) {
+		x = cJSON_AddObjectToObject(o, "applied");
+		cJSON_AddStringToObject(x, "error", v->applied_err);
+	} else {
+		x = kcheck_json(&v->a.k);
+		cJSON_AddNumberToObject(x, "apply_run", (double)v->a.applied.apply_run);
+		cJSON_AddBoolToObject(x, "persisted", v->a.applied.persisted);
+		cJSON_AddItemToObject(o, "applied", x);
+	}
+	if (!v->newest) {
+		cJSON_AddNullToObject(o, "newest_verdict");
+	} else if (v->newest_err[0]) {
+		x = cJSON_AddObjectToObject(o, "newest_verdict");
+		cJSON_AddNumberToObject(x, "run", (double)v->n.run_id);
+		cJSON_AddStringToObject(x, "error", v->newest_err);
+	} else {
+		x = kcheck_json(&v->n);
+		cJSON_AddStringToObject(x, "kind", v->n.kind);
+		if (v->newest_host[0])
+			cJSON_AddStringToObject(x, "imported_from", v->newest_host);
+		else
+			cJSON_AddNullToObject(x, "imported_from");
+		cJSON_AddItemToObject(o, "newest_verdict", x);
+	}
+	return o;
+}
+
 static void print_human(FILE *o, const struct host_facts *f)
 {
 	char b1[32], b2[32], why[ST_ERR_MSG_MAX + 8];
@@ -201,30 +355,46 @@ static void print_pending(struct cmd_ctx *ctx)
 
 static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
+	struct kernel_fingerprint *fp = calloc(1, sizeof(*fp));
+	struct verdict_checks *vc = calloc(1, sizeof(*vc));
 	struct host_facts f;
 	static const char what[] = "settings, swap and zswap may show its temporary values until it restores them";
 	int r;
 
+	if (!fp || !vc) {
+		free(fp);
+		free(vc);
+		return err_set(&ctx->err, -ENOMEM, "out of memory");
+	}
 	if ((r = cmd_parse(ctx, &cmd_status_entry, argc, argv, NULL, NULL)) < 0)
-		return r;
+		goto out;
 	r = facts_collect_all(&ctx->host, &f, &ctx->err);
 	if (r < 0) {
 		facts_free(&f);
-		return r;
+		goto out;
 	}
+	kcheck_now(&ctx->store, &ctx->host, fp);
+	check_verdicts(ctx, fp, vc);
 	/* during another swaptune command's changes, what is read is partly its temporary state */
 	if (ctx->json) {
 		cJSON *doc = facts_to_json(&f);
 
+		cJSON_AddItemToObject(doc, "kernel_fingerprint", fingerprint_to_json(fp));
+		cJSON_AddItemToObject(doc, "verdicts", verdicts_json(vc));
 		cmd_note_host_changing(ctx, doc, what);
 		r = cmd_print_json(ctx, doc);
 	} else {
 		cmd_note_host_changing(ctx, NULL, what);
 		print_pending(ctx);
 		print_human(ctx->out, &f);
+		print_fingerprint(ctx->out, fp);
+		print_verdicts(ctx->out, vc);
 	}
 	facts_warn(stderr, &f);
 	facts_free(&f);
+out:
+	free(fp);
+	free(vc);
 	return r < 0 ? r : 0;
 }
 

@@ -264,8 +264,7 @@ static void decide_large_folio(struct kernel_fingerprint *fp)
 	} else if (fp->mthp_anon == FP_NO) {
 		snprintf(why, len, "no mTHP size below the PMD size is enabled for anonymous memory");
 	} else if (fp->zswap_ever == FP_YES) {
-		snprintf(why, len, "zswap was enabled since boot (%s): swap-in falls back to order 0 until reboot",
-			 fp->zswap_ever_why);
+		snprintf(why, len, "zswap was enabled since boot: swap-in falls back to order 0 until reboot");
 	} else if (fp->mthp_anon == FP_UNKNOWN || fp->zswap_ever == FP_UNKNOWN ||
 		   !release_version(fp->release, &major, &minor)) {
 		fp->large_folio_swapin = FP_UNKNOWN;
@@ -274,8 +273,8 @@ static void decide_large_folio(struct kernel_fingerprint *fp)
 			 "the kernel release is unreadable");
 	} else {
 		fp->large_folio_swapin = FP_YES;
-		snprintf(why, len, "an mTHP size is enabled and zswap was never enabled since boot "
-			 "(taken on synchronous swap devices such as zram)");
+		snprintf(why, len, "an mTHP size is enabled and zswap was not enabled since boot; "
+			 "taken on synchronous swap devices such as zram");
 	}
 }
 

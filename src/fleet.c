@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "swaptune/fingerprint.h"
 #include "swaptune/fleet.h"
 
 /* ---- validation ---- */
@@ -140,6 +141,7 @@ static const struct field run_fields[] = {
 	{ "arms", V_ARR, true }, { "trials", V_ARR, true }, { "snapshots", V_ARR, true },
 	{ "changes", V_ARR, true }, { "samples", V_ARR, true },
 	{ "windows", V_ARR, false },	/* switchback runs (exports since schema 6) */
+	{ "kernel_fingerprint", V_ANY_TEXT, false },	/* exports since export schema 3 */
 	{ NULL, 0, false },
 };
 static const struct field window_fields[] = {
@@ -217,6 +219,15 @@ static int check_run(struct vctx *v, const cJSON *run)
 		return -EBADMSG;
 	if (!strcmp(cJSON_GetObjectItemCaseSensitive(run, "kind")->valuestring, "imported"))
 		return bad(v, "kind", "\"imported\" is not a run kind");
+	t = cJSON_GetObjectItemCaseSensitive(run, "kernel_fingerprint");
+	if (t && !cJSON_IsNull(t)) {
+		struct kernel_fingerprint fp;
+		struct st_err e1 = {0};
+
+		/* read as strictly as it is read back from the store */
+		if (fingerprint_from_json(t, &fp, &e1) < 0)
+			return bad(v, "kernel_fingerprint", e1.msg);
+	}
 	if (check_list(v, run, "arms", arm_fields, prefix) < 0 ||
 	    check_list(v, run, "trials", trial_fields, prefix) < 0 ||
 	    check_list(v, run, "snapshots", snapshot_fields, prefix) < 0 ||

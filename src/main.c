@@ -13,6 +13,7 @@
 #include "swaptune/colour.h"
 #include "swaptune/fmt.h"
 #include "swaptune/journal.h"
+#include "swaptune/kernel-check.h"
 #include "swaptune/undo.h"
 
 /*
@@ -351,6 +352,20 @@ int main(int argc, char **argv)
 		snprintf(msg, sizeof(msg), "repair incomplete: %s", ctx.err.msg);
 		print_line(stderr, COLOUR_WARN, "swaptune: warning:", msg);
 		err_reset(&ctx.err);
+	}
+
+	{
+		/* every run this command begins stores the kernel it ran on */
+		struct kernel_fingerprint fp;
+		cJSON *o;
+		char *text;
+
+		kcheck_now(&ctx.store, &ctx.host, &fp);
+		o = fingerprint_to_json(&fp);
+		text = o ? cJSON_PrintUnformatted(o) : NULL;
+		store_set_kernel_fp(&ctx.store, text);
+		cJSON_free(text);
+		cJSON_Delete(o);
 	}
 
 	optind = 1;

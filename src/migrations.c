@@ -154,6 +154,13 @@ static const char *const migrations[] = {
 	"  key TEXT NOT NULL,"
 	"  value REAL NOT NULL,"
 	"  PRIMARY KEY (run_id, idx, key)) WITHOUT ROWID;",
+	/*
+	 * 7: every run stores the kernel's fingerprint it ran on
+	 * (fingerprint.h's JSON: release, cgroup version, readahead mode,
+	 * zswap ever enabled, mTHP, MGLRU), read back through
+	 * fingerprint_from_json()
+	 */
+	"ALTER TABLE runs ADD COLUMN kernel_fp TEXT;",
 };
 
 /* Every table the schema has: one missing is a damaged store, never an empty one. */

@@ -13,6 +13,7 @@
 
 #include "probe-int.h"
 #include "swaptune/facts.h"
+#include "swaptune/kernel-check.h"
 
 /* ---- running --------------------------------------------------------- */
 
@@ -238,6 +239,9 @@ static int engine_rounds(struct engine *E, struct st_err *e)
 	double t0 = probe_now_s();
 	int rc = probe_engine_setup(E, e);
 
+	/* the kernel the trials run on: after the scratch swap and zswap are set up */
+	if (rc == 0)
+		rc = kcheck_stamp_run(E->st, E->h, E->r->run_id, e);
 	if (rc == 0 && E->p->detect_bypass && !probe_stopped(E))
 		rc = probe_engine_bypass(E, e);
 	E->setup_s = probe_now_s() - t0;

@@ -490,6 +490,7 @@ static int compare_into(struct store *st, struct report *rep, struct report_sect
 	charts(rep, a, b, change_iso, res);
 	compare_table(rep, res);
 	recordings_table(rep, a, b);
+	report_kernel_compare(rep, &a->ri, &b->ri);
 	free_recordings(a, b);
 	return 0;
 }
@@ -669,6 +670,7 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 		report_line(sum, "no snapshot was saved with this run to undo it by; see swaptune history");
 	}
 	change_facts(rep, &ri);
+	report_kernel_facts(rep, &ri);
 	s = report_add(rep, REPORT_TEXT, "recordings", "Recordings");
 	if (before)
 		report_line(s, "before: recording %lld, the last one that ended before the change", (long long)before);

@@ -547,9 +547,9 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 		r = report_build_switchback(st, h, run_id, out, e);
 		goto out;
 	}
-	if (strcmp(ri->kind, "probe")) {
+	if (strcmp(store_run_kind(ri), "probe")) {	/* an imported probe is reported as history */
 		r = err_set_exit(e, -EINVAL, ST_EXIT_USAGE, "run %lld is a %s run, not a probe%s",
-				 (long long)run_id, ri->kind,
+				 (long long)run_id, store_run_kind(ri),
 				 !strcmp(ri->kind, "sample") ? ": compare recordings with --before/--after" :
 				 !strcmp(ri->kind, "apply") ? ": see --change" : "");
 		goto out;
@@ -577,6 +577,7 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	report_fact(s, "primary metric", "%s", run->in.metric_name);
 	report_fact(s, "baseline", "%s", v->baseline >= 0 ? run->arms[v->baseline].name : "none");
 	host_facts(rep, ri, sum, par);
+	report_kernel_facts(rep, ri);
 	recipe(rep, h, run);
 	verdict_section(rep, run, v);
 	s = report_add(rep, REPORT_TEXT, "summary", "Summary");
@@ -806,6 +807,7 @@ static void probes_sections(struct report *rep, struct probe_side *a, struct pro
 	runs_compared(rep, a, b);
 	arms_compared(rep, a, b, sum);
 	counters_compared(rep, a, b, sum);
+	report_kernel_compare(rep, &a->t->run, &b->t->run);
 }
 
 int report_build_probes(struct store *st, int64_t before, int64_t after, struct report **out,

@@ -268,6 +268,7 @@ int report_build_switchback(struct store *st, const struct host *h, int64_t run_
 	snprintf(title, sizeof(title), "swaptune report: switchback run %lld", (long long)run_id);
 	rep = report_new("run", title);
 	run_facts(rep, s, &ri);
+	report_kernel_facts(rep, &ri);
 	verdict_text(rep, s);
 	arms_table(rep, s);
 	timeline(rep, s);

@@ -216,6 +216,37 @@ static void state_families(struct obuf *b, const struct sample_prom_state *st)
 		     "# TYPE swaptune_last_verdict_timestamp_seconds gauge\n"
 		     "swaptune_last_verdict_timestamp_seconds %.3f\n", st->verdict_unix);
 	}
+	if (st->has_kernel) {
+		oput(b, "# HELP swaptune_kernel_info the running kernel's fingerprint: release, cgroup "
+		     "version, swap readahead algorithm, zswap enabled since boot, large-folio swap-in "
+		     "possible, MGLRU on (value is always 1)\n"
+		     "# TYPE swaptune_kernel_info gauge\n"
+		     "swaptune_kernel_info{release=\"");
+		olabel(b, st->kernel_release);
+		oput(b, "\",cgroup=\"");
+		olabel(b, st->kernel_cgroup);
+		oput(b, "\",readahead=\"");
+		olabel(b, st->kernel_readahead);
+		oput(b, "\",zswap_ever_enabled=\"");
+		olabel(b, st->kernel_zswap_ever);
+		oput(b, "\",large_folio_swapin=\"");
+		olabel(b, st->kernel_large_folio);
+		oput(b, "\",mglru=\"");
+		olabel(b, st->kernel_mglru);
+		oput(b, "\"} 1\n");
+	}
+	if (st->has_applied) {
+		oput(b, "# HELP swaptune_applied_setting_kernel_mismatch 1 when the setting applied now was "
+		     "decided on another kernel release, cgroup version, readahead algorithm, large-folio "
+		     "or MGLRU state than the running one (check it with swaptune verify), 0 when not, "
+		     "NaN when its run stored no fingerprint\n"
+		     "# TYPE swaptune_applied_setting_kernel_mismatch gauge\n"
+		     "swaptune_applied_setting_kernel_mismatch{run=\"%lld\"} ", st->applied_run);
+		if (st->applied_mismatch < 0)
+			oput(b, "NaN\n");
+		else
+			oput(b, "%d\n", st->applied_mismatch);
+	}
 	if (st->has_apply)
 		oput(b, "# HELP swaptune_last_apply_timestamp_seconds when swaptune last applied a "
 		     "change to this host (Unix time)\n"

@@ -305,3 +305,27 @@ int store_changes_commit_session(struct store *st, const char *session, int *com
 		*committed = sqlite3_changes(st->db);
 	return r;
 }
+
+int store_changes_set_in_boot(struct store *st, const char *name, const char *const *values,
+			      const char *boot_id, const char *sysroot, const char *machine_id,
+			      struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st, "SELECT 1 FROM changes WHERE kind = 'setting' AND name = ?1"
+			      " AND new_value = ?2 AND boot_id = ?3 AND sysroot = ?4"
+			      " AND (?5 = '' OR machine_id = ?5) LIMIT 1", &stmt, e);
+
+	if (r < 0)
+		return r;
+	for (; values && *values && r == 0; values++) {
+		sqlite3_reset(stmt);
+		sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 2, *values, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 3, boot_id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 4, sysroot, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 5, machine_id ? machine_id : "", -1, SQLITE_STATIC);
+		r = store_step_row(st, stmt, e);
+	}
+	sqlite3_finalize(stmt);
+	return r;
+}

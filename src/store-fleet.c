@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "store-int.h"
+#include "swaptune/fingerprint.h"
 #include "swaptune/fleet.h"
 #include "swaptune/store.h"
 
@@ -35,6 +36,24 @@ static cJSON *col_json(sqlite3_stmt *s, int i)
 		return cJSON_CreateNull();
 	v = cJSON_Parse(col_str(s, i));
 	return v ? v : cJSON_CreateString(col_str(s, i));
+}
+
+/*
+ * A stored kernel fingerprint as its JSON, read back as strictly as an
+ * import reads it (fingerprint_from_json()): one that does not read back
+ * is exported as null, never passed on.
+ */
+static cJSON *col_fingerprint(sqlite3_stmt *s, int i)
+{
+	struct kernel_fingerprint fp;
+	cJSON *v;
+	int r;
+
+	if (sqlite3_column_type(s, i) == SQLITE_NULL || !(v = cJSON_Parse(col_str(s, i))))
+		return cJSON_CreateNull();
+	r = fingerprint_from_json(v, &fp, NULL);
+	cJSON_Delete(v);
+	return r < 0 ? cJSON_CreateNull() : fingerprint_to_json(&fp);
 }
 
 static void add_col_text(cJSON *o, const char *k, sqlite3_stmt *s, int i)
@@ -271,7 +290,7 @@ int store_fleet_export_run(struct store *st, int64_t run_id, cJSON **run, struct
 	int rc;
 
 	*run = NULL;
-	if (store_prepare(st, "SELECT kind, status, started_at, ended_at, params, summary"
+	if (store_prepare(st, "SELECT kind, status, started_at, ended_at, params, summary, kernel_fp"
 			  " FROM runs WHERE id = ?1 AND kind != 'imported'", &stmt, e) < 0)
 		return -EIO;
 	sqlite3_bind_int64(stmt, 1, run_id);
@@ -289,6 +308,7 @@ int store_fleet_export_run(struct store *st, int64_t run_id, cJSON **run, struct
 	add_col_text(o, "ended_at", stmt, 3);
 	cJSON_AddItemToObject(o, "params", col_json(stmt, 4));
 	cJSON_AddItemToObject(o, "summary", col_json(stmt, 5));
+	cJSON_AddItemToObject(o, "kernel_fingerprint", col_fingerprint(stmt, 6));
 	sqlite3_finalize(stmt);
 	rc = export_rows(st, run_id, "SELECT name, settings, emulated, note FROM arms"
 			 " WHERE run_id = ?1 ORDER BY id", cJSON_AddArrayToObject(o, "arms"), arm_row, e);
@@ -679,7 +699,8 @@ int store_fleet_import_run(struct store *st, int64_t host_id, const char *machin
 	if (store_prepare(st,
 		"INSERT INTO runs (host_id, kind, started_at, ended_at, status, params, summary,"
 		" origin_machine_id, origin_run_id, origin_started_at, origin_kind, origin_status,"
-		" content_hash) VALUES (?1, 'imported', ?2, ?3, 'imported', ?4, ?5, ?6, ?7, ?2, ?8, ?9, ?10)",
+		" content_hash, kernel_fp)"
+		" VALUES (?1, 'imported', ?2, ?3, 'imported', ?4, ?5, ?6, ?7, ?2, ?8, ?9, ?10, ?11)",
 		&r, e) < 0)
 		return -EIO;
 	sqlite3_bind_int64(r, 1, host_id);
@@ -692,6 +713,8 @@ int store_fleet_import_run(struct store *st, int64_t host_id, const char *machin
 	bind_str(r, 8, run, "kind");
 	bind_str(r, 9, run, "status");
 	sqlite3_bind_text(r, 10, hash, -1, SQLITE_STATIC);
+	/* checked by fleet_doc_parse() with fingerprint_from_json() */
+	bind_json(r, 11, cJSON_GetObjectItemCaseSensitive(run, "kernel_fingerprint"), NULL);
 	rc = store_step_done(st, r, e);
 	sqlite3_finalize(r);
 	if (rc < 0)

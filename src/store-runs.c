@@ -28,7 +28,8 @@
 	" r.kind = 'imported', coalesce(r.origin_kind, ''), coalesce(r.origin_status, '')," \
 	" coalesce(r.origin_run_id, 0), coalesce(r.origin_machine_id, '')," \
 	" EXISTS (SELECT 1 FROM samples WHERE run_id = r.id)," \
-	" coalesce((SELECT t_ns FROM samples WHERE run_id = r.id ORDER BY seq DESC LIMIT 1), 0)" \
+	" coalesce((SELECT t_ns FROM samples WHERE run_id = r.id ORDER BY seq DESC LIMIT 1), 0)," \
+	" r.kernel_fp" \
 	" FROM runs r LEFT JOIN hosts h ON h.id = r.host_id"
 
 /* One row of RUN_COLS into the struct store_run at el (zeroed first): -ENOMEM when a copy fails. */
@@ -55,8 +56,10 @@ static int read_run(sqlite3_stmt *stmt, void *el)
 	w->has_samples = sqlite3_column_int(stmt, 15) != 0;
 	w->last_t_ns = sqlite3_column_int64(stmt, 16);
 	run_params_decode(w->params, &w->p);
+	w->kernel_fp = store_col_dup(stmt, 17);
 	if ((sqlite3_column_type(stmt, 6) != SQLITE_NULL && !w->params) ||
-	    (sqlite3_column_type(stmt, 7) != SQLITE_NULL && !w->summary)) {
+	    (sqlite3_column_type(stmt, 7) != SQLITE_NULL && !w->summary) ||
+	    (sqlite3_column_type(stmt, 17) != SQLITE_NULL && !w->kernel_fp)) {
 		store_run_free(w);
 		return -ENOMEM;
 	}
@@ -91,7 +94,8 @@ void store_run_free(struct store_run *r)
 {
 	free(r->params);
 	free(r->summary);
-	r->params = r->summary = NULL;
+	free(r->kernel_fp);
+	r->params = r->summary = r->kernel_fp = NULL;
 	run_params_free(&r->p);
 }
 
@@ -246,6 +250,34 @@ int store_runs_apply_in_effect(struct store *st, struct store_apply_ref *a, stru
 	} else {
 		/* like a missing row: nothing in effect that can be verified */
 		r = 0;
+	}
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int store_runs_applied(struct store *st, struct store_applied *a, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st,
+		"SELECT a.id, coalesce(json_extract(a.params, '$.source_run'), 0),"
+		" coalesce(json_extract(a.params, '$.persist'), 0), coalesce(a.boot_id = ?2, 0)"
+		" FROM runs a WHERE a.kind = 'apply' AND a.status = 'ok'"
+		" AND (?1 = '' OR a.machine_id = ?1)"
+		" AND (a.boot_id = ?2 OR json_extract(a.params, '$.persist') = 1)"
+		APPLY_NOT_ROLLED_BACK
+		" ORDER BY a.id DESC LIMIT 1", &stmt, e);
+
+	memset(a, 0, sizeof(*a));
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(stmt, 1, st->machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, st->boot_id, -1, SQLITE_STATIC);
+	r = store_step_row(st, stmt, e);
+	if (r == 1) {
+		a->apply_run = sqlite3_column_int64(stmt, 0);
+		a->source_run = sqlite3_column_int64(stmt, 1);
+		a->persisted = sqlite3_column_int(stmt, 2) != 0;
+		a->this_boot = sqlite3_column_int(stmt, 3) != 0;
 	}
 	sqlite3_finalize(stmt);
 	return r;

@@ -345,6 +345,17 @@ void store_set_identity(struct store *st, const char *machine_id, const char *bo
 	snprintf(st->boot_id, sizeof(st->boot_id), "%s", boot_id ? boot_id : "");
 }
 
+int store_set_kernel_fp(struct store *st, const char *fp_json)
+{
+	st->kernel_fp[0] = '\0';
+	if (!fp_json)
+		return 0;
+	if (strlen(fp_json) >= sizeof(st->kernel_fp))
+		return -E2BIG;
+	snprintf(st->kernel_fp, sizeof(st->kernel_fp), "%s", fp_json);
+	return 0;
+}
+
 int store_close_remove(struct store *st)
 {
 	int fd = st->hold_fd1 - 1, r = -EBUSY;
@@ -499,8 +510,8 @@ int store_run_begin(struct store *st, const char *kind, const char *params_json,
 {
 	sqlite3_stmt *stmt;
 	int r = store_prepare(st,
-		"INSERT INTO runs (host_id, kind, pid, params, machine_id, boot_id)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+		"INSERT INTO runs (host_id, kind, pid, params, machine_id, boot_id, kernel_fp)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 		&stmt, e);
 
 	if (r < 0)
@@ -515,10 +526,28 @@ int store_run_begin(struct store *st, const char *kind, const char *params_json,
 		sqlite3_bind_text(stmt, 5, st->machine_id, -1, SQLITE_STATIC);
 	if (st->boot_id[0])
 		sqlite3_bind_text(stmt, 6, st->boot_id, -1, SQLITE_STATIC);
+	if (st->kernel_fp[0])
+		sqlite3_bind_text(stmt, 7, st->kernel_fp, -1, SQLITE_STATIC);
 	r = store_step_done(st, stmt, e);
 	sqlite3_finalize(stmt);
 	if (r == 0)
 		*run_id = sqlite3_last_insert_rowid(st->db);
+	return r;
+}
+
+int store_run_set_kernel_fp(struct store *st, int64_t run_id, const char *fp_json,
+			    struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int r = store_prepare(st, "UPDATE runs SET kernel_fp = ?2 WHERE id = ?1", &stmt, e);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	if (fp_json && *fp_json)
+		sqlite3_bind_text(stmt, 2, fp_json, -1, SQLITE_STATIC);
+	r = store_step_done(st, stmt, e);
+	sqlite3_finalize(stmt);
 	return r;
 }
 

@@ -155,7 +155,7 @@ wait $pid || fail "record --prom: exit $?"
 "$SWAPTUNE" sample --db "$scratch/rdb" --replay 1 --prom >"$scratch/replay.prom" || fail "replay --prom: exit $?"
 # the tick's families, exactly; the host's state (settings, verdict, apply, pending) is not in a recording
 grep -q '^swaptune_setting' "$scratch/replay.prom" && fail "replay prints settings it never recorded"
-awk '/^# (HELP|TYPE) swaptune_(setting|last_|pending_)/ || /^swaptune_(setting|last_|pending_)/ { next } { print }' \
+awk '/^# (HELP|TYPE) swaptune_(setting|last_|pending_|kernel_info|applied_setting_)/ || /^swaptune_(setting|last_|pending_|kernel_info|applied_setting_)/ { next } { print }' \
 	"$scratch/rec.prom" >"$scratch/rec-ticks.prom"
 same "$scratch/replay.prom" "$scratch/rec-ticks.prom"
 n=$(split "$scratch/replay.prom" "$scratch/rp")

@@ -44,6 +44,10 @@ st rollback --to "$snap" --print >"$scratch/out" 2>"$scratch/err"
 st apply --run "$run" --yes >"$scratch/out" 2>"$scratch/err"
 rc=$?
 [ $rc -ne 0 ] || fail "apply --run of an imported run succeeded"
+[ $rc -eq 2 ] || fail "apply --run of an imported run: exit $rc, want 2"
+[ "$(wc -l <"$scratch/err")" -eq 1 ] || fail "apply --run of an imported run: want one line: $(cat "$scratch/err")"
+grep -q "history imported from another host.*never applies" "$scratch/err" ||
+	fail "apply --run of an imported run does not say why: $(cat "$scratch/err")"
 [ "$(tree_sum)" = "$before" ] || fail "apply --run of an imported run changed the tree"
 
 # another machine's apply in a copied store

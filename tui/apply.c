@@ -88,6 +88,12 @@ static int load_verdict(struct tui_ctx *c, struct tui_apply *a, struct st_err *e
 	}
 	if ((r = advice_load_run(c->st, c->h, a->run_id, NULL, run, e)) < 0)
 		goto out;
+	if (!strcmp(run->status, "imported")) {
+		/* another host's history: judged for reading, never applied here */
+		r = err_set(e, -EINVAL, "run %lld is history imported from another host: never applied here",
+			    (long long)a->run_id);
+		goto out;
+	}
 	if ((r = advice_judge_pooled(c->st, c->h, run, -1, v, j, &pool, e)) < 0) {
 		err_prefix(e, "probe run %lld", (long long)a->run_id);
 		goto out;

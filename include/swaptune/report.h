@@ -181,6 +181,17 @@ void report_facts_json(struct report_section *s, const char *key, const cJSON *d
 
 /* ---- builders ---- */
 
+/*
+ * The kernel a run ran on (report-kernel.c): a facts section "kernel" from
+ * its stored fingerprint (fingerprint.h), read back as strictly as an
+ * import; "none stored" for a run made before swaptune stored one, "n/a"
+ * with the reason for one that does not read back. Every builder adds it.
+ */
+void report_kernel_facts(struct report *rep, const struct store_run *ri);
+/* Two runs compared: each one's kernel, and the differences that can change advice. */
+void report_kernel_compare(struct report *rep, const struct store_run *before,
+			   const struct store_run *after);
+
 /* One probe run (advice_load_run + the raw trials). h may be NULL. */
 int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 		     struct report **out, struct st_err *e);

@@ -85,6 +85,22 @@ struct sample_prom_state {
 	bool has_apply, has_rollback;
 	double apply_unix, rollback_unix;
 	double pending_confirm_s;	/* seconds until an unconfirmed apply undoes itself, 0: none */
+	/* the running kernel's fingerprint (swaptune_kernel_info) */
+	bool has_kernel;
+	char kernel_release[128];
+	char kernel_cgroup[16];		/* v1, v2, hybrid, none, unknown */
+	char kernel_readahead[16];	/* vma, cluster, unknown */
+	char kernel_zswap_ever[8];	/* yes, no, unknown */
+	char kernel_large_folio[8];	/* yes, no, unknown */
+	char kernel_mglru[8];		/* yes, no, unknown */
+	/*
+	 * the setting applied now against it: 1 decided on another kernel,
+	 * readahead mode, cgroup version, large-folio or MGLRU state, 0 the
+	 * same, -1 cannot be told (no fingerprint stored with its run)
+	 */
+	bool has_applied;
+	long long applied_run;
+	int applied_mismatch;
 };
 
 struct sample_prom_src {

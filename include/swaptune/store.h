@@ -31,6 +31,7 @@ struct store {
 	int hold_fd1;		/* 1 + fd held with a shared flock while open; 0 = none */
 	char machine_id[64];	/* recorded in every run, see store_set_identity() */
 	char boot_id[64];
+	char kernel_fp[4096];	/* recorded in every run, see store_set_kernel_fp() */
 };
 
 /* The default database path for this user. */
@@ -67,6 +68,19 @@ long long store_changes(struct store *st);
 int store_close_remove(struct store *st);
 /* The machine and boot id written into every run this store begins. */
 void store_set_identity(struct store *st, const char *machine_id, const char *boot_id);
+
+/*
+ * The kernel fingerprint (fingerprint_to_json()'s text) written into every
+ * run this store begins from now on; NULL or "" writes none. -E2BIG (and
+ * none) when it does not fit.
+ */
+int store_set_kernel_fp(struct store *st, const char *fp_json);
+/*
+ * Replace run_id's fingerprint with fp_json (a probe's or a switchback's
+ * once its set-up is done: the kernel its trials ran on).
+ */
+int store_run_set_kernel_fp(struct store *st, int64_t run_id, const char *fp_json,
+			    struct st_err *e);
 
 /* Schema version after migrations; migrations_latest() the newest this build knows. */
 int store_schema_version(struct store *st);
@@ -106,6 +120,7 @@ struct store_run {
 	char origin_status[24];
 	int64_t origin_run_id;
 	char origin_machine_id[64];
+	char *kernel_fp;		/* the kernel fingerprint JSON it ran on, NULL if none (owned) */
 	bool has_samples;		/* at least one samples row (no count: that reads them all) */
 	int64_t last_t_ns;		/* t_ns of its last sample (by seq), 0 if none */
 };
@@ -223,6 +238,16 @@ int store_changes_of_run(struct store *st, int64_t run_id, struct store_change *
 int store_changes_since_run(struct store *st, const char *sysroot, int64_t min_run_id,
 			    const char *kind1, const char *kind2, struct store_change **rows,
 			    int *n, struct st_err *e);
+/*
+ * Whether the journal holds a row that set setting name to one of the
+ * values (NULL-terminated) in boot boot_id under sysroot (the journal's
+ * key: "/" for the live host) on machine machine_id ("" = any): 1, 0, or
+ * < 0 on error. The fingerprint's "swaptune enabled zswap during this
+ * boot" (zswap.enabled to Y).
+ */
+int store_changes_set_in_boot(struct store *st, const char *name, const char *const *values,
+			      const char *boot_id, const char *sysroot, const char *machine_id,
+			      struct st_err *e);
 /* How many rows of session are pending. */
 int store_changes_count_pending(struct store *st, const char *session, int *n,
 				struct st_err *e);
@@ -275,6 +300,21 @@ struct store_apply_ref {
 	char arm[64];			/* params "arm", "" if none */
 };
 int store_runs_apply_in_effect(struct store *st, struct store_apply_ref *a, struct st_err *e);
+
+/*
+ * The setting applied now: the newest "ok" apply run of this machine
+ * (st->machine_id; any when unset) that no later "ok" rollback went back
+ * past and that still acts: made in this boot (st->boot_id), or persisted
+ * (params "persist" true) for the boots after. Its id and its params'
+ * "source_run" (0 for a manual apply): 1, 0 if none, < 0 on error.
+ */
+struct store_applied {
+	int64_t apply_run;
+	int64_t source_run;
+	bool persisted;
+	bool this_boot;
+};
+int store_runs_applied(struct store *st, struct store_applied *a, struct st_err *e);
 
 /* A snapshot's row (not its settings), and whose run it belongs to. */
 struct store_snapshot_info {
