@@ -1,11 +1,11 @@
 /*
  * stats-seq.c - statistics for sequential, outcome-aware verdicts: the
- * normal distribution, spending functions, the AR(1) variance factor and
- * the serial-dependence-robust paired statistic, the exact sequential sign
- * test and Clopper-Pearson intervals for failures, MAD outliers and
- * DerSimonian-Laird pooling; and, for the v2 method the simulator keeps,
- * group-sequential normal crossing probabilities, Lan-DeMets
- * O'Brien-Fleming bounds and Fisher's exact test. Contracts are in
+ * normal distribution, spending functions, the exact sequential sign test
+ * and Clopper-Pearson intervals for failures, MAD outliers and
+ * DerSimonian-Laird pooling; group-sequential normal crossing probabilities
+ * (the power approximation and the stage bounds of a recipe's runs); and,
+ * for the v2 method the simulator keeps, Lan-DeMets O'Brien-Fleming bounds
+ * and Fisher's exact test. Contracts are in
  * include/swaptune/advisor.h.
  */
 #include <errno.h>
@@ -264,21 +264,6 @@ double stats_hsd_spend(double t, double gamma)
 	return -expm1(-gamma * t) / -expm1(-gamma);
 }
 
-double stats_ar1_mean_vif(size_t n, double rho)
-{
-	double nn = (double)n, s, rn = 1.0, b = rho;
-
-	if (n < 2 || rho == 0.0)
-		return 1.0;
-	/* rho^n by squaring (the Monte Carlo calls this millions of times) */
-	for (size_t e = n; e; e >>= 1, b *= b)
-		if (e & 1)
-			rn *= b;
-	/* sum_{k=1}^{n-1} (1 - k/n) rho^k in closed form */
-	s = rho / (1.0 - rho) - rho * (1.0 - rn) / (nn * (1.0 - rho) * (1.0 - rho));
-	return 1.0 + 2.0 * s;
-}
-
 double stats_binom_half_upper(unsigned x, unsigned n)
 {
 	double p = 0.0;
@@ -385,90 +370,5 @@ int stats_sign_seq(const unsigned *disc, const unsigned *wins, size_t k, const d
 	}
 	if (out->p_stage > 1.0)
 		out->p_stage = 1.0;
-	return 0;
-}
-
-double stats_pooled_rho(const double *y, const bool *ok, size_t n_arms, size_t n_rounds,
-			size_t stride, size_t *n_used)
-{
-	double num = 0.0, den = 0.0, r1, rho;
-	size_t n = 0;
-
-	if (n_used)
-		*n_used = 0;
-	if (!y || !ok || n_arms < 2 || n_rounds > STATS_SAMPLES_MAX || stride < n_rounds)
-		return 0.0;
-	for (size_t r = 0; r < n_rounds; r++) {
-		size_t k = 0;
-
-		for (size_t a = 0; a < n_arms; a++)
-			k += ok[a * stride + r];
-		n += k >= 2;
-	}
-	for (size_t a = 0; a < n_arms; a++) {
-		double e[STATS_SAMPLES_MAX], mean = 0.0;
-		bool has[STATS_SAMPLES_MAX];
-		size_t m = 0;
-
-		for (size_t r = 0; r < n_rounds; r++) {
-			double s = 0.0;
-			size_t k = 0;
-
-			has[r] = false;
-			if (!ok[a * stride + r])
-				continue;
-			for (size_t b = 0; b < n_arms; b++)
-				if (ok[b * stride + r]) {
-					s += y[b * stride + r];
-					k++;
-				}
-			if (k < 2)
-				continue;
-			e[r] = y[a * stride + r] - s / (double)k;
-			has[r] = true;
-			mean += e[r];
-			m++;
-		}
-		if (m < 2)
-			continue;
-		mean /= (double)m;
-		for (size_t r = 0; r < n_rounds; r++) {
-			if (!has[r])
-				continue;
-			den += (e[r] - mean) * (e[r] - mean);
-			if (r > 0 && has[r - 1])
-				num += (e[r] - mean) * (e[r - 1] - mean);
-		}
-	}
-	if (n_used)
-		*n_used = n;
-	if (n < 4 || !(den > 0.0))
-		return 0.0;
-	r1 = num / den;
-	rho = ((double)n * r1 + 1.0) / ((double)n - 3.0);
-	return rho < 0.0 ? 0.0 : rho > STATS_RHO_MAX ? STATS_RHO_MAX : rho;
-}
-
-int stats_robust_t(const double *d, size_t n, double rho, struct stats_robust_t *out)
-{
-	double g;
-
-	if (!d || !out || n < 2 || n > STATS_SAMPLES_MAX || !(rho >= 0.0 && rho <= STATS_RHO_MAX))
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (!isfinite(d[i]))
-			return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	out->n = n;
-	out->rho = rho;
-	out->mean = stats_mean(d, n);
-	out->sd = stats_stddev(d, n);
-	out->vif = stats_ar1_mean_vif(n, rho);
-	g = ((double)n - out->vif) / ((double)n - 1.0);
-	out->se = sqrt(out->sd * out->sd / g * out->vif / (double)n);
-	if (out->se > 0.0)
-		out->t = out->mean / out->se;
-	else
-		out->t = out->mean > 0.0 ? INFINITY : out->mean < 0.0 ? -INFINITY : 0.0;
 	return 0;
 }

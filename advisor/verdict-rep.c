@@ -1,30 +1,87 @@
 /*
- * verdict-rep.c - the replication rule: the k-th run of one recipe judged
- * on all k runs, by Stouffer's combination of each run's exact stagewise
- * p-values (speed and failures apart), at a share of the plan's alpha that
- * shrinks with every run so that the shares over any number of runs sum to
- * at most alpha. Contracts in advisor.h.
+ * verdict-rep.c - the runs of one recipe as the stages of one sequential
+ * design: the first run judged alone at its share of the recipe's alpha,
+ * every later stage by Stouffer's combination (equal weights, fixed in
+ * advance) of each run's exact stagewise p-values, speed and failures
+ * apart, against bounds that spend what is left of the recipe's alpha half
+ * at a time. Contracts in advisor.h.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "swaptune/advisor.h"
+#include "swaptune/randtest.h"
 
-double verdict2_rep_alpha(double alpha, size_t k)
+double verdict2_first_alpha(double alpha)
 {
-	if (k == 0)
-		return NAN;
-	return k == 1 ? alpha * (1.0 - 1.0 / 16.0) : ldexp(alpha, -(int)(k > 60 ? 60 : k) - 3);
+	return alpha * VERDICT2_FIRST_SHARE;
 }
 
-void verdict2_rep_arm_of(const struct verdict2_result *r, size_t i, unsigned planned_rounds,
-			 struct verdict2_rep_arm *out)
+/* What stage j (0-based) spends of a_first and a_cont. */
+static double stage_spend(size_t j, double a_first, double a_cont)
+{
+	return j == 0 ? a_first : ldexp(a_cont, -(int)j);
+}
+
+int verdict2_stage_bounds(size_t k, double a_first, double a_cont, double *c, struct st_err *e)
+{
+	double t[VERDICT2_REPS_MAX], cross[VERDICT2_REPS_MAX];
+
+	if (k < 1 || k > VERDICT2_REPS_MAX || !(a_first > 0.0 && a_first < 0.5) ||
+	    !(a_cont > 0.0 && a_cont < 0.5))
+		return err_set(e, -EINVAL, "stage bounds: 1 to %d stages, levels in (0, 0.5)",
+			       VERDICT2_REPS_MAX);
+	/* Z_j = sum of j standard normals / sqrt j: a Brownian path at times 1..k */
+	for (size_t j = 0; j < k; j++)
+		t[j] = (double)(j + 1) / VERDICT2_REPS_MAX;
+	c[0] = stats_norm_quantile(1.0 - a_first);
+	for (size_t j = 1; j < k; j++) {
+		double lo = 0.0, hi = 40.0, want = stage_spend(j, a_first, a_cont);
+
+		for (int it = 0; it < 60; it++) {
+			double mid = 0.5 * (lo + hi);
+			int rc;
+
+			c[j] = mid;
+			if ((rc = stats_gs_cross(t, c, j + 1, 0.0, cross, e)) < 0)
+				return rc;
+			if (cross[j] > want)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		c[j] = hi;
+	}
+	return 0;
+}
+
+void verdict2_rep_arm_of(const struct verdict2_input *in, const struct verdict2_result *r,
+			 size_t i, struct verdict2_rep_arm *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->weight = sqrt((double)(planned_rounds ? planned_rounds : 1));
-	out->p_stage = out->p_fail_stage = out->mean_log = out->se_log = NAN;
+	out->p_stage = out->p_fail_stage = NAN;
+	if (in && in->n_rounds <= VERDICT2_ROUNDS_MAX && in->n_arms <= VERDICT_ARMS_MAX &&
+	    i < in->n_arms && (!r || r->baseline >= 0)) {
+		int b = -1;
+
+		for (size_t a = 0; a < in->n_arms; a++)
+			if (in->arms[a].is_baseline)
+				b = (int)a;
+		for (size_t rr = 0; b >= 0 && (int)i != b && rr < in->n_rounds; rr++) {
+			const struct verdict2_arm *x = &in->arms[i], *y = &in->arms[b];
+			double v;
+
+			if (x->outcome[rr] != VERDICT_OUT_OK || y->outcome[rr] != VERDICT_OUT_OK ||
+			    !(x->primary[rr] > 0.0) || !(y->primary[rr] > 0.0))
+				continue;
+			v = log(x->primary[rr]) - log(y->primary[rr]);
+			out->c[out->n++] = in->metric == VERDICT_METRIC_THROUGHPUT ||
+					   in->metric == VERDICT_METRIC_HIGHER_BETTER ? v : -v;
+		}
+	}
 	if (!r || r->decision == VERDICT2_STOP_INVALID) {
 		out->aborted = !r;
 		return;
@@ -32,9 +89,9 @@ void verdict2_rep_arm_of(const struct verdict2_result *r, size_t i, unsigned pla
 	if ((int)i == r->baseline || i >= r->n_arms)
 		return;
 	out->compared = r->arms[i].compared && isfinite(r->arms[i].p_stage);
+	out->crossed = r->arms[i].crosses;
+	out->fail_shown = r->arms[i].fail_shown;
 	out->p_stage = r->arms[i].p_stage;
-	out->mean_log = r->arms[i].mean_log;
-	out->se_log = r->arms[i].se_log;
 	out->fail_counted = r->arms[i].disc_won + r->arms[i].disc_lost > 0;
 	out->p_fail_stage = r->arms[i].p_fail_stage;
 }
@@ -49,44 +106,92 @@ static double z_of(double p)
 	return stats_norm_quantile(1.0 - p);
 }
 
-static void pool_arm(const struct verdict2_rep_input *in, size_t i, const struct verdict2_rep_result *rr,
-		     double min_effect_pct, struct verdict2_rep_arm_result *ar)
+/*
+ * Whether a stage from the second on crossed for one path: Z_j = sum of
+ * z_1..z_j / sqrt j against c[j - 1]. The last stage's Z into *z_last.
+ */
+static bool stages_cross(const double *z, size_t k, const double *c, double *z_last)
 {
-	double y[VERDICT2_REPS_MAX], v[VERDICT2_REPS_MAX], zs = 0, zf = 0, w2 = 0;
+	double sum = 0.0;
+	bool crossed = false;
+
+	for (size_t j = 0; j < k; j++) {
+		sum += z[j];
+		*z_last = sum / sqrt((double)(j + 1));
+		if (j > 0 && *z_last >= c[j])
+			crossed = true;
+	}
+	return crossed;
+}
+
+/* The estimate and 95 % interval over every run's contrasts, and futility. */
+static void pool_contrasts(const struct verdict2_rep_input *in, size_t i, double min_effect_pct,
+			   struct rt_work *w, struct verdict2_rep_arm_result *ar)
+{
+	static const double level = 0.025;
+	double all[VERDICT2_REPS_MAX * VERDICT2_ROUNDS_MAX], est, lo, hi;
+	struct rt_design rd = { .score = RT_SCORE_HUBER, .n_looks = 1, .enum_max = 12 };
 	size_t n = 0;
 
+	for (size_t j = 0; j < in->k; j++)
+		for (size_t r = 0; r < in->arm[j][i].n && r < VERDICT2_ROUNDS_MAX; r++)
+			all[n++] = in->arm[j][i].c[r];
+	ar->n = n;
+	if (n < 2)
+		return;
+	est = rt_estimate(RT_SCORE_HUBER, all, n);
+	rd.n_at[0] = (unsigned)n;
+	rd.spend_cum[0] = level;
+	rt_interval(&rd, all, n, est, w, &lo, &hi);
+	ar->effect_pct = expm1(est) * 100.0;
+	ar->ci_low_pct = expm1(lo) * 100.0;
+	ar->ci_high_pct = expm1(hi) * 100.0;
+	ar->pooled.effect_pct = ar->effect_pct;
+	ar->pooled.ci_low_pct = ar->ci_low_pct;
+	ar->pooled.ci_high_pct = ar->ci_high_pct;
+	ar->pooled.pool.k = ar->n_runs;
+	ar->pooled.pool.pooled = est;
+	ar->pooled.pool.ci_low = lo;
+	ar->pooled.pool.ci_high = hi;
+	ar->pooled.pool.se = ar->pooled.pool.q = ar->pooled.pool.tau2 = ar->pooled.pool.i2 = NAN;
+	ar->futile = rt_p_one(RT_SCORE_HUBER, all, n, log1p(min_effect_pct / 100.0), -1, w) <= level;
+	ar->min_effect_confirmed = ar->ci_low_pct >= min_effect_pct;
+}
+
+static void pool_arm(const struct verdict2_rep_input *in, size_t i, const struct verdict2_rep_result *rr,
+		     double min_effect_pct, struct rt_work *w, struct verdict2_rep_arm_result *ar)
+{
+	double zs[VERDICT2_REPS_MAX], zf[VERDICT2_REPS_MAX], cs[VERDICT2_REPS_MAX], cf[VERDICT2_REPS_MAX];
+	double C = (double)(in->n_arms - 1), a_first = rr->alpha_first;
+	bool sx, fx;
+
 	memset(ar, 0, sizeof(*ar));
-	ar->z = ar->p_one = ar->z_fail = ar->p_fail = ar->ci_low_pct = NAN;
+	ar->z = ar->p_one = ar->z_fail = ar->p_fail = ar->bound = ar->bound_fail = NAN;
+	ar->effect_pct = ar->ci_low_pct = ar->ci_high_pct = NAN;
 	ar->pooled.effect_pct = ar->pooled.ci_low_pct = ar->pooled.ci_high_pct = NAN;
 	for (size_t j = 0; j < in->k; j++) {
 		const struct verdict2_rep_arm *a = &in->arm[j][i];
-		double w = a->weight > 0 ? a->weight : 1.0;
 
-		/* every run counts with its planned weight; one without evidence adds z = 0 */
-		w2 += w * w;
-		if (a->compared)
-			zs += w * z_of(a->p_stage);
-		if (a->fail_counted)
-			zf += w * z_of(a->p_fail_stage);
-		if (a->compared && isfinite(a->mean_log) && a->se_log > 0) {
-			y[n] = a->mean_log;
-			v[n++] = a->se_log * a->se_log;
-		}
+		/* a run without evidence for the arm is a stage with z = 0 */
+		zs[j] = a->compared ? z_of(a->p_stage) : 0.0;
+		zf[j] = a->fail_counted ? z_of(a->p_fail_stage) : 0.0;
+		ar->n_runs += a->compared;
 	}
-	ar->z = zs / sqrt(w2);
-	ar->p_one = 1.0 - stats_norm_cdf(ar->z);
-	ar->z_fail = zf / sqrt(w2);
-	ar->p_fail = 1.0 - stats_norm_cdf(ar->z_fail);
-	ar->fail_shown = ar->p_fail < rr->alpha_fail_each;
-	ar->n_runs = n;
-	if (n == 0 || verdict2_pool_runs(y, v, n, &ar->pooled, NULL) < 0)
+	if (verdict2_stage_bounds(in->k, (1.0 - VERDICT2_FAIL_SHARE) * a_first / C,
+				  (1.0 - VERDICT2_FAIL_SHARE) * rr->alpha_cont / C, cs, NULL) < 0 ||
+	    verdict2_stage_bounds(in->k, VERDICT2_FAIL_SHARE * a_first / C,
+				  VERDICT2_FAIL_SHARE * rr->alpha_cont / C, cf, NULL) < 0)
 		return;
-	ar->ci_low_pct = expm1(ar->pooled.pool.pooled - stats_norm_quantile(1.0 - rr->alpha_each) *
-			       ar->pooled.pool.se) * 100.0;
-	ar->crosses = ar->p_one < rr->alpha_each && ar->pooled.effect_pct >= min_effect_pct;
-	ar->min_effect_confirmed = ar->ci_low_pct >= min_effect_pct;
-	ar->futile = expm1(ar->pooled.pool.pooled + stats_norm_quantile(0.975) *
-			   ar->pooled.pool.se) * 100.0 < min_effect_pct;
+	sx = in->arm[0][i].crossed || stages_cross(zs, in->k, cs, &ar->z);
+	fx = in->arm[0][i].fail_shown || stages_cross(zf, in->k, cf, &ar->z_fail);
+	ar->bound = cs[in->k - 1];
+	ar->bound_fail = cf[in->k - 1];
+	ar->p_one = 1.0 - stats_norm_cdf(ar->z);
+	ar->p_fail = 1.0 - stats_norm_cdf(ar->z_fail);
+	ar->fail_shown = fx;
+	pool_contrasts(in, i, min_effect_pct, w, ar);
+	ar->shown = sx;
+	ar->crosses = sx && ar->effect_pct >= min_effect_pct;
 }
 
 static int check(const struct verdict2_rep_input *in, const struct verdict2_result *own,
@@ -139,7 +244,7 @@ static const struct verdict2_rep_arm_result *held_back(const struct verdict2_rep
 
 	for (size_t i = 0; i < in->n_arms; i++)
 		if ((int)i != in->baseline && out->arms[i].crosses && !own_bars(own, i) &&
-		    own->arms[i].guard_not_shown && (!b || out->arms[i].p_one < b->p_one))
+		    own->arms[i].guard_not_shown && (!b || out->arms[i].z > b->z))
 			b = &out->arms[i];
 	return b;
 }
@@ -152,26 +257,25 @@ static void rep_reason(const struct verdict2_rep_input *in, const struct verdict
 			    "; this run alone would say CHANGE, but earlier runs count" : "";
 
 	if (out->decision == VERDICT2_STOP_CHANGE && out->path == VERDICT2_PATH_SPEED)
-		snprintf(out->reason, sizeof(out->reason), "pooled over %zu runs of this recipe: "
-			 "%+.1f %% (95 %% CI %+.1f to %+.1f %%), beyond the bound for run %zu "
-			 "(one-sided p %.2g < %.2g)", in->k, b->pooled.effect_pct, b->pooled.ci_low_pct,
-			 b->pooled.ci_high_pct, in->k, b->p_one, out->alpha_each);
+		snprintf(out->reason, sizeof(out->reason), "over %zu runs of this recipe: %+.1f %% "
+			 "(95 %% CI %+.1f to %+.1f %%), shown at stage %zu (Z %.2f >= %.2f, or the "
+			 "first run alone)", in->k, b->effect_pct, b->ci_low_pct, b->ci_high_pct, in->k,
+			 b->z, b->bound);
 	else if (out->decision == VERDICT2_STOP_CHANGE)
-		snprintf(out->reason, sizeof(out->reason), "pooled over %zu runs of this recipe: the "
-			 "baseline fails more often (one-sided p %.2g < %.2g)", in->k, b->p_fail,
-			 out->alpha_fail_each);
+		snprintf(out->reason, sizeof(out->reason), "over %zu runs of this recipe: the baseline "
+			 "fails more often (stage Z %.2f, bound %.2f, or the first run alone)", in->k,
+			 b->z_fail, b->bound_fail);
 	else if (out->decision == VERDICT2_STOP_KEEP)
-		snprintf(out->reason, sizeof(out->reason), "pooled over %zu runs of this recipe: "
-			 "no candidate gains %.1f %%", in->k, min_effect_pct);
+		snprintf(out->reason, sizeof(out->reason), "over %zu runs of this recipe: no candidate "
+			 "gains %.1f %%", in->k, min_effect_pct);
 	else if ((b = held_back(in, own, out)))
-		snprintf(out->reason, sizeof(out->reason), "pooled over %zu runs of this recipe: a gain of "
-			 "%+.1f %% crosses the bound for run %zu (one-sided p %.2g < %.2g), but this run "
-			 "could not rule out a cost beyond its guardrail's margin (below)%s", in->k,
-			 b->pooled.effect_pct, in->k, b->p_one, out->alpha_each, alone);
+		snprintf(out->reason, sizeof(out->reason), "over %zu runs of this recipe: a gain of "
+			 "%+.1f %% is shown (stage %zu: Z %.2f, bound %.2f), but this run could not rule "
+			 "out a cost beyond its guardrail's margin (below)%s", in->k, b->effect_pct, in->k,
+			 b->z, b->bound, alone);
 	else
-		snprintf(out->reason, sizeof(out->reason), "pooled over %zu runs of this recipe: no "
-			 "change shown at the bound for run %zu (one-sided %.2g per candidate)%s",
-			 in->k, in->k, out->alpha_each, alone);
+		snprintf(out->reason, sizeof(out->reason), "over %zu runs of this recipe: no change "
+			 "shown yet (stage %zu of the recipe's sequential design)%s", in->k, in->k, alone);
 }
 
 int verdict2_replicate(const struct verdict2_rep_input *in, const struct verdict2_result *own,
@@ -180,23 +284,25 @@ int verdict2_replicate(const struct verdict2_rep_input *in, const struct verdict
 {
 	int rc = check(in, own, alpha, e), best = -1;
 	bool all_keep = true;
-	size_t C;
+	struct rt_work *w;
 
 	if (rc < 0)
 		return rc;
-	C = in->n_arms - 1;
 	memset(out, 0, sizeof(*out));
 	out->k = in->k;
 	out->n_arms = in->n_arms;
-	out->alpha_k = verdict2_rep_alpha(alpha, in->k);
-	out->alpha_each = (1.0 - VERDICT2_FAIL_SHARE) * out->alpha_k / (double)C;
-	out->alpha_fail_each = VERDICT2_FAIL_SHARE * out->alpha_k / (double)C;
+	out->alpha_first = verdict2_first_alpha(alpha);
+	out->alpha_cont = alpha - out->alpha_first;
+	out->alpha_k = stage_spend(in->k - 1, out->alpha_first, out->alpha_cont);
 	out->decision = own->decision;
 	out->chosen = own->chosen;
 	out->path = own->path;
+	if (!(w = malloc(sizeof(*w))))
+		return err_set(e, -ENOMEM, "replication: out of memory");
 	for (size_t i = 0; i < in->n_arms; i++)
 		if ((int)i != in->baseline)
-			pool_arm(in, i, out, min_effect_pct, &out->arms[i]);
+			pool_arm(in, i, out, min_effect_pct, w, &out->arms[i]);
+	free(w);
 	if (own->decision == VERDICT2_STOP_INVALID && in->k > 1)
 		snprintf(out->reason, sizeof(out->reason), "pooled over %zu runs of this recipe: not "
 			 "judged, this run itself is invalid", in->k);
@@ -210,12 +316,12 @@ int verdict2_replicate(const struct verdict2_rep_input *in, const struct verdict
 			continue;
 		p = rep_path(ar, own, i);
 		if (p != VERDICT2_PATH_NONE &&
-		    (best < 0 || (isnan(out->arms[best].pooled.effect_pct) && !isnan(ar->pooled.effect_pct)) ||
-		     ar->pooled.effect_pct > out->arms[best].pooled.effect_pct)) {
+		    (best < 0 || (isnan(out->arms[best].effect_pct) && !isnan(ar->effect_pct)) ||
+		     ar->effect_pct > out->arms[best].effect_pct)) {
 			best = (int)i;
 			out->path = p;
 		}
-		if (!((ar->futile && ar->z_fail <= 0.0) || own_bars(own, i)))
+		if (!((ar->futile && !(ar->z_fail > 0.0)) || own_bars(own, i)))
 			all_keep = false;
 	}
 	if (best >= 0) {

@@ -1,11 +1,11 @@
 /*
- * verdict-seq.c - the sequential, paired, outcome-aware verdict (v3): the
- * design (looks, spending, bounds from verdict-mc.c, truncation), one look
- * at the data (speed on rounds both arms completed with the
- * serial-dependence-robust statistic, failures by the exact sequential sign
- * test, guardrails and vetoes spent over the looks) and its reasons, and
- * what a report adds (bias-adjusted estimates, stagewise p-values, power by
- * simulation of the rule). Contracts are in include/swaptune/advisor.h.
+ * verdict-seq.c - the sequential, paired, outcome-aware verdict (v4): the
+ * design (looks, spending, truncation), one look at the data (speed on the
+ * rounds both arms completed by the exact sequential randomisation test of
+ * randtest.c, failures by the exact sequential sign test, guardrails and
+ * vetoes spent over the looks) and its reasons, and what a report adds
+ * (the median-unbiased estimate after an early stop, intervals, power).
+ * Contracts are in include/swaptune/advisor.h.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "swaptune/advisor.h"
-#include "verdict-int.h"
+#include "swaptune/randtest.h"
 
 void verdict2_opts_init(struct verdict2_opts *o)
 {
@@ -28,6 +28,7 @@ void verdict2_opts_init(struct verdict2_opts *o)
 	o->oom_veto_alpha = 0.05;
 	o->invalid_frac = 0.5;
 	o->busy_psi_pct = 10.0;
+	o->intervals = true;
 }
 
 void verdict2_input_clear(struct verdict2_input *in)
@@ -127,7 +128,7 @@ int verdict2_design_init(struct verdict2_design *d, const unsigned *rounds,
 		d->frac[i] = i + 1 == n_looks ? 1.0 : stats_hsd_spend(t, d->gamma);
 		d->frac_fail[i] = i + 1 == n_looks ? 1.0 : stats_hsd_spend(t, VERDICT2_FAIL_GAMMA);
 	}
-	return vmc_design_bounds(d, 0, e);
+	return 0;
 }
 
 int verdict2_design_truncate(struct verdict2_design *d, unsigned r, struct st_err *e)
@@ -142,15 +143,15 @@ int verdict2_design_truncate(struct verdict2_design *d, unsigned r, struct st_er
 		return 0;
 	while (k < d->n_looks && d->rounds[k] < r)
 		k++;
-	/* looks 0..k-1 keep rounds, frac and bound; look k ends the design at r */
+	/* looks 0..k-1 keep rounds and levels; look k ends the design at r */
 	d->rounds[k] = r;
 	d->frac[k] = d->frac_fail[k] = 1.0;
 	d->n_looks = k + 1;
 	for (size_t i = k + 1; i < VERDICT2_LOOKS_MAX; i++) {
 		d->rounds[i] = 0;
-		d->frac[i] = d->frac_fail[i] = d->bound[i] = d->nominal_p[i] = 0.0;
+		d->frac[i] = d->frac_fail[i] = 0.0;
 	}
-	return vmc_design_bounds(d, k, e);
+	return 0;
 }
 
 unsigned verdict2_fail_rounds_min(const struct verdict2_design *d)
@@ -211,21 +212,6 @@ static const char *metric_label(const struct verdict2_input *in)
 static double look_level(const struct verdict2_design *d, size_t k, double a)
 {
 	return a * (d->frac[k] - (k ? d->frac[k - 1] : 0.0));
-}
-
-/* The (1 - p) null quantile at n pairs: the design's own at a complete look. */
-static double null_q(const struct verdict2_design *d, size_t look, size_t n, double p)
-{
-	if (n == d->rounds[look])
-		return vmc_look_quantile(d, look, p);
-	return verdict2_null_quantile(d->n_candidates + 1, n, p);
-}
-
-static double null_tail(const struct verdict2_design *d, size_t look, size_t n, double t)
-{
-	if (n == d->rounds[look])
-		return vmc_look_tail(d, look, t);
-	return verdict2_null_tail(d->n_candidates + 1, n, t);
 }
 
 /* ---- input ---------------------------------------------------------------- */
@@ -301,18 +287,16 @@ static void count_outcomes(const struct verdict2_input *in, size_t a,
 /* ---- one candidate ------------------------------------------------------- */
 
 /*
- * The speed comparison's one-sided p that a is faster (least-favourable
- * null at its pairs), as a tie-breaker: 1 without two pairs or when a is
- * not ahead (a p of 0.5 or more), so it only ever favours the faster arm.
+ * The speed comparison's one-sided p that a is faster (fixed sample, its
+ * randomisation test on the rounds both completed), as a tie-breaker: 1
+ * without two pairs or when a is not ahead (a p of 0.5 or more), so it
+ * only ever favours the faster arm.
  */
-static double speed_tiebreak_p(const struct verdict2_design *d, const struct verdict2_arm_result *ar)
+static double speed_tiebreak_p(const struct verdict2_arm_result *ar)
 {
-	double p;
-
-	if (!ar->compared || ar->n < 2 || !isfinite(ar->t))
+	if (!ar->compared || ar->n < 2 || !isfinite(ar->p_one))
 		return 1.0;
-	p = verdict2_null_tail(d->n_candidates + 1, ar->n, ar->t);
-	return isfinite(p) && p < 0.5 ? p : 1.0;
+	return ar->p_one < 0.5 ? ar->p_one : 1.0;
 }
 
 /*
@@ -387,7 +371,7 @@ static void judge_failures(const struct verdict2_design *d, size_t look,
 		ar->p_fail_stage = w ? sf.p_stage : 1.0;
 		if (!ar->fail_shown && look + 1 == d->n_looks && w > l &&
 		    w + 1 >= verdict2_fail_rounds_min(d) && sf.p_at > 0.0) {
-			double q = speed_tiebreak_p(d, ar), p = sf.p_stage - sf.p_at * (1.0 - q);
+			double q = speed_tiebreak_p(ar), p = sf.p_stage - sf.p_at * (1.0 - q);
 
 			ar->fail_speed_p = q;
 			ar->p_fail_stage = p > 0.0 ? p : 0.0;
@@ -398,128 +382,166 @@ static void judge_failures(const struct verdict2_design *d, size_t look,
 		ar->oom_vetoed = sv.rejected_at >= 0;
 }
 
+/*
+ * The randomisation design of candidate a's speed test at look `look`: its
+ * contrasts (rounds both completed, in round order) into c[], their number
+ * at each look, and the levels alpha_speed / candidates x frac.
+ */
+static size_t speed_design(const struct verdict2_design *d, size_t look,
+			   const struct verdict2_input *in, size_t a, size_t b, double *c,
+			   struct rt_design *rd)
+{
+	size_t n = paired_log_ratios(in, a, b, c);
+
+	memset(rd, 0, sizeof(*rd));
+	rd->score = RT_SCORE_HUBER;
+	rd->n_looks = look + 1;
+	for (size_t j = 0; j <= look; j++) {
+		size_t end = j == look ? in->n_rounds : d->rounds[j], m = 0;
+
+		for (size_t r = 0; r < end && r < in->n_rounds; r++)
+			m += in->arms[a].outcome[r] == VERDICT_OUT_OK && in->arms[b].outcome[r] == VERDICT_OUT_OK;
+		rd->n_at[j] = (unsigned)m;
+		rd->spend_cum[j] = d->alpha_speed / (double)d->n_candidates * d->frac[j];
+	}
+	return n;
+}
+
+/* The one-look design of a fixed-sample test at level lvl on n contrasts. */
+static void fixed_design(size_t n, double lvl, struct rt_design *rd)
+{
+	memset(rd, 0, sizeof(*rd));
+	rd->score = RT_SCORE_HUBER;
+	rd->n_looks = 1;
+	rd->n_at[0] = (unsigned)n;
+	rd->spend_cum[0] = lvl;
+	rd->enum_max = 12;
+}
+
+/* The repeated confidence interval of ar's speed (its estimate set) and what follows from it. */
+static void speed_interval(const struct rt_design *rd, const double *c, size_t n, bool hb,
+			   const struct verdict2_opts *o, struct rt_work *w, struct verdict2_arm_result *ar)
+{
+	double lo, hi;
+
+	rt_interval(rd, c, n, ar->mean_log, w, &lo, &hi);
+	/* the interval and the test agree at 0 (a search on a noisy scale may not) */
+	if (!ar->crosses && lo > 0.0)
+		lo = 0.0;
+	ar->ci_low_pct = gain_pct(lo);
+	ar->ci_high_pct = gain_pct(hi);
+	ar->ratio_lo_pct = own_pct(hb ? lo : hi, hb);
+	ar->ratio_hi_pct = own_pct(hb ? hi : lo, hb);
+	ar->need_pct = gain_pct(ar->mean_log - lo);
+	ar->min_effect_confirmed = ar->ci_low_pct >= o->min_effect_pct;
+	/* the one-sided 97.5 % upper bound that futility reads */
+	{
+		struct rt_design fd;
+
+		fixed_design(n, 0.025, &fd);
+		rt_interval(&fd, c, n, ar->mean_log, w, &lo, &hi);
+		ar->ucb97_pct = gain_pct(hi);
+	}
+}
+
 /* Speed of a against b on the rounds both completed. */
 static void judge_speed(const struct verdict2_design *d, size_t look,
 			const struct verdict2_input *in, const struct verdict2_opts *o,
-			size_t a, size_t b, double rho, struct verdict2_arm_result *ar)
+			size_t a, size_t b, struct rt_work *w, struct verdict2_arm_result *ar)
 {
 	bool hb = higher_better(in->metric);
-	double dd[VERDICT2_ROUNDS_MAX], c, q97, lvl, qg;
-	struct stats_robust_t st;
-	size_t n = 0;
+	double c[VERDICT2_ROUNDS_MAX];
+	struct rt_design rd;
+	struct rt_result rr;
+	size_t n;
 
-	ar->mean_log = ar->sd_log = ar->rho = ar->vif = ar->se_log = ar->t = ar->p_one = NAN;
-	ar->t_bound = ar->nominal_p = NAN;
+	ar->mean_log = ar->sd_log = ar->p_one = NAN;
 	ar->effect_pct = ar->ci_low_pct = ar->ci_high_pct = NAN;
 	ar->ratio_pct = ar->ratio_lo_pct = ar->ratio_hi_pct = NAN;
 	ar->ucb97_pct = ar->need_pct = NAN;
 	ar->adj_effect_pct = ar->adj_ci_low_pct = ar->adj_ci_high_pct = ar->p_stage = NAN;
-	n = paired_log_ratios(in, a, b, dd);
+	n = speed_design(d, look, in, a, b, c, &rd);
 	ar->n = n;
-	if (n < 2 || stats_robust_t(dd, n, rho, &st) < 0)
+	if (n < 2 || rt_seq_test(&rd, c, n, 0.0, 1, w, &rr) < 0)
 		return;
 	ar->compared = true;
-	ar->mean_log = st.mean;
-	ar->sd_log = st.sd;
-	ar->rho = st.rho;
-	ar->vif = st.vif;
-	ar->se_log = st.se;
-	ar->t = st.t;
-	/* the look's bound; with fewer pairs, the same level at their count */
-	ar->nominal_p = d->nominal_p[look];
-	c = n >= d->rounds[look] ? d->bound[look] : null_q(d, look, n, d->nominal_p[look]);
-	ar->t_bound = c;
-	ar->effect_pct = gain_pct(st.mean);
-	ar->ci_low_pct = gain_pct(st.mean - c * st.se);
-	ar->ci_high_pct = gain_pct(st.mean + c * st.se);
-	ar->ratio_pct = own_pct(st.mean, hb);
-	ar->ratio_lo_pct = own_pct(hb ? st.mean - c * st.se : st.mean + c * st.se, hb);
-	ar->ratio_hi_pct = own_pct(hb ? st.mean + c * st.se : st.mean - c * st.se, hb);
-	ar->need_pct = gain_pct(c * st.se);
-	q97 = null_q(d, look, n, 0.025);
-	ar->ucb97_pct = gain_pct(st.mean + q97 * st.se);
-	ar->crosses = st.t > c;
-	ar->min_effect_confirmed = ar->ci_low_pct >= o->min_effect_pct;
-	ar->futile = ar->ucb97_pct < o->min_effect_pct;
-	lvl = look_level(d, look, o->guard_alpha);
-	qg = null_q(d, look, n, lvl);
-	ar->worse_than_ni = st.mean + qg * st.se < -log1p(o->ni_margin_pct / 100.0);
+	ar->crosses = rr.rejects;
+	ar->p_stage = rr.p_stage;
+	ar->mean_log = rt_estimate(RT_SCORE_HUBER, c, n);
+	ar->sd_log = stats_stddev(c, n);
+	ar->effect_pct = gain_pct(ar->mean_log);
+	ar->ratio_pct = own_pct(ar->mean_log, hb);
+	ar->p_one = rt_p_one(RT_SCORE_HUBER, c, n, 0.0, 1, w);
+	ar->futile = rt_p_one(RT_SCORE_HUBER, c, n, log1p(o->min_effect_pct / 100.0), -1, w) <= 0.025;
+	ar->worse_than_ni = rt_p_one(RT_SCORE_HUBER, c, n, -log1p(o->ni_margin_pct / 100.0), -1, w) <=
+			    look_level(d, look, o->guard_alpha);
+	if (o->intervals)
+		speed_interval(&rd, c, n, hb, o, w, ar);
 }
 
-/* Guardrail c of a against b; rho_c the cost's pooled autocorrelation. */
+/*
+ * The per-round rises of cost c of a over b on the rounds both completed,
+ * log((cost_a + 1) / (cost_b + 1)): one unit of the cost's own (a page, a
+ * microsecond, a nanosecond) so that a zero reading compares.
+ */
+static size_t cost_rises(const struct verdict2_input *in, size_t a, size_t b, size_t c, double *g)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < in->n_rounds; r++)
+		if (in->arms[a].outcome[r] == VERDICT_OUT_OK && in->arms[b].outcome[r] == VERDICT_OUT_OK)
+			g[n++] = log1p(in->arms[a].cost[c][r]) - log1p(in->arms[b].cost[c][r]);
+	return n;
+}
+
+/* Guardrail c of a against b. */
 static void judge_guard(const struct verdict2_design *d, size_t look,
 			const struct verdict2_input *in, const struct verdict2_opts *o,
-			size_t a, size_t b, size_t c, double rho_c, struct verdict2_guard *g)
+			size_t a, size_t b, size_t c, struct rt_work *w, struct verdict2_guard *g)
 {
-	double dd[VERDICT2_ROUNDS_MAX], sa = 0.0, sb = 0.0, q, lim = log1p(o->guard_margin_pct / 100.0);
-	struct stats_robust_t st;
-	size_t n = 0, zeros = 0;
+	double dd[VERDICT2_ROUNDS_MAX], lim = log1p(o->guard_margin_pct / 100.0), any = 0.0;
+	size_t n;
 
 	g->status = VERDICT2_GUARD_UNUSED;
 	g->rise_pct = g->ucb_pct = g->lcb_pct = NAN;
 	g->level = look_level(d, look, o->guard_alpha);
-	if (!(o->guard_mask & (1u << c)) || !in->arms[a].has_cost[c] || !in->arms[b].has_cost[c])
+	if (!(o->guard_mask & (1u << c)) || (!in->arms[a].has_cost[c] && !in->arms[b].has_cost[c]))
 		return;
-	for (size_t r = 0; r < in->n_rounds; r++) {
-		double va = in->arms[a].cost[c][r], vb = in->arms[b].cost[c][r];
-
-		if (in->arms[a].outcome[r] != VERDICT_OUT_OK || in->arms[b].outcome[r] != VERDICT_OUT_OK)
-			continue;
-		sa += va;
-		sb += vb;
-		if (va > 0.0 && vb > 0.0)
-			dd[n++] = log(va) - log(vb);
-		else
-			zeros++;
+	if (!in->arms[a].has_cost[c] || !in->arms[b].has_cost[c]) {
+		/* measured for one arm only: nothing to compare, and so not shown */
+		g->status = VERDICT2_GUARD_UNAVAILABLE;
+		return;
 	}
-	g->n = n + zeros;
-	if (n + zeros < 2) {
+	n = cost_rises(in, a, b, c, dd);
+	g->n = n;
+	if (n < 2) {
 		g->status = VERDICT2_GUARD_NOT_COMPARABLE;
 		return;
 	}
-	if (zeros) {
-		/* 0 against 0 everywhere: nothing rose. Else no ratio to bound. */
-		g->status = sa == 0.0 && sb == 0.0 ? VERDICT2_GUARD_SHOWN : VERDICT2_GUARD_UNAVAILABLE;
-		if (g->status == VERDICT2_GUARD_SHOWN)
-			g->rise_pct = g->ucb_pct = g->lcb_pct = 0.0;
-		return;
-	}
-	if (stats_robust_t(dd, n, rho_c, &st) < 0) {
-		g->status = VERDICT2_GUARD_NOT_SHOWN;
-		return;
-	}
-	q = null_q(d, look, n, g->level);
-	g->rise_pct = expm1(st.mean) * 100.0;
-	g->ucb_pct = expm1(st.mean + q * st.se) * 100.0;
-	g->lcb_pct = expm1(st.mean - q * st.se) * 100.0;
-	if (st.mean + q * st.se <= lim)
+	for (size_t i = 0; i < n; i++)
+		any += fabs(dd[i]);
+	if (any == 0.0) {
+		/* the same reading in every round: nothing rose */
 		g->status = VERDICT2_GUARD_SHOWN;
-	else if (st.mean - q * st.se > lim)
+		g->rise_pct = g->ucb_pct = g->lcb_pct = 0.0;
+		return;
+	}
+	g->rise_pct = expm1(rt_estimate(RT_SCORE_HUBER, dd, n)) * 100.0;
+	if (rt_p_one(RT_SCORE_HUBER, dd, n, lim, -1, w) <= g->level)
+		g->status = VERDICT2_GUARD_SHOWN;
+	else if (rt_p_one(RT_SCORE_HUBER, dd, n, lim, 1, w) <= g->level)
 		g->status = VERDICT2_GUARD_HARM;
 	else
 		g->status = VERDICT2_GUARD_NOT_SHOWN;
-}
+	if (o->intervals) {
+		struct rt_design rd;
+		double lo, hi;
 
-/* The pooled lag-1 autocorrelation of one series over every arm: primary (c < 0) or cost c. */
-static double series_rho(const struct verdict2_input *in, int c)
-{
-	double y[VERDICT_ARMS_MAX * VERDICT2_ROUNDS_MAX];
-	bool ok[VERDICT_ARMS_MAX * VERDICT2_ROUNDS_MAX], hb = higher_better(in->metric);
-
-	for (size_t a = 0; a < in->n_arms; a++)
-		for (size_t r = 0; r < in->n_rounds; r++) {
-			const struct verdict2_arm *x = &in->arms[a];
-			size_t i = a * VERDICT2_ROUNDS_MAX + r;
-
-			ok[i] = x->outcome[r] == VERDICT_OUT_OK;
-			if (ok[i] && c < 0) {
-				y[i] = hb ? log(x->primary[r]) : -log(x->primary[r]);
-			} else if (ok[i]) {
-				ok[i] = x->has_cost[c] && x->cost[c][r] > 0.0;
-				y[i] = ok[i] ? log(x->cost[c][r]) : 0.0;
-			}
-		}
-	return stats_pooled_rho(y, ok, in->n_arms, in->n_rounds, VERDICT2_ROUNDS_MAX, NULL);
+		fixed_design(n, g->level, &rd);
+		rt_interval(&rd, dd, n, log1p(g->rise_pct / 100.0), w, &lo, &hi);
+		g->lcb_pct = expm1(lo) * 100.0;
+		g->ucb_pct = expm1(hi) * 100.0;
+	}
 }
 
 /* The endpoint that makes candidate ar eligible for a change, if any. */
@@ -531,8 +553,8 @@ static enum verdict2_path arm_path(const struct verdict2_arm_result *ar,
 	for (size_t c = 0; c < VERDICT2_COSTS; c++) {
 		enum verdict2_guard_status s = ar->guard[c].status;
 
-		guards_shown &= s != VERDICT2_GUARD_NOT_SHOWN && s != VERDICT2_GUARD_NOT_COMPARABLE &&
-				s != VERDICT2_GUARD_HARM;
+		/* a guardrail that could not be evaluated is not a pass */
+		guards_shown &= s == VERDICT2_GUARD_UNUSED || s == VERDICT2_GUARD_SHOWN;
 		guard_harm |= s == VERDICT2_GUARD_HARM;
 	}
 	if (ar->oom_vetoed)
@@ -546,16 +568,18 @@ static enum verdict2_path arm_path(const struct verdict2_arm_result *ar,
 
 static void judge_arm(const struct verdict2_design *d, size_t look,
 		      const struct verdict2_input *in, const struct verdict2_opts *o,
-		      size_t a, size_t b, double rho, const double *rho_cost,
-		      struct verdict2_arm_result *ar)
+		      size_t a, size_t b, struct rt_work *w, struct verdict2_arm_result *ar)
 {
-	judge_speed(d, look, in, o, a, b, rho, ar);
+	judge_speed(d, look, in, o, a, b, w, ar);
 	judge_failures(d, look, in, o, a, b, ar);
 	for (size_t c = 0; c < VERDICT2_COSTS; c++) {
-		judge_guard(d, look, in, o, a, b, c, rho_cost[c], &ar->guard[c]);
-		ar->guard_harm |= ar->guard[c].status == VERDICT2_GUARD_HARM;
-		ar->guard_not_shown |= ar->guard[c].status == VERDICT2_GUARD_NOT_SHOWN ||
-				       ar->guard[c].status == VERDICT2_GUARD_NOT_COMPARABLE;
+		enum verdict2_guard_status s;
+
+		judge_guard(d, look, in, o, a, b, c, w, &ar->guard[c]);
+		s = ar->guard[c].status;
+		ar->guard_harm |= s == VERDICT2_GUARD_HARM;
+		ar->guard_not_shown |= s == VERDICT2_GUARD_NOT_SHOWN || s == VERDICT2_GUARD_NOT_COMPARABLE ||
+				       s == VERDICT2_GUARD_UNAVAILABLE;
 	}
 }
 
@@ -647,9 +671,13 @@ static bool ruled_out(const struct verdict2_arm_result *ar)
 static void effect_words(const struct verdict2_input *in, const struct verdict2_arm_result *ar,
 			 char *buf, size_t len)
 {
-	snprintf(buf, len, "%s %+.1f %% [%+.1f, %+.1f]%s", metric_label(in), ar->ratio_pct,
-		 ar->ratio_lo_pct, ar->ratio_hi_pct,
-		 higher_better(in->metric) ? "" : " (lower is better)");
+	const char *dir = higher_better(in->metric) ? "" : " (lower is better)";
+
+	if (isfinite(ar->ratio_lo_pct) || isfinite(ar->ratio_hi_pct))
+		snprintf(buf, len, "%s %+.1f %% [%+.1f, %+.1f]%s", metric_label(in), ar->ratio_pct,
+			 ar->ratio_lo_pct, ar->ratio_hi_pct, dir);
+	else
+		snprintf(buf, len, "%s %+.1f %%%s", metric_label(in), ar->ratio_pct, dir);
 }
 
 static void explain_guards(struct verdict2_result *out, int a, const char *name,
@@ -665,15 +693,22 @@ static void explain_guards(struct verdict2_result *out, int a, const char *name,
 			       name, cost_name(c), g->n, g->n == 1 ? "" : "s",
 			       failure_path ? "; it does not block a change away from failures" :
 			       "; more rounds are needed");
-		else if (g->status == VERDICT2_GUARD_NOT_SHOWN)
+		else if (g->status == VERDICT2_GUARD_NOT_SHOWN && isfinite(g->ucb_pct))
 			reason(out, "%s: %s may rise more than the %.0f %% margin (up to %+.0f %%); more "
 			       "rounds are needed to rule that out", name, cost_name(c),
 			       o->guard_margin_pct, g->ucb_pct);
-		else if (g->status == VERDICT2_GUARD_HARM)
+		else if (g->status == VERDICT2_GUARD_NOT_SHOWN)
+			reason(out, "%s: %s may rise more than the %.0f %% margin; more rounds are needed "
+			       "to rule that out", name, cost_name(c), o->guard_margin_pct);
+		else if (g->status == VERDICT2_GUARD_HARM && isfinite(g->lcb_pct))
 			reason(out, "%s: %s rises %+.0f %% (at least %+.0f %%), beyond the %.0f %% margin",
 			       name, cost_name(c), g->rise_pct, g->lcb_pct, o->guard_margin_pct);
+		else if (g->status == VERDICT2_GUARD_HARM)
+			reason(out, "%s: %s rises %+.0f %%, beyond the %.0f %% margin", name, cost_name(c),
+			       g->rise_pct, o->guard_margin_pct);
 		else if (g->status == VERDICT2_GUARD_UNAVAILABLE)
-			reason(out, "%s: %s cannot be compared (zero counts in some rounds)", name,
+			reason(out, "%s: %s was measured for one of the two arms only: the guardrail "
+			       "cannot be evaluated, so it does not let a change through", name,
 			       cost_name(c));
 	}
 }
@@ -706,13 +741,15 @@ static void reason_change(const struct verdict2_design *d, size_t look,
 
 	if (out->path == VERDICT2_PATH_SPEED) {
 		effect_words(in, ar, eff, sizeof(eff));
-		reason(out, "change to %s: %s against %s over %zu rounds both completed, beyond the "
-		       "bound of look %zu (t %.2f > %.2f)", name, eff, in->arms[out->baseline].name,
-		       ar->n, look + 1, ar->t, ar->t_bound);
-		reason(out, "%s: the smallest estimated gain worth a change is %.1f %%: %s", name,
-		       o->min_effect_pct, ar->min_effect_confirmed ? "the whole interval clears it "
-		       "(minimum effect confirmed)" : "the estimate clears it, the interval's lower "
-		       "bound does not");
+		reason(out, "change to %s: %s against %s over %zu rounds both completed, shown at "
+		       "look %zu by the exact randomisation test (stagewise one-sided p %.2g <= %.2g %%)",
+		       name, eff, in->arms[out->baseline].name, ar->n, look + 1, ar->p_stage,
+		       100 * d->alpha_speed / (double)d->n_candidates * d->frac[look]);
+		if (isfinite(ar->ci_low_pct))
+			reason(out, "%s: the smallest estimated gain worth a change is %.1f %%: %s", name,
+			       o->min_effect_pct, ar->min_effect_confirmed ? "the whole interval clears "
+			       "it (minimum effect confirmed)" : "the estimate clears it, the interval's "
+			       "lower bound does not");
 		return;
 	}
 	{
@@ -757,10 +794,13 @@ static void reason_keep(const struct verdict2_input *in, const struct verdict2_o
 			       ar->disc_won + ar->disc_lost);
 		else if (ar->guard_harm)
 			explain_guards(out, (int)a, in->arms[a].name, o, false);
-		else if (ar->compared)
+		else if (ar->compared && isfinite(ar->ucb97_pct))
 			reason(out, "%s: %+.1f %%; a gain of %.1f %% is ruled out (97.5 %% upper bound "
 			       "%+.1f %%)", in->arms[a].name, ar->effect_pct, o->min_effect_pct,
 			       ar->ucb97_pct);
+		else if (ar->compared)
+			reason(out, "%s: %+.1f %%; a gain of %.1f %% is ruled out (one-sided 2.5 %%)",
+			       in->arms[a].name, ar->effect_pct, o->min_effect_pct);
 	}
 }
 
@@ -1055,17 +1095,37 @@ static void reason_details(const struct verdict2_design *d, const struct verdict
 		reason(out, "the host was busy (CPU pressure >= %.0f %%, or a trial got less than half the "
 		       "usual CPU share) during %zu round%s (%s): kept, paired within the round",
 		       o->busy_psi_pct, out->n_busy_rounds, out->n_busy_rounds == 1 ? "" : "s", rounds);
-	if (out->rho >= 0.2)
-		reason(out, "rounds are serially correlated (lag-1 autocorrelation %.2f after removing "
-		       "what all arms share): the standard errors are widened for it", out->rho);
 	reason(out, "false-change rate of this run's design <= %.2f %% (speed %.2f %%, failures "
-	       "%.2f %%), whatever the noise's autocorrelation up to 0.5", 100 * d->alpha,
-	       100 * d->alpha_speed, 100 * (d->alpha - d->alpha_speed));
-	/* the bounds are calibrated up to 0.5: above it the stated rate is not shown */
-	if (out->rho > 0.5)
-		reason(out, "this run's autocorrelation estimate (%.2f, over %zu rounds) is above the 0.5 "
-		       "the bounds are calibrated for: the speed rate holds only if the true value is "
-		       "not", out->rho, in->n_rounds);
+	       "%.2f %%): exact, as the order of the arms is drawn afresh in every round, whatever "
+	       "the noise does over time", 100 * d->alpha, 100 * d->alpha_speed,
+	       100 * (d->alpha - d->alpha_speed));
+}
+
+/*
+ * 1.4826 x the median absolute deviation of every candidate's log-ratios
+ * from their own median, pooled: the sd a normal noise would show, without
+ * the few wild rounds that the test's scores cap. NAN without 2 pairs.
+ */
+static double robust_sd(const struct verdict2_input *in, int baseline)
+{
+	double dev[VERDICT_ARMS_MAX * VERDICT2_ROUNDS_MAX], c[VERDICT2_ROUNDS_MAX];
+	size_t m = 0;
+
+	for (size_t a = 0; a < in->n_arms; a++) {
+		size_t n;
+		double med;
+
+		if ((int)a == baseline || (n = paired_log_ratios(in, a, (size_t)baseline, c)) < 2)
+			continue;
+		qsort(c, n, sizeof(c[0]), cmp_dbl);
+		med = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+		for (size_t i = 0; i < n; i++)
+			dev[m++] = fabs(c[i] - med);
+	}
+	if (m < 2)
+		return NAN;
+	qsort(dev, m, sizeof(dev[0]), cmp_dbl);
+	return 1.4826 * (m % 2 ? dev[m / 2] : 0.5 * (dev[m / 2 - 1] + dev[m / 2]));
 }
 
 int verdict2_look(const struct verdict2_design *d, size_t look,
@@ -1073,7 +1133,8 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
 		  struct verdict2_result *out, struct st_err *e)
 {
 	struct verdict2_opts def;
-	double rho_cost[VERDICT2_COSTS], ss = 0.0, dfs = 0.0;
+	struct rt_work *w;
+	double ss = 0.0, dfs = 0.0;
 	int baseline, rc;
 
 	if (!opts) {
@@ -1097,35 +1158,36 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
 		count_outcomes(in, a, &out->arms[a]);
 	if (probe_invalid(in, out, opts)) {
 		out->decision = VERDICT2_STOP_INVALID;
-		out->sd_log = out->rho = NAN;
+		out->sd_log = out->sd_log_robust = NAN;
 		reason(out, "probe invalid: every arm fails in at least %.0f %% of its trials; "
 		       "raise the memory limit or the timeout", opts->invalid_frac * 100.0);
 		reason_details(d, in, opts, out);
 		return 0;
 	}
-	out->rho = series_rho(in, -1);
-	for (size_t c = 0; c < VERDICT2_COSTS; c++)
-		rho_cost[c] = opts->guard_mask & (1u << c) ? series_rho(in, (int)c) : 0.0;
+	if (!(w = malloc(sizeof(*w))))
+		return err_set(e, -ENOMEM, "verdict: out of memory");
 	for (size_t a = 0; a < in->n_arms; a++) {
 		struct verdict2_arm_result *ar = &out->arms[a];
 
 		if ((int)a == baseline) {
-			ar->mean_log = ar->sd_log = ar->se_log = ar->t = ar->p_one = NAN;
+			ar->mean_log = ar->sd_log = ar->p_one = NAN;
 			ar->effect_pct = ar->ci_low_pct = ar->ci_high_pct = NAN;
 			ar->ratio_pct = ar->ratio_lo_pct = ar->ratio_hi_pct = NAN;
-			ar->ucb97_pct = ar->need_pct = ar->t_bound = ar->nominal_p = NAN;
+			ar->ucb97_pct = ar->need_pct = NAN;
 			ar->adj_effect_pct = ar->adj_ci_low_pct = ar->adj_ci_high_pct = NAN;
-			ar->p_stage = ar->p_fail_stage = ar->rho = ar->vif = NAN;
+			ar->p_stage = ar->p_fail_stage = NAN;
 			continue;
 		}
-		judge_arm(d, look, in, opts, a, (size_t)baseline, out->rho, rho_cost, ar);
+		judge_arm(d, look, in, opts, a, (size_t)baseline, w, ar);
 		if (ar->compared && ar->n > 1) {
 			ss += ar->sd_log * ar->sd_log * (double)(ar->n - 1);
 			dfs += (double)(ar->n - 1);
 		}
 	}
+	free(w);
 	fail_sequence(in, baseline, opts, out);
 	out->sd_log = dfs > 0.0 ? sqrt(ss / dfs) : NAN;
+	out->sd_log_robust = robust_sd(in, baseline);
 	decide(d, look, in, opts, out);
 	reason_details(d, in, opts, out);
 	return 0;
@@ -1133,83 +1195,102 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
 
 /* ---- what a report adds ----------------------------------------------------- */
 
-/* A t at n pairs of look k, carried to the complete-data scale by its null tail. */
-static double complete_t(const struct verdict2_design *d, size_t k, size_t n, double t)
+/* The stagewise p of "the effect is at most shift" of a candidate's sequential test. */
+static double stage_p_at(const struct rt_design *rd, const double *c, size_t n, double shift,
+			 struct rt_work *w)
 {
-	double p;
+	struct rt_result r;
 
-	if (n >= d->rounds[k] || !isfinite(t))
-		return t;
-	p = verdict2_null_tail(d->n_candidates + 1, n, t);
-	if (!(p > 0.0))
-		return INFINITY;
-	if (!(p < 1.0))
+	return rt_seq_test(rd, c, n, shift, 1, w, &r) < 0 ? NAN : r.p_stage;
+}
+
+/* The shift at which the stagewise p crosses q, by bisection in [lo, hi] (p rises with the shift). */
+static double stage_quantile(const struct rt_design *rd, const double *c, size_t n, double q,
+			     double lo, double hi, struct rt_work *w)
+{
+	if (!(stage_p_at(rd, c, n, lo, w) <= q))
 		return -INFINITY;
-	return vmc_look_quantile(d, k, p);
+	if (!(stage_p_at(rd, c, n, hi, w) > q))
+		return INFINITY;
+	for (int it = 0; it < 50 && hi - lo > 1e-9 * (1.0 + fabs(lo) + fabs(hi)); it++) {
+		double mid = 0.5 * (lo + hi);
+
+		if (stage_p_at(rd, c, n, mid, w) <= q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
 }
 
-/* The paired log-ratios of candidate a (positive = better). */
-static size_t pairs_of(const struct verdict2_input *in, size_t a, size_t b, double *dd)
+/*
+ * After a stop by speed before the design's last look, the estimate that
+ * stopped is biased up (it stopped because it was large). The stagewise
+ * ordering gives the median-unbiased estimate, the shift whose stagewise p
+ * is one half, and the 95 % interval of the shifts whose p either way is
+ * above 2.5 %: the sequential test itself, inverted, so its coverage is
+ * the test's.
+ */
+static void adjust_arm(const struct verdict2_design *d, size_t look, const struct verdict2_input *in,
+		       size_t a, size_t b, struct rt_work *w, struct verdict2_arm_result *ar)
 {
-	bool hb = higher_better(in->metric);
-	size_t n = 0;
+	double c[VERDICT2_ROUNDS_MAX], span = 0.0, est, lo, hi;
+	struct rt_design rd;
+	size_t n = speed_design(d, look, in, a, b, c, &rd);
 
-	for (size_t r = 0; r < in->n_rounds; r++)
-		if (in->arms[a].outcome[r] == VERDICT_OUT_OK && in->arms[b].outcome[r] == VERDICT_OUT_OK) {
-			double v = log(in->arms[a].primary[r]) - log(in->arms[b].primary[r]);
-
-			dd[n++] = hb ? v : -v;
-		}
-	return n;
-}
-
-static void adjust_arm(const struct verdict2_design *d, size_t k, struct verdict2_arm_result *ar)
-{
-	double u, est, lo, hi;
-
-	/*
-	 * The stagewise ordering assumes the look's rounds all compared: with
-	 * fewer pairs (failures), a stop at a late look says little about the
-	 * effect, and the ordering put it far below the estimate (4 pairs of 15
-	 * at look 3, t 34.9: "adjusted +13.7 %" beside +73.2 %). No adjustment.
-	 */
-	if (!(ar->se_log > 0.0) || ar->n < d->rounds[k])
+	if (n < 2)
 		return;
-	/*
-	 * Path units: the mean difference of two unit-variance arms over the
-	 * look's rounds has standard error sqrt(2 / rounds); the run's has
-	 * se_log (its pairs, its autocorrelation).
-	 */
-	u = sqrt(2.0 / (double)d->rounds[k]) / ar->se_log;
-	if (vmc_adjust(d, k, ar->mean_log * u, 0.95, &est, &lo, &hi) < 0)
+	for (size_t i = 0; i < n; i++)
+		span = fmax(span, fabs(c[i] - ar->mean_log));
+	span = 4.0 * span + 1e-6;
+	est = stage_quantile(&rd, c, n, 0.5, ar->mean_log - span, ar->mean_log + span, w);
+	lo = stage_quantile(&rd, c, n, 0.025, ar->mean_log - span, ar->mean_log + span, w);
+	hi = stage_quantile(&rd, c, n, 0.975, ar->mean_log - span, ar->mean_log + span, w);
+	if (!isfinite(est))
 		return;
 	ar->adjusted = true;
-	ar->adj_effect_pct = gain_pct(est / u);
-	ar->adj_ci_low_pct = gain_pct(lo / u);
-	ar->adj_ci_high_pct = gain_pct(hi / u);
+	ar->adj_effect_pct = gain_pct(est);
+	ar->adj_ci_low_pct = gain_pct(lo);
+	ar->adj_ci_high_pct = gain_pct(hi);
 }
 
-int verdict2_stage_pvalues(const struct verdict2_design *d, struct verdict2_result *r,
-			   struct st_err *e)
+/* Outliers, the adjusted estimate and intervals of candidate a, for the report. */
+static void finish_arm(const struct verdict2_design *d, const struct verdict2_input *in,
+		       const struct verdict2_opts *o, struct verdict2_result *r, size_t a, struct rt_work *w)
 {
-	if (!d || !r || r->look >= d->n_looks)
-		return err_set(e, -EINVAL, "verdict: stagewise p-values need the look's design");
-	for (size_t a = 0; a < r->n_arms; a++) {
-		struct verdict2_arm_result *ar = &r->arms[a];
+	struct verdict2_arm_result *ar = &r->arms[a];
+	double c[VERDICT2_ROUNDS_MAX];
+	size_t n = paired_log_ratios(in, a, (size_t)r->baseline, c);
+	bool stopped = r->decision != VERDICT2_CONTINUE;
 
-		if ((int)a == r->baseline)
-			continue;
-		ar->p_stage = ar->compared && r->decision != VERDICT2_STOP_INVALID ?
-			      vmc_stage_p(d, r->look, complete_t(d, r->look, ar->n, ar->t)) : 1.0;
+	if (!ar->compared)
+		return;
+	if (!isfinite(ar->ci_low_pct) && !isfinite(ar->ci_high_pct)) {
+		struct rt_design rd;
+
+		speed_design(d, r->look, in, a, (size_t)r->baseline, c, &rd);
+		speed_interval(&rd, c, n, higher_better(in->metric), o, w, ar);
 	}
-	return 0;
+	ar->n_outliers = stats_mad_outliers(c, n, NULL);
+	if (ar->n_outliers)
+		reason(r, "%s: %zu outlying round(s) (|modified z| > 3.5), kept: each counts at most "
+		       "%.3g typical ones in the test", in->arms[a].name, ar->n_outliers, RT_HUBER_K);
+	/* the winner's curse of stopping early: the change's estimate, after an early stop */
+	if (stopped && r->look + 1 < d->n_looks && (int)a == r->chosen && r->path == VERDICT2_PATH_SPEED) {
+		adjust_arm(d, r->look, in, a, (size_t)r->baseline, w, ar);
+		if (ar->adjusted)
+			reason(r, "%s: after stopping early the estimate is biased up; adjusted "
+			       "(median-unbiased): %+.1f %% [%+.1f, %+.1f] on the speed-up scale",
+			       in->arms[a].name, ar->adj_effect_pct, ar->adj_ci_low_pct,
+			       ar->adj_ci_high_pct);
+	}
 }
 
 int verdict2_finish(const struct verdict2_design *d, const struct verdict2_input *in,
 		    const struct verdict2_opts *opts, struct verdict2_result *r, struct st_err *e)
 {
 	struct verdict2_opts def;
-	bool stopped;
+	struct rt_work *w;
 
 	if (!opts) {
 		verdict2_opts_init(&def);
@@ -1217,99 +1298,32 @@ int verdict2_finish(const struct verdict2_design *d, const struct verdict2_input
 	}
 	if (!d || !in || !r || r->look >= d->n_looks || r->n_arms != in->n_arms)
 		return err_set(e, -EINVAL, "verdict: finish needs the look's design, input and result");
-	verdict2_stage_pvalues(d, r, NULL);
 	if (r->decision == VERDICT2_STOP_INVALID)
 		return 0;
-	stopped = r->decision != VERDICT2_CONTINUE;
-	for (size_t a = 0; a < r->n_arms; a++) {
-		struct verdict2_arm_result *ar = &r->arms[a];
-
-		if ((int)a == r->baseline)
-			continue;
-		if (ar->compared) {
-			double dd[VERDICT2_ROUNDS_MAX];
-			size_t n = pairs_of(in, a, (size_t)r->baseline, dd);
-
-			ar->p_one = isfinite(ar->t) ? null_tail(d, r->look, ar->n, ar->t) : ar->t > 0 ? 0.0 : 1.0;
-			ar->n_outliers = stats_mad_outliers(dd, n, NULL);
-			if (ar->n_outliers)
-				reason(r, "%s: %zu outlying round(s) (|modified z| > 3.5), kept",
-				       in->arms[a].name, ar->n_outliers);
-			/* the winner's curse of stopping early: the change's estimate, after an early stop */
-			if (stopped && r->look + 1 < d->n_looks && (int)a == r->chosen &&
-			    r->path == VERDICT2_PATH_SPEED)
-				adjust_arm(d, r->look, ar);
-		}
-		if (ar->adjusted && (int)a == r->chosen && r->path == VERDICT2_PATH_SPEED)
-			reason(r, "%s: after stopping early the estimate is biased up; adjusted "
-			       "(median-unbiased): %+.1f %% [%+.1f, %+.1f] on the speed-up scale",
-			       in->arms[a].name, ar->adj_effect_pct, ar->adj_ci_low_pct,
-			       ar->adj_ci_high_pct);
-	}
+	if (!(w = malloc(sizeof(*w))))
+		return err_set(e, -ENOMEM, "verdict: out of memory");
+	for (size_t a = 0; a < r->n_arms; a++)
+		if ((int)a != r->baseline)
+			finish_arm(d, in, opts, r, a, w);
+	free(w);
 	if (r->decision != VERDICT2_STOP_KEEP && r->decision != VERDICT2_STOP_INCONCLUSIVE)
 		return 0;
-	if (!(r->sd_log > 0.0))
+	if (!(r->sd_log_robust > 0.0))
 		return 0;
-	r->power_min_effect = verdict2_power(d, opts->min_effect_pct, r->sd_log);
-	r->effect_80_pct = verdict2_effect_for_power(d, 0.8, r->sd_log);
+	/* the robust sd: what the test's scores see, not the one wild round */
+	r->power_min_effect = verdict2_power(d, opts->min_effect_pct, r->sd_log_robust);
+	r->effect_80_pct = verdict2_effect_for_power(d, 0.8, r->sd_log_robust);
 	/* a power line only where it informs: not "80 % of the time it finds +7384 %" from 2 rounds */
 	if (isfinite(r->power_min_effect) && isfinite(r->effect_80_pct) && r->effect_80_pct <= 100.0)
 		reason(r, "this design finds a gain of %.1f %% %.0f %% of the time at the variation "
-		       "seen (sd of log-ratio %.3f, rounds independent); 80 %% of the time it finds "
-		       "%.1f %%", opts->min_effect_pct, 100 * r->power_min_effect, r->sd_log,
-		       r->effect_80_pct);
+		       "seen (robust sd of log-ratio %.3f, rounds independent); 80 %% of the time it "
+		       "finds %.1f %%", opts->min_effect_pct, 100 * r->power_min_effect,
+		       r->sd_log_robust, r->effect_80_pct);
 	else if (isfinite(r->power_min_effect))
-		reason(r, "at the variation seen (sd of log-ratio %.3f over %zu rounds) this design "
-		       "finds even a doubling less than 80 %% of the time: more rounds, or a steadier "
-		       "workload, are needed to judge", r->sd_log, r->n_rounds);
+		reason(r, "at the variation seen (robust sd of log-ratio %.3f over %zu rounds) this "
+		       "design finds even a doubling less than 80 %% of the time: more rounds, or a "
+		       "steadier workload, are needed to judge", r->sd_log_robust, r->n_rounds);
 	return 0;
-}
-
-/* ---- power by simulation of the rule ----------------------------------------- */
-
-double verdict2_power(const struct verdict2_design *d, double effect_pct, double sd_log)
-{
-	double q97[VERDICT2_LOOKS_MAX], u;
-
-	if (!d || d->n_looks < 1 || !(effect_pct > -100.0) || !(sd_log > 0.0) || !isfinite(sd_log))
-		return NAN;
-	for (size_t k = 0; k < d->n_looks; k++)
-		if (isnan(q97[k] = vmc_look_quantile(d, k, 0.025)))
-			return NAN;
-	u = M_SQRT2 / sd_log;
-	return vmc_power(d, log1p(effect_pct / 100.0) * u, log1p(d->min_effect_pct / 100.0) * u, q97);
-}
-
-double verdict2_effect_for_power(const struct verdict2_design *d, double power, double sd_log)
-{
-	double lo, hi = log(1001.0);
-
-	if (!d || !(power > 0.0) || !(power < 1.0))
-		return NAN;
-	lo = log1p(d->min_effect_pct / 100.0);
-	if (!(verdict2_power(d, expm1(hi) * 100.0, sd_log) >= power))
-		return NAN;
-	if (verdict2_power(d, expm1(lo) * 100.0, sd_log) >= power)
-		return d->min_effect_pct;
-	/* power grows about linearly in log(1 + gain) / sd: bracket near the answer first */
-	{
-		double guess = lo + 4.0 * sd_log;
-
-		while (guess < hi && verdict2_power(d, expm1(guess) * 100.0, sd_log) < power) {
-			lo = guess;
-			guess += 2.0 * sd_log;
-		}
-		hi = guess < hi ? guess : hi;
-	}
-	while (hi - lo > 1e-4) {
-		double mid = (lo + hi) / 2;
-
-		if (verdict2_power(d, expm1(mid) * 100.0, sd_log) >= power)
-			hi = mid;
-		else
-			lo = mid;
-	}
-	return expm1(hi) * 100.0;
 }
 
 int verdict2_pool_runs(const double *y, const double *v, size_t k,

@@ -12,16 +12,14 @@
 #include "swaptune/advice.h"
 
 /*
- * The arm's per-run figures for the pooling, from a run judged alone; a run
- * that stopped before its first look counts as aborted (it takes a share,
- * with no evidence). The weight is fixed by the rounds the run planned.
+ * The arm's figures for its stage of the recipe's design, from a run judged
+ * alone; a run that stopped before its first look counts as aborted (a
+ * stage with no evidence).
  */
-static void rep_arm(const struct judgement *j, int i, struct verdict2_rep_arm *x)
+static void rep_arm(const struct advice_run *r, const struct judgement *j, int i,
+		    struct verdict2_rep_arm *x)
 {
-	const struct judge_plan *p = &j->plan;
-	unsigned planned = p->n_planned ? p->planned[p->n_planned - 1] : p->looks[p->n_looks - 1];
-
-	verdict2_rep_arm_of(j->judged ? &j->r2 : NULL, (size_t)i, planned, x);
+	verdict2_rep_arm_of(&r->in2, j->judged ? &j->r2 : NULL, (size_t)i, x);
 }
 
 static int arm_named(const struct advice_run *r, const char *name)
@@ -67,7 +65,7 @@ static bool add_earlier(struct store *st, const struct host *h, const char *base
 			int k = arm_named(r, cur->arms[i].name);
 
 			if (k >= 0)
-				rep_arm(j, k, &x->arm[i]);
+				rep_arm(r, j, k, &x->arm[i]);
 		}
 	}
 	free(r);
@@ -154,7 +152,7 @@ int advice_judge_pooled(struct store *st, const struct host *h, const struct adv
 	struct store_probe_earlier *rows = NULL;
 	struct verdict2_rep_input *in = NULL;
 	struct earlier *got = NULL;
-	size_t n = 0, m = 0, first = 0, k_total;
+	size_t n = 0, m = 0, k_total;
 	char mine[JUDGE_RECIPE_LEN];
 	double alpha;
 	int rc;
@@ -198,26 +196,32 @@ int advice_judge_pooled(struct store *st, const struct host *h, const struct adv
 	if (m == 0)
 		goto out;
 	k_total = m + 1;
-	if (k_total > VERDICT2_REPS_MAX) {
-		first = k_total - VERDICT2_REPS_MAX;
-		p->n_beyond = first;
-	}
-	in->k = k_total - first;
+	/*
+	 * The recipe's design has VERDICT2_REPS_MAX stages, its first runs:
+	 * a later run adds nothing (its stage would spend alpha the design no
+	 * longer has), and the verdict is the last stage's, with this run's
+	 * guardrails and vetoes.
+	 */
+	if (k_total > VERDICT2_REPS_MAX)
+		p->n_beyond = k_total - VERDICT2_REPS_MAX;
+	in->k = k_total - p->n_beyond;
 	in->n_arms = r->n_arms;
 	in->baseline = v->baseline;
-	in->higher_better = r->in.metric == VERDICT_METRIC_THROUGHPUT ||
-			    r->in.metric == VERDICT_METRIC_HIGHER_BETTER;
+	in->higher_better = r->in2.metric == VERDICT_METRIC_THROUGHPUT ||
+			    r->in2.metric == VERDICT_METRIC_HIGHER_BETTER;
 	p->n_ids = 0;
-	for (size_t i = first; i < m; i++) {
-		memcpy(in->arm[i - first], got[i].arm, sizeof(got[i].arm));
+	/* the oldest runs are the design's first stages */
+	for (size_t i = 0; i < in->k - (p->n_beyond ? 0 : 1); i++) {
+		memcpy(in->arm[p->n_ids], got[i].arm, sizeof(got[i].arm));
 		p->run_ids[p->n_ids++] = got[i].id;
 	}
-	for (size_t i = 0; i < r->n_arms; i++)
-		rep_arm(j, (int)i, &in->arm[in->k - 1][i]);
-	p->run_ids[p->n_ids++] = r->run_id;
+	if (!p->n_beyond) {
+		for (size_t i = 0; i < r->n_arms; i++)
+			rep_arm(r, j, (int)i, &in->arm[in->k - 1][i]);
+		p->run_ids[p->n_ids++] = r->run_id;
+	}
 	p->k = k_total;
-	/* alpha_k of the k-th run whatever the window: alpha * 2^-(k_total - in->k) scales it */
-	alpha = ldexp(j->plan.alpha, -(int)(k_total - in->k));
+	alpha = j->plan.alpha;
 	rc = verdict2_replicate(in, &j->r2, alpha, min_effect_pct >= 0 ? min_effect_pct :
 				j->plan.min_effect_pct, &p->rep, e);
 	if (rc < 0)
@@ -253,8 +257,9 @@ cJSON *advice_pool_json(const struct advice_run *r, const struct advice_pool *p)
 	cJSON_AddStringToObject(o, "own_verdict", verdict_kind_name(p->own_kind));
 	if (!p->applied)
 		return o;
+	add_num(o, "alpha_first", p->rep.alpha_first);
+	add_num(o, "alpha_continuation", p->rep.alpha_cont);
 	add_num(o, "alpha_k", p->rep.alpha_k);
-	add_num(o, "alpha_each", p->rep.alpha_each);
 	cJSON_AddStringToObject(o, "decision", verdict2_decision_name(p->rep.decision));
 	cJSON_AddStringToObject(o, "reason", p->rep.reason);
 	arms = cJSON_AddArrayToObject(o, "arms");
@@ -269,14 +274,18 @@ cJSON *advice_pool_json(const struct advice_run *r, const struct advice_pool *p)
 		x = cJSON_CreateObject();
 		cJSON_AddStringToObject(x, "name", r->arms[i].name);
 		cJSON_AddNumberToObject(x, "runs_pooled", (double)a->n_runs);
-		add_num(x, "effect_pct", a->pooled.effect_pct);
-		add_num(x, "ci95_low_pct", a->pooled.ci_low_pct);
-		add_num(x, "ci95_high_pct", a->pooled.ci_high_pct);
-		add_num(x, "ci_low_pct_at_alpha_k", a->ci_low_pct);
+		cJSON_AddNumberToObject(x, "rounds_pooled", (double)a->n);
+		add_num(x, "effect_pct", a->effect_pct);
+		add_num(x, "ci95_low_pct", a->ci_low_pct);
+		add_num(x, "ci95_high_pct", a->ci_high_pct);
+		add_num(x, "z", a->z);
+		add_num(x, "bound", a->bound);
 		add_num(x, "p_one", a->p_one);
-		add_num(x, "tau2", a->pooled.pool.tau2);
-		add_num(x, "i2", a->pooled.pool.i2);
+		add_num(x, "z_fail", a->z_fail);
+		add_num(x, "bound_fail", a->bound_fail);
+		cJSON_AddBoolToObject(x, "shown", a->shown);
 		cJSON_AddBoolToObject(x, "crosses", a->crosses);
+		cJSON_AddBoolToObject(x, "fail_shown", a->fail_shown);
 		cJSON_AddBoolToObject(x, "futile", a->futile);
 		cJSON_AddItemToArray(arms, x);
 	}
@@ -293,18 +302,21 @@ void advice_pool_print(FILE *out, const struct advice_run *r, const struct advic
 		fprintf(out, " %lld", (long long)p->run_ids[i]);
 	if (p->n_beyond)
 		fprintf(out, " (and %zu older, counted)", p->n_beyond);
-	fprintf(out, "\n  Earlier runs count: run k of a recipe is judged on all k pooled, at one-sided "
-		"%.3g %% (%.3g %% per candidate); this run alone says %s.\n", 100 * p->rep.alpha_k,
-		100 * p->rep.alpha_each, verdict_kind_name(p->own_kind));
-	fprintf(out, "  %-12s %5s %9s  %-21s %9s %s\n", "arm", "runs", "pooled", "95% ci", "p", "");
+	fprintf(out, "\n  Earlier runs count: the runs of a recipe are the stages of one sequential "
+		"design (the first\n  alone at %.3g %%, then each stage combines all runs so far, "
+		"spending half of the other %.3g %%);\n  this run alone says %s.\n",
+		100 * p->rep.alpha_first, 100 * p->rep.alpha_cont, verdict_kind_name(p->own_kind));
+	fprintf(out, "  %-12s %5s %9s  %-21s %6s %6s %s\n", "arm", "runs", "pooled", "95% ci", "Z",
+		"bound", "");
 	for (size_t i = 0; i < p->rep.n_arms; i++) {
 		const struct verdict2_rep_arm_result *a = &p->rep.arms[i];
 
 		if (a->n_runs == 0)
 			continue;
-		fprintf(out, "  %-12s %5zu %+8.1f%%  [%+6.1f%%, %+6.1f%%] %9.2g %s\n", r->arms[i].name,
-			a->n_runs, a->pooled.effect_pct, a->pooled.ci_low_pct, a->pooled.ci_high_pct,
-			a->p_one, a->crosses ? "crosses" : a->futile ? "futile" : "");
+		fprintf(out, "  %-12s %5zu %+8.1f%%  [%+6.1f%%, %+6.1f%%] %6.2f %6.2f %s\n",
+			r->arms[i].name, a->n_runs, a->effect_pct, a->ci_low_pct, a->ci_high_pct, a->z,
+			a->bound, a->crosses ? "shown" : a->shown ? "shown, below the minimum effect" :
+			a->futile ? "futile" : "");
 	}
 }
 
@@ -356,7 +368,7 @@ const char *advice_verify_result(const struct verdict_result *v, const struct ad
 	*holds = a->crosses && a->min_effect_confirmed;
 	if (*holds)
 		return "holds";
-	if (a->p_one < p->rep.alpha_each)
+	if (a->shown)
 		return "weaker";
 	return a->futile ? "gone" : "inconclusive";
 }

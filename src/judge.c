@@ -219,7 +219,8 @@ static void translate(const struct judgement *j, const struct verdict2_input *in
 		o->p_welch = a->compared ? a->p_one : NAN;
 		o->p_perm = NAN;
 		o->significant = a->crosses;
-		o->alpha_used = a->compared ? a->nominal_p : j->design.nominal_p[j->look];
+		o->alpha_used = j->design.alpha_speed / (double)j->design.n_candidates *
+				j->design.frac[j->look];
 		o->decisive = a->crosses || a->futile;
 		for (int c = 0; c < VERDICT_SEC_COUNT; c++) {
 			const struct verdict2_guard *g = &a->guard[c];
@@ -298,7 +299,7 @@ static bool wall_time_fixed(const struct verdict2_input *in, char *why, size_t l
 int judge_plan_design(const struct judge_plan *p, size_t n_candidates,
 		      struct verdict2_design *d, struct st_err *e)
 {
-	double alpha = verdict2_rep_alpha(p->alpha, 1);
+	double alpha = verdict2_first_alpha(p->alpha);
 	int rc;
 
 	if (p->n_planned == 0)
@@ -403,15 +404,17 @@ cJSON *judge_json(const struct judgement *j)
 		fmt_json_num(o, "power_min_effect", j->r2.power_min_effect);
 		fmt_json_num(o, "effect_80pct_power_pct", j->effect_80_pct);
 		fmt_json_num(o, "sd_log", j->r2.sd_log);
-		fmt_json_num(o, "rho", j->r2.rho);
+		fmt_json_num(o, "sd_log_robust", j->r2.sd_log_robust);
 		cJSON_AddStringToObject(o, "path", verdict2_path_name(j->r2.path));
 		cJSON_AddNumberToObject(o, "alpha_speed", j->design.alpha_speed);
 		cJSON_AddNumberToObject(o, "alpha_fail", j->design.alpha_fail);
 		{
-			cJSON *b = cJSON_AddArrayToObject(o, "bounds");
+			/* each candidate's cumulative one-sided speed level by look */
+			cJSON *b = cJSON_AddArrayToObject(o, "levels");
 
 			for (size_t k = 0; k < j->design.n_looks; k++)
-				cJSON_AddItemToArray(b, cJSON_CreateNumber(j->design.bound[k]));
+				cJSON_AddItemToArray(b, cJSON_CreateNumber(j->design.alpha_speed /
+					(double)j->design.n_candidates * j->design.frac[k]));
 		}
 		cJSON_AddNumberToObject(o, "busy_rounds", (double)j->r2.n_busy_rounds);
 	}

@@ -167,7 +167,7 @@ static void budget_power(const struct engine *E, struct probe_budget *b)
 	judge_plan_truncate(&plan, b->rounds_fit);
 	if (E->c->narms < 2 || plan.looks[0] < 2 ||
 	    verdict2_design_init(&d, plan.looks, plan.n_looks, (size_t)E->c->narms - 1,
-				 verdict2_rep_alpha(plan.alpha, 1), NULL) < 0)
+				 verdict2_first_alpha(plan.alpha), NULL) < 0)
 		return;
 	b->fail_rounds = verdict2_fail_rounds_min(&d);
 	for (int i = 0; i < 2; i++)

@@ -437,13 +437,6 @@ int stats_pool_dl(const double *y, const double *v, size_t k, double level,
  */
 double stats_hsd_spend(double t, double gamma);
 
-/*
- * The variance of the mean of n values of a stationary AR(1) series with
- * lag-1 autocorrelation rho, over that of n independent ones:
- * f = 1 + 2 sum_{k=1}^{n-1} (1 - k/n) rho^k (1 for n < 2). |rho| < 1.
- */
-double stats_ar1_mean_vif(size_t n, double rho);
-
 /* P(X >= x) for X ~ Binomial(n, 1/2), exact. 1 for x == 0, 0 for x > n. */
 double stats_binom_half_upper(unsigned x, unsigned n);
 
@@ -480,60 +473,29 @@ struct stats_sign_seq {
 int stats_sign_seq(const unsigned *disc, const unsigned *wins, size_t k, const double *alpha_cum,
 		   struct stats_sign_seq *out, struct st_err *e);
 
-/*
- * The paired statistic robust to serial dependence (the v3 verdict's).
- *
- * stats_pooled_rho(): the lag-1 autocorrelation of the noise, pooled over
- * all arms. y[a * stride + r] is arm a's log value in round r, read where
- * ok[a * stride + r]. In each round with at least two values, each value's
- * residual is its difference from the round's mean (so shocks common to
- * all arms cancel); each arm's residual series is centred on its own mean;
- * r1 = (sum of lag-1 products of consecutive residuals of an arm) / (sum
- * of squares), over all arms; then Marriott-Pope bias correction rho = (n
- * r1 + 1) / (n - 3) with n the rounds that had residuals, clipped to
- * [0, STATS_RHO_MAX]; 0 when n < 4. *n_used (may be NULL) receives n.
- *
- * stats_robust_t(): for the n paired differences d[] (n >= 2) and rho,
- * mean, sd (n - 1), the AR(1) variance factor f = stats_ar1_mean_vif(n,
- * rho), the bias of the sample variance g = (n - f) / (n - 1), and
- * se = sqrt(sd^2 / g * f / n), t = mean / se (+-inf or 0 when sd == 0).
- * -EINVAL when n < 2 or n > STATS_SAMPLES_MAX, a value is not finite, or
- * rho outside [0, STATS_RHO_MAX].
- */
-#define STATS_RHO_MAX 0.9
-
-double stats_pooled_rho(const double *y, const bool *ok, size_t n_arms, size_t n_rounds,
-			size_t stride, size_t *n_used);
-
-struct stats_robust_t {
-	size_t n;
-	double mean, sd, rho, vif, se, t;
-};
-
-int stats_robust_t(const double *d, size_t n, double rho, struct stats_robust_t *out);
-
 /* ======================================================================
- * Sequential, paired, outcome-aware verdict, v3 (advisor/verdict-seq.c,
- * advisor/verdict-mc.c)
+ * Sequential, paired, outcome-aware verdict, v4 (advisor/verdict-seq.c,
+ * advisor/verdict-power.c, on the engine of swaptune/randtest.h)
  *
- * Every round runs every arm once (a block). Two endpoints, judged at
+ * Every round runs every arm once, in an order drawn afresh at random from
+ * the run's recorded seed (probe_round_order()). Two endpoints, judged at
  * planned looks and combined by a stated rule:
  *   speed   - on the rounds where a candidate and the baseline both
- *             completed, the per-round log-ratio of the primary metric;
- *             its standard error carries the AR(1) variance factor of the
- *             noise's lag-1 autocorrelation pooled over all arms
- *             (stats_pooled_rho(), stats_robust_t()), so that a setting x
- *             time interaction does not pass for an effect. The bounds are
- *             exact for this statistic: calibrated by Monte Carlo (fixed
- *             seed) at the least favourable of AR(1) rho 0, 0.3 and 0.5
- *             per arm, jointly over the candidates (the largest t of the
- *             candidates), for the number of arms of the probe;
+ *             completed, the per-round log-ratio of the primary metric, in
+ *             an exact sequential sign-flip randomisation test with Huber
+ *             scores (rt_seq_test(), RT_SCORE_HUBER): exact whatever the
+ *             noise does over time, because the order within each round
+ *             is random; one wild round counts at most RT_HUBER_K typical
+ *             ones. Each candidate gets alpha_speed / n_candidates
+ *             (Bonferroni over the arms), spent over the looks;
  *   failure - OOM kills, timeouts and other failures, never imputed:
  *             paired by round, the discordant rounds (one arm failed, the
  *             other completed) in an exact sequential sign test
- *             (stats_sign_seq()).
- * The design's alpha is split: VERDICT2_FAIL_SHARE of it to the failure
- * test, the rest to the speed test. Each is spent over the looks by
+ *             (stats_sign_seq()): with the order randomised in every
+ *             round, which of the two failed is a fair coin when the arms
+ *             do not differ, whatever the failure rate.
+ * The run's alpha is split: VERDICT2_FAIL_SHARE of it to the failure test,
+ * the rest to the speed test. Each is spent over the looks by
  * stats_hsd_spend(rounds / last rounds, gamma): VERDICT2_GAMMA for speed,
  * VERDICT2_FAIL_GAMMA for failures. The failure test is a fixed sequence
  * over the candidates: in ascending verdict2_arm.fail_order (ties: listing
@@ -543,20 +505,23 @@ int stats_robust_t(const double *d, size_t n, double rho, struct stats_robust_t 
  * (a failing baseline against a candidate that never fails is shown with
  * 7 discordant rounds instead of 9).
  * A candidate is changed to
- *   by speed:   its t crosses the look's bound, its estimated gain is at
- *               least the minimum effect (a filter on the estimate, not a
- *               test), it does not fail credibly more often than the
- *               baseline, and every cost guardrail is shown;
+ *   by speed:   its test rejects "no gain" at the look, its estimated gain
+ *               is at least the minimum effect (a filter on the estimate,
+ *               not a test), it does not fail credibly more often than the
+ *               baseline, and every cost guardrail is shown (one that
+ *               cannot be evaluated is not shown: it blocks the change);
  *   by failure: the baseline fails credibly more often than it, and on the
  *               rounds both completed its speed is not shown worse than
  *               the non-inferiority margin, and no cost is shown to rise
- *               beyond its margin (a harm veto: continuous as the
- *               baseline's completions go to 0; with fewer than 2 rounds
+ *               beyond its margin (a harm veto; with fewer than 2 rounds
  *               both completed a cost is "not comparable").
- * Guardrails, the harm veto and the OOM veto spend their own alpha over
- * the looks (their level at look i is alpha x (frac[i] - frac[i-1]),
- * Bonferroni over looks), so a cost exactly at its margin passes at most
- * guard_alpha of the time over the whole design.
+ * Guardrails compare log((cost + 1) / (baseline cost + 1)) per round (one
+ * unit of the cost's own - a page, a microsecond, a nanosecond - so a zero
+ * reading is a reading, not a missing one) with the same randomisation
+ * test at fixed sample; they, the harm veto and the OOM veto spend their
+ * own alpha over the looks (their level at look i is alpha x (frac[i] -
+ * frac[i-1]), Bonferroni over looks), so a cost exactly at its margin
+ * passes at most guard_alpha of the time over the whole design.
  * ====================================================================== */
 
 #define VERDICT2_ROUNDS_MAX	STATS_SAMPLES_MAX
@@ -567,32 +532,37 @@ int stats_robust_t(const double *d, size_t n, double rho, struct stats_robust_t 
 
 /*
  * The default schedule: looks after 5, 10, 15, 20, 30 and 40 rounds, alpha
- * spent in proportion to the rounds (gamma 0). Chosen in the simulator
- * (tests/sim): with the robust statistic a 5-look design up to 25 rounds
- * found +5 % at CV 5 % only 65 % of the time; up to 40 rounds it finds it
- * >= 80 %, and a probe on a busy host that fits only 5-10 rounds is
- * truncated to a design that spends all of alpha by its last round.
- * (Changed in v3 from 5/10/15/20/25: the probe's time budget depends on it.)
+ * spent in proportion to the rounds (gamma 0). A probe on a busy host that
+ * fits fewer rounds is truncated to a design that spends all of its alpha
+ * by its last round. With randomisation tests nothing can be shown at 5
+ * rounds (the least p of 5 sign flips is 1/32): the look at 5 can only keep
+ * (futility) or see a failing baseline on its way.
  */
 #define VERDICT2_DEFAULT_LOOKS	{ 5, 10, 15, 20, 30, 40 }
 #define VERDICT2_DEFAULT_N_LOOKS 6
 #define VERDICT2_GAMMA		0.0
 /*
+ * A recipe's false-change budget (the plan's alpha, 2.5 %) is split before
+ * any data: VERDICT2_FIRST_SHARE for the first run of the recipe, judged
+ * alone by its exact sequential tests (2.0 %), the rest for the recipe's
+ * continuation over every later run (0.5 %, advisor/verdict-rep.c), so
+ * that re-running adds evidence and the false-change rate over any number
+ * of runs stays within alpha.
+ */
+#define VERDICT2_FIRST_SHARE	0.8
+/*
  * Share of a run's alpha given to the failure endpoint, and its spending:
  * front-loaded (HSD gamma 4: 64 % by a quarter of the rounds), because a
  * failing baseline is blunt evidence that should end a probe early - yet
  * an exact test on discordant rounds cannot go below 2^-n after n rounds,
- * so nothing is shown at 5 rounds (1/32) whatever the spending. 0.35 is
- * the least share at which 7 discordant rounds suffice (0.35 x the first
- * run's 2.34 % = 0.82 % >= 2^-7 = 0.78 %): what a busy host's 3-minute
+ * so nothing is shown at 5 rounds (1/32) whatever the spending. 0.41 is
+ * the least share at which 7 discordant rounds suffice (0.41 x the first
+ * run's 2.0 % = 0.82 % >= 2^-7 = 0.78 %): what a busy host's 3-minute
  * budget fits (8 rounds) when the baseline is OOM-killed in most of them.
- * (0.2 until v3.1: 9 rounds needed; the speed test keeps 65 %.)
+ * The speed test gets the other 59 % (1.18 %).
  */
-#define VERDICT2_FAIL_SHARE	0.35
+#define VERDICT2_FAIL_SHARE	0.41
 #define VERDICT2_FAIL_GAMMA	4.0
-/* Monte-Carlo paths per rho for bounds and null distributions, and the seed. */
-#define VERDICT2_MC_PATHS	200000
-#define VERDICT2_MC_SEED	20261201ULL
 
 /* What became of an arm's trial in one round. */
 enum verdict_outcome {
@@ -650,16 +620,14 @@ void verdict2_input_clear(struct verdict2_input *in);
  * The plan, fixed before the first round. Looks after rounds[0] < ... <
  * rounds[n_looks - 1]. When the design was truncated (a time budget, or an
  * administrative stop when time ran out), planned[] holds the looks first
- * planned: the looks before the last keep the bounds they had in the
- * planned design, and the last look spends what is left, so that the bounds
- * of looks already taken never change. frac[i] is the share of the speed
- * path's, the guardrails' and the harm veto's alpha spent by look i
+ * planned: the looks before the last keep the levels they had in the
+ * planned design, and the last look spends what is left, so that the
+ * levels of looks already taken never change. frac[i] is the share of the
+ * speed path's, the guardrails' and the harm veto's alpha spent by look i
  * (stats_hsd_spend of rounds[i] / planned last at VERDICT2_GAMMA, and 1 at
  * the last look); frac_fail[i] the same for the failure test and the OOM
- * veto at VERDICT2_FAIL_GAMMA. bound[i] is the speed bound on the largest candidate
- * t with all pairs complete; nominal_p[i] its least-favourable tail for one
- * candidate, the level a candidate with fewer pairs is held to (the bound is
- * then the quantile of the null at its pair count: nominal-p transfer).
+ * veto at VERDICT2_FAIL_GAMMA. A candidate's speed test spends
+ * alpha_speed / n_candidates x frac[i] by look i.
  */
 struct verdict2_design {
 	size_t n_looks;
@@ -673,20 +641,15 @@ struct verdict2_design {
 	double gamma;
 	double frac[VERDICT2_LOOKS_MAX];
 	double frac_fail[VERDICT2_LOOKS_MAX];	/* the same for the failure test and the OOM veto */
-	double bound[VERDICT2_LOOKS_MAX];
-	double nominal_p[VERDICT2_LOOKS_MAX];
 	double min_effect_pct;		/* of the plan: power and "needs" filter on it */
-	uint64_t key;			/* the Monte-Carlo cache key of this design */
 };
 
 /*
  * A design: looks rounds[0..n_looks), n_candidates + 1 arms, the run's
- * alpha. Computes the bounds (about 0.3 s for the default design on one
- * core the first time; designs are cached in memory by their key for the
- * life of the process). min_effect_pct is set to 2. -EINVAL unless 1 <=
- * n_looks <= VERDICT2_LOOKS_MAX, rounds strictly increasing with 2 <=
- * rounds[0] and rounds[last] <= VERDICT2_ROUNDS_MAX, 1 <= n_candidates <
- * VERDICT_ARMS_MAX and 0 < alpha < 0.5; -ENOMEM.
+ * alpha. min_effect_pct is set to 2. -EINVAL unless 1 <= n_looks <=
+ * VERDICT2_LOOKS_MAX, rounds strictly increasing with 2 <= rounds[0] and
+ * rounds[last] <= VERDICT2_ROUNDS_MAX, 1 <= n_candidates <
+ * VERDICT_ARMS_MAX and 0 < alpha < 0.5.
  */
 int verdict2_design_init(struct verdict2_design *d, const unsigned *rounds,
 			 size_t n_looks, size_t n_candidates, double alpha,
@@ -694,7 +657,7 @@ int verdict2_design_init(struct verdict2_design *d, const unsigned *rounds,
 
 /*
  * End design d at round r (2 <= r; a budget that keeps fewer looks, or an
- * administrative stop): its looks before r are kept with their bounds, a
+ * administrative stop): its looks before r are kept with their levels, a
  * final look at r spends what is left of every path's alpha. r at or
  * beyond the last look changes nothing. Truncating twice keeps the first
  * planned design. Same errors as verdict2_design_init().
@@ -729,6 +692,9 @@ unsigned verdict2_fail_rounds_min(const struct verdict2_design *d);
  *                         fraction of its trials makes the probe invalid.
  *   busy_psi_pct 10     - a trial during which the host's CPU pressure
  *                         ("some") was at or above this is flagged busy.
+ *   intervals true      - compute each candidate's repeated confidence
+ *                         interval at every look (descriptive: the decision
+ *                         never reads it; the simulator turns it off).
  */
 struct verdict2_opts {
 	double min_effect_pct;
@@ -739,6 +705,7 @@ struct verdict2_opts {
 	double oom_veto_alpha;
 	double invalid_frac;
 	double busy_psi_pct;
+	bool intervals;
 };
 
 void verdict2_opts_init(struct verdict2_opts *o);
@@ -793,23 +760,31 @@ struct verdict2_guard {
  * the same test the other way, at oom_veto_alpha, shows this arm failing
  * more often.
  * Speed, on the n rounds both completed (compared when n >= 2): d_r the
- * direction-signed log-ratio (positive = better); mean_log, sd_log, rho,
- * vif, se_log, t as in stats_robust_t(); t_bound this look's bound at n
- * pairs and nominal_p its level. effect_pct and its interval are on the
- * speed-up scale exp(mean) - 1 (positive = better, never below -100 %:
- * for a lower-is-better metric, baseline / candidate - 1); ratio_* is the
- * metric's own candidate / baseline - 1 (for wall time, negative is
- * better). Intervals are repeated confidence intervals at the look's bound
- * (mean -+ t_bound se), so a lower bound above 0 is crossing. ucb97_pct is
- * the one-sided 97.5 % upper bound (futility); need_pct the smallest
- * estimated effect that would cross now. worse_than_ni: the upper bound of
- * the effect, at this look's guard level, is below -ni_margin_pct.
+ * direction-signed log-ratio (positive = better); mean_log the estimate
+ * that goes with the test (rt_estimate(): Huber's M-estimate of the
+ * log-ratio, the typical round's), sd_log the sd of d_r (descriptive);
+ * crosses: the sequential randomisation test rejects "no gain" by this
+ * look (the looks' levels alpha_speed / n_candidates x frac). effect_pct
+ * and its interval are on the speed-up scale exp(mean_log) - 1 (positive =
+ * better, never below -100 %: for a lower-is-better metric, baseline /
+ * candidate - 1); ratio_* is the metric's own candidate / baseline - 1 (for
+ * wall time, negative is better). The interval is the repeated confidence
+ * interval of the sequential test at this look (the shifts it does not
+ * reject either way, rt_interval()), so a lower bound above 0 is crossing;
+ * need_pct the smallest estimated effect that would cross now (the
+ * estimate less the lower bound); the three are computed when
+ * opts->intervals is set, NAN otherwise. futile: the fixed-sample test
+ * rejects "a gain of min_effect_pct or more" at 2.5 % one-sided (ucb97_pct
+ * the matching upper bound, set by verdict2_finish()). worse_than_ni: the
+ * fixed-sample test at this look's guard level rejects "no worse than
+ * -ni_margin_pct". p_one the fixed-sample one-sided p of "no gain"; p_stage
+ * the stagewise p-value of the sequential test at this look (replications
+ * combine it).
  * Set by verdict2_finish(): adj_*, for the arm changed to by speed at a
  * look before the design's last, the median-unbiased estimate (stagewise
- * ordering) and its 95 % interval (adjusted false otherwise); p_stage
- * the stagewise p-value of "no gain" (replications pool it); p_one the
- * fixed-sample one-sided p (least-favourable null, for reference); and
- * n_outliers.
+ * ordering: the shift whose stagewise p is one half) and its 95 % interval
+ * (the shifts whose stagewise p, either way, is above 2.5 %), adjusted
+ * false otherwise; ucb97_pct; and n_outliers.
  */
 struct verdict2_arm_result {
 	size_t n_ok, n_oom, n_timeout, n_failed, n_missing;
@@ -821,14 +796,13 @@ struct verdict2_arm_result {
 	double fail_speed_p;
 	bool compared;
 	size_t n;
-	double mean_log, sd_log, rho, vif, se_log, t, p_one;
-	double t_bound, nominal_p;
+	double mean_log, sd_log, p_one;
 	double effect_pct, ci_low_pct, ci_high_pct;
 	double ratio_pct, ratio_lo_pct, ratio_hi_pct;
 	double ucb97_pct, need_pct;
-	bool crosses;			/* t above the bound */
+	bool crosses;			/* the sequential test rejects "no gain" */
 	bool min_effect_confirmed;	/* ci_low_pct >= min_effect_pct */
-	bool futile;			/* ucb97_pct < min_effect_pct */
+	bool futile;			/* a gain of min_effect_pct is ruled out */
 	bool worse_than_ni;
 	enum verdict2_path path;	/* eligible for a change by this endpoint */
 	bool adjusted;
@@ -850,7 +824,7 @@ struct verdict2_result {
 	size_t n_rounds;
 	double false_change_bound;	/* the design's alpha */
 	double sd_log;			/* pooled sd of d_r over candidates, NAN if none */
-	double rho;			/* the pooled lag-1 autocorrelation used */
+	double sd_log_robust;		/* the same from their median absolute deviation */
 	double power_min_effect;	/* verdict2_finish(): KEEP/INCONCLUSIVE only, else NAN */
 	double effect_80_pct;		/* the same: the gain found 80 % of the time */
 	size_t n_busy_rounds;		/* rounds with a trial flagged busy */
@@ -862,7 +836,7 @@ struct verdict2_result {
 
 /*
  * Judge the data at look `look` of design d (in->n_rounds is normally
- * d->rounds[look]; the look's bounds are used whatever it is). Decision:
+ * d->rounds[look]; the look's levels are used whatever it is). Decision:
  *   INVALID      every arm failed (not OK) in >= invalid_frac of its trials;
  *   CHANGE       to the eligible candidate (see the section's comment) with
  *                the largest speed effect (a candidate without one last);
@@ -881,31 +855,28 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
 		  struct verdict2_result *out, struct st_err *e);
 
 /*
- * What a report of a judged look shows beyond the decision: the stagewise
- * p-values, fixed-sample p and outliers of every compared candidate; the
- * bias-adjusted estimate of a change by speed at an early stop; for KEEP
- * and INCONCLUSIVE the
- * simulated power for the minimum effect and the gain found 80 % of the
- * time at the variation seen (with their reason line). r must come from
+ * What a report of a judged look shows beyond the decision: the intervals
+ * (when verdict2_look() did not compute them) and outliers of every
+ * compared candidate; the median-unbiased estimate of a change by speed at
+ * an early stop; for KEEP and INCONCLUSIVE the power for the minimum
+ * effect and the gain found 80 % of the time at the variation seen (the
+ * robust sd of the log-ratios, sd_log_robust; with their reason line). r must come from
  * verdict2_look() on the same d, look, in and opts. -EINVAL on mismatch.
  */
 int verdict2_finish(const struct verdict2_design *d, const struct verdict2_input *in,
 		    const struct verdict2_opts *opts, struct verdict2_result *r, struct st_err *e);
 
 /*
- * Only the stagewise p-values of r's candidates (what a replication pools,
- * verdict2_rep_arm_of()), without the rest of verdict2_finish(). -EINVAL on
- * a look outside d.
- */
-int verdict2_stage_pvalues(const struct verdict2_design *d, struct verdict2_result *r,
-			   struct st_err *e);
-
-/*
  * Power of design d's speed path to change to one candidate whose true gain
  * is effect_pct when the per-round log-ratio has standard deviation sd_log,
- * the other candidates equal to the baseline and rounds independent:
- * the real rule (bounds, the minimum-effect filter, futility stops) on
- * 20 000 simulated probes with common random numbers. NAN on bad input.
+ * the other candidates equal to the baseline and rounds independent
+ * (advisor/verdict-power.c): the normal approximation of the rule - each
+ * look's level turned into a z bound by the exact crossing probabilities
+ * of a Brownian path (stats_gs_cross()), no stop at a look whose
+ * contrasts cannot reach its level (2^-n above it), the minimum-effect
+ * filter and the futility stop - on 20 000 paths with common random
+ * numbers. The simulator holds it within 3 points of the real rule's power
+ * for every design the budget can make. NAN on bad input.
  */
 double verdict2_power(const struct verdict2_design *d, double effect_pct, double sd_log);
 /*
@@ -927,54 +898,51 @@ struct verdict2_pooled {
 int verdict2_pool_runs(const double *y, const double *v, size_t k,
 		       struct verdict2_pooled *out, struct st_err *e);
 
-/*
- * The null distribution of the robust statistic (advisor/verdict-mc.c):
- * the least favourable, over AR(1) rho 0, 0.3 and 0.5 per arm, of the
- * (1 - p) quantile of one candidate's t at n complete pairs with n_arms
- * arms (VERDICT2_MC_PATHS paths per rho, seed VERDICT2_MC_SEED; cached).
- * Kept exactly for p <= 0.05, interpolated beyond. NAN on bad input
- * (n < 2, n > VERDICT2_ROUNDS_MAX, n_arms < 2, p outside (0, 1)).
- */
-double verdict2_null_quantile(size_t n_arms, size_t n, double p);
-/* The least-favourable tail P(T >= t) of the same; NAN on bad input. */
-double verdict2_null_tail(size_t n_arms, size_t n, double t);
-
 /* ======================================================================
- * Replications of one recipe (advisor/verdict-rep.c)
+ * Runs of one recipe: continuation (advisor/verdict-rep.c)
  *
  * A probe can be re-run. Judged alone every run has its design's
  * false-change rate, so an operator who re-runs until one run says CHANGE
- * would find one with probability near 1 - (1 - alpha)^K. The rule: the
- * k-th run of a recipe gets the share verdict2_rep_alpha(alpha, k) of the
- * plan's alpha - alpha (1 - 2^-4) for the first run (its own design's
- * alpha), alpha 2^-(k+3) for run k >= 2 - so that the shares over any
- * number of runs sum to at most alpha. Run k >= 2 is judged on all k runs:
- * per candidate, Stouffer's combination of each run's exact stagewise
- * p-value (speed, and failures separately), weighted by the square root of
- * the run's planned rounds (fixed before its data, not by where it
- * stopped); runs aborted before their first look count (they take a share)
- * and contribute z = 0 with their weight. Of run k's share, the pooled
- * speed test gets (1 - VERDICT2_FAIL_SHARE) and the pooled failure test the
- * rest, each split over the candidates (Bonferroni).
+ * would find one with probability near 1 - (1 - alpha)^K. Instead the runs
+ * of a recipe are the stages of one sequential design, fixed before the
+ * first run: stage 1 is the first run, judged alone at
+ * verdict2_first_alpha(alpha) (80 % of the plan's alpha); stage k >= 2
+ * combines the first k runs by Stouffer with equal weights, Z_k = sum of
+ * z_i / sqrt(k), z_i = Phi^-1(1 - p_i) with p_i run i's exact stagewise
+ * p-value judged alone (speed, and failures apart), against a bound c_k
+ * that spends half of what is left of the continuation's alpha (the other
+ * 20 %) at each stage: the bounds come from the exact crossing
+ * probabilities of the Z process (stats_gs_cross()), so a second run with
+ * the same evidence as the first needs far less than a fresh threshold.
+ * Equal weights, fixed in advance, keep the design valid whatever the
+ * operator does between runs: stop, re-run, or re-run with another budget
+ * after seeing the last verdict (each run's p-value is exact given the
+ * runs before it, because its own order is randomised afresh). A run
+ * aborted before its first look is a stage with z = 0. Each candidate gets
+ * its share (Bonferroni); the continuation's failure test gets
+ * VERDICT2_FAIL_SHARE of it. At most VERDICT2_REPS_MAX runs: later runs
+ * of a recipe can no longer change its verdict.
  * ====================================================================== */
 
-#define VERDICT2_REPS_MAX	32
+#define VERDICT2_REPS_MAX	STATS_GS_LOOKS_MAX
 
 /* One arm of one earlier (or the latest) run, as judged alone. */
 struct verdict2_rep_arm {
-	bool compared;			/* the run had a speed estimate for this arm */
+	bool compared;			/* the run had a speed comparison for this arm */
 	bool aborted;			/* the run stopped before its first look */
-	double weight;			/* sqrt(planned last-look rounds) of the run */
+	bool crossed;			/* judged alone: its speed test rejected */
+	bool fail_shown;		/* judged alone: the baseline shown to fail more */
 	double p_stage;			/* speed: stagewise p of "no gain" (1 if none) */
 	double p_fail_stage;		/* failures: stagewise p of "baseline fails more" */
-	double mean_log, se_log;	/* for the pooled display estimate */
-	bool fail_counted;		/* the run had rounds with outcomes for it */
+	bool fail_counted;		/* the run had discordant rounds for it */
+	size_t n;			/* its contrasts (direction-signed log-ratios) */
+	double c[VERDICT2_ROUNDS_MAX];
 };
 
 /*
  * k runs of one recipe, oldest first, the run being judged last; arms
  * aligned with the latest run's (by name, done by the caller), arm[j][i]
- * with compared = false where run j had no such arm or no estimate.
+ * with compared = false where run j had no such arm or no comparison.
  */
 struct verdict2_rep_input {
 	size_t k;
@@ -985,22 +953,27 @@ struct verdict2_rep_input {
 };
 
 struct verdict2_rep_arm_result {
-	size_t n_runs;			/* runs with a speed estimate, pooled */
-	struct verdict2_pooled pooled;	/* 95 % interval, effect + = better (display) */
-	double z, p_one;		/* Stouffer, speed */
-	double z_fail, p_fail;		/* Stouffer, failures */
-	double ci_low_pct;		/* pooled lower bound at the run's alpha_k */
-	bool crosses;			/* speed: p_one < alpha_each and effect >= min effect */
+	size_t n_runs;			/* runs with a speed comparison */
+	size_t n;			/* their contrasts, pooled */
+	double effect_pct;		/* the estimate over every run's contrasts */
+	double ci_low_pct, ci_high_pct;	/* its 95 % interval (fixed sample, display) */
+	struct verdict2_pooled pooled;	/* random-effects pooling of the runs (display) */
+	double z, bound;		/* Stouffer of the speed p-values, stage k's bound */
+	double p_one;			/* 1 - Phi(z) */
+	double z_fail, bound_fail;	/* the same for failures */
+	double p_fail;
+	bool shown;			/* speed: a stage crossed (before the minimum-effect filter) */
+	bool crosses;			/* speed: a stage crossed and effect >= min effect */
 	bool min_effect_confirmed;	/* ci_low_pct >= min effect */
-	bool futile;			/* one-sided 97.5 % upper bound < min effect */
-	bool fail_shown;		/* failures: p_fail < fail share of alpha_k / candidates */
+	bool futile;			/* a gain of the min effect ruled out (2.5 %) */
+	bool fail_shown;		/* failures: a stage crossed */
 };
 
 struct verdict2_rep_result {
 	size_t k;
-	double alpha_k;			/* this run's one-sided false-change share */
-	double alpha_each;		/* speed: (1 - fail share) alpha_k / candidates */
-	double alpha_fail_each;		/* failures: fail share alpha_k / candidates */
+	double alpha_first;		/* the first run's share */
+	double alpha_cont;		/* the continuation's, over every later run */
+	double alpha_k;			/* spent at this stage, both paths, all candidates */
 	enum verdict2_decision decision;
 	int chosen;
 	enum verdict2_path path;
@@ -1010,35 +983,44 @@ struct verdict2_rep_result {
 	char reason[VERDICT_REASON_LEN];	/* the pooled headline */
 };
 
-/* alpha for the k-th run of a recipe: alpha (1 - 2^-4), then alpha 2^-(k+3). NAN for k 0. */
-double verdict2_rep_alpha(double alpha, size_t k);
+/* The first run's share of a recipe's alpha: alpha VERDICT2_FIRST_SHARE. */
+double verdict2_first_alpha(double alpha);
 
 /*
- * The per-run figures of candidate i of a run judged alone (verdict2_look()
- * then verdict2_finish() or verdict2_stage_pvalues()), for a later pooling. planned_rounds: the last
- * look of the run's plan as planned. A run that never reached a look: give
- * r NULL (aborted: z = 0, with its weight).
+ * The bounds c[0..k) of the stage statistic Z for one candidate: c[0] =
+ * Phi^-1(1 - a_first), then c[j] such that Z crosses first at stage j + 1
+ * with probability a_cont 2^-(j + 1) when every z is standard normal.
+ * -EINVAL for k outside 1..VERDICT2_REPS_MAX or levels outside (0, 0.5).
  */
-void verdict2_rep_arm_of(const struct verdict2_result *r, size_t i, unsigned planned_rounds,
-			 struct verdict2_rep_arm *out);
+int verdict2_stage_bounds(size_t k, double a_first, double a_cont, double *c, struct st_err *e);
 
 /*
- * Judge the latest of k runs of a recipe on the pooled evidence. own is the
- * latest run judged alone (verdict2_look(), verdict2_finish()), whose
+ * The figures of candidate i of a run judged alone (verdict2_look(), then
+ * verdict2_finish() or verdict2_stage_pvalues()) for a later stage: its
+ * p-values, its own decisions and its contrasts from in. A run that never
+ * reached a look: give r NULL (aborted: z = 0).
+ */
+void verdict2_rep_arm_of(const struct verdict2_input *in, const struct verdict2_result *r,
+			 size_t i, struct verdict2_rep_arm *out);
+
+/*
+ * Judge the latest of k runs of a recipe on the evidence of all k. own is
+ * the latest run judged alone (verdict2_look(), verdict2_finish()), whose
  * guardrails, harm and OOM vetoes still bind. alpha is the plan's (the
  * whole budget over all runs). With k == 1 the decision is own's.
  * Otherwise:
  *   INVALID       when own is INVALID;
  *   CHANGE        to the candidate with the largest pooled effect among
- *                 those whose pooled speed test crosses (with own's
- *                 guardrails shown) or whose pooled failure test shows the
- *                 baseline failing more (with own's harm vetoes clear), not
- *                 vetoed in own;
+ *                 those whose speed stages crossed (the first run alone, or
+ *                 Z at a later stage; with the pooled estimate at least the
+ *                 minimum effect and own's guardrails shown) or whose
+ *                 failure stages crossed (with own's harm vetoes clear),
+ *                 not vetoed in own;
  *   KEEP          when own says KEEP, or every candidate is pooled-futile
  *                 without a failure edge, or vetoed in own;
  *   INCONCLUSIVE  otherwise (in particular when own alone says CHANGE).
  * -EINVAL for k outside 1..VERDICT2_REPS_MAX, arms not matching own, a bad
- * alpha.
+ * alpha; -ENOMEM.
  */
 int verdict2_replicate(const struct verdict2_rep_input *in, const struct verdict2_result *own,
 		       double alpha, double min_effect_pct, struct verdict2_rep_result *out,
