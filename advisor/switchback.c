@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "swaptune/advisor.h"
+#include "swaptune/randtest.h"
 #include "swaptune/switchback.h"
 
 /* ---- plan and schedule ---- */
@@ -97,9 +98,8 @@ static int plan_check(const struct sb_plan *p, struct st_err *e)
 			       p->looks[p->n_looks - 1], p->n_blocks);
 	if (!(p->alpha > 0 && p->alpha < 0.5))
 		return err_set(e, -EINVAL, "alpha must be in (0, 0.5)");
-	if (p->draws < 99 || p->draws + 1 > sizeof(((struct sb_work *)0)->v) / sizeof(double))
-		return err_set(e, -EINVAL, "Monte-Carlo draws must be 99 to %zu",
-			       sizeof(((struct sb_work *)0)->v) / sizeof(double) - 1);
+	if (p->draws < 99 || p->draws > RT_DRAWS_MAX)
+		return err_set(e, -EINVAL, "Monte-Carlo draws must be 99 to %d", RT_DRAWS_MAX);
 	return 0;
 }
 
@@ -127,7 +127,7 @@ int sb_design_init(struct sb_design *d, const struct sb_plan *p, struct st_err *
 		d->spend_cum[k] = cum;
 		prev = cum;
 		if (d->first_decidable_look == p->n_looks &&
-		    floor(d->spend[k] * (double)pool_size(p->looks[k], p->draws) + 1e-9) >= 1)
+		    floor(d->spend_cum[k] * (double)pool_size(p->looks[k], p->draws) + 1e-9) >= 1)
 			d->first_decidable_look = k;
 	}
 	/* a fresh order per block: Fisher-Yates from the recorded seed */
@@ -187,178 +187,43 @@ int sb_budget_of(const struct sb_design *d, double sd_contrast, struct sb_budget
 	return 0;
 }
 
-/* ---- the sequential sign-flip test ---- */
-
-/* The (k+1)-th largest of v[0..n) (k < n), by quickselect; v is reordered. */
-static double kth_largest(double *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		double pivot = v[lo + (hi - lo) / 2];
-		size_t i = lo, j = hi;
-
-		while (i <= j) {
-			while (v[i] > pivot)
-				i++;
-			while (v[j] < pivot)
-				j--;
-			if (i <= j) {
-				double t = v[i];
-
-				v[i] = v[j];
-				v[j] = t;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return v[k];
-	}
-	return v[k];
-}
-
-/*
- * One pass over the pool at look k: the statistic S_k of every assignment
- * that survived looks 0..k-1 (S_j <= u[j] + tol) goes into w->v. Enumeration
- * walks the 2^n sign patterns in Gray-code order, updating every S_j in O(k);
- * Monte Carlo draws one 64-bit word of signs per draw (draw 0 = observed).
- */
-struct pool {
-	const double *c;
-	unsigned n_looks_used;
-	unsigned nk[SB_LOOKS_MAX];	/* blocks at each look, capped at n */
-	bool exact;
-	uint64_t draws, seed;
-	double tol;
-};
-
-static bool survived(const double *S, const double *u, unsigned k, double tol)
-{
-	for (unsigned j = 0; j < k; j++)
-		if (S[j] > u[j] + tol)
-			return false;
-	return true;
-}
-
-static double sum_signed(const double *c, unsigned n, uint64_t flips)
-{
-	double s = 0;
-
-	for (unsigned b = 0; b < n; b++)
-		s += (flips >> b & 1) ? -c[b] : c[b];
-	return s;
-}
-
-static size_t pool_pass(const struct pool *pl, unsigned k, const double *u, double s_obs,
-			double *v, uint64_t *n_ge_all)
-{
-	size_t m = 0;
-	double S[SB_LOOKS_MAX];
-	unsigned n = pl->nk[k];
-
-	*n_ge_all = 0;
-	if (pl->exact) {
-		for (unsigned j = 0; j <= k; j++)
-			S[j] = sum_signed(pl->c, pl->nk[j], 0);
-		for (uint64_t g = 0; g < ((uint64_t)1 << n); g++) {
-			if (g) {	/* flip the lowest set bit of g */
-				unsigned b = (unsigned)__builtin_ctzll(g);
-				uint64_t gray = g ^ (g >> 1);
-				double delta = (gray >> b & 1) ? -2.0 * pl->c[b] : 2.0 * pl->c[b];
-
-				for (unsigned j = 0; j <= k; j++)
-					if (b < pl->nk[j])
-						S[j] += delta;
-			}
-			if (S[k] >= s_obs - pl->tol)
-				(*n_ge_all)++;
-			if (survived(S, u, k, pl->tol))
-				v[m++] = S[k];
-		}
-		return m;
-	}
-	for (uint64_t i = 0; i <= pl->draws; i++) {
-		uint64_t st = pl->seed + i * 0xd1342543de82ef95ULL, flips = i ? sm64(&st) : 0;
-
-		for (unsigned j = 0; j <= k; j++)
-			S[j] = sum_signed(pl->c, pl->nk[j], flips);
-		if (S[k] >= s_obs - pl->tol)
-			(*n_ge_all)++;
-		if (survived(S, u, k, pl->tol))
-			v[m++] = S[k];
-	}
-	return m;
-}
+/* ---- the sequential sign-flip test: the advisor's randomisation engine ---- */
 
 int sb_seq_test(const double *c0, unsigned n, const unsigned *looks, unsigned n_looks,
 		const double *spend, double shift, int sign, uint64_t draws, uint64_t seed,
 		struct sb_work *w, struct sb_test *t)
 {
-	struct pool pl = { 0 };
-	double c[SB_BLOCKS_MAX], u[SB_LOOKS_MAX], sabs = 0;
-	uint64_t N;
-	unsigned K = 0;
+	struct rt_design d = { .score = RT_SCORE_SUM, .enum_max = SB_ENUM_BLOCKS };
+	struct rt_result r;
+	double cum = 0.0;
+	int rc;
 
 	memset(t, 0, sizeof(*t));
-	if (n < 1 || n > SB_BLOCKS_MAX || n_looks < 1 || n_looks > SB_LOOKS_MAX ||
-	    draws + 1 > sizeof(w->v) / sizeof(double))
+	if (n < 1 || n > SB_BLOCKS_MAX || n_looks < 1 || n_looks > SB_LOOKS_MAX || draws < 1 ||
+	    draws > RT_DRAWS_MAX)
 		return -EINVAL;
-	for (unsigned b = 0; b < n; b++) {
-		c[b] = sign * (c0[b] - shift);
-		if (!isfinite(c[b]))
-			return -EINVAL;
-		sabs += fabs(c[b]);
-	}
+	d.draws = (unsigned)draws;
+	d.seed = seed;
 	/* looks reached: those at or below n, and the partial one that n falls short of */
-	for (K = 0; K < n_looks; K++) {
-		pl.nk[K] = looks[K] < n ? looks[K] : n;
-		if (looks[K] >= n)
+	for (unsigned k = 0; k < n_looks; k++) {
+		cum += spend[k];
+		d.n_at[k] = looks[k] < n ? looks[k] : n;
+		d.spend_cum[k] = cum < 0.4999 ? cum : 0.4999;
+		d.n_looks = k + 1;
+		if (looks[k] >= n)
 			break;
 	}
-	if (K == n_looks)
-		K--;
-	pl.c = c;
-	pl.exact = n <= SB_ENUM_BLOCKS;
-	pl.draws = draws;
-	pl.seed = seed ^ 0x243f6a8885a308d3ULL;
-	pl.tol = 1e-10 * (sabs + 1e-300);
-	N = pool_size(n, draws);
+	if ((rc = rt_seq_test(&d, c0, n, shift, sign, &w->rt, &r)) < 0)
+		return rc;
 	t->n = n;
-	t->exact = pl.exact;
-	t->n_assign = N;
-	t->p_floor = 1.0 / (double)N;
-	for (unsigned k = 0; k <= K; k++) {
-		double s_obs = sum_signed(c, pl.nk[k], 0);
-		uint64_t n_all, Nk = pool_size(pl.nk[k], draws), allowed, n_ge = 0;
-		size_t m;
-
-		if (pl.exact)
-			N = Nk;
-		m = pool_pass(&pl, k, u, s_obs, w->v, &n_all);
-		for (size_t i = 0; i < m; i++)
-			n_ge += w->v[i] >= s_obs - pl.tol;
-		allowed = (uint64_t)floor(spend[k] * (double)N + 1e-9);
-		/* reject iff S > u: u = the (allowed + 1)-th largest survivor */
-		u[k] = allowed == 0 ? INFINITY : allowed >= m ? -INFINITY :
-		       kth_largest(w->v, m, (size_t)allowed);
-		t->p_fixed = (double)n_all / (double)N;
-		t->p_seq = (double)n_ge / (double)N;
-		t->spend = spend[k];
-		t->n_assign = N;
-		t->p_floor = 1.0 / (double)N;
-		if (s_obs > u[k] + pl.tol) {
-			t->rejects = true;
-			t->reject_look = k;
-			return 0;
-		}
-	}
+	t->exact = r.exact;
+	t->n_assign = r.n_pool;
+	t->p_floor = r.p_floor;
+	t->p_fixed = r.p_fixed;
+	t->p_seq = r.p_survivors;
+	t->spend = spend[r.look];
+	t->rejects = r.rejects;
+	t->reject_look = (unsigned)r.reject_look;
 	return 0;
 }
 

@@ -304,7 +304,7 @@ int verdict2_replicate(const struct verdict2_rep_input *in, const struct verdict
 			pool_arm(in, i, out, min_effect_pct, w, &out->arms[i]);
 	free(w);
 	if (own->decision == VERDICT2_STOP_INVALID && in->k > 1)
-		snprintf(out->reason, sizeof(out->reason), "pooled over %zu runs of this recipe: not "
+		snprintf(out->reason, sizeof(out->reason), "over %zu runs of this recipe: not "
 			 "judged, this run itself is invalid", in->k);
 	if (in->k == 1 || own->decision == VERDICT2_STOP_INVALID)
 		return 0;

@@ -19,7 +19,17 @@
 static void rep_arm(const struct advice_run *r, const struct judgement *j, int i,
 		    struct verdict2_rep_arm *x)
 {
-	verdict2_rep_arm_of(&r->in2, j->judged ? &j->r2 : NULL, (size_t)i, x);
+	struct verdict2_input *cut = malloc(sizeof(*cut));
+
+	memset(x, 0, sizeof(*x));
+	if (!cut)
+		return;
+	/* the rounds the judgement read: up to the last look the run reached */
+	*cut = r->in2;
+	if (j->judged && j->plan.looks[j->look] < cut->n_rounds)
+		cut->n_rounds = j->plan.looks[j->look];
+	verdict2_rep_arm_of(cut, j->judged ? &j->r2 : NULL, (size_t)i, x);
+	free(cut);
 }
 
 static int arm_named(const struct advice_run *r, const char *name)

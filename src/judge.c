@@ -25,6 +25,7 @@ void judge_plan_default(struct judge_plan *p)
 	memcpy(p->looks, looks, sizeof(looks));
 	p->alpha = 0.025;
 	p->min_effect_pct = 2.0;
+	p->order_random = true;
 }
 
 void judge_plan_fixed(struct judge_plan *p, unsigned n)
@@ -90,6 +91,8 @@ void judge_plan_from_params(const char *params_json, struct judge_plan *p)
 
 	judge_plan_default(p);
 	p->recorded = false;
+	x = cJSON_GetObjectItemCaseSensitive(o, "order");
+	p->order_random = cJSON_IsString(x) && !strcmp(x->valuestring, "random");
 	n = parse_looks(cJSON_GetObjectItemCaseSensitive(o, "looks"), p->looks);
 	if (n > 0) {
 		p->recorded = true;
@@ -128,6 +131,8 @@ cJSON *judge_plan_json(const struct judge_plan *p)
 	cJSON_AddNumberToObject(o, "alpha", p->alpha);
 	cJSON_AddNumberToObject(o, "min_effect_pct", p->min_effect_pct);
 	cJSON_AddStringToObject(o, "baseline", p->baseline);
+	if (p->order_random)
+		cJSON_AddStringToObject(o, "order", "random");
 	return o;
 }
 
@@ -370,6 +375,11 @@ int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
 	rc = verdict2_look(&j->design, j->look, cut, &o, &j->r2, e);
 	if (rc == 0)
 		rc = verdict2_finish(&j->design, cut, &o, &j->r2, e);
+	if (rc == 0 && !j->plan.order_random && j->r2.n_reasons < VERDICT_REASONS_MAX)
+		snprintf(j->r2.reasons[j->r2.n_reasons++], VERDICT_REASON_LEN, "this run's arms ran in a "
+			 "fixed cycle of orders (a probe stored before verdict v4): the randomisation "
+			 "tests are exact for an order drawn afresh in every round, so read its p-values "
+			 "as approximate");
 	if (rc == 0) {
 		j->judged = true;
 		j->effect_80_pct = j->r2.effect_80_pct;

@@ -195,8 +195,7 @@ static void shuffle(uint64_t s, int n, int *order)
 
 void probe_round_order(uint64_t seed, unsigned round, int n, int *order)
 {
-	int label[PROBE_ARMS_MAX], row0[PROBE_ARMS_MAX];
-	unsigned rows = (unsigned)(n % 2 ? 2 * n : n), row;
+	uint64_t s = seed;
 
 	if (round == 0 || n < 2 || n > PROBE_ARMS_MAX) {
 		/* the warm-up: a shuffle of its own */
@@ -204,21 +203,14 @@ void probe_round_order(uint64_t seed, unsigned round, int n, int *order)
 		return;
 	}
 	/*
-	 * Williams design: row 0 is 0, 1, n-1, 2, n-2, ...; row i adds i
-	 * (mod n); for odd n the rows reversed follow, so that over every n
-	 * (even) or 2n (odd) rounds each arm precedes every other equally
-	 * often. Arms get random labels and the rows a random start, both
-	 * from the seed.
+	 * A fresh uniform order in every round, independent of every other
+	 * round's: what makes the verdict's randomisation tests exact (a
+	 * fixed cycle of orders, such as a Williams design, would make the
+	 * order of round r a function of round 1's). The stream of round r is
+	 * the seed's r-th splitmix64 output.
 	 */
-	shuffle(seed, n, label);
-	for (int k = 0, lo = 1, hi = n - 1; k < n; k++)
-		row0[k] = k == 0 ? 0 : k % 2 ? lo++ : hi--;
-	row = (round - 1 + (unsigned)(seed % rows)) % rows;
-	for (int k = 0; k < n; k++) {
-		int pos = row >= (unsigned)n ? n - 1 - k : k;
-
-		order[k] = label[(row0[pos] + (int)(row % (unsigned)n)) % n];
-	}
+	s += (uint64_t)round * 0x9e3779b97f4a7c15ULL;
+	shuffle(splitmix64(&s), n, order);
 }
 
 uint64_t probe_seed_random(void)

@@ -35,6 +35,12 @@ struct judge_plan {
 	double alpha;			/* one-sided false-change bound over all runs of the recipe */
 	double min_effect_pct;		/* the smallest estimated gain worth a change */
 	char baseline[VERDICT_NAME_MAX];
+	/*
+	 * The arms' order was drawn afresh in every round (params "order":
+	 * "random", since v4), what the randomisation tests rest on; false for
+	 * a run stored before, whose rounds followed a fixed cycle.
+	 */
+	bool order_random;
 };
 
 /* The default plan: sequential looks VERDICT2_DEFAULT_LOOKS, alpha 0.025, 2 %. */

@@ -65,11 +65,13 @@ int probe_arms_parse_list(const char *list, struct probe_arm *arms, int max,
 void probe_arm_describe(const struct probe_arm *a, char *buf, size_t len);
 
 /*
- * The order of the arms in round `round` (1..): the rows of a Williams
- * design (balanced for first-order carry-over: over every n rounds, 2n for
- * odd n, each arm follows every other equally often) with arm labels and
- * the starting row drawn from seed; round 0 (warm-up) is a plain seeded
- * shuffle. The same (seed, round, n) always gives the same order.
+ * The order of the arms in round `round` (1..): a uniform random
+ * permutation drawn afresh for every round from (seed, round), independent
+ * of every other round's - the randomisation the verdict's exact tests
+ * rest on. Carry-over from one trial to the next is balanced in
+ * expectation (each arm follows each other equally often on average) and
+ * cannot fake a difference, only blur one. Round 0 (warm-up) is a shuffle
+ * of its own. The same (seed, round, n) always gives the same order.
  */
 void probe_round_order(uint64_t seed, unsigned round, int n, int *order);
 

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "swaptune/err.h"
+#include "swaptune/randtest.h"
 
 #define SB_ARMS_MAX	4
 #define SB_BLOCKS_MAX	64
@@ -260,7 +261,7 @@ struct sb_result {
 
 /* Scratch space for the enumeration: static or heap (about 0.5 MiB). */
 struct sb_work {
-	double v[SB_ENUM_MAX > SB_DRAWS_DEFAULT + 1 ? SB_ENUM_MAX : SB_DRAWS_DEFAULT + 1];
+	struct rt_work rt;	/* the advisor's randomisation engine (randtest.h) */
 };
 
 /*

@@ -1,20 +1,24 @@
 /*
- * test-verdict-rep.c - advisor/verdict-rep.c: the replication rule, one
- * case per rule (alpha per replication summing to at most alpha, k = 1
- * passes through, a lucky run does not survive earlier null runs, a real
- * effect repeated is a change, aborted runs count with z = 0, the failure
- * endpoint pooled on its own, a run's own veto binds (and a pooled crossing
- * its guardrail holds back is named as such), pooled futility
- * keeps, INVALID stays, the per-run figures of a judged run, bad input).
+ * test-verdict-rep.c - advisor/verdict-rep.c: the runs of a recipe as the
+ * stages of one sequential design, one case per rule (the first run's
+ * share, the stage bounds, k = 1 passes through, a lucky run does not
+ * survive earlier null runs, a real effect repeated is a change though no
+ * run alone showed it, aborted runs are stages with z = 0, the failure
+ * endpoint on its own, a run's own veto binds (and a crossing its
+ * guardrail holds back is named as such), pooled futility keeps, INVALID
+ * stays, the per-run figures of a judged run, bad input).
  *
  * Where the expected values come from:
+ *  [scipy] the stage bounds for one of one candidate (speed: a_first =
+ *          0.59 x 2 %, a_cont = 0.59 x 0.5 %), with scipy 1.10's norm and
+ *          multivariate_normal (Z_i = sum of i standard normals / sqrt i,
+ *          corr(Z_i, Z_j) = sqrt(i / j)): c1 = norm.isf(0.0118) =
+ *          2.2635793356; c2 solves P(Z1 < c1, Z2 >= c2) = a_cont / 2:
+ *          2.782991; c3 solves P(Z1 < c1, Z2 < c2, Z3 >= c3) = a_cont / 4:
+ *          2.95991 (Genz integration, +-0.003). One of two candidates
+ *          (levels halved): c1 2.518070, c2 3.027508.
  *  [hand] Stouffer with equal weights: z = sum z_i / sqrt(k). p = 1e-4 gives
- *         z_i = 3.71901648545568; three such runs z = 6.44152..., two null
- *         runs (p = 0.5, z = 0) and one such run z = 2.14717..., p 0.0159.
- *         alpha_k for alpha 0.025: k = 1 0.0234375, k = 2 0.025/32,
- *         k = 3 0.025/64; alpha_each = (1 - VERDICT2_FAIL_SHARE) alpha_k (two arms).
- *  [hand] DerSimonian-Laird: y = (.1, .3, 0), v = (.01, .02, .04): Q =
- *         1.928571 < 2 so tau2 = 0, pooled = 25/175.
+ *         z_i = 3.71901648545568; p = 0.02 gives 2.05374891063182.
  */
 #include <errno.h>
 #include <math.h>
@@ -55,26 +59,48 @@ static void setup(size_t k, enum verdict2_decision d)
 	own.chosen = d == VERDICT2_STOP_CHANGE ? 1 : d == VERDICT2_STOP_KEEP ? 0 : -1;
 }
 
-/* Run j: candidate 1 with stagewise p, estimate mean_log (se 0.02), weight sqrt(40). */
+/* Run j: candidate 1 with stagewise p and 20 contrasts of mean mean_log (+-0.01). */
 static void set_run(size_t j, double p_stage, double mean_log)
 {
-	in.arm[j][1] = (struct verdict2_rep_arm){ .compared = true, .weight = sqrt(40.0),
-		.p_stage = p_stage, .mean_log = mean_log, .se_log = 0.02, .p_fail_stage = NAN };
-	in.arm[j][0] = (struct verdict2_rep_arm){ .weight = sqrt(40.0) };
+	struct verdict2_rep_arm *a = &in.arm[j][1];
+
+	*a = (struct verdict2_rep_arm){ .compared = true, .p_stage = p_stage, .p_fail_stage = NAN,
+					.n = 20 };
+	for (size_t r = 0; r < 20; r++)
+		a->c[r] = mean_log + (r % 2 ? 0.01 : -0.01) * (double)(1 + r % 3);
+	in.arm[j][0] = (struct verdict2_rep_arm){ .p_stage = NAN };
 }
 
-static void test_alpha_schedule(void **state)
+static void test_first_alpha_and_bounds(void **state)
 {
-	double sum = 0;
+	double c[VERDICT2_REPS_MAX], t[VERDICT2_REPS_MAX], cross[VERDICT2_REPS_MAX], sum = 0;
 
 	(void)state;
-	assert_close(verdict2_rep_alpha(0.025, 1), 0.0234375, 1e-15, "first run");
-	assert_close(verdict2_rep_alpha(0.025, 2), 0.025 / 32, 1e-15, "second run");
-	assert_close(verdict2_rep_alpha(0.025, 3), 0.025 / 64, 1e-15, "third run");
-	for (size_t k = 1; k <= 60; k++)
-		sum += verdict2_rep_alpha(0.025, k);
-	assert_true(sum <= 0.025);
-	assert_true(isnan(verdict2_rep_alpha(0.025, 0)));
+	assert_close(verdict2_first_alpha(0.025), 0.02, 1e-15, "first run's share");
+	assert_int_equal(verdict2_stage_bounds(3, 0.59 * 0.02, 0.59 * 0.005, c, NULL), 0);
+	assert_close(c[0], 2.2635793356, 1e-8, "c1 [scipy]");
+	assert_close(c[1], 2.782991, 2e-4, "c2 [scipy]");
+	assert_close(c[2], 2.95991, 5e-3, "c3 [scipy]");
+	assert_int_equal(verdict2_stage_bounds(2, 0.59 * 0.01, 0.59 * 0.0025, c, NULL), 0);
+	assert_close(c[0], 2.518070, 1e-5, "c1 of one of two candidates [scipy]");
+	assert_close(c[1], 3.027508, 2e-4, "c2 of one of two candidates [scipy]");
+	/* over every stage the design spends at most a_first + a_cont */
+	assert_int_equal(verdict2_stage_bounds(VERDICT2_REPS_MAX, 0.0118, 0.00295, c, NULL), 0);
+	for (size_t j = 0; j < VERDICT2_REPS_MAX; j++)
+		t[j] = (double)(j + 1) / VERDICT2_REPS_MAX;
+	assert_int_equal(stats_gs_cross(t, c, VERDICT2_REPS_MAX, 0.0, cross, NULL), 0);
+	for (size_t j = 0; j < VERDICT2_REPS_MAX; j++)
+		sum += cross[j];
+	assert_true(sum <= 0.0118 + 0.00295 + 1e-6);
+	assert_true(sum >= 0.0118 + 0.00295 * (1 - 1.0 / 16384) - 1e-6);
+	/* later stages need more, but far less than a fresh threshold at their share */
+	for (size_t j = 1; j < VERDICT2_REPS_MAX; j++) {
+		assert_true(c[j] > c[j - 1] || j == 1);
+		assert_true(c[j] < stats_norm_quantile(1.0 - ldexp(0.00295, -(int)j)));
+	}
+	assert_int_equal(verdict2_stage_bounds(0, 0.01, 0.01, c, NULL), -EINVAL);
+	assert_int_equal(verdict2_stage_bounds(VERDICT2_REPS_MAX + 1, 0.01, 0.01, c, NULL), -EINVAL);
+	assert_int_equal(verdict2_stage_bounds(2, 0.0, 0.01, c, NULL), -EINVAL);
 }
 
 static void test_first_run_passes_through(void **state)
@@ -82,10 +108,11 @@ static void test_first_run_passes_through(void **state)
 	(void)state;
 	setup(1, VERDICT2_STOP_CHANGE);
 	set_run(0, 1e-4, 0.05);
+	in.arm[0][1].crossed = true;
 	assert_int_equal(verdict2_replicate(&in, &own, 0.025, 2.0, &out, NULL), 0);
 	assert_int_equal(out.decision, VERDICT2_STOP_CHANGE);
 	assert_false(out.overrode);
-	assert_close(out.alpha_k, 0.0234375, 1e-15, "alpha_1");
+	assert_close(out.alpha_k, 0.02, 1e-15, "stage 1 spends the first run's share");
 }
 
 static void test_lucky_run_does_not_survive(void **state)
@@ -95,37 +122,51 @@ static void test_lucky_run_does_not_survive(void **state)
 	set_run(0, 0.5, 0.0);
 	set_run(1, 0.5, 0.0);
 	set_run(2, 1e-4, 0.06);
+	in.arm[2][1].crossed = true;	/* alone it would have changed */
 	assert_int_equal(verdict2_replicate(&in, &own, 0.025, 2.0, &out, NULL), 0);
 	assert_close(out.arms[1].z, 3.71901648545568 / sqrt(3.0), 1e-9, "Stouffer z");
-	assert_close(out.alpha_each, (1.0 - VERDICT2_FAIL_SHARE) * 0.025 / 64, 1e-15, "speed share of run 3");
+	assert_close(out.arms[1].bound, 2.95991, 5e-3, "stage 3's bound");
+	assert_close(out.alpha_k, 0.005 / 4, 1e-15, "stage 3 spends a quarter of the rest");
 	assert_int_equal(out.decision, VERDICT2_STOP_INCONCLUSIVE);
 	assert_true(out.overrode);
 	assert_non_null(strstr(out.reason, "earlier runs count"));
-	assert_non_null(strstr(out.reason, "no change shown at the bound for run 3"));
+	assert_non_null(strstr(out.reason, "no change shown yet (stage 3"));
 }
 
 static void test_real_effect_repeated(void **state)
 {
 	(void)state;
-	setup(3, VERDICT2_STOP_CHANGE);
-	for (size_t j = 0; j < 3; j++)
-		set_run(j, 1e-4, 0.05);
+	/* two runs with stagewise p 0.02 each: neither alone crosses its 1.18 % */
+	setup(2, VERDICT2_STOP_INCONCLUSIVE);
+	set_run(0, 0.02, 0.05);
+	set_run(1, 0.02, 0.05);
 	assert_int_equal(verdict2_replicate(&in, &own, 0.025, 2.0, &out, NULL), 0);
-	assert_close(out.arms[1].z, 3.71901648545568 * sqrt(3.0), 1e-9, "Stouffer z");
+	/* z_i = 2.0537: Z_2 = 2.904 >= 2.783, though each run alone (2.05 < 2.26) did not cross */
+	assert_close(out.arms[1].z, 2.0 * 2.05374891063182 / sqrt(2.0), 1e-9, "Stouffer z");
 	assert_int_equal(out.decision, VERDICT2_STOP_CHANGE);
 	assert_int_equal(out.path, VERDICT2_PATH_SPEED);
-	assert_true(out.arms[1].crosses);
-	assert_close(out.arms[1].pooled.effect_pct, expm1(0.05) * 100, 1e-9, "pooled effect");
-	/* the same with a run aborted before its first look: z = 0, its weight counts */
-	setup(4, VERDICT2_STOP_CHANGE);
-	for (size_t j = 0; j < 3; j++)
-		set_run(j, 1e-4, 0.05);
-	verdict2_rep_arm_of(NULL, 1, 40, &in.arm[3][1]);
-	verdict2_rep_arm_of(NULL, 0, 40, &in.arm[3][0]);
-	assert_true(in.arm[3][1].aborted);
+	assert_true(out.arms[1].crosses && out.arms[1].shown);
+	assert_int_equal(out.arms[1].n, 40);
+	assert_close(out.arms[1].effect_pct, expm1(0.05) * 100, 0.6, "pooled effect");
+	assert_true(out.arms[1].ci_low_pct > 2.0 && out.arms[1].min_effect_confirmed);
+	/* the same with a run aborted before its first look between them: a stage with z = 0 */
+	setup(3, VERDICT2_STOP_INCONCLUSIVE);
+	set_run(0, 0.02, 0.05);
+	set_run(2, 0.02, 0.05);
+	verdict2_rep_arm_of(NULL, NULL, 1, &in.arm[1][1]);
+	verdict2_rep_arm_of(NULL, NULL, 0, &in.arm[1][0]);
+	assert_true(in.arm[1][1].aborted);
 	assert_int_equal(verdict2_replicate(&in, &own, 0.025, 2.0, &out, NULL), 0);
-	assert_close(out.arms[1].z, 3.71901648545568 * 3.0 / 2.0, 1e-9, "aborted run: z 0, weight 1");
-	assert_close(out.alpha_k, 0.025 / 128, 1e-15, "it took a share");
+	assert_close(out.arms[1].z, 2.0 * 2.05374891063182 / sqrt(3.0), 1e-9, "aborted: z 0");
+	assert_int_equal(out.decision, VERDICT2_STOP_INCONCLUSIVE);
+	/* a gain below the minimum effect is shown, not changed to */
+	setup(2, VERDICT2_STOP_INCONCLUSIVE);
+	set_run(0, 0.001, 0.01);
+	set_run(1, 0.001, 0.01);
+	assert_int_equal(verdict2_replicate(&in, &own, 0.025, 2.0, &out, NULL), 0);
+	assert_true(out.arms[1].shown);
+	assert_false(out.arms[1].crosses);
+	assert_int_not_equal(out.decision, VERDICT2_STOP_CHANGE);
 }
 
 static void test_failures_pooled(void **state)
@@ -135,7 +176,7 @@ static void test_failures_pooled(void **state)
 	for (size_t j = 0; j < 2; j++) {
 		set_run(j, 0.5, 0.0);
 		in.arm[j][1].fail_counted = true;
-		in.arm[j][1].p_fail_stage = 1e-5;
+		in.arm[j][1].p_fail_stage = 1e-4;
 	}
 	assert_int_equal(verdict2_replicate(&in, &own, 0.025, 2.0, &out, NULL), 0);
 	assert_true(out.arms[1].fail_shown);
@@ -145,6 +186,13 @@ static void test_failures_pooled(void **state)
 	own.arms[1].worse_than_ni = true;
 	assert_int_equal(verdict2_replicate(&in, &own, 0.025, 2.0, &out, NULL), 0);
 	assert_int_not_equal(out.decision, VERDICT2_STOP_CHANGE);
+	/* the first run alone showed it: the recipe has shown it */
+	setup(2, VERDICT2_STOP_INCONCLUSIVE);
+	set_run(0, 0.5, 0.0);
+	set_run(1, 0.5, 0.0);
+	in.arm[0][1].fail_shown = true;
+	assert_int_equal(verdict2_replicate(&in, &own, 0.025, 2.0, &out, NULL), 0);
+	assert_true(out.arms[1].fail_shown);
 }
 
 static void test_own_veto_binds(void **state)
@@ -165,9 +213,9 @@ static void test_own_veto_binds(void **state)
 	own.decision = VERDICT2_STOP_INCONCLUSIVE;
 	assert_int_equal(verdict2_replicate(&in, &own, 0.025, 2.0, &out, NULL), 0);
 	assert_int_equal(out.decision, VERDICT2_STOP_INCONCLUSIVE);
-	/* the pool crosses and the guardrail holds it back: the reason says so, not "no change shown" */
+	/* shown, and the guardrail holds it back: the reason says so, not "no change shown" */
 	assert_true(out.arms[1].crosses);
-	assert_non_null(strstr(out.reason, "crosses the bound for run 3"));
+	assert_non_null(strstr(out.reason, "is shown (stage 3"));
 	assert_non_null(strstr(out.reason, "guardrail"));
 	assert_null(strstr(out.reason, "no change shown"));
 }
@@ -192,12 +240,13 @@ static void test_invalid_stays(void **state)
 	assert_int_equal(verdict2_replicate(&in, &own, 0.025, 2.0, &out, NULL), 0);
 	assert_int_equal(out.decision, VERDICT2_STOP_INVALID);
 	/* said, not left empty (recommend printed a blank first reason) */
-	assert_string_equal(out.reason, "pooled over 2 runs of this recipe: not judged, this run itself is invalid");
+	assert_string_equal(out.reason, "over 2 runs of this recipe: not judged, this run itself is invalid");
 	assert_false(out.overrode);
 }
 
 static void test_rep_arm_of_and_pool(void **state)
 {
+	static struct verdict2_input vin;
 	struct verdict2_rep_arm x;
 	double y[] = { 0.1, 0.3, 0.0 }, v[] = { 0.01, 0.02, 0.04 };
 	struct verdict2_pooled p;
@@ -205,17 +254,30 @@ static void test_rep_arm_of_and_pool(void **state)
 	(void)state;
 	setup(1, VERDICT2_STOP_CHANGE);
 	own.arms[1].compared = true;
+	own.arms[1].crosses = true;
 	own.arms[1].p_stage = 0.001;
-	own.arms[1].mean_log = 0.04;
-	own.arms[1].se_log = 0.01;
 	own.arms[1].disc_won = 3;
 	own.arms[1].p_fail_stage = 0.125;
-	verdict2_rep_arm_of(&own, 1, 25, &x);
-	assert_true(x.compared && !x.aborted && x.fail_counted);
-	assert_close(x.weight, 5.0, 1e-15, "weight by planned rounds");
+	verdict2_input_clear(&vin);
+	vin.metric = VERDICT_METRIC_WALL_TIME;
+	vin.n_arms = 2;
+	vin.n_rounds = 4;
+	vin.arms[0].is_baseline = true;
+	for (size_t r = 0; r < 4; r++) {
+		vin.arms[0].outcome[r] = r == 2 ? VERDICT_OUT_OOM : VERDICT_OUT_OK;
+		vin.arms[1].outcome[r] = VERDICT_OUT_OK;
+		vin.arms[0].primary[r] = 10.0;
+		vin.arms[1].primary[r] = 8.0;
+	}
+	verdict2_rep_arm_of(&vin, &own, 1, &x);
+	assert_true(x.compared && !x.aborted && x.fail_counted && x.crossed);
 	assert_close(x.p_stage, 0.001, 0.0, "p");
-	verdict2_rep_arm_of(&own, 0, 25, &x);
+	/* the rounds both completed, signed so that positive is better (lower wall time) */
+	assert_int_equal(x.n, 3);
+	assert_close(x.c[0], log(10.0 / 8.0), 1e-15, "contrast");
+	verdict2_rep_arm_of(&vin, &own, 0, &x);
 	assert_false(x.compared);
+	assert_int_equal(x.n, 0);
 	assert_int_equal(verdict2_pool_runs(y, v, 3, &p, NULL), 0);
 	assert_close(p.pool.pooled, 25.0 / 175.0, 1e-12, "fixed-effect mean");
 }
@@ -237,7 +299,7 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_alpha_schedule),
+		cmocka_unit_test(test_first_alpha_and_bounds),
 		cmocka_unit_test(test_first_run_passes_through),
 		cmocka_unit_test(test_lucky_run_does_not_survive),
 		cmocka_unit_test(test_real_effect_repeated),
