@@ -30,6 +30,71 @@ struct pool {
 	uint64_t seed;
 };
 
+/*
+ * A per-thread memo of the survivors after a look of a drawn pool, keyed
+ * by everything they depend on (the design up to that look, its contrasts,
+ * shift, sign): a caller that judges look after look of one run (the
+ * probe's engine, the simulator) pays for each look once. Drawn pools of
+ * the default size only; an entry is never wrong, at worst missing.
+ */
+#define MEMO_ENTRIES	8
+#define MEMO_WORDS	((RT_DRAWS_DEFAULT + 1) / 64)
+
+struct memo {
+	uint64_t key;
+	size_t look;
+	uint64_t stopped;
+	uint64_t alive[MEMO_WORDS];
+};
+
+static _Thread_local struct memo memo[MEMO_ENTRIES];
+static _Thread_local unsigned memo_next;
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdULL;
+}
+
+static uint64_t bits_of(double x)
+{
+	uint64_t u;
+
+	memcpy(&u, &x, sizeof(u));
+	return u;
+}
+
+/* The key of look j given the key of look j - 1 (or the start). */
+static uint64_t look_key(uint64_t h, const struct rt_design *d, size_t j, const double *x)
+{
+	size_t from = j ? d->n_at[j - 1] : 0;
+
+	h = mix(h, (uint64_t)j);
+	h = mix(h, d->n_at[j]);
+	h = mix(h, bits_of(d->spend_cum[j]));
+	for (size_t b = from; b < d->n_at[j]; b++)
+		h = mix(h, bits_of(x[b]));
+	return h;
+}
+
+static const struct memo *memo_find(uint64_t key, size_t look)
+{
+	for (unsigned i = 0; i < MEMO_ENTRIES; i++)
+		if (memo[i].key == key && memo[i].look == look && key)
+			return &memo[i];
+	return NULL;
+}
+
+static void memo_put(uint64_t key, size_t look, uint64_t stopped, const uint64_t *alive)
+{
+	struct memo *m = &memo[memo_next++ % MEMO_ENTRIES];
+
+	m->key = key;
+	m->look = look;
+	m->stopped = stopped;
+	memcpy(m->alive, alive, sizeof(m->alive));
+}
+
 uint64_t rt_pool_size(const struct rt_design *d, size_t n)
 {
 	unsigned draws = d->draws ? d->draws : RT_DRAWS_DEFAULT;
@@ -229,8 +294,9 @@ int rt_seq_test(const struct rt_design *d, const double *c, size_t n, double shi
 {
 	struct pool p;
 	double x[RT_CONTRASTS_MAX], sabs = 0.0;
-	uint64_t stopped = 0;
-	size_t last;
+	uint64_t stopped = 0, key[RT_LOOKS_MAX], h;
+	size_t last, start = 0;
+	bool memo_ok;
 
 	memset(out, 0, sizeof(*out));
 	if (!w || !c || check_design(d, n) < 0 || (sign != 1 && sign != -1))
@@ -252,7 +318,22 @@ int rt_seq_test(const struct rt_design *d, const double *c, size_t n, double shi
 	out->exact = p.exact;
 	out->p_floor = 1.0 / (double)p.n;
 	memset(w->alive, 0xff, (size_t)((p.n + 63) / 64) * sizeof(uint64_t));
-	for (size_t j = 0; j <= last; j++) {
+	/* resume after the latest look a call before this one judged the same way */
+	memo_ok = !p.exact && p.n == RT_DRAWS_DEFAULT + 1;
+	h = mix(mix(p.seed, (uint64_t)d->score), p.n);
+	for (size_t j = 0; j <= last; j++)
+		key[j] = h = look_key(h, d, j, x);
+	for (size_t j = last; memo_ok && j-- > 0;) {
+		const struct memo *m = memo_find(key[j], j);
+
+		if (m) {
+			memcpy(w->alive, m->alive, sizeof(m->alive));
+			stopped = m->stopped;
+			start = j + 1;
+			break;
+		}
+	}
+	for (size_t j = start; j <= last; j++) {
 		size_t m = d->n_at[j], groups, k = 0;
 		int64_t allowed;
 		double tol, u;
@@ -287,8 +368,47 @@ int rt_seq_test(const struct rt_design *d, const double *c, size_t n, double shi
 				w->alive[i / 64] &= ~((uint64_t)1 << (i % 64));
 				stopped++;
 			}
+		if (memo_ok)
+			memo_put(key[j], j, stopped, w->alive);
 	}
 	return 0;
+}
+
+bool rt_rejects(enum rt_score score, const double *c, size_t n, double shift, int sign,
+		double level, struct rt_work *w)
+{
+	struct rt_design d = { .score = score, .n_looks = 1, .enum_max = 12 };
+	struct pool p;
+	double x[RT_CONTRASTS_MAX], sabs = 0.0, tol, obs;
+	uint64_t allowed, count = 0;
+	size_t groups;
+
+	d.n_at[0] = (unsigned)n;
+	d.spend_cum[0] = level;
+	if (!w || !c || check_design(&d, n) < 0 || (sign != 1 && sign != -1))
+		return false;
+	for (size_t b = 0; b < n; b++) {
+		x[b] = sign * (c[b] - shift);
+		if (!isfinite(x[b]))
+			return false;
+	}
+	p.n = rt_pool_size(&d, n);
+	p.exact = n <= d.enum_max;
+	p.seed = RT_SEED_FIXED ^ 0x243f6a8885a308d3ULL;
+	allowed = (uint64_t)floor(level * (double)p.n + 1e-9);
+	if (allowed == 0)
+		return false;
+	scores(score, x, n, w->score, w->v);
+	for (size_t b = 0; b < n; b++)
+		sabs += fabs(w->score[b]);
+	tol = 1e-10 * (sabs + 1e-300);
+	groups = build_tables(w->score, n, w->table);
+	obs = pattern_stat(&p, 0, groups, w->table);
+	/* rejects when at most `allowed` patterns, the observed among them, reach it */
+	for (uint64_t i = 0; i < p.n; i++)
+		if (pattern_stat(&p, i, groups, w->table) >= obs - tol && ++count > allowed)
+			return false;
+	return true;
 }
 
 double rt_p_one(enum rt_score score, const double *c, size_t n, double shift, int sign,
@@ -306,7 +426,7 @@ double rt_p_one(enum rt_score score, const double *c, size_t n, double shift, in
 /* The observed statistic of c - shift (direction +1) with its own scores. */
 static double observed_stat(enum rt_score score, const double *c, size_t n, double shift)
 {
-	double x[RT_CONTRASTS_MAX], a[RT_CONTRASTS_MAX], tmp[RT_CONTRASTS_MAX], s = 0.0;
+	double x[RT_CONTRASTS_MAX] = { 0 }, a[RT_CONTRASTS_MAX], tmp[RT_CONTRASTS_MAX], s = 0.0;
 
 	for (size_t b = 0; b < n; b++)
 		x[b] = c[b] - shift;

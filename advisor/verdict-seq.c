@@ -199,8 +199,9 @@ static bool failed(enum verdict_outcome o)
 
 static const char *cost_name(size_t c)
 {
-	return c == VERDICT2_COST_P99_LATENCY ? "p99_latency" :
-	       verdict_secondary_name((enum verdict_secondary)c);
+	/* the swap-out guard counts zswpout and pswpout alike (src/metric.c) */
+	return c == VERDICT2_COST_P99_LATENCY ? "p99_latency" : c == VERDICT_SEC_ZSWPOUT_PAGES ?
+	       "swapout_pages" : verdict_secondary_name((enum verdict_secondary)c);
 }
 
 static const char *metric_label(const struct verdict2_input *in)
@@ -287,19 +288,6 @@ static void count_outcomes(const struct verdict2_input *in, size_t a,
 /* ---- one candidate ------------------------------------------------------- */
 
 /*
- * The speed comparison's one-sided p that a is faster (fixed sample, its
- * randomisation test on the rounds both completed), as a tie-breaker: 1
- * without two pairs or when a is not ahead (a p of 0.5 or more), so it
- * only ever favours the faster arm.
- */
-static double speed_tiebreak_p(const struct verdict2_arm_result *ar)
-{
-	if (!ar->compared || ar->n < 2 || !isfinite(ar->p_one))
-		return 1.0;
-	return ar->p_one < 0.5 ? ar->p_one : 1.0;
-}
-
-/*
  * The sequential sign tests on the rounds where exactly one of a and b
  * failed; ar's speed comparison is judged already. At the design's last
  * look, a count of won rounds one short of what the exact test can show
@@ -341,9 +329,28 @@ static size_t paired_log_ratios(const struct verdict2_input *in, size_t a, size_
 	return n;
 }
 
+/*
+ * The speed comparison's one-sided p that a is faster (fixed sample, its
+ * randomisation test on the rounds both completed), as a tie-breaker: 1
+ * without two pairs or when a is not ahead (a p of 0.5 or more), so it
+ * only ever favours the faster arm.
+ */
+static double speed_tiebreak_p(const struct verdict2_input *in, size_t a, size_t b,
+			       struct verdict2_arm_result *ar, struct rt_work *w)
+{
+	double c[VERDICT2_ROUNDS_MAX];
+	size_t n;
+
+	if (!ar->compared || ar->n < 2)
+		return 1.0;
+	n = paired_log_ratios(in, a, b, c);
+	ar->p_one = rt_p_one(RT_SCORE_HUBER, c, n, 0.0, 1, w);
+	return ar->p_one < 0.5 ? ar->p_one : 1.0;
+}
+
 static void judge_failures(const struct verdict2_design *d, size_t look,
 			   const struct verdict2_input *in, const struct verdict2_opts *o,
-			   size_t a, size_t b, struct verdict2_arm_result *ar)
+			   size_t a, size_t b, struct rt_work *work, struct verdict2_arm_result *ar)
 {
 	unsigned disc[VERDICT2_LOOKS_MAX], won[VERDICT2_LOOKS_MAX], lost[VERDICT2_LOOKS_MAX];
 	double lv_fail[VERDICT2_LOOKS_MAX], lv_veto[VERDICT2_LOOKS_MAX];
@@ -371,7 +378,7 @@ static void judge_failures(const struct verdict2_design *d, size_t look,
 		ar->p_fail_stage = w ? sf.p_stage : 1.0;
 		if (!ar->fail_shown && look + 1 == d->n_looks && w > l &&
 		    w + 1 >= verdict2_fail_rounds_min(d) && sf.p_at > 0.0) {
-			double q = speed_tiebreak_p(ar), p = sf.p_stage - sf.p_at * (1.0 - q);
+			double q = speed_tiebreak_p(in, a, b, ar, work), p = sf.p_stage - sf.p_at * (1.0 - q);
 
 			ar->fail_speed_p = q;
 			ar->p_fail_stage = p > 0.0 ? p : 0.0;
@@ -424,6 +431,7 @@ static void speed_interval(const struct rt_design *rd, const double *c, size_t n
 {
 	double lo, hi;
 
+	ar->p_one = rt_p_one(RT_SCORE_HUBER, c, n, 0.0, 1, w);
 	rt_interval(rd, c, n, ar->mean_log, w, &lo, &hi);
 	/* the interval and the test agree at 0 (a search on a noisy scale may not) */
 	if (!ar->crosses && lo > 0.0)
@@ -471,10 +479,9 @@ static void judge_speed(const struct verdict2_design *d, size_t look,
 	ar->sd_log = stats_stddev(c, n);
 	ar->effect_pct = gain_pct(ar->mean_log);
 	ar->ratio_pct = own_pct(ar->mean_log, hb);
-	ar->p_one = rt_p_one(RT_SCORE_HUBER, c, n, 0.0, 1, w);
-	ar->futile = rt_p_one(RT_SCORE_HUBER, c, n, log1p(o->min_effect_pct / 100.0), -1, w) <= 0.025;
-	ar->worse_than_ni = rt_p_one(RT_SCORE_HUBER, c, n, -log1p(o->ni_margin_pct / 100.0), -1, w) <=
-			    look_level(d, look, o->guard_alpha);
+	ar->futile = rt_rejects(RT_SCORE_HUBER, c, n, log1p(o->min_effect_pct / 100.0), -1, 0.025, w);
+	ar->worse_than_ni = rt_rejects(RT_SCORE_HUBER, c, n, -log1p(o->ni_margin_pct / 100.0), -1,
+				       look_level(d, look, o->guard_alpha), w);
 	if (o->intervals)
 		speed_interval(&rd, c, n, hb, o, w, ar);
 }
@@ -527,9 +534,9 @@ static void judge_guard(const struct verdict2_design *d, size_t look,
 		return;
 	}
 	g->rise_pct = expm1(rt_estimate(RT_SCORE_HUBER, dd, n)) * 100.0;
-	if (rt_p_one(RT_SCORE_HUBER, dd, n, lim, -1, w) <= g->level)
+	if (rt_rejects(RT_SCORE_HUBER, dd, n, lim, -1, g->level, w))
 		g->status = VERDICT2_GUARD_SHOWN;
-	else if (rt_p_one(RT_SCORE_HUBER, dd, n, lim, 1, w) <= g->level)
+	else if (rt_rejects(RT_SCORE_HUBER, dd, n, lim, 1, g->level, w))
 		g->status = VERDICT2_GUARD_HARM;
 	else
 		g->status = VERDICT2_GUARD_NOT_SHOWN;
@@ -571,7 +578,7 @@ static void judge_arm(const struct verdict2_design *d, size_t look,
 		      size_t a, size_t b, struct rt_work *w, struct verdict2_arm_result *ar)
 {
 	judge_speed(d, look, in, o, a, b, w, ar);
-	judge_failures(d, look, in, o, a, b, ar);
+	judge_failures(d, look, in, o, a, b, w, ar);
 	for (size_t c = 0; c < VERDICT2_COSTS; c++) {
 		enum verdict2_guard_status s;
 

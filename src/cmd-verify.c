@@ -464,6 +464,12 @@ static int plan_rerun(struct cmd_ctx *ctx, struct verify_opts *o, struct verify_
 				    (long long)t->probe_run, t->arm);
 	if ((r = recipe_read(&ctx->host, &w->then, &w->rec, &ctx->err)) < 0)
 		return r;
+	/*
+	 * A fresh seed: the re-run is another replication of the recipe, with
+	 * its own randomised order (the stored one only reproduces that run;
+	 * re-runs on one schedule would repeat one schedule's luck).
+	 */
+	probe_seed_set(&w->rec.c, probe_seed_random());
 	if (o->reps) {
 		double me = w->rec.c.plan.min_effect_pct;
 

@@ -81,7 +81,7 @@ static int arm_index(const struct store_probe_run *run, int64_t arm_id)
 static void trial_costs_of(const struct store_probe_trial *t, double v[VERDICT2_COSTS],
 			   bool got[VERDICT2_COSTS])
 {
-	double ra = NAN, ra_hit = NAN;
+	double ra = NAN, ra_hit = NAN, pswpout = NAN, zswpwb = NAN;
 
 	for (int c = 0; c < VERDICT2_COSTS; c++)
 		got[c] = false;
@@ -93,6 +93,10 @@ static void trial_costs_of(const struct store_probe_trial *t, double v[VERDICT2_
 			ra = x;
 		else if (m == PM_SWAP_RA_HIT)
 			ra_hit = x;
+		else if (m == PM_PSWPOUT)
+			pswpout = x;
+		else if (m == PM_ZSWPWB)
+			zswpwb = x;
 		if (m < 0 || !isfinite(x))
 			continue;
 		if (m == PM_LAT_P99_NS) {
@@ -106,6 +110,17 @@ static void trial_costs_of(const struct store_probe_trial *t, double v[VERDICT2_
 	if (!got[VERDICT_SEC_WASTED_RA_PAGES] && isfinite(ra) && isfinite(ra_hit) && ra >= ra_hit) {
 		v[VERDICT_SEC_WASTED_RA_PAGES] = ra - ra_hit;
 		got[VERDICT_SEC_WASTED_RA_PAGES] = true;
+	}
+	/*
+	 * The swap-out cost is every page that left memory, into zswap or onto
+	 * the swap device (less zswap's writebacks, counted in both): a zswap
+	 * arm against a zswap-off baseline is then guarded on what both swap
+	 * out, where zswpout alone is 0 against something.
+	 */
+	if (got[VERDICT_SEC_ZSWPOUT_PAGES] && isfinite(pswpout) && pswpout >= 0) {
+		double extra = pswpout - (isfinite(zswpwb) && zswpwb > 0 ? zswpwb : 0.0);
+
+		v[VERDICT_SEC_ZSWPOUT_PAGES] += extra > 0 ? extra : 0.0;
 	}
 }
 

@@ -155,7 +155,9 @@ bool probe_budget_fits(const struct engine *E, double need_s)
 /*
  * The gain the design finds with 80 % power at each stated sd (NAN if
  * none), at the rounds expected to fit: the plan cut there, though the run
- * goes on while time allows.
+ * goes on while time allows - the very design that will judge it (the
+ * planned looks truncated, as judge_plan_design() makes it), not a fresh
+ * design of the looks that fit, whose levels differ.
  */
 static void budget_power(const struct engine *E, struct probe_budget *b)
 {
@@ -166,8 +168,7 @@ static void budget_power(const struct engine *E, struct probe_budget *b)
 	b->fail_rounds = 0;
 	judge_plan_truncate(&plan, b->rounds_fit);
 	if (E->c->narms < 2 || plan.looks[0] < 2 ||
-	    verdict2_design_init(&d, plan.looks, plan.n_looks, (size_t)E->c->narms - 1,
-				 verdict2_first_alpha(plan.alpha), NULL) < 0)
+	    judge_plan_design(&plan, (size_t)E->c->narms - 1, &d, NULL) < 0)
 		return;
 	b->fail_rounds = verdict2_fail_rounds_min(&d);
 	for (int i = 0; i < 2; i++)

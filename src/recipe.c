@@ -31,7 +31,8 @@
  * --max-reps 2..PROBE_REPS_MAX.
  */
 static const struct recipe_field fields_before[] = {
-	F("method", "seed", "--seed", RECIPE_SHOW_INT, RECIPE_U64, seed, 0, SEED_MAX, true, false,
+	/* not on the rerun line: a re-run draws a fresh seed (the report says how to reproduce) */
+	F("method", "seed", "--seed", RECIPE_SHOW_NONE, RECIPE_U64, seed, 0, SEED_MAX, true, false,
 	  "a whole number below 2^53"),
 	F("workload", "working_set_bytes", "--working-set", RECIPE_SHOW_SIZE, RECIPE_U64, wp.working_set_bytes,
 	  1, FMT_SIZE_MAX, true, true, "a size from 1 byte to 1 EiB"),

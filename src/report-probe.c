@@ -111,7 +111,11 @@ static void recipe(struct report *rep, const struct host *h, const struct advice
 	} else {
 		report_line(s, "%s", cmd);
 		if (!rec->have[recipe_field_find("method", "seed")])
-			report_note(s, "the seed was not recorded: the default (1) is used");
+			report_note(s, "the seed was not recorded");
+		else
+			report_note(s, "a re-run draws a fresh seed and adds to this recipe's evidence; "
+				    "--seed %llu repeats this run's exact order of arms",
+				    (unsigned long long)rec->c.seed);
 	}
 	recipe_free(rec);
 	free(rec);

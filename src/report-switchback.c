@@ -51,7 +51,8 @@ static void design_facts(struct report *rep, const struct sbrun_stored *s)
 	report_fact(x, "looks", "at blocks %s; exact sequential randomisation test", looks);
 	report_fact(x, "false-change bound", "%g %%", 100 * p->alpha);
 	report_fact(x, "minimum effect", "%g%s", s->opts.min_effect, sbm_kind(&s->metric) == SB_RATE ? " %" : "");
-	report_fact(x, "seed", "%llu", (unsigned long long)p->seed);
+	report_fact(x, "seed", "%llu (--seed %llu repeats this schedule; a re-run draws a fresh one)",
+		    (unsigned long long)p->seed, (unsigned long long)p->seed);
 	/* a limit of 0 is off (--psi-full-max 0, the default --psi-some-max) */
 	if (s->psi_full_max > 0 || s->psi_some_max > 0) {
 		char g[160] = "";
@@ -74,9 +75,10 @@ static void design_facts(struct report *rep, const struct sbrun_stored *s)
 					       s->arms[a].set[i].name, s->arms[a].set[i].value);
 		report_fact(x, a == 0 ? "baseline arm" : "candidate arm", "%s: %s", s->arms[a].name, set);
 	}
+	/* no --seed: a re-run draws its own schedule; "seed" above reproduces this one */
 	o = (size_t)snprintf(rerun, sizeof(rerun), "swaptune switchback --baseline %s --window %gs --washout %gs "
-			     "--blocks %u --looks %s --seed %llu --min-effect %g", s->arms[0].name, p->window_s,
-			     p->washout_s, p->n_blocks, looks, (unsigned long long)p->seed, s->opts.min_effect);
+			     "--blocks %u --looks %s --min-effect %g", s->arms[0].name, p->window_s,
+			     p->washout_s, p->n_blocks, looks, s->opts.min_effect);
 	for (int a = 0; a < s->narms && o < sizeof(rerun); a++) {
 		char spec[600];
 		size_t so = (size_t)snprintf(spec, sizeof(spec), "%s:", s->arms[a].name);

@@ -165,7 +165,7 @@ enum verdict_metric {
 /* Secondary costs, all lower-is-better, one value per completed trial. */
 enum verdict_secondary {
 	VERDICT_SEC_ZSWPIN_PAGES = 0,
-	VERDICT_SEC_ZSWPOUT_PAGES,
+	VERDICT_SEC_ZSWPOUT_PAGES,	/* the guardrail: pages swapped out, zswpout + pswpout - zswpwb */
 	VERDICT_SEC_WASTED_RA_PAGES,	/* swap_ra - swap_ra_hit */
 	VERDICT_SEC_CPU_NS_PER_OP,
 	VERDICT_SEC_MAJOR_FAULTS,

@@ -119,8 +119,14 @@ int rt_seq_test(const struct rt_design *d, const double *c, size_t n, double shi
 
 /*
  * The one-sided fixed-sample p of the same (a single look at all n, no
- * stopping): patterns with S >= observed over N.
+ * stopping): patterns with S >= observed over N; and whether that test
+ * rejects at level (the same decision as a one-look rt_seq_test(), found
+ * without counting beyond what decides it). A per-thread memo keeps the
+ * survivors of the latest looks judged, so that judging look after look
+ * pays for each look once (the results are the same without it).
  */
+bool rt_rejects(enum rt_score score, const double *c, size_t n, double shift, int sign,
+		double level, struct rt_work *w);
 double rt_p_one(enum rt_score score, const double *c, size_t n, double shift, int sign,
 		struct rt_work *w);
 

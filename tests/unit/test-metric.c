@@ -139,6 +139,39 @@ static void test_busy_round_flagged(void **state)
 	}
 }
 
+/*
+ * The swap-out guardrail counts what left memory either way: a zswap arm's
+ * zswpout against a zswap-off arm's pswpout (zswpout 0) compare, and
+ * zswap's writebacks (in both counters) are counted once.
+ */
+static void test_swapout_cost(void **state)
+{
+	static struct verdict2_input in;
+	struct store_metric zon[] = { { "zswpout", 30000 }, { "pswpout", 500 }, { "zswpwb", 400 } },
+			    zoff[] = { { "zswpout", 0 }, { "pswpout", 29000 } };
+	struct store_probe_trial t[2] = {
+		{ .id = 1, .arm_id = 11, .round = 1, .seq = 1, .status = "ok", .have_primary = true,
+		  .primary = 100, .n_metrics = 2, .metrics = zoff },
+		{ .id = 2, .arm_id = 12, .round = 1, .seq = 2, .status = "ok", .have_primary = true,
+		  .primary = 120, .n_metrics = 3, .metrics = zon },
+	};
+	struct store_probe_run run;
+
+	(void)state;
+	memset(&run, 0, sizeof(run));
+	run.n_arms = 2;
+	run.arms[0].id = 11;
+	snprintf(run.arms[0].name, sizeof(run.arms[0].name), "nozswap");
+	run.arms[1].id = 12;
+	snprintf(run.arms[1].name, sizeof(run.arms[1].name), "zswap");
+	run.trials = t;
+	run.n_trials = 2;
+	assert_int_equal(metric_verdict2_input(&run, &in), 0);
+	assert_true(in.arms[0].has_cost[VERDICT_SEC_ZSWPOUT_PAGES] && in.arms[1].has_cost[VERDICT_SEC_ZSWPOUT_PAGES]);
+	assert_float_equal(in.arms[0].cost[VERDICT_SEC_ZSWPOUT_PAGES][0], 29000, 1e-9);
+	assert_float_equal(in.arms[1].cost[VERDICT_SEC_ZSWPOUT_PAGES][0], 30000 + 500 - 400, 1e-9);
+}
+
 static void test_primary(void **state)
 {
 	struct verdict_input in;
@@ -234,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_cpu_covariates),
 		cmocka_unit_test(test_busy_round_flagged),
+		cmocka_unit_test(test_swapout_cost),
 		cmocka_unit_test(test_primary),
 		cmocka_unit_test(test_primary_bare),
 		cmocka_unit_test(test_builder),
