@@ -122,20 +122,26 @@ static uint64_t pattern_word(const struct pool *p, uint64_t i, size_t wi)
 	return sm64(&st);
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
+static double kth_largest(double *v, size_t n, size_t k);
 
-	return (x > y) - (x < y);
-}
-
-/* median |x[0..m)| (m >= 1), using tmp */
+/* median |x[0..m)| (m >= 1), using tmp (which may be x itself) */
 static double median_abs(const double *x, size_t m, double *tmp)
 {
+	double hi;
+
 	for (size_t i = 0; i < m; i++)
 		tmp[i] = fabs(x[i]);
-	qsort(tmp, m, sizeof(tmp[0]), cmp_dbl);
-	return m % 2 ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2]);
+	hi = kth_largest(tmp, m, (m - 1) / 2);
+	if (m % 2)
+		return hi;
+	/* the next one down: the largest of the lower half, which quickselect left below */
+	{
+		double lo = -INFINITY;
+
+		for (size_t i = (m - 1) / 2 + 1; i < m; i++)
+			lo = fmax(lo, tmp[i]);
+		return 0.5 * (hi + lo);
+	}
 }
 
 /* Signed scores of x[0..m) into a[]; tmp is scratch of m doubles. */
@@ -434,6 +440,20 @@ static double observed_stat(enum rt_score score, const double *c, size_t n, doub
 	for (size_t b = 0; b < n; b++)
 		s += a[b];
 	return s;
+}
+
+double rt_z(enum rt_score score, const double *x, size_t n)
+{
+	double a[RT_CONTRASTS_MAX], tmp[RT_CONTRASTS_MAX], sa = 0.0, saa = 0.0;
+
+	if (!x || n == 0 || n > RT_CONTRASTS_MAX)
+		return NAN;
+	scores(score, x, n, a, tmp);
+	for (size_t b = 0; b < n; b++) {
+		sa += a[b];
+		saa += a[b] * a[b];
+	}
+	return saa > 0.0 ? sa / sqrt(saa) : 0.0;
 }
 
 double rt_estimate(enum rt_score score, const double *c, size_t n)

@@ -9,10 +9,11 @@
 #include <string.h>
 
 #include "swaptune/advisor.h"
+#include "swaptune/randtest.h"
 
 /* the sign-flip test's Huber scores against the mean's, under normal noise */
 #define POWER_EFFICIENCY	0.95
-#define POWER_PATHS		20000
+#define POWER_PATHS		5000
 #define POWER_SEED		0x9d2c5680a1b3e7f1ULL
 /* a z bound that is never reached: a look that cannot reject */
 #define Z_NEVER			40.0
@@ -55,7 +56,7 @@ static int z_bounds(const struct verdict2_design *d, double *b)
 
 		b[j] = Z_NEVER;
 		if (ldexp(1.0, -(int)d->rounds[j]) > level)
-			continue;
+			continue;	/* no sign pattern of n rounds is that rare */
 		if (j > 0) {
 			if (stats_gs_cross(t, b, j, 0.0, cross, NULL) < 0)
 				return -1;
@@ -78,9 +79,99 @@ static int z_bounds(const struct verdict2_design *d, double *b)
 	return 0;
 }
 
+/*
+ * P_theta(an outcome at least as extreme as the one observed, in the
+ * stagewise ordering): crossing a bound before look k, or reaching look k
+ * with a z at least z_obs, for the z process of the looks' contrasts with
+ * drift theta sqrt(n_k) / sd at look k.
+ */
+static double stage_tail(const double *t, const double *b_in, size_t k, double z_obs, double theta,
+			 double n_k, double sd)
+{
+	double b[VERDICT2_LOOKS_MAX], cross[VERDICT2_LOOKS_MAX], p = 0.0;
+
+	memcpy(b, b_in, k * sizeof(*b));
+	b[k] = z_obs;
+	if (stats_gs_cross(t, b, k + 1, theta * sqrt(POWER_EFFICIENCY * n_k) / sd, cross, NULL) < 0)
+		return NAN;
+	for (size_t j = 0; j <= k; j++)
+		p += cross[j];
+	return p;
+}
+
+int verdict2_stage_adjust(const struct verdict2_design *d, size_t look, const unsigned *n_at,
+			  double est_log, double sd_log, double *est, double *lo, double *hi)
+{
+	double b[VERDICT2_LOOKS_MAX], t[VERDICT2_LOOKS_MAX], z_obs, q[3] = { 0.5, 0.025, 0.975 }, out[3];
+	double nk;
+
+	if (!d || look >= d->n_looks || !n_at || !(sd_log > 0.0) || !isfinite(est_log) ||
+	    n_at[look] < 2 || z_bounds(d, b) < 0)
+		return -1;
+	nk = (double)n_at[look];
+	for (size_t j = 0; j <= look; j++) {
+		if (j && n_at[j] < n_at[j - 1])
+			return -1;
+		t[j] = n_at[j] ? (double)n_at[j] / nk : 1e-9 * (double)(j + 1);
+	}
+	z_obs = est_log * sqrt(POWER_EFFICIENCY * nk) / sd_log;
+	for (int i = 0; i < 3; i++) {
+		/* the tail rises with theta: bisect within 12 standard errors */
+		double se = sd_log / sqrt(POWER_EFFICIENCY * nk), a = est_log - 12 * se, c = est_log + 12 * se;
+
+		for (int it = 0; it < 60; it++) {
+			double mid = 0.5 * (a + c), p = stage_tail(t, b, look, z_obs, mid, nk, sd_log);
+
+			if (!isfinite(p))
+				return -1;
+			if (p < q[i])
+				a = mid;
+			else
+				c = mid;
+		}
+		out[i] = 0.5 * (a + c);
+	}
+	*est = out[0];
+	*lo = out[1];
+	*hi = out[2];
+	return 0;
+}
+
+/*
+ * The power path of one probe: rounds of contrasts N(theta, 1) in units of
+ * their sd, and at each look the randomisation test's normal approximation
+ * with its own Huber scores (rt_z(): the sign-flip distribution's variance,
+ * which grows with the effect, and never above sqrt(n): the few rounds of
+ * an early look cannot say much however large the gain). The minimum
+ * effect filters the estimate; futility rejects "a gain of the minimum
+ * effect" at 2.5 % one-sided, as the rule does.
+ */
+static bool path_changes(const struct verdict2_design *d, const double *b, double theta, double m,
+			 uint64_t *s)
+{
+	double x[VERDICT2_ROUNDS_MAX], xm[VERDICT2_ROUNDS_MAX], sx = 0.0, q97 = stats_norm_quantile(0.975);
+	unsigned prev = 0;
+
+	for (size_t j = 0; j < d->n_looks; j++) {
+		unsigned n = d->rounds[j];
+
+		for (unsigned r = prev; r < n; r++) {
+			x[r] = theta + norm(s);
+			xm[r] = x[r] - m;
+			sx += x[r];
+		}
+		prev = n;
+		if (b[j] < Z_NEVER && sx / n >= m && rt_z(RT_SCORE_HUBER, x, n) >= b[j])
+			return true;
+		if (ldexp(1.0, -(int)n) <= 0.025 && rt_z(RT_SCORE_HUBER, xm, n) <= -q97)
+			return false;
+	}
+	return false;
+}
+
 double verdict2_power(const struct verdict2_design *d, double effect_pct, double sd_log)
 {
-	double b[VERDICT2_LOOKS_MAX], theta, m, q97 = stats_norm_quantile(0.975);
+	double b[VERDICT2_LOOKS_MAX], theta, m;
 	uint64_t s = POWER_SEED;
 	unsigned hits = 0;
 
@@ -90,27 +181,8 @@ double verdict2_power(const struct verdict2_design *d, double effect_pct, double
 	/* per round, in units of the contrasts' sd: the effect and the minimum effect */
 	theta = log1p(effect_pct / 100.0) / sd_log;
 	m = log1p(d->min_effect_pct / 100.0) / sd_log;
-	for (unsigned p = 0; p < POWER_PATHS; p++) {
-		double w = 0.0;
-		unsigned prev = 0;
-
-		for (size_t j = 0; j < d->n_looks; j++) {
-			unsigned n = d->rounds[j];
-			double mean, z;
-
-			w += norm(&s) * sqrt((double)(n - prev));
-			prev = n;
-			mean = theta + w / n;
-			z = mean * sqrt(POWER_EFFICIENCY * n);
-			if (z >= b[j] && mean >= m) {
-				hits++;
-				break;
-			}
-			/* futility: the one-sided 97.5 % upper bound below the minimum effect */
-			if (n >= 6 && mean + q97 / sqrt(POWER_EFFICIENCY * n) < m)
-				break;
-		}
-	}
+	for (unsigned p = 0; p < POWER_PATHS; p++)
+		hits += path_changes(d, b, theta, m, &s);
 	return (double)hits / POWER_PATHS;
 }
 

@@ -1202,58 +1202,20 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
 
 /* ---- what a report adds ----------------------------------------------------- */
 
-/* The stagewise p of "the effect is at most shift" of a candidate's sequential test. */
-static double stage_p_at(const struct rt_design *rd, const double *c, size_t n, double shift,
-			 struct rt_work *w)
-{
-	struct rt_result r;
-
-	return rt_seq_test(rd, c, n, shift, 1, w, &r) < 0 ? NAN : r.p_stage;
-}
-
-/* The shift at which the stagewise p crosses q, by bisection in [lo, hi] (p rises with the shift). */
-static double stage_quantile(const struct rt_design *rd, const double *c, size_t n, double q,
-			     double lo, double hi, struct rt_work *w)
-{
-	if (!(stage_p_at(rd, c, n, lo, w) <= q))
-		return -INFINITY;
-	if (!(stage_p_at(rd, c, n, hi, w) > q))
-		return INFINITY;
-	for (int it = 0; it < 50 && hi - lo > 1e-9 * (1.0 + fabs(lo) + fabs(hi)); it++) {
-		double mid = 0.5 * (lo + hi);
-
-		if (stage_p_at(rd, c, n, mid, w) <= q)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return 0.5 * (lo + hi);
-}
-
 /*
  * After a stop by speed before the design's last look, the estimate that
- * stopped is biased up (it stopped because it was large). The stagewise
- * ordering gives the median-unbiased estimate, the shift whose stagewise p
- * is one half, and the 95 % interval of the shifts whose p either way is
- * above 2.5 %: the sequential test itself, inverted, so its coverage is
- * the test's.
+ * stopped is biased up (it stopped because it was large): the stagewise
+ * ordering's median-unbiased estimate and its 95 % interval, from the
+ * normal approximation of the test at the robust sd of the log-ratios.
  */
 static void adjust_arm(const struct verdict2_design *d, size_t look, const struct verdict2_input *in,
-		       size_t a, size_t b, struct rt_work *w, struct verdict2_arm_result *ar)
+		       size_t a, size_t b, double sd_robust, struct verdict2_arm_result *ar)
 {
-	double c[VERDICT2_ROUNDS_MAX], span = 0.0, est, lo, hi;
+	double c[VERDICT2_ROUNDS_MAX], est, lo, hi;
 	struct rt_design rd;
-	size_t n = speed_design(d, look, in, a, b, c, &rd);
 
-	if (n < 2)
-		return;
-	for (size_t i = 0; i < n; i++)
-		span = fmax(span, fabs(c[i] - ar->mean_log));
-	span = 4.0 * span + 1e-6;
-	est = stage_quantile(&rd, c, n, 0.5, ar->mean_log - span, ar->mean_log + span, w);
-	lo = stage_quantile(&rd, c, n, 0.025, ar->mean_log - span, ar->mean_log + span, w);
-	hi = stage_quantile(&rd, c, n, 0.975, ar->mean_log - span, ar->mean_log + span, w);
-	if (!isfinite(est))
+	speed_design(d, look, in, a, b, c, &rd);
+	if (verdict2_stage_adjust(d, look, rd.n_at, ar->mean_log, sd_robust, &est, &lo, &hi) < 0)
 		return;
 	ar->adjusted = true;
 	ar->adj_effect_pct = gain_pct(est);
@@ -1284,7 +1246,7 @@ static void finish_arm(const struct verdict2_design *d, const struct verdict2_in
 		       "%.3g typical ones in the test", in->arms[a].name, ar->n_outliers, RT_HUBER_K);
 	/* the winner's curse of stopping early: the change's estimate, after an early stop */
 	if (stopped && r->look + 1 < d->n_looks && (int)a == r->chosen && r->path == VERDICT2_PATH_SPEED) {
-		adjust_arm(d, r->look, in, a, (size_t)r->baseline, w, ar);
+		adjust_arm(d, r->look, in, a, (size_t)r->baseline, r->sd_log_robust, ar);
 		if (ar->adjusted)
 			reason(r, "%s: after stopping early the estimate is biased up; adjusted "
 			       "(median-unbiased): %+.1f %% [%+.1f, %+.1f] on the speed-up scale",

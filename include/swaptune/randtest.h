@@ -131,6 +131,14 @@ double rt_p_one(enum rt_score score, const double *c, size_t n, double shift, in
 		struct rt_work *w);
 
 /*
+ * The normal approximation of the test's statistic on x[0..n): S / sqrt(sum
+ * of the squared scores), standard normal over the sign patterns (and never
+ * above sqrt(n)); for power computations that cannot afford the patterns.
+ * NAN when n == 0.
+ */
+double rt_z(enum rt_score score, const double *x, size_t n);
+
+/*
  * The estimate that goes with the test: the shift at which the observed
  * statistic is 0 (the mean for RT_SCORE_SUM, Huber's M-estimate of
  * location with the scale recomputed at each shift for RT_SCORE_HUBER).

@@ -1,17 +1,20 @@
 #!/bin/sh
 # sim-check.sh SIM [N] - the simulator's gates at N probes per configuration
 # (default 100 000), as `make sim-check` runs them, two at a time (nice):
-#   v3, 3 arms and 2 arms       every A/A model <= 2.5 % (CP95 <= 2.6 %),
-#                               power >= 80 %, a cost at its margin <= 5 %;
-#   persistent operator (v3)    A/A recipes re-run up to 5 times, pooled:
+#   v4, 3 arms and 2 arms       every A/A model <= 2.5 % (CP95 <= 2.6 %),
+#                               power >= 90 % (2 arms) / 80 % (3 arms), a cost
+#                               at its margin <= 5 %;
+#   persistent operator (v4)    A/A recipes re-run up to 5 times as the
+#                               stages of the recipe's design, 3 and 2 arms:
 #                               the same false-change gates;
-#   figures                     printed power within 3 points of simulated;
+#   figures                     printed power within 3 points of simulated,
+#                               for every design a budget can make;
 #   known                       the calibration's known-effect design: power
 #                               >= 90 % at its typical noise (sim -K);
-#   v2 and naive (N/5)          the old rule and optional stopping must FAIL
-#                               the gates, and runs judged alone must fail the
-#                               persistent-operator gate: proof that the gates
-#                               can fail.
+#   v2, naive, fixed (N/5)      the old rule, optional stopping and a fixed
+#                               order of arms must FAIL the gates, and runs
+#                               judged alone must fail the persistent-operator
+#                               gate: proof that the gates can fail.
 # Outputs go to $SIM_OUT (default build/sim), one file each, and are printed.
 sim=${1:?usage: sim-check.sh SIM [N]}
 n=${2:-100000}
@@ -46,20 +49,22 @@ pair() {
 	done
 }
 
-pair v3-3arms 0 v3-2arms 0 -n "$n" -a 3 -m v3 -- -n "$n" -a 2 -m v3
-pair persist-pooled 0 figures 0 -P -A -n "$n" -a 3 -m pooled -- -X -n "$small" -a 3
+pair v4-3arms 0 v4-2arms 0 -n "$n" -a 3 -m v4 -- -n "$n" -a 2 -m v4
+pair persist-pooled 0 persist-pooled-2arms 0 -P -n "$n" -a 3 -m pooled -- -P -n "$n" -a 2 -m pooled
+pair figures 0 figures-2arms 0 -X -n "$small" -a 3 -- -X -n "$small" -a 2
 pair v2 1 naive 1 -n "$small" -a 3 -m v2 -- -n "$small" -a 3 -m naive
-pair persist-alone 1 figures-2arms 0 -P -A -n "$small" -a 3 -m alone -- -X -n "$small" -a 2
+pair persist-alone 1 fixed 1 -P -A -n "$small" -a 3 -m alone -- -n "$small" -a 2 -m fixed -c position-3
 # the calibration's known-effect design (cheap: one process)
 nice "$sim" -K -n "$n" >"$out/known.out" 2>&1
 rc=$?
 cat "$out/known.out"
 [ "$rc" -eq 0 ] || { echo "sim-check: known exited $rc, want 0"; fails=$((fails + 1)); }
 grep -q 'v2 .*FAIL:false-change' "$out/v2.out" || { echo "sim-check: v2 not rejected for false changes"; fails=$((fails + 1)); }
+grep -q 'fixed .*FAIL:false-change' "$out/fixed.out" || { echo "sim-check: a fixed order not rejected"; fails=$((fails + 1)); }
 grep -q 'alone .*FAIL:false-change' "$out/persist-alone.out" ||
 	{ echo "sim-check: re-running until CHANGE was not rejected"; fails=$((fails + 1)); }
 if [ "$fails" -ne 0 ]; then
 	echo "sim-check: $fails failure(s)"
 	exit 1
 fi
-echo "sim-check: every gate of v3 passes; v2, naive and runs judged alone are rejected, as they must be"
+echo "sim-check: every gate of v4 passes; v2, naive, a fixed order and runs judged alone are rejected, as they must be"

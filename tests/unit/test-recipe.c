@@ -98,7 +98,7 @@ static void test_fixture(void **state)
 	assert_int_equal(recipe_rerun_line(rec, line, sizeof(line)), 0);
 	/* the line tests/expected/report-run.txt holds */
 	assert_string_equal(line, "sudo swaptune probe --workload anon-zipf --arms pc3,pc1,pc0 --baseline pc3"
-			    " --reps 4 --seed 7 --working-set 256M --memcg-limit 128M --ops 131072"
+			    " --reps 4 --working-set 256M --memcg-limit 128M --ops 131072"
 			    " --duration 60s --zipf-theta 0.99");
 	assert_int_equal(recipe_rerun_line(rec, line, 20), -ENOSPC);
 	recipe_free(rec);
@@ -123,7 +123,7 @@ static void test_cmd_quoted(void **state)
 	assert_true(rec->c.drop_host_caches);
 	assert_int_equal(recipe_rerun_line(rec, line, sizeof(line)), 0);
 	assert_string_equal(line, "sudo swaptune probe --workload cmd --arms pc3,pc0 --baseline pc0"
-			    " --drop-host-caches --seed 3 --metric-regex '([0-9]+)' -- sh -c 'echo 1; touch x'");
+			    " --drop-host-caches --metric-regex '([0-9]+)' -- sh -c 'echo 1; touch x'");
 	recipe_free(rec);
 	free(rec);
 }
@@ -199,7 +199,7 @@ static void test_busy_host(void **state)
 	/* its rerun line pins the metric at those sizes (a quiet host would judge wall time) */
 	assert_int_equal(recipe_rerun_line(rec, line, sizeof(line)), 0);
 	assert_string_equal(line, "sudo swaptune probe --workload anon-zipf --arms pc3,pc1,pc0 --baseline pc3"
-			    " --reps 4 --busy-host per-cpu --seed 7 --working-set 256M --memcg-limit 128M"
+			    " --reps 4 --busy-host per-cpu --working-set 256M --memcg-limit 128M"
 			    " --ops 131072 --duration 60s --zipf-theta 0.99");
 	recipe_free(rec);
 	/* a busy host measured by wall time (--busy-host ignore): its line does not pin a metric */
