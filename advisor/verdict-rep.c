@@ -26,14 +26,33 @@ static double stage_spend(size_t j, double a_first, double a_cont)
 	return j == 0 ? a_first : ldexp(a_cont, -(int)j);
 }
 
+/*
+ * A per-thread memo of the latest bounds computed: they depend on the two
+ * levels only, and a stage's bounds are a prefix of a later stage's.
+ */
+struct bounds_memo {
+	double a_first, a_cont;
+	size_t k;
+	double c[VERDICT2_REPS_MAX];
+};
+
+static _Thread_local struct bounds_memo bmemo[4];
+static _Thread_local unsigned bmemo_next;
+
 int verdict2_stage_bounds(size_t k, double a_first, double a_cont, double *c, struct st_err *e)
 {
 	double t[VERDICT2_REPS_MAX], cross[VERDICT2_REPS_MAX];
+	struct bounds_memo *m;
 
 	if (k < 1 || k > VERDICT2_REPS_MAX || !(a_first > 0.0 && a_first < 0.5) ||
 	    !(a_cont > 0.0 && a_cont < 0.5))
 		return err_set(e, -EINVAL, "stage bounds: 1 to %d stages, levels in (0, 0.5)",
 			       VERDICT2_REPS_MAX);
+	for (unsigned i = 0; i < 4; i++)
+		if (bmemo[i].k >= k && bmemo[i].a_first == a_first && bmemo[i].a_cont == a_cont) {
+			memcpy(c, bmemo[i].c, k * sizeof(*c));
+			return 0;
+		}
 	/* Z_j = sum of j standard normals / sqrt j: a Brownian path at times 1..k */
 	for (size_t j = 0; j < k; j++)
 		t[j] = (double)(j + 1) / VERDICT2_REPS_MAX;
@@ -55,6 +74,11 @@ int verdict2_stage_bounds(size_t k, double a_first, double a_cont, double *c, st
 		}
 		c[j] = hi;
 	}
+	m = &bmemo[bmemo_next++ % 4];
+	m->a_first = a_first;
+	m->a_cont = a_cont;
+	m->k = k;
+	memcpy(m->c, c, k * sizeof(*c));
 	return 0;
 }
 
@@ -140,21 +164,23 @@ static void pool_contrasts(const struct verdict2_rep_input *in, size_t i, double
 	if (n < 2)
 		return;
 	est = rt_estimate(RT_SCORE_HUBER, all, n);
+	ar->effect_pct = expm1(est) * 100.0;
+	ar->futile = rt_rejects(RT_SCORE_HUBER, all, n, log1p(min_effect_pct / 100.0), -1, level, w);
+	ar->pooled.effect_pct = ar->effect_pct;
+	ar->pooled.pool.k = ar->n_runs;
+	ar->pooled.pool.pooled = est;
+	ar->pooled.pool.se = ar->pooled.pool.q = ar->pooled.pool.tau2 = ar->pooled.pool.i2 = NAN;
+	if (in->no_intervals)
+		return;
 	rd.n_at[0] = (unsigned)n;
 	rd.spend_cum[0] = level;
 	rt_interval(&rd, all, n, est, w, &lo, &hi);
-	ar->effect_pct = expm1(est) * 100.0;
 	ar->ci_low_pct = expm1(lo) * 100.0;
 	ar->ci_high_pct = expm1(hi) * 100.0;
-	ar->pooled.effect_pct = ar->effect_pct;
 	ar->pooled.ci_low_pct = ar->ci_low_pct;
 	ar->pooled.ci_high_pct = ar->ci_high_pct;
-	ar->pooled.pool.k = ar->n_runs;
-	ar->pooled.pool.pooled = est;
 	ar->pooled.pool.ci_low = lo;
 	ar->pooled.pool.ci_high = hi;
-	ar->pooled.pool.se = ar->pooled.pool.q = ar->pooled.pool.tau2 = ar->pooled.pool.i2 = NAN;
-	ar->futile = rt_p_one(RT_SCORE_HUBER, all, n, log1p(min_effect_pct / 100.0), -1, w) <= level;
 	ar->min_effect_confirmed = ar->ci_low_pct >= min_effect_pct;
 }
 

@@ -961,6 +961,7 @@ struct verdict2_rep_input {
 	size_t n_arms;
 	int baseline;
 	bool higher_better;
+	bool no_intervals;		/* skip the display intervals (the simulator) */
 	struct verdict2_rep_arm arm[VERDICT2_REPS_MAX][VERDICT_ARMS_MAX];
 };
 

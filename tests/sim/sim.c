@@ -516,8 +516,8 @@ static int model_line(struct ctx *c, size_t mi, enum method meth)
 	       100.0 * (t.inconclusive + t.invalid) / t.n, 100.0 * t.invalid / t.n,
 	       x ? 100.0 * t.by_fail / x : 0.0, t.rounds / t.n,
 	       m->gate == G_FC ? "" : m->gate == G_POWER ? " (power)" : m->gate == G_GUARD ? " (guard pass)" :
-	       " (false change; beyond the calibrated range: not gated)", note,
-	       m->note ? "" : "");
+	       m->eff[1] != 0 ? " (power on a busy host's noise: not gated)" :
+	       " (a difference that drifts over time: printed, not gated)", note, "");
 	return failed;
 }
 
@@ -564,6 +564,7 @@ static int persist_one(struct ctx *c, const struct model *m, bool pooled, uint64
 	ri.n_arms = c->A;
 	ri.baseline = 0;
 	ri.higher_better = true;
+	ri.no_intervals = true;	/* descriptive: the decision never reads them */
 	*at = 0;
 	for (int k = 1; k <= PERSIST_K; k++) {
 		const struct verdict2_design *d;
