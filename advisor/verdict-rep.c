@@ -131,21 +131,20 @@ static double z_of(double p)
 }
 
 /*
- * Whether a stage from the second on crossed for one path: Z_j = sum of
- * z_1..z_j / sqrt j against c[j - 1]. The last stage's Z into *z_last.
+ * Whether the latest stage (k >= 2) crosses for one path: Z_k = sum of
+ * z_1..z_k / sqrt k against c[k - 1], into *z_last. Only the latest: a
+ * re-run that contradicts the earlier ones takes the recipe's evidence
+ * below its bound again (what re-running guards against: a difference
+ * of one period), and requiring it removes changes only.
  */
 static bool stages_cross(const double *z, size_t k, const double *c, double *z_last)
 {
 	double sum = 0.0;
-	bool crossed = false;
 
-	for (size_t j = 0; j < k; j++) {
+	for (size_t j = 0; j < k; j++)
 		sum += z[j];
-		*z_last = sum / sqrt((double)(j + 1));
-		if (j > 0 && *z_last >= c[j])
-			crossed = true;
-	}
-	return crossed;
+	*z_last = sum / sqrt((double)k);
+	return k > 1 && *z_last >= c[k - 1];
 }
 
 /* The estimate and 95 % interval over every run's contrasts, and futility. */
@@ -208,8 +207,13 @@ static void pool_arm(const struct verdict2_rep_input *in, size_t i, const struct
 	    verdict2_stage_bounds(in->k, VERDICT2_FAIL_SHARE * a_first / C,
 				  VERDICT2_FAIL_SHARE * rr->alpha_cont / C, cf, NULL) < 0)
 		return;
-	sx = in->arm[0][i].crossed || stages_cross(zs, in->k, cs, &ar->z);
-	fx = in->arm[0][i].fail_shown || stages_cross(zf, in->k, cf, &ar->z_fail);
+	/* the first run alone (stage 1), or the latest stage */
+	sx = stages_cross(zs, in->k, cs, &ar->z);
+	fx = stages_cross(zf, in->k, cf, &ar->z_fail);
+	if (in->k == 1) {
+		sx = in->arm[0][i].crossed;
+		fx = in->arm[0][i].fail_shown;
+	}
 	ar->bound = cs[in->k - 1];
 	ar->bound_fail = cf[in->k - 1];
 	ar->p_one = 1.0 - stats_norm_cdf(ar->z);

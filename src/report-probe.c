@@ -113,8 +113,8 @@ static void recipe(struct report *rep, const struct host *h, const struct advice
 		if (!rec->have[recipe_field_find("method", "seed")])
 			report_note(s, "the seed was not recorded");
 		else
-			report_note(s, "a re-run draws a fresh seed and adds to this recipe's evidence; "
-				    "--seed %llu repeats this run's exact order of arms",
+			report_line(s, "(a re-run draws a fresh seed and adds to this recipe's evidence; "
+				    "--seed %llu repeats this run's exact order of arms)",
 				    (unsigned long long)rec->c.seed);
 	}
 	recipe_free(rec);

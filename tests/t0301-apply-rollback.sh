@@ -167,13 +167,23 @@ sqlite3 "$db" <<'SQL' || fail "inserting the probe runs"
 INSERT INTO runs (id, kind, status, params) VALUES (100, 'probe', 'ok', '{"workload":{"name":"anon-zipf"},"baseline":"pc3"}');
 INSERT INTO arms (id, run_id, name, settings) VALUES (100, 100, 'pc3', '{"page-cluster":"3"}'), (101, 100, 'pc0', '{"page-cluster":"0"}');
 INSERT INTO trials (run_id, arm_id, round, seq, status, primary_value) VALUES
- (100, 100, 1, 1, 'ok', 100), (100, 101, 1, 2, 'ok', 130), (100, 100, 2, 3, 'ok', 101),
- (100, 101, 2, 4, 'ok', 131), (100, 100, 3, 5, 'ok', 99), (100, 101, 3, 6, 'ok', 129);
+ (100, 100, 1, 1, 'ok', 100), (100, 101, 1, 2, 'ok', 130), (100, 101, 2, 3, 'ok', 131),
+ (100, 100, 2, 4, 'ok', 101), (100, 100, 3, 5, 'ok', 99), (100, 101, 3, 6, 'ok', 129),
+ (100, 101, 4, 7, 'ok', 130), (100, 100, 4, 8, 'ok', 100), (100, 100, 5, 9, 'ok', 102),
+ (100, 101, 5, 10, 'ok', 132), (100, 101, 6, 11, 'ok', 128), (100, 100, 6, 12, 'ok', 98),
+ (100, 100, 7, 13, 'ok', 101), (100, 101, 7, 14, 'ok', 131), (100, 101, 8, 15, 'ok', 129),
+ (100, 100, 8, 16, 'ok', 99), (100, 100, 9, 17, 'ok', 100), (100, 101, 9, 18, 'ok', 130),
+ (100, 101, 10, 19, 'ok', 130), (100, 100, 10, 20, 'ok', 100);
 INSERT INTO runs (id, kind, status, params) VALUES (101, 'probe', 'ok', '{"workload":{"name":"anon-zipf"},"baseline":"pc3"}');
 INSERT INTO arms (id, run_id, name, settings) VALUES (102, 101, 'pc3', '{"page-cluster":"3"}'), (103, 101, 'pc0', '{"page-cluster":"0"}');
 INSERT INTO trials (run_id, arm_id, round, seq, status, primary_value) VALUES
- (101, 102, 1, 1, 'ok', 100), (101, 103, 1, 2, 'ok', 100), (101, 102, 2, 3, 'ok', 101),
- (101, 103, 2, 4, 'ok', 101), (101, 102, 3, 5, 'ok', 99), (101, 103, 3, 6, 'ok', 99);
+ (101, 102, 1, 1, 'ok', 100), (101, 103, 1, 2, 'ok', 100), (101, 103, 2, 3, 'ok', 101),
+ (101, 102, 2, 4, 'ok', 101), (101, 102, 3, 5, 'ok', 99), (101, 103, 3, 6, 'ok', 99),
+ (101, 103, 4, 7, 'ok', 100), (101, 102, 4, 8, 'ok', 100), (101, 102, 5, 9, 'ok', 102),
+ (101, 103, 5, 10, 'ok', 102), (101, 103, 6, 11, 'ok', 98), (101, 102, 6, 12, 'ok', 98),
+ (101, 102, 7, 13, 'ok', 101), (101, 103, 7, 14, 'ok', 101), (101, 103, 8, 15, 'ok', 99),
+ (101, 102, 8, 16, 'ok', 99), (101, 102, 9, 17, 'ok', 100), (101, 103, 9, 18, 'ok', 100),
+ (101, 103, 10, 19, 'ok', 100), (101, 102, 10, 20, 'ok', 100);
 SQL
 st apply --run 100 --yes >"$scratch/run100" || fail "apply --run 100: exit $?"
 grep -q '^Probe run 100 recommends pc0: change to pc0: throughput +30.0 % \[' "$scratch/run100" ||

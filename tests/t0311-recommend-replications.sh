@@ -1,19 +1,21 @@
 #!/bin/sh
-# Replications: probe runs of one recipe (same workload, working set, memcg
-# limit, arms and settings, baseline; other seeds) are judged together, so
-# re-running until one run says CHANGE does not work. Runs inserted the way
-# the probe engine writes them (tests/helpers/rep-runs.py):
+# Runs of one recipe (same workload, working set, memcg limit, arms and
+# settings, baseline; other seeds) are the stages of one sequential design,
+# so re-running until one run says CHANGE does not work, while a re-run's
+# evidence adds. Runs inserted the way the probe engine writes them
+# (tests/helpers/rep-runs.py):
 #  - run 1, the first of its recipe, is judged alone (k = 1, nothing pooled);
 #  - run 3 alone says CHANGE (+6 %), but runs 1 and 2 of its recipe showed
-#    nothing: pooled at run 3's alpha it is INCONCLUSIVE, and the output says
-#    which runs were pooled and that earlier runs count; --exit-code 11;
+#    nothing: stage 3 (Z of the three runs against its bound) does not cross,
+#    INCONCLUSIVE, and the output says which runs count and that earlier
+#    runs count; --exit-code 11;
 #  - run 4 differs only in the working set: another recipe, judged alone;
-#  - runs 5-7 repeat a real +10 %: pooled, CHANGE;
+#  - runs 5-7 repeat a real +10 %: the first run already showed it, CHANGE;
 #  - run 8 (the 4th of run 3's recipe) counts runs 1, 2, 3 and 8;
-#  - run 9 stopped before its first look (no verdict) still counts - an
-#    aborted run takes its share, so aborting unpromising runs cannot help
-#    a change through: run 10 is the 6th;
-#  - apply --run 3 refuses the change the pooled verdict does not make.
+#  - run 9 stopped before its first look (no verdict) still counts - a stage
+#    with z = 0, so aborting unpromising runs cannot help a change through:
+#    run 10 is the 6th;
+#  - apply --run 3 refuses the change the recipe's verdict does not make.
 # Documents validate against the schema.
 . "$(dirname "$0")/lib.sh"
 
@@ -43,9 +45,12 @@ assert kind[1] == "keep", kind[1]
 # the lucky run: alone CHANGE, pooled not
 assert rep[3]["pooled"] and rep[3]["k"] == 3 and rep[3]["runs"] == [1, 2, 3], rep[3]
 assert rep[3]["own_verdict"] == "change" and kind[3] == "inconclusive", (rep[3], kind[3])
-assert abs(rep[3]["alpha_k"] - 0.025 / 64) < 1e-12, rep[3]["alpha_k"]
+# stage 3 spends a quarter of the 0.5 % the first run leaves
+assert abs(rep[3]["alpha_k"] - 0.005 / 4) < 1e-12, rep[3]["alpha_k"]
+assert abs(rep[3]["alpha_first"] - 0.02) < 1e-12, rep[3]
 arm = {a["name"]: a for a in rep[3]["arms"]}["pc0"]
 assert arm["runs_pooled"] == 3 and not arm["crosses"] and arm["effect_pct"] < 4, arm
+assert arm["z"] < arm["bound"], arm
 assert "earlier runs count" in " ".join(d[3]["verdict"]["reasons"]), d[3]["verdict"]["reasons"]
 # its own choice as the pool sees it: not crossing, not futile
 assert {a["name"]: a for a in d[3]["arms"]}["pc0"]["status"] == "noisy", d[3]["arms"]
@@ -56,13 +61,13 @@ assert rep[4]["k"] == 1 and rep[4]["recipe"] != rep[3]["recipe"] and kind[4] == 
 assert rep[7]["pooled"] and rep[7]["runs"] == [5, 6, 7] and kind[7] == "change", (rep[7], kind[7])
 assert d[7]["verdict"]["arm"] == "pc0"
 arm = {a["name"]: a for a in rep[7]["arms"]}["pc0"]
-assert arm["crosses"] and 8 < arm["effect_pct"] < 12, arm
+assert arm["crosses"] and arm["shown"] and 8 < arm["effect_pct"] < 12, arm
 # every earlier run counts, and the recipe ignores seeds and calibrated accesses
 assert rep[8]["k"] == 4 and rep[8]["runs"] == [1, 2, 3, 8] and rep[8]["recipe"] == rep[3]["recipe"], rep[8]
 assert kind[8] == "inconclusive" and rep[8]["own_verdict"] == "change", (kind[8], rep[8])
 # a run stopped before its first look gave no verdict, but counts (aborted)
 assert rep[10]["k"] == 6 and rep[10]["runs"] == [1, 2, 3, 8, 9, 10], rep[10]
-assert abs(rep[10]["alpha_k"] - 0.025 / 512) < 1e-12, rep[10]["alpha_k"]
+assert abs(rep[10]["alpha_k"] - 0.005 / 32) < 1e-12, rep[10]["alpha_k"]
 PY
 
 st recommend --run 3 >"$scratch/r3.txt" || fail "recommend --run 3: exit $?"

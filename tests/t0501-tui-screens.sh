@@ -20,7 +20,12 @@ INSERT INTO arms (id, run_id, name, settings) VALUES
 INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, primary_value) VALUES
  (1, 1, 0, 1, 1, 'ok', 500), (1, 2, 0, 2, 1, 'ok', 500),
  (1, 1, 1, 3, 0, 'ok', 1000), (1, 2, 1, 4, 0, 'ok', 1050), (1, 2, 2, 5, 0, 'ok', 1060),
- (1, 1, 2, 6, 0, 'ok', 1012), (1, 1, 3, 7, 0, 'ok', 995), (1, 2, 3, 8, 0, 'ok', 1041);
+ (1, 1, 2, 6, 0, 'ok', 1012), (1, 1, 3, 7, 0, 'ok', 995), (1, 2, 3, 8, 0, 'ok', 1041),
+ (1, 2, 4, 9, 0, 'ok', 1052), (1, 1, 4, 10, 0, 'ok', 1003), (1, 1, 5, 11, 0, 'ok', 990),
+ (1, 2, 5, 12, 0, 'ok', 1045), (1, 1, 6, 13, 0, 'ok', 1006), (1, 2, 6, 14, 0, 'ok', 1058),
+ (1, 2, 7, 15, 0, 'ok', 1049), (1, 1, 7, 16, 0, 'ok', 998), (1, 1, 8, 17, 0, 'ok', 1009),
+ (1, 2, 8, 18, 0, 'ok', 1057), (1, 2, 9, 19, 0, 'ok', 1040), (1, 1, 9, 20, 0, 'ok', 994),
+ (1, 1, 10, 21, 0, 'ok', 1001), (1, 2, 10, 22, 0, 'ok', 1053);
 INSERT INTO runs (id, kind, status, summary) VALUES (2, 'sample', 'ok',
  '{"ticks":12,"elapsed_s":12,"means":{"meminfo.swap_used_bytes":656109568}}');
 INSERT INTO runs (id, kind, status, params) VALUES (3, 'probe', 'running',

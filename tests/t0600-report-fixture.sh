@@ -51,7 +51,7 @@ grep -q '^  page-cluster 3 -> 0, applied 2026-11-30T10:15:00Z by alice' "$scratc
 grep -q '^  6 of 18 metrics changed beyond noise' "$scratch/report-change.txt" || fail "summary: effects beyond noise"
 grep -q '^  source run  *1$' "$scratch/report-change.txt" || fail "parameters are not key/value rows"
 grep -q '{"' "$scratch/report-change.txt" && fail "raw JSON in the change report"
-[ "$(sed -n 4,6p "$scratch/report-run.txt" | tr '\n' '|')" = "Summary|  Verdict: CHANGE to pc0|  change to pc0: throughput +14.8 % [+12.4, +17.2] against pc3 over 3 rounds both completed, beyond|" ] ||
+[ "$(sed -n 4,6p "$scratch/report-run.txt" | tr '\n' '|')" = "Summary|  Verdict: CHANGE to pc0|  change to pc0: throughput +15.0 % [+14.6, +15.5] against pc3 over 11 rounds both completed, shown|" ] ||
 	fail "--run does not lead with its verdict: $(sed -n 4,6p "$scratch/report-run.txt")"
 grep -q -- '--working-set 256M --memcg-limit 128M' "$scratch/report-run.txt" || fail "recipe sizes are not 256M/128M"
 # one number style: no exponent, no raw p like 8.84e-26, one percent style, times in UTC with Z
@@ -64,7 +64,7 @@ for f in "$scratch"/report-*.txt "$scratch"/report-*.md; do
 		fail "$f: wider than 100 columns"
 done
 grep -q 'sudo swaptune rollback --to 1' "$scratch/report-change.txt" || fail "rollback command"
-grep -q '^\* pc3  *1002  *1099  *+9.7 %  *<0.001  *yes  .*4 / 4$' "$scratch/report-probes.txt" || fail "probes: pc3 before/after row"
+grep -q '^\* pc3  *1002  *1099  *+9.7 %  *<0.001  *yes  .*12 / 4$' "$scratch/report-probes.txt" || fail "probes: pc3 before/after row"
 grep -q '^  pc1 ' "$scratch/report-probes.txt" && fail "probes: an arm missing after is compared"
 grep -q '^| \*\*hostname\*\* | db-07.example.net |' "$scratch/report-run.md" || fail "md facts table"
 grep -q '[^\\]<[a-z/]' "$scratch/report-run.md" && fail "md contains HTML"
@@ -75,7 +75,7 @@ grep -q '&lt;EBUSY&gt; &amp; retry' "$scratch/run.html" || fail "html does not e
 grep -q '<EBUSY>' "$scratch/run.html" && fail "raw store text in html"
 grep -io '<script\|<link\|<img\|url(\|https\?://[a-z0-9./-]*' "$scratch/run.html" | grep -v '^http://www.w3.org/2000/svg$' |
 	grep -q . && fail "html has a script, a link or an external reference"
-[ "$(grep -c '<circle class="trial"' "$scratch/run.html")" -eq 11 ] || fail "html: want 11 trial dots (4+3+4)"
+[ "$(grep -c '<circle class="trial"' "$scratch/run.html")" -eq 35 ] || fail "html: want 35 trial dots (12+11+12)"
 rep --change 3 --format html >"$scratch/change.html" || fail "html change: exit $?"
 [ "$(grep -c '<path class="series"' "$scratch/change.html")" -ge 10 ] || fail "html change: series missing"
 grep -q 'class="marker"' "$scratch/change.html" || fail "html change: no change marker"

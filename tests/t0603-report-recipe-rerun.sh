@@ -36,9 +36,14 @@ for design in "--looks 2,3 --max-time 0" "--reps 2" "--reps 2 --busy-host per-cp
 	"sudo swaptune probe "*) ;;
 	*) fail "no recipe line in the report of run $first: '$r1'"; continue ;;
 	esac
-	for opt in --seed --ops "--min-trial 0" --min-effect --working-set --memcg-limit --run-pages; do
+	for opt in --ops "--min-trial 0" --min-effect --working-set --memcg-limit --run-pages; do
 		echo "$r1" | grep -q -- "$opt" || fail "recipe of run $first lacks $opt: $r1"
 	done
+	# a re-run draws its own order of arms: no seed on the line, the seed beside it to reproduce
+	echo "$r1" | grep -q -- "--seed" && fail "the rerun line repeats the run's seed: $r1"
+	seed=$(sqlite3 "$db" "SELECT params FROM runs WHERE id = $first" | jq -r '.method.seed')
+	tr '\n' ' ' <"$scratch/report-$first.txt" | tr -s ' ' | grep -q -- "--seed $seed repeats this run's exact order" ||
+		fail "the report does not say how to reproduce run $first's order (seed $seed)"
 	case $design in
 	--looks*) echo "$r1" | grep -q -- "--looks 2,3 --max-time 0" || fail "recipe lost the sequential plan: $r1" ;;
 	--reps*) echo "$r1" | grep -q -- "--reps 2" || fail "recipe lost the fixed design: $r1" ;;

@@ -975,11 +975,11 @@ struct verdict2_rep_arm_result {
 	double p_one;			/* 1 - Phi(z) */
 	double z_fail, bound_fail;	/* the same for failures */
 	double p_fail;
-	bool shown;			/* speed: a stage crossed (before the minimum-effect filter) */
-	bool crosses;			/* speed: a stage crossed and effect >= min effect */
+	bool shown;			/* speed: the latest stage crosses (before the minimum-effect filter) */
+	bool crosses;			/* speed: shown, and the estimate >= min effect */
 	bool min_effect_confirmed;	/* ci_low_pct >= min effect */
 	bool futile;			/* a gain of the min effect ruled out (2.5 %) */
-	bool fail_shown;		/* failures: a stage crossed */
+	bool fail_shown;		/* failures: the latest stage crosses */
 };
 
 struct verdict2_rep_result {
@@ -1024,11 +1024,10 @@ void verdict2_rep_arm_of(const struct verdict2_input *in, const struct verdict2_
  * Otherwise:
  *   INVALID       when own is INVALID;
  *   CHANGE        to the candidate with the largest pooled effect among
- *                 those whose speed stages crossed (the first run alone, or
- *                 Z at a later stage; with the pooled estimate at least the
- *                 minimum effect and own's guardrails shown) or whose
- *                 failure stages crossed (with own's harm vetoes clear),
- *                 not vetoed in own;
+ *                 those whose latest stage crosses (Z_k at least c_k; with
+ *                 the pooled estimate at least the minimum effect and own's
+ *                 guardrails shown) or whose failure stage crosses (with
+ *                 own's harm vetoes clear), not vetoed in own;
  *   KEEP          when own says KEEP, or every candidate is pooled-futile
  *                 without a failure edge, or vetoed in own;
  *   INCONCLUSIVE  otherwise (in particular when own alone says CHANGE).

@@ -27,7 +27,7 @@ def params(ws, limit, seed):
                    "duration_cap_s": 0, "min_trial_s": 2, "max_time_s": 180},
         "arm_names": ["pc3", "pc0"], "baseline": "pc3",
         "plan": {"sequential": True, "looks": [10], "alpha": 0.025, "min_effect_pct": 2,
-                 "baseline": "pc3"}})
+                 "baseline": "pc3", "order": "random"}})
 
 summary = json.dumps({"primary_metric": {"key": "throughput_ops", "name": "throughput",
                                          "higher_is_better": True}})
@@ -45,7 +45,9 @@ def run(rid, ws, limit, effect, sd=0.01, rounds=10):
     seq = 0
     for r in range(1, rounds + 1):
         base = 1000 * math.exp(rng.gauss(0, 0.02))
-        for k, aid in enumerate(ids):
+        order = list(enumerate(ids))
+        rng.shuffle(order)	# a fresh order every round, as the probe draws it
+        for k, aid in order:
             seq += 1
             v = base * (1 + effect if k == 1 else 1) * math.exp(rng.gauss(0, sd))
             db.execute("INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, primary_value)"
