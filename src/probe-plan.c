@@ -134,6 +134,28 @@ static void plan_estimate(const struct probe_config *c, struct probe_plan *p)
 	}
 }
 
+/*
+ * The one change a probe cannot put back: on a kernel that swaps in large
+ * folios, enabling zswap for the first time since boot turns that off until
+ * the next reboot. Every arm is measured after the probe enables it (at set
+ * up, before the warm-up), so the arms compare alike; but an arm with zswap
+ * off does not then measure a host that never enabled zswap.
+ */
+static void plan_zswap_lasting(const struct host *h, struct probe_plan *p)
+{
+	struct host_mthp m;
+
+	p->zswap_lasting = false;
+	p->zswap_lasting_why[0] = '\0';
+	if (!p->enable_zswap || host_read_mthp(h, &m) < 0 || !m.kernel_falls_back || !m.any_enabled ||
+	    m.zswap_ever == HOST_ZSWAP_EVER_YES)
+		return;
+	p->zswap_lasting = true;
+	snprintf(p->zswap_lasting_why, sizeof(p->zswap_lasting_why),
+		 "%s, and kernel %d.%d swaps in large folios (mTHP %s) only while zswap has never "
+		 "been enabled since boot", m.zswap_ever_why, m.kernel_major, m.kernel_minor, m.sizes);
+}
+
 int probe_plan(const struct host *h, struct probe_config *c, struct probe_plan *p,
 	       struct st_err *e)
 {
@@ -200,6 +222,7 @@ int probe_plan(const struct host *h, struct probe_config *c, struct probe_plan *
 				    "this kernel has no zswap (no /%s): the probe measures zswap swap-in",
 				    HOST_ZSWAP_PARAMS);
 	p->enable_zswap = !settings_equal(settings_find("zswap.enabled"), zen->value, "Y");
+	plan_zswap_lasting(h, p);
 
 	if ((r = host_read_swaps(h, sw, HOST_MAX_SWAPS, &nsw, e)) < 0)
 		return r;
@@ -283,6 +306,12 @@ static void changes_swap(const struct probe_config *c, const struct probe_plan *
 	if (p->enable_zswap)
 		change(ch, "zswap", "zswap.enabled (host-wide): now N, Y during the probe, so any swap on the "
 		       "host goes through zswap meanwhile; restored at the end");
+	if (p->zswap_lasting)
+		change(ch, "zswap", "large-folio swap-in (host-wide, NOT restored): %s; enabling zswap turns "
+		       "it off until the next reboot, and no setting restores it. Every arm is measured "
+		       "after it, so the arms compare alike, but none measures large-folio swap-in from a "
+		       "synchronous swap device such as zram, as this host could do until now",
+		       p->zswap_lasting_why);
 	if (!p->have_host_swap)
 		change(ch, "scratch-swap", "a %s sparse file %s/swaptune-swap-<pid>.img (mode 0600) on a free loop "
 		       "device, marked non-rotational, swapped on for the probe (the host's only swap meanwhile: "

@@ -323,6 +323,12 @@ struct probe_plan {
 	int ntouch;
 	struct probe_touch touch[PROBE_ARMS_MAX * PROBE_ARM_SET_MAX];
 	bool enable_zswap;		/* zswap is off now: on for the probe */
+	/*
+	 * Enabling zswap turns large-folio swap-in off until the next reboot
+	 * on this host (see host_read_mthp()): said in the plan, with why.
+	 */
+	bool zswap_lasting;
+	char zswap_lasting_why[320];
 	bool have_host_swap;		/* else a scratch swap is made */
 	char host_swap[128];		/* first active device, "" if none */
 	bool host_swap_rotational;
