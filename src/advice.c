@@ -128,8 +128,6 @@ static void count_trials(const struct store_probe_run *run, struct advice_run *r
 		else
 			a->n_ok++;
 	}
-	for (size_t i = 0; i < r->n_arms; i++)
-		r->arms[i].n_dropped = r->arms[i].n_ok - (unsigned)r->in.arms[i].n_trials;
 }
 
 /*
@@ -143,7 +141,7 @@ static void load_metric(struct advice_run *r, const char *summary)
 	cJSON *o = cJSON_Parse(r->params), *w, *s = cJSON_Parse(summary), *pm;
 	bool cmd = false;
 
-	metric_verdict_primary(metric_defs[PM_THROUGHPUT].key, true, &r->in);
+	metric_verdict_primary(metric_defs[PM_THROUGHPUT].key, true, &r->in2);
 	w = o ? cJSON_GetObjectItem(o, "workload") : NULL;
 	if (cJSON_IsObject(w))
 		w = cJSON_GetObjectItem(w, "name");
@@ -156,9 +154,9 @@ static void load_metric(struct advice_run *r, const char *summary)
 		cJSON *key = cJSON_GetObjectItem(pm, "key");
 
 		metric_verdict_primary(cJSON_IsString(key) ? key->valuestring : "",
-				       cJSON_IsTrue(cJSON_GetObjectItem(pm, "higher_is_better")), &r->in);
+				       cJSON_IsTrue(cJSON_GetObjectItem(pm, "higher_is_better")), &r->in2);
 	} else if (cmd) {
-		metric_verdict_primary(metric_defs[PM_WALL_S].key, false, &r->in);
+		metric_verdict_primary(metric_defs[PM_WALL_S].key, false, &r->in2);
 	}
 	cJSON_Delete(o);
 	cJSON_Delete(s);
@@ -212,7 +210,7 @@ static int choose_baseline(struct store *st, const struct host *h, struct advice
 	snprintf(r->baseline_source, sizeof(r->baseline_source),
 		 "the first arm (no arm matches the setting before the probe)");
 done:
-	r->in.arms[idx].is_baseline = true;
+	r->in2.arms[idx].is_baseline = true;
 	return 0;
 }
 
@@ -245,21 +243,14 @@ int advice_load_rows(struct store *st, const struct host *h, const struct store_
 	snprintf(r->status, sizeof(r->status), "%s", run->run.status);
 	snprintf(r->started_at, sizeof(r->started_at), "%s", run->run.started_at);
 	snprintf(r->params, sizeof(r->params), "%s", run->run.params ? run->run.params : "");
-	load_metric(r, run->run.summary);
 	if ((rc = load_arms(run, r, e)) < 0)
 		return rc;
-	metric_verdict_arms(run, &r->in);
 	metric_verdict2_input(run, &r->in2);
+	load_metric(r, run->run.summary);
 	judge_plan_from_params(r->params, &r->plan);
 	count_trials(run, r);
 	recipe_of(r);
-	if ((rc = choose_baseline(st, h, r, baseline, e)) < 0)
-		return rc;
-	r->in2.metric = r->in.metric;
-	snprintf(r->in2.metric_name, sizeof(r->in2.metric_name), "%s", r->in.metric_name);
-	for (size_t i = 0; i < r->in.n_arms && i < r->in2.n_arms; i++)
-		r->in2.arms[i].is_baseline = r->in.arms[i].is_baseline;
-	return 0;
+	return choose_baseline(st, h, r, baseline, e);
 }
 
 int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
@@ -291,9 +282,9 @@ int advice_judge(const struct advice_run *r, double min_effect_pct, struct verdi
 
 	verdict2_opts_init(&o);
 	o.min_effect_pct = min_effect_pct >= 0 ? min_effect_pct : r->plan.min_effect_pct;
-	for (size_t i = 0; i < r->in.n_arms; i++)
-		if (r->in.arms[i].is_baseline)
-			base = r->in.arms[i].name;
+	for (size_t i = 0; i < r->in2.n_arms; i++)
+		if (r->in2.arms[i].is_baseline)
+			base = r->in2.arms[i].name;
 	return judge_run(&r->in2, &r->plan, &o, base, j, v, e);
 }
 
@@ -385,7 +376,7 @@ static cJSON *settings_json(const struct advice_arm *a)
 	return o;
 }
 
-cJSON *advice_verdict_json(const struct advice_run *r, const struct verdict_opts *o,
+cJSON *advice_verdict_json(const struct advice_run *r, const struct judgement *j,
 			   const struct verdict_result *v)
 {
 	cJSON *doc = cJSON_CreateObject(), *run, *verdict, *arms, *reasons;
@@ -400,10 +391,10 @@ cJSON *advice_verdict_json(const struct advice_run *r, const struct verdict_opts
 		cJSON_AddStringToObject(run, "workload", r->workload);
 	else
 		cJSON_AddNullToObject(run, "workload");
-	cJSON_AddStringToObject(run, "metric", r->in.metric_name);
+	cJSON_AddStringToObject(run, "metric", r->in2.metric_name);
 	cJSON_AddBoolToObject(run, "higher_is_better",
-			      r->in.metric == VERDICT_METRIC_THROUGHPUT ||
-			      r->in.metric == VERDICT_METRIC_HIGHER_BETTER);
+			      r->in2.metric == VERDICT_METRIC_THROUGHPUT ||
+			      r->in2.metric == VERDICT_METRIC_HIGHER_BETTER);
 	cJSON_AddStringToObject(run, "baseline", r->arms[v->baseline].name);
 	cJSON_AddStringToObject(run, "baseline_source", r->baseline_source);
 
@@ -418,9 +409,8 @@ cJSON *advice_verdict_json(const struct advice_run *r, const struct verdict_opts
 	}
 	cJSON_AddStringToObject(verdict, "confidence", verdict_confidence_name(v->confidence));
 	cJSON_AddBoolToObject(verdict, "decisive", v->decisive);
-	fmt_json_num(verdict, "min_effect_pct", o->min_effect_pct);
-	fmt_json_num(verdict, "alpha", o->alpha);
-	fmt_json_num(verdict, "ci_level", 1.0 - o->alpha);
+	fmt_json_num(verdict, "min_effect_pct", j->design.min_effect_pct);
+	fmt_json_num(verdict, "alpha", j->plan.alpha);
 	reasons = cJSON_AddArrayToObject(verdict, "reasons");
 	for (size_t i = 0; i < v->n_reasons; i++)
 		cJSON_AddItemToArray(reasons, cJSON_CreateString(v->reasons[i]));
@@ -455,23 +445,18 @@ cJSON *advice_verdict_json(const struct advice_run *r, const struct verdict_opts
 		fmt_json_num(x, "effect_pct", a->effect_pct);
 		fmt_json_num(x, "ci_low_pct", a->ci_low_pct);
 		fmt_json_num(x, "ci_high_pct", a->ci_high_pct);
-		fmt_json_num(x, "p_welch", a->p_welch);
-		fmt_json_num(x, "p_permutation", a->p_perm);
-		cJSON_AddBoolToObject(x, "permutation_exact", a->perm_exact);
-		cJSON_AddBoolToObject(x, "significant", a->significant);
+		fmt_json_num(x, "p_one_sided", a->p_one_sided);
+		cJSON_AddBoolToObject(x, "shown", a->shown);
 		cJSON_AddBoolToObject(x, "decisive", a->decisive);
 		sec = cJSON_AddObjectToObject(x, "secondary");
 		for (int s = 0; s < VERDICT_SEC_COUNT; s++) {
 			const struct verdict_secondary_result *sr = &a->sec[s];
 			cJSON *so;
 
-			if (!r->in.arms[i].has_secondary[s])
+			if (!sr->compared)
 				continue;
 			so = cJSON_AddObjectToObject(sec, verdict_secondary_name(s));
-			fmt_json_num(so, "mean", sr->compared || (int)i == v->baseline ? sr->mean :
-				NAN);
 			fmt_json_num(so, "change_pct", sr->change_pct);
-			fmt_json_num(so, "p", sr->p);
 			cJSON_AddBoolToObject(so, "significant", sr->significant);
 			cJSON_AddBoolToObject(so, "vetoes", sr->vetoes);
 		}
@@ -484,14 +469,12 @@ cJSON *advice_verdict_json(const struct advice_run *r, const struct verdict_opts
 #define P(x) fmt_printable(x)
 
 void advice_verdict_print(FILE *out, const struct advice_run *r,
-			  const struct verdict_opts *o, const struct verdict_result *v)
+			  const struct judgement *j, const struct verdict_result *v)
 {
-	int level = (int)lround((1.0 - o->alpha) * 100);
-
 	fprintf(out, "Probe run %lld: %s, %s (%s is better), %s, started %s\n",
 		(long long)r->run_id, r->workload[0] ? P(r->workload) : "workload unknown",
-		P(r->in.metric_name), r->in.metric == VERDICT_METRIC_THROUGHPUT ||
-		r->in.metric == VERDICT_METRIC_HIGHER_BETTER ? "higher" : "lower", P(r->status),
+		P(r->in2.metric_name), r->in2.metric == VERDICT_METRIC_THROUGHPUT ||
+		r->in2.metric == VERDICT_METRIC_HIGHER_BETTER ? "higher" : "lower", P(r->status),
 		P(r->started_at));
 	fprintf(out, "Baseline %s: %s\n", P(r->arms[v->baseline].name), P(r->baseline_source));
 	if (v->kind == VERDICT_CHANGE)
@@ -515,24 +498,21 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
 			verdict_arm_status_name(a->status), a->n, a->n_oom_killed,
 			fmt_num(a->mean, m, sizeof(m)), fmt_num(a->stddev, sd, sizeof(sd)),
 			fmt_pct(a->compared ? a->effect_pct : NAN, true, eff, sizeof(eff)), ci,
-			fmt_p(a->compared ? a->p_welch : NAN, p, sizeof(p)));
+			fmt_p(a->compared ? a->p_one_sided : NAN, p, sizeof(p)));
 	}
-	(void)level;
-	fprintf(out, "  (effect: + is better than %s, from per-round paired log-ratios; interval at the "
-		"look's bound; p one-sided; minimum effect %.1f %%)\n", P(r->arms[v->baseline].name),
-		o->min_effect_pct);
+	fprintf(out, "  (effect: + is better than %s, robust estimate from per-round paired log-ratios; "
+		"interval repeated-confidence at the test's own level; p one-sided, of this look alone; minimum effect %.1f %%)\n",
+		P(r->arms[v->baseline].name), j->design.min_effect_pct);
 	for (size_t i = 0; i < v->n_arms; i++) {
 		for (int s = 0; s < VERDICT_SEC_COUNT; s++) {
 			const struct verdict_secondary_result *sr = &v->arms[i].sec[s];
-			char pct[24], p[16];
+			char pct[24];
 
 			if (!sr->vetoes)
 				continue;
-			fmt_p(sr->p, p, sizeof(p));
-			fprintf(out, "  veto: %s costs %s more %s than %s (p %s%s): not recommended for that\n",
+			fprintf(out, "  veto: %s costs %s more %s than %s, shown beyond its margin: not recommended for that\n",
 				P(r->arms[i].name), fmt_pct(sr->change_pct, true, pct, sizeof(pct)),
-				verdict_secondary_name(s), P(r->arms[v->baseline].name),
-				p[0] == '<' ? "< " : "= ", p[0] == '<' ? p + 1 : p);
+				verdict_secondary_name(s), P(r->arms[v->baseline].name));
 		}
 		if (r->arms[i].emulated)
 			fprintf(out, "  note: arm %s is emulated%s%s\n", P(r->arms[i].name),

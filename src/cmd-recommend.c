@@ -175,8 +175,8 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	struct advice_run *run = NULL;
 	struct verdict_result *v = NULL;
 	struct kcheck *k = NULL;
-	struct verdict_opts vo;
 	struct judgement j;
+	double min_effect = -1;
 	struct advice_pool pool;
 	struct recommend_args a = { 0 };
 	struct opt_given g;
@@ -185,12 +185,11 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	int64_t run_id;
 	int r;
 
-	verdict_opts_init(&vo);
 	if ((r = cmd_parse(ctx, &cmd_recommend_entry, argc, argv, &a, &g)) < 0)
 		return r;
 	min_given = cmd_given(&cmd_recommend_entry, &g, "min-effect");
 	if (min_given)
-		vo.min_effect_pct = a.min_effect_pct;
+		min_effect = a.min_effect_pct;
 	baseline = a.baseline;
 	run_id = a.run;
 	state = a.state;
@@ -234,10 +233,7 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			ctx->err.exit = ST_EXIT_USAGE;
 		goto out;
 	}
-	r = advice_judge_pooled(&ctx->store, &ctx->host, run, min_given ? vo.min_effect_pct : -1, v,
-				&j, &pool, &ctx->err);
-	if (r == 0 && !min_given)
-		vo.min_effect_pct = j.plan.min_effect_pct;
+	r = advice_judge_pooled(&ctx->store, &ctx->host, run, min_effect, v, &j, &pool, &ctx->err);
 	if (r < 0) {
 		err_prefix(&ctx->err, "cannot judge probe run %lld", (long long)run_id);
 		goto out;
@@ -245,7 +241,7 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	if ((r = kernel_check(ctx, run_id, k)) < 0)
 		goto out;
 	if (ctx->json) {
-		cJSON *doc = advice_verdict_json(run, &vo, v);
+		cJSON *doc = advice_verdict_json(run, &j, v);
 
 		cJSON_AddItemToObject(doc, "judgement", judge_json(&j));
 		cJSON_AddItemToObject(doc, "replication", advice_pool_json(run, &pool));
@@ -253,7 +249,7 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 
 		r = cmd_print_json(ctx, doc);
 	} else {
-		advice_verdict_print(ctx->out, run, &vo, v);
+		advice_verdict_print(ctx->out, run, &j, v);
 		advice_pool_print(ctx->out, run, &pool);
 		kernel_print(ctx->out, k);
 		r = 0;

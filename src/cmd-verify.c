@@ -40,7 +40,7 @@
 #include "swaptune/stop.h"
 #include "swaptune/utc.h"
 
-#define VERIFY_SCHEMA "swaptune.verify/1"
+#define VERIFY_SCHEMA "swaptune.verify/2"
 
 /* What is being verified. */
 struct target {
@@ -102,7 +102,7 @@ static cJSON *side_json(const struct advice_run *run, const struct verdict_resul
 		NUM("effect_pct", a->effect_pct);
 		NUM("ci_low_pct", a->ci_low_pct);
 		NUM("ci_high_pct", a->ci_high_pct);
-		NUM("p_welch", a->p_welch);
+		NUM("p_one_sided", a->p_one_sided);
 #undef NUM
 		cJSON_AddNumberToObject(o, "trials", (double)a->n);
 		cJSON_AddNumberToObject(o, "oom_killed", a->n_oom_killed);
@@ -125,8 +125,8 @@ static void print_side(FILE *out, const char *label, const struct advice_run *ru
 	}
 	fprintf(out, "  %-5s %s %+.1f %% [%+.1f, %+.1f] vs %s, p %s%.3f, %s (run %lld, %zu trials)\n",
 		label, run->arms[arm].name, a->effect_pct, a->ci_low_pct, a->ci_high_pct,
-		run->arms[v->baseline].name, a->p_welch < 0.001 ? "< " : "= ",
-		a->p_welch < 0.001 ? 0.001 : a->p_welch, verdict_arm_status_name(a->status),
+		run->arms[v->baseline].name, a->p_one_sided < 0.001 ? "< " : "= ",
+		a->p_one_sided < 0.001 ? 0.001 : a->p_one_sided, verdict_arm_status_name(a->status),
 		(long long)run->run_id, a->n);
 }
 

@@ -184,7 +184,7 @@ static void arm_moments(const struct verdict2_arm *a, size_t n, double *mean, do
 	*sd = stats_stddev(x, *k);
 }
 
-/* The sequential result in the shape of verdict_compute()'s. */
+/* The sequential result as shown (struct verdict_result). */
 static void translate(const struct judgement *j, const struct verdict2_input *in,
 		      struct verdict_result *v)
 {
@@ -221,11 +221,8 @@ static void translate(const struct judgement *j, const struct verdict2_input *in
 		o->effect_pct = a->compared ? a->effect_pct : NAN;
 		o->ci_low_pct = a->compared ? a->ci_low_pct : NAN;
 		o->ci_high_pct = a->compared ? a->ci_high_pct : NAN;
-		o->p_welch = a->compared ? a->p_one : NAN;
-		o->p_perm = NAN;
-		o->significant = a->crosses;
-		o->alpha_used = j->design.alpha_speed / (double)j->design.n_candidates *
-				j->design.frac[j->look];
+		o->p_one_sided = a->compared ? a->p_one : NAN;
+		o->shown = a->crosses;
 		o->decisive = a->crosses || a->futile;
 		for (int c = 0; c < VERDICT_SEC_COUNT; c++) {
 			const struct verdict2_guard *g = &a->guard[c];
@@ -233,10 +230,8 @@ static void translate(const struct judgement *j, const struct verdict2_input *in
 			o->sec[c].compared = g->status != VERDICT2_GUARD_UNUSED &&
 					     g->status != VERDICT2_GUARD_UNAVAILABLE;
 			o->sec[c].change_pct = o->sec[c].compared ? g->rise_pct : NAN;
-			o->sec[c].p = NAN;
 			o->sec[c].significant = g->status == VERDICT2_GUARD_HARM;
-			o->sec[c].vetoes = g->status == VERDICT2_GUARD_HARM && (int)i == r2->chosen;
-			o->sec[c].mean = NAN;
+			o->sec[c].vetoes = g->status == VERDICT2_GUARD_HARM && a->crosses;
 		}
 	}
 	for (size_t k = 0; k < r2->n_reasons; k++)
@@ -264,7 +259,7 @@ static void not_judged(struct judgement *j, const struct verdict2_input *in,
 			v->baseline = (int)i;
 		o->status = in->arms[i].is_baseline ? VERDICT_ARM_BASELINE : VERDICT_ARM_TOO_FEW;
 		arm_moments(&in->arms[i], in->n_rounds, &o->mean, &o->stddev, &o->n);
-		o->effect_pct = o->ci_low_pct = o->ci_high_pct = o->p_welch = o->p_perm = NAN;
+		o->effect_pct = o->ci_low_pct = o->ci_high_pct = o->p_one_sided = NAN;
 		for (size_t r = 0; r < in->n_rounds; r++)
 			o->n_oom_killed += in->arms[i].outcome[r] == VERDICT_OUT_OOM;
 	}
@@ -327,8 +322,10 @@ int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
 
 	memset(j, 0, sizeof(*j));
 	j->plan = *plan;
-	if (!plan->recorded)	/* an older run: a fixed design of the rounds it has */
+	if (!plan->recorded) {	/* an older run: a fixed design of the rounds it has */
 		judge_plan_fixed(&j->plan, (unsigned)in->n_rounds);
+		j->plan.order_random = plan->order_random;
+	}
 	verdict2_opts_init(&o);
 	o.min_effect_pct = j->plan.min_effect_pct;
 	if (opts) {
@@ -340,6 +337,8 @@ int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
 				 opts->min_effect_pct, plan->min_effect_pct);
 		}
 	}
+	/* shown with the verdict even when there is none */
+	j->design.min_effect_pct = o.min_effect_pct;
 	if (plan->recorded && baseline_used && plan->baseline[0] &&
 	    strcmp(baseline_used, plan->baseline)) {
 		j->exploratory = true;

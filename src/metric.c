@@ -34,7 +34,7 @@ enum verdict_metric metric_primary(const char *key, bool higher_is_better, const
 	return higher_is_better ? VERDICT_METRIC_HIGHER_BETTER : VERDICT_METRIC_LOWER_BETTER;
 }
 
-void metric_verdict_primary(const char *key, bool higher_is_better, struct verdict_input *in)
+void metric_verdict_primary(const char *key, bool higher_is_better, struct verdict2_input *in)
 {
 	const char *label;
 
@@ -122,57 +122,6 @@ static void trial_costs_of(const struct store_probe_trial *t, double v[VERDICT2_
 
 		v[VERDICT_SEC_ZSWPOUT_PAGES] += extra > 0 ? extra : 0.0;
 	}
-}
-
-static void trial_secondaries(const struct store_probe_trial *t, struct verdict_arm *va, size_t n,
-			      unsigned have[VERDICT_SEC_COUNT])
-{
-	double v[VERDICT2_COSTS];
-	bool got[VERDICT2_COSTS];
-
-	trial_costs_of(t, v, got);
-	for (int s = 0; s < VERDICT_SEC_COUNT; s++)
-		if (got[s]) {
-			va->secondary[s][n] = v[s];
-			have[s]++;
-		}
-}
-
-int metric_verdict_arms(const struct store_probe_run *run, struct verdict_input *in)
-{
-	unsigned have[VERDICT_ARMS_MAX][VERDICT_SEC_COUNT];
-
-	if (run->n_arms > VERDICT_ARMS_MAX)
-		return -EBADMSG;
-	memset(have, 0, sizeof(have));
-	in->n_arms = run->n_arms;
-	for (size_t i = 0; i < run->n_arms; i++) {
-		memset(&in->arms[i], 0, sizeof(in->arms[i]));
-		snprintf(in->arms[i].name, sizeof(in->arms[i].name), "%s", run->arms[i].name);
-	}
-	for (size_t k = 0; k < run->n_trials; k++) {
-		const struct store_probe_trial *t = &run->trials[k];
-		int ai = arm_index(run, t->arm_id);
-		struct verdict_arm *va;
-
-		if (ai < 0 || t->warmup)
-			continue;
-		va = &in->arms[ai];
-		if (!strcmp(t->status, "oom")) {
-			va->n_oom_killed++;
-			continue;
-		}
-		if (strcmp(t->status, "ok") || !t->have_primary || va->n_trials >= VERDICT_TRIALS_MAX)
-			continue;
-		va->primary[va->n_trials] = t->primary;
-		trial_secondaries(t, va, va->n_trials, have[ai]);
-		va->n_trials++;
-	}
-	for (size_t i = 0; i < run->n_arms; i++)
-		for (int s = 0; s < VERDICT_SEC_COUNT; s++)
-			in->arms[i].has_secondary[s] = in->arms[i].n_trials > 0 &&
-						       have[i][s] == in->arms[i].n_trials;
-	return 0;
 }
 
 static enum verdict_outcome trial_outcome(const struct store_probe_trial *t)

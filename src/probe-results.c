@@ -1,7 +1,7 @@
 /*
  * probe-results.c - what a probe found (see probe.h): the per-arm summary
  * (mean, sd and CI of every metric), the verdict built from the run's rows
- * by metric_verdict_arms() (the builder recommend uses), and the result
+ * by metric_verdict2_input() (the builder recommend uses), and the result
  * document (share/schema/probe.schema.json).
  */
 #include <math.h>
@@ -58,14 +58,13 @@ void probe_summary_stats(const struct probe_config *c, struct probe_result *r)
 }
 
 int probe_verdict_input(const struct probe_config *c, int baseline,
-			const struct store_probe_run *rows, struct verdict_input *in)
+			const struct store_probe_run *rows, struct verdict2_input *in)
 {
 	int rc;
 
-	memset(in, 0, sizeof(*in));
-	metric_verdict_primary(probe_primary_key(c), probe_primary_higher_better(c), in);
-	if ((rc = metric_verdict_arms(rows, in)) < 0)
+	if ((rc = metric_verdict2_input(rows, in)) < 0)
 		return rc;
+	metric_verdict_primary(probe_primary_key(c), probe_primary_higher_better(c), in);
 	if (baseline >= 0 && (size_t)baseline < in->n_arms)
 		in->arms[baseline].is_baseline = true;
 	return 0;
@@ -78,14 +77,9 @@ enum verdict2_decision probe_judge_rows(const struct probe_config *c, int baseli
 	enum verdict2_decision d = VERDICT2_CONTINUE;
 
 	r->have_verdict = false;
-	if (in && c->narms >= 2 && metric_verdict2_input(rows, in) == 0) {
+	if (in && c->narms >= 2 && probe_verdict_input(c, baseline, rows, in) == 0) {
 		const char *base = baseline >= 0 && baseline < c->narms ? c->arms[baseline].name : NULL;
-		const char *label;
 
-		in->metric = metric_primary(probe_primary_key(c), probe_primary_higher_better(c), &label);
-		snprintf(in->metric_name, sizeof(in->metric_name), "%s", label);
-		if (base && (size_t)baseline < in->n_arms)
-			in->arms[baseline].is_baseline = true;
 		if (judge_run(in, &c->plan, NULL, base, &r->judgement, &r->verdict, NULL) == 0) {
 			r->have_verdict = true;
 			d = r->judgement.judged ? r->judgement.r2.decision : VERDICT2_CONTINUE;
@@ -279,10 +273,10 @@ static cJSON *arm_json(const struct probe_config *c, const struct probe_result *
 
 		cJSON_AddStringToObject(vo, "status", verdict_arm_status_name(vr->status));
 		fmt_json_num(vo, "effect_pct", vr->compared ? vr->effect_pct : NAN);
-		fmt_json_num(vo, "ci95_low_pct", vr->compared ? vr->ci_low_pct : NAN);
-		fmt_json_num(vo, "ci95_high_pct", vr->compared ? vr->ci_high_pct : NAN);
-		fmt_json_num(vo, "p_welch", vr->compared ? vr->p_welch : NAN);
-		cJSON_AddBoolToObject(vo, "significant", vr->significant);
+		fmt_json_num(vo, "ci_low_pct", vr->compared ? vr->ci_low_pct : NAN);
+		fmt_json_num(vo, "ci_high_pct", vr->compared ? vr->ci_high_pct : NAN);
+		fmt_json_num(vo, "p_one_sided", vr->compared ? vr->p_one_sided : NAN);
+		cJSON_AddBoolToObject(vo, "shown", vr->shown);
 	}
 	return ao;
 }

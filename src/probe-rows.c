@@ -2,7 +2,7 @@
  * probe-rows.c - the probe's arms and trials as the store's rows (see the
  * probe section of store.h): written as the probe runs, and made from
  * in-memory trials in the very shape store_probe_run_load() returns, so
- * every verdict on a run is built from rows by metric_verdict_arms().
+ * every verdict on a run is built from rows by metric_verdict2_input().
  */
 #include <math.h>
 #include <stdio.h>

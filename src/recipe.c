@@ -287,7 +287,7 @@ static int read_cmd(const cJSON *w, const struct advice_run *run, struct recipe 
 	snprintf(c->wp.metric_regex, sizeof(c->wp.metric_regex), "%s", re ? re : "");
 	snprintf(c->wp.metric_spec, sizeof(c->wp.metric_spec), "%s", spec ? spec : "");
 	c->primary = re || spec ? PROBE_PRIMARY_METRIC : PROBE_PRIMARY_WALL;
-	c->metric_higher_better = run->in.metric != VERDICT_METRIC_LOWER_BETTER;
+	c->metric_higher_better = run->in2.metric != VERDICT_METRIC_LOWER_BETTER;
 	uid = cJSON_GetObjectItemCaseSensitive(w, "run_as_uid");
 	if (uid) {
 		struct passwd *pw = cJSON_IsNumber(uid) && uid->valuedouble >= 0 &&
@@ -552,7 +552,7 @@ static int read_arms(const struct host *h, const cJSON *root, const struct advic
 		return refuse(e, r, "baseline \"%.80s\" is not one of the arms (as --baseline refuses it)",
 			      base);
 	for (size_t i = 0; c->baseline < 0 && i < run->n_arms; i++)
-		if (run->in.arms[i].is_baseline)
+		if (run->in2.arms[i].is_baseline)
 			c->baseline = (int)i;
 	return 0;
 }

@@ -140,6 +140,17 @@ static const char *pct(double v, char *b, size_t len)
 	return fmt_pct(v, true, b, len);
 }
 
+/* The completed trials' primary values of arm i, round by round, into x[VERDICT2_ROUNDS_MAX]. */
+static size_t ok_primary(const struct verdict2_input *in, size_t i, double *x)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < in->n_rounds && r < VERDICT2_ROUNDS_MAX; r++)
+		if (in->arms[i].outcome[r] == VERDICT_OUT_OK)
+			x[n++] = in->arms[i].primary[r];
+	return n;
+}
+
 static void arms_table(struct report *rep, const struct advice_run *run,
 		       const struct verdict_result *v)
 {
@@ -151,26 +162,27 @@ static void arms_table(struct report *rep, const struct advice_run *run,
 	char b1[64], b2[64];
 
 	report_note(s, "primary metric: %s; effect = speed-up vs the baseline arm on rounds both "
-		    "completed, + = better; interval at the look's bound", run->in.metric_name);
+		    "completed, + = better; interval: repeated-confidence at the test's own level; p: of this look alone",
+		    run->in2.metric_name);
 	report_cols(s, 12, cols);
 	for (size_t i = 0; i < run->n_arms; i++) {
 		const struct advice_arm *a = &run->arms[i];
 		const struct verdict_arm_result *r = &v->arms[i];
 		char set[512] = "";
 		size_t k = 0;
-		double m, lo, hi;
+		double m, lo, hi, x[VERDICT2_ROUNDS_MAX];
 
 		for (int j = 0; j < a->n_settings && k < sizeof(set); j++)
 			k += (size_t)snprintf(set + k, sizeof(set) - k, "%s%s=%s", j ? " " : "",
 					      a->settings[j].name, a->settings[j].value);
-		mean_ci(run->in.arms[i].primary, run->in.arms[i].n_trials, &m, &lo, &hi);
-		report_cell(s, "%s%s", a->name, run->in.arms[i].is_baseline ? " (baseline)" : "");
+		mean_ci(x, ok_primary(&run->in2, i, x), &m, &lo, &hi);
+		report_cell(s, "%s%s", a->name, run->in2.arms[i].is_baseline ? " (baseline)" : "");
 		report_cell(s, "%s", r->compared ? pct(r->effect_pct, b1, sizeof(b1)) : "-");
 		if (r->compared)
 			report_cell(s, "%s .. %s", pct(r->ci_low_pct, b1, sizeof(b1)), pct(r->ci_high_pct, b2, sizeof(b2)));
 		else
 			report_cell(s, "-");
-		report_cell_p(s, r->compared ? r->p_welch : NAN);
+		report_cell_p(s, r->compared ? r->p_one_sided : NAN);
 		report_cell(s, "%s", verdict_arm_status_name(r->status));
 		report_cell_num(s, (double)r->n);
 		report_cell_num(s, (double)r->n_oom_killed);
@@ -186,14 +198,14 @@ static void arms_table(struct report *rep, const struct advice_run *run,
 
 	c = report_add(rep, REPORT_CHART, "arms-chart", "Primary metric per arm");
 	c->chart.kind = REPORT_CHART_BARS;
-	c->chart.y_unit = strdup(run->in.metric == VERDICT_METRIC_THROUGHPUT ? "ops/s" :
-				 run->in.metric == VERDICT_METRIC_WALL_TIME ? "s" : run->in.metric_name);
+	c->chart.y_unit = strdup(run->in2.metric == VERDICT_METRIC_THROUGHPUT ? "ops/s" :
+				 run->in2.metric == VERDICT_METRIC_WALL_TIME ? "s" : run->in2.metric_name);
 	for (size_t i = 0; i < run->n_arms; i++) {
-		double m, lo, hi;
+		double m, lo, hi, x[VERDICT2_ROUNDS_MAX];
+		size_t n = ok_primary(&run->in2, i, x);
 
-		mean_ci(run->in.arms[i].primary, run->in.arms[i].n_trials, &m, &lo, &hi);
-		report_bar_add(c, run->arms[i].name, m, lo, hi, run->in.arms[i].primary,
-			       run->in.arms[i].n_trials, run->in.arms[i].is_baseline);
+		mean_ci(x, n, &m, &lo, &hi);
+		report_bar_add(c, run->arms[i].name, m, lo, hi, x, n, run->in2.arms[i].is_baseline);
 	}
 }
 
@@ -297,7 +309,7 @@ static void counters_table(struct report *rep, const struct advice_run *run,
 	};
 	struct report_section *s = report_add(rep, REPORT_TABLE, "counters", "Counter deltas per trial (arm means)");
 	const char *cols[1 + VERDICT_ARMS_MAX];
-	double x[VERDICT_TRIALS_MAX];
+	double x[VERDICT2_ROUNDS_MAX];
 
 	report_note(s, "counter deltas over one measured trial, mean of the completed trials; - = not measured");
 	cols[0] = "counter";
@@ -309,7 +321,7 @@ static void counters_table(struct report *rep, const struct advice_run *run,
 
 		report_cell(s, "%s", key);
 		for (size_t i = 0; i < run->n_arms; i++) {
-			size_t n = arm_values(t, run->arms[i].name, key, x, VERDICT_TRIALS_MAX);
+			size_t n = arm_values(t, run->arms[i].name, key, x, VERDICT2_ROUNDS_MAX);
 
 			report_cell_num(s, n ? stats_mean(x, n) : NAN);
 		}
@@ -366,7 +378,7 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 					      "Per-trial counters that differ between arms");
 	char (*keys)[48] = calloc(KEYS_MAX, 48);
 	struct diff_row *rows = calloc(KEYS_MAX * VERDICT_ARMS_MAX, sizeof(*rows));
-	double a[VERDICT_TRIALS_MAX], b[VERDICT_TRIALS_MAX];
+	double a[VERDICT2_ROUNDS_MAX], b[VERDICT2_ROUNDS_MAX];
 	size_t nk, nr = 0;
 	const char *base = v->baseline >= 0 ? run->arms[v->baseline].name : NULL;
 
@@ -379,7 +391,7 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 	report_key_cols(s, 2);
 	nk = base ? metric_keys(t, keys, KEYS_MAX) : 0;
 	for (size_t k = 0; k < nk; k++) {
-		size_t nb = arm_values(t, base, keys[k], b, VERDICT_TRIALS_MAX);
+		size_t nb = arm_values(t, base, keys[k], b, VERDICT2_ROUNDS_MAX);
 
 		for (size_t i = 0; i < run->n_arms && nb; i++) {
 			struct stats_welch w;
@@ -388,7 +400,7 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 
 			if ((int)i == v->baseline)
 				continue;
-			na = arm_values(t, run->arms[i].name, keys[k], a, VERDICT_TRIALS_MAX);
+			na = arm_values(t, run->arms[i].name, keys[k], a, VERDICT2_ROUNDS_MAX);
 			if (!na)
 				continue;
 			snprintf(d->key, sizeof(d->key), "%s", keys[k]);
@@ -510,9 +522,9 @@ static void run_summary(struct report_section *s, const struct advice_run *run,
 
 		if (!r->compared)
 			continue;
-		fmt_p(r->p_welch, p, sizeof(p));
+		fmt_p(r->p_one_sided, p, sizeof(p));
 		report_line(s, "%s: %s %s vs %s (interval %s .. %s, one-sided p %s %s), %s%s", run->arms[i].name,
-			    run->in.metric_name, pct(r->effect_pct, b1, sizeof(b1)), base,
+			    run->in2.metric_name, pct(r->effect_pct, b1, sizeof(b1)), base,
 			    pct(r->ci_low_pct, b2, sizeof(b2)), pct(r->ci_high_pct, b3, sizeof(b3)),
 			    p[0] == '<' ? "<" : "=", p[0] == '<' ? p + 1 : p, verdict_arm_status_name(r->status),
 			    r->n_oom_killed ? ", OOM-killed in some trials" : "");
@@ -528,7 +540,6 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	struct verdict_result *v = calloc(1, sizeof(*v));
 	struct store_probe_run *t = calloc(1, sizeof(*t));
 	const struct store_run *ri = t ? &t->run : NULL;
-	struct verdict_opts vo;
 	struct judgement run_j;
 	struct report *rep = NULL;
 	struct report_section *s;
@@ -560,7 +571,6 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	}
 	if ((r = rows_load(st, h, t, run, e)) < 0)
 		goto out;
-	verdict_opts_init(&vo);
 	if ((r = advice_judge_pooled(st, h, run, -1, v, &run_j, NULL, e)) < 0) {
 		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);
 		goto out;
@@ -578,7 +588,7 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	report_fact(s, "ended", "%s", ri->ended_at[0] ? fmt_time(ri->ended_at, false, when, sizeof(when)) :
 		    REPORT_NOT_RECORDED);
 	report_fact_opt(s, "workload", run->workload);
-	report_fact(s, "primary metric", "%s", run->in.metric_name);
+	report_fact(s, "primary metric", "%s", run->in2.metric_name);
 	report_fact(s, "baseline", "%s", v->baseline >= 0 ? run->arms[v->baseline].name : "none");
 	host_facts(rep, ri, sum, par);
 	report_kernel_facts(rep, ri);
@@ -687,14 +697,14 @@ static void runs_compared(struct report *rep, struct probe_side *a, struct probe
 		report_cell(s, "%s", p[i]->run->workload[0] ? p[i]->run->workload : REPORT_NOT_RECORDED);
 	report_cell(s, "primary metric");
 	for (int i = 0; i < 2; i++)
-		report_cell(s, "%s", p[i]->run->in.metric_name);
+		report_cell(s, "%s", p[i]->run->in2.metric_name);
 	report_cell(s, "hostname");
 	for (int i = 0; i < 2; i++)
 		report_cell(s, "%s", p[i]->t->run.hostname[0] ? p[i]->t->run.hostname : REPORT_NOT_RECORDED);
 	report_cell(s, "kernel");
 	for (int i = 0; i < 2; i++)
 		report_cell(s, "%s", p[i]->t->run.kernel[0] ? p[i]->t->run.kernel : REPORT_NOT_RECORDED);
-	if (strcmp(a->run->workload, b->run->workload) || strcmp(a->run->in.metric_name, b->run->in.metric_name))
+	if (strcmp(a->run->workload, b->run->workload) || strcmp(a->run->in2.metric_name, b->run->in2.metric_name))
 		report_note(s, "the runs measured different workloads or metrics: the comparison is weak");
 }
 
@@ -716,40 +726,43 @@ static void arms_compared(struct report *rep, struct probe_side *a, struct probe
 	c = report_add(rep, REPORT_CHART, "arms-compared-chart", "Primary metric per arm, before and after");
 	c->chart.kind = REPORT_CHART_BARS;
 	c->chart.highlight_name = strdup("before");
-	c->chart.y_unit = strdup(a->run->in.metric == VERDICT_METRIC_THROUGHPUT ? "ops/s" :
-				 a->run->in.metric == VERDICT_METRIC_WALL_TIME ? "s" : a->run->in.metric_name);
+	c->chart.y_unit = strdup(a->run->in2.metric == VERDICT_METRIC_THROUGHPUT ? "ops/s" :
+				 a->run->in2.metric == VERDICT_METRIC_WALL_TIME ? "s" : a->run->in2.metric_name);
 	line[0] = '\0';
 	for (size_t i = 0; i < a->run->n_arms; i++) {
-		const struct verdict_arm *va = &a->run->in.arms[i], *vb = NULL;
-		double m, lo, hi;
+		double m, lo, hi, xa[VERDICT2_ROUNDS_MAX], xb[VERDICT2_ROUNDS_MAX];
+		size_t na = ok_primary(&a->run->in2, i, xa), nb = 0;
+		bool found = false;
 		char name[96];
 
-		for (size_t j = 0; j < b->run->n_arms; j++)
-			if (!strcmp(b->run->arms[j].name, a->run->arms[i].name))
-				vb = &b->run->in.arms[j];
-		if (!vb)
+		for (size_t j = 0; j < b->run->n_arms && !found; j++)
+			if (!strcmp(b->run->arms[j].name, a->run->arms[i].name)) {
+				nb = ok_primary(&b->run->in2, j, xb);
+				found = true;
+			}
+		if (!found)
 			continue;
 		report_cell(s, "%s", a->run->arms[i].name);
 		n_arms++;
-		if (pair_cells(s, va->primary, va->n_trials, vb->primary, vb->n_trials, &change)) {
+		if (pair_cells(s, xa, na, xb, nb, &change)) {
 			n_beyond++;
 			if (k < sizeof(line))
 				k += (size_t)snprintf(line + k, sizeof(line) - k, "%s %s %s", k ? "," : "",
 						      a->run->arms[i].name, pct(change, b1, sizeof(b1)));
 		}
-		mean_ci(va->primary, va->n_trials, &m, &lo, &hi);
+		mean_ci(xa, na, &m, &lo, &hi);
 		snprintf(name, sizeof(name), "%s before", a->run->arms[i].name);
-		report_bar_add(c, name, m, lo, hi, va->primary, va->n_trials, true);
-		mean_ci(vb->primary, vb->n_trials, &m, &lo, &hi);
+		report_bar_add(c, name, m, lo, hi, xa, na, true);
+		mean_ci(xb, nb, &m, &lo, &hi);
 		snprintf(name, sizeof(name), "%s after", a->run->arms[i].name);
-		report_bar_add(c, name, m, lo, hi, vb->primary, vb->n_trials, false);
+		report_bar_add(c, name, m, lo, hi, xb, nb, false);
 	}
 	if (n_beyond)
 		report_line(sum, "%s, after vs before, changed beyond noise in %zu of %zu arms:%s",
-			    a->run->in.metric_name, n_beyond, n_arms, line);
+			    a->run->in2.metric_name, n_beyond, n_arms, line);
 	else
 		report_line(sum, "%s: no arm changed beyond noise (%zu arms in both runs; Welch's t-test, p < 0.05)",
-			    a->run->in.metric_name, n_arms);
+			    a->run->in2.metric_name, n_arms);
 }
 
 /* Every per-trial counter of an arm in both runs, largest relative change first; its summary line. */
@@ -761,7 +774,7 @@ static void counters_compared(struct report *rep, struct probe_side *a, struct p
 	struct report_section *s = report_add(rep, REPORT_TABLE, "counters-compared", "Per-trial counters, arm by arm");
 	char (*keys)[48] = calloc(KEYS_MAX, 48);
 	struct diff_row *rows = calloc(KEYS_MAX * VERDICT_ARMS_MAX, sizeof(*rows));
-	double x[VERDICT_TRIALS_MAX], y[VERDICT_TRIALS_MAX], change;
+	double x[VERDICT2_ROUNDS_MAX], y[VERDICT2_ROUNDS_MAX], change;
 	char line[1024], b1[FMT_NUM_LEN + 8];
 	size_t nk, nr = 0, k = 0, n_beyond = 0;
 
@@ -775,8 +788,8 @@ static void counters_compared(struct report *rep, struct probe_side *a, struct p
 	for (size_t q = 0; q < nk; q++)
 		for (size_t i = 0; i < a->run->n_arms; i++) {
 			const char *arm = a->run->arms[i].name;
-			size_t ny = arm_values(a->t, arm, keys[q], y, VERDICT_TRIALS_MAX);
-			size_t nx = arm_values(b->t, arm, keys[q], x, VERDICT_TRIALS_MAX);
+			size_t ny = arm_values(a->t, arm, keys[q], y, VERDICT2_ROUNDS_MAX);
+			size_t nx = arm_values(b->t, arm, keys[q], x, VERDICT2_ROUNDS_MAX);
 			double my, mx;
 
 			if (!nx || !ny || (mx = stats_mean(x, nx)) == (my = stats_mean(y, ny)))
@@ -788,8 +801,8 @@ static void counters_compared(struct report *rep, struct probe_side *a, struct p
 	qsort(rows, nr, sizeof(*rows), diff_cmp);
 	line[0] = '\0';
 	for (size_t i = 0; i < nr; i++) {
-		size_t ny = arm_values(a->t, rows[i].arm, rows[i].key, y, VERDICT_TRIALS_MAX);
-		size_t nx = arm_values(b->t, rows[i].arm, rows[i].key, x, VERDICT_TRIALS_MAX);
+		size_t ny = arm_values(a->t, rows[i].arm, rows[i].key, y, VERDICT2_ROUNDS_MAX);
+		size_t nx = arm_values(b->t, rows[i].arm, rows[i].key, x, VERDICT2_ROUNDS_MAX);
 
 		report_cell(s, "%s", rows[i].key);
 		report_cell(s, "%s", rows[i].arm);

@@ -64,7 +64,7 @@ assert d["result"] == "holds" and d["holds"], d["result"]
 assert d["replication"]["pooled"] and d["replication"]["k"] >= 2, d["replication"]
 for side in ("then", "now"):
     assert d[side]["effect_pct"] > 20, (side, d[side])
-    assert d[side]["ci_low_pct"] > 2 and d[side]["p_welch"] < 0.05, (side, d[side])
+    assert d[side]["ci_low_pct"] > 2 and d[side]["p_one_sided"] < 0.05, (side, d[side])
 assert d["now"]["run_id"] > d["then"]["run_id"]
 print("then %+.1f %%, now %+.1f %%: %s" % (d["then"]["effect_pct"], d["now"]["effect_pct"], d["result"]))
 PY

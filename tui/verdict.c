@@ -29,7 +29,7 @@ static void add_arm_table(struct tui_text *t, const struct advice_run *run,
 			fmt_pct(a->effect_pct, true, eff, sizeof(eff));
 			snprintf(ci, sizeof(ci), "%s .. %s", fmt_pct(a->ci_low_pct, true, lo, sizeof(lo)),
 				 fmt_pct(a->ci_high_pct, true, hi, sizeof(hi)));
-			fmt_p(a->p_welch, p, sizeof(p));
+			fmt_p(a->p_one_sided, p, sizeof(p));
 		}
 		tui_text_add(t, (int)i == v->chosen && v->kind == VERDICT_CHANGE ? TS_GOOD :
 			     a->n_oom_killed ? TS_BAD : TS_NORMAL,
@@ -76,13 +76,11 @@ int tui_verdict_text(struct tui_ctx *c, int64_t run_id, struct tui_text *t, stru
 	struct judgement *j = NULL;
 	struct advice_run *run = calloc(1, sizeof(*run));
 	struct verdict_result *v = calloc(1, sizeof(*v));
-	struct verdict_opts vo;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 	int r;
 
-	verdict_opts_init(&vo);
 	if (!run || !v) {
 		r = err_set(e, -ENOMEM, "out of memory");
 		goto out;
@@ -92,7 +90,6 @@ int tui_verdict_text(struct tui_ctx *c, int64_t run_id, struct tui_text *t, stru
 		goto out;
 	j = malloc(sizeof(*j));
 	r = j ? advice_judge_pooled(c->st, c->h, run, -1, v, j, NULL, e) : err_set(e, -ENOMEM, "out of memory");
-	free(j);
 	if (r < 0) {
 		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);
 		goto out;
@@ -102,11 +99,12 @@ int tui_verdict_text(struct tui_ctx *c, int64_t run_id, struct tui_text *t, stru
 		r = err_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
-	advice_verdict_print(f, run, &vo, v);
+	advice_verdict_print(f, run, j, v);
 	fclose(f);
 	add_verdict_lines(t, run, v, text ? text : "");
 	free(text);
 out:
+	free(j);
 	free(run);
 	free(v);
 	return r;

@@ -1,6 +1,6 @@
 /*
  * advice.h - glue between the store, the host facts and the pure advisor:
- * loads a stored probe run into a verdict_input, turns host_facts into the
+ * loads a stored probe run into the sequential verdict's input, turns host_facts into the
  * rules' input, and renders verdicts and rule results (human and JSON).
  *
  * A probe run in the store is a runs row of kind "probe" with arms (name,
@@ -30,7 +30,7 @@
 #include "swaptune/judge.h"
 #include "swaptune/store.h"
 
-#define RECOMMEND_SCHEMA "swaptune.recommend/1"
+#define RECOMMEND_SCHEMA "swaptune.recommend/2"
 
 struct advice_setting {
 	char name[32];
@@ -45,7 +45,6 @@ struct advice_arm {
 	bool emulated;
 	char note[256];
 	unsigned n_ok, n_oom, n_failed, n_warmup;
-	unsigned n_dropped;		/* completed trials beyond VERDICT_TRIALS_MAX */
 };
 
 struct advice_run {
@@ -57,8 +56,7 @@ struct advice_run {
 	char baseline_source[80];	/* how the baseline was chosen, for the reasons */
 	size_t n_arms;
 	struct advice_arm arms[VERDICT_ARMS_MAX];
-	struct verdict_input in;	/* arms in the same order */
-	struct verdict2_input in2;	/* the same trials by round, for the sequential verdict */
+	struct verdict2_input in2;	/* the trials by round, arms in the same order */
 	struct judge_plan plan;		/* the analysis plan stored with the run */
 	char recipe[JUDGE_RECIPE_LEN];	/* judge_recipe() of params and arms, "" if none */
 };
@@ -146,13 +144,16 @@ const struct advice_arm *advice_run_arm(const struct advice_run *r, const char *
 /* Host facts -> the rules' input (since-boot counters; no window). */
 void advice_rules_input(const struct host_facts *f, struct advisor_host_facts *a);
 
-/* The recommend document (mode "probe") for a verdict on a probe run. */
-cJSON *advice_verdict_json(const struct advice_run *r, const struct verdict_opts *o,
+/*
+ * The recommend document (mode "probe") for a verdict on a probe run, j the
+ * judgement it came from (its minimum effect and plan alpha are shown).
+ */
+cJSON *advice_verdict_json(const struct advice_run *r, const struct judgement *j,
 			   const struct verdict_result *v);
 
 /* Human-readable verdict: headline, the arm table, reasons, the next command. */
 void advice_verdict_print(FILE *out, const struct advice_run *r,
-			  const struct verdict_opts *o, const struct verdict_result *v);
+			  const struct judgement *j, const struct verdict_result *v);
 
 /*
  * How a person applies run_id's settings with the safety net: the look first

@@ -25,11 +25,6 @@
 /* Largest sample per arm accepted by the two-sample tests. */
 #define STATS_SAMPLES_MAX 64
 
-/* Exact permutation enumeration is used up to this many splits. */
-#define STATS_PERM_EXACT_MAX 20000
-/* Monte-Carlo rounds when stats_permutation() is given rounds == 0. */
-#define STATS_PERM_ROUNDS_DEFAULT 10000
-
 /*
  * Mean of x[0..n). NAN when n == 0 or any value is not finite. Computed
  * around x[0] so that n identical values give exactly that value.
@@ -113,28 +108,6 @@ int stats_welch(const double *a, size_t n_a, const double *b, size_t n_b,
  */
 int stats_welch_ratio_ci(const struct stats_welch *w, double *lo_pct, double *hi_pct);
 
-/*
- * Two-sided permutation test of the difference of means: the fraction of
- * ways to split the pooled values into groups of n_a and n_b whose
- * |mean difference| is at least the observed one. Exact enumeration when the
- * number of splits C(n_a + n_b, n_a) <= STATS_PERM_EXACT_MAX, else `rounds`
- * random splits (STATS_PERM_ROUNDS_DEFAULT when 0) from a splitmix64 stream
- * seeded with `seed`, with p = (hits + 1) / (rounds + 1). Deterministic for a
- * given seed.
- */
-struct stats_perm {
-	double p;
-	double p_floor;		/* smallest p these sample sizes can produce */
-	double n_splits;	/* C(n_a + n_b, n_a), may be huge */
-	uint64_t n_evaluated;	/* splits enumerated or drawn */
-	bool exact;
-};
-
-/* -EINVAL if an arm is empty or above STATS_SAMPLES_MAX, or a value is not finite. */
-int stats_permutation(const double *a, size_t n_a, const double *b, size_t n_b,
-		      uint64_t seed, uint64_t rounds, struct stats_perm *out,
-		      struct st_err *e);
-
 /* Mean, sample stddev and the CI of the mean (Student t); NAN where undefined. */
 struct stats_summary {
 	size_t n;
@@ -145,11 +118,13 @@ struct stats_summary {
 int stats_summarize(const double *x, size_t n, double level, struct stats_summary *out);
 
 /* ======================================================================
- * Verdict on a probe run (advisor/verdict.c)
+ * The verdict as it is shown (advisor/verdict.c): its kinds, the status of
+ * each arm and the names of the costs, read off a judged look of the
+ * sequential verdict (verdict2_result, below). Every renderer, apply,
+ * verify and the TUI read this one view of a judgement.
  * ====================================================================== */
 
 #define VERDICT_ARMS_MAX	16
-#define VERDICT_TRIALS_MAX	STATS_SAMPLES_MAX
 #define VERDICT_NAME_MAX	32
 #define VERDICT_REASONS_MAX	16
 #define VERDICT_REASON_LEN	256
@@ -173,145 +148,62 @@ enum verdict_secondary {
 	VERDICT_SEC_COUNT
 };
 
-#define VERDICT_SEC_BIT(s) (1u << (s))
-
-/*
- * One arm of a probe. primary[] and secondary[][] hold the n_trials trials
- * that completed; trials whose workload was OOM-killed in its memory cgroup
- * are only counted in n_oom_killed (they have no valid measurement and are
- * never averaged). A secondary metric is used only when has_secondary[] is
- * set, and then all n_trials values must be finite.
- */
-struct verdict_arm {
-	char name[VERDICT_NAME_MAX];		/* "pc3", "bypass", ... */
-	bool is_baseline;			/* the current setting: exactly one arm */
-	size_t n_trials;
-	double primary[VERDICT_TRIALS_MAX];
-	unsigned n_oom_killed;
-	bool has_secondary[VERDICT_SEC_COUNT];
-	double secondary[VERDICT_SEC_COUNT][VERDICT_TRIALS_MAX];
-};
-
-/* About 57 KiB: keep it static or on the heap rather than deep on a stack. */
-struct verdict_input {
-	enum verdict_metric metric;
-	char metric_name[VERDICT_NAME_MAX];	/* "throughput", "wall time"; "" = "the primary metric" */
-	size_t n_arms;
-	struct verdict_arm arms[VERDICT_ARMS_MAX];
-};
-
-/*
- * Knobs; verdict_opts_init() sets the defaults shown.
- *
- * A winner is vetoed when one of the secondary costs in veto_mask is more
- * than veto_pct percent higher than the baseline's with Welch p < alpha,
- * and grew by more percent than the primary metric improved (a cost rising
- * slower than the win is a price worth paying).
- * Default 25 %: large enough that run-to-run noise in counters such as
- * zswpout does not veto a real win, small enough that a win bought with a
- * quarter more CPU per operation or memory stall is not recommended. The
- * default mask holds CPU per op, PSI stall and zswpout. Major faults and
- * wasted readahead are left out on purpose: dropping readahead *raises*
- * major faults by design (hits were minor faults), so vetoing on them would
- * veto every page-cluster win; zswpin likewise moves with the setting.
- * Secondaries whose baseline mean is 0 are reported but never veto.
- */
-struct verdict_opts {
-	double min_effect_pct;		/* 2.0: smallest improvement worth a change */
-	double alpha;			/* 0.05: significance level, CI = 1 - alpha */
-	double veto_pct;		/* 25.0 */
-	unsigned veto_mask;		/* VERDICT_SEC_BIT()s, see above */
-	size_t min_trials;		/* 3: fewer completed trials = too few samples */
-	uint64_t perm_seed;		/* fixed default, so verdicts are reproducible */
-	uint64_t perm_rounds;		/* 10000 Monte-Carlo splits when not exact */
-};
-
-void verdict_opts_init(struct verdict_opts *o);
-
 enum verdict_kind {
 	VERDICT_KEEP = 0,		/* keep the baseline (current) setting */
 	VERDICT_CHANGE,			/* change to arms[chosen] */
 	VERDICT_INCONCLUSIVE,		/* not enough evidence either way */
 };
 
-/*
- * Confidence of the verdict:
- *   CHANGE (baseline completed):
- *     high   - Welch p < alpha / 5, the whole CI of the effect is at or above
- *              min_effect_pct, and the permutation test agrees (p < alpha);
- *     medium - Welch p < alpha and either the CI clears min_effect_pct or
- *              the permutation test agrees;
- *     low    - Welch p < alpha only.
- *   CHANGE (baseline OOM-killed):
- *     high   - the baseline was killed in every trial, the chosen arm
- *              completed at least min_trials trials, and it is the only arm
- *              that completed or is significantly better than the runner-up;
- *     medium - otherwise.
- *   KEEP:
- *     high   - every candidate that completed is decisive (see
- *              verdict_comparison_decisive()) or failed by OOM kill;
- *     medium - otherwise (e.g. a small significant gain whose CI still
- *              reaches the minimum effect, or a vetoed winner).
- *   INCONCLUSIVE: always low.
- */
+/* high for a CHANGE or KEEP the design decided, low for INCONCLUSIVE. */
 enum verdict_confidence {
 	VERDICT_CONF_LOW = 0,
 	VERDICT_CONF_MEDIUM,
 	VERDICT_CONF_HIGH,
 };
 
-/* How a candidate arm compares with the baseline. */
+/* How a candidate compares with the baseline. */
 enum verdict_arm_status {
 	VERDICT_ARM_BASELINE = 0,
-	VERDICT_ARM_BETTER,		/* significant and effect >= min effect */
-	VERDICT_ARM_VETOED,		/* better, but a secondary cost vetoed it */
-	VERDICT_ARM_BELOW_MIN,		/* significant gain smaller than min effect */
-	VERDICT_ARM_EQUIVALENT,		/* CI entirely inside +-min effect */
-	VERDICT_ARM_NO_GAIN,		/* not significant, CI rules out a min-effect gain */
-	VERDICT_ARM_WORSE,		/* significantly worse: regression risk */
-	VERDICT_ARM_NOISY,		/* not significant, CI reaches the min effect */
-	VERDICT_ARM_TOO_FEW,		/* it or the baseline below min_trials, or baseline mean 0 */
-	VERDICT_ARM_OOM_FAILED,		/* OOM-killed in at least one trial */
-	VERDICT_ARM_COMPLETED,		/* completed while the baseline was OOM-killed */
-};
-
-struct verdict_secondary_result {
-	bool compared;			/* both arms have it, n >= 2 each */
-	double mean;			/* this arm */
-	double change_pct;		/* vs baseline, + = costs more; NAN if baseline mean 0 */
-	double p;			/* Welch, NAN if undefined */
-	bool significant;
-	bool vetoes;
+	VERDICT_ARM_BETTER,		/* shown better by at least the minimum effect */
+	VERDICT_ARM_VETOED,		/* better, but a cost rises beyond its margin */
+	VERDICT_ARM_BELOW_MIN,		/* shown better, by less than the minimum effect */
+	VERDICT_ARM_EQUIVALENT,		/* (kept for the schema: no longer given) */
+	VERDICT_ARM_NO_GAIN,		/* a gain of the minimum effect is ruled out */
+	VERDICT_ARM_WORSE,		/* shown worse: its whole interval below 0 */
+	VERDICT_ARM_NOISY,		/* neither shown nor ruled out */
+	VERDICT_ARM_TOO_FEW,		/* fewer than 2 rounds both completed */
+	VERDICT_ARM_OOM_FAILED,		/* fails credibly more often, or never completed */
+	VERDICT_ARM_COMPLETED,		/* completed where the baseline failed credibly more */
 };
 
 /*
- * Per arm. Statistics of the primary metric are over completed trials.
- * Fields from "compared" on describe the comparison with the baseline and
- * are NAN / false when compared is false (an arm or the baseline has fewer
- * than 2 completed trials, and always for the baseline itself).
- * effect_pct is signed so that positive = better than the baseline, whatever
- * the metric's direction; the CI is of that effect.
+ * One arm as shown. n, mean and stddev describe its completed trials up to
+ * the look judged; effect_pct (positive = better, on the speed-up scale),
+ * its interval and p_one_sided (the fixed-sample one-sided p of "no gain"
+ * of the randomisation test) are verdict2_arm_result's, NAN when the arm
+ * was not compared (and always for the baseline). shown: its sequential
+ * test rejected "no gain"; decisive: shown, or a gain ruled out. sec[] is
+ * the arm's cost guardrails: compared when the guard could be evaluated,
+ * change_pct the estimated rise (+ = costs more), vetoes when the rise is
+ * shown beyond its margin for the arm changed to.
  */
+struct verdict_secondary_result {
+	bool compared;
+	double change_pct;
+	bool significant;		/* shown beyond its margin */
+	bool vetoes;
+};
+
 struct verdict_arm_result {
 	enum verdict_arm_status status;
-	size_t n;			/* completed trials used */
+	size_t n;
 	unsigned n_oom_killed;
-	double mean, stddev;		/* stddev NAN when n < 2 */
+	double mean, stddev;
 	bool compared;
 	double effect_pct;
-	double ci_low_pct, ci_high_pct;	/* (1 - alpha) CI of effect_pct */
-	double p_welch;			/* NAN when undefined (constant arms) */
-	double p_perm;
-	bool perm_exact;
-	/*
-	 * p_welch (or p_perm when Welch is undefined) below alpha_used: Holm's
-	 * step-down threshold over the arms compared with the baseline (alpha
-	 * itself with one arm), so that more arms do not mean more false
-	 * changes. CIs stay the unadjusted (1 - alpha) intervals.
-	 */
-	bool significant;
-	double alpha_used;
-	bool holm_demoted;		/* p < alpha, but not below alpha_used */
+	double ci_low_pct, ci_high_pct;
+	double p_one_sided;
+	bool shown;
 	bool decisive;
 	struct verdict_secondary_result sec[VERDICT_SEC_COUNT];
 };
@@ -321,52 +213,13 @@ struct verdict_result {
 	int chosen;			/* CHANGE: new arm; KEEP: baseline; INCONCLUSIVE: -1 */
 	int baseline;
 	enum verdict_confidence confidence;
-	bool decisive;			/* adaptive stopping may stop now */
+	bool decisive;			/* the design stopped */
 	size_t n_arms;
 	struct verdict_arm_result arms[VERDICT_ARMS_MAX];
 	size_t n_reasons;
 	size_t n_reasons_dropped;	/* reasons that did not fit */
 	char reasons[VERDICT_REASONS_MAX][VERDICT_REASON_LEN];	/* first = headline */
 };
-
-/*
- * Judge a probe run. opts NULL = defaults. The verdict:
- *   - an arm with any OOM-killed trial has failed and loses to every arm
- *     that completed; if the baseline failed, the best arm that completed
- *     all its trials is recommended (INCONCLUSIVE if none did), with no
- *     secondary veto: the baseline has no valid costs to compare with;
- *   - otherwise CHANGE to the candidate with the largest effect among those
- *     that are significantly better by at least min_effect_pct and not
- *     vetoed; else INCONCLUSIVE if some candidate has too few trials or is
- *     noisy with a CI reaching min_effect_pct; else KEEP, with the reason.
- * -EINVAL for no or several baselines, sizes beyond the maxima, non-finite
- * values, or invalid options.
- */
-int verdict_compute(const struct verdict_input *in,
-		    const struct verdict_opts *opts,
-		    struct verdict_result *out, struct st_err *e);
-
-/*
- * Whether one comparison is settled, for adaptive stopping: with the
- * effect CI [lo, hi] and m = min_effect_pct, decisive when
- *   significant and (lo >= m or hi < m)   - a real gain of at least m, or a
- *                                           real difference that cannot be a
- *                                           gain of m (small gain or loss);
- *   or -m < lo and hi < m                  - equivalent within +-m.
- * False when the arm was not compared.
- */
-bool verdict_comparison_decisive(const struct verdict_arm_result *r,
-				 double min_effect_pct);
-
-/*
- * After each round of a probe: *decisive = whether more rounds could still
- * change the verdict (see verdict_result.decisive: every completed candidate
- * decisive and at min_trials, or the OOM outcome settled). Same errors as
- * verdict_compute().
- */
-int verdict_is_decisive(const struct verdict_input *in,
-			const struct verdict_opts *opts, bool *decisive,
-			struct st_err *e);
 
 /* Stable lowercase names for JSON: "keep", "high", "better", "zswpout_pages"... */
 const char *verdict_kind_name(enum verdict_kind k);

@@ -88,8 +88,8 @@ struct judgement {
  * run reached (in->n_rounds). opts may override the minimum effect: a
  * value other than the plan's makes the judgement exploratory, and so does
  * a baseline other than the plan's (name given in baseline_used). The
- * result is also written into v in the shape of verdict_compute()'s, so that
- * renderers and commands built on it keep working: status per arm, effect
+ * result is also written into v, the verdict as shown (advisor.h) that the
+ * renderers and commands read: status per arm, effect
  * (positive = better, on the speed-up scale exp(mean log-ratio) - 1, which
  * never passes -100 %) and interval, reasons (the sequential verdict's,
  * first the headline, which states the metric's own ratio and direction).

@@ -2,7 +2,7 @@
  * metric.h - the probe's per-trial metrics, a view of the counter
  * vocabulary (vocab.h): the key stored in the database and written in JSON,
  * what kind of number it is and which of the advisor's secondary costs it
- * feeds. And the one builder of the advisor's input (struct verdict_input)
+ * feeds. And the one builder of the advisor's input (struct verdict2_input)
  * from a probe run's stored rows, used by recommend, apply and verify
  * (advice.c) and by the probe for its own summary, so both judge a run the
  * same way.
@@ -34,23 +34,11 @@ int metric_find(const char *key);
 enum verdict_metric metric_primary(const char *key, bool higher_is_better, const char **label);
 
 /* metric_primary() into in->metric and in->metric_name. */
-void metric_verdict_primary(const char *key, bool higher_is_better, struct verdict_input *in);
+void metric_verdict_primary(const char *key, bool higher_is_better, struct verdict2_input *in);
 
 /*
- * The advisor's arms from a probe run's rows (store_probe_run_load(), or rows
- * made from a probe's in-memory trials): in->n_arms and every arm's name,
- * primary values and secondary costs, in trial order (round, seq). Warm-up
- * trials are skipped; "oom" trials count in n_oom_killed; trials not "ok" or
- * without a primary value are not used; at most VERDICT_TRIALS_MAX per arm.
- * A secondary is used for an arm only when every used trial has it (wasted
- * readahead falls back to swap_ra - swap_ra_hit). Leaves in->metric,
- * metric_name and is_baseline alone. -EBADMSG when the run has more arms
- * than the advisor takes.
- */
-int metric_verdict_arms(const struct store_probe_run *run, struct verdict_input *in);
-
-/*
- * The sequential verdict's input from the same rows: every measured trial
+ * The sequential verdict's input from a probe run's rows (store_probe_run_load(),
+ * or rows made from a probe's in-memory trials): every measured trial
  * in its round's slot with its outcome ("ok" with a positive primary value,
  * "oom", "timeout", "failed"; "interrupted" is a missing trial, and so is
  * a round an arm never ran), the primary value and the guarded costs

@@ -45,8 +45,8 @@
 #include "swaptune/probe-arms.h"
 #include "swaptune/workload.h"
 
-#define PROBE_SCHEMA		"swaptune.probe/1"
-#define PROBE_REPS_MAX		(VERDICT_TRIALS_MAX - 1)
+#define PROBE_SCHEMA		"swaptune.probe/2"
+#define PROBE_REPS_MAX		(VERDICT2_ROUNDS_MAX - 1)
 
 struct host;
 struct store;
@@ -429,7 +429,7 @@ void probe_result_free(struct probe_result *r);
 /*
  * Recompute r->summary (and the verdict) from r->trials. Pure: the verdict
  * comes from r's trials made into the store's rows (probe_rows_from_result())
- * through the same builder recommend uses (metric_verdict_arms()).
+ * through the same builder recommend uses (metric_verdict2_input()).
  */
 void probe_summarize(const struct probe_config *c, int baseline, struct probe_result *r);
 
@@ -448,11 +448,12 @@ int probe_store_trial(struct store *st, int64_t run_id, const int64_t *arm_ids,
 int probe_rows_from_result(const struct probe_config *c, const struct probe_result *r,
 			   struct store_probe_run *rows);
 /*
- * The advisor's input for the run's rows: metric from c, arms and trials
- * from rows (metric_verdict_arms()), baseline arm index baseline.
+ * The sequential verdict's input for the run's rows: rounds and trials from
+ * rows (metric_verdict2_input()), metric from c, baseline arm index
+ * baseline (none when out of range). -EBADMSG as metric_verdict2_input().
  */
 int probe_verdict_input(const struct probe_config *c, int baseline,
-			const struct store_probe_run *rows, struct verdict_input *in);
+			const struct store_probe_run *rows, struct verdict2_input *in);
 
 /* The result document (share/schema/probe.schema.json). */
 cJSON *probe_result_to_json(const struct probe_config *c, const struct probe_plan *p,

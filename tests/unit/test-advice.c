@@ -1,7 +1,7 @@
 /*
  * test-advice.c - the glue of src/advice.c: stored probe runs (inserted into
  * a scratch store the way the probe engine writes them) become exactly the
- * advisor's verdict_input (warm-up, OOM and failed trials sorted out,
+ * sequential verdict's input (warm-up, OOM and failed trials sorted out,
  * secondary costs only when every trial has them, the metric's direction,
  * the baseline from each of its sources); host facts of the vm-v1 fixture
  * become the rules' input; and arm settings JSON is parsed. (The settings
@@ -164,35 +164,43 @@ static void test_load_run(void **state)
 	struct advice_run *r = calloc(1, sizeof(*r));
 	struct st_err e = {0};
 	int64_t run;
-	const struct verdict_arm *a3, *a1, *a0;
+	const struct verdict2_arm *a3, *a1, *a0;
 
 	(void)state;
 	run = typical_run("{\"workload\":{\"name\":\"anon-zipf\"},\"baseline\":\"pc3\"}", SUMMARY_TP);
 	if (advice_load_run(&st, &h, run, NULL, r, &e) < 0)
 		fail_msg("advice_load_run: %s", e.msg);
 	assert_int_equal(r->n_arms, 3);
-	assert_int_equal(r->in.n_arms, 3);
+	assert_int_equal(r->in2.n_arms, 3);
 	assert_string_equal(r->workload, "anon-zipf");
-	assert_int_equal(r->in.metric, VERDICT_METRIC_THROUGHPUT);
-	assert_string_equal(r->in.metric_name, "throughput");
+	assert_int_equal(r->in2.metric, VERDICT_METRIC_THROUGHPUT);
+	assert_string_equal(r->in2.metric_name, "throughput");
 	assert_string_equal(r->baseline_source, "named by the probe run");
-	a3 = &r->in.arms[0];
-	a1 = &r->in.arms[1];
-	a0 = &r->in.arms[2];
+	a3 = &r->in2.arms[0];
+	a1 = &r->in2.arms[1];
+	a0 = &r->in2.arms[2];
 	assert_string_equal(a3->name, "pc3");
 	assert_true(a3->is_baseline);
 	assert_false(a1->is_baseline || a0->is_baseline);
 
-	/* warm-ups never used; trial order kept */
-	assert_int_equal(a3->n_trials, 4);
+	/* warm-ups never used; every trial in its round's slot, rounds 1..5 */
+	assert_int_equal(r->in2.n_rounds, 5);
+	for (int k = 0; k < 4; k++) {
+		assert_int_equal(a3->outcome[k], VERDICT_OUT_OK);
+		assert_int_equal(a1->outcome[k], VERDICT_OUT_OK);
+	}
 	assert_true(a3->primary[0] == 1000 && a3->primary[1] == 1010 &&
 		    a3->primary[2] == 990 && a3->primary[3] == 1005);
-	assert_int_equal(a1->n_trials, 4);
 	assert_true(a1->primary[0] == 1100 && a1->primary[3] == 1110);
-	/* OOM counted, failed reported but not used */
-	assert_int_equal(a0->n_trials, 3);
-	assert_true(a0->primary[0] == 1200 && a0->primary[1] == 1210 && a0->primary[2] == 1190);
-	assert_int_equal(a0->n_oom_killed, 1);
+	/* a round an arm never ran is missing, not a failure */
+	assert_int_equal(a3->outcome[4], VERDICT_OUT_MISSING);
+	/* OOM and failure are outcomes of their rounds, never speeds */
+	assert_int_equal(a0->outcome[0], VERDICT_OUT_OK);
+	assert_int_equal(a0->outcome[1], VERDICT_OUT_OOM);
+	assert_int_equal(a0->outcome[2], VERDICT_OUT_FAILED);
+	assert_int_equal(a0->outcome[3], VERDICT_OUT_OK);
+	assert_int_equal(a0->outcome[4], VERDICT_OUT_OK);
+	assert_true(a0->primary[0] == 1200 && a0->primary[3] == 1210 && a0->primary[4] == 1190);
 	assert_int_equal(r->arms[2].n_oom, 1);
 	assert_int_equal(r->arms[2].n_failed, 1);
 	assert_int_equal(r->arms[2].n_warmup, 1);
@@ -201,36 +209,50 @@ static void test_load_run(void **state)
 	assert_int_equal(r->arms[0].n_settings, 1);
 	assert_string_equal(r->arms[0].settings[0].name, "page-cluster");
 	assert_string_equal(r->arms[0].settings[0].value, "3");
+	/* the failure test's order: least readahead first (the stored page-cluster) */
+	assert_true(a0->fail_order < a1->fail_order && a1->fail_order < a3->fail_order);
 
-	/* secondaries: all-or-nothing per arm */
-	assert_true(a3->has_secondary[VERDICT_SEC_ZSWPOUT_PAGES]);
-	assert_true(a3->secondary[VERDICT_SEC_ZSWPOUT_PAGES][0] == 4001 &&
-		    a3->secondary[VERDICT_SEC_ZSWPOUT_PAGES][3] == 4004);
-	assert_true(a3->has_secondary[VERDICT_SEC_CPU_NS_PER_OP]);
-	assert_true(a3->secondary[VERDICT_SEC_CPU_NS_PER_OP][2] == 63);
-	assert_true(a3->has_secondary[VERDICT_SEC_WASTED_RA_PAGES]);
-	assert_true(a3->secondary[VERDICT_SEC_WASTED_RA_PAGES][1] == 180);
-	assert_true(a3->has_secondary[VERDICT_SEC_MAJOR_FAULTS]);
-	assert_true(a3->secondary[VERDICT_SEC_MAJOR_FAULTS][3] == 28);
-	assert_true(a3->has_secondary[VERDICT_SEC_PSI_SOME_US]);
-	assert_true(a3->secondary[VERDICT_SEC_PSI_SOME_US][0] == 1000);
-	assert_false(a3->has_secondary[VERDICT_SEC_ZSWPIN_PAGES]);
-	assert_true(a1->has_secondary[VERDICT_SEC_ZSWPOUT_PAGES]);
-	assert_false(a1->has_secondary[VERDICT_SEC_CPU_NS_PER_OP]);
-	assert_true(a0->has_secondary[VERDICT_SEC_ZSWPOUT_PAGES]);
-	assert_true(a0->secondary[VERDICT_SEC_ZSWPOUT_PAGES][0] == 3001 &&
-		    a0->secondary[VERDICT_SEC_ZSWPOUT_PAGES][1] == 3004 &&
-		    a0->secondary[VERDICT_SEC_ZSWPOUT_PAGES][2] == 3005);
+	/* costs: all-or-nothing per arm over its completed trials */
+	assert_true(a3->has_cost[VERDICT_SEC_ZSWPOUT_PAGES]);
+	assert_true(a3->cost[VERDICT_SEC_ZSWPOUT_PAGES][0] == 4001 &&
+		    a3->cost[VERDICT_SEC_ZSWPOUT_PAGES][3] == 4004);
+	assert_true(a3->has_cost[VERDICT_SEC_CPU_NS_PER_OP]);
+	assert_true(a3->cost[VERDICT_SEC_CPU_NS_PER_OP][2] == 63);
+	assert_true(a3->has_cost[VERDICT_SEC_WASTED_RA_PAGES]);
+	assert_true(a3->cost[VERDICT_SEC_WASTED_RA_PAGES][1] == 180);
+	assert_true(a3->has_cost[VERDICT_SEC_MAJOR_FAULTS]);
+	assert_true(a3->cost[VERDICT_SEC_MAJOR_FAULTS][3] == 28);
+	assert_true(a3->has_cost[VERDICT_SEC_PSI_SOME_US]);
+	assert_true(a3->cost[VERDICT_SEC_PSI_SOME_US][0] == 1000);
+	assert_false(a3->has_cost[VERDICT_SEC_ZSWPIN_PAGES]);
+	assert_true(a1->has_cost[VERDICT_SEC_ZSWPOUT_PAGES]);
+	assert_false(a1->has_cost[VERDICT_SEC_CPU_NS_PER_OP]);
+	assert_true(a0->has_cost[VERDICT_SEC_ZSWPOUT_PAGES]);
+	assert_true(a0->cost[VERDICT_SEC_ZSWPOUT_PAGES][0] == 3001 &&
+		    a0->cost[VERDICT_SEC_ZSWPOUT_PAGES][3] == 3004 &&
+		    a0->cost[VERDICT_SEC_ZSWPOUT_PAGES][4] == 3005);
 
 	/* and the advisor takes it as it is */
 	{
 		struct verdict_result *v = calloc(1, sizeof(*v));
+		struct judgement *j = calloc(1, sizeof(*j));
 
-		assert_int_equal(verdict_compute(&r->in, NULL, v, &e), 0);
+		assert_int_equal(advice_judge(r, -1, v, j, &e), 0);
 		assert_int_equal(v->baseline, 0);
-		assert_int_equal(v->arms[2].status, VERDICT_ARM_OOM_FAILED);
-		assert_int_equal(v->kind, VERDICT_CHANGE);
-		assert_int_equal(v->chosen, 1);
+		assert_int_equal(v->n_arms, 3);
+		/* no plan stored: a fixed design of the 5 rounds it has, too few to show +10 % */
+		assert_true(j->judged);
+		assert_false(j->plan.sequential);
+		assert_int_equal(j->plan.looks[0], 5);
+		assert_int_equal(v->kind, VERDICT_INCONCLUSIVE);
+		assert_int_equal(v->arms[1].status, VERDICT_ARM_NOISY);
+		assert_int_equal(v->arms[1].n, 4);
+		assert_int_equal(v->arms[2].n, 3);
+		assert_int_equal(v->arms[2].n_oom_killed, 1);
+		/* and its arms ran in a fixed cycle: its p-values are approximate */
+		assert_false(j->plan.order_random);
+		assert_non_null(strstr(v->reasons[v->n_reasons - 1], "read its p-values as approximate"));
+		free(j);
 		free(v);
 	}
 	free(r);
@@ -248,7 +270,7 @@ static void test_baseline_sources(void **state)
 	/* the fixture's page-cluster is 3: the host matches pc3 */
 	run = typical_run("{\"workload\":{\"name\":\"anon-seq\"}}", SUMMARY_TP);
 	assert_int_equal(advice_load_run(&st, &h, run, NULL, r, &e), 0);
-	assert_true(r->in.arms[0].is_baseline);
+	assert_true(r->in2.arms[0].is_baseline);
 	assert_string_equal(r->baseline_source, "the host's current setting");
 
 	/* the snapshot saved with the run beats the host now */
@@ -259,14 +281,14 @@ static void test_baseline_sources(void **state)
 	snprintf(snap.items[0].value, sizeof(snap.items[0].value), "1");
 	assert_int_equal(store_snapshot_save(&st, run, "before probe", &snap, NULL, &e), 0);
 	assert_int_equal(advice_load_run(&st, &h, run, NULL, r, &e), 0);
-	assert_true(r->in.arms[1].is_baseline);
-	assert_false(r->in.arms[0].is_baseline);
+	assert_true(r->in2.arms[1].is_baseline);
+	assert_false(r->in2.arms[0].is_baseline);
 	assert_non_null(strstr(r->baseline_source, "the setting before the probe (snapshot "));
 
 	/* --baseline beats all */
 	assert_int_equal(advice_load_run(&st, &h, run, "pc0", r, &e), 0);
-	assert_true(r->in.arms[2].is_baseline);
-	assert_false(r->in.arms[1].is_baseline);
+	assert_true(r->in2.arms[2].is_baseline);
+	assert_false(r->in2.arms[1].is_baseline);
 	assert_string_equal(r->baseline_source, "chosen with --baseline");
 	assert_int_equal(advice_load_run(&st, &h, run, "pc9", r, &e), -EINVAL);
 	assert_string_equal(e.msg, "probe run 1 has no arm \"pc9\"");
@@ -277,7 +299,7 @@ static void test_baseline_sources(void **state)
 	add_arm(run, "x", "{\"page-cluster\":\"2\"}", 0);
 	add_arm(run, "y", "{\"page-cluster\":\"1\"}", 0);
 	assert_int_equal(advice_load_run(&st, &h, run, NULL, r, &e), 0);
-	assert_true(r->in.arms[0].is_baseline);
+	assert_true(r->in2.arms[0].is_baseline);
 	assert_string_equal(r->baseline_source,
 			    "the first arm (no arm matches the setting before the probe)");
 	/* A/A: both arms match the host: ambiguous, so the first */
@@ -285,7 +307,7 @@ static void test_baseline_sources(void **state)
 	add_arm(run, "a", "{\"page-cluster\":\"3\"}", 0);
 	add_arm(run, "b", "{\"page-cluster\":\"3\"}", 0);
 	assert_int_equal(advice_load_run(&st, &h, run, NULL, r, &e), 0);
-	assert_true(r->in.arms[0].is_baseline && !r->in.arms[1].is_baseline);
+	assert_true(r->in2.arms[0].is_baseline && !r->in2.arms[1].is_baseline);
 	free(r);
 }
 
@@ -318,9 +340,9 @@ static void test_metric_direction(void **state)
 
 		add_arm(run, "pc3", "{\"page-cluster\":\"3\"}", 0);
 		assert_int_equal(advice_load_run(&st, NULL, run, NULL, r, &e), 0);
-		if (r->in.metric != cases[i].metric)
-			fail_msg("case %zu: metric %d, want %d", i, r->in.metric, cases[i].metric);
-		assert_string_equal(r->in.metric_name, cases[i].name);
+		if (r->in2.metric != cases[i].metric)
+			fail_msg("case %zu: metric %d, want %d", i, r->in2.metric, cases[i].metric);
+		assert_string_equal(r->in2.metric_name, cases[i].name);
 		free(r);
 	}
 }

@@ -174,7 +174,7 @@ static void test_swapout_cost(void **state)
 
 static void test_primary(void **state)
 {
-	struct verdict_input in;
+	struct verdict2_input in;
 
 	(void)state;
 	metric_verdict_primary("throughput_ops", false, &in);
@@ -190,7 +190,7 @@ static void test_primary(void **state)
 	assert_int_equal(in.metric, VERDICT_METRIC_LOWER_BETTER);
 }
 
-/* The probe's judge takes the metric and its label without a verdict_input. */
+/* The metric and its label without an input. */
 static void test_primary_bare(void **state)
 {
 	const char *label = NULL;
@@ -208,7 +208,7 @@ static void test_primary_bare(void **state)
 
 static void test_builder(void **state)
 {
-	static struct verdict_input in;
+	static struct verdict2_input in;
 	struct store_metric m0[] = {
 		{ "zswpin", 10 }, { "wasted_ra", 99 }, { "swap_ra", 50 }, { "swap_ra_hit", 20 },
 		{ "trial_s", 3 },
@@ -223,11 +223,12 @@ static void test_builder(void **state)
 		{ .id = 3, .arm_id = 12, .round = 1, .seq = 3, .status = "oom" },
 		{ .id = 4, .arm_id = 11, .round = 2, .seq = 4, .status = "ok",
 		  .have_primary = true, .primary = 110, .n_metrics = 4, .metrics = m1 },
-		{ .id = 5, .arm_id = 12, .round = 2, .seq = 5, .status = "failed" },
-		{ .id = 6, .arm_id = 12, .round = 2, .seq = 6, .status = "ok",
-		  .have_primary = false },	/* no primary: not used */
-		{ .id = 7, .arm_id = 12, .round = 3, .seq = 7, .status = "ok",
+		{ .id = 5, .arm_id = 12, .round = 2, .seq = 5, .status = "ok",
+		  .have_primary = false },	/* no primary: a failed trial, never a speed */
+		{ .id = 6, .arm_id = 12, .round = 3, .seq = 6, .status = "ok",
 		  .have_primary = true, .primary = 120, .n_metrics = 1, .metrics = m2 },
+		{ .id = 7, .arm_id = 11, .round = 3, .seq = 7, .status = "failed" },
+		{ .id = 8, .arm_id = 11, .round = 4, .seq = 8, .status = "interrupted" },
 	};
 	struct store_probe_run run;
 
@@ -240,24 +241,31 @@ static void test_builder(void **state)
 	snprintf(run.arms[1].name, sizeof(run.arms[1].name), "pc0");
 	run.trials = t;
 	run.n_trials = sizeof(t) / sizeof(t[0]);
-	assert_int_equal(metric_verdict_arms(&run, &in), 0);
+	assert_int_equal(metric_verdict2_input(&run, &in), 0);
 
 	assert_int_equal(in.n_arms, 2);
+	/* an interrupted trial is no round: the last round with an outcome is 3 */
+	assert_int_equal(in.n_rounds, 3);
 	assert_string_equal(in.arms[0].name, "pc3");
-	assert_int_equal(in.arms[0].n_trials, 2);
+	assert_int_equal(in.arms[0].outcome[0], VERDICT_OUT_OK);
+	assert_int_equal(in.arms[0].outcome[1], VERDICT_OUT_OK);
+	assert_int_equal(in.arms[0].outcome[2], VERDICT_OUT_FAILED);
+	assert_int_equal(in.arms[0].outcome[3], VERDICT_OUT_MISSING);
 	assert_true(in.arms[0].primary[0] == 100 && in.arms[0].primary[1] == 110);
-	assert_true(in.arms[0].has_secondary[VERDICT_SEC_ZSWPIN_PAGES]);
-	assert_true(in.arms[0].secondary[VERDICT_SEC_ZSWPIN_PAGES][1] == 12);
+	assert_true(in.arms[0].has_cost[VERDICT_SEC_ZSWPIN_PAGES]);
+	assert_true(in.arms[0].cost[VERDICT_SEC_ZSWPIN_PAGES][1] == 12);
 	/* "wasted_ra" is no key of ours: the first trial falls back to swap_ra - swap_ra_hit */
-	assert_true(in.arms[0].has_secondary[VERDICT_SEC_WASTED_RA_PAGES]);
-	assert_true(in.arms[0].secondary[VERDICT_SEC_WASTED_RA_PAGES][0] == 30);
-	assert_true(in.arms[0].secondary[VERDICT_SEC_WASTED_RA_PAGES][1] == 7);
-	assert_false(in.arms[0].has_secondary[VERDICT_SEC_PSI_SOME_US]);
+	assert_true(in.arms[0].has_cost[VERDICT_SEC_WASTED_RA_PAGES]);
+	assert_true(in.arms[0].cost[VERDICT_SEC_WASTED_RA_PAGES][0] == 30);
+	assert_true(in.arms[0].cost[VERDICT_SEC_WASTED_RA_PAGES][1] == 7);
+	assert_false(in.arms[0].has_cost[VERDICT_SEC_PSI_SOME_US]);
 
-	assert_int_equal(in.arms[1].n_trials, 1);
-	assert_int_equal(in.arms[1].n_oom_killed, 1);
-	assert_true(in.arms[1].primary[0] == 120);
-	assert_false(in.arms[1].has_secondary[VERDICT_SEC_WASTED_RA_PAGES]);
+	assert_int_equal(in.arms[1].outcome[0], VERDICT_OUT_OOM);
+	assert_int_equal(in.arms[1].outcome[1], VERDICT_OUT_FAILED);
+	assert_int_equal(in.arms[1].outcome[2], VERDICT_OUT_OK);
+	assert_true(in.arms[1].primary[2] == 120);
+	assert_false(in.arms[1].has_cost[VERDICT_SEC_WASTED_RA_PAGES]);
+	assert_true(in.arms[1].has_cost[VERDICT_SEC_ZSWPIN_PAGES]);
 	assert_false(in.arms[0].is_baseline || in.arms[1].is_baseline);
 }
 

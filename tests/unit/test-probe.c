@@ -787,24 +787,28 @@ static struct probe_trial mk_full(int arm, unsigned round, unsigned seq, enum pr
 	return t;
 }
 
-static void assert_same_input(const struct verdict_input *a, const struct verdict_input *b)
+static void assert_same_input(const struct verdict2_input *a, const struct verdict2_input *b)
 {
 	assert_int_equal(a->metric, b->metric);
 	assert_string_equal(a->metric_name, b->metric_name);
 	assert_int_equal(a->n_arms, b->n_arms);
+	assert_int_equal(a->n_rounds, b->n_rounds);
 	for (size_t i = 0; i < a->n_arms; i++) {
-		const struct verdict_arm *x = &a->arms[i], *y = &b->arms[i];
+		const struct verdict2_arm *x = &a->arms[i], *y = &b->arms[i];
 
 		assert_string_equal(x->name, y->name);
 		assert_int_equal(x->is_baseline, y->is_baseline);
-		assert_int_equal(x->n_trials, y->n_trials);
-		assert_int_equal(x->n_oom_killed, y->n_oom_killed);
-		for (size_t k = 0; k < x->n_trials; k++)
-			assert_true(x->primary[k] == y->primary[k]);
-		for (int s = 0; s < VERDICT_SEC_COUNT; s++) {
-			assert_int_equal(x->has_secondary[s], y->has_secondary[s]);
-			for (size_t k = 0; x->has_secondary[s] && k < x->n_trials; k++)
-				assert_true(x->secondary[s][k] == y->secondary[s][k]);
+		assert_int_equal(x->fail_order, y->fail_order);
+		for (size_t r = 0; r < a->n_rounds; r++) {
+			assert_int_equal(x->outcome[r], y->outcome[r]);
+			if (x->outcome[r] == VERDICT_OUT_OK)
+				assert_true(x->primary[r] == y->primary[r]);
+		}
+		for (int c = 0; c < VERDICT2_COSTS; c++) {
+			assert_int_equal(x->has_cost[c], y->has_cost[c]);
+			for (size_t r = 0; x->has_cost[c] && r < a->n_rounds; r++)
+				if (x->outcome[r] == VERDICT_OUT_OK)
+					assert_true(x->cost[c][r] == y->cost[c][r]);
 		}
 	}
 }
@@ -813,7 +817,7 @@ static void test_summary_is_recommend(void **state)
 {
 	struct probe_config *c = calloc(1, sizeof(*c));
 	struct probe_result *r = calloc(1, sizeof(*r));
-	struct verdict_input *mem = calloc(1, sizeof(*mem)), *stored = calloc(1, sizeof(*stored));
+	struct verdict2_input *mem = calloc(1, sizeof(*mem)), *stored = calloc(1, sizeof(*stored));
 	struct advice_run *adv = calloc(1, sizeof(*adv));
 	struct store_probe_run *rows = calloc(1, sizeof(*rows));
 	struct verdict_result *v = calloc(1, sizeof(*v));
@@ -862,12 +866,15 @@ static void test_summary_is_recommend(void **state)
 	assert_int_equal(probe_rows_from_result(c, r, rows), 0);
 	assert_int_equal(probe_verdict_input(c, 0, rows, mem), 0);
 	store_probe_run_free(rows);
-	assert_int_equal(mem->arms[2].n_oom_killed, 1);
-	assert_int_equal(mem->arms[1].n_trials, 3);
-	assert_true(mem->arms[0].has_secondary[VERDICT_SEC_PSI_SOME_US]);
-	assert_false(mem->arms[2].has_secondary[VERDICT_SEC_PSI_SOME_US]);
-	assert_true(mem->arms[0].has_secondary[VERDICT_SEC_WASTED_RA_PAGES]);
-	assert_true(mem->arms[0].secondary[VERDICT_SEC_WASTED_RA_PAGES][0] == 720);
+	assert_int_equal(mem->n_rounds, 4);
+	assert_int_equal(mem->arms[2].outcome[0], VERDICT_OUT_OOM);
+	assert_int_equal(mem->arms[1].outcome[2], VERDICT_OUT_FAILED);
+	assert_true(mem->arms[1].primary[0] == 118);
+	assert_true(mem->arms[0].is_baseline && !mem->arms[1].is_baseline);
+	assert_true(mem->arms[0].has_cost[VERDICT_SEC_PSI_SOME_US]);
+	assert_false(mem->arms[2].has_cost[VERDICT_SEC_PSI_SOME_US]);
+	assert_true(mem->arms[0].has_cost[VERDICT_SEC_WASTED_RA_PAGES]);
+	assert_true(mem->arms[0].cost[VERDICT_SEC_WASTED_RA_PAGES][0] == 720);
 
 	/* the same run written to a store as the engine writes it */
 	fx_scratch(dir);
@@ -886,7 +893,7 @@ static void test_summary_is_recommend(void **state)
 
 	/* recommend's input, and the probe's own input from the stored rows */
 	assert_int_equal(advice_load_run(&st, NULL, r->run_id, NULL, adv, &e), 0);
-	assert_same_input(mem, &adv->in);
+	assert_same_input(mem, &adv->in2);
 	assert_int_equal(store_probe_run_load(&st, r->run_id, rows, &e), 0);
 	assert_int_equal(probe_verdict_input(c, 0, rows, stored), 0);
 	store_probe_run_free(rows);

@@ -15,10 +15,7 @@
  *  [stdlib]  an independent Python 3 script using only the standard library
  *            (below). It evaluates I_x(a, b) by its power series, not by the
  *            continued fraction stats.c uses, and reproduces every [mpmath]
- *            value here to < 1e-13 relative. The permutation p-values are its
- *            exact enumeration over itertools.combinations in Fractions of
- *            the decimal literals, so values that tie in decimal tie exactly
- *            (stats.c counts them through its tie tolerance).
+ *            value here to < 1e-13 relative.
  *
  *    def ibeta(a, b, x):             # I_x(a,b), power series
  *        if x > 0.5: return 1 - ibeta(b, a, 1 - x)
@@ -30,11 +27,6 @@
  *    tail = lambda t, df: 0.5 * ibeta(df/2, 0.5, df/(df + t*t))
  *    # quantile: 400 bisection steps on tail(); welch(): statistics.mean,
  *    # statistics.variance, se, Welch-Satterthwaite df, diff -+ q(0.975) se
- *    def perm(a, b):                  # exact two-sided permutation p
- *        x = [Fraction(str(v)) for v in a + b]; na, nb = len(a), len(b); tot = sum(x)
- *        d = lambda s: abs(s/na - (tot - s)/nb); obs = d(sum(x[:na]))
- *        c = list(combinations(range(na + nb), na))
- *        return sum(d(sum(x[i] for i in k)) >= obs for k in c) / len(c)
  */
 #include <math.h>
 #include <setjmp.h>
@@ -338,99 +330,6 @@ static void test_welch_degenerate(void **state)
 	assert_close(w.diff, 2.0, 1e-15, "diff with zero baseline");
 }
 
-struct perm_case {
-	const char *name;
-	double a[10], b[10];
-	size_t n_a, n_b;
-	double p;		/* [stdlib] exact enumeration in Fractions */
-	double n_splits;
-	double p_floor;
-};
-
-static void test_permutation_exact(void **state)
-{
-	static const struct perm_case cases[] = {
-		/* 2 of 20 splits (the observed one and its mirror) */
-		{ "separated 3v3", { 1, 2, 3 }, { 4, 5, 6 }, 3, 3, 0.1, 20, 0.1 },
-		{ "clear 5v5", { 10.2, 11.1, 9.8, 10.5, 10.9 },
-		  { 12.0, 12.4, 11.7, 12.9, 12.2 }, 5, 5, 2.0 / 252, 252, 2.0 / 252 },
-		{ "no difference 6v6", { 101.5, 98.2, 103.9, 99.7, 100.4, 102.2 },
-		  { 100.9, 99.1, 101.7, 98.8, 100.2, 101.3 }, 6, 6, 484.0 / 924, 924, 2.0 / 924 },
-		{ "unequal 7v3", { 5, 7, 6, 9, 8, 7, 6 }, { 4.1, 4.4, 3.9 }, 7, 3,
-		  3.0 / 120, 120, 1.0 / 120 },
-		{ "ties everywhere", { 2, 2, 2 }, { 2, 2, 2 }, 3, 3, 1.0, 20, 0.1 },
-		{ "4v5", { 3.1, 2.9, 3.4, 3.0 }, { 3.3, 3.6, 3.2, 3.5, 3.8 }, 4, 5,
-		  8.0 / 126, 126, 1.0 / 126 },
-		{ "single value", { 7.0 }, { 1.0, 2.0, 3.0 }, 1, 3, 0.25, 4, 0.25 },
-	};
-
-	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		const struct perm_case *c = &cases[i];
-		struct stats_perm r;
-		struct st_err e = { 0 };
-
-		assert_int_equal(stats_permutation(c->a, c->n_a, c->b, c->n_b, 1, 0, &r, &e), 0);
-		assert_true(r.exact);
-		assert_close(r.p, c->p, 1e-15, c->name);
-		assert_close(r.n_splits, c->n_splits, 0, c->name);
-		assert_int_equal(r.n_evaluated, (uint64_t)c->n_splits);
-		assert_close(r.p_floor, c->p_floor, 1e-15, c->name);
-	}
-}
-
-static void test_permutation_monte_carlo(void **state)
-{
-	/* C(20, 10) = 184756 splits > 20000: sampled. [stdlib] exact p over all
-	 * 184756 splits is 1672 / 184756. */
-	static const double a[] = { 10.3, 9.8, 11.2, 10.9, 10.1, 10.7, 11.5, 9.9, 10.6, 11.0 };
-	static const double b[] = { 10.8, 11.4, 11.9, 10.5, 11.6, 12.1, 11.1, 10.9, 11.8, 11.3 };
-	const double p_exact = 1672.0 / 184756.0;
-	const uint64_t rounds = 100000;
-	double sigma = sqrt(p_exact * (1 - p_exact) / (double)rounds);
-	struct stats_perm r1, r2, r3;
-	struct st_err e = { 0 };
-
-	(void)state;
-	assert_int_equal(stats_permutation(a, 10, b, 10, 42, rounds, &r1, &e), 0);
-	assert_false(r1.exact);
-	assert_int_equal(r1.n_evaluated, rounds);
-	assert_close(r1.n_splits, 184756.0, 0, "splits");
-	assert_close(r1.p_floor, 1.0 / (double)(rounds + 1), 1e-15, "mc floor");
-	/* 5 sigma: a fixed seed makes this deterministic, the bound shows the
-	 * sampler is unbiased rather than lucky */
-	if (fabs(r1.p - p_exact) > 5 * sigma)
-		fail_msg("monte-carlo p %.6f too far from exact %.6f", r1.p, p_exact);
-
-	/* same seed, same answer; another seed, another stream */
-	assert_int_equal(stats_permutation(a, 10, b, 10, 42, rounds, &r2, &e), 0);
-	assert_true(r1.p == r2.p);
-	assert_int_equal(stats_permutation(a, 10, b, 10, 43, rounds, &r3, &e), 0);
-	assert_true(r1.p != r3.p);
-	if (fabs(r3.p - p_exact) > 5 * sigma)
-		fail_msg("monte-carlo p %.6f too far from exact %.6f", r3.p, p_exact);
-
-	/* rounds 0 = the default */
-	assert_int_equal(stats_permutation(a, 10, b, 10, 7, 0, &r2, &e), 0);
-	assert_int_equal(r2.n_evaluated, STATS_PERM_ROUNDS_DEFAULT);
-}
-
-static void test_permutation_errors(void **state)
-{
-	static const double a[] = { 1.0, 2.0 };
-	const double bad[] = { 1.0, INFINITY };
-	struct stats_perm r;
-	struct st_err e = { 0 };
-
-	(void)state;
-	assert_int_equal(stats_permutation(a, 0, a, 2, 1, 0, &r, &e), -EINVAL);
-	err_reset(&e);
-	assert_int_equal(stats_permutation(a, 2, bad, 2, 1, 0, &r, &e), -EINVAL);
-	assert_non_null(strstr(e.msg, "not a finite number"));
-	err_reset(&e);
-	assert_int_equal(stats_permutation(a, 2, a, 2, 1, 0, NULL, &e), -EINVAL);
-}
-
 /* the probe's per-arm summary (moved from test-probe.c) */
 static void test_summarize(void **state)
 {
@@ -471,9 +370,6 @@ int main(void)
 		cmocka_unit_test(test_welch_table),
 		cmocka_unit_test(test_welch_degenerate),
 		cmocka_unit_test(test_welch_ratio_fieller),
-		cmocka_unit_test(test_permutation_exact),
-		cmocka_unit_test(test_permutation_monte_carlo),
-		cmocka_unit_test(test_permutation_errors),
 		cmocka_unit_test(test_summarize),
 	};
 
