@@ -7,9 +7,11 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "probe-int.h"
+#include "swaptune/fingerprint.h"
 #include "swaptune/fmt.h"
 
 bool probe_is_cmd(const struct probe_config *c)
@@ -143,17 +145,22 @@ static void plan_estimate(const struct probe_config *c, struct probe_plan *p)
  */
 static void plan_zswap_lasting(const struct host *h, struct probe_plan *p)
 {
-	struct host_mthp m;
+	struct kernel_fingerprint *fp = malloc(sizeof(*fp));
 
 	p->zswap_lasting = false;
 	p->zswap_lasting_why[0] = '\0';
-	if (!p->enable_zswap || host_read_mthp(h, &m) < 0 || !m.kernel_falls_back || !m.any_enabled ||
-	    m.zswap_ever == HOST_ZSWAP_EVER_YES)
+	if (!fp)
 		return;
-	p->zswap_lasting = true;
-	snprintf(p->zswap_lasting_why, sizeof(p->zswap_lasting_why),
-		 "%s, and kernel %d.%d swaps in large folios (mTHP %s) only while zswap has never "
-		 "been enabled since boot", m.zswap_ever_why, m.kernel_major, m.kernel_minor, m.sizes);
+	if (p->enable_zswap) {
+		fingerprint_read(h, NULL, fp);
+		if (fingerprint_zswap_enable_hazard(fp)) {
+			p->zswap_lasting = true;
+			snprintf(p->zswap_lasting_why, sizeof(p->zswap_lasting_why),
+				 "kernel %s: %s; zswap: %s", fp->release, fp->large_folio_swapin_why,
+				 fp->zswap_ever_why);
+		}
+	}
+	free(fp);
 }
 
 int probe_plan(const struct host *h, struct probe_config *c, struct probe_plan *p,

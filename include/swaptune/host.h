@@ -468,36 +468,6 @@ int host_read_machine_id(const struct host *h, char *buf, size_t len);
 int host_read_boot_id(const struct host *h, char *buf, size_t len);
 
 /*
- * Large-folio (mTHP) swap-in and zswap (src/host-mthp.c). A kernel swaps
- * in whole large folios (from synchronous devices such as zram, 6.12 on)
- * only while zswap has never been enabled since boot: enabling it once
- * turns that off until the next reboot. known: the transparent_hugepage
- * directory is there; sizes: the anonymous mTHP sizes enabled ("64kB
- * always, 2048kB inherit"), any_enabled when there is one; zswap_ever:
- * YES with the evidence (enabled now, or pages stored since boot),
- * NOT_SEEN when off with nothing stored (an enable that stored nothing
- * leaves no trace), UNKNOWN without zswap; kernel_falls_back: the release
- * is 6.12 or later. Always 0: what is missing stays unknown.
- */
-enum host_zswap_ever {
-	HOST_ZSWAP_EVER_UNKNOWN = 0,
-	HOST_ZSWAP_EVER_NOT_SEEN,
-	HOST_ZSWAP_EVER_YES,
-};
-
-struct host_mthp {
-	bool known;
-	bool any_enabled;
-	char sizes[160];
-	enum host_zswap_ever zswap_ever;
-	char zswap_ever_why[96];
-	int kernel_major, kernel_minor;
-	bool kernel_falls_back;
-};
-
-int host_read_mthp(const struct host *h, struct host_mthp *m);
-
-/*
  * The CPU's "model name" from cpuinfo under the sysroot, "" and -ENOENT when
  * the architecture does not say (or the file is absent). In host-id.c.
  */

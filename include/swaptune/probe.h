@@ -325,10 +325,10 @@ struct probe_plan {
 	bool enable_zswap;		/* zswap is off now: on for the probe */
 	/*
 	 * Enabling zswap turns large-folio swap-in off until the next reboot
-	 * on this host (see host_read_mthp()): said in the plan, with why.
+	 * on this host (fingerprint_zswap_enable_hazard()): said in the plan, with why.
 	 */
 	bool zswap_lasting;
-	char zswap_lasting_why[320];
+	char zswap_lasting_why[640];
 	bool have_host_swap;		/* else a scratch swap is made */
 	char host_swap[128];		/* first active device, "" if none */
 	bool host_swap_rotational;
