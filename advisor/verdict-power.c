@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "swaptune/advisor.h"
@@ -15,6 +16,13 @@
 #define POWER_EFFICIENCY	0.95
 #define POWER_PATHS		5000
 #define POWER_SEED		0x9d2c5680a1b3e7f1ULL
+/*
+ * Looks of at most this many rounds are decided by the exact test itself
+ * (rt_rejects(), all 2^n patterns) wherever the normal approximation says
+ * the bound is within reach: with few rounds the test's discreteness (at 7
+ * rounds only all 7 signs positive can show a gain) is what the power is.
+ */
+#define POWER_EXACT_MAX		12
 /* a z bound that is never reached: a look that cannot reject */
 #define Z_NEVER			40.0
 
@@ -77,6 +85,26 @@ static int z_bounds(const struct verdict2_design *d, double *b)
 		b[j] = hi;
 	}
 	return 0;
+}
+
+/*
+ * A z bound on the scale of the sign-flip statistic T = sum a / sqrt(sum
+ * a^2) of n rounds. T is bounded by sqrt(n), and under the sharp null with
+ * normal-like scores it is the one-sample t statistic's monotone transform
+ * t = T sqrt((n - 1) / (n - T^2)) with n - 1 degrees of freedom (Efron
+ * 1969): the same tail on that scale, T = t sqrt(n / (n - 1 + t^2)), is
+ * lower than the normal bound for few rounds, as the exact test's is.
+ */
+static double sign_flip_bound(double z, unsigned n)
+{
+	double tq;
+
+	if (z >= Z_NEVER || n < 2)
+		return Z_NEVER;
+	tq = stats_t_quantile(stats_norm_cdf(z), (double)(n - 1));
+	if (!isfinite(tq))
+		return z;
+	return tq * sqrt((double)n / ((double)(n - 1) + tq * tq));
 }
 
 /*
@@ -147,7 +175,7 @@ int verdict2_stage_adjust(const struct verdict2_design *d, size_t look, const un
  * effect" at 2.5 % one-sided, as the rule does.
  */
 static bool path_changes(const struct verdict2_design *d, const double *b, double theta, double m,
-			 uint64_t *s)
+			 uint64_t *s, struct rt_work *w)
 {
 	double x[VERDICT2_ROUNDS_MAX], xm[VERDICT2_ROUNDS_MAX], sx = 0.0, q97 = stats_norm_quantile(0.975);
 	unsigned prev = 0;
@@ -161,8 +189,17 @@ static bool path_changes(const struct verdict2_design *d, const double *b, doubl
 			sx += x[r];
 		}
 		prev = n;
-		if (b[j] < Z_NEVER && sx / n >= m && rt_z(RT_SCORE_HUBER, x, n) >= b[j])
-			return true;
+		if (b[j] < Z_NEVER && sx / n >= m) {
+			double z = rt_z(RT_SCORE_HUBER, x, n);
+
+			if (n > POWER_EXACT_MAX && z >= b[j])
+				return true;
+			/* few rounds: the exact test decides where the bound is within reach */
+			if (n <= POWER_EXACT_MAX && z >= sign_flip_bound(b[j], n) &&
+			    rt_rejects(RT_SCORE_HUBER, x, n, 0.0, 1,
+				       d->alpha_speed / (double)d->n_candidates * d->frac[j], w))
+				return true;
+		}
 		if (ldexp(1.0, -(int)n) <= 0.025 && rt_z(RT_SCORE_HUBER, xm, n) <= -q97)
 			return false;
 	}
@@ -174,6 +211,7 @@ double verdict2_power(const struct verdict2_design *d, double effect_pct, double
 	double b[VERDICT2_LOOKS_MAX], theta, m;
 	uint64_t s = POWER_SEED;
 	unsigned hits = 0;
+	struct rt_work *w;
 
 	if (!d || d->n_looks < 1 || d->n_candidates < 1 || !(effect_pct > -100.0) ||
 	    !(sd_log > 0.0) || !isfinite(sd_log) || z_bounds(d, b) < 0)
@@ -181,8 +219,11 @@ double verdict2_power(const struct verdict2_design *d, double effect_pct, double
 	/* per round, in units of the contrasts' sd: the effect and the minimum effect */
 	theta = log1p(effect_pct / 100.0) / sd_log;
 	m = log1p(d->min_effect_pct / 100.0) / sd_log;
+	if (!(w = malloc(sizeof(*w))))
+		return NAN;
 	for (unsigned p = 0; p < POWER_PATHS; p++)
-		hits += path_changes(d, b, theta, m, &s);
+		hits += path_changes(d, b, theta, m, &s, w);
+	free(w);
 	return (double)hits / POWER_PATHS;
 }
 

@@ -778,7 +778,8 @@ static void test_looks_futility_and_words(void **state)
 	assert_true(g_res.arms[1].adj_ci_low_pct < g_res.arms[1].adj_effect_pct &&
 		    g_res.arms[1].adj_effect_pct < g_res.arms[1].adj_ci_high_pct);
 	assert_true(g_res.arms[1].adj_ci_low_pct > 10.0 && g_res.arms[1].adj_ci_high_pct < 50.0);
-	assert_true(has_reason(&g_res, "adjusted (median-unbiased)"));
+	assert_true(has_reason(&g_res, "adjusted for that (median-unbiased, normal approximation)"));
+	assert_true(has_reason(&g_res, "The interval shown is the repeated-confidence interval"));
 	/* the same with the baseline OOM-killed in one round: 7 pairs; the test's own inversion adjusts */
 	two_arms(1.30, VERDICT_METRIC_THROUGHPUT);
 	g_in.n_rounds = 8;
