@@ -17,10 +17,11 @@
 #define POWER_PATHS		5000
 #define POWER_SEED		0x9d2c5680a1b3e7f1ULL
 /*
- * Looks of at most this many rounds are decided by the exact test itself
- * (rt_rejects(), all 2^n patterns) wherever the normal approximation says
- * the bound is within reach: with few rounds the test's discreteness (at 7
- * rounds only all 7 signs positive can show a gain) is what the power is.
+ * Looks of at most this many rounds are decided by the rule's own test
+ * (rt_seq_test() on the same pattern pool) wherever the normal
+ * approximation says the bound is within reach: with few rounds the test's
+ * discreteness (at 7 rounds only all 7 signs positive can show a gain) is
+ * what the power is.
  */
 #define POWER_EXACT_MAX		12
 /* a z bound that is never reached: a look that cannot reject */
@@ -174,6 +175,26 @@ int verdict2_stage_adjust(const struct verdict2_design *d, size_t look, const un
  * effect filters the estimate; futility rejects "a gain of the minimum
  * effect" at 2.5 % one-sided, as the rule does.
  */
+/*
+ * Whether the rule's sequential randomisation test (the same design: looks
+ * 0..j at their cumulative levels, the same pattern pool) crosses at look
+ * j on the contrasts x of the path.
+ */
+static bool rule_crosses(const struct verdict2_design *d, size_t j, const double *x, struct rt_work *w)
+{
+	struct rt_design rd;
+	struct rt_result rr;
+
+	memset(&rd, 0, sizeof(rd));
+	rd.score = RT_SCORE_HUBER;
+	rd.n_looks = j + 1;
+	for (size_t i = 0; i <= j; i++) {
+		rd.n_at[i] = d->rounds[i];
+		rd.spend_cum[i] = d->alpha_speed / (double)d->n_candidates * d->frac[i];
+	}
+	return rt_seq_test(&rd, x, d->rounds[j], 0.0, 1, w, &rr) == 0 && rr.rejects && rr.reject_look == j;
+}
+
 static bool path_changes(const struct verdict2_design *d, const double *b, double theta, double m,
 			 uint64_t *s, struct rt_work *w)
 {
@@ -194,10 +215,8 @@ static bool path_changes(const struct verdict2_design *d, const double *b, doubl
 
 			if (n > POWER_EXACT_MAX && z >= b[j])
 				return true;
-			/* few rounds: the exact test decides where the bound is within reach */
-			if (n <= POWER_EXACT_MAX && z >= sign_flip_bound(b[j], n) &&
-			    rt_rejects(RT_SCORE_HUBER, x, n, 0.0, 1,
-				       d->alpha_speed / (double)d->n_candidates * d->frac[j], w))
+			/* few rounds: the rule's own test decides where the bound is within reach */
+			if (n <= POWER_EXACT_MAX && z >= sign_flip_bound(b[j], n) && rule_crosses(d, j, x, w))
 				return true;
 		}
 		if (ldexp(1.0, -(int)n) <= 0.025 && rt_z(RT_SCORE_HUBER, xm, n) <= -q97)
