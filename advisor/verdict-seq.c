@@ -29,6 +29,7 @@ void verdict2_opts_init(struct verdict2_opts *o)
 	o->invalid_frac = 0.5;
 	o->busy_psi_pct = 10.0;
 	o->intervals = true;
+	o->order_fixed = false;
 }
 
 void verdict2_input_clear(struct verdict2_input *in)
@@ -1102,10 +1103,16 @@ static void reason_details(const struct verdict2_design *d, const struct verdict
 		reason(out, "the host was busy (CPU pressure >= %.0f %%, or a trial got less than half the "
 		       "usual CPU share) during %zu round%s (%s): kept, paired within the round",
 		       o->busy_psi_pct, out->n_busy_rounds, out->n_busy_rounds == 1 ? "" : "s", rounds);
-	reason(out, "false-change rate of this run's design <= %.2f %% (speed %.2f %%, failures "
-	       "%.2f %%): exact, as the order of the arms is drawn afresh in every round, whatever "
-	       "the noise does over time", 100 * d->alpha, 100 * d->alpha_speed,
-	       100 * (d->alpha - d->alpha_speed));
+	if (o->order_fixed)
+		reason(out, "false-change rate of this run's design <= %.2f %% (speed %.2f %%, failures "
+		       "%.2f %%), approximate: its arms ran in a fixed cycle (stored before verdict v4); "
+		       "exact only for an order drawn afresh every round", 100 * d->alpha, 100 * d->alpha_speed,
+		       100 * (d->alpha - d->alpha_speed));
+	else
+		reason(out, "false-change rate of this run's design <= %.2f %% (speed %.2f %%, failures "
+		       "%.2f %%): exact, as the order of the arms is drawn afresh in every round, "
+		       "whatever the noise does over time", 100 * d->alpha, 100 * d->alpha_speed,
+		       100 * (d->alpha - d->alpha_speed));
 }
 
 /*

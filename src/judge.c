@@ -337,6 +337,7 @@ int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
 				 opts->min_effect_pct, plan->min_effect_pct);
 		}
 	}
+	o.order_fixed = !j->plan.order_random;
 	/* shown with the verdict even when there is none */
 	j->design.min_effect_pct = o.min_effect_pct;
 	if (plan->recorded && baseline_used && plan->baseline[0] &&
@@ -374,11 +375,6 @@ int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
 	rc = verdict2_look(&j->design, j->look, cut, &o, &j->r2, e);
 	if (rc == 0)
 		rc = verdict2_finish(&j->design, cut, &o, &j->r2, e);
-	if (rc == 0 && !j->plan.order_random && j->r2.n_reasons < VERDICT_REASONS_MAX)
-		snprintf(j->r2.reasons[j->r2.n_reasons++], VERDICT_REASON_LEN, "this run's arms ran in a "
-			 "fixed cycle of orders (a probe stored before verdict v4): the randomisation "
-			 "tests are exact for an order drawn afresh in every round, so read its p-values "
-			 "as approximate");
 	if (rc == 0) {
 		j->judged = true;
 		j->effect_80_pct = j->r2.effect_80_pct;

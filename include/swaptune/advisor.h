@@ -559,6 +559,7 @@ struct verdict2_opts {
 	double invalid_frac;
 	double busy_psi_pct;
 	bool intervals;
+	bool order_fixed;		/* the arms ran in a fixed cycle (a run from before v4) */
 };
 
 void verdict2_opts_init(struct verdict2_opts *o);
