@@ -22,7 +22,7 @@
  *            minimum effect, the estimate after an early stop and its
  *            coverage, printed power for every design the budget can make
  *            (-Xa: the estimates after an early stop only; -Xp: the
- *            printed power only)
+ *            printed power only, for the budgets of -R lo:hi rounds)
  *        sim -K [-n probes]  figures: the calibration's known-effect design
  *            (gate: power >= 90 % at its typical noise; see known_figures())
  *        sim -P [-n operators] [-a 2|3] [-m alone|pooled|all] [-c model] [-f pct]
@@ -452,6 +452,7 @@ struct ctx {
 	struct verdict2_input in;
 	struct verdict2_result res;
 	struct probe p;
+	unsigned r_lo, r_hi;	/* the budgets -Xp tries (-R lo:hi) */
 };
 
 enum method { M_V4, M_FIXED, M_V2, M_NAIVE, M_COUNT };
@@ -746,7 +747,7 @@ static int printed_power(struct ctx *c, unsigned n)
 	double worst = 0;
 	int failed = 0, bad_r = 0;
 
-	for (unsigned R = 5; R <= 40; R++)
+	for (unsigned R = c->r_lo; R <= c->r_hi; R++)
 		for (size_t i = 0; i < 2; i++) {
 			const struct verdict2_design *d = design_for(&c->D, R);
 			double sg = sds[i] / sqrt(2.0), cv = sqrt(expm1(sg * sg)), x, sim;
@@ -996,7 +997,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: sim [-n probes] [-a 2|3] [-m v4|fixed|v2|naive|all] [-c model] [-s seed] "
 		"[-f cp-gate-pct] [-g point-gate-pct]\n"
-		"       sim -X [-n probes] [-a 2|3]\n"
+		"       sim -X|-Xa|-Xp [-n probes] [-a 2|3] [-R lo:hi (the budgets -Xp tries, 5:40)]\n"
 		"       sim -K [-n probes]\n"
 		"       sim -P [-A] [-n operators] [-a 2|3] [-m alone|pooled|all] [-c model]\n");
 	return 2;
@@ -1017,6 +1018,8 @@ int main(int argc, char **argv)
 	c.seed = 20261201;
 	c.cp_gate = 0.026;
 	c.point_gate = 0.025;
+	c.r_lo = 5;
+	c.r_hi = 40;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-n") && i + 1 < argc)
 			c.n = (unsigned)strtoul(argv[++i], NULL, 10);
@@ -1044,10 +1047,13 @@ int main(int argc, char **argv)
 			figures = adj_only = true;
 		else if (!strcmp(argv[i], "-Xp"))
 			figures = printed_only = true;
-		else
+		else if (!strcmp(argv[i], "-R") && i + 1 < argc) {
+			if (sscanf(argv[++i], "%u:%u", &c.r_lo, &c.r_hi) != 2)
+				return usage();
+		} else
 			return usage();
 	}
-	if (c.n < 10 || c.A < 2 || c.A > ARMS_MAX)
+	if (c.n < 10 || c.A < 2 || c.A > ARMS_MAX || c.r_lo < 5 || c.r_hi > 40 || c.r_lo > c.r_hi)
 		return usage();
 	if (known)
 		return known_figures(c.n, c.seed);
