@@ -19,8 +19,8 @@ st sample --count 2 --interval 10ms --record --prom --no-cpu >"$scratch/live.pro
 st sample --replay 1 --json >"$scratch/replay.json" || fail "replay --json: exit $?"
 same "$scratch/replay.json" "$scratch/live.json"
 st sample --replay 2 --prom >"$scratch/replay.prom" || fail "replay --prom: exit $?"
-# the tick's families; the host's state beside a live tick (settings, verdict, apply) is not recorded
-awk '/^# (HELP|TYPE) swaptune_(setting|last_|kernel_info|applied_setting_)/ || /^swaptune_(setting|last_|kernel_info|applied_setting_)/ { next } { print }' \
+# the tick's families; the host's state beside a live tick (settings, verdict, apply, a pending confirmation) is not recorded
+awk '/^# (HELP|TYPE) swaptune_(setting|last_|kernel_info|applied_setting_|pending_confirm)/ || /^swaptune_(setting|last_|kernel_info|applied_setting_|pending_confirm)/ { next } { print }' \
 	"$scratch/live.prom" >"$scratch/live-ticks.prom"
 same "$scratch/replay.prom" "$scratch/live-ticks.prom"
 st sample --replay 1 >"$scratch/replay.txt" || fail "replay table: exit $?"
