@@ -21,11 +21,11 @@ BUILD   ?= build
 BIN     ?= swaptune
 
 CC      ?= cc
-PKGS    := libcgroup sqlite3 ncursesw libcjson
+PKGS    := libcgroup sqlite3 ncursesw libcjson libcurl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ifeq ($(PKG_LIBS),)
-PKG_LIBS := -lcgroup -lsqlite3 -lncursesw -ltinfo -lcjson
+PKG_LIBS := -lcgroup -lsqlite3 -lncursesw -ltinfo -lcjson -lcurl
 endif
 # libpfm4 ships no pkg-config file on Debian.
 PFM_LIBS := -lpfm

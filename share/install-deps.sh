@@ -8,11 +8,11 @@
 # (tests skip with a reason without them). NO_TEST_TOOLS=1 installs only what
 # the build needs.
 set -e
-pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcmocka-dev
+pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcurl4-openssl-dev libcmocka-dev
 sqlite3 python3 tmux stress-ng util-linux clang libclang-rt-14-dev zsh fish
 dpkg-dev debhelper lintian fakeroot ansible ansible-lint prometheus chromium
 postgresql postgresql-contrib memcached libmemcached-tools"
-[ "${NO_TEST_TOOLS:-0}" = 1 ] && pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcmocka-dev"
+[ "${NO_TEST_TOOLS:-0}" = 1 ] && pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcurl4-openssl-dev libcmocka-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -2,23 +2,26 @@
  * sb-metric.c - the metrics of `swaptune switchback` (sbrun.h): the kernel's
  * figures by name, and the workload's own figure from a command run at the
  * end of a window, a number in a local file, or a sample of a Prometheus
- * text endpoint on this host (HTTP/1.0 to a loopback address, no library
- * needed for that much). The parsers are pure and unit-tested; the readers
- * never block beyond their timeout.
+ * text endpoint on this host (libcurl: http only, to loopback addresses as
+ * resolved, no redirects, no proxy, a total timeout and a size cap). The
+ * parsers are pure and unit-tested; the readers never block beyond their
+ * timeout.
  */
 #include <arpa/inet.h>
+#include <curl/curl.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -322,9 +325,9 @@ int sbm_prom_value(const char *text, size_t len, const char *spec, double *v, ch
 	return 0;
 }
 
-/* ---- URLs on this host ---- */
+/* ---- URLs on this host, fetched with libcurl ---- */
 
-static bool loopback(const struct sockaddr *sa)
+bool sbm_addr_loopback(const struct sockaddr *sa)
 {
 	if (sa->sa_family == AF_INET)
 		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
@@ -338,83 +341,294 @@ static bool loopback(const struct sockaddr *sa)
 	return false;
 }
 
-int sbm_url_parse(const char *url, char *host, size_t host_len, char *port, size_t port_len,
-		  char *path, size_t path_len, char *why, size_t why_len)
+/* A loopback literal or "localhost", decided on the name as given (no lookup). */
+static bool loopback_name(const char *host)
 {
-	const char *p = url, *h0, *h1, *slash;
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in a4 = { .sin_family = AF_INET };
 
-	if (strncmp(p, "http://", 7)) {
+	return !strcasecmp(host, "localhost") ||
+	       (inet_pton(AF_INET, host, &a4.sin_addr) == 1 && sbm_addr_loopback((struct sockaddr *)&a4)) ||
+	       (inet_pton(AF_INET6, host, &a6.sin6_addr) == 1 && sbm_addr_loopback((struct sockaddr *)&a6));
+}
+
+/* The port as written in url, for a message (curl says only "bad port"). */
+static void port_text(const char *url, char *buf, size_t len)
+{
+	const char *a = strstr(url, "://"), *end, *colon;
+
+	buf[0] = '\0';
+	if (!a)
+		return;
+	a += 3;
+	end = a + strcspn(a, "/?#");
+	colon = memrchr(a, ':', (size_t)(end - a));
+	if (colon && !memchr(colon, ']', (size_t)(end - colon)))
+		snprintf(buf, len, "%.*s", (int)(end - colon - 1), colon + 1);
+}
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc = CURLE_FAILED_INIT;
+
+static void curl_init(void)
+{
+	curl_init_rc = curl_global_init(CURL_GLOBAL_NOTHING);
+}
+
+/* curl's parse of url (the very parse the fetch uses), checked: *cu is the caller's to free. */
+static int url_check(const char *url, CURLU **cu, struct sbm_url *u, char *why, size_t why_len)
+{
+	char *scheme = NULL, *user = NULL, *host = NULL, *port = NULL, *path = NULL, *query = NULL;
+	CURLUcode uc;
+	size_t hl;
+	int r = -EINVAL;
+
+	memset(u, 0, sizeof(*u));
+	*cu = NULL;
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_rc != CURLE_OK) {
+		snprintf(why, why_len, "libcurl: %s", curl_easy_strerror(curl_init_rc));
+		return -ENOMEM;
+	}
+	if (strncasecmp(url, "http://", 7)) {
 		snprintf(why, why_len, "\"%s\": only http:// URLs of this host", url);
 		return -EINVAL;
 	}
-	p += 7;
-	slash = strchr(p, '/');
-	if (!slash)
-		slash = p + strlen(p);
-	if (*p == '[') {
-		h0 = p + 1;
-		h1 = memchr(h0, ']', (size_t)(slash - h0));
-		if (!h1) {
-			snprintf(why, why_len, "\"%s\": unclosed [", url);
-			return -EINVAL;
-		}
-		p = h1 + 1;
-	} else {
-		h0 = p;
-		h1 = memchr(p, ':', (size_t)(slash - p));
-		if (!h1)
-			h1 = slash;
-		p = h1;
-	}
-	if (h1 == h0 || (size_t)(h1 - h0) >= host_len || memchr(h0, '@', (size_t)(h1 - h0))) {
-		snprintf(why, why_len, "\"%s\": no host", url);
+	if (strlen(url) >= SBM_URL_MAX) {
+		snprintf(why, why_len, "\"%.40s...\": longer than %d bytes", url, SBM_URL_MAX - 1);
 		return -EINVAL;
 	}
-	snprintf(host, host_len, "%.*s", (int)(h1 - h0), h0);
-	if (*p == ':') {
-		p++;
-		if (p == slash || (size_t)(slash - p) >= port_len) {
-			snprintf(why, why_len, "\"%s\": bad port", url);
-			return -EINVAL;
-		}
-		for (const char *d = p; d < slash; d++)
-			if (!isdigit((unsigned char)*d)) {
-				snprintf(why, why_len, "\"%s\": bad port", url);
-				return -EINVAL;
-			}
-		snprintf(port, port_len, "%.*s", (int)(slash - p), p);
-		/* no wrap: 99999 is not 34463 */
-		if (strtol(port, NULL, 10) < 1 || strtol(port, NULL, 10) > 65535) {
-			snprintf(why, why_len, "\"%s\": port %s is not in 1-65535", url, port);
-			return -EINVAL;
-		}
-	} else if (p != slash) {
-		snprintf(why, why_len, "\"%s\": bad host", url);
-		return -EINVAL;
-	} else {
-		snprintf(port, port_len, "80");
-	}
-	/* decided on the name as given, before any lookup (no DNS query for another host) */
-	{
-		struct sockaddr_in6 a6 = { .sin6_family = AF_INET6 };
-		struct sockaddr_in a4 = { .sin_family = AF_INET };
+	*cu = curl_url();
+	if (!*cu)
+		return -ENOMEM;
+	uc = curl_url_set(*cu, CURLUPART_URL, url, 0);
+	if (uc == CURLUE_BAD_PORT_NUMBER) {
+		char pt[32];
 
-		if (strcmp(host, "localhost") &&
-		    !(inet_pton(AF_INET, host, &a4.sin_addr) == 1 && loopback((struct sockaddr *)&a4)) &&
-		    !(inet_pton(AF_INET6, host, &a6.sin6_addr) == 1 && loopback((struct sockaddr *)&a6))) {
-			snprintf(why, why_len, "%s is not this host (localhost or a loopback address): refused",
-				 host);
-			return -EPERM;
-		}
+		port_text(url, pt, sizeof(pt));
+		snprintf(why, why_len, "\"%s\": port %s is not in 1-65535", url, pt[0] ? pt : "(none)");
+		return -EINVAL;
 	}
-	snprintf(path, path_len, "%s", *slash ? slash : "/");
-	for (const char *c = path; *c; c++)
+	if (uc != CURLUE_OK) {
+		snprintf(why, why_len, "\"%s\": %s", url, curl_url_strerror(uc));
+		return -EINVAL;
+	}
+	if (curl_url_get(*cu, CURLUPART_SCHEME, &scheme, 0) || strcmp(scheme, "http")) {
+		snprintf(why, why_len, "\"%s\": only http:// URLs of this host", url);
+		goto out;
+	}
+	if (curl_url_get(*cu, CURLUPART_USER, &user, 0) != CURLUE_NO_USER ||
+	    curl_url_get(*cu, CURLUPART_HOST, &host, 0) || !host[0]) {
+		snprintf(why, why_len, "\"%s\": no host (user names are not taken)", url);
+		goto out;
+	}
+	/* an IPv6 literal comes back in brackets */
+	hl = strlen(host);
+	if (host[0] == '[' && hl > 2 && host[hl - 1] == ']')
+		snprintf(u->host, sizeof(u->host), "%.*s", (int)(hl - 2), host + 1);
+	else
+		snprintf(u->host, sizeof(u->host), "%s", host);
+	switch (curl_url_get(*cu, CURLUPART_PORT, &port, 0)) {
+	case CURLUE_OK:
+		u->port = (unsigned)strtoul(port, NULL, 10);
+		break;
+	case CURLUE_NO_PORT:
+		u->port = 80;
+		break;
+	default:
+		snprintf(why, why_len, "\"%s\": bad port", url);
+		goto out;
+	}
+	/* curl takes 0; a port is 1-65535 (no wrap: 99999 is not 34463) */
+	if (u->port < 1 || u->port > 65535) {
+		snprintf(why, why_len, "\"%s\": port %u is not in 1-65535", url, u->port);
+		goto out;
+	}
+	/* decided on the name as curl reads it, before any lookup (no DNS query for another host) */
+	if (!loopback_name(u->host)) {
+		snprintf(why, why_len, "%s is not this host (localhost or a loopback address): refused",
+			 u->host);
+		r = -EPERM;
+		goto out;
+	}
+	if (curl_url_get(*cu, CURLUPART_PATH, &path, 0) != CURLUE_OK)
+		goto out;
+	if (curl_url_get(*cu, CURLUPART_QUERY, &query, 0) != CURLUE_OK)
+		query = NULL;
+	if ((size_t)snprintf(u->path, sizeof(u->path), "%s%s%s", path, query ? "?" : "",
+			     query ? query : "") >= sizeof(u->path))
+		goto out;
+	for (const char *c = u->path; *c; c++)
 		if ((unsigned char)*c <= ' ' || *c == 0x7f) {
 			snprintf(why, why_len, "\"%s\": a blank or control character in the path", url);
-			return -EINVAL;
+			goto out;
 		}
-	return 0;
+	r = 0;
+out:
+	if (r == -EINVAL && !why[0])
+		snprintf(why, why_len, "\"%s\": not a URL of this host", url);
+	curl_free(scheme);
+	curl_free(user);
+	curl_free(host);
+	curl_free(port);
+	curl_free(path);
+	curl_free(query);
+	if (r < 0) {
+		curl_url_cleanup(*cu);
+		*cu = NULL;
+	}
+	return r;
 }
+
+int sbm_url_parse(const char *url, struct sbm_url *u, char *why, size_t why_len)
+{
+	CURLU *cu;
+	int r;
+
+	if (why_len)
+		why[0] = '\0';
+	r = url_check(url, &cu, u, why, why_len);
+	curl_url_cleanup(cu);
+	return r;
+}
+
+struct fetch {
+	char *buf;
+	size_t len, cap;
+	bool too_large, refused;
+	char refused_addr[INET6_ADDRSTRLEN];
+};
+
+static size_t fetch_write(char *data, size_t size, size_t n, void *arg)
+{
+	struct fetch *f = arg;
+	size_t add = size * n;
+
+	if (add > HTTP_MAX - f->len) {
+		f->too_large = true;
+		return 0;	/* curl stops: CURLE_WRITE_ERROR */
+	}
+	if (f->len + add + 1 > f->cap) {
+		size_t cap = f->cap ? f->cap : 65536;
+		char *nb;
+
+		while (cap < f->len + add + 1)
+			cap *= 2;
+		nb = realloc(f->buf, cap);
+		if (!nb)
+			return 0;
+		f->buf = nb;
+		f->cap = cap;
+	}
+	memcpy(f->buf + f->len, data, add);
+	f->len += add;
+	f->buf[f->len] = '\0';
+	return add;
+}
+
+/* Every socket curl opens: to a loopback address, as resolved, or none at all. */
+static curl_socket_t fetch_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	struct fetch *f = arg;
+
+	if (purpose != CURLSOCKTYPE_IPCXN || !sbm_addr_loopback(&a->addr)) {
+		const void *in = a->family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&a->addr)->sin6_addr
+						      : (const void *)&((struct sockaddr_in *)&a->addr)->sin_addr;
+
+		f->refused = true;
+		if (!inet_ntop(a->family, in, f->refused_addr, sizeof(f->refused_addr)))
+			snprintf(f->refused_addr, sizeof(f->refused_addr), "?");
+		return CURL_SOCKET_BAD;
+	}
+	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+}
+
+int sbm_http_get(const struct sbm_http_req *q, char **body, size_t *blen, char *why, size_t why_len)
+{
+	struct sbm_url u;
+	struct fetch f = { 0 };
+	struct curl_slist *hdr = NULL, *pin = NULL;
+	char err[CURL_ERROR_SIZE] = "";
+	long code = 0;
+	CURLU *cu;
+	CURL *c;
+	CURLcode rc;
+	int r;
+
+	if (why_len)
+		why[0] = '\0';
+	if ((r = url_check(q->url, &cu, &u, why, why_len)) < 0)
+		return r;
+	c = curl_easy_init();
+	hdr = curl_slist_append(NULL, "Accept: text/plain;version=0.0.4");
+	if (q->pin)
+		pin = curl_slist_append(NULL, q->pin);
+	if (!c || !hdr || (q->pin && !pin)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	curl_easy_setopt(c, CURLOPT_CURLU, cu);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http");
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	/* http_proxy in the caller's environment must not carry the request elsewhere */
+	curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(q->timeout_s * 1000) + 1);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(q->timeout_s * 1000) + 1);
+	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)HTTP_MAX);
+	curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, fetch_socket);
+	curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &f);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, fetch_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &f);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "swaptune/" SWAPTUNE_VERSION);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
+	curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
+	if (pin)
+		curl_easy_setopt(c, CURLOPT_RESOLVE, pin);
+	rc = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	if (f.refused) {
+		snprintf(why, why_len, "%s resolves to %s, not this host (a loopback address): refused",
+			 u.host, f.refused_addr);
+		r = -EPERM;
+	} else if (f.too_large || rc == CURLE_FILESIZE_EXCEEDED) {
+		snprintf(why, why_len, "%s: the answer is larger than %d MiB", q->url, HTTP_MAX >> 20);
+		r = -EFBIG;
+	} else if (rc == CURLE_OPERATION_TIMEDOUT) {
+		snprintf(why, why_len, "%s: no answer within the timeout (%g s)", q->url, q->timeout_s);
+		r = -ETIMEDOUT;
+	} else if (rc != CURLE_OK) {
+		snprintf(why, why_len, "%s: %s", q->url, err[0] ? err : curl_easy_strerror(rc));
+		r = rc == CURLE_COULDNT_CONNECT ? -ECONNREFUSED : rc == CURLE_OUT_OF_MEMORY ? -ENOMEM : -EIO;
+	} else if (code != 200) {
+		/* a redirect is not followed: 3xx is an answer like any other but 200 */
+		snprintf(why, why_len, "%s answered HTTP %ld, not 200", q->url, code);
+		r = -EIO;
+	} else {
+		if (!f.buf)
+			f.buf = calloc(1, 1);
+		if (!f.buf) {
+			r = -ENOMEM;
+			goto out;
+		}
+		*body = f.buf;
+		*blen = f.len;
+		f.buf = NULL;
+		r = 0;
+	}
+out:
+	free(f.buf);
+	curl_slist_free_all(hdr);
+	curl_slist_free_all(pin);
+	if (c)
+		curl_easy_cleanup(c);
+	curl_url_cleanup(cu);
+	return r;
+}
+
+/* ---- the readers ---- */
 
 static double now_s(void)
 {
@@ -423,159 +637,6 @@ static double now_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
-
-static int wait_fd(int fd, short ev, double deadline)
-{
-	struct pollfd pf = { .fd = fd, .events = ev };
-
-	for (;;) {
-		double left = deadline - now_s();
-		int r;
-
-		if (left <= 0)
-			return -ETIMEDOUT;
-		r = poll(&pf, 1, (int)(left * 1000) + 1);
-		if (r > 0)
-			return 0;
-		if (r == 0)
-			return -ETIMEDOUT;
-		if (errno != EINTR)
-			return -errno;
-	}
-}
-
-/* Connect to host:port, refusing any address that is not loopback. */
-static int http_connect(const char *host, const char *port, double deadline, char *why,
-			size_t why_len)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *a;
-	int r = getaddrinfo(host, port, &hints, &res), fd = -1;
-
-	if (r != 0) {
-		snprintf(why, why_len, "%s: %s", host, gai_strerror(r));
-		return -ENOENT;
-	}
-	for (a = res; a; a = a->ai_next)
-		if (!loopback(a->ai_addr)) {
-			snprintf(why, why_len, "%s is not this host (a loopback address): refused", host);
-			freeaddrinfo(res);
-			return -EPERM;
-		}
-	for (a = res, r = -ECONNREFUSED; a && fd < 0; a = a->ai_next) {
-		int err = 0;
-		socklen_t el = sizeof(err);
-
-		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
-		if (fd < 0)
-			continue;
-		if (connect(fd, a->ai_addr, a->ai_addrlen) < 0 && errno != EINPROGRESS)
-			err = errno;
-		else if ((r = wait_fd(fd, POLLOUT, deadline)) < 0)
-			err = -r;
-		else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
-			err = errno;
-		if (err) {
-			r = -err;
-			close(fd);
-			fd = -1;
-		}
-	}
-	freeaddrinfo(res);
-	if (fd < 0)
-		snprintf(why, why_len, "cannot connect to %s:%s: %s", host, port, strerror(-r));
-	return fd < 0 ? r : fd;
-}
-
-/* GET url into a malloc'd body (*body, *blen). */
-static int http_get(const char *url, double timeout_s, char **body, size_t *blen, char *why,
-		    size_t why_len)
-{
-	char host[256], port[16], path[SBM_URL_MAX], req[SBM_URL_MAX + 512], *buf, *hdr_end;
-	double deadline = now_s() + timeout_s;
-	size_t len = 0, cap = 65536, sent = 0, reqlen;
-	int fd, r = sbm_url_parse(url, host, sizeof(host), port, sizeof(port), path, sizeof(path),
-				  why, why_len);
-
-	if (r < 0)
-		return r;
-	fd = http_connect(host, port, deadline, why, why_len);
-	if (fd < 0)
-		return fd;
-	reqlen = (size_t)snprintf(req, sizeof(req),
-				  "GET %s HTTP/1.0\r\nHost: %s\r\nAccept: text/plain;version=0.0.4\r\n"
-				  "User-Agent: swaptune\r\nConnection: close\r\n\r\n", path, host);
-	while (sent < reqlen) {
-		ssize_t n = send(fd, req + sent, reqlen - sent, MSG_NOSIGNAL);
-
-		if (n > 0) {
-			sent += (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno != EAGAIN && errno != EINTR) {
-			r = -errno;
-			goto fail;
-		}
-		if ((r = wait_fd(fd, POLLOUT, deadline)) < 0)
-			goto fail;
-	}
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= cap) {
-			char *nb = cap >= HTTP_MAX ? NULL : realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				snprintf(why, why_len, "%s: the answer is larger than %d MiB", url,
-					 HTTP_MAX >> 20);
-				close(fd);
-				return -EFBIG;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = recv(fd, buf + len, cap - len - 1, 0);
-		if (n > 0) {
-			len += (size_t)n;
-			continue;
-		}
-		if (n == 0)
-			break;
-		if (errno != EAGAIN && errno != EINTR) {
-			r = -errno;
-			free(buf);
-			goto fail;
-		}
-		if ((r = wait_fd(fd, POLLIN, deadline)) < 0) {
-			free(buf);
-			goto fail;
-		}
-	}
-	close(fd);
-	buf[len] = '\0';
-	hdr_end = strstr(buf, "\r\n\r\n");
-	if (strncmp(buf, "HTTP/1.", 7) || len < 12 || strncmp(buf + 8, " 200", 4) || !hdr_end) {
-		snprintf(why, why_len, "%s answered %.40s", url, strtok(buf, "\r\n") ? buf : "nothing");
-		free(buf);
-		return -EIO;
-	}
-	*blen = len - (size_t)(hdr_end + 4 - buf);
-	memmove(buf, hdr_end + 4, *blen + 1);
-	*body = buf;
-	return 0;
-fail:
-	close(fd);
-	snprintf(why, why_len, "%s: %s", url, r == -ETIMEDOUT ? "no answer within the timeout" :
-		 strerror(-r));
-	return r;
-}
-
-/* ---- the readers ---- */
 
 static int file_value(const struct sbm_spec *m, double *v, char *why, size_t why_len)
 {
@@ -646,7 +707,8 @@ int sbm_sample_value(const struct sbm_spec *m, double *v, char *why, size_t why_
 		snprintf(why, why_len, "not a sampled metric");
 		return -EINVAL;
 	}
-	r = http_get(m->url, m->timeout_s, &body, &len, why, why_len);
+	r = sbm_http_get(&(struct sbm_http_req){ .url = m->url, .timeout_s = m->timeout_s }, &body, &len,
+			 why, why_len);
 	if (r < 0)
 		return r;
 	r = sbm_prom_value(body, len, m->name, v, why, why_len);

@@ -197,14 +197,15 @@ static int opt_metric_prom(const struct opt_spec *o, const char *url, void *dst,
 {
 	struct sbrun_args *a = args_of(dst);
 	struct sbm_spec *m = &a->c->metric;
-	char h[256], p[16], path[SBM_URL_MAX], why[300];
+	struct sbm_url u;
+	char why[300];
 	const char *name;
 
 	(void)o;
 	if (optind >= a->argc || a->argv[optind][0] == '-')
 		return err_set(e, -EINVAL, "--metric-prom needs a URL and a metric NAME");
 	name = a->argv[optind];
-	if (sbm_url_parse(url, h, sizeof(h), p, sizeof(p), path, sizeof(path), why, sizeof(why)) < 0)
+	if (sbm_url_parse(url, &u, why, sizeof(why)) < 0)
 		return err_set(e, -EINVAL, "--metric-prom: %s", why);
 	if (strlen(url) >= sizeof(m->url) || strlen(name) >= sizeof(m->name))
 		return err_set(e, -EINVAL, "--metric-prom: the URL or NAME is too long");

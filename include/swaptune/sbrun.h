@@ -147,12 +147,44 @@ int sbm_parse_number(const char *text, size_t len, double *v);
 int sbm_prom_value(const char *text, size_t len, const char *name, double *v, char *why,
 		   size_t why_len);
 /*
- * A URL this module fetches: http://HOST[:PORT]/PATH with HOST a loopback
- * address or a name that resolves to loopback addresses only (on this
- * host). 0 with host, port and path filled, or -EINVAL (why says).
+ * A URL this module fetches: http://HOST[:PORT]/PATH[?QUERY] with HOST
+ * localhost or a loopback literal, decided on the name as libcurl parses
+ * it, before any lookup; PORT 1-65535 (default 80); no user name. 0 with
+ * *u filled, -EINVAL (malformed, another scheme, a port out of range) or
+ * -EPERM (another host), why says.
  */
-int sbm_url_parse(const char *url, char *host, size_t host_len, char *port, size_t port_len,
-		  char *path, size_t path_len, char *why, size_t why_len);
+struct sbm_url {
+	char host[256];			/* an IPv6 literal without its brackets */
+	unsigned port;
+	char path[SBM_URL_MAX];		/* with the query */
+};
+int sbm_url_parse(const char *url, struct sbm_url *u, char *why, size_t why_len);
+struct sockaddr;
+/* An IPv4 address in 127/8, ::1, or ::ffff:127.x.y.z */
+bool sbm_addr_loopback(const struct sockaddr *sa);
+
+/* One GET by sbm_http_get() */
+struct sbm_http_req {
+	const char *url;		/* as sbm_url_parse() takes it */
+	double timeout_s;		/* the whole exchange, connect included */
+	/*
+	 * NULL, or "HOST:PORT:ADDR" as curl's --resolve: the name's address
+	 * given instead of looked up (the tests pin a name to an address
+	 * that is not loopback and must see it refused)
+	 */
+	const char *pin;
+};
+/*
+ * GET q->url with libcurl: http only, no redirect followed (a 3xx is an
+ * error like any status but 200), no proxy whatever the environment says,
+ * every connection to a loopback address as resolved (checked on the
+ * address the socket is opened for: -EPERM otherwise, nothing sent),
+ * the whole exchange within q->timeout_s (-ETIMEDOUT), the body at most
+ * 4 MiB (-EFBIG). 0 with a malloc'd, NUL-terminated *body of *blen
+ * bytes (transfer encodings undone), or -errno with why.
+ */
+int sbm_http_get(const struct sbm_http_req *q, char **body, size_t *blen, char *why,
+		 size_t why_len);
 
 /* The window a command is asked about (passed in its environment). */
 struct sbm_window_env {

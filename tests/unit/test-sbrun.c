@@ -12,9 +12,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,44 +99,55 @@ static void test_prom(void **state)
 	assert_int_equal(sbm_prom_value("x{a=\"1\" 3\n", 10, "x", &v, why, sizeof(why)), -EBADMSG);
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int url(const char *text, struct sbm_url *u)
+{
+	char why[200];
+
+	return sbm_url_parse(text, u, why, sizeof(why));
+}
+
 static void test_url(void **state)
 {
-	char h[64], p[16], path[128], why[200];
+	struct sbm_url u;
+	char why[200];
 
 	(void)state;
-	assert_int_equal(sbm_url_parse("http://127.0.0.1:9187/metrics", h, sizeof(h), p, sizeof(p), path,
-				       sizeof(path), why, sizeof(why)), 0);
-	assert_string_equal(h, "127.0.0.1");
-	assert_string_equal(p, "9187");
-	assert_string_equal(path, "/metrics");
-	assert_int_equal(sbm_url_parse("http://[::1]/", h, sizeof(h), p, sizeof(p), path, sizeof(path), why,
-				       sizeof(why)), 0);
-	assert_string_equal(h, "::1");
-	assert_string_equal(p, "80");
-	assert_int_equal(sbm_url_parse("https://localhost/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
-				       why, sizeof(why)), -EINVAL);
-	assert_int_equal(sbm_url_parse("http://u@localhost/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
-				       why, sizeof(why)), -EINVAL);
-	assert_int_equal(sbm_url_parse("http://localhost:9x/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
-				       why, sizeof(why)), -EINVAL);
-	assert_int_equal(sbm_url_parse("http://localhost/a b", h, sizeof(h), p, sizeof(p), path, sizeof(path),
-				       why, sizeof(why)), -EINVAL);
+	assert_int_equal(url("http://127.0.0.1:9187/metrics", &u), 0);
+	assert_string_equal(u.host, "127.0.0.1");
+	assert_int_equal(u.port, 9187);
+	assert_string_equal(u.path, "/metrics");
+	assert_int_equal(url("http://[::1]/", &u), 0);
+	assert_string_equal(u.host, "::1");
+	assert_int_equal(u.port, 80);
+	assert_int_equal(url("http://localhost/m?a=1", &u), 0);
+	assert_string_equal(u.path, "/m?a=1");
+	assert_int_equal(url("https://localhost/m", &u), -EINVAL);
+	assert_int_equal(url("ftp://localhost/m", &u), -EINVAL);
+	assert_int_equal(url("http://u@localhost/m", &u), -EINVAL);
+	assert_int_equal(url("http://localhost:9x/m", &u), -EINVAL);
+	assert_int_equal(url("http://localhost/a b", &u), -EINVAL);
 	/* issue 33, 9: the port's range, and the host decided before any lookup */
-	assert_int_equal(sbm_url_parse("http://localhost:99999/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
-				       why, sizeof(why)), -EINVAL);
-	assert_non_null(strstr(why, "not in 1-65535"));
-	assert_int_equal(sbm_url_parse("http://localhost:0/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
-				       why, sizeof(why)), -EINVAL);
-	assert_int_equal(sbm_url_parse("http://localhost:65535/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
-				       why, sizeof(why)), 0);
-	assert_int_equal(sbm_url_parse("http://example.com/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
-				       why, sizeof(why)), -EPERM);
-	assert_int_equal(sbm_url_parse("http://192.0.2.1:9/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
-				       why, sizeof(why)), -EPERM);
-	assert_int_equal(sbm_url_parse("http://127.0.0.2:9/m", h, sizeof(h), p, sizeof(p), path, sizeof(path),
-				       why, sizeof(why)), 0);
-	assert_int_equal(sbm_url_parse("http://[::ffff:127.0.0.1]:9/m", h, sizeof(h), p, sizeof(p), path,
-				       sizeof(path), why, sizeof(why)), 0);
+	assert_int_equal(sbm_url_parse("http://localhost:99999/m", &u, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "port 99999 is not in 1-65535"));
+	assert_int_equal(sbm_url_parse("http://localhost:0/m", &u, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "port 0 is not in 1-65535"));
+	assert_int_equal(url("http://localhost:65535/m", &u), 0);
+	assert_int_equal(url("http://example.com/m", &u), -EPERM);
+	assert_int_equal(url("http://192.0.2.1:9/m", &u), -EPERM);
+	assert_int_equal(url("http://127.0.0.2:9/m", &u), 0);
+	assert_int_equal(url("http://[::ffff:127.0.0.1]:9/m", &u), 0);
+	/* what curl reads as 127.0.0.1 is checked as curl reads it */
+	assert_int_equal(url("http://0x7f000001:9/m", &u), 0);
+	assert_string_equal(u.host, "127.0.0.1");
+	assert_int_equal(url("http://0xc0000201:9/m", &u), -EPERM);
 }
 
 /* A metric read from an address that is not this host is refused before connecting. */
@@ -146,6 +163,205 @@ static void test_prom_not_loopback(void **state)
 	snprintf(m.name, sizeof(m.name), "x");
 	assert_int_equal(sbm_sample_value(&m, &v, why, sizeof(why)), -EPERM);
 	assert_non_null(strstr(why, "not this host"));
+}
+
+/*
+ * A canned HTTP server on 127.0.0.1 (a child): up to conns connections, each
+ * answered with reply after delay_ms, the request read first; it exits when
+ * no connection comes for idle_ms, its status the connections it served.
+ */
+struct canned {
+	const char *reply;
+	size_t len;
+	int delay_ms, conns, idle_ms;
+};
+
+static int serve(const struct canned *c, pid_t *pid)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	*pid = fork();
+	assert_true(*pid >= 0);
+	if (*pid == 0) {
+		int served = 0;
+
+		signal(SIGPIPE, SIG_IGN);
+		alarm(30);
+		while (served < c->conns) {
+			struct pollfd pf = { .fd = fd, .events = POLLIN };
+			char req[4096];
+			size_t got = 0, off = 0;
+			int s;
+
+			if (poll(&pf, 1, c->idle_ms ? c->idle_ms : 5000) <= 0)
+				break;
+			s = accept(fd, NULL, NULL);
+			if (s < 0)
+				continue;
+			served++;
+			while (got + 1 < sizeof(req)) {
+				ssize_t n = read(s, req + got, sizeof(req) - 1 - got);
+
+				if (n <= 0)
+					break;
+				got += (size_t)n;
+				req[got] = '\0';
+				if (strstr(req, "\r\n\r\n"))
+					break;
+			}
+			usleep((useconds_t)c->delay_ms * 1000);
+			while (off < c->len) {
+				ssize_t n = write(s, c->reply + off, c->len - off);
+
+				if (n <= 0)
+					break;
+				off += (size_t)n;
+			}
+			close(s);
+		}
+		_exit(served);
+	}
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+/* the connections the server served (it is stopped if still waiting) */
+static int served(pid_t pid, bool stop)
+{
+	int st = 0;
+
+	if (stop)
+		kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int fetch(int port, const char *path, double timeout_s, const char *pin, double *v, char *why,
+		 size_t why_len)
+{
+	char u[128];
+	struct sbm_spec m;
+	char *body = NULL;
+	size_t len = 0;
+	int r;
+
+	snprintf(u, sizeof(u), "http://localhost:%d%s", port, path);
+	r = sbm_http_get(&(struct sbm_http_req){ .url = u, .timeout_s = timeout_s, .pin = pin }, &body, &len,
+			 why, why_len);
+	if (r < 0)
+		return r;
+	sbm_spec_init(&m, SBM_PROM);
+	r = sbm_prom_value(body, len, "tps", v, why, why_len);
+	free(body);
+	return r;
+}
+
+#define OK_HEAD "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\n"
+
+/* The endpoint through libcurl: what a Prometheus exporter may answer, and what it must not get away with. */
+static void test_http(void **state)
+{
+	static const char plain[] = OK_HEAD "Content-Length: 10\r\n\r\ntps 12345\n";
+	/* an HTTP/1.1 server may chunk: the value is cut across two chunks */
+	static const char chunked[] = OK_HEAD "Transfer-Encoding: chunked\r\n\r\n"
+				      "6\r\ntps 12\r\n4\r\n345\n\r\n0\r\n\r\n";
+	static const char not_found[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+	struct canned c = { .conns = 1 };
+	char why[300], redirect[256], *big;
+	double v = 0, t0;
+	pid_t pid, pid2;
+	int port, port2;
+
+	(void)state;
+	c.reply = plain;
+	c.len = sizeof(plain) - 1;
+	port = serve(&c, &pid);
+	assert_int_equal(fetch(port, "/metrics", 2, NULL, &v, why, sizeof(why)), 0);
+	assert_true(v == 12345);
+	assert_int_equal(served(pid, false), 1);
+
+	c.reply = chunked;
+	c.len = sizeof(chunked) - 1;
+	port = serve(&c, &pid);
+	assert_int_equal(fetch(port, "/metrics", 2, NULL, &v, why, sizeof(why)), 0);
+	assert_true(v == 12345);
+	served(pid, false);
+
+	c.reply = not_found;
+	c.len = sizeof(not_found) - 1;
+	port = serve(&c, &pid);
+	assert_int_equal(fetch(port, "/metrics", 2, NULL, &v, why, sizeof(why)), -EIO);
+	assert_non_null(strstr(why, "HTTP 404"));
+	served(pid, false);
+
+	/* a redirect is not followed, not even to this host */
+	c.reply = plain;
+	c.len = sizeof(plain) - 1;
+	c.idle_ms = 1500;
+	port2 = serve(&c, &pid2);
+	snprintf(redirect, sizeof(redirect), "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%d/metrics\r\n"
+		 "Content-Length: 0\r\n\r\n", port2);
+	c.reply = redirect;
+	c.len = strlen(redirect);
+	c.idle_ms = 0;
+	port = serve(&c, &pid);
+	assert_int_equal(fetch(port, "/", 2, NULL, &v, why, sizeof(why)), -EIO);
+	assert_non_null(strstr(why, "HTTP 302"));
+	served(pid, false);
+	assert_int_equal(served(pid2, false), 0);
+
+	/* an answer beyond 4 MiB, with no length announced: cut, an error */
+	big = malloc(6 << 20);
+	assert_non_null(big);
+	memset(big, '#', 6 << 20);
+	memcpy(big, OK_HEAD "\r\n", strlen(OK_HEAD "\r\n"));
+	c.reply = big;
+	c.len = 6 << 20;
+	port = serve(&c, &pid);
+	assert_int_equal(fetch(port, "/metrics", 5, NULL, &v, why, sizeof(why)), -EFBIG);
+	assert_non_null(strstr(why, "larger than 4 MiB"));
+	served(pid, false);
+	free(big);
+
+	/* a server that does not answer: the whole exchange within the timeout */
+	c.reply = plain;
+	c.len = sizeof(plain) - 1;
+	c.delay_ms = 4000;
+	port = serve(&c, &pid);
+	t0 = mono_s();
+	assert_int_equal(fetch(port, "/metrics", 0.5, NULL, &v, why, sizeof(why)), -ETIMEDOUT);
+	assert_true(mono_s() - t0 < 2.0);
+	served(pid, true);
+}
+
+/*
+ * The loopback check holds on the address a name resolves to, not only on
+ * the name: localhost pinned to 192.0.2.1 (as an /etc/hosts could) is
+ * refused without a connection; pinned to 127.0.0.1 it is read.
+ */
+static void test_http_resolved(void **state)
+{
+	static const char plain[] = OK_HEAD "Content-Length: 10\r\n\r\ntps 12345\n";
+	struct canned c = { .reply = plain, .len = sizeof(plain) - 1, .conns = 1, .idle_ms = 1500 };
+	char why[300], pin[64];
+	double v = 0;
+	pid_t pid;
+	int port = serve(&c, &pid);
+
+	(void)state;
+	snprintf(pin, sizeof(pin), "localhost:%d:192.0.2.1", port);
+	assert_int_equal(fetch(port, "/metrics", 2, pin, &v, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "resolves to 192.0.2.1, not this host"));
+	snprintf(pin, sizeof(pin), "localhost:%d:127.0.0.1", port);
+	assert_int_equal(fetch(port, "/metrics", 2, pin, &v, why, sizeof(why)), 0);
+	assert_true(v == 12345);
+	assert_int_equal(served(pid, false), 1);
 }
 
 static void test_cmd_value(void **state)
@@ -171,14 +387,6 @@ static void test_cmd_value(void **state)
 	assert_int_equal(sbm_cmd_value(&m, &w, &v, why, sizeof(why)), -ETIMEDOUT);
 	snprintf(m.cmd, sizeof(m.cmd), "/nonexistent/prog");
 	assert_int_equal(sbm_cmd_value(&m, &w, &v, why, sizeof(why)), -EIO);
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* The deadline holds after the command closed its pipes, and a stop ends the wait (issue 33, 3). */
@@ -606,6 +814,8 @@ int main(void)
 		cmocka_unit_test(test_prom),
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_prom_not_loopback),
+		cmocka_unit_test(test_http),
+		cmocka_unit_test(test_http_resolved),
 		cmocka_unit_test(test_cmd_value),
 		cmocka_unit_test(test_cmd_deadline),
 		cmocka_unit_test(test_cmd_environment),
