@@ -1,6 +1,7 @@
 # swaptune - GNU make build. `make` builds ./swaptune, `make check` runs every
 # test, `make check-asan` runs them under ASan+UBSan, `make bench` runs the
-# benchmarks, `make deps` installs missing Debian packages.
+# benchmarks, `make deps` installs missing Debian packages, `make check-tsan`
+# runs the TUI's engine-thread tests under ThreadSanitizer.
 # Quiet unless V=1. -Werror in a git checkout (developer and CI builds), off
 # for tarball users; force with WERROR=1 or WERROR=0.
 
@@ -70,12 +71,15 @@ HELPER_BIN += $(PRELOAD_SRC:tests/helpers/preload/%.c=$(BUILD)/helpers/%.so)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all deps check check-unit check-cmd check-asan bench install uninstall clean calibrate chaos \
+.PHONY: all deps check check-unit check-cmd check-asan check-tsan bench install uninstall clean calibrate chaos \
 	fuzz fuzz-build fuzz-targets deb sim sim-check switchback-pg
 
 all: $(BIN)
 
-$(BIN): $(MAIN_OBJ) $(BUILD)/libswaptune.a
+# linked into every program of a sanitizer build that sets it (check-tsan's options)
+SAN_OBJ ?=
+
+$(BIN): $(MAIN_OBJ) $(BUILD)/libswaptune.a $(SAN_OBJ)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -91,7 +95,7 @@ $(BUILD)/%.o: %.c
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libswaptune.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libswaptune.a $(LIBS) $(CMOCKA_LIBS) $(ALL_LDFLAGS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libswaptune.a $(SAN_OBJ) $(LIBS) $(CMOCKA_LIBS) $(ALL_LDFLAGS)
 
 $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libswaptune.a
 	@mkdir -p $(dir $@)
@@ -184,6 +188,21 @@ check-asan:
 		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 		CFLAGS="-O1 -g" check
 
+# ThreadSanitizer over what the TUI runs in threads (tests/check-tsan.sh says
+# which tests); reports go to build-tsan/tsan.<pid> and fail the run.
+TSAN_BUILD := build-tsan
+TSAN_UNIT := test-threads test-tui-view test-tui-form
+check-tsan:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) BIN=$(TSAN_BUILD)/swaptune \
+		SAN="-fsanitize=thread" CFLAGS="-O1 -g" SAN_OBJ=$(TSAN_BUILD)/tsan-options.o \
+		$(TSAN_BUILD)/swaptune $(TSAN_UNIT:%=$(TSAN_BUILD)/tests/%)
+	$(Q)BUILD=$(TSAN_BUILD) SWAPTUNE=$(abspath $(TSAN_BUILD)/swaptune) sh tests/check-tsan.sh
+
+$(TSAN_BUILD)/tsan-options.o: tests/tsan-options.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -DTSAN_LOG='"$(abspath $(TSAN_BUILD))/tsan"' -c -o $@ $<
+
 bench: $(BENCH_BIN) $(BIN)
 	$(Q)for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
@@ -248,6 +267,6 @@ deb:
 	@ls build-deb/*.deb
 
 clean:
-	rm -rf build build-asan build-fuzz build-deb swaptune
+	rm -rf build build-asan build-tsan build-fuzz build-deb swaptune
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -526,7 +526,7 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	struct sampler *s = NULL;
 	struct sample_recording rec = { 0 };
 	struct stop_catch stop;
-	static char buf[OUT_BUF], jbuf[OUT_BUF], how_buf[48];
+	char *buf, *jbuf, how_buf[48];
 	uint64_t start, next, rows = 0;
 	const char *how = "done";
 	int r, n_json = 0;
@@ -537,10 +537,17 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	if (a.replay)
 		return sample_replay(&ctx->store, a.replay, a.mode == OUT_JSON ? REPLAY_JSON :
 				     a.mode == OUT_PROM ? REPLAY_PROM : REPLAY_TABLE, ctx->out, &ctx->err);
+	/* the heap, not static buffers: nothing shared should a thread ever sample */
+	buf = malloc(2 * OUT_BUF);
+	if (!buf)
+		return err_set(&ctx->err, -ENOMEM, "out of memory");
+	jbuf = buf + OUT_BUF;
 	r = sampler_open(&s, &ctx->host, &a.so, &ctx->err);
-	if (r < 0)
+	if (r < 0) {
+		free(buf);
 		return r;
-	if (cmd_identity_members(&ctx->host, buf, sizeof(buf)) > 0)
+	}
+	if (cmd_identity_members(&ctx->host, buf, OUT_BUF) > 0)
 		sampler_set_json_members(s, buf);	/* every line says whose it is */
 	if (a.record) {
 		char *params = params_json(&a);
@@ -550,6 +557,7 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		cJSON_free(params);
 		if (r < 0) {
 			sampler_close(s);
+			free(buf);
 			return r;
 		}
 	}
@@ -575,7 +583,7 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		if (r < 0)
 			break;
 		if (a.mode == OUT_JSON || a.record) {
-			n_json = sampler_format_json(s, jbuf, sizeof(jbuf) - 1);
+			n_json = sampler_format_json(s, jbuf, OUT_BUF - 1);
 			if (n_json < 0) {
 				r = err_set(&ctx->err, n_json, "sample: tick too large to format");
 				break;
@@ -631,6 +639,7 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	stop_release(&stop);
 	sampler_close(s);
+	free(buf);
 	return r < 0 ? r : 0;
 }
 

@@ -8,6 +8,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "swaptune/doctor.h"
@@ -85,12 +86,13 @@ static void check_page_cluster(const struct doctor_env *env, struct doctor_resul
 /* The block device under the root filesystem ("vda"), or "" if unknown. */
 static void root_blockdev(const struct host *h, char *out, size_t len)
 {
-	static char buf[65536];
-	char *p, *nl;
+	char *buf = malloc(HOST_MOUNTS_MAX), *p, *nl;
 
 	out[0] = '\0';
-	if (host_read(h, HOST_MOUNTS, buf, sizeof(buf), NULL) < 0)
+	if (!buf || host_read(h, HOST_MOUNTS, buf, HOST_MOUNTS_MAX, NULL) < 0) {
+		free(buf);
 		return;
+	}
 	for (p = buf; p && *p; p = nl ? nl + 1 : NULL) {
 		char dev[256], mnt[256];
 
@@ -102,6 +104,7 @@ static void root_blockdev(const struct host *h, char *out, size_t len)
 		    !strncmp(dev, "/dev/", 5))
 			snprintf(out, len, "%s", strrchr(dev, '/') + 1);
 	}
+	free(buf);
 }
 
 static void check_swap(const struct doctor_env *env, struct doctor_result *r)

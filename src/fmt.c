@@ -288,8 +288,9 @@ int fmt_shell_quote(const char *s, bool always, char *out, size_t len)
 
 const char *fmt_printable(const char *s)
 {
-	static char ring[FMT_PRINTABLE_SLOTS][FMT_PRINTABLE_LEN];
-	static unsigned next;
+	/* one ring per thread: the TUI's engine thread formats as its screen does */
+	static _Thread_local char ring[FMT_PRINTABLE_SLOTS][FMT_PRINTABLE_LEN];
+	static _Thread_local unsigned next;
 
 	return fmt_escape(s, ring[next++ % FMT_PRINTABLE_SLOTS], FMT_PRINTABLE_LEN);
 }

@@ -712,15 +712,19 @@ static bool plain_mount(const char *mnt)
 int host_cgroup_info(const struct host *h, struct st_cgroup_info *ci,
 		     struct st_err *e)
 {
-	static char buf[65536];
-	char *p, *nl, rel[PATH_MAX + 32], ctrl[512];
+	/* on the heap, not static: the TUI's engine thread reads the mounts as its screen does */
+	char *buf = malloc(HOST_MOUNTS_MAX), *p, *nl, *save, rel[PATH_MAX + 32], ctrl[512];
 	bool any_v1 = false;
 	ssize_t r;
 
 	memset(ci, 0, sizeof(*ci));
-	r = host_read(h, HOST_MOUNTS, buf, sizeof(buf), e);
-	if (r < 0)
+	if (!buf)
+		return err_set(e, -ENOMEM, "out of memory");
+	r = host_read(h, HOST_MOUNTS, buf, HOST_MOUNTS_MAX, e);
+	if (r < 0) {
+		free(buf);
 		return (int)r;
+	}
 	for (p = buf; p && *p; p = nl ? nl + 1 : NULL) {
 		char dev[256], mnt[PATH_MAX], type[64], opts[1024];
 
@@ -746,10 +750,11 @@ int host_cgroup_info(const struct host *h, struct st_cgroup_info *ci,
 			snprintf(ci->unified_root, sizeof(ci->unified_root), "%s", mnt + 1);
 		}
 	}
+	free(buf);
 	if (ci->unified_root[0] && !ci->memory_v1) {
 		snprintf(rel, sizeof(rel), "%s/cgroup.controllers", ci->unified_root);
 		if (host_read_line(h, rel, ctrl, sizeof(ctrl), NULL) == 0) {
-			for (char *t = strtok(ctrl, " "); t; t = strtok(NULL, " "))
+			for (char *t = strtok_r(ctrl, " ", &save); t; t = strtok_r(NULL, " ", &save))
 				if (!strcmp(t, "memory"))
 					ci->memory_v2 = true;
 		}
@@ -778,14 +783,17 @@ int host_kernel_release(const struct host *h, char *buf, size_t len,
 int host_compressors(const struct host *h, char *buf, size_t len,
 		     struct st_err *e)
 {
-	static char text[262144];
-	char name[128] = "";
+	char name[128] = "", *text = malloc(HOST_CRYPTO_MAX), *p, *nl;
 	size_t used = 0;
-	char *p, *nl;
-	ssize_t r = host_read(h, HOST_CRYPTO, text, sizeof(text), e);
+	ssize_t r;
 
-	if (r < 0)
+	if (!text)
+		return err_set(e, -ENOMEM, "out of memory");
+	r = host_read(h, HOST_CRYPTO, text, HOST_CRYPTO_MAX, e);
+	if (r < 0) {
+		free(text);
 		return (int)r;
+	}
 	buf[0] = '\0';
 	for (p = text; p && *p; p = nl ? nl + 1 : NULL) {
 		char key[64], val[128];
@@ -813,6 +821,7 @@ int host_compressors(const struct host *h, char *buf, size_t len,
 			name[0] = '\0';
 		}
 	}
+	free(text);
 	return 0;
 }
 

@@ -384,7 +384,7 @@ static int ambiguous(const struct opt_set *sets, size_t nsets, const char *word,
 static int unknown_option(const struct opt_set *sets, size_t nsets, char **argv,
 			  const char **unknown, struct st_err *e)
 {
-	static char word[3];
+	static _Thread_local char word[3];
 	const char *a = argv[optind - 1];
 	char names[256];
 	size_t t, i;

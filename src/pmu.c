@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib_perf_event.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -146,20 +147,23 @@ static const struct event_spec sw_events[] = {
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
+/* pfm_initialize() once per process, whichever thread (the TUI's engine or screen) asks first */
+static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
+static int pfm_init_rc;
+
+static void pfm_init(void)
+{
+	pfm_init_rc = pfm_initialize();
+}
+
 static int pfm_ready(char *reason, size_t len)
 {
-	static int state;	/* 0 not tried, 1 ok, <0 failed */
-	int ret;
-
-	if (state == 0) {
-		ret = pfm_initialize();
-		state = ret == PFM_SUCCESS ? 1 : -1;
-		if (ret != PFM_SUCCESS)
-			snprintf(reason, len, "libpfm4 failed to initialise: %s", pfm_strerror(ret));
-	} else if (state < 0) {
-		snprintf(reason, len, "libpfm4 failed to initialise");
+	pthread_once(&pfm_once, pfm_init);
+	if (pfm_init_rc != PFM_SUCCESS) {
+		snprintf(reason, len, "libpfm4 failed to initialise: %s", pfm_strerror(pfm_init_rc));
+		return -ENOSYS;
 	}
-	return state > 0 ? 0 : -ENOSYS;
+	return 0;
 }
 
 static const char *target_name(enum pmu_target t)

@@ -103,7 +103,7 @@ static void verdict_text(struct report *rep, const struct sbrun_stored *s)
 		abort();
 	sbrun_verdict_print(m, s);
 	fclose(m);
-	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+	for (char *save, *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		report_line(x, "%s", line);
 	free(buf);
 	if (sbrun_says_change(s)) {

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -25,7 +26,10 @@ struct replay {
 	unsigned shape;			/* the shape the slots below are of; 0 none yet */
 	int metric[SM_COUNT], counter[SC_COUNT];
 	int time, cg_path, cpu_source, cpu_target, interval, seq, page_size;
+	char *prom;			/* PROM_TEXT_MAX: one tick's exposition */
 };
+
+#define PROM_TEXT_MAX 65536
 
 /* Look the leaves up once per tick structure, not per tick. */
 static void map_slots(struct replay *r, const struct store_tick *t)
@@ -105,7 +109,6 @@ static double number_or_0(const struct replay *r, int slot)
 /* the same exposition the live run printed for this tick (sample_prom_format) */
 static int prom_text(struct replay *r)
 {
-	static char buf[65536];
 	char cg[4096], src[64], target[64];
 	struct sample_prom_src p = {
 		.arg = r, .value = src_value, .counter = src_counter,
@@ -117,13 +120,16 @@ static int prom_text(struct replay *r)
 		.seq = (uint64_t)number_or_0(r, r->seq),
 		.page_size = number_or_0(r, r->page_size),
 	};
-	int n = sample_prom_format(&p, buf, sizeof(buf));
+	int n;
 
+	if (!r->prom && !(r->prom = malloc(PROM_TEXT_MAX)))
+		return -ENOMEM;
+	n = sample_prom_format(&p, r->prom, PROM_TEXT_MAX);
 	if (n < 0)
 		return -EBADMSG;
 	if (r->rows)
 		fputc('\n', r->out);
-	fwrite(buf, 1, (size_t)n, r->out);
+	fwrite(r->prom, 1, (size_t)n, r->out);
 	return 0;
 }
 
@@ -173,6 +179,7 @@ int sample_replay(struct store *st, int64_t run_id, enum replay_mode mode, FILE 
 		return rc;
 	}
 	rc = store_samples_read(st, run_id, one_tick, &r, e);
+	free(r.prom);
 	if (rc == -EBADMSG && (!e || !e->msg[0]))
 		rc = err_set(e, rc, "recording %lld: a tick is not JSON", (long long)run_id);
 	else if (rc == -ENOMEM)

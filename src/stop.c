@@ -43,7 +43,7 @@ void stop_release(struct stop_catch *s)
 
 const char *stop_signal_name(int sig)
 {
-	static char buf[24];
+	static _Thread_local char buf[24];
 
 	switch (sig) {
 	case SIGINT: return "SIGINT";

@@ -214,15 +214,16 @@ static int form_validate(struct probe_state *s)
 	return bad;
 }
 
-/* "5,10,15,20,30,40" */
-static const char *looks_text(const struct judge_plan *p)
+#define LOOKS_TEXT_LEN 96
+
+/* "5,10,15,20,30,40" into buf (LOOKS_TEXT_LEN) */
+static const char *looks_text(const struct judge_plan *p, char *buf)
 {
-	static char buf[96];
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < p->n_looks && n < sizeof(buf); i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%u", i ? "," : "", p->looks[i]);
+	for (size_t i = 0; i < p->n_looks && n < LOOKS_TEXT_LEN; i++)
+		n += (size_t)snprintf(buf + n, LOOKS_TEXT_LEN - n, "%s%u", i ? "," : "", p->looks[i]);
 	return buf;
 }
 
@@ -245,12 +246,12 @@ static bool form_check(struct probe_state *s)
 	tui_fmt_bytes((double)s->cfg.wp.working_set_bytes, ws, sizeof(ws));
 	tui_fmt_bytes((double)s->cfg.memcg_limit_bytes, lim, sizeof(lim));
 	if (s->cfg.plan.sequential && s->plan.max_trials > s->plan.trials) {
-		char tmax[32], cap[32];
+		char tmax[32], cap[32], looks[LOOKS_TEXT_LEN];
 
 		/* the first look's trials at least, every look's at most; the budget may drop later looks */
 		snprintf(s->form.note, sizeof(s->form.note), "plan: %u to %u trials (%u arms, looks at rounds %s%s), "
 			 "about %s to %s (looks that do not fit a %s budget are dropped); working set %s in a %s memcg",
-			 s->plan.trials, s->plan.max_trials, s->cfg.narms, looks_text(&s->cfg.plan),
+			 s->plan.trials, s->plan.max_trials, s->cfg.narms, looks_text(&s->cfg.plan, looks),
 			 s->cfg.warmup ? ", after a warm-up" : "",
 			 tui_fmt_secs(s->plan.est_total_s, t, sizeof(t)),
 			 tui_fmt_secs(s->plan.est_max_s, tmax, sizeof(tmax)),
@@ -424,7 +425,7 @@ static void draw_form(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int r
 static void draw_running(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int rows, int cols)
 {
 	struct progress_copy pg;
-	char el[32], eta[32], where[64];
+	char el[32], eta[32], where[64], looks[LOOKS_TEXT_LEN];
 	double now = now_s(), left;
 	int y = 1, barw = cols - 20;
 
@@ -434,7 +435,7 @@ static void draw_running(struct tui_ctx *c, struct probe_state *s, WINDOW *w, in
 	wattron(w, tui_style(c, TS_TITLE));
 	if (s->cfg.plan.sequential)
 		tui_print_clipped(w, y++, 2, cols, "Probe running: %s, arms %s, looks at %s%s",
-				  s->form.val[F_WORKLOAD], s->form.val[F_ARMS], looks_text(&s->cfg.plan),
+				  s->form.val[F_WORKLOAD], s->form.val[F_ARMS], looks_text(&s->cfg.plan, looks),
 				  s->cfg.warmup ? " + warm-up" : "");
 	else
 		tui_print_clipped(w, y++, 2, cols, "Probe running: %s, arms %s, %u round%s%s", s->form.val[F_WORKLOAD],

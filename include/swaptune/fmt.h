@@ -37,8 +37,8 @@ const char *fmt_bytes(unsigned long long b, char *buf, size_t len);
  * human-readable line: control bytes (newline, ESC...), DEL, C1 controls and
  * invalid UTF-8 become \xNN; printable UTF-8 is kept. fmt_escape() writes
  * into buf (truncating) and returns it; fmt_printable() uses one of
- * FMT_PRINTABLE_SLOTS static buffers in turn, so up to that many results may
- * be used in one printf (not thread-safe; truncates at FMT_PRINTABLE_LEN).
+ * FMT_PRINTABLE_SLOTS buffers of the calling thread in turn, so up to that
+ * many results may be used in one printf (truncates at FMT_PRINTABLE_LEN).
  * JSON output needs neither: cJSON escapes.
  */
 const char *fmt_escape(const char *s, char *buf, size_t len);

@@ -26,6 +26,9 @@
 #define HOST_SWAPS		"proc/swaps"
 #define HOST_MOUNTS		"proc/mounts"
 #define HOST_CRYPTO		"proc/crypto"
+/* what the readers take of proc/mounts and proc/crypto (bytes) */
+#define HOST_MOUNTS_MAX		65536
+#define HOST_CRYPTO_MAX		262144
 #define HOST_OSRELEASE		"proc/sys/kernel/osrelease"
 #define HOST_HOSTNAME		"proc/sys/kernel/hostname"
 #define HOST_PSI_MEMORY		"proc/pressure/memory"
