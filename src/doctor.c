@@ -110,7 +110,7 @@ static void root_blockdev(const struct host *h, char *out, size_t len)
 static void check_swap(const struct doctor_env *env, struct doctor_result *r)
 {
 	const struct host_facts *f = env->f;
-	char dev[64];
+	char dev[64], where[PATH_MAX];
 	int rot = -1;
 
 	if (unreadable(env, r, "swaps", true))
@@ -133,6 +133,14 @@ static void check_swap(const struct doctor_env *env, struct doctor_result *r)
 	if (host_exists(env->h, HOST_LOOP_CONTROL)) {
 		set(r, DOCTOR_OK, NULL,
 		    "no swap active; a probe makes a scratch swap on a loop device (non-rotational)");
+		return;
+	}
+	/* loop as a module nothing loaded (no systemd static nodes): the probe loads it */
+	if (host_module_state(env->h, "loop", "drivers/block/loop", where, sizeof(where)) ==
+	    HOST_MOD_LOADABLE) {
+		set(r, DOCTOR_OK, NULL,
+		    "no swap active and loop is a module not loaded (/%s): a probe runs modprobe loop, "
+		    "then makes a scratch swap on a loop device (non-rotational)", where);
 		return;
 	}
 	if (host_exists(env->h, HOST_ZRAM_CONTROL) ||

@@ -780,6 +780,66 @@ int host_kernel_release(const struct host *h, char *buf, size_t len,
 	return host_read_line(h, HOST_OSRELEASE, buf, len, e);
 }
 
+/* A line of modules.builtin (kernel/drivers/block/loop.ko) naming kpath. */
+static bool builtin_lists(const char *text, const char *kpath)
+{
+	char want[PATH_MAX];
+	size_t n = (size_t)snprintf(want, sizeof(want), "kernel/%s.ko", kpath);
+
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (l == n && !strncmp(p, want, n))
+			return true;
+		p = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+enum host_module host_module_state(const struct host *h, const char *name, const char *kpath,
+				   char *where, size_t len)
+{
+	static const char *const ext[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
+	char rel[PATH_MAX], release[128];
+	enum host_module m = HOST_MOD_UNKNOWN;
+	char *text;
+
+	where[0] = '\0';
+	snprintf(rel, sizeof(rel), HOST_SYS_MODULE "/%s/initstate", name);
+	if (host_exists(h, rel))
+		return HOST_MOD_LOADED;
+	snprintf(rel, sizeof(rel), HOST_SYS_MODULE "/%s", name);
+	if (host_exists(h, rel))
+		return HOST_MOD_BUILTIN;
+	if (host_kernel_release(h, release, sizeof(release), NULL) < 0 || !release[0] ||
+	    strchr(release, '/'))
+		return HOST_MOD_UNKNOWN;
+	snprintf(rel, sizeof(rel), HOST_LIB_MODULES "/%s", release);
+	if (!host_exists(h, rel))
+		return HOST_MOD_UNKNOWN;
+	m = HOST_MOD_ABSENT;
+	if ((text = malloc(1 << 20))) {
+		ssize_t r;
+
+		snprintf(rel, sizeof(rel), HOST_LIB_MODULES "/%s/modules.builtin", release);
+		r = host_read(h, rel, text, 1 << 20, NULL);
+		if (r >= 0 && builtin_lists(text, kpath))
+			m = HOST_MOD_BUILTIN;
+		free(text);
+	}
+	if (m == HOST_MOD_BUILTIN)
+		return m;
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		snprintf(rel, sizeof(rel), HOST_LIB_MODULES "/%s/kernel/%s%s", release, kpath, ext[i]);
+		if (host_exists(h, rel)) {
+			snprintf(where, len, "%s", rel);
+			return HOST_MOD_LOADABLE;
+		}
+	}
+	return m;
+}
+
 int host_compressors(const struct host *h, char *buf, size_t len,
 		     struct st_err *e)
 {

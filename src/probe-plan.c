@@ -248,6 +248,12 @@ int probe_plan(const struct host *h, struct probe_config *c, struct probe_plan *
 			c->swap_size_bytes = 512 * MiB;
 	}
 	p->swap_bytes = p->have_host_swap ? 0 : c->swap_size_bytes;
+	if (!p->have_host_swap && !host_exists(h, HOST_LOOP_CONTROL)) {
+		char where[PATH_MAX];
+
+		p->load_loop_module = host_module_state(h, "loop", "drivers/block/loop", where,
+							sizeof(where)) == HOST_MOD_LOADABLE;
+	}
 	p->mount_debugfs = h->live && (host_list_dir(h, HOST_DEBUGFS, list, sizeof(list), NULL) < 0 ||
 				       !list[0]);
 
@@ -320,11 +326,12 @@ static void changes_swap(const struct probe_config *c, const struct probe_plan *
 		       "synchronous swap device such as zram, as this host could do until now",
 		       p->zswap_lasting_why);
 	if (!p->have_host_swap)
-		change(ch, "scratch-swap", "a %s sparse file %s/swaptune-swap-<pid>.img (mode 0600) on a free loop "
+		change(ch, "scratch-swap", "%sa %s sparse file %s/swaptune-swap-<pid>.img (mode 0600) on a free loop "
 		       "device, marked non-rotational, swapped on for the probe (the host's only swap meanwhile: "
 		       "other processes may swap to it too, and are read back in when it is switched off); "
 		       "switched off and on before every trial, which empties it and its zswap entries; detached "
 		       "and removed at the end",
+		       p->load_loop_module ? "the loop module loaded first (modprobe loop; it stays loaded), then " : "",
 		       fmt_bytes(p->swap_bytes, b1, sizeof(b1)),
 		       p->scratch_dir[0] ? fmt_escape(p->scratch_dir, esc, sizeof(esc)) : "(default)");
 	else

@@ -32,6 +32,13 @@ int probe_engine_setup(struct engine *E, struct st_err *e)
 		r->zswap_enabled_by_probe = true;
 	}
 	if (!p->have_host_swap) {
+		char said[160];
+
+		rc = scratch_loop_module(E->h, said, sizeof(said), e);
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			probe_report_keep(E, 0, said);
 		rc = scratch_swap_create_loop(&E->swap, E->h, journal_hooks(&E->j), E->c->scratch_dir,
 					      E->c->swap_size_bytes, e);
 		if (rc < 0)

@@ -16,6 +16,7 @@
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/swap.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -190,6 +191,72 @@ int scratch_swap_recycle(struct scratch_swap *s, struct st_err *e)
 
 /* ---- loop ---- */
 
+/* modprobe as the distributions install it: a fixed path, never one from PATH */
+static const char *const modprobe_paths[] = { "/usr/sbin/modprobe", "/sbin/modprobe" };
+
+int scratch_loop_module(const struct host *h, char *said, size_t len, struct st_err *e)
+{
+	char where[PATH_MAX];
+	const char *exe = NULL;
+	int status = -1;
+	pid_t pid;
+
+	said[0] = '\0';
+	if (!h->live || access(LOOP_CONTROL_DEV, F_OK) == 0)
+		return 0;
+	switch (host_module_state(h, "loop", "drivers/block/loop", where, sizeof(where))) {
+	case HOST_MOD_LOADABLE:
+		break;
+	case HOST_MOD_ABSENT:
+		return err_set_exit(e, -ENODEV, ST_EXIT_DENIED,
+				    "%s is absent and this kernel has no loop driver (neither built in nor "
+				    "a module under /lib/modules): give the probe a swap device (swapon)",
+				    LOOP_CONTROL_DEV);
+	default:
+		/* loaded or built in without the node, or cannot tell: loop_attach() says so */
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(modprobe_paths) / sizeof(modprobe_paths[0]) && !exe; i++)
+		if (access(modprobe_paths[i], X_OK) == 0)
+			exe = modprobe_paths[i];
+	if (!exe)
+		return err_set_exit(e, -ENOENT, ST_EXIT_DENIED,
+				    "%s is absent, loop is a module not loaded (/%s) and there is no modprobe "
+				    "(/usr/sbin, /sbin): load it (insmod /%s) or give the probe a swap device",
+				    LOOP_CONTROL_DEV, where, where);
+	snprintf(said, len, "loading the loop module for a scratch swap: %s loop (it stays loaded)", exe);
+	pid = fork();
+	if (pid < 0)
+		return err_set(e, -errno, "cannot run %s loop: fork: %s", exe, strerror(errno));
+	if (pid == 0) {
+		static char *const env[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
+		int devnull = open("/dev/null", O_RDWR);
+
+		if (devnull >= 0) {
+			dup2(devnull, STDIN_FILENO);
+			dup2(devnull, STDOUT_FILENO);
+		}
+		execle(exe, exe, "-q", "loop", (char *)NULL, env);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return err_set_exit(e, -ENODEV, ST_EXIT_DENIED,
+				    "%s is absent and '%s loop' failed (%s %d): load the loop module by hand "
+				    "(modprobe loop) or give the probe a swap device (swapon)",
+				    LOOP_CONTROL_DEV, exe, WIFEXITED(status) ? "exit" : "signal",
+				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	/* devtmpfs makes the node as the module registers it; udev may take a moment */
+	for (int i = 0; i < 40 && access(LOOP_CONTROL_DEV, F_OK) != 0; i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
+	if (access(LOOP_CONTROL_DEV, F_OK) != 0)
+		return err_set_exit(e, -ENOENT, ST_EXIT_DENIED,
+				    "'%s loop' succeeded but %s did not appear within 2 s: is devtmpfs "
+				    "mounted on /dev?", exe, LOOP_CONTROL_DEV);
+	return 1;
+}
+
 static int loop_attach(struct scratch_swap *s, int file_fd, const struct stat *fst,
 		       struct st_err *e)
 {
@@ -198,7 +265,7 @@ static int loop_attach(struct scratch_swap *s, int file_fd, const struct stat *f
 
 	ctl = open(LOOP_CONTROL_DEV, O_RDWR | O_CLOEXEC);
 	if (ctl < 0)
-		return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot open %s: %s (is the loop module loaded?)",
+		return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot open %s: %s (load the loop module: modprobe loop)",
 				    LOOP_CONTROL_DEV, strerror(errno));
 	/* another program may take the free device first: try a few */
 	for (int tries = 0; tries < 8; tries++) {

@@ -46,6 +46,8 @@
 #define HOST_CGROUP_ROOT	"sys/fs/cgroup"
 #define HOST_CLASS_BLOCK	"sys/class/block"
 #define HOST_LOOP_CONTROL	"sys/class/misc/loop-control"
+#define HOST_SYS_MODULE		"sys/module"
+#define HOST_LIB_MODULES	"lib/modules"
 #define HOST_ZRAM_CONTROL	"sys/class/zram-control"
 #define HOST_CMDLINE		"proc/cmdline"
 /* present only when zswap is a loadable module (built in: just parameters/) */
@@ -440,6 +442,21 @@ int host_read_cpu_stat(const struct host *h, struct host_cpu_stat *s, struct st_
 
 int host_kernel_release(const struct host *h, char *buf, size_t len,
 			struct st_err *e);
+/* Where a kernel module stands on the running kernel (host_module_state()). */
+enum host_module {
+	HOST_MOD_UNKNOWN = 0,	/* lib/modules/<release> is missing: cannot tell */
+	HOST_MOD_LOADED,	/* a module, loaded (sys/module/<name>/initstate) */
+	HOST_MOD_BUILTIN,	/* built in (modules.builtin, or sys/module/<name> without initstate) */
+	HOST_MOD_LOADABLE,	/* a module file for this release, not loaded */
+	HOST_MOD_ABSENT,	/* neither built in nor a module file */
+};
+/*
+ * Module name, whose file is kernel/<kpath>.ko (or .ko.xz, .ko.zst, .ko.gz)
+ * under lib/modules/<release> ("drivers/block/loop"); where gets the file
+ * found (sysroot-relative), "" otherwise.
+ */
+enum host_module host_module_state(const struct host *h, const char *name, const char *kpath,
+				   char *where, size_t len);
 /* Compression algorithms the kernel offers (/proc/crypto), space separated. */
 int host_compressors(const struct host *h, char *buf, size_t len,
 		     struct st_err *e);

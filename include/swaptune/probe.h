@@ -330,6 +330,7 @@ struct probe_plan {
 	bool zswap_lasting;
 	char zswap_lasting_why[640];
 	bool have_host_swap;		/* else a scratch swap is made */
+	bool load_loop_module;		/* no loop-control: loop is a module not loaded, modprobe loop first */
 	char host_swap[128];		/* first active device, "" if none */
 	bool host_swap_rotational;
 	uint64_t swap_bytes;
@@ -356,7 +357,7 @@ struct probe_plan {
 #define PROBE_CHANGES_MAX (PROBE_ARMS_MAX * PROBE_ARM_SET_MAX + 10)
 struct probe_change {
 	char kind[24];
-	char text[400];
+	char text[512];
 };
 
 /* c and p after probe_plan(); returns the number of entries written to out. */

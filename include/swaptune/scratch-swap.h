@@ -65,6 +65,17 @@ struct scratch_swap {
 int scratch_swap_default_dir(char *out, size_t len, struct st_err *e);
 
 /*
+ * Make /dev/loop-control exist on the live host before a loop scratch swap:
+ * when loop is a module nothing loaded (a minimal host without systemd's
+ * static nodes), run modprobe loop (fixed path, fixed environment) and wait
+ * up to 2 s for the node. 1 and said = the line to show when it loaded it, 0
+ * when nothing was needed (or cannot be told: the open then says why), < 0
+ * with exit status 3 and what to do (no loop driver, no modprobe, modprobe
+ * failed). The module stays loaded: it is not a swaptune resource.
+ */
+int scratch_loop_module(const struct host *h, char *said, size_t len, struct st_err *e);
+
+/*
  * Make the loop-backed swap of size_bytes in dir and swap on it. -ENOSPC
  * when dir lacks the room, -EOPNOTSUPP (exit 3) for tmpfs or a sysroot.
  * On failure everything made so far is removed again.
