@@ -71,7 +71,7 @@ HELPER_BIN += $(PRELOAD_SRC:tests/helpers/preload/%.c=$(BUILD)/helpers/%.so)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all deps check check-unit check-cmd check-asan check-tsan bench install uninstall clean calibrate chaos \
+.PHONY: all deps check check-unit check-cmd check-kernels check-asan check-tsan bench install uninstall clean calibrate chaos \
 	fuzz fuzz-build fuzz-targets deb sim sim-check switchback-pg
 
 all: $(BIN)
@@ -182,6 +182,12 @@ check-unit: $(UNIT_BIN)
 
 check-cmd: $(BIN) $(HELPER_BIN) $(SIM_BIN) $(SIMSB_BIN)
 	$(Q)BUILD=$(BUILD) SWAPTUNE=$(abspath $(BIN)) ONLY=cmd sh tests/run-tests.sh
+
+# Debian 12's 6.1 kernel in a QEMU TCG guest on cgroup v2 (docs/kernels.md);
+# installs qemu-system-x86 through make deps when missing.
+check-kernels: $(BIN)
+	$(Q)command -v qemu-system-x86_64 >/dev/null || KERNELS=1 sh share/install-deps.sh
+	$(Q)sh tests/kernels/check-kernels.sh
 
 check-asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/swaptune \

@@ -12,6 +12,8 @@ pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev lib
 sqlite3 python3 tmux stress-ng util-linux clang libclang-rt-14-dev zsh fish
 dpkg-dev debhelper lintian fakeroot ansible ansible-lint prometheus chromium
 postgresql postgresql-contrib memcached libmemcached-tools"
+# make check-kernels: QEMU for the Debian 12 kernel guest (docs/kernels.md)
+[ "${KERNELS:-0}" = 1 ] && pkgs="$pkgs qemu-system-x86"
 [ "${NO_TEST_TOOLS:-0}" = 1 ] && pkgs="build-essential pkg-config libcgroup-dev libsqlite3-dev libncurses-dev libpfm4-dev libcjson-dev libcurl4-openssl-dev libcmocka-dev"
 missing=""
 for p in $pkgs; do
