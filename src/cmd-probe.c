@@ -735,6 +735,9 @@ static int run_probe(struct cmd_ctx *ctx, struct probe_config *c, const struct p
 		/* the plan was shown when it was asked about; else the changes are said now */
 		if (a->yes)
 			print_changes(stderr, c, p, "probe: will change:");
+	} else if (p->load_loop_module) {
+		/* a change that outlives the probe is said even without progress */
+		fprintf(stderr, "probe: loading the loop module for a scratch swap (modprobe loop; it stays loaded)\n");
 	}
 	/*
 	 * --yes confirms the host changes, not a run too short to answer: it
