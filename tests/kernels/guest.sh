@@ -58,4 +58,70 @@ check status-json 0 "$ST" status --json --db "$DB"
 check sample 0 "$ST" sample --interval 200ms --count 3 --no-cpu --db "$DB"
 check sample-record 0 "$ST" sample --interval 200ms --count 3 --no-cpu --record --db "$DB"
 
+# restored NAME: the host is as before a probe: no swaptune cgroup, no loop
+# device attached, page-cluster 3, zswap off, the swap as it was (SWAPS)
+restored() {
+	left=""
+	ls -d /sys/fs/cgroup/swaptune-* >/dev/null 2>&1 && left="$left cgroups:$(ls -d /sys/fs/cgroup/swaptune-* | tr '\n' ' ')"
+	[ "$(cat /proc/sys/vm/page-cluster)" = 3 ] || left="$left page-cluster=$(cat /proc/sys/vm/page-cluster)"
+	[ "$(cat /sys/module/zswap/parameters/enabled)" = N ] || left="$left zswap=$(cat /sys/module/zswap/parameters/enabled)"
+	[ "$(tail -n +2 /proc/swaps | awk '{ print $1 }' | tr '\n' ' ')" = "$SWAPS" ] || left="$left swaps:$(tail -n +2 /proc/swaps | awk '{ print $1 }' | tr '\n' ' ')"
+	for l in /sys/block/loop*/loop/backing_file; do
+		[ -e "$l" ] && left="$left loop:$(cat "$l")"
+	done
+	if [ -z "$left" ]; then ok "$1"; else bad "$1" "left behind:$left"; fi
+}
+runs() { sqlite3 "$DB" "select count(*) from runs where kind = '$1'" 2>/dev/null; }
+P="--workload anon-seq --arms pc3,pc0 --reps 1 --no-warmup --working-set 32M --memcg-limit 16M
+   --min-trial 0 --max-time 0 --allow-short --duration 20s --yes --scratch-dir /mnt/scratch --swap-size 128M"
+
+# --- probes on a scratch loop swap: the probe loads the loop module --------
+SWAPS=""
+check probe-max 0 "$ST" probe $P --limit-mode max --db "$DB"
+has probe-loads-loop /tmp/out.probe-max 'loading the loop module for a scratch swap \(modprobe loop'
+[ -e /dev/loop-control ] && ok loop-loaded || bad loop-loaded "no /dev/loop-control after the probe"
+restored probe-max-restored
+check probe-high 0 "$ST" probe $P --limit-mode high --db "$DB"
+restored probe-high-restored
+[ "$(runs probe)" = 2 ] && ok store-probes || bad store-probes "$(runs probe) probe runs stored, want 2"
+
+# --- a swap disk, non-rotational as a real SSD would be --------------------
+echo 0 >/sys/block/vda/queue/rotational
+mkswap -q /dev/vda >/dev/null && swapon /dev/vda || bad swapon "cannot swap on /dev/vda"
+SWAPS="/dev/vda "
+check probe-bypass 0 "$ST" probe $P --arms pc3,bypass --db "$DB"
+restored probe-bypass-restored
+check recommend 0 "$ST" recommend --db "$DB"
+check recommend-json 0 "$ST" recommend --json --db "$DB"
+
+# --- apply and rollback, by hand and persisted -----------------------------
+check apply 0 "$ST" apply page-cluster=1 --yes --db "$DB"
+[ "$(cat /proc/sys/vm/page-cluster)" = 1 ] && ok apply-set || bad apply-set "page-cluster $(cat /proc/sys/vm/page-cluster)"
+check rollback 0 "$ST" rollback --yes --db "$DB"
+[ "$(cat /proc/sys/vm/page-cluster)" = 3 ] && ok rollback-restored || bad rollback-restored "page-cluster $(cat /proc/sys/vm/page-cluster)"
+check apply-persist 0 "$ST" apply page-cluster=1 --persist --yes --db "$DB"
+wrote=$(grep -rl swaptune /etc/sysctl.d /etc/swaptune 2>/dev/null | tr '\n' ' ')
+[ -n "$wrote" ] && ok persist-wrote || bad persist-wrote "no boot-time file names swaptune"
+check rollback-persist 0 "$ST" rollback --yes --db "$DB"
+still=""
+for f in $wrote; do [ -e "$f" ] && grep -q 'page-cluster\|page_cluster' "$f" && still="$still $f"; done
+[ -z "$still" ] && ok persist-purged || bad persist-purged "still there:$still"
+[ "$(cat /proc/sys/vm/page-cluster)" = 3 ] && ok persist-restored || bad persist-restored "page-cluster $(cat /proc/sys/vm/page-cluster)"
+
+# --- kill -9 mid-probe, and the repair the next command makes --------------
+swapoff /dev/vda
+SWAPS=""
+"$ST" probe $P --reps 3 --limit-mode max --db "$DB" >/tmp/out.killed 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 600 ] && ! ls -d /sys/fs/cgroup/swaptune-* >/dev/null 2>&1; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+[ $i -lt 600 ] && ok kill9-mid-trial || bad kill9-mid-trial "no trial cgroup appeared within 60 s"
+check repair 0 "$ST" status --db "$DB"
+restored kill9-repaired
+
 finish
