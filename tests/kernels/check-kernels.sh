@@ -63,6 +63,25 @@ truncate -s 512M "$C/swap.img" && truncate -s 1G "$C/scratch.img" &&
 	mkfs.ext4 -q -F "$C/scratch.img" ||
 	{ echo "check-kernels: cannot make the disks"; echo "0 passed, 1 failed"; exit 1; }
 
+# a verdict decided on 6.18 with cgroup v1 (the vm-v1 fixture's fingerprint on
+# the fleet fixture's probe runs), exported for the guest to import
+v1=$C/v1
+rm -rf "$v1" "$C/v1.db" && mkdir -p "$v1" && cp -a "$TOP/tests/fixtures/vm-v1/." "$v1/" &&
+	mkdir -p "$v1/etc" "$v1/proc/sys/kernel/random" &&
+	echo 0123456789abcdef0123456789abcdef >"$v1/etc/machine-id" &&
+	echo 0b0e1d00-0000-4000-8000-000000000001 >"$v1/proc/sys/kernel/random/boot_id" &&
+	"$TOP/swaptune" --db "$C/v1.db" --sysroot "$v1" sample --record --count 1 --interval 0.1 >/dev/null 2>&1 &&
+	"$TOP/swaptune" --db "$C/v1.db" --sysroot "$v1" export -o "$C/v1.json" 2>/dev/null &&
+	python3 - "$TOP/tests/fixtures/fleet/host-01.json" "$C/v1.json" "$C/import.json" <<'PY' ||
+import json, sys
+doc = json.load(open(sys.argv[1]))
+fp = json.load(open(sys.argv[2]))["runs"][0]["kernel_fingerprint"]
+for r in doc["runs"]:
+    r["kernel_fingerprint"] = fp
+json.dump(doc, open(sys.argv[3], "w"))
+PY
+	{ echo "check-kernels: cannot make the 6.18/v1 export"; echo "0 passed, 1 failed"; exit 1; }
+
 log=$C/console.log
 start=$(date +%s)
 timeout "$T" nice -n 10 qemu-system-x86_64 -machine q35 -accel tcg -cpu max -smp 1 -m 1536 \

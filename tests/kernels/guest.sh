@@ -75,6 +75,15 @@ runs() { sqlite3 "$DB" "select count(*) from runs where kind = '$1'" 2>/dev/null
 P="--workload anon-seq --arms pc3,pc0 --reps 1 --no-warmup --working-set 32M --memcg-limit 16M
    --min-trial 0 --max-time 0 --allow-short --duration 20s --yes --scratch-dir /mnt/scratch --swap-size 128M"
 
+# --- a verdict from 6.18 with cgroup v1, imported: read here on 6.1 and v2 -
+IDB=/tmp/st/imported.db
+check import 0 "$ST" import "$TOP/build/kernels/import.json" --db "$IDB"
+irun=$(sqlite3 "$IDB" "select id from runs where kind = 'imported' and origin_kind = 'probe' limit 1")
+check recommend-imported 0 "$ST" recommend --run "$irun" --db "$IDB"
+has recommend-kernel-differs /tmp/out.recommend-imported "^Kernel differs: decided on 6\.18.*cgroup v1, .*; this host runs $KV, cgroup v2.*check it with swaptune verify"
+check status-imported 0 "$ST" status --db "$IDB"
+has status-kernel-differs /tmp/out.status-imported "^Newest verdict .*decided on 6\.18.*cgroup v1 -> v2.*check it with swaptune verify"
+
 # --- probes on a scratch loop swap: the probe loads the loop module --------
 SWAPS=""
 check probe-max 0 "$ST" probe $P --limit-mode max --db "$DB"
