@@ -117,6 +117,17 @@ for f in $wrote; do [ -e "$f" ] && grep -q 'page-cluster\|page_cluster' "$f" && 
 [ -z "$still" ] && ok persist-purged || bad persist-purged "still there:$still"
 [ "$(cat /proc/sys/vm/page-cluster)" = 3 ] && ok persist-restored || bad persist-restored "page-cluster $(cat /proc/sys/vm/page-cluster)"
 
+# --- apply --confirm-within left to expire: it undoes itself -------------
+check apply-confirm-within 0 "$ST" apply page-cluster=1 --confirm-within 5s --yes --db "$DB"
+[ "$(cat /proc/sys/vm/page-cluster)" = 1 ] && ok confirm-within-set || bad confirm-within-set "page-cluster $(cat /proc/sys/vm/page-cluster)"
+i=0
+while [ $i -lt 60 ] && [ "$(cat /proc/sys/vm/page-cluster)" != 3 ]; do
+	sleep 1
+	i=$((i + 1))
+done
+[ "$(cat /proc/sys/vm/page-cluster)" = 3 ] && ok confirm-within-expired ||
+	bad confirm-within-expired "page-cluster still $(cat /proc/sys/vm/page-cluster) 60 s after a 5 s --confirm-within"
+
 # --- kill -9 mid-probe, and the repair the next command makes --------------
 swapoff /dev/vda
 SWAPS=""
