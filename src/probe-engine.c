@@ -14,6 +14,7 @@
 #include "probe-int.h"
 #include "swaptune/facts.h"
 #include "swaptune/kernel-check.h"
+#include "swaptune/stop.h"
 
 /* ---- running --------------------------------------------------------- */
 
@@ -318,9 +319,9 @@ int probe_run(const struct host *h, struct store *st, struct probe_config *c,
 	probe_engine_teardown(&E, rc < 0 ? NULL : &e_run);
 	engine_summarize(&E);
 	r->elapsed_s = probe_now_s() - t0;
-	if (c->stop && *c->stop) {
+	if (stop_requested(c->stop)) {
 		r->status = "interrupted";
-		r->signal = (int)*c->stop;
+		r->signal = stop_requested(c->stop);
 	} else if (rc < 0 || r->restore_error[0]) {
 		r->status = "failed";
 		snprintf(r->error, sizeof(r->error), "%s", e_run.msg);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "probe-int.h"
+#include "swaptune/stop.h"
 
 double probe_now_s(void)
 {
@@ -20,7 +21,7 @@ double probe_now_s(void)
 
 bool probe_stopped(const struct engine *E)
 {
-	return E->c->stop && *E->c->stop;
+	return stop_requested(E->c->stop) != 0;
 }
 
 unsigned probe_expected_rounds(const struct probe_budget *b, unsigned last)

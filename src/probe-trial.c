@@ -21,6 +21,7 @@
 
 #include "probe-int.h"
 #include "swaptune/pmu.h"
+#include "swaptune/stop.h"
 
 struct counters {
 	struct st_kvtab vm;
@@ -494,7 +495,7 @@ static void trial_judge(const struct probe_config *c, struct probe_trial *t, con
 
 	if (x->interrupted) {
 		t->status = PROBE_TRIAL_INTERRUPTED;
-		snprintf(t->note, sizeof(t->note), "stopped by signal %d", (int)*c->stop);
+		snprintf(t->note, sizeof(t->note), "stopped by signal %d", stop_requested(c->stop));
 	} else if (x->oom1 > x->oom0) {
 		t->status = PROBE_TRIAL_OOM;
 		snprintf(t->note, sizeof(t->note), "OOM-killed in its memory cgroup (%llu kill%s)",

@@ -20,6 +20,7 @@
 #include "swaptune/facts.h"
 #include "swaptune/journal.h"
 #include "swaptune/sampler.h"
+#include "swaptune/stop.h"
 #include "swaptune/utc.h"
 
 #define GUARD_MIN_S 2.0		/* the guard reads PSI over at least this long after a switch */
@@ -255,7 +256,7 @@ static double mono(void)
 
 static bool stopped(const struct sbe *E)
 {
-	return E->c->stop && *E->c->stop;
+	return stop_requested(E->c->stop) != 0;
 }
 
 static void report(struct sbe *E, enum sbrun_phase ph, unsigned i, const char *msg)
@@ -859,9 +860,9 @@ static void engine_end(struct sbe *E, int rc, const struct st_err *e_run)
 	unsigned look = 0;
 	char *text;
 
-	if (E->c->stop && *E->c->stop) {
+	if (stop_requested(E->c->stop)) {
 		r->status = "interrupted";
-		r->signal = (int)*E->c->stop;
+		r->signal = stop_requested(E->c->stop);
 		snprintf(r->stop_reason, sizeof(r->stop_reason), "stopped by signal %d", r->signal);
 	} else if (rc < 0 || r->restore_error[0]) {
 		r->status = "failed";

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "swaptune/sbrun.h"
+#include "swaptune/stop.h"
 
 #define OUT_MAX		(64 * 1024)	/* a command's stdout kept */
 #define HTTP_MAX	(4 * 1024 * 1024)	/* an endpoint's answer */
@@ -793,7 +794,7 @@ static int drain(int fo, int fe, char *out, size_t *olen, char *err, size_t *ele
 		double left = deadline - now_s();
 		int r;
 
-		if (stop && *stop)
+		if (stop_requested(stop))
 			return -EINTR;
 		if (left <= 0)
 			return -ETIMEDOUT;
@@ -886,7 +887,7 @@ int sbm_cmd_value(const struct sbm_spec *m, const struct sbm_window_env *w, doub
 			r = -errno;
 			break;
 		}
-		if (w->stop && *w->stop)
+		if (stop_requested(w->stop))
 			r = -EINTR;
 		else if (now_s() >= deadline)
 			r = -ETIMEDOUT;

@@ -12,7 +12,7 @@ static const int sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 
 static void on_stop(int sig)
 {
-	stop_signal = sig;
+	stop_request(&stop_signal, sig);
 }
 
 void stop_catch(struct stop_catch *s, unsigned flags)
@@ -24,7 +24,7 @@ void stop_catch(struct stop_catch *s, unsigned flags)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = 0;	/* no SA_RESTART: waits return so the flag is seen */
 	s->flags = flags;
-	stop_signal = 0;
+	stop_request(&stop_signal, 0);
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &sa, &s->old[i]);
 	if (flags & STOP_IGNORE_PIPE) {

@@ -627,7 +627,7 @@ static bool probe_key(struct tui_ctx *c, void *p, int ch)
 		return form_key(s, ch);
 	if (s->view == PV_RUNNING) {
 		if (ch == 'c' || ch == KEY_F(8) || ch == 27) {
-			stop_signal = SIGINT;
+			stop_request(&stop_signal, SIGINT);
 			s->cancelling = true;
 			return true;
 		}
@@ -685,7 +685,7 @@ static void probe_close(void *p)
 	if (!s)
 		return;
 	if (s->thread_live) {
-		stop_signal = SIGINT;
+		stop_request(&stop_signal, SIGINT);
 		probe_finish(s);
 	}
 	probe_result_free(&s->res);

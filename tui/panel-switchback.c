@@ -666,7 +666,7 @@ static bool sb_key(struct tui_ctx *c, void *p, int ch)
 	}
 	if (s->view == SV_RUNNING) {
 		if (ch == 27 || ch == 'q' || ch == 'c') {
-			stop_signal = SIGINT;
+			stop_request(&stop_signal, SIGINT);
 			s->stopping = true;
 			return true;
 		}
@@ -721,7 +721,7 @@ static void sb_close(void *p)
 	if (!s)
 		return;
 	if (s->thread_live) {
-		stop_signal = SIGINT;
+		stop_request(&stop_signal, SIGINT);
 		sb_finish(s);
 	}
 	sbrun_result_free(&s->res);

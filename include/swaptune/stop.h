@@ -27,6 +27,23 @@ struct stop_catch {
 void stop_catch(struct stop_catch *s, unsigned flags);
 /* Put the handlers back as stop_catch() found them. */
 void stop_release(struct stop_catch *s);
+/*
+ * Set and read a stop flag (stop_signal, or a run's c->stop pointing at
+ * it) across threads: the TUI's screen asks its engine thread to stop.
+ * volatile sig_atomic_t is enough between a signal handler and its
+ * thread, not between two threads: these are atomic. stop_requested(NULL)
+ * is 0.
+ */
+static inline void stop_request(volatile sig_atomic_t *flag, int sig)
+{
+	__atomic_store_n(flag, sig, __ATOMIC_SEQ_CST);
+}
+
+static inline int stop_requested(const volatile sig_atomic_t *flag)
+{
+	return flag ? __atomic_load_n(flag, __ATOMIC_SEQ_CST) : 0;
+}
+
 /* "SIGINT", "SIGTERM", "SIGHUP", "SIGPIPE" or "signal N" */
 const char *stop_signal_name(int sig);
 
