@@ -1,6 +1,12 @@
 /*
- * cgroup.c - the probe's leaf memory cgroups through libcgroup (live host)
- * or plain files (captured trees), see cgroup.h.
+ * cgroup.c - the probe's leaf memory cgroups, see cgroup.h. What differs
+ * between the live host and a captured tree - making a group with its
+ * limit, moving a process in, reading memory.stat, removing it - is one
+ * table of operations each: memcg_lib_ops (libcgroup) and memcg_file_ops
+ * (plain files in the tree); ops_for() picks one, nothing else asks
+ * whether the host is live for these four. Locating the controller, the
+ * multi-line files, emptying and reclaiming go through the host layer on
+ * both.
  */
 #include <fcntl.h>
 #include <libcgroup.h>
@@ -93,26 +99,9 @@ static int file_rel(const struct memcg *m, const char *file, char *out, size_t l
 	return 0;
 }
 
-static int write_file(const struct memcg *m, const char *file, const char *val,
-		      struct st_err *e)
-{
-	char rel[PATH_MAX + 64], abs[PATH_MAX];
-	int fd;
+/* ---- the live host: libcgroup ---- */
 
-	file_rel(m, file, rel, sizeof(rel));
-	if (!m->h->live && !host_exists(m->h, rel)) {
-		/* a captured tree: the kernel would have made the file with the group */
-		host_path(m->h, rel, abs, sizeof(abs));
-		fd = open(abs, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-		if (fd < 0)
-			return err_set(e, -errno, "cannot create %s: %s", abs, strerror(errno));
-		close(fd);
-	}
-	return host_write(m->h, rel, val, e);
-}
-
-static int lib_create(struct memcg *m, const char *limit_file, uint64_t limit,
-		      struct st_err *e)
+static int lib_create(struct memcg *m, const char *limit_file, struct st_err *e)
 {
 	struct cgroup *cg;
 	struct cgroup_controller *c;
@@ -129,7 +118,7 @@ static int lib_create(struct memcg *m, const char *limit_file, uint64_t limit,
 		return err_set(e, -EIO, "cannot create memory cgroup %s: libcgroup refused the memory controller",
 			       m->name);
 	}
-	rc = cgroup_add_value_uint64(c, limit_file, limit);
+	rc = cgroup_add_value_uint64(c, limit_file, m->limit_bytes);
 	if (!rc)
 		rc = cgroup_create_cgroup(cg, 0);
 	if (rc) {
@@ -140,16 +129,226 @@ static int lib_create(struct memcg *m, const char *limit_file, uint64_t limit,
 	return 0;
 }
 
+static int lib_attach(const struct memcg *m, pid_t pid, struct st_err *e)
+{
+	int rc;
+
+	/* libcgroup 2.0.2 crashes on a NULL group: lib_create() set m->lib or failed */
+	if (!m->lib)
+		return err_set(e, -EINVAL, "memory cgroup %s has no libcgroup handle", m->name);
+	rc = cgroup_attach_task_pid((struct cgroup *)m->lib, pid);
+	return rc ? lib_err(e, rc, "join", m->name) : 0;
+}
+
+static int lib_read_stat(const struct memcg *m, struct st_kvtab *t, struct st_err *e)
+{
+	struct cgroup_stat st;
+	char path[MEMCG_NAME_MAX + 2];
+	void *handle = NULL;
+	int rc;
+
+	kv_clear(t);
+	snprintf(path, sizeof(path), "/%s", m->name);
+	rc = cgroup_read_stats_begin("memory", path, &handle, &st);
+	while (rc == 0) {
+		char *end;
+		unsigned long long v = strtoull(st.value, &end, 10);
+
+		if (end != st.value && kv_put(t, st.name, v) < 0) {
+			cgroup_read_stats_end(&handle);
+			return err_set(e, -ENOMEM, "out of memory");
+		}
+		rc = cgroup_read_stats_next(&handle, &st);
+	}
+	cgroup_read_stats_end(&handle);
+	if (rc != ECGEOF)
+		return lib_err(e, rc, "read memory.stat of", m->name);
+	return 0;
+}
+
+/*
+ * Remove the empty group name (lib: its handle, or NULL after a crash: one
+ * is made from the name), trying for ~2 s: the kernel may still be tearing
+ * the last task down.
+ */
+static int lib_remove(int rfd, const char *name, const char *dir, void *lib, struct st_err *e)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct cgroup *cg = lib;
+	struct stat sb;
+	int rc;
+
+	(void)dir;
+	if ((rc = lib_init(e)) < 0)
+		return rc;
+	if (!cg) {
+		cg = cgroup_new_cgroup(name);
+		if (!cg || !cgroup_add_controller(cg, "memory")) {
+			cgroup_free(&cg);
+			return err_set(e, -ENOMEM, "out of memory");
+		}
+	}
+	for (int tries = 0; tries < 100; tries++) {
+		rc = cgroup_delete_cgroup_ext(cg, CGFLAG_DELETE_EMPTY_ONLY);
+		if (rc == 0 || (fstatat(rfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)) {
+			rc = 0;
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (cg != lib)
+		cgroup_free(&cg);
+	return rc ? lib_err(e, rc, "remove", name) : 0;
+}
+
+static void lib_release(struct memcg *m)
+{
+	struct cgroup *cg = m->lib;
+
+	if (cg)
+		cgroup_free(&cg);
+	m->lib = NULL;
+}
+
+/* ---- a captured tree: plain files ---- */
+
+/* Write file of the group in the tree. */
+static int write_file(const struct memcg *m, const char *file, const char *val,
+		      struct st_err *e)
+{
+	char rel[PATH_MAX + 64], abs[PATH_MAX];
+	int fd;
+
+	file_rel(m, file, rel, sizeof(rel));
+	if (!host_exists(m->h, rel)) {
+		/* the kernel would have made the file with the group */
+		host_path(m->h, rel, abs, sizeof(abs));
+		fd = open(abs, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return err_set(e, -errno, "cannot create %s: %s", abs, strerror(errno));
+		close(fd);
+	}
+	return host_write(m->h, rel, val, e);
+}
+
+static int file_create(struct memcg *m, const char *limit_file, struct st_err *e)
+{
+	char abs[PATH_MAX], val[32];
+	int r;
+
+	host_path(m->h, m->rel, abs, sizeof(abs));
+	if (mkdir(abs, 0755) < 0)
+		return err_set(e, -errno, "cannot create memory cgroup %s: %s", abs, strerror(errno));
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)m->limit_bytes);
+	r = write_file(m, limit_file, val, e);
+	if (r < 0)
+		rmdir(abs);
+	return r;
+}
+
+static int file_attach(const struct memcg *m, pid_t pid, struct st_err *e)
+{
+	char val[32];
+
+	snprintf(val, sizeof(val), "%d", (int)pid);
+	return write_file(m, "cgroup.procs", val, e);
+}
+
+static int file_read_stat(const struct memcg *m, struct st_kvtab *t, struct st_err *e)
+{
+	char rel[PATH_MAX + 64];
+
+	file_rel(m, "memory.stat", rel, sizeof(rel));
+	return host_read_kv(m->h, rel, t, false, e);
+}
+
+/* A captured tree holds a group's control files as plain files: remove them. */
+static void unlink_control_files(int rfd, const char *name)
+{
+	static const char *const files[] = {
+		"cgroup.procs", "memory.limit_in_bytes", "memory.max",
+		"memory.high", "memory.stat", "memory.oom_control",
+		"memory.events", "memory.pressure", "memory.peak",
+		"memory.max_usage_in_bytes", "tasks", NULL,
+	};
+	int gfd = openat(rfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (gfd < 0)
+		return;
+	for (int i = 0; files[i]; i++)
+		unlinkat(gfd, files[i], 0);
+	close(gfd);
+}
+
+static int file_remove(int rfd, const char *name, const char *dir, void *lib, struct st_err *e)
+{
+	(void)lib;
+	if (unlinkat(rfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+		return 0;
+	if (errno == ENOTEMPTY) {
+		unlink_control_files(rfd, name);
+		if (unlinkat(rfd, name, AT_REMOVEDIR) == 0)
+			return 0;
+	}
+	return err_set(e, -errno, "cannot remove memory cgroup /%s in the tree: %s", dir, strerror(errno));
+}
+
+static void file_release(struct memcg *m)
+{
+	(void)m;
+}
+
+struct memcg_ops {
+	const char *name;
+	/* make m->rel with its limit file set to m->limit_bytes */
+	int (*create)(struct memcg *m, const char *limit_file, struct st_err *e);
+	int (*attach)(const struct memcg *m, pid_t pid, struct st_err *e);
+	int (*read_stat)(const struct memcg *m, struct st_kvtab *t, struct st_err *e);
+	/* remove the empty group name under the root open at rfd (dir: its path, for messages) */
+	int (*remove)(int rfd, const char *name, const char *dir, void *lib, struct st_err *e);
+	void (*release)(struct memcg *m);
+};
+
+static const struct memcg_ops memcg_lib_ops = {
+	.name = "libcgroup",
+	.create = lib_create,
+	.attach = lib_attach,
+	.read_stat = lib_read_stat,
+	.remove = lib_remove,
+	.release = lib_release,
+};
+
+static const struct memcg_ops memcg_file_ops = {
+	.name = "files",
+	.create = file_create,
+	.attach = file_attach,
+	.read_stat = file_read_stat,
+	.remove = file_remove,
+	.release = file_release,
+};
+
+/* libcgroup sees only the running kernel's mounts: a captured tree is files */
+static const struct memcg_ops *ops_for(const struct host *h)
+{
+	return h->live ? &memcg_lib_ops : &memcg_file_ops;
+}
+
+const char *memcg_backend(const struct host *h)
+{
+	return ops_for(h)->name;
+}
+
 int memcg_create(struct memcg *m, const struct host *h, const struct change_log *log,
 		 const char *name, uint64_t limit_bytes,
 		 enum memcg_limit_mode mode, struct st_err *e)
 {
-	char root[PATH_MAX], abs[PATH_MAX], detail[PATH_MAX + 8], val[32];
+	char root[PATH_MAX], detail[PATH_MAX + 8];
 	const char *limit_file;
 	int r;
 
 	memset(m, 0, sizeof(*m));
 	m->h = h;
+	m->ops = ops_for(h);
 	change_log_copy(&m->log, log);
 	m->limit_bytes = limit_bytes;
 	m->mode = mode;
@@ -174,19 +373,7 @@ int memcg_create(struct memcg *m, const struct host *h, const struct change_log 
 	r = change_log_note(&m->log, MEMCG_JOURNAL_KIND, m->name, detail, e);
 	if (r < 0)
 		return err_prefix(e, "not creating memory cgroup %s: cannot journal it", name);
-	if (h->live) {
-		r = lib_create(m, limit_file, limit_bytes, e);
-	} else {
-		host_path(h, m->rel, abs, sizeof(abs));
-		if (mkdir(abs, 0755) < 0)
-			r = err_set(e, -errno, "cannot create memory cgroup %s: %s", abs, strerror(errno));
-		else {
-			snprintf(val, sizeof(val), "%llu", (unsigned long long)limit_bytes);
-			r = write_file(m, limit_file, val, e);
-			if (r < 0)
-				rmdir(abs);
-		}
-	}
+	r = m->ops->create(m, limit_file, e);
 	if (r < 0) {
 		change_log_done(&m->log, MEMCG_JOURNAL_KIND, m->name, NULL);
 		return r;
@@ -197,52 +384,16 @@ int memcg_create(struct memcg *m, const struct host *h, const struct change_log 
 
 int memcg_attach(const struct memcg *m, pid_t pid, struct st_err *e)
 {
-	char val[32];
-	int rc;
-
 	if (!m->created)
 		return err_set(e, -EINVAL, "memory cgroup %s was not created", m->name);
-	if (pid == 0)
-		pid = getpid();
-	if (m->lib) {
-		/* libcgroup 2.0.2 crashes on a NULL group: m->lib is never NULL here */
-		rc = cgroup_attach_task_pid((struct cgroup *)m->lib, pid);
-		if (rc)
-			return lib_err(e, rc, "join", m->name);
-		return 0;
-	}
-	snprintf(val, sizeof(val), "%d", (int)pid);
-	return write_file(m, "cgroup.procs", val, e);
+	return m->ops->attach(m, pid == 0 ? getpid() : pid, e);
 }
 
 int memcg_read_stat(const struct memcg *m, struct st_kvtab *t, struct st_err *e)
 {
-	struct cgroup_stat st;
-	char path[MEMCG_NAME_MAX + 2], rel[PATH_MAX + 64];
-	void *handle = NULL;
-	int rc;
-
-	if (!m->lib) {
-		file_rel(m, "memory.stat", rel, sizeof(rel));
-		return host_read_kv(m->h, rel, t, false, e);
-	}
-	kv_clear(t);
-	snprintf(path, sizeof(path), "/%s", m->name);
-	rc = cgroup_read_stats_begin("memory", path, &handle, &st);
-	while (rc == 0) {
-		char *end;
-		unsigned long long v = strtoull(st.value, &end, 10);
-
-		if (end != st.value && kv_put(t, st.name, v) < 0) {
-			cgroup_read_stats_end(&handle);
-			return err_set(e, -ENOMEM, "out of memory");
-		}
-		rc = cgroup_read_stats_next(&handle, &st);
-	}
-	cgroup_read_stats_end(&handle);
-	if (rc != ECGEOF)
-		return lib_err(e, rc, "read memory.stat of", m->name);
-	return 0;
+	if (!m->created)
+		return err_set(e, -EINVAL, "memory cgroup %s was not created", m->name);
+	return m->ops->read_stat(m, t, e);
 }
 
 /*
@@ -390,72 +541,21 @@ static int empty_group(const struct host *h, int gfd, const char *dir, struct st
 		       dir, n, n == 1 ? "" : "es");
 }
 
-/* A captured tree holds a group's control files as plain files: remove them. */
-static void unlink_control_files(int rfd, const char *name)
-{
-	static const char *const files[] = {
-		"cgroup.procs", "memory.limit_in_bytes", "memory.max",
-		"memory.high", "memory.stat", "memory.oom_control",
-		"memory.events", "memory.pressure", "memory.peak",
-		"memory.max_usage_in_bytes", "tasks", NULL,
-	};
-	int gfd = openat(rfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (gfd < 0)
-		return;
-	for (int i = 0; files[i]; i++)
-		unlinkat(gfd, files[i], 0);
-	close(gfd);
-}
-
 /*
- * Remove the (empty) group name in the root open at rfd; never migrates
- * tasks to the parent. dir names it in messages.
+ * Remove the (empty) group name in the root open at rfd through ops; never
+ * migrates tasks to the parent. dir names it in messages.
  */
-static int remove_group(const struct host *h, int rfd, const char *name, const char *dir,
+static int remove_group(const struct memcg_ops *ops, int rfd, const char *name, const char *dir,
 			void *lib, struct st_err *e)
 {
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
 	struct stat sb;
-	int rc = 0;
 
-	for (int tries = 0; tries < 100; tries++) {
-		if (fstatat(rfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
-			return errno == ENOENT ? 0 :
-			       err_set(e, -errno, "cannot remove memory cgroup /%s: %s", dir, strerror(errno));
-		if (!S_ISDIR(sb.st_mode))
-			return err_set(e, JOURNAL_UNDO_REFUSED, "/%s is not a directory", dir);
-		if (h->live) {
-			struct cgroup *cg = lib;
-
-			if ((rc = lib_init(e)) < 0)
-				return rc;
-			if (!cg) {
-				cg = cgroup_new_cgroup(name);
-				if (!cg || !cgroup_add_controller(cg, "memory")) {
-					cgroup_free(&cg);
-					return err_set(e, -ENOMEM, "out of memory");
-				}
-			}
-			rc = cgroup_delete_cgroup_ext(cg, CGFLAG_DELETE_EMPTY_ONLY);
-			if (cg != lib)
-				cgroup_free(&cg);
-			if (rc == 0 || (fstatat(rfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT))
-				return 0;
-		} else {
-			if (unlinkat(rfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
-				return 0;
-			if (errno == ENOTEMPTY) {
-				unlink_control_files(rfd, name);
-				if (unlinkat(rfd, name, AT_REMOVEDIR) == 0)
-					return 0;
-			}
-			return err_set(e, -errno, "cannot remove memory cgroup %s/%s: %s", h->root, dir,
-				       strerror(errno));
-		}
-		nanosleep(&ts, NULL);
-	}
-	return lib_err(e, rc, "remove", name);
+	if (fstatat(rfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 :
+		       err_set(e, -errno, "cannot remove memory cgroup /%s: %s", dir, strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		return err_set(e, JOURNAL_UNDO_REFUSED, "/%s is not a directory", dir);
+	return ops->remove(rfd, name, dir, lib, e);
 }
 
 /*
@@ -530,7 +630,7 @@ static int destroy_leaf(const struct host *h, const char *root, const char *name
 		reclaim_group(h, gfd);
 	close(gfd);
 	if (r == 0)
-		r = remove_group(h, rfd, name, dir, lib, e);
+		r = remove_group(ops_for(h), rfd, name, dir, lib, e);
 	close(rfd);
 	return r;
 }
@@ -549,12 +649,7 @@ int memcg_destroy(struct memcg *m, struct st_err *e)
 	r = destroy_leaf(m->h, root, m->name, m->lib, e);
 	if (r < 0)
 		return r;
-	if (m->lib) {
-		struct cgroup *cg = m->lib;
-
-		cgroup_free(&cg);
-		m->lib = NULL;
-	}
+	m->ops->release(m);
 	m->created = false;
 	return change_log_done(&m->log, MEMCG_JOURNAL_KIND, m->name, e);
 }

@@ -3,10 +3,12 @@
  * swaptune-<something>, directly under the memory controller's root (v1
  * hierarchy or the unified v2 tree). The only module that uses libcgroup.
  *
- * On the live host ("/" sysroot) groups are made, limited, joined and
- * removed through libcgroup; under a captured tree (--sysroot, tests) the
- * same operations are plain mkdir/write/rmdir inside the tree, since
- * libcgroup can only see the running kernel's mounts.
+ * On the live host ("/" sysroot) groups are made, limited, joined, read
+ * (memory.stat) and removed through libcgroup; under a captured tree
+ * (--sysroot, tests) the same operations are plain mkdir/write/read/rmdir
+ * inside the tree, since libcgroup can only see the running kernel's
+ * mounts. Each is one table of operations (struct memcg_ops, cgroup.c),
+ * chosen once by the host; memcg_backend() names it.
  *
  * Limits: v1 memory.limit_in_bytes (memory.memsw.limit_in_bytes is left
  * unlimited so the group swaps instead of being OOM-killed at the limit);
@@ -40,6 +42,8 @@ enum memcg_limit_mode {
 	MEMCG_LIMIT_HIGH,	/* v2 memory.high only */
 };
 
+struct memcg_ops;
+
 struct memcg {
 	const struct host *h;
 	struct change_log log;		/* empty: not journaled (tests) */
@@ -49,8 +53,12 @@ struct memcg {
 	uint64_t limit_bytes;
 	enum memcg_limit_mode mode;
 	bool created;
+	const struct memcg_ops *ops;	/* libcgroup (live host) or files (a tree) */
 	void *lib;			/* libcgroup's struct cgroup (live host) */
 };
+
+/* "libcgroup" or "files": how groups are made, joined, read and removed on h */
+const char *memcg_backend(const struct host *h);
 
 /*
  * Where probe groups would go: the memory controller's version and root

@@ -573,6 +573,8 @@ static void test_memcg_v1(void **state)
 	(void)state;
 	fx_copy("vm-v1", dir);
 	fx_host(&h, dir);
+	/* a captured tree takes the file path (the live host's libcgroup: t0209) */
+	assert_string_equal(memcg_backend(&h), "files");
 	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-unit-1", 64 * MiB, MEMCG_LIMIT_MAX, &e), 0);
 	assert_int_equal(m.version, 1);
 	assert_string_equal(m.rel, "sys/fs/cgroup/memory/swaptune-unit-1");
