@@ -13,7 +13,7 @@ ops=$BUILD/helpers/memcg-ops
 [ -x "$ops" ] || { echo "FAIL: $ops not built (make check builds it)"; exit 1; }
 name=swaptune-t0209-$$
 mkfifo "$scratch/fifo"
-"$ops" "$name" 67108864 >"$scratch/fifo" 2>"$scratch/err" &
+"$ops" "$name" 67108864 "$scratch/go" >"$scratch/fifo" 2>"$scratch/err" &
 pid=$!
 limit=""
 : >"$scratch/out"
@@ -28,6 +28,7 @@ while IFS= read -r line; do
 		fi
 		grep -qx "${line#joined }" "$CG/$name/cgroup.procs" ||
 			fail "the child ${line#joined } is not in $CG/$name/cgroup.procs"
+		: >"$scratch/go"
 		;;
 	esac
 done <"$scratch/fifo"

@@ -7,11 +7,13 @@
  * child is killed, the group removed). Root only. One line per step on
  * stdout:
  *
- *   memcg-ops NAME LIMIT_BYTES
+ *   memcg-ops NAME LIMIT_BYTES [GO_FILE]
  *
  *   backend libcgroup|files
  *   created v1|v2 REL
- *   joined PID            the child is in cgroup.procs
+ *   joined PID            the child is in cgroup.procs (then, with GO_FILE,
+ *                         it waits up to 20 s for that file to exist: the
+ *                         caller looks at the group meanwhile)
  *   stat N                memory.stat has N keys, among them a v1 or v2 one
  *   destroyed             the group is gone and the child reaped
  *
@@ -45,13 +47,14 @@ int main(int argc, char **argv)
 	uint64_t v;
 	char c;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: memcg-ops NAME LIMIT_BYTES\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: memcg-ops NAME LIMIT_BYTES [GO_FILE]\n");
 		return 2;
 	}
 	if (host_open(&h, "/", &e) < 0)
 		return die("host", &e);
 	printf("backend %s\n", memcg_backend(&h));
+	fflush(stdout);
 	if (memcg_create(&m, &h, NULL, argv[1], strtoull(argv[2], NULL, 10), MEMCG_LIMIT_MAX, &e) < 0)
 		return die("create", &e);
 	printf("created v%d %s\n", m.version, m.rel);
@@ -81,12 +84,16 @@ int main(int argc, char **argv)
 		return die("cgroup.procs", &e);
 	}
 	printf("joined %d\n", (int)child);
+	fflush(stdout);
+	for (int i = 0; argc == 4 && i < 200 && access(argv[3], F_OK) < 0; i++)
+		usleep(100000);
 	kv_init(&t);
 	if (memcg_read_stat(&m, &t, &e) < 0 || !(kv_get(&t, "rss", &v) || kv_get(&t, "anon", &v))) {
 		memcg_destroy(&m, &e);
 		return die("memory.stat", &e);
 	}
 	printf("stat %zu\n", t.n);
+	fflush(stdout);
 	kv_free(&t);
 	if (memcg_destroy(&m, &e) < 0)
 		return die("destroy", &e);
