@@ -37,6 +37,13 @@ static const struct tui_form_field fields[F_COUNT] = {
 	[F_SEED] = { "Seed", "random", "round order and the workload's accesses" },
 };
 
+#define LOOKS_TEXT_LEN 96
+
+/*
+ * What the screen shows of a running probe, copied under the mutex by the
+ * engine's thread: the plan too, since the budget may cut it (cfg.plan,
+ * cfg.reps) while the screen draws.
+ */
 struct progress_copy {
 	enum probe_phase phase;
 	char arm[PROBE_ARM_NAME_MAX];
@@ -44,6 +51,9 @@ struct progress_copy {
 	double eta_s, at_s;
 	char msg[160];
 	bool seen;
+	bool sequential;
+	unsigned reps;
+	char looks[LOOKS_TEXT_LEN];
 };
 
 struct probe_state {
@@ -214,8 +224,6 @@ static int form_validate(struct probe_state *s)
 	return bad;
 }
 
-#define LOOKS_TEXT_LEN 96
-
 /* "5,10,15,20,30,40" into buf (LOOKS_TEXT_LEN) */
 static const char *looks_text(const struct judge_plan *p, char *buf)
 {
@@ -270,6 +278,14 @@ static bool form_check(struct probe_state *s)
 
 /* ---- the worker ---- */
 
+/* the plan as it stands into s->prog (the engine's thread, or before it starts) */
+static void plan_copy(struct probe_state *s)
+{
+	s->prog.sequential = s->cfg.plan.sequential;
+	s->prog.reps = s->cfg.reps;
+	looks_text(&s->cfg.plan, s->prog.looks);
+}
+
 static void on_progress(const struct probe_progress *p, void *arg)
 {
 	struct probe_state *s = arg;
@@ -286,6 +302,7 @@ static void on_progress(const struct probe_progress *p, void *arg)
 	if (p->msg)
 		snprintf(s->prog.msg, sizeof(s->prog.msg), "%s", p->msg);
 	s->prog.seen = true;
+	plan_copy(s);
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -343,6 +360,7 @@ static void probe_start(struct probe_state *s)
 	s->cfg.progress = on_progress;
 	s->cfg.progress_arg = s;
 	memset(&s->prog, 0, sizeof(s->prog));
+	plan_copy(s);
 	memset(&s->res, 0, sizeof(s->res));
 	err_reset(&s->run_err);
 	s->done = false;
@@ -425,7 +443,7 @@ static void draw_form(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int r
 static void draw_running(struct tui_ctx *c, struct probe_state *s, WINDOW *w, int rows, int cols)
 {
 	struct progress_copy pg;
-	char el[32], eta[32], where[64], looks[LOOKS_TEXT_LEN];
+	char el[32], eta[32], where[64];
 	double now = now_s(), left;
 	int y = 1, barw = cols - 20;
 
@@ -433,13 +451,13 @@ static void draw_running(struct tui_ctx *c, struct probe_state *s, WINDOW *w, in
 	pg = s->prog;
 	pthread_mutex_unlock(&s->mu);
 	wattron(w, tui_style(c, TS_TITLE));
-	if (s->cfg.plan.sequential)
+	if (pg.sequential)
 		tui_print_clipped(w, y++, 2, cols, "Probe running: %s, arms %s, looks at %s%s",
-				  s->form.val[F_WORKLOAD], s->form.val[F_ARMS], looks_text(&s->cfg.plan, looks),
+				  s->form.val[F_WORKLOAD], s->form.val[F_ARMS], pg.looks,
 				  s->cfg.warmup ? " + warm-up" : "");
 	else
 		tui_print_clipped(w, y++, 2, cols, "Probe running: %s, arms %s, %u round%s%s", s->form.val[F_WORKLOAD],
-				  s->form.val[F_ARMS], s->cfg.reps, s->cfg.reps == 1 ? "" : "s",
+				  s->form.val[F_ARMS], pg.reps, pg.reps == 1 ? "" : "s",
 				  s->cfg.warmup ? " + warm-up" : "");
 	wattroff(w, tui_style(c, TS_TITLE));
 	if (s->cfg.busy.busy) {
