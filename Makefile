@@ -185,7 +185,7 @@ check-cmd: $(BIN) $(HELPER_BIN) $(SIM_BIN) $(SIMSB_BIN)
 
 # Debian 12's 6.1 kernel in a QEMU TCG guest on cgroup v2 (docs/kernels.md);
 # installs qemu-system-x86 through make deps when missing.
-check-kernels: $(BIN)
+check-kernels: $(BIN) $(BUILD)/helpers/memcg-ops
 	$(Q)command -v qemu-system-x86_64 >/dev/null || KERNELS=1 sh share/install-deps.sh
 	$(Q)sh tests/kernels/check-kernels.sh; rc=$$?; [ $$rc -eq 77 ] && rc=0; exit $$rc
 

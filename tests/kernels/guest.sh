@@ -93,6 +93,17 @@ has recommend-kernel-differs /tmp/out.recommend-imported "^Kernel differs: decid
 check status-imported 0 "$ST" status --db "$IDB"
 has status-kernel-differs /tmp/out.status-imported "^Newest verdict .*decided on 6\.18.*cgroup v1 -> v2.*check it with swaptune verify"
 
+# --- cgroup.h's live path on v2: libcgroup makes the group with memory.max,
+# a child joins it, memory.stat is read, the group is removed (the helper
+# t0209 runs on the v1 host) -------------------------------------------------
+MEMCG=swaptune-kernels-memcg
+check memcg-libcgroup 0 "$TOP/build/helpers/memcg-ops" $MEMCG 33554432
+has memcg-libcgroup-backend /tmp/out.memcg-libcgroup '^backend libcgroup$'
+has memcg-libcgroup-v2 /tmp/out.memcg-libcgroup "^created v2 sys/fs/cgroup/$MEMCG\$"
+has memcg-libcgroup-stat /tmp/out.memcg-libcgroup '^stat [1-9]'
+has memcg-libcgroup-destroyed /tmp/out.memcg-libcgroup '^destroyed$'
+[ -e /sys/fs/cgroup/$MEMCG ] && bad memcg-libcgroup-gone "/sys/fs/cgroup/$MEMCG is left" || ok memcg-libcgroup-gone
+
 # --- probes on a scratch loop swap: the probe loads the loop module --------
 SWAPS=""
 check probe-max 0 "$ST" probe $P --limit-mode max --db "$DB"
