@@ -97,9 +97,9 @@ struct doctor_args {
 };
 
 static const struct opt_spec doctor_opts[] = {
-	OPT_FLAG("behaviour", 0, "also test whether the kernel skips readahead for zswap natively: "
-		 "a 2 s sequential swap-in under zswap with page-cluster 3 (root; settings are "
-		 "journaled and restored)", struct doctor_args, behaviour),
+	OPT_FLAG("behaviour", 0, "also test whether the kernel skips readahead for zswap natively "
+		 "(a 2 s sequential swap-in under zswap with page-cluster 3) and, if not, that "
+		 "page-cluster changes readahead (the same with 0); root, settings journaled and restored", struct doctor_args, behaviour),
 	{ .name = "behavior", .parse = opt_set_true, .flags = OPT_HIDDEN,
 	  .off = OPT_AT(struct doctor_args, behaviour, bool) },
 	{ NULL },
@@ -131,6 +131,10 @@ static void run_bypass_check(struct cmd_ctx *ctx, struct doctor_bypass *b)
 	b->conclusive = c.conclusive;
 	b->native = c.native;
 	snprintf(b->evidence, sizeof(b->evidence), "%s", c.evidence);
+	b->pc_ran = c.pc_ran;
+	b->pc_conclusive = c.pc_conclusive;
+	b->pc_governs = c.pc_governs;
+	snprintf(b->pc_evidence, sizeof(b->pc_evidence), "%s", c.pc_evidence);
 }
 
 static int doctor_exec(struct cmd_ctx *ctx, int argc, char **argv)

@@ -396,6 +396,32 @@ static void check_native_bypass(const struct doctor_env *env, struct doctor_resu
 		    b->evidence);
 }
 
+/* Every page-cluster arm assumes page-cluster moves readahead: proven here. */
+static void check_pc_effect(const struct doctor_env *env, struct doctor_result *r)
+{
+	const struct doctor_bypass *b = env->bypass;
+
+	if (!b || !b->ran)
+		set(r, DOCTOR_SKIPPED, NULL,
+		    "a behavioural check: run swaptune doctor --behaviour (root, ~2 s, changes settings briefly)");
+	else if (b->error)
+		set(r, DOCTOR_WARN, "see swaptune doctor --behaviour --json for the error",
+		    "could not run: %s", b->error_msg);
+	else if (b->conclusive && b->native)
+		set(r, DOCTOR_OK, NULL,
+		    "not needed: the kernel skips readahead for zswap swap-in whatever page-cluster says");
+	else if (!b->pc_ran || !b->pc_conclusive)
+		set(r, DOCTOR_WARN, "retry on a quieter host",
+		    "not proven: %s", b->pc_ran ? b->pc_evidence : "the page-cluster 3 trial was inconclusive");
+	else if (b->pc_governs)
+		set(r, DOCTOR_OK, NULL, "page-cluster governs swap readahead here: %s", b->pc_evidence);
+	else
+		set(r, DOCTOR_WARN,
+		    "expect no difference between page-cluster arms here; details: swaptune doctor --behaviour --json",
+		    "page-cluster does not change swap readahead on this kernel: %s",
+		    b->pc_evidence);
+}
+
 static const struct doctor_check checks[] = {
 	{ "root", true, check_root },
 	{ "page-cluster", true, check_page_cluster },
@@ -411,6 +437,7 @@ static const struct doctor_check checks[] = {
 	{ "vma-readahead", false, check_vma_ra },
 	{ "vmstat-counters", false, check_counters },
 	{ "native-bypass", false, check_native_bypass },
+	{ "cluster-effect", false, check_pc_effect },
 };
 
 size_t doctor_count(void)

@@ -13,15 +13,15 @@
 #include "probe-int.h"
 #include "swaptune/probe-bypass.h"
 
-/* The detection trial: sequential sweep, page-cluster 3. */
-static int engine_detect(struct engine *E, struct probe_bypass_check *out, struct st_err *e)
+/* One detection trial: a sequential sweep of 64 MiB in a 32 MiB memcg under
+ * the built-in arm named (pc3 or pc0), pushed onto the result's trials. */
+static int detect_trial(struct engine *E, const char *arm, const char *what,
+			struct probe_trial *t, struct st_err *e)
 {
 	struct probe_config *dc = malloc(sizeof(*dc));
 	struct probe_arm a;
-	struct probe_trial t;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
 	if (!dc)
 		return err_set(e, -ENOMEM, "out of memory");
 	*dc = *E->c;
@@ -34,19 +34,31 @@ static int engine_detect(struct engine *E, struct probe_bypass_check *out, struc
 	dc->memcg_limit_bytes = 32 * MiB;
 	dc->limit_mode = MEMCG_LIMIT_MAX;
 	dc->primary = PROBE_PRIMARY_THROUGHPUT;
-	probe_arm_builtin("pc3", &a);
-	memset(&t, 0, sizeof(t));
-	t.arm = -1;
-	t.seq = ++E->seq;
-	probe_report(E, PROBE_PHASE_DETECT, NULL, 0,
-		 "checking whether the kernel bypasses readahead for zswap");
-	rc = dc->workload ? probe_trial_run(E, &a, dc, &t, e) :
+	probe_arm_builtin(arm, &a);
+	memset(t, 0, sizeof(*t));
+	t->arm = -1;
+	t->seq = ++E->seq;
+	probe_report(E, PROBE_PHASE_DETECT, NULL, 0, what);
+	rc = dc->workload ? probe_trial_run(E, &a, dc, t, e) :
 			    err_set(e, -ENOENT, "the anon-seq workload is missing from this build");
 	free(dc);
 	if (rc < 0)
 		return rc;
-	if (probe_trials_push(E->r, &t) < 0)
+	if (probe_trials_push(E->r, t) < 0)
 		return err_set(e, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The native-bypass trial: page-cluster 3. */
+static int engine_detect(struct engine *E, struct probe_bypass_check *out, struct st_err *e)
+{
+	struct probe_trial t;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = detect_trial(E, "pc3", "checking whether the kernel bypasses readahead for zswap", &t, e);
+	if (rc < 0)
+		return rc;
 	out->swap_ra = (uint64_t)t.v[PM_SWAP_RA];
 	out->swap_ra_hit = (uint64_t)t.v[PM_SWAP_RA_HIT];
 	out->zswpin = (uint64_t)t.v[PM_ZSWPIN];
@@ -117,6 +129,34 @@ int probe_engine_bypass(struct engine *E, struct st_err *e)
 	return rc;
 }
 
+/* The proof the page-cluster arms rely on: the same sweep with page-cluster
+ * 0 reads ahead far less than with 3 (which out already holds). */
+static int engine_pc_effect(struct engine *E, struct probe_bypass_check *out, struct st_err *e)
+{
+	struct probe_trial t;
+	int rc;
+
+	rc = detect_trial(E, "pc0", "checking that page-cluster changes readahead on this kernel", &t, e);
+	if (rc < 0)
+		return rc;
+	out->pc_ran = true;
+	out->pc0_swap_ra = (uint64_t)t.v[PM_SWAP_RA];
+	out->pc0_zswpin = (uint64_t)t.v[PM_ZSWPIN];
+	out->pc_conclusive = t.status == PROBE_TRIAL_OK && t.have[PM_ZSWPIN] && t.have[PM_SWAP_RA] &&
+			     out->pc0_zswpin >= 256 && out->swap_ra >= 64;
+	out->pc_governs = out->pc_conclusive && out->pc0_swap_ra * 4 <= out->swap_ra;
+	if (!out->pc_conclusive)
+		snprintf(out->pc_evidence, sizeof(out->pc_evidence),
+			 "inconclusive: page-cluster=3 read ahead %llu pages, page-cluster=0 swapped in %llu from zswap (%s)",
+			 (unsigned long long)out->swap_ra, (unsigned long long)out->pc0_zswpin,
+			 probe_trial_status_name(t.status));
+	else
+		snprintf(out->pc_evidence, sizeof(out->pc_evidence),
+			 "the same sequential swap-in raised swap_ra by %llu with page-cluster=3 and by %llu with page-cluster=0",
+			 (unsigned long long)out->swap_ra, (unsigned long long)out->pc0_swap_ra);
+	return 0;
+}
+
 /* ---- standalone bypass detection ------------------------------------- */
 
 int probe_detect_native_bypass(const struct host *h, struct store *st,
@@ -157,6 +197,8 @@ int probe_detect_native_bypass(const struct host *h, struct store *st,
 		rc = probe_engine_setup(&E, e);
 		if (rc == 0)
 			rc = engine_detect(&E, out, e);
+		if (rc == 0 && out->conclusive && !out->native)
+			rc = engine_pc_effect(&E, out, e);
 		probe_engine_teardown(&E, rc < 0 ? &e1 : e);
 		if (rc == 0 && r->restore_error[0])
 			rc = -EIO;

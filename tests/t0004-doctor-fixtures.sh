@@ -99,7 +99,7 @@ case $(row page-cluster "$scratch/bs.txt") in
 *) fail "broken-several: page-cluster row is '$(row page-cluster "$scratch/bs.txt")'" ;;
 esac
 n_rows=$(awk 'NR > 1 && NF == 0 { exit } NR > 1 && $1 != "" && $2 ~ /^(ok|warn|fail|skipped)$/' "$scratch/bs.txt" | wc -l)
-[ "$n_rows" -eq 14 ] || fail "broken-several: $n_rows check rows, want all 14"
+[ "$n_rows" -eq 15 ] || fail "broken-several: $n_rows check rows, want all 15"
 [ "$(grep -c '^swaptune: warning: .*; shown as n/a$' "$scratch/bs.err")" -eq 4 ] ||
 	fail "broken-several: want 4 warnings on stderr: $(cat "$scratch/bs.err")"
 grep -q "^could not read (shown as n/a): $fx/proc/swaps, " "$scratch/bs.txt" || fail "broken-several: no list of unread files"

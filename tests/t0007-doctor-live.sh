@@ -56,6 +56,9 @@ if [ "$(id -u)" -eq 0 ] && [ -w /sys/module/zswap/parameters/enabled ] && [ -e /
 	"$SWAPTUNE" doctor --behaviour --db "$scratch/db" >"$scratch/beh" 2>"$scratch/beh.err"
 	grep -Eq "^native-bypass +ok +(native|not in this kernel, the bypass arm is emulated): .*swap_ra" "$scratch/beh" ||
 		fail "doctor --behaviour: no conclusive native-bypass row: $(grep native-bypass "$scratch/beh") $(cat "$scratch/beh.err")"
+	# no native bypass: the same sweep with page-cluster 0 proves page-cluster moves readahead
+	grep -Eq "^cluster-effect +ok +(not needed: the kernel skips readahead|page-cluster governs swap readahead here: the same sequential swap-in raised swap_ra by [0-9]+ with page-cluster=3 and by [0-9]+ with page-cluster=0)" "$scratch/beh" ||
+		fail "doctor --behaviour: page-cluster's effect not proven: $(grep cluster-effect "$scratch/beh")"
 	[ "$(cat /proc/sys/vm/page-cluster)" = "$pc_before" ] || fail "doctor --behaviour left page-cluster changed"
 	[ "$(cat /sys/module/zswap/parameters/enabled)" = "$zs_before" ] || fail "doctor --behaviour left zswap changed"
 fi

@@ -45,6 +45,10 @@ struct doctor_bypass {
 	bool conclusive;	/* zswap did swap pages in */
 	bool native;		/* swap_ra stayed ~0 with page-cluster 3 */
 	char evidence[256];
+	bool pc_ran;		/* the page-cluster 0 trial ran (not native) */
+	bool pc_conclusive;
+	bool pc_governs;	/* page-cluster 0 read ahead far less than 3 */
+	char pc_evidence[256];
 };
 
 struct doctor_env {

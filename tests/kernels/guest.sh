@@ -120,6 +120,13 @@ mkswap -q /dev/vda >/dev/null && swapon /dev/vda || bad swapon "cannot swap on /
 SWAPS="/dev/vda "
 check probe-bypass 0 "$ST" probe $P --arms pc3,bypass --db "$DB"
 restored probe-bypass-restored
+# doctor's behavioural proof that page-cluster moves swap_ra on this kernel
+# (counters, not timings: swap_ra with page-cluster 3 against 0)
+check doctor-behaviour 0 "$ST" doctor --behaviour --db "$DB"
+has doctor-native-bypass /tmp/out.doctor-behaviour '^native-bypass +ok +(native|not in this kernel)'
+has doctor-cluster-effect /tmp/out.doctor-behaviour '^cluster-effect +ok +(not needed|page-cluster governs swap readahead here: .*by [0-9]+ with page-cluster=3 and by [0-9]+ with page-cluster=0)'
+grep -E '^(native-bypass|cluster-effect) ' /tmp/out.doctor-behaviour | sed 's/^/check-kernels: seen /'
+restored doctor-behaviour-restored
 check recommend 0 "$ST" recommend --db "$DB"
 check recommend-json 0 "$ST" recommend --json --db "$DB"
 

@@ -42,6 +42,7 @@ static void test_table(void **state)
 	assert_true(doctor_find("memory-cgroup")->required);
 	assert_false(doctor_find("psi")->required);
 	assert_false(doctor_find("native-bypass")->required);
+	assert_false(doctor_find("cluster-effect")->required);
 	assert_string_equal(doctor_status_name(DOCTOR_OK), "ok");
 	assert_string_equal(doctor_status_name(DOCTOR_WARN), "warn");
 	assert_string_equal(doctor_status_name(DOCTOR_FAIL), "fail");
@@ -184,11 +185,86 @@ static void test_unreadable_parts(void **state)
 	host_close(&fx);
 }
 
+/* doctor --behaviour's two trials as the command hands them over: the
+ * cluster-effect row proves, fails to prove or waives page-cluster's
+ * effect on readahead, never "ok" without both trials' figures. */
+static void test_pc_effect(void **state)
+{
+	struct doctor_result res[64];
+	struct host_facts f;
+	struct st_err e = {0};
+	struct host fx;
+	struct doctor_bypass b;
+	struct doctor_env env;
+	const struct doctor_result *r;
+
+	(void)state;
+	fx_host(&fx, "vm-v1");
+	assert_int_equal(facts_collect(&fx, &f, &e), 0);
+	env = (struct doctor_env){ .h = &fx, .f = &f, .root = true, .bypass = &b };
+
+	/* not asked for */
+	env.bypass = NULL;
+	doctor_run_all(&env, res);
+	r = result(res, "cluster-effect");
+	assert_int_equal(r->status, DOCTOR_SKIPPED);
+	assert_string_equal(r->message,
+			    "a behavioural check: run swaptune doctor --behaviour (root, ~2 s, changes settings briefly)");
+	env.bypass = &b;
+
+	/* page-cluster 3 read ahead, 0 did not: proven */
+	b = (struct doctor_bypass){ .ran = true, .conclusive = true, .pc_ran = true,
+				    .pc_conclusive = true, .pc_governs = true };
+	snprintf(b.pc_evidence, sizeof(b.pc_evidence), "by 14334 with page-cluster=3 and by 0 with page-cluster=0");
+	doctor_run_all(&env, res);
+	r = result(res, "cluster-effect");
+	assert_int_equal(r->status, DOCTOR_OK);
+	assert_string_equal(r->message, "page-cluster governs swap readahead here: "
+			    "by 14334 with page-cluster=3 and by 0 with page-cluster=0");
+	assert_string_equal(r->fix, "");
+
+	/* both read ahead alike: a warning that says what it means */
+	b.pc_governs = false;
+	doctor_run_all(&env, res);
+	r = result(res, "cluster-effect");
+	assert_int_equal(r->status, DOCTOR_WARN);
+	assert_non_null(strstr(r->message, "page-cluster does not change swap readahead on this kernel"));
+	assert_non_null(strstr(r->fix, "no difference between page-cluster arms"));
+
+	/* the second trial did not swap enough, or never ran */
+	b.pc_conclusive = false;
+	doctor_run_all(&env, res);
+	assert_int_equal(result(res, "cluster-effect")->status, DOCTOR_WARN);
+	assert_non_null(strstr(result(res, "cluster-effect")->message, "not proven"));
+	b = (struct doctor_bypass){ .ran = true };
+	doctor_run_all(&env, res);
+	assert_int_equal(result(res, "cluster-effect")->status, DOCTOR_WARN);
+	assert_string_equal(result(res, "cluster-effect")->message,
+			    "not proven: the page-cluster 3 trial was inconclusive");
+
+	/* a native bypass: page-cluster does not reach zswap, nothing to prove */
+	b = (struct doctor_bypass){ .ran = true, .conclusive = true, .native = true };
+	doctor_run_all(&env, res);
+	assert_int_equal(result(res, "cluster-effect")->status, DOCTOR_OK);
+	assert_non_null(strstr(result(res, "cluster-effect")->message, "not needed"));
+
+	/* the check could not run */
+	b = (struct doctor_bypass){ .ran = true, .error = -5 };
+	snprintf(b.error_msg, sizeof(b.error_msg), "cannot open /dev/loop-control");
+	doctor_run_all(&env, res);
+	assert_int_equal(result(res, "cluster-effect")->status, DOCTOR_WARN);
+	assert_string_equal(result(res, "cluster-effect")->message,
+			    "could not run: cannot open /dev/loop-control");
+	facts_free(&f);
+	host_close(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_root_and_readiness),
+		cmocka_unit_test(test_pc_effect),
 		cmocka_unit_test(test_unreadable_parts),
 	};
 
