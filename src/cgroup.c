@@ -10,6 +10,7 @@
  */
 #include <fcntl.h>
 #include <libcgroup.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,15 +31,21 @@ static bool valid_name(const char *name)
 	       !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
 }
 
-/* libcgroup builds its mount table once per process. */
+/* libcgroup builds its mount table once per process (whichever thread asks first). */
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+static int lib_init_rc;
+
+static void lib_init_once(void)
+{
+	lib_init_rc = cgroup_init();
+}
+
 static int lib_init(struct st_err *e)
 {
-	static int done, rc;
+	int rc;
 
-	if (!done) {
-		rc = cgroup_init();
-		done = 1;
-	}
+	pthread_once(&lib_once, lib_init_once);
+	rc = lib_init_rc;
 	if (rc)
 		return err_set_exit(e, -EOPNOTSUPP, ST_EXIT_DENIED,
 				    "libcgroup cannot use this host's cgroups: %s",

@@ -27,14 +27,22 @@ static bool decide(FILE *f)
 
 bool colour_on(FILE *f)
 {
-	/* stdout and stderr are asked often: decided once; other streams each time */
+	/*
+	 * stdout and stderr are asked often: decided once (atomic: any thread
+	 * may ask; two deciding at once decide alike); other streams each time
+	 */
 	static int out = -1, err = -1;
+	int *memo = f == stdout ? &out : f == stderr ? &err : NULL;
+	int v;
 
-	if (f == stdout)
-		return out < 0 ? (out = decide(f)) : out;
-	if (f == stderr)
-		return err < 0 ? (err = decide(f)) : err;
-	return decide(f);
+	if (!memo)
+		return decide(f);
+	v = __atomic_load_n(memo, __ATOMIC_RELAXED);
+	if (v < 0) {
+		v = decide(f);
+		__atomic_store_n(memo, v, __ATOMIC_RELAXED);
+	}
+	return v;
 }
 
 const char *colour_start(FILE *f, enum colour c)

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -95,18 +96,24 @@ static void field_of_param(const struct workload_param *q, struct recipe_field *
 }
 
 /* The table, made once: the rows above with the workloads' parameters between them. */
-static void fields_make(void)
+static void fields_build(void)
 {
 	const struct workload_param *q;
 
-	if (nfields)
-		return;
 	for (size_t i = 0; i < NBEFORE; i++)
 		fields[nfields++] = fields_before[i];
 	for (size_t i = 0; i < WORKLOAD_PARAMS_MAX && (q = workload_param_at(i)); i++, nfields++)
 		field_of_param(q, &fields[nfields], field_options[i], sizeof(field_options[i]));
 	for (size_t i = 0; i < NAFTER; i++)
 		fields[nfields++] = fields_after[i];
+}
+
+/* once per process, whichever thread (the TUI's screen or its engine) asks first */
+static void fields_make(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, fields_build);
 }
 
 size_t recipe_field_count(void)

@@ -21,10 +21,12 @@
 
 #include "fixture-util.h"
 
+#include "swaptune/colour.h"
 #include "swaptune/doctor.h"
 #include "swaptune/facts.h"
 #include "swaptune/fmt.h"
 #include "swaptune/pmu.h"
+#include "swaptune/recipe.h"
 #include "swaptune/stop.h"
 
 #define ROUNDS 25
@@ -41,6 +43,8 @@ struct worker {
 	const struct expect *x;
 	int id;
 	int wrong;		/* rounds whose values differed from one thread's */
+	size_t recipe_fields;	/* what recipe_field_count() and colour_on(stderr) said */
+	bool colour;
 	char what[200];		/* the first difference */
 };
 
@@ -86,6 +90,9 @@ static void one_round(struct worker *w)
 		w->wrong++;
 		snprintf(w->what, sizeof(w->what), "stop_signal_name: \"%s\"", got);
 	}
+	/* tables and answers made once, by whichever thread asks first (compared after the join) */
+	w->recipe_fields = recipe_field_count();
+	w->colour = colour_on(stderr);
 	/* libpfm4 is initialised by whichever thread opens counters first */
 	err_reset(&e);
 	if (pmu_counters_open(&pc, PMU_TARGET_PID, (int)getpid(), &e) == 0)
@@ -130,6 +137,8 @@ static void on_fixture(const char *fixture)
 	for (int i = 0; i <= WORKERS; i++) {
 		if (w[i].wrong)
 			fail_msg("%s, thread %d: %d wrong (%s)", fixture, i, w[i].wrong, w[i].what);
+		assert_int_equal(w[i].recipe_fields, recipe_field_count());
+		assert_int_equal(w[i].colour, colour_on(stderr));
 	}
 	host_close(&x.h);
 }
