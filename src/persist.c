@@ -860,6 +860,37 @@ static void sweep_tmp(const struct host *h, const char *rel)
 	host_tmp_sweep(h, dir, prefix);
 }
 
+/*
+ * Repair may put back or remove ident only while it holds what swaptune
+ * left there: nothing, the recorded old content, or byte for byte what
+ * swaptune writes. Anything else is an edit made since (an administrator
+ * after the crash): it is kept and the undo refused, saying so. A value
+ * changed in place in swaptune's own format cannot be told apart.
+ */
+static int unchanged_since(const struct host *h, const char *ident, const char *detail,
+			   struct st_err *e)
+{
+	struct st_err e2 = {0};
+	char *now = malloc(PERSIST_CONTENT_MAX);
+	ssize_t n;
+	int r = 0;
+
+	if (!now)
+		return err_set(e, -ENOMEM, "out of memory");
+	n = host_file_get(h, ident, now, PERSIST_CONTENT_MAX, &e2);
+	if (n == -ENOENT)
+		r = 0;
+	else if (n < 0)
+		r = err_set(e, JOURNAL_UNDO_REFUSED, "/%s cannot be read to compare (%s): left as it is",
+			    ident, e2.msg);
+	else if (!(detail && !strcmp(now, detail)) && persist_check_content(h, ident, now, &e2) < 0)
+		r = err_set(e, JOURNAL_UNDO_REFUSED,
+			    "/%s was changed since swaptune wrote it (an edit after the crash?): "
+			    "left as it is; check it by hand", ident);
+	free(now);
+	return r;
+}
+
 int persist_undo_file(const struct host *h, const char *ident, const char *detail,
 		      struct st_err *e)
 {
@@ -875,6 +906,8 @@ int persist_undo_file(const struct host *h, const char *ident, const char *detai
 	if (detail && persist_check_content(h, ident, detail, &e2) < 0)
 		return err_set(e, JOURNAL_UNDO_REFUSED, "its recorded old content is not a file swaptune writes (%s)",
 			       e2.msg);
+	if ((r = unchanged_since(h, ident, detail, e)) < 0)
+		return r;
 	sweep_tmp(h, ident);
 	if (detail)
 		return host_file_replace(h, ident, detail, 0644, e);

@@ -580,6 +580,27 @@ static void test_refuse_crafted(void **state)
 	assert_int_equal(persist_undo_file(&h, PERSIST_SYSCTL_FILE, HDR "vm.page-cluster = 1\n", &e), 0);
 	assert_string_equal(fx_read(dir, PERSIST_SYSCTL_FILE, buf, sizeof(buf)), HDR "vm.page-cluster = 1");
 	assert_false(host_exists(&h, PERSIST_SYSCTL_FILE HOST_FILE_TMP_SUFFIX ".999999999.abcdefgh"));
+
+	/* an administrator's edit after the crash (a line of their own): kept, the undo refused */
+	fx_write(dir, PERSIST_SYSCTL_FILE, HDR "vm.page-cluster = 1\n# kept for the db servers\n");
+	err_reset(&e);
+	assert_int_equal(persist_undo_file(&h, PERSIST_SYSCTL_FILE, NULL, &e), JOURNAL_UNDO_REFUSED);
+	assert_non_null(strstr(e.msg, "was changed since swaptune wrote it"));
+	assert_string_equal(fx_read(dir, PERSIST_SYSCTL_FILE, buf, sizeof(buf)),
+			    HDR "vm.page-cluster = 1\n# kept for the db servers");
+	err_reset(&e);
+	assert_int_equal(persist_undo_file(&h, PERSIST_SYSCTL_FILE, HDR "vm.page-cluster = 3\n", &e),
+			 JOURNAL_UNDO_REFUSED);
+	assert_non_null(strstr(fx_read(dir, PERSIST_SYSCTL_FILE, buf, sizeof(buf)), "db servers"));
+	/* no file before swaptune's write, one of the administrator's now: kept */
+	fx_write(dir, PERSIST_SYSCTL_FILE, "# mine\n");
+	err_reset(&e);
+	assert_int_equal(persist_undo_file(&h, PERSIST_SYSCTL_FILE, NULL, &e), JOURNAL_UNDO_REFUSED);
+	assert_true(host_exists(&h, PERSIST_SYSCTL_FILE));
+	/* the recorded old content already back (someone restored it): written again, harmless */
+	fx_write(dir, PERSIST_SYSCTL_FILE, HDR "vm.page-cluster = 1\n");
+	err_reset(&e);
+	assert_int_equal(persist_undo_file(&h, PERSIST_SYSCTL_FILE, HDR "vm.page-cluster = 1\n", &e), 0);
 	host_close(&h);
 	fx_remove(dir);
 	free(p);
