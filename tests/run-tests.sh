@@ -11,20 +11,32 @@
 # in file order as before.
 # A command test exits 0 (pass), 77 (skip, with the reason on its last line)
 # or anything else (fail).
+# Arguments, when given, name the tests to run (a name's start: t0004,
+# t08, test-doctor); without any, every test runs.
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 pass=0 fail=0 skip=0 failed=""
 log=$(mktemp -d /tmp/swaptune-tests.XXXXXX)
+# wanted FILE: no arguments, or FILE's name starts with one of them
+wanted() {
+	[ -z "$names" ] && return 0
+	b=$(basename "$1")
+	for w in $names; do
+		case $b in "$w"*) return 0 ;; esac
+	done
+	return 1
+}
+names="$*"
 
 if [ "${ONLY:-unit}" = unit ] || [ -z "$ONLY" ]; then
 	# each binary's output into $log/NAME.out, its exit status into $log/NAME.rc
 	for t in "$BUILD"/tests/test-*; do
-		[ -x "$t" ] && printf '%s\n' "$t"
+		[ -x "$t" ] && wanted "$t" && printf '%s\n' "$t"
 	done | xargs -r -P "${UNIT_JOBS:-$(nproc 2>/dev/null || echo 1)}" -I{} \
 		sh -c 'n=$(basename "$1"); "$1" >"$2/$n.out" 2>&1; echo $? >"$2/$n.rc"' sh {} "$log"
 	for t in "$BUILD"/tests/test-*; do
-		[ -x "$t" ] || continue
+		[ -x "$t" ] && wanted "$t" || continue
 		name=$(basename "$t")
 		if [ "$(cat "$log/$name.rc" 2>/dev/null)" = 0 ]; then
 			n=$(grep -c '^\[       OK \]' "$log/$name.out")
@@ -52,7 +64,7 @@ if [ "${ONLY:-cmd}" = cmd ] || [ -z "$ONLY" ]; then
 	# the side-by-side ones: output, exit status and seconds of each into $log
 	for n in $side_by_side; do
 		for t in tests/"$n"-*.sh; do
-			[ -f "$t" ] && printf '%s\n' "$t"
+			[ -f "$t" ] && wanted "$t" && printf '%s\n' "$t"
 		done
 	done | SWAPTUNE="${SWAPTUNE:-$top/swaptune}" BUILD="$BUILD" TOP="$top" \
 		xargs -r -P "${CMD_JOBS:-$(nproc 2>/dev/null || echo 1)}" -I{} sh -c '
@@ -61,7 +73,7 @@ if [ "${ONLY:-cmd}" = cmd ] || [ -z "$ONLY" ]; then
 		echo $? >"$2/$n.rc"
 		echo $(( $(date +%s) - start )) >"$2/$n.secs"' sh {} "$log"
 	for t in tests/t[0-9]*.sh; do
-		[ -f "$t" ] || continue
+		[ -f "$t" ] && wanted "$t" || continue
 		name=$(basename "$t" .sh)
 		if is_side_by_side "$t"; then
 			rc=$(cat "$log/$name.rc" 2>/dev/null || echo 1)
