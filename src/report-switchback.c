@@ -135,14 +135,15 @@ static double arm_mean(const struct sbrun_stored *s, int a, int f, unsigned *n)
 
 static void arms_table(struct report *rep, const struct sbrun_stored *s)
 {
-	static const char *const cols[] = { "arm", "windows", "failed", "metric (mean)", "effect", "95 % CI",
+	static const char *const cols[] = { "arm", "windows", "failed", "metric (mean)", "effect", "interval",
 					    "p (sequential)", "PSI some %", "PSI full %", "zswpin/s", "swap_ra/s",
 					    "majfault/s" };
 	static const int figs[] = { SBK_PSI_SOME, SBK_PSI_FULL, SBK_ZSWPIN, SBK_SWAP_RA, SBK_MAJFAULT };
 	struct report_section *x = report_add(rep, REPORT_TABLE, "arms", "Arms");
 	char b[64];
 
-	report_note(x, "means over the counted part of each arm's windows; effect and interval per block (paired), %s",
+	report_note(x, "means over the counted part of each arm's windows; effect and interval per block (paired), %s; "
+		    "interval: repeated-confidence at the test's own level (valid at whichever look it stopped)",
 		    sbm_kind(&s->metric) == SB_RATE ? "in percent of the baseline, positive = better" :
 		    "in metric units, positive = better");
 	report_cols(x, sizeof(cols) / sizeof(cols[0]), cols);

@@ -82,6 +82,10 @@ st report --run "$run" -o "$out/report.html" || fail "report --run $run -o html:
 grep -q '<svg' "$out/report.html" || fail "the HTML report has no chart"
 grep -q 'timeline' "$out/report.html" || fail "the HTML report has no timeline"
 st report --run "$run" >"$out/report.txt" || fail "report --run $run: exit $?"
+# the arms table's interval is the repeated-confidence one of the sequential test
+tr '\n' ' ' <"$out/report.txt" | grep -q "interval: repeated-confidence" &&
+	! grep -q "95 % CI" "$out/report.txt" ||
+	fail "the arms table does not say its interval is the repeated-confidence one"
 # the long run keeps its store too (report, recommend and export again later)
 [ "${SWAPTUNE_SB_LONG:-0}" = 1 ] && cp "$db" "$out/swaptune.db"
 done_testing
