@@ -27,6 +27,7 @@ struct replay {
 	int metric[SM_COUNT], counter[SC_COUNT];
 	int time, cg_path, cpu_source, cpu_target, interval, seq, page_size;
 	char *prom;			/* PROM_TEXT_MAX: one tick's exposition */
+	uint64_t unclean;		/* seq of a tick that is no clean JSON line, 0 none */
 };
 
 #define PROM_TEXT_MAX 65536
@@ -144,6 +145,10 @@ static int one_tick(const struct store_tick *t, void *arg)
 
 		if (!json)
 			return -ENOMEM;
+		if (!store_json_line_clean(json, len)) {
+			r->unclean = t->seq;
+			return -EBADMSG;
+		}
 		fwrite(json, 1, len, r->out);
 		fputc('\n', r->out);
 	} else {
@@ -180,7 +185,10 @@ int sample_replay(struct store *st, int64_t run_id, enum replay_mode mode, FILE 
 	}
 	rc = store_samples_read(st, run_id, one_tick, &r, e);
 	free(r.prom);
-	if (rc == -EBADMSG && (!e || !e->msg[0]))
+	if (rc == -EBADMSG && r.unclean)
+		rc = err_set(e, rc, "recording %lld: tick %llu is not a clean JSON line (a damaged or crafted store): "
+			     "nothing of it printed", (long long)run_id, (unsigned long long)r.unclean);
+	else if (rc == -EBADMSG && (!e || !e->msg[0]))
 		rc = err_set(e, rc, "recording %lld: a tick is not JSON", (long long)run_id);
 	else if (rc == -ENOMEM)
 		rc = err_set(e, rc, "out of memory");

@@ -283,6 +283,18 @@ static void reader_free(struct tick_reader *rd)
 	free(rd->text);
 }
 
+bool store_json_line_clean(const char *t, size_t len)
+{
+	cJSON *x;
+
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)t[i] < 0x20 || (unsigned char)t[i] == 0x7f)
+			return false;
+	x = cJSON_ParseWithLength(t, len);
+	cJSON_Delete(x);
+	return x != NULL;
+}
+
 static int reader_load_shapes(struct tick_reader *rd, struct st_err *e)
 {
 	struct store *st = rd->st;
@@ -303,12 +315,15 @@ static int reader_load_shapes(struct tick_reader *rd, struct st_err *e)
 			return err_set(e, -ENOMEM, "out of memory");
 		}
 		sh = &rd->shapes[rd->n_shapes];
-		r = tick_shape_make(sh, sqlite3_column_int64(s, 0), t ? t : "",
-				    (size_t)sqlite3_column_bytes(s, 1));
+		r = t && store_json_line_clean(t, (size_t)sqlite3_column_bytes(s, 1)) ?
+		    tick_shape_make(sh, sqlite3_column_int64(s, 0), t, (size_t)sqlite3_column_bytes(s, 1)) :
+		    -EBADMSG;
 		if (r < 0) {
-			sqlite3_finalize(s);
+			long long id = sqlite3_column_int64(s, 0);
+
+			sqlite3_finalize(s);	/* read the id before: a finalized statement is gone */
 			return err_set(e, r, "database %s: recording %lld: shape %lld is not a tick",
-				       st->path, (long long)rd->run_id, (long long)sqlite3_column_int64(s, 0));
+				       st->path, (long long)rd->run_id, id);
 		}
 		sh->serial = ++rd->serial;
 		rd->n_shapes++;

@@ -60,4 +60,24 @@ sqlite3 "$scratch/old.db" "CREATE TABLE t(x); PRAGMA user_version=1" || fail "sq
 sum=$(md5sum <"$scratch/old.db")
 expect 1 'older than this swaptune' fleet-advise --sysroot "$fx" --db "$scratch/own.db" --from "$scratch/old.db"
 [ "$(md5sum <"$scratch/old.db")" = "$sum" ] || fail "fleet-advise --from migrated an older store"
+
+# finding 8: crafted ticks never reach the output raw: a shape carrying an
+# escape sequence, a legacy JSON row with one, a legacy row that is no JSON
+"$SWAPTUNE" sample --sysroot "$fx" --db "$scratch/s.db" --count 2 --interval 10ms --record --no-cpu \
+	>/dev/null 2>&1 || fail "sample --record"
+run=$(sqlite3 "$scratch/s.db" "SELECT id FROM runs WHERE kind = 'sample'")
+esc=$(printf '\033')
+cp "$scratch/s.db" "$scratch/s1.db"
+sqlite3 "$scratch/s1.db" "UPDATE sample_shapes SET tick = replace(tick, '\"hostname\":\"vm\"', '\"hostname\":\"vm${esc}[31mRED\"')" ||
+	fail "sqlite3"
+grep -q "RED" "$scratch/s1.db" || fail "the shape was not crafted"
+expect 2 'shape [0-9]* is not a tick' sample --sysroot "$fx" --db "$scratch/s1.db" --replay "$run" --json
+grep -q "$esc" "$scratch/out" && fail "replay --json wrote a raw escape from a crafted shape"
+for data in '{"hostname":"vm'"$esc"'[31m"}' '{"a":1' 'plain text'; do
+	cp "$scratch/s.db" "$scratch/s2.db"
+	sqlite3 "$scratch/s2.db" "UPDATE samples SET shape_id = NULL, vals = NULL, data = '$data' WHERE seq = 1" ||
+		fail "sqlite3"
+	expect 2 'tick 1 is not a clean JSON line' sample --sysroot "$fx" --db "$scratch/s2.db" --replay "$run" --json
+	grep -q "$esc" "$scratch/out" && fail "replay --json wrote a raw escape from a crafted legacy row"
+done
 done_testing

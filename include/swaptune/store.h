@@ -551,6 +551,14 @@ int store_tick_string(const struct store_tick *t, int slot, char *buf, size_t le
  * A compact tick's values are decoded as far as they are read.
  */
 const char *store_tick_json(const struct store_tick *t, size_t *len);
+/*
+ * Whether text read back may go out as one JSON line (sample --replay
+ * --json): it parses as JSON and carries no control byte (a crafted
+ * store's escape sequence would reach the terminal, a raw newline would
+ * split the line). Shapes are checked so when read; a row kept as its own
+ * text (not a tick) is checked by whoever prints it as JSON.
+ */
+bool store_json_line_clean(const char *t, size_t len);
 
 /* Called per tick in seq order; 0 goes on, > 0 stops the read, < 0 is an error that stops it. */
 typedef int (*store_sample_fn)(const struct store_tick *t, void *arg);
