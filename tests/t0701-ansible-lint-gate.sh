@@ -21,6 +21,12 @@ fi
 ansible-playbook --syntax-check -i localhost, "$A/playbooks/rollout.yml" >"$scratch/syntax.out" 2>&1 ||
 	fail "syntax-check: $(tail -5 "$scratch/syntax.out")"
 grep -q 'swaptune_step' -r "$A" && fail "a step variable still picks what the role does"
+# issue 33 finding 5: root never installs a package from a path a local user can plant first
+grep -rn '/tmp/' "$A/roles" "$A/playbooks" >"$scratch/tmp.out" &&
+	fail "a task uses a predictable path under /tmp: $(head -3 "$scratch/tmp.out")"
+grep -q 'state: directory' "$A/roles/swaptune/tasks/install.yml" &&
+	grep -q 'ansible.builtin.tempfile' "$A/roles/swaptune/tasks/install.yml" ||
+	fail "install.yml: the package is not copied into a private tempfile directory"
 python3 - "$A" <<'PY' || fail "entry points and argument specs disagree"
 import os, re, sys, yaml
 a = sys.argv[1]
