@@ -329,40 +329,97 @@ static size_t by_effect(const struct metric_result *res, size_t *idx)
 	return n;
 }
 
-/*
- * The answer in lines: how many metrics changed beyond noise and the
- * largest of them, before -> after with the unit and p. lead: a first line
- * (the change itself) or NULL.
- */
-static void summary_lines(struct report_section *s, const struct metric_result *res)
+static size_t metric_index(enum sample_metric sm)
 {
-	size_t idx[NM], n = by_effect(res, idx), shown = 0;
-	char line[1024];
-	size_t k = 0;
+	size_t m = 0;
 
-	for (size_t m = 0; m < NM; m++)
-		shown += res[m].shown;
-	if (!n) {
-		report_line(s, "no metric changed beyond noise (%zu compared; Welch's t-test on batch means, p < 0.05)",
-			    shown);
+	while (m < NM - 1 && metrics[m] != sm)
+		m++;
+	return m;
+}
+
+/* "PSI memory some -14.6 % (9.939 -> 8.491 %, p < 0.001)" into out at *k */
+static void effect_words(const struct metric_result *o, size_t m, bool values, char *out, size_t len,
+			 size_t *k)
+{
+	char b1[FMT_NUM_LEN], b2[FMT_NUM_LEN], pc[FMT_NUM_LEN + 8], p[16];
+	const char *unit = o->k != 1 ? "MiB" : def(m)->unit;
+
+	if (*k >= len)
 		return;
-	}
-	k = (size_t)snprintf(line, sizeof(line), "%zu of %zu metrics changed beyond noise; the largest:", n, shown);
-	report_line(s, "%s", line);
-	for (size_t i = 0; i < n && i < 5; i++) {
-		const struct metric_result *o = &res[idx[i]];
-		char b1[FMT_NUM_LEN], b2[FMT_NUM_LEN], pc[FMT_NUM_LEN + 8], p[16];
-		const char *unit = o->k != 1 ? "MiB" : def(idx[i])->unit;
+	fmt_p(o->ok ? o->w.p : NAN, p, sizeof(p));
+	if (!values)
+		*k += (size_t)snprintf(out + *k, len - *k, "%s %s", def(m)->row->name,
+				       isfinite(o->pct) ? fmt_pct(o->pct, true, pc, sizeof(pc)) : "from 0");
+	else if (o->beyond)
+		*k += (size_t)snprintf(out + *k, len - *k, "%s %s (%s -> %s %s, p %s %s)", def(m)->row->name,
+				       isfinite(o->pct) ? fmt_pct(o->pct, true, pc, sizeof(pc)) : "from 0",
+				       fmt_num(o->ma * o->k, b1, sizeof(b1)), fmt_num(o->mb * o->k, b2, sizeof(b2)),
+				       unit, p[0] == '<' ? "<" : "=", p[0] == '<' ? p + 1 : p);
+	else
+		*k += (size_t)snprintf(out + *k, len - *k, "%s %s -> %s %s (%s)", def(m)->row->name,
+				       fmt_num(o->ma * o->k, b1, sizeof(b1)), fmt_num(o->mb * o->k, b2, sizeof(b2)),
+				       unit, o->noise);
+}
 
-		fmt_p(o->ok ? o->w.p : NAN, p, sizeof(p));
-		report_line(s, "%s %s (%s -> %s %s, p %s %s)", def(idx[i])->row->name,
-			    isfinite(o->pct) ? fmt_pct(o->pct, true, pc, sizeof(pc)) : "from 0",
-			    fmt_num(o->ma * o->k, b1, sizeof(b1)), fmt_num(o->mb * o->k, b2, sizeof(b2)), unit,
-			    p[0] == '<' ? "<" : "=", p[0] == '<' ? p + 1 : p);
+/*
+ * The answer, one sentence: did memory pressure (PSI memory, the host's
+ * stall time, the one metric that says "better" without a workload's own
+ * figure) fall beyond noise, and which other metrics moved beyond noise.
+ * change: worded for an apply ("It helped"), else for two recordings.
+ */
+static void answer_line(struct report_section *s, const struct metric_result *res, bool change)
+{
+	size_t some = metric_index(SM_PSI_SOME_PCT), full = metric_index(SM_PSI_FULL_PCT);
+	const struct metric_result *ps = &res[some], *pf = &res[full];
+	bool measured = ps->shown && ps->ma == ps->ma && ps->mb == ps->mb;
+	bool s_down = measured && ps->beyond && ps->mb < ps->ma, s_up = measured && ps->beyond && ps->mb > ps->ma;
+	bool f_down = pf->beyond && pf->mb < pf->ma, f_up = pf->beyond && pf->mb > pf->ma;
+	size_t idx[NM], n = by_effect(res, idx), k = 0, others = 0, said = 0;
+	const char *head;
+	char line[2048];
+
+	if (!measured)
+		head = change ? "Cannot tell whether it helped: PSI memory was not recorded in both"
+			      : "PSI memory was not recorded in both";
+	else if ((s_down || f_down) && !s_up && !f_up)
+		head = change ? "It helped: memory pressure fell beyond noise," : "Less memory pressure after:";
+	else if ((s_up || f_up) && !s_down && !f_down)
+		head = change ? "It did not help: memory pressure rose beyond noise," : "More memory pressure after:";
+	else if (s_up || s_down)
+		head = change ? "Mixed: memory pressure moved both ways," : "Memory pressure moved both ways:";
+	else
+		head = change ? "No measurable help: memory pressure did not move beyond noise,"
+			      : "No change in memory pressure beyond noise:";
+	k = (size_t)snprintf(line, sizeof(line), "%s", head);
+	if (measured) {
+		line[k++] = ' ';
+		line[k] = '\0';
+		effect_words(ps, some, true, line, sizeof(line), &k);
+		if (pf->shown && pf->beyond && k < sizeof(line)) {
+			k += (size_t)snprintf(line + k, sizeof(line) - k, ", ");
+			effect_words(pf, full, true, line, sizeof(line), &k);
+		}
 	}
-	if (n > 5)
-		report_line(s, "and %zu more in the table below", n - 5);
-	(void)k;
+	for (size_t i = 0; i < n; i++)
+		others += idx[i] != some && idx[i] != full;
+	if (!others && k < sizeof(line))
+		k += (size_t)snprintf(line + k, sizeof(line) - k, "; no other metric moved beyond noise");
+	for (size_t i = 0; i < n && k < sizeof(line); i++) {
+		if (idx[i] == some || idx[i] == full)
+			continue;
+		if (said == 5) {
+			k += (size_t)snprintf(line + k, sizeof(line) - k, " and %zu more (table below)",
+					      others - said);
+			break;
+		}
+		k += (size_t)snprintf(line + k, sizeof(line) - k, "%s", said ? ", " : "; beyond noise also: ");
+		effect_words(&res[idx[i]], idx[i], false, line, sizeof(line), &k);
+		said++;
+	}
+	if (k < sizeof(line))
+		snprintf(line + k, sizeof(line) - k, ".");
+	report_line(s, "%s", line);
 }
 
 /* series of metric m: x in minutes from x0_s (seconds since the recording's start + offset) */
@@ -486,7 +543,7 @@ static int compare_into(struct store *st, struct report *rep, struct report_sect
 	}
 	for (size_t m = 0; m < NM; m++)
 		compare_metric(a, b, m, &res[m]);
-	summary_lines(sum, res);
+	answer_line(sum, res, change_iso != NULL);
 	charts(rep, a, b, change_iso, res);
 	compare_table(rep, res);
 	recordings_table(rep, a, b);
@@ -625,15 +682,52 @@ static void change_sections(struct report *rep, struct report_section *sum, cons
 	}
 }
 
+/*
+ * Refused, one line: which recording the window of w lacks and the command
+ * that records it. A recording after a change that was already undone can
+ * only be made by applying it again.
+ */
+static int missing_recording(const struct store_change_window *w, int64_t id, struct st_err *e)
+{
+	bool reverted_first = w->reverted && (!w->next_run || strcmp(w->reverted_at, w->next_at) < 0);
+
+	if (!w->after && reverted_first)
+		return err_set_exit(e, -ENODATA, ST_EXIT_USAGE,
+				    "no recording before apply run %lld was reverted: re-apply, "
+				    "swaptune sample --record", (long long)id);
+	if (!w->after && w->next_run)
+		return err_set_exit(e, -ENODATA, ST_EXIT_USAGE,
+				    "no recording before %s run %lld %s apply run %lld: re-apply, "
+				    "swaptune sample --record", w->next_kind, (long long)w->next_run,
+				    w->undone ? "undid" : "followed", (long long)id);
+	if (!w->after && !w->before)
+		return err_set_exit(e, -ENODATA, ST_EXIT_USAGE,
+				    "no recording before or since apply run %lld on this host: "
+				    "swaptune sample --record -d 10m", (long long)id);
+	if (!w->after)
+		return err_set_exit(e, -ENODATA, ST_EXIT_USAGE,
+				    "no recording since apply run %lld on this host: swaptune sample --record -d 10m",
+				    (long long)id);
+	if (w->prev_run)
+		return err_set_exit(e, -ENODATA, ST_EXIT_USAGE,
+				    "no recording between %s run %lld and apply run %lld: next time first "
+				    "swaptune sample --record", w->prev_kind, (long long)w->prev_run, (long long)id);
+	return err_set_exit(e, -ENODATA, ST_EXIT_USAGE,
+			    "no recording before apply run %lld on this host: next time first swaptune sample --record",
+			    (long long)id);
+}
+
 int report_build_change(struct store *st, int64_t apply_run, struct report **out,
 			struct st_err *e)
 {
 	struct store_change *c = NULL;
+	struct store_change_window w;
 	struct store_run ri;
 	struct report *rep = NULL;
 	struct report_section *s, *sum;
-	int64_t before = 0, after = 0, snap = 0;
-	char title[128], reason[128];
+	int64_t snap = 0;
+	char title[128], reason[128], t[FMT_TIME_LEN + 512];
+	size_t n0;
 	int n = 0, r;
 
 	memset(&ri, 0, sizeof(ri));
@@ -645,25 +739,41 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 				 (long long)apply_run, ri.kind);
 		goto out;
 	}
+	if ((r = store_change_window(st, apply_run, &w, e)) < 0)
+		goto out;
+	/* evidence from another host or another setting is no evidence: refuse */
+	if (!w.before || !w.after) {
+		r = missing_recording(&w, apply_run, e);
+		goto out;
+	}
 	if ((r = store_changes_of_run(st, apply_run, &c, &n, e)) < 0 ||
-	    (r = store_run_first_snapshot(st, apply_run, &snap, reason, sizeof(reason), e)) < 0 ||
-	    (r = store_sample_run_before(st, ri.started_at, &before, e)) < 0 ||
-	    (r = store_sample_run_after(st, ri.ended_at[0] ? ri.ended_at : ri.started_at, &after, e)) < 0)
+	    (r = store_run_first_snapshot(st, apply_run, &snap, reason, sizeof(reason), e)) < 0)
 		goto out;
 
 	snprintf(title, sizeof(title), "swaptune report: change %lld", (long long)apply_run);
 	rep = report_new("change", title);
 	sum = report_add(rep, REPORT_TEXT, "summary", "Summary");
 	change_sections(rep, sum, &ri, c, n);
-	if (before && after) {
-		if ((r = compare_into(st, rep, sum, before, after, ri.started_at, e)) < 0)
-			goto out;
-	} else {
-		report_line(sum, "its effect cannot be shown: no recording %s it; record one under the same load:",
-			    !before && !after ? "before or after" : !before ? "before" : "after");
-		report_line(sum, "swaptune sample --record --duration 10m");
+	n0 = sum->n_lines;
+	if ((r = compare_into(st, rep, sum, w.before, w.after, ri.started_at, e)) < 0)
+		goto out;
+	/* the answer leads */
+	if (sum->n_lines > n0) {
+		char *a = sum->lines[n0];
+
+		memmove(sum->lines + 1, sum->lines, n0 * sizeof(*sum->lines));
+		sum->lines[0] = a;
 	}
-	if (snap) {
+	if (w.next_run && w.undone) {
+		report_line(sum, "since undone: %s run %lld, %s", w.next_kind, (long long)w.next_run,
+			    fmt_time(w.next_at, false, t, sizeof(t)));
+	} else if (w.reverted) {
+		report_line(sum, "since reverted (not confirmed in time), %s",
+			    fmt_time(w.reverted_at, false, t, sizeof(t)));
+	} else if (snap) {
+		if (w.next_run)
+			report_line(sum, "since followed by %s run %lld, %s", w.next_kind, (long long)w.next_run,
+				    fmt_time(w.next_at, false, t, sizeof(t)));
 		report_line(sum, "to undo it (restores snapshot %lld, %s):", (long long)snap, reason);
 		report_line(sum, "sudo swaptune rollback --to %lld", (long long)snap);
 	} else {
@@ -672,16 +782,10 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 	change_facts(rep, &ri);
 	report_kernel_facts(rep, &ri);
 	s = report_add(rep, REPORT_TEXT, "recordings", "Recordings");
-	if (before)
-		report_line(s, "before: recording %lld, the last one that ended before the change", (long long)before);
-	else
-		report_line(s, "before: none recorded; record one before the next change:");
-	if (after)
-		report_line(s, "after: recording %lld, the first one that started after the change", (long long)after);
-	else
-		report_line(s, "after: none recorded yet; record one now, under the same load:");
-	if (!before || !after)
-		report_line(s, "swaptune sample --record --duration 10m");
+	report_line(s, "before: recording %lld, the last one on this host that ended before the change%s",
+		    (long long)w.before, w.prev_run ? " and after the one before it" : "");
+	report_line(s, "after: recording %lld, the first one on this host that started after the change%s",
+		    (long long)w.after, w.next_run || w.reverted ? " and ended while it was in effect" : "");
 	*out = rep;
 	rep = NULL;
 	r = 0;

@@ -614,36 +614,147 @@ int store_sample_runs(struct store *st, bool with_ticks, struct store_sample_run
 
 /* ---- the recordings around a time ---- */
 
-static int one_id(struct store *st, const char *sql, const char *arg, int64_t *id,
-		  struct st_err *e)
-{
-	sqlite3_stmt *s;
-	int r = store_prepare(st, sql, &s, e);
+/* a run's host: its machine id, else its hosts row's (runs before schema 3 have none of their own) */
+#define HOST_KEY(r) \
+	"coalesce(nullif(" r ".machine_id, ''), (SELECT hk.machine_id FROM hosts hk WHERE hk.id = " r ".host_id))"
+/* a change: an apply or rollback that did not fail (a failed one left the settings as they were) */
+#define IS_CHANGE(r) "(" r ".kind IN ('apply', 'rollback') AND " r ".status != 'failed')"
+/* a rollback run that undid apply ?1: back to a snapshot of a run at or before it, or its revert */
+#define UNDOES_APPLY(b) \
+	"(" b ".kind = 'rollback' AND json_valid(" b ".params) AND" \
+	" (json_extract(" b ".params, '$.to_run') <= ?1 OR json_extract(" b ".params, '$.apply_run') = ?1))"
 
-	*id = 0;
+static void bind_text_or_null(sqlite3_stmt *s, int i, const char *t)
+{
+	if (t && t[0])
+		sqlite3_bind_text(s, i, t, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void col_copy(sqlite3_stmt *s, int i, char *out, size_t len)
+{
+	snprintf(out, len, "%s", store_col_text(s, i));
+}
+
+int store_change_window(struct store *st, int64_t apply_run, struct store_change_window *w,
+			struct st_err *e)
+{
+	char hk[128] = "", start[40] = "", end[40] = "";
+	bool has_hk = false;
+	sqlite3_stmt *s;
+	int r;
+
+	memset(w, 0, sizeof(*w));
+	r = store_prepare(st,
+		"SELECT " HOST_KEY("a") ", a.status, a.started_at, coalesce(a.ended_at, ''),"
+		" coalesce((SELECT taken_at FROM snapshots WHERE run_id = a.id AND reason = 'after apply'"
+		"  ORDER BY id LIMIT 1), a.ended_at, a.started_at)"
+		" FROM runs a WHERE a.id = ?1", &s, e);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(s, 1, arg, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(s, 1, apply_run);
+	if ((r = store_step_row(st, s, e)) == 1) {
+		has_hk = sqlite3_column_type(s, 0) != SQLITE_NULL;
+		col_copy(s, 0, hk, sizeof(hk));
+		w->reverted = !strcmp(store_col_text(s, 1), "reverted");
+		col_copy(s, 2, start, sizeof(start));
+		if (w->reverted)
+			col_copy(s, 3, w->reverted_at, sizeof(w->reverted_at));
+		col_copy(s, 4, w->applied_at, sizeof(w->applied_at));
+	}
+	sqlite3_finalize(s);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return err_set_exit(e, -ENOENT, ST_EXIT_USAGE, "no run %lld (see swaptune history)",
+				    (long long)apply_run);
+
+	/* the host's changes on either side */
+	r = store_prepare(st,
+		"SELECT r.id, r.kind, coalesce(r.ended_at, r.started_at) FROM runs r"
+		" WHERE " IS_CHANGE("r") " AND r.id < ?1 AND " HOST_KEY("r") " IS ?2"
+		" ORDER BY r.id DESC LIMIT 1", &s, e);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, apply_run);
+	bind_text_or_null(s, 2, has_hk ? hk : NULL);
+	if ((r = store_step_row(st, s, e)) == 1) {
+		w->prev_run = sqlite3_column_int64(s, 0);
+		col_copy(s, 1, w->prev_kind, sizeof(w->prev_kind));
+		col_copy(s, 2, w->prev_at, sizeof(w->prev_at));
+	}
+	sqlite3_finalize(s);
+	if (r < 0)
+		return r;
+	r = store_prepare(st,
+		"SELECT r.id, r.kind, r.started_at, coalesce(" UNDOES_APPLY("r") ", 0) FROM runs r"
+		" WHERE " IS_CHANGE("r") " AND r.id > ?1 AND " HOST_KEY("r") " IS ?2"
+		" ORDER BY r.id LIMIT 1", &s, e);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, apply_run);
+	bind_text_or_null(s, 2, has_hk ? hk : NULL);
+	if ((r = store_step_row(st, s, e)) == 1) {
+		w->next_run = sqlite3_column_int64(s, 0);
+		col_copy(s, 1, w->next_kind, sizeof(w->next_kind));
+		col_copy(s, 2, w->next_at, sizeof(w->next_at));
+		w->undone = sqlite3_column_int(s, 3) != 0;
+	}
+	sqlite3_finalize(s);
+	if (r < 0)
+		return r;
+
+	/* its effect ended at the next change, or at its revert if that came first */
+	snprintf(end, sizeof(end), "%s", w->next_at);
+	if (w->reverted_at[0] && (!end[0] || strcmp(w->reverted_at, end) < 0))
+		snprintf(end, sizeof(end), "%s", w->reverted_at);
+
+	r = store_prepare(st,
+		"SELECT r.id FROM runs r WHERE r.kind = 'sample' AND r.ended_at IS NOT NULL"
+		" AND r.ended_at <= ?1 AND (?2 IS NULL OR r.started_at >= ?2) AND " HOST_KEY("r") " IS ?3"
+		" AND EXISTS (SELECT 1 FROM samples WHERE run_id = r.id)"
+		" ORDER BY r.ended_at DESC, r.id DESC LIMIT 1", &s, e);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(s, 1, start, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(s, 2, w->prev_at);
+	bind_text_or_null(s, 3, has_hk ? hk : NULL);
 	if ((r = store_step_row(st, s, e)) == 1)
-		*id = sqlite3_column_int64(s, 0);
+		w->before = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (r < 0)
+		return r;
+	r = store_prepare(st,
+		"SELECT r.id FROM runs r WHERE r.kind = 'sample' AND r.started_at >= ?1"
+		" AND (?2 IS NULL OR (r.ended_at IS NOT NULL AND r.ended_at <= ?2)) AND " HOST_KEY("r") " IS ?3"
+		" AND EXISTS (SELECT 1 FROM samples WHERE run_id = r.id)"
+		" ORDER BY r.started_at, r.id LIMIT 1", &s, e);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(s, 1, w->applied_at, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(s, 2, end);
+	bind_text_or_null(s, 3, has_hk ? hk : NULL);
+	if ((r = store_step_row(st, s, e)) == 1)
+		w->after = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	return r < 0 ? r : 0;
 }
 
-int store_sample_run_before(struct store *st, const char *before, int64_t *id,
+int store_apply_rolled_back(struct store *st, int64_t apply_run, int64_t *rollback_run,
 			    struct st_err *e)
 {
-	return one_id(st,
-		"SELECT id FROM runs WHERE kind = 'sample' AND ended_at IS NOT NULL AND ended_at <= ?1"
-		" AND EXISTS (SELECT 1 FROM samples WHERE run_id = runs.id)"
-		" ORDER BY ended_at DESC, id DESC LIMIT 1", before, id, e);
-}
+	sqlite3_stmt *s;
+	int r = store_prepare(st,
+		"SELECT b.id FROM runs b WHERE b.status = 'ok' AND b.id > ?1 AND " UNDOES_APPLY("b")
+		" ORDER BY b.id LIMIT 1", &s, e);
 
-int store_sample_run_after(struct store *st, const char *after, int64_t *id,
-			   struct st_err *e)
-{
-	return one_id(st,
-		"SELECT id FROM runs WHERE kind = 'sample' AND started_at >= ?1"
-		" AND EXISTS (SELECT 1 FROM samples WHERE run_id = runs.id)"
-		" ORDER BY started_at, id LIMIT 1", after, id, e);
+	*rollback_run = 0;
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, apply_run);
+	if ((r = store_step_row(st, s, e)) == 1)
+		*rollback_run = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return r < 0 ? r : 0;
 }

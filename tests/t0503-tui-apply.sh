@@ -6,8 +6,9 @@
 # watchdog puts page-cluster back and the screen says so; c confirms (with p
 # persist: a sysctl.d file in the sysroot); an apply --confirm from outside
 # shows as confirmed; the History panel's b rolls back after y/N, leaving
-# the tree byte-identical (kernel files by value); o writes the run's
-# report; a read-only sysroot disables the keys; q restores the terminal.
+# the tree byte-identical (kernel files by value); o on that apply refuses
+# (nothing recorded around it), o on a probe writes its report; a read-only
+# sysroot disables the keys; q restores the terminal.
 # Screens go to tests/artifacts/tui/.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tui-lib.sh"
@@ -149,9 +150,14 @@ choose "run $applied, apply:" "history: the apply run not selectable for o"
 keys o
 expect "Write the report of run $applied to: ./swaptune-run-$applied.txt" "o: default path" && snap 80x24-report-path
 keys C-u "$scratch/run1.txt" Enter
-expect "wrote the report of run $applied" "o did not write"
-"$SWAPTUNE" --db "$db" --sysroot "$root" report --change "$applied" >"$scratch/run1.cli" || fail "report --change $applied"
-cmp -s "$scratch/run1.txt" "$scratch/run1.cli" || fail "the screen's report differs from report --change $applied"
+# nothing was recorded around it: refused as report --change refuses (no file)
+expect "report not written: no recording before rollback run [0-9]+ undid apply run $applied" \
+	"o wrote a report without evidence"
+"$SWAPTUNE" --db "$db" --sysroot "$root" report --change "$applied" >"$scratch/run1.cli" 2>"$scratch/run1.err"
+[ $? -eq 2 ] || fail "report --change $applied: want exit 2 (no recording)"
+grep -q "no recording before rollback run [0-9]* undid apply run $applied" "$scratch/run1.err" ||
+	fail "report --change $applied: $(cat "$scratch/run1.err")"
+[ -e "$scratch/run1.txt" ] && fail "a refused report left a file"
 ls "$scratch"/run1.txt.* >/dev/null 2>&1 && fail "a temporary report file was left"
 # and in Runs, o writes a probe run's report (report --run), Esc cancels
 keys 3

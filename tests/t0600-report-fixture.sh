@@ -48,7 +48,8 @@ grep -q 'not measured' "$scratch/report-change.txt" && fail "a metric measured i
 # the answer first: the summary leads, the parameters are rows, never raw JSON
 [ "$(sed -n 4p "$scratch/report-change.txt")" = "Summary" ] || fail "--change does not lead with its summary"
 grep -q '^  page-cluster 3 -> 0, applied 2026-11-30T10:15:00Z by alice' "$scratch/report-change.txt" || fail "summary: what changed"
-grep -q '^  6 of 18 metrics changed beyond noise' "$scratch/report-change.txt" || fail "summary: effects beyond noise"
+grep -q '^  It helped: memory pressure fell beyond noise, PSI memory some -14.6 %' "$scratch/report-change.txt" || fail "summary: the answer (PSI memory)"
+[ "$(sed -n 5p "$scratch/report-change.txt" | cut -c3-12)" = "It helped:" ] || fail "--change does not lead with the answer"
 grep -q '^  source run  *1$' "$scratch/report-change.txt" || fail "parameters are not key/value rows"
 grep -q '{"' "$scratch/report-change.txt" && fail "raw JSON in the change report"
 [ "$(sed -n 4,6p "$scratch/report-run.txt" | tr '\n' '|')" = "Summary|  Verdict: CHANGE to pc0|  change to pc0: throughput +15.0 % [+14.6, +15.5] against pc3 over 11 rounds both completed, shown|" ] ||
@@ -100,11 +101,16 @@ bad --change 1
 bad --before 1 --after 4
 bad --before 2 --after 6
 bad --run 1 --format pdf
-# a recording without a counterpart after it: say what to record
-sqlite3 "$db" "INSERT INTO runs (id, kind, started_at, ended_at, status) VALUES (9, 'apply', '2026-12-01T00:00:00.000Z', '2026-12-01T00:00:01.000Z', 'ok');"
-rep --change 9 >"$scratch/c9.txt" || fail "--change without after recording: exit $?"
-grep -q 'after: none recorded yet' "$scratch/c9.txt" || fail "--change 9 does not say what to record"
-grep -q 'swaptune sample --record --duration 10m' "$scratch/c9.txt" || fail "--change 9: no command to record"
+# an apply with no recording after it: refused (exit 2), naming what to record
+sqlite3 "$db" "INSERT INTO runs (id, host_id, kind, started_at, ended_at, status) VALUES (9, 1, 'apply', '2026-12-01T00:00:00.000Z', '2026-12-01T00:00:01.000Z', 'ok');"
+rep --change 9 >"$scratch/c9.txt" 2>"$scratch/c9.err"; rc=$?
+[ "$rc" -eq 2 ] || fail "--change without after recording: exit $rc, want 2"
+[ "$(cat "$scratch/c9.err")" = "swaptune: no recording since apply run 9 on this host: swaptune sample --record -d 10m" ] ||
+	fail "--change 9 does not say what to record: $(cat "$scratch/c9.err")"
+# a recording after it (recording 4, after apply 3, is the one before it)
+sqlite3 "$db" "INSERT INTO runs (id, host_id, kind, started_at, ended_at, status, params) VALUES
+ (20, 1, 'sample', '2026-12-01T00:10:00.000Z', '2026-12-01T00:20:00.000Z', 'ok', '{\"interval_s\":1}');
+INSERT INTO samples (run_id, seq, t_ns, data) SELECT 20, seq, t_ns, data FROM samples WHERE run_id = 4;"
 # every journal row of the run is listed (no cap); a boot-time file's old
 # content shows its first 63 bytes, as wide as a setting's value
 sqlite3 "$db" "WITH RECURSIVE g(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM g WHERE k < 70)

@@ -669,14 +669,37 @@ int store_fleet_count(struct store *st, const char *table, int64_t *n, struct st
  * ====================================================================== */
 
 /*
- * Sample recordings (runs of kind "sample" with at least one sample row):
- * the newest that ended at or before `before` (ISO time), and the oldest
- * that started at or after `after`. *id = 0 when there is none.
+ * Where an apply run sits among its host's changes, and the recordings that
+ * bracket it. "Its host": the machine id of the run (or of its hosts row);
+ * a change is an apply or rollback run that did not fail. A recording is a
+ * run of kind "sample" with at least one sample row, on the same host.
  */
-int store_sample_run_before(struct store *st, const char *before, int64_t *id,
+struct store_change_window {
+	char applied_at[40];	/* its "after apply" snapshot, else its end, else its start */
+	int64_t prev_run;	/* the host's change before it, 0 if none */
+	char prev_kind[16];
+	char prev_at[40];	/* its end (start while unended) */
+	int64_t next_run;	/* the host's change after it, 0 if none */
+	char next_kind[16];
+	char next_at[40];	/* its start */
+	bool undone;		/* next_run is a rollback to before it (or its revert) */
+	bool reverted;		/* its own status is "reverted" (ended_at: when) */
+	char reverted_at[40];
+	int64_t before;		/* newest recording ended at or before its start, after prev; 0 none */
+	int64_t after;		/* first recording started at or after applied_at that ended before
+				   next_at (or the revert); 0 none */
+};
+
+/* The window of apply run apply_run (any kind: the caller checks). -ENOENT if no such run. */
+int store_change_window(struct store *st, int64_t apply_run, struct store_change_window *w,
+			struct st_err *e);
+
+/*
+ * The first rollback run ("ok") after apply run apply_run that went back to a
+ * snapshot of a run at or before it, or reverted it: *rollback_run, 0 if none.
+ */
+int store_apply_rolled_back(struct store *st, int64_t apply_run, int64_t *rollback_run,
 			    struct st_err *e);
-int store_sample_run_after(struct store *st, const char *after, int64_t *id,
-			   struct st_err *e);
 
 /* ---- runs whose process is gone (journal_repair) ---- */
 
