@@ -209,12 +209,23 @@ static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run *ru
 	struct history_detail d;
 	cJSON *jr = NULL;
 	char t1[FMT_TIME_LEN + 512], detail[512];
+	int64_t undone_by = 0;
 	int r;
 
 	if (run->imported)
 		origin_detail(run, detail, sizeof(detail));
 	else
 		run_detail(run, detail, sizeof(detail));
+	/* an apply a later rollback undid reads so, as one its timer reverted reads "reverted" */
+	if (!jruns && !strcmp(run->kind, "apply") && !strcmp(run->status, "ok")) {
+		size_t k = strlen(detail);
+
+		if ((r = history_rolled_back_by(&ctx->store, run->id, &undone_by, &ctx->err)) < 0)
+			return r;
+		if (undone_by && k < sizeof(detail))
+			snprintf(detail + k, sizeof(detail) - k, "%sundone by rollback run %lld", k ? "; " : "",
+				 (long long)undone_by);
+	}
 	if (jruns) {
 		jr = run_json(run, detail);
 		cJSON_AddItemToArray(jruns, jr);
@@ -226,7 +237,8 @@ static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run *ru
 			fprintf(ctx->out, "\n");
 		fprintf(ctx->out, "%5lld  %-20s  %-9s  %-16s  %s\n", (long long)run->id,
 			fmt_printable(short_time(run->started_at, t1, sizeof(t1))),
-			fmt_printable(run->kind), fmt_printable(run->status), fmt_printable(detail));
+			fmt_printable(run->kind), undone_by ? "rolled back" : fmt_printable(run->status),
+			fmt_printable(detail));
 	}
 	if ((r = history_detail(&ctx->store, run->id, true, &d, &ctx->err)) < 0)
 		goto out;

@@ -58,6 +58,11 @@ int history_snapshot_before(struct store *st, int64_t id, int64_t *snap_id, char
 	return store_run_first_snapshot(st, id, snap_id, reason, len, e);
 }
 
+int history_rolled_back_by(struct store *st, int64_t id, int64_t *rollback_run, struct st_err *e)
+{
+	return store_apply_rolled_back(st, id, rollback_run, e);
+}
+
 int history_recordings(struct store *st, bool with_ticks, struct store_sample_run *rows, int max,
 		       int *n, struct st_err *e)
 {

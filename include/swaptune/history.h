@@ -50,6 +50,8 @@ void history_detail_free(struct history_detail *d);
  * what a rollback of that run goes back to; its reason into reason (len 0:
  * not wanted).
  */
+/* The rollback run that later undid apply run id (store_apply_rolled_back()), 0 if none. */
+int history_rolled_back_by(struct store *st, int64_t id, int64_t *rollback_run, struct st_err *e);
 int history_snapshot_before(struct store *st, int64_t id, int64_t *snap_id, char *reason,
 			    size_t len, struct st_err *e);
 
