@@ -61,8 +61,11 @@ static void print_budget(FILE *o, const struct sbrun_config *c, const struct sbr
 	fprintf(o, "; exact sequential randomisation test, false-change rate <= %g %%, minimum effect %g%s\n",
 		100 * pl->alpha, c->min_effect, sbm_kind(&c->metric) == SB_RATE ? " %" : " points");
 	fprintf(o, "Budget            smallest p at each look:");
-	for (unsigned k = 0; k < pl->n_looks; k++)
-		fprintf(o, " %.3g", p->budget.p_floor[k]);
+	for (unsigned k = 0; k < pl->n_looks; k++) {
+		char nb[FMT_NUM_LEN];
+
+		fprintf(o, " %s", fmt_num_sig(p->budget.p_floor[k], 3, nb, sizeof(nb)));
+	}
 	if (p->design.first_decidable_look < pl->n_looks)
 		fprintf(o, "; a change can be decided from look %u on\n", p->design.first_decidable_look + 1);
 	else

@@ -10,7 +10,9 @@
 #      metric source still counts;
 #   4. verify refuses the switchback rows without --live, and the probe's
 #      --reps/--arm/--scratch-dir with --live; switchback --help and
-#      verify --help list the shared rows.
+#      verify --help list the shared rows;
+#   5. the human plan writes numbers in the house style, never an exponent
+#      (the budget's smallest p was 3.05e-05).
 . "$(dirname "$0")/lib.sh"
 
 command -v jq >/dev/null || skip "needs jq to read the plan"
@@ -87,4 +89,8 @@ for c in switchback verify; do
 		grep -q -- "^  $o " "$scratch/help" || fail "$c --help lacks $o"
 	done
 done
+# 5. the house number style in the human plan
+sb --dry-run >"$scratch/plan.txt" 2>&1 || fail "switchback --dry-run: exit $?"
+grep -q '^Budget  *smallest p at each look:' "$scratch/plan.txt" || fail "no budget line in the plan"
+grep -E '[0-9]e[-+]?[0-9]' "$scratch/plan.txt" && fail "the plan writes a number with an exponent"
 done_testing
