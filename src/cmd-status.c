@@ -353,6 +353,29 @@ static void print_pending(struct cmd_ctx *ctx)
 	fprintf(ctx->out, "  keep it: swaptune apply --confirm; undo it now: swaptune rollback\n\n");
 }
 
+/* pending_confirm: the apply awaiting confirmation, null when none (status.schema.json) */
+static cJSON *pending_json(struct cmd_ctx *ctx)
+{
+	struct change_pending p;
+	struct st_err e = { 0 };
+	cJSON *o;
+
+	if (change_pending_confirm(&ctx->store, &ctx->host, &p, &e) != 1)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "apply_run", (double)p.run_id);
+	if (p.deadline > 0) {
+		double left = p.deadline - utc_now();
+
+		cJSON_AddNumberToObject(o, "deadline_unix", p.deadline);
+		cJSON_AddNumberToObject(o, "seconds_left", left > 0 ? left : 0);
+	} else {
+		cJSON_AddNullToObject(o, "deadline_unix");
+		cJSON_AddNullToObject(o, "seconds_left");
+	}
+	return o;
+}
+
 static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct kernel_fingerprint *fp = calloc(1, sizeof(*fp));
@@ -381,6 +404,7 @@ static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
 
 		cJSON_AddItemToObject(doc, "kernel_fingerprint", fingerprint_to_json(fp));
 		cJSON_AddItemToObject(doc, "verdicts", verdicts_json(vc));
+		cJSON_AddItemToObject(doc, "pending_confirm", pending_json(ctx));
 		cmd_note_host_changing(ctx, doc, what);
 		r = cmd_print_json(ctx, doc);
 	} else {

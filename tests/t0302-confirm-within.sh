@@ -38,6 +38,10 @@ watchdogs="$watchdogs $pid"
 st status >"$scratch/status1.txt" || fail "status while pending: exit $?"
 head -n 1 "$scratch/status1.txt" | grep -q '^PENDING: apply run [0-9]* undoes itself in [0-9]* s unless confirmed$' ||
 	fail "status does not show the pending confirmation: $(head -n 2 "$scratch/status1.txt")"
+st status --json >"$scratch/status1.json" || fail "status --json while pending: exit $?"
+tr -d ' \t\n' <"$scratch/status1.json" | grep -q '"pending_confirm":{"apply_run":[0-9]*,"deadline_unix":[0-9.]*,"seconds_left":[0-9.]*}' ||
+	fail "status --json does not show the pending confirmation"
+"$check" "$SCHEMAS/status.schema.json" "$scratch/status1.json" >/dev/null 2>&1 || fail "status json does not validate"
 [ -f "$root/etc/sysctl.d/90-swaptune.conf" ] || fail "boot-time file not written"
 # the watchdog owns the pending rows: other commands leave them alone
 [ "$(sqlite3 "$db" "SELECT DISTINCT pid FROM changes WHERE state = 'pending'")" = "$pid" ] ||
