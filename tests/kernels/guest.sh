@@ -44,6 +44,11 @@ finish() {
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+# the checkout may live under /tmp or /run (a CI clone): reach it through a
+# path of its own before the guest's fresh /tmp and /run hide it
+mkdir -p /mnt/top
+mount --bind "$TOP" /mnt/top || { echo "check-kernels: FAIL setup: cannot bind $TOP"; }
+TOP=/mnt/top ST=/mnt/top/swaptune
 mount -t tmpfs tmp /tmp
 mount -t tmpfs run /run
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
