@@ -376,17 +376,27 @@ static void check_counters(const struct doctor_env *env, struct doctor_result *r
 		    "no swap_ra/swap_ra_hit in %s: readahead hits are not measured", p);
 }
 
-static void check_native_bypass(const struct doctor_env *env, struct doctor_result *r)
+/* The rows of doctor --behaviour: skipped when not asked for, a warning when it could not run. */
+static bool behaviour_missing(const struct doctor_bypass *b, struct doctor_result *r)
 {
-	const struct doctor_bypass *b = env->bypass;
-
 	if (!b || !b->ran)
 		set(r, DOCTOR_SKIPPED, NULL,
 		    "a behavioural check: run swaptune doctor --behaviour (root, ~2 s, changes settings briefly)");
 	else if (b->error)
 		set(r, DOCTOR_WARN, "see swaptune doctor --behaviour --json for the error",
 		    "could not run: %s", b->error_msg);
-	else if (!b->conclusive)
+	else
+		return false;
+	return true;
+}
+
+static void check_native_bypass(const struct doctor_env *env, struct doctor_result *r)
+{
+	const struct doctor_bypass *b = env->bypass;
+
+	if (behaviour_missing(b, r))
+		return;
+	if (!b->conclusive)
 		set(r, DOCTOR_WARN, "retry on a quieter host",
 		    "inconclusive: %s", b->evidence);
 	else if (b->native)
@@ -401,13 +411,9 @@ static void check_pc_effect(const struct doctor_env *env, struct doctor_result *
 {
 	const struct doctor_bypass *b = env->bypass;
 
-	if (!b || !b->ran)
-		set(r, DOCTOR_SKIPPED, NULL,
-		    "a behavioural check: run swaptune doctor --behaviour (root, ~2 s, changes settings briefly)");
-	else if (b->error)
-		set(r, DOCTOR_WARN, "see swaptune doctor --behaviour --json for the error",
-		    "could not run: %s", b->error_msg);
-	else if (b->conclusive && b->native)
+	if (behaviour_missing(b, r))
+		return;
+	if (b->conclusive && b->native)
 		set(r, DOCTOR_OK, NULL,
 		    "not needed: the kernel skips readahead for zswap swap-in whatever page-cluster says");
 	else if (!b->pc_ran || !b->pc_conclusive)
