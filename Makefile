@@ -71,7 +71,7 @@ HELPER_BIN += $(PRELOAD_SRC:tests/helpers/preload/%.c=$(BUILD)/helpers/%.so)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all deps check check-unit check-cmd check-kernels check-asan check-tsan bench install uninstall clean calibrate chaos \
+.PHONY: all deps check check-build check-unit check-cmd check-kernels check-asan check-tsan bench install uninstall clean calibrate chaos \
 	fuzz fuzz-build fuzz-targets deb sim sim-check switchback-pg
 
 all: $(BIN)
@@ -176,6 +176,10 @@ check:
 	$(Q)$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) $(BIN) $(UNIT_BIN) $(HELPER_BIN) \
 		$(SIM_BIN) $(SIMSB_BIN)
 	$(Q)BUILD=$(BUILD) SWAPTUNE=$(abspath $(BIN)) sh tests/run-tests.sh
+
+# everything `make check` builds (the binary, unit tests, test helpers, the
+# simulators), without running anything: then run single tests by name
+check-build: $(BIN) $(UNIT_BIN) $(HELPER_BIN) $(SIM_BIN) $(SIMSB_BIN)
 
 check-unit: $(UNIT_BIN)
 	$(Q)BUILD=$(BUILD) ONLY=unit sh tests/run-tests.sh
