@@ -221,6 +221,7 @@ struct power_bounds {
 	double b[VERDICT2_LOOKS_MAX];		/* the normal approximation's z bounds */
 	double near[VERDICT2_LOOKS_MAX];	/* from here the exact test is asked */
 	size_t n_exact;				/* looks of at most POWER_EXACT_MAX rounds */
+	double q97;				/* the normal's 97.5 % point, for futility */
 };
 
 /*
@@ -241,7 +242,7 @@ static bool path_changes(const struct verdict2_design *d, const struct power_bou
 			 double m, uint64_t *s, struct rt_work *w)
 {
 	static const double half = 0.70710678118654752440;
-	double x[VERDICT2_ROUNDS_MAX], xm[VERDICT2_ROUNDS_MAX], q97 = stats_norm_quantile(0.975);
+	double x[VERDICT2_ROUNDS_MAX], xm[VERDICT2_ROUNDS_MAX], q97 = pb->q97;
 	double y[VERDICT_ARMS_MAX][VERDICT2_ROUNDS_MAX], z[VERDICT2_LOOKS_MAX], sx = 0.0;
 	size_t others = d->n_candidates - 1, K = d->n_looks, exact_look = K, sure = K;
 	unsigned N = d->rounds[K - 1];
@@ -313,6 +314,7 @@ double verdict2_power(const struct verdict2_design *d, double effect_pct, double
 	    !(sd_log > 0.0) || !isfinite(sd_log) || z_bounds(d, pb.b) < 0)
 		return NAN;
 	pb.n_exact = 0;
+	pb.q97 = stats_norm_quantile(0.975);	/* once: a bisection of erfc() calls */
 	for (size_t j = 0; j < d->n_looks; j++) {
 		pb.near[j] = sign_flip_bound(pb.b[j], d->rounds[j]) - POWER_EXACT_SLACK;
 		if (d->rounds[j] <= POWER_EXACT_MAX)
