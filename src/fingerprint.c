@@ -282,10 +282,21 @@ static void read_mglru(const struct host *h, struct kernel_fingerprint *fp)
 {
 	char v[32], *end;
 	unsigned long mask;
+	int r;
 
 	fp->mglru = FP_UNKNOWN;
-	if (host_read_line(h, HOST_LRU_GEN_ENABLED, v, sizeof(v), NULL) < 0)
+	if ((r = host_read_line(h, HOST_LRU_GEN_ENABLED, v, sizeof(v), NULL)) < 0) {
+		/*
+		 * No lru_gen directory beside the other mm files: a kernel built
+		 * without CONFIG_LRU_GEN, so MGLRU is off, not unknown.
+		 */
+		if (r == -ENOENT && host_exists(h, "sys/kernel/mm/swap") &&
+		    !host_exists(h, "sys/kernel/mm/lru_gen")) {
+			fp->mglru = FP_NO;
+			snprintf(fp->mglru_value, sizeof(fp->mglru_value), "not built");
+		}
 		return;
+	}
 	mask = strtoul(v, &end, 16);
 	if (end == v || *end || strlen(v) >= sizeof(fp->mglru_value))
 		return;

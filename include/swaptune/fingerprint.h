@@ -95,7 +95,7 @@ struct kernel_fingerprint {
 	char large_folio_swapin_why[FP_WHY_MAX];
 
 	int mglru;			/* enum fp_tri: lru_gen/enabled has its base bit */
-	char mglru_value[12];		/* "0x0007" as read, "" unknown */
+	char mglru_value[12];		/* "0x0007" as read, "not built" with no lru_gen, "" unknown */
 	int zswap_shrinker;		/* enum fp_tri: zswap shrinker_enabled */
 	int zswap_writeback;		/* enum fp_tri, v2: memory.zswap.writeback exists */
 };
