@@ -78,6 +78,7 @@ static bool add_earlier(struct store *st, const struct host *h, const char *base
 				rep_arm(r, j, k, &x->arm[i]);
 		}
 	}
+	advice_run_free(r);
 	free(r);
 	free(v);
 	free(j);
@@ -175,7 +176,7 @@ int advice_judge_pooled(struct store *st, const struct host *h, const struct adv
 	p->k = 1;
 	p->n_ids = 1;
 	p->run_ids[0] = r->run_id;
-	if (!r->recipe[0] || !j->judged || judge_recipe(r->params, NULL, mine) < 0)
+	if (!r->recipe[0] || !j->judged || judge_recipe(r->p.doc, NULL, mine) < 0)
 		return 0;
 	if ((rc = store_probe_earlier(st, r->run_id, &rows, &n, e)) < 0)
 		return rc;
@@ -186,10 +187,10 @@ int advice_judge_pooled(struct store *st, const struct host *h, const struct adv
 		for (size_t i = 0; i < n; i++) {
 			char rec[JUDGE_RECIPE_LEN];
 
-			if (judge_recipe(rows[i].params, NULL, rec) == 0 && !strcmp(rec, mine))
+			if (judge_recipe(rows[i].p.doc, NULL, rec) == 0 && !strcmp(rec, mine))
 				rows[kept++] = rows[i];
 			else
-				free(rows[i].params);
+				run_params_free(&rows[i].p);
 		}
 		n = kept;
 	}

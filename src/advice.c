@@ -138,17 +138,11 @@ static void count_trials(const struct store_probe_run *run, struct advice_run *r
  */
 static void load_metric(struct advice_run *r, const char *summary)
 {
-	cJSON *o = cJSON_Parse(r->params), *w, *s = cJSON_Parse(summary), *pm;
-	bool cmd = false;
+	cJSON *s = cJSON_Parse(summary), *pm;
+	bool cmd = !strcmp(r->p.workload, "cmd");
 
 	metric_verdict_primary(metric_defs[PM_THROUGHPUT].key, true, &r->in2);
-	w = o ? cJSON_GetObjectItem(o, "workload") : NULL;
-	if (cJSON_IsObject(w))
-		w = cJSON_GetObjectItem(w, "name");
-	if (cJSON_IsString(w)) {
-		snprintf(r->workload, sizeof(r->workload), "%s", w->valuestring);
-		cmd = !strcmp(w->valuestring, "cmd");
-	}
+	snprintf(r->workload, sizeof(r->workload), "%s", r->p.workload);
 	pm = s ? cJSON_GetObjectItem(s, "primary_metric") : NULL;
 	if (cJSON_IsObject(pm)) {
 		cJSON *key = cJSON_GetObjectItem(pm, "key");
@@ -158,14 +152,12 @@ static void load_metric(struct advice_run *r, const char *summary)
 	} else if (cmd) {
 		metric_verdict_primary(metric_defs[PM_WALL_S].key, false, &r->in2);
 	}
-	cJSON_Delete(o);
 	cJSON_Delete(s);
 }
 
 static int choose_baseline(struct store *st, const struct host *h, struct advice_run *r,
 			   const char *forced, struct st_err *e)
 {
-	cJSON *o = NULL, *b;
 	int idx = -1;
 
 	if (forced) {
@@ -178,13 +170,10 @@ static int choose_baseline(struct store *st, const struct host *h, struct advice
 		snprintf(r->baseline_source, sizeof(r->baseline_source), "chosen with --baseline");
 		goto done;
 	}
-	o = cJSON_Parse(r->params);
-	b = o ? cJSON_GetObjectItem(o, "baseline") : NULL;
-	if (cJSON_IsString(b))
+	if (r->p.baseline[0])
 		for (size_t i = 0; i < r->n_arms; i++)
-			if (!strcmp(r->arms[i].name, b->valuestring))
+			if (!strcmp(r->arms[i].name, r->p.baseline))
 				idx = (int)i;
-	cJSON_Delete(o);
 	if (idx >= 0) {
 		snprintf(r->baseline_source, sizeof(r->baseline_source), "named by the probe run");
 		goto done;
@@ -225,7 +214,7 @@ static void recipe_of(struct advice_run *r)
 		for (int k = 0; o && k < r->arms[i].n_settings; k++)
 			cJSON_AddStringToObject(o, r->arms[i].settings[k].name, r->arms[i].settings[k].value);
 	}
-	if (judge_recipe(r->params, arms, r->recipe) < 0)
+	if (judge_recipe(r->p.doc, arms, r->recipe) < 0)
 		r->recipe[0] = 0;
 	cJSON_Delete(arms);
 }
@@ -242,12 +231,13 @@ int advice_load_rows(struct store *st, const struct host *h, const struct store_
 			       store_run_kind(&run->run));
 	snprintf(r->status, sizeof(r->status), "%s", run->run.status);
 	snprintf(r->started_at, sizeof(r->started_at), "%s", run->run.started_at);
-	snprintf(r->params, sizeof(r->params), "%s", run->run.params ? run->run.params : "");
+	if (run_params_copy(&r->p, &run->run.p) < 0)
+		return err_set(e, -ENOMEM, "out of memory");
 	if ((rc = load_arms(run, r, e)) < 0)
 		return rc;
 	metric_verdict2_input(run, &r->in2);
 	load_metric(r, run->run.summary);
-	judge_plan_from_params(r->params, &r->plan);
+	judge_plan_from_params(r->p.doc, &r->plan);
 	count_trials(run, r);
 	recipe_of(r);
 	return choose_baseline(st, h, r, baseline, e);
@@ -272,6 +262,12 @@ int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
 	store_probe_run_free(run);
 	free(run);
 	return rc;
+}
+
+void advice_run_free(struct advice_run *r)
+{
+	if (r)
+		run_params_free(&r->p);
 }
 
 int advice_judge(const struct advice_run *r, double min_effect_pct, struct verdict_result *v,

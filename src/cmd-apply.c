@@ -265,6 +265,7 @@ static int want_from_run(struct cmd_ctx *ctx, struct apply_opts *o, struct apply
 		 verdict_confidence_name(v->confidence));
 	snprintf(src->headline, sizeof(src->headline), "%s", v->n_reasons ? v->reasons[0] : "");
 out:
+	advice_run_free(run);
 	free(run);
 	free(v);
 	return r;

@@ -699,6 +699,7 @@ static void pool_verdict(struct cmd_ctx *ctx, const struct probe_config *c, stru
 	}
 	if (same)
 		r->verdict = *v;
+	advice_run_free(run);
 	free(run);
 	free(v);
 	free(j);

@@ -258,6 +258,7 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		r = v->kind == VERDICT_CHANGE ? ST_EXIT_ANSWER_CHANGE :
 		    v->kind == VERDICT_KEEP ? 0 : ST_EXIT_ANSWER_INCONCLUSIVE;
 out:
+	advice_run_free(run);
 	free(run);
 	free(v);
 	free(k);

@@ -678,6 +678,8 @@ out:
 	change_unlock(lockfd);
 	probe_result_free(&w->res);
 	recipe_free(&w->rec);
+	advice_run_free(&w->then);
+	advice_run_free(&w->now);
 	free(w);
 	return r;
 }

@@ -83,10 +83,9 @@ static bool planned_consistent(const struct judge_plan *p)
 	return p->n_looks == p->n_planned || p->planned[p->n_looks - 1] >= last;
 }
 
-void judge_plan_from_params(const char *params_json, struct judge_plan *p)
+void judge_plan_from_params(const cJSON *params, struct judge_plan *p)
 {
-	cJSON *root = params_json && *params_json ? cJSON_Parse(params_json) : NULL;
-	cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "plan"), *x;
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(params, "plan"), *x;
 	size_t n;
 
 	judge_plan_default(p);
@@ -113,7 +112,6 @@ void judge_plan_from_params(const char *params_json, struct judge_plan *p)
 		if (cJSON_IsString(x))
 			snprintf(p->baseline, sizeof(p->baseline), "%s", x->valuestring);
 	}
-	cJSON_Delete(root);
 }
 
 cJSON *judge_plan_json(const struct judge_plan *p)
@@ -468,15 +466,15 @@ static cJSON *sorted_object(const cJSON *o)
 	return out;
 }
 
-int judge_recipe(const char *params_json, const cJSON *arm_settings, char out[JUDGE_RECIPE_LEN])
+int judge_recipe(const cJSON *p, const cJSON *arm_settings, char out[JUDGE_RECIPE_LEN])
 {
 	/* then every workload's own parameters (workload.h), in the workloads' order */
 	const char *wkeys[6 + WORKLOAD_PARAMS_MAX + 1] = { "name", "working_set_bytes", "argv",
 		"metric_regex", "metric", "run_as_uid" };
 	static const char *const mkeys[] = { "limit_bytes", "limit_mode", NULL };
-	cJSON *p = params_json && *params_json ? cJSON_Parse(params_json) : NULL;
-	cJSON *w = cJSON_GetObjectItemCaseSensitive(p, "workload");
-	cJSON *method = cJSON_GetObjectItemCaseSensitive(p, "method"), *c, *x, *names;
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(p, "workload");
+	const cJSON *method = cJSON_GetObjectItemCaseSensitive(p, "method"), *x, *names;
+	cJSON *c, *xo;
 	char *text;
 	uint64_t h = 1469598103934665603ULL;
 	double min_trial;
@@ -484,13 +482,11 @@ int judge_recipe(const char *params_json, const cJSON *arm_settings, char out[JU
 	out[0] = 0;
 	for (size_t i = 0; i < WORKLOAD_PARAMS_MAX && workload_param_at(i); i++)
 		wkeys[6 + i] = workload_param_at(i)->key;
-	if (!cJSON_IsObject(w)) {
-		cJSON_Delete(p);
+	if (!cJSON_IsObject(w))
 		return -EBADMSG;
-	}
 	c = cJSON_CreateObject();
-	x = cJSON_AddObjectToObject(c, "workload");
-	copy_items(x, w, wkeys);
+	xo = cJSON_AddObjectToObject(c, "workload");
+	copy_items(xo, w, wkeys);
 	x = cJSON_GetObjectItemCaseSensitive(method, "min_trial_s");
 	min_trial = cJSON_IsNumber(x) ? x->valuedouble : 0;
 	if (!(min_trial > 0))
@@ -502,8 +498,8 @@ int judge_recipe(const char *params_json, const cJSON *arm_settings, char out[JU
 					     "per_cpu_second");
 	if (cJSON_IsTrue(x))
 		cJSON_AddTrueToObject(c, "per_cpu_second");
-	x = cJSON_AddObjectToObject(c, "memcg");
-	copy_items(x, cJSON_GetObjectItemCaseSensitive(p, "memcg"), mkeys);
+	xo = cJSON_AddObjectToObject(c, "memcg");
+	copy_items(xo, cJSON_GetObjectItemCaseSensitive(p, "memcg"), mkeys);
 	copy_items(c, p, (const char *const[]){ "baseline", NULL });
 	names = cJSON_GetObjectItemCaseSensitive(p, "arm_names");
 	if (cJSON_IsArray(names)) {
@@ -526,6 +522,5 @@ int judge_recipe(const char *params_json, const cJSON *arm_settings, char out[JU
 	snprintf(out, JUDGE_RECIPE_LEN, "%016llx", (unsigned long long)h);
 	cJSON_free(text);
 	cJSON_Delete(c);
-	cJSON_Delete(p);
 	return 0;
 }

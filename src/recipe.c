@@ -582,7 +582,7 @@ static int read_per_cpu_fits(struct recipe *r, struct st_err *e)
 int recipe_read(const struct host *h, const struct advice_run *run, struct recipe *out,
 		struct st_err *e)
 {
-	cJSON *root;
+	const cJSON *root = run->p.doc;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -591,7 +591,6 @@ int recipe_read(const struct host *h, const struct advice_run *run, struct recip
 	/* what a run stored without them meant */
 	out->c.metric_higher_better = true;
 	out->c.min_trial_s = out->c.max_time_s = 0;
-	root = run->params[0] ? cJSON_Parse(run->params) : NULL;
 	out->have_params = root != NULL;
 	if (!root)
 		return err_set_exit(e, -EBADMSG, ST_EXIT_RUNTIME,
@@ -602,14 +601,13 @@ int recipe_read(const struct host *h, const struct advice_run *run, struct recip
 		 (rc = read_method(root, out, e)) == 0 && (rc = read_plan(root, run, out, e)) == 0 &&
 		 (rc = read_arms(h, root, run, out, e)) == 0)
 		rc = read_per_cpu_fits(out, e);
-	cJSON_Delete(root);
 	return rc;
 }
 
 int recipe_planned_trials(const struct advice_run *run, unsigned *trials, struct st_err *e)
 {
 	struct recipe *r = calloc(1, sizeof(*r));
-	cJSON *root = run->params[0] ? cJSON_Parse(run->params) : NULL;
+	const cJSON *root = run->p.doc;
 	int rc;
 
 	*trials = 0;
@@ -626,7 +624,6 @@ int recipe_planned_trials(const struct advice_run *run, unsigned *trials, struct
 	if ((rc = read_fields(root, r, e)) == 0 && (rc = read_method(root, r, e)) == 0)
 		*trials = (r->c.reps + (r->c.warmup ? 1 : 0)) * (unsigned)run->n_arms;
 out:
-	cJSON_Delete(root);
 	free(r);
 	return rc;
 }

@@ -102,7 +102,7 @@ static void recipe(struct report *rep, const struct host *h, const struct advice
 		report_line(s, "out of memory: the recipe cannot be shown");
 		return;
 	}
-	if (!run->params[0]) {
+	if (!run->p.doc && !run->p.why[0]) {
 		report_line(s, "the run's parameters were not recorded: it cannot be rebuilt");
 	} else if (recipe_read(h, run, rec, &e) < 0) {
 		report_line(s, "%s", e.msg);
@@ -606,6 +606,7 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 out:
 	cJSON_Delete(sum);
 	trials_free(t);
+	advice_run_free(run);
 	free(run);
 	free(v);
 	return r;
@@ -621,6 +622,7 @@ struct probe_side {
 static void side_free(struct probe_side *p)
 {
 	trials_free(p->t);
+	advice_run_free(p->run);
 	free(p->run);
 }
 

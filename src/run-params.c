@@ -4,6 +4,7 @@
  * value (ids as ids, durations in the options' ranges, names that fit),
  * what fails left unset and named, never trusted.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,6 +112,20 @@ void run_params_decode(const char *params, struct run_params *p)
 		p->workload, sizeof(p->workload));
 	get_str(p, item(p, "baseline"), "baseline", p->baseline, sizeof(p->baseline));
 	get_int(p, item(p, "verify_of"), "verify_of", 1, ID_MAX, &p->verify_of);
+}
+
+int run_params_copy(struct run_params *dst, const struct run_params *src)
+{
+	*dst = *src;
+	dst->doc = NULL;
+	dst->settings = NULL;
+	if (src->doc && !(dst->doc = cJSON_Duplicate(src->doc, true))) {
+		memset(dst, 0, sizeof(*dst));
+		return -ENOMEM;
+	}
+	if (src->settings)
+		dst->settings = cJSON_GetObjectItemCaseSensitive(dst->doc, "settings");
+	return 0;
 }
 
 void run_params_free(struct run_params *p)

@@ -278,12 +278,13 @@ static int read_earlier(sqlite3_stmt *stmt, void *el)
 
 	w->id = sqlite3_column_int64(stmt, 0);
 	snprintf(w->status, sizeof(w->status), "%s", store_col_text(stmt, 1));
-	return (w->params = strdup(store_col_text(stmt, 2))) ? 0 : -ENOMEM;
+	run_params_decode(store_col_text(stmt, 2), &w->p);
+	return 0;
 }
 
 static void drop_earlier(void *el)
 {
-	free(((struct store_probe_earlier *)el)->params);
+	run_params_free(&((struct store_probe_earlier *)el)->p);
 }
 
 int store_probe_earlier(struct store *st, int64_t run_id, struct store_probe_earlier **rows,
@@ -306,6 +307,6 @@ int store_probe_earlier(struct store *st, int64_t run_id, struct store_probe_ear
 void store_probe_earlier_free(struct store_probe_earlier *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		free(rows[i].params);
+		run_params_free(&rows[i].p);
 	free(rows);
 }

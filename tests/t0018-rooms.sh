@@ -4,9 +4,9 @@
 # nothing includes one; the TUI calls no command and no store function
 # (it reads through the module APIs the commands use: history.h, change.h,
 # sbrun.h ...) and includes neither cmd.h nor store.h. A run's params JSON
-# is parsed in one place, run-params.c, as the store reads the row; the
-# probe's readers in advice.c, judge.c and recipe.c still parse it again
-# (their turn is after verdict v4): no other file may.
+# is parsed in one place, run-params.c, as the store reads the row: every
+# other reader (advice, judge, recipe, the replication pool) takes the
+# decoded struct run_params or its document.
 . "$(dirname "$0")/lib.sh"
 
 cd "$TOP" || exit 1
@@ -23,8 +23,12 @@ calls=$(grep -nE '\<(store|cmd)_[a-z0-9_]+[[:space:]]*\(' tui/*.c tui/*.h)
 [ -z "$calls" ] || fail "the TUI calls the store or a command directly: $calls"
 
 parses=$(grep -nE 'cJSON_Parse[A-Za-z]*\([^)]*param' src/*.c tui/*.c advisor/*.c probes/*.c |
-	grep -vE '^src/(run-params|advice|judge|recipe)\.c:')
+	grep -vE '^src/run-params\.c:')
 [ -z "$parses" ] || fail "a run's params parsed outside run-params.c: $parses"
+# and decoded only at the store boundary, as a row is read
+decodes=$(grep -nE '\<run_params_decode[[:space:]]*\(' src/*.c tui/*.c advisor/*.c probes/*.c |
+	grep -vE '^src/(run-params|store-[a-z]+)\.c:')
+[ -z "$decodes" ] || fail "a run's params decoded outside the store: $decodes"
 
 # the test itself catches what it is meant to catch
 printf '\tif (store_run_get(c->st, id, &ri, &e) == 0)\n' >"$scratch/stray.c"

@@ -131,6 +131,7 @@ static int load_verdict(struct tui_ctx *c, struct tui_apply *a, struct st_err *e
 	snprintf(a->arm, sizeof(a->arm), "%s", arm->name);
 	snprintf(a->headline, sizeof(a->headline), "%s", v->n_reasons ? v->reasons[0] : "");
 out:
+	advice_run_free(run);
 	free(run);
 	free(v);
 	free(j);

@@ -105,6 +105,7 @@ int tui_verdict_text(struct tui_ctx *c, int64_t run_id, struct tui_text *t, stru
 	free(text);
 out:
 	free(j);
+	advice_run_free(run);
 	free(run);
 	free(v);
 	return r;
@@ -126,6 +127,7 @@ int tui_probe_run_counts(struct tui_ctx *c, int64_t run_id, unsigned *done, unsi
 				 run->arms[i].n_warmup;
 		r = recipe_planned_trials(run, planned, e);
 	}
+	advice_run_free(run);
 	free(run);
 	return r;
 }

@@ -51,8 +51,9 @@ struct advice_run {
 	int64_t run_id;
 	char status[24];
 	char started_at[40];
-	char workload[32];
-	char params[8192];		/* the run's params JSON as stored ("" if none) */
+	char workload[RUN_PARAMS_NAME_MAX];
+	struct run_params p;		/* the run's params as the store decoded them (owned:
+					 * advice_run_free()); p.doc NULL if none */
 	char baseline_source[80];	/* how the baseline was chosen, for the reasons */
 	size_t n_arms;
 	struct advice_arm arms[VERDICT_ARMS_MAX];
@@ -76,6 +77,8 @@ int advice_load_run(struct store *st, const struct host *h, int64_t run_id,
 /* The same from rows the caller loaded (store_probe_run_load()), kept in their order. */
 int advice_load_rows(struct store *st, const struct host *h, const struct store_probe_run *run,
 		     const char *baseline, struct advice_run *r, struct st_err *e);
+/* What a loaded run owns (its params), also after a failed load; r may be NULL. */
+void advice_run_free(struct advice_run *r);
 
 /*
  * Judge a loaded run by its stored plan (judge.h): v in the shape every

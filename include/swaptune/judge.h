@@ -56,8 +56,8 @@ void judge_plan_fixed(struct judge_plan *p, unsigned n);
  * administrative stop after some looks.
  */
 void judge_plan_truncate(struct judge_plan *p, unsigned max_rounds);
-/* From a run's params JSON ("plan"); recorded = false when absent. */
-void judge_plan_from_params(const char *params_json, struct judge_plan *p);
+/* From a run's decoded params (run_params.doc, its "plan"); recorded = false when absent. */
+void judge_plan_from_params(const cJSON *params, struct judge_plan *p);
 cJSON *judge_plan_json(const struct judge_plan *p);
 
 /*
@@ -114,10 +114,11 @@ int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
  * Seeds, time budgets, looks, rounds, alpha and the minimum effect are not
  * part of it: a re-run with another seed, budget or --reps is a replication
  * of the same recipe, and changing them does not make a new one.
+ * params is the run's decoded params document (run_params.doc).
  * -EBADMSG (out = "") when params is not a JSON object with a workload.
  */
 #define JUDGE_RECIPE_LEN 17
-int judge_recipe(const char *params_json, const cJSON *arm_settings, char out[JUDGE_RECIPE_LEN]);
+int judge_recipe(const cJSON *params, const cJSON *arm_settings, char out[JUDGE_RECIPE_LEN]);
 
 /* JSON of a judgement: plan, look, rounds, decision, error rates, exploratory. */
 cJSON *judge_json(const struct judgement *j);

@@ -62,6 +62,8 @@ struct run_params {
  * with run_params_free().
  */
 void run_params_decode(const char *params, struct run_params *p);
+/* dst as an owned copy of src (doc duplicated, not parsed again); -ENOMEM. */
+int run_params_copy(struct run_params *dst, const struct run_params *src);
 void run_params_free(struct run_params *p);
 
 #endif

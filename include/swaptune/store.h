@@ -473,14 +473,14 @@ int store_sb_apply_target(struct store *st, int64_t *apply_run, char *status, si
  *
  * The probe runs stored before run_id (id < run_id, any status, this host's
  * kind "probe" only: imported rows are other hosts' history), oldest first,
- * with their params JSON, malloc'd into *rows (free with
+ * with their params decoded, malloc'd into *rows (free with
  * store_probe_earlier_free()). The caller picks those of the same recipe
  * (judge_recipe()).
  */
 struct store_probe_earlier {
 	int64_t id;
 	char status[24];
-	char *params;			/* owned, "" if none */
+	struct run_params p;		/* owned; p.doc NULL if none */
 };
 
 int store_probe_earlier(struct store *st, int64_t run_id, struct store_probe_earlier **rows,

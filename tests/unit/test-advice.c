@@ -168,6 +168,7 @@ static void test_load_run(void **state)
 
 	(void)state;
 	run = typical_run("{\"workload\":{\"name\":\"anon-zipf\"},\"baseline\":\"pc3\"}", SUMMARY_TP);
+	advice_run_free(r);
 	if (advice_load_run(&st, &h, run, NULL, r, &e) < 0)
 		fail_msg("advice_load_run: %s", e.msg);
 	assert_int_equal(r->n_arms, 3);
@@ -263,6 +264,7 @@ static void test_load_run(void **state)
 		free(j);
 		free(v);
 	}
+	advice_run_free(r);
 	free(r);
 }
 
@@ -277,6 +279,7 @@ static void test_baseline_sources(void **state)
 	(void)state;
 	/* the fixture's page-cluster is 3: the host matches pc3 */
 	run = typical_run("{\"workload\":{\"name\":\"anon-seq\"}}", SUMMARY_TP);
+	advice_run_free(r);
 	assert_int_equal(advice_load_run(&st, &h, run, NULL, r, &e), 0);
 	assert_true(r->in2.arms[0].is_baseline);
 	assert_string_equal(r->baseline_source, "the host's current setting");
@@ -288,16 +291,19 @@ static void test_baseline_sources(void **state)
 	snap.items[0].present = true;
 	snprintf(snap.items[0].value, sizeof(snap.items[0].value), "1");
 	assert_int_equal(store_snapshot_save(&st, run, "before probe", &snap, NULL, &e), 0);
+	advice_run_free(r);
 	assert_int_equal(advice_load_run(&st, &h, run, NULL, r, &e), 0);
 	assert_true(r->in2.arms[1].is_baseline);
 	assert_false(r->in2.arms[0].is_baseline);
 	assert_non_null(strstr(r->baseline_source, "the setting before the probe (snapshot "));
 
 	/* --baseline beats all */
+	advice_run_free(r);
 	assert_int_equal(advice_load_run(&st, &h, run, "pc0", r, &e), 0);
 	assert_true(r->in2.arms[2].is_baseline);
 	assert_false(r->in2.arms[1].is_baseline);
 	assert_string_equal(r->baseline_source, "chosen with --baseline");
+	advice_run_free(r);
 	assert_int_equal(advice_load_run(&st, &h, run, "pc9", r, &e), -EINVAL);
 	assert_string_equal(e.msg, "probe run 1 has no arm \"pc9\"");
 	err_reset(&e);
@@ -306,6 +312,7 @@ static void test_baseline_sources(void **state)
 	run = add_run("probe", "ok", "{}", NULL);
 	add_arm(run, "x", "{\"page-cluster\":\"2\"}", 0);
 	add_arm(run, "y", "{\"page-cluster\":\"1\"}", 0);
+	advice_run_free(r);
 	assert_int_equal(advice_load_run(&st, &h, run, NULL, r, &e), 0);
 	assert_true(r->in2.arms[0].is_baseline);
 	assert_string_equal(r->baseline_source,
@@ -314,8 +321,10 @@ static void test_baseline_sources(void **state)
 	run = add_run("probe", "ok", "{}", NULL);
 	add_arm(run, "a", "{\"page-cluster\":\"3\"}", 0);
 	add_arm(run, "b", "{\"page-cluster\":\"3\"}", 0);
+	advice_run_free(r);
 	assert_int_equal(advice_load_run(&st, &h, run, NULL, r, &e), 0);
 	assert_true(r->in2.arms[0].is_baseline && !r->in2.arms[1].is_baseline);
+	advice_run_free(r);
 	free(r);
 }
 
@@ -347,10 +356,12 @@ static void test_metric_direction(void **state)
 		int64_t run = add_run("probe", "ok", cases[i].params, cases[i].summary);
 
 		add_arm(run, "pc3", "{\"page-cluster\":\"3\"}", 0);
+		advice_run_free(r);
 		assert_int_equal(advice_load_run(&st, NULL, run, NULL, r, &e), 0);
 		if (r->in2.metric != cases[i].metric)
 			fail_msg("case %zu: metric %d, want %d", i, r->in2.metric, cases[i].metric);
 		assert_string_equal(r->in2.metric_name, cases[i].name);
+		advice_run_free(r);
 		free(r);
 	}
 }
@@ -364,18 +375,22 @@ static void test_load_errors(void **state)
 	(void)state;
 	assert_int_equal(advice_latest_probe_run(&st, &id, &e), -ENOENT);
 	err_reset(&e);
+	advice_run_free(r);
 	assert_int_equal(advice_load_run(&st, &h, 99, NULL, r, &e), -ENOENT);
 	assert_non_null(strstr(e.msg, "no run 99 in "));
 	err_reset(&e);
 	run = add_run("apply", "ok", NULL, NULL);
+	advice_run_free(r);
 	assert_int_equal(advice_load_run(&st, &h, run, NULL, r, &e), -ENOENT);
 	assert_string_equal(e.msg, "run 1 is a apply run, not a probe");
 	err_reset(&e);
 	run = add_run("probe", "failed", NULL, NULL);
+	advice_run_free(r);
 	assert_int_equal(advice_load_run(&st, &h, run, NULL, r, &e), -EBADMSG);
 	assert_string_equal(e.msg, "probe run 2 has no arms (did it start?)");
 	err_reset(&e);
 	add_arm(run, "bad", "[1,2]", 0);
+	advice_run_free(r);
 	assert_int_equal(advice_load_run(&st, &h, run, NULL, r, &e), -EBADMSG);
 	assert_string_equal(e.msg, "probe run 2 arm bad: arm settings are not a JSON object: [1,2]");
 	err_reset(&e);
@@ -387,6 +402,7 @@ static void test_load_errors(void **state)
 	add_run("probe", "failed", NULL, NULL);
 	assert_int_equal(advice_latest_probe_run(&st, &id, &e), 0);
 	assert_int_equal(id, run);
+	advice_run_free(r);
 	free(r);
 }
 

@@ -19,6 +19,19 @@
 #include <cmocka.h>
 
 #include "swaptune/judge.h"
+#include "swaptune/run-params.h"
+
+/* judge_recipe() of params text, decoded as the store decodes a row */
+static int recipe_of_text(const char *params, const cJSON *arms, char out[JUDGE_RECIPE_LEN])
+{
+	struct run_params p;
+	int r;
+
+	run_params_decode(params, &p);
+	r = judge_recipe(p.doc, arms, out);
+	run_params_free(&p);
+	return r;
+}
 
 #define BASE "{\"workload\":{\"name\":\"anon-runs\",\"working_set_bytes\":%s,\"ops\":%s,\"seed\":%s," \
 	"\"run_pages\":4},\"memcg\":{\"version\":1,\"limit_bytes\":%s,\"limit_mode\":\"limit_in_bytes\"}," \
@@ -41,7 +54,7 @@ static void recipe(const struct p *x, const char *arm_settings, char out[JUDGE_R
 
 	snprintf(buf, sizeof(buf), BASE, x->ws, x->ops, x->wseed, x->limit, x->reps, x->seed,
 		 x->min_trial, x->max_time, x->busy, x->arms, x->base, x->looks, x->alpha, x->min_effect);
-	assert_int_equal(judge_recipe(buf, a, out), 0);
+	assert_int_equal(recipe_of_text(buf, a, out), 0);
 	assert_int_equal(strlen(out), 16);
 	cJSON_Delete(a);
 }
@@ -147,11 +160,11 @@ static void test_no_params(void **state)
 	char r[JUDGE_RECIPE_LEN] = "x";
 
 	(void)state;
-	assert_int_equal(judge_recipe("", NULL, r), -EBADMSG);
+	assert_int_equal(recipe_of_text("", NULL, r), -EBADMSG);
 	assert_string_equal(r, "");
-	assert_int_equal(judge_recipe("{\"baseline\":\"pc3\"}", NULL, r), -EBADMSG);
-	assert_int_equal(judge_recipe("not json", NULL, r), -EBADMSG);
-	assert_int_equal(judge_recipe(NULL, NULL, r), -EBADMSG);
+	assert_int_equal(recipe_of_text("{\"baseline\":\"pc3\"}", NULL, r), -EBADMSG);
+	assert_int_equal(recipe_of_text("not json", NULL, r), -EBADMSG);
+	assert_int_equal(recipe_of_text(NULL, NULL, r), -EBADMSG);
 }
 
 int main(void)

@@ -919,6 +919,7 @@ static void test_summary_is_recommend(void **state)
 	free(r);
 	free(mem);
 	free(stored);
+	advice_run_free(adv);
 	free(adv);
 	free(rows);
 	free(v);

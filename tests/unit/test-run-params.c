@@ -3,7 +3,7 @@
  * fields of an apply, a rollback, a recording and a probe come out typed;
  * a crafted document (wrong types, ids out of range, fractions, names too
  * long) leaves those fields unset and names the first in why; text that
- * is not JSON keeps no document.
+ * is not JSON keeps no document; a copy owns its own document.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,12 +103,38 @@ static void test_crafted(void **state)
 	assert_string_equal(p.why, "");
 }
 
+/* A copy owns its own document: the original freed, the copy still reads. */
+static void test_copy(void **state)
+{
+	struct run_params p, q;
+
+	(void)state;
+	run_params_decode("{\"settings\":{\"page-cluster\":\"1\"},\"workload\":{\"name\":\"cmd\"},"
+			  "\"baseline\":\"pc3\",\"plan\":{\"looks\":[5]},\"pid\":0}", &p);
+	assert_int_equal(run_params_copy(&q, &p), 0);
+	assert_true(q.doc != p.doc);
+	assert_true(q.settings != p.settings);
+	run_params_free(&p);
+	assert_string_equal(cJSON_GetObjectItem(q.settings, "page-cluster")->valuestring, "1");
+	assert_non_null(cJSON_GetObjectItem(q.doc, "plan"));
+	assert_string_equal(q.workload, "cmd");
+	assert_string_equal(q.baseline, "pc3");
+	assert_string_equal(q.why, "params: pid is not a whole number in range");
+	run_params_free(&q);
+	/* nothing to copy: nothing owned */
+	run_params_decode(NULL, &p);
+	assert_int_equal(run_params_copy(&q, &p), 0);
+	assert_null(q.doc);
+	assert_null(q.settings);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_apply),
 		cmocka_unit_test(test_rollback_sample_probe),
 		cmocka_unit_test(test_crafted),
+		cmocka_unit_test(test_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,6 +28,19 @@
 #include "swaptune/recipe.h"
 #include "swaptune/workload.h"
 #include "../../src/probe-int.h"
+#include "swaptune/run-params.h"
+
+/* judge_recipe() of params text, decoded as the store decodes a row */
+static int recipe_of_text(const char *params, const cJSON *arms, char out[JUDGE_RECIPE_LEN])
+{
+	struct run_params p;
+	int r;
+
+	run_params_decode(params, &p);
+	r = judge_recipe(p.doc, arms, out);
+	run_params_free(&p);
+	return r;
+}
 
 /* Keys of the recipe's "workload" object that are no workload's own parameter. */
 static const char *const common_keys[] = { "name", "argv", "metric_regex", "metric", "run_as_uid",
@@ -166,8 +179,8 @@ static void test_recipe_field(void **state)
 		snprintf(base, sizeof(base), "{\"workload\":{\"name\":\"x\",\"%s\":%.17g}}", q->key, f->min);
 		snprintf(other, sizeof(other), "{\"workload\":{\"name\":\"x\",\"%s\":%.17g}}", q->key,
 			 f->min + 1);
-		assert_int_equal(judge_recipe(base, NULL, fa), 0);
-		assert_int_equal(judge_recipe(other, NULL, fb), 0);
+		assert_int_equal(recipe_of_text(base, NULL, fa), 0);
+		assert_int_equal(recipe_of_text(other, NULL, fb), 0);
 		assert_string_not_equal(fa, fb);
 	}
 }
