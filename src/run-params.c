@@ -87,6 +87,8 @@ void run_params_decode(const char *params, struct run_params *p)
 	p->has_arm = get_str(p, item(p, "arm"), "arm", p->arm, sizeof(p->arm));
 	p->persist = cJSON_IsTrue(item(p, "persist"));
 	get_real(p, item(p, "confirm_within_s"), "confirm_within_s", 1, ID_MAX, &p->confirm_within_s);
+	get_real(p, item(p, "confirm_deadline_unix"), "confirm_deadline_unix", 1, ID_MAX,
+		 &p->confirm_deadline_unix);
 	/* a rollback */
 	get_int(p, item(p, "to"), "to", 1, ID_MAX, &p->to);
 	get_str(p, item(p, "reason"), "reason", p->reason, sizeof(p->reason));

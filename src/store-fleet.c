@@ -39,6 +39,25 @@ static cJSON *col_json(sqlite3_stmt *s, int i)
 }
 
 /*
+ * A run's params as col_json() would give them, but read through
+ * run_params_decode(), the one place that parses params text: its
+ * document, else the text, else null.
+ */
+static cJSON *col_params(sqlite3_stmt *s, int i)
+{
+	struct run_params p;
+	cJSON *v;
+
+	if (sqlite3_column_type(s, i) == SQLITE_NULL)
+		return cJSON_CreateNull();
+	run_params_decode(col_str(s, i), &p);
+	v = p.doc ? p.doc : cJSON_CreateString(col_str(s, i));
+	p.doc = NULL;
+	run_params_free(&p);
+	return v;
+}
+
+/*
  * A stored kernel fingerprint as its JSON, read back as strictly as an
  * import reads it (fingerprint_from_json()): one that does not read back
  * is exported as null, never passed on.
@@ -306,7 +325,7 @@ int store_fleet_export_run(struct store *st, int64_t run_id, cJSON **run, struct
 	cJSON_AddStringToObject(o, "status", col_str(stmt, 1));
 	cJSON_AddStringToObject(o, "started_at", col_str(stmt, 2));
 	add_col_text(o, "ended_at", stmt, 3);
-	cJSON_AddItemToObject(o, "params", col_json(stmt, 4));
+	cJSON_AddItemToObject(o, "params", col_params(stmt, 4));
 	cJSON_AddItemToObject(o, "summary", col_json(stmt, 5));
 	cJSON_AddItemToObject(o, "kernel_fingerprint", col_fingerprint(stmt, 6));
 	sqlite3_finalize(stmt);

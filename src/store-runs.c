@@ -189,17 +189,16 @@ int store_runs_awaiting_confirm(struct store *st, const char *sysroot,
 	if (st->machine_id[0])
 		sqlite3_bind_text(stmt, 2, st->machine_id, -1, SQLITE_STATIC);
 	if ((r = store_step_row(st, stmt, e)) == 1) {
-		cJSON *o = cJSON_Parse(store_col_text(stmt, 5)), *d;
+		struct run_params p;
 
+		run_params_decode(store_col_text(stmt, 5), &p);
 		a->run_id = sqlite3_column_int64(stmt, 0);
 		snprintf(a->session, sizeof(a->session), "%s", store_col_text(stmt, 1));
 		a->pid = sqlite3_column_int(stmt, 2);
 		a->pid_start = (uint64_t)sqlite3_column_int64(stmt, 3);
 		a->n_rows = sqlite3_column_int(stmt, 4);
-		d = o ? cJSON_GetObjectItem(o, "confirm_deadline_unix") : NULL;
-		if (cJSON_IsNumber(d))
-			a->deadline = d->valuedouble;
-		cJSON_Delete(o);
+		a->deadline = p.confirm_deadline_unix;
+		run_params_free(&p);
 	}
 	sqlite3_finalize(stmt);
 	return r;

@@ -31,6 +31,7 @@ struct run_params {
 	bool has_arm;			/* arm recorded (apply writes "" for none) */
 	bool persist;			/* --persist */
 	double confirm_within_s;	/* --confirm-within, 0 = none */
+	double confirm_deadline_unix;	/* when its watchdog undoes it (UTC seconds), 0 = none */
 
 	/* rollback (to a snapshot, or the watchdog's revert of an apply) */
 	int64_t to;			/* snapshot id, 0 = none */

@@ -30,6 +30,7 @@ static void test_apply(void **state)
 	assert_string_equal(cJSON_GetObjectItem(p.settings, "page-cluster")->valuestring, "0");
 	assert_true(p.persist);
 	assert_true(p.confirm_within_s == 300);
+	assert_true(p.confirm_deadline_unix == 1796133750.06);
 	assert_true(p.has_uid);
 	assert_int_equal(p.uid, 0);
 	assert_string_equal(p.user, "root");
@@ -75,7 +76,8 @@ static void test_crafted(void **state)
 	(void)state;
 	run_params_decode("{\"source_run\":-3,\"arm\":7,\"to\":1.5,\"apply_run\":1e300,"
 			  "\"who\":{\"uid\":-1,\"user\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"},"
-			  "\"interval_s\":0,\"pid\":99999999,\"confirm_within_s\":\"5m\",\"settings\":[1]}", &p);
+			  "\"interval_s\":0,\"pid\":99999999,\"confirm_within_s\":\"5m\",\"settings\":[1],"
+			  "\"confirm_deadline_unix\":-1}", &p);
 	assert_non_null(p.doc);
 	assert_int_equal(p.source_run, 0);
 	assert_false(p.has_arm);
@@ -86,6 +88,7 @@ static void test_crafted(void **state)
 	assert_true(p.interval_s == 0);
 	assert_int_equal(p.pid, 0);
 	assert_true(p.confirm_within_s == 0);
+	assert_true(p.confirm_deadline_unix == 0);
 	assert_null(p.settings);
 	assert_string_equal(p.why, "params: source_run is not a whole number in range");
 	run_params_free(&p);
