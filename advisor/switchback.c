@@ -189,23 +189,24 @@ int sb_budget_of(const struct sb_design *d, double sd_contrast, struct sb_budget
 
 /* ---- the sequential sign-flip test: the advisor's randomisation engine ---- */
 
-int sb_seq_test(const double *c0, unsigned n, const unsigned *looks, unsigned n_looks,
-		const double *spend, double shift, int sign, uint64_t draws, uint64_t seed,
+int sb_seq_test(const struct sb_seq *s, const double *c0, unsigned n, double shift, int sign,
 		struct sb_work *w, struct sb_test *t)
 {
+	const unsigned *looks = s->looks;
+	const double *spend = s->spend;
 	struct rt_design d = { .score = RT_SCORE_SUM, .enum_max = SB_ENUM_BLOCKS };
 	struct rt_result r;
 	double cum = 0.0;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	if (n < 1 || n > SB_BLOCKS_MAX || n_looks < 1 || n_looks > SB_LOOKS_MAX || draws < 1 ||
-	    draws > RT_DRAWS_MAX)
+	if (n < 1 || n > SB_BLOCKS_MAX || s->n_looks < 1 || s->n_looks > SB_LOOKS_MAX ||
+	    s->draws < 1 || s->draws > RT_DRAWS_MAX)
 		return -EINVAL;
-	d.draws = (unsigned)draws;
-	d.seed = seed;
+	d.draws = (unsigned)s->draws;
+	d.seed = s->seed;
 	/* looks reached: those at or below n, and the partial one that n falls short of */
-	for (unsigned k = 0; k < n_looks; k++) {
+	for (unsigned k = 0; k < s->n_looks; k++) {
 		cum += spend[k];
 		d.n_at[k] = looks[k] < n ? looks[k] : n;
 		d.spend_cum[k] = cum < 0.4999 ? cum : 0.4999;
@@ -228,6 +229,24 @@ int sb_seq_test(const double *c0, unsigned n, const unsigned *looks, unsigned n_
 }
 
 /* ---- analysis helpers ---- */
+
+/*
+ * What sb_analyse() judges: look `look` of design d over input in, its
+ * first n blocks (validate()), under options o, with scratch w.
+ */
+struct look {
+	const struct sb_design *d;
+	unsigned look, n;
+	const struct sb_input *in;
+	const struct sb_opts *o;
+	struct sb_work *w;
+};
+
+/* design d's own schedule up to look `look` (0-based) */
+static struct sb_seq seq_of(const struct sb_design *d, unsigned look)
+{
+	return (struct sb_seq){ d->plan.looks, look + 1, d->spend, d->plan.draws, d->plan.seed };
+}
 
 static double signed_x(const struct sb_metric *m, double v)
 {
@@ -275,11 +294,12 @@ static unsigned pos_of(const struct sb_design *d, unsigned b, unsigned a)
  * cost): x[b][p]. Returns -EINVAL on bad values, 1 when a rate has a value
  * <= 0 (unavailable for costs), else 0.
  */
-static int series_x(const struct sb_metric *m, const struct sb_input *in,
-		    const double (*val)[SB_ARMS_MAX], unsigned n, unsigned k, double f,
-		    double x[][SB_ARMS_MAX])
+static int series_x(const struct look *L, const struct sb_metric *m,
+		    const double (*val)[SB_ARMS_MAX], double x[][SB_ARMS_MAX])
 {
-	double lo = INFINITY, hi = -INFINITY, spread;
+	const struct sb_input *in = L->in;
+	unsigned n = L->n, k = L->d->plan.n_arms;
+	double f = L->o->impute_factor, lo = INFINITY, hi = -INFINITY, spread;
 
 	for (unsigned b = 0; b < n; b++)
 		for (unsigned p = 0; p < k; p++) {
@@ -326,9 +346,10 @@ static double p_one(const struct sb_design *d, const double *c, unsigned n, doub
 {
 	unsigned lk = n;
 	double sp = 0;
+	struct sb_seq s = { &lk, 1, &sp, d->plan.draws, d->plan.seed };
 	struct sb_test t;
 
-	if (sb_seq_test(c, n, &lk, 1, &sp, shift, sign, d->plan.draws, d->plan.seed, w, &t) < 0)
+	if (sb_seq_test(&s, c, n, shift, sign, w, &t) < 0)
 		return NAN;
 	return t.p_fixed;
 }
@@ -346,13 +367,12 @@ static double p_two(const struct sb_design *d, const double *c, unsigned n, stru
 }
 
 /* Whether the sequential test of "effect = shift" rejects, in direction sign, by look `look`. */
-static bool seq_rejects(const struct sb_design *d, unsigned look, const double *c, unsigned n,
-			double shift, int sign, struct sb_work *w)
+static bool seq_rejects(const struct look *L, const double *c, double shift, int sign)
 {
+	struct sb_seq s = seq_of(L->d, L->look);
 	struct sb_test t;
 
-	if (sb_seq_test(c, n, d->plan.looks, look + 1, d->spend, shift, sign, d->plan.draws,
-			d->plan.seed, w, &t) < 0)
+	if (sb_seq_test(&s, c, L->n, shift, sign, L->w, &t) < 0)
 		return false;
 	return t.rejects;
 }
@@ -362,26 +382,25 @@ static bool seq_rejects(const struct sb_design *d, unsigned look, const double *
  * has not rejected, either way, by this look. -inf/+inf when even an extreme
  * shift cannot be rejected (too few blocks for the spending).
  */
-static void ci_invert(const struct sb_design *d, unsigned look, const double *c, unsigned n,
-		      double mean, struct sb_work *w, double *lo, double *hi)
+static void ci_invert(const struct look *L, const double *c, double mean, double *lo, double *hi)
 {
 	double span = 0;
 
-	for (unsigned b = 0; b < n; b++)
+	for (unsigned b = 0; b < L->n; b++)
 		span = fmax(span, fabs(c[b] - mean));
 	span = 4.0 * span + 1e-6;
 	for (int side = 0; side < 2; side++) {
 		int sign = side ? -1 : 1;
 		double in = mean, out = mean - sign * span;	/* not rejected, rejected */
 
-		if (!seq_rejects(d, look, c, n, out, sign, w)) {
+		if (!seq_rejects(L, c, out, sign)) {
 			*(side ? hi : lo) = side ? INFINITY : -INFINITY;
 			continue;
 		}
 		for (int it = 0; it < 50 && fabs(in - out) > 1e-9 * (1.0 + fabs(mean)); it++) {
 			double mid = (in + out) / 2;
 
-			if (seq_rejects(d, look, c, n, mid, sign, w))
+			if (seq_rejects(L, c, mid, sign))
 				out = mid;
 			else
 				in = mid;
@@ -390,17 +409,19 @@ static void ci_invert(const struct sb_design *d, unsigned look, const double *c,
 	}
 }
 
-static int guard_one(const struct sb_design *d, const struct sb_input *in, unsigned n,
-		     unsigned ci, unsigned arm, const struct sb_opts *o, struct sb_work *w,
-		     double xw[][SB_ARMS_MAX], struct sb_guard *g)
+static int guard_one(const struct look *L, unsigned ci, unsigned arm, double xw[][SB_ARMS_MAX],
+		     struct sb_guard *g)
 {
-	struct sb_metric m = in->cost_metric[ci];
+	const struct sb_design *d = L->d;
+	const struct sb_opts *o = L->o;
+	struct sb_work *w = L->w;
+	unsigned n = L->n;
+	struct sb_metric m = L->in->cost_metric[ci];
 	double rise[SB_BLOCKS_MAX], margin;
 	int rc;
 
 	m.higher_better = false;	/* a cost: the imputation makes a failure costly */
-	rc = series_x(&m, in, (const double (*)[SB_ARMS_MAX])in->cost[ci], n, d->plan.n_arms,
-		      o->impute_factor, xw);
+	rc = series_x(L, &m, (const double (*)[SB_ARMS_MAX])L->in->cost[ci], xw);
 	if (rc < 0)
 		return rc;
 	if (rc > 0) {
@@ -435,10 +456,11 @@ static double lag1(const double *x, unsigned n)
 }
 
 /* Level trend (arm means removed) and lag-1 autocorrelation of the windows in time order. */
-static void check_trend(const struct sb_design *d, const struct sb_input *in, unsigned n,
-			const double x[][SB_ARMS_MAX], struct sb_checks *ck)
+static void check_trend(const struct look *L, const double x[][SB_ARMS_MAX], struct sb_checks *ck)
 {
-	unsigned k = d->plan.n_arms, nw = 0;
+	const struct sb_design *d = L->d;
+	const struct sb_input *in = L->in;
+	unsigned n = L->n, k = d->plan.n_arms, nw = 0;
 	double arm_sum[SB_ARMS_MAX] = { 0 }, arm_n[SB_ARMS_MAX] = { 0 };
 	double r[SB_BLOCKS_MAX * SB_ARMS_MAX], t[SB_BLOCKS_MAX * SB_ARMS_MAX];
 	double tm, rm, sxy = 0, sxx = 0, sse = 0, slope, se;
@@ -481,10 +503,13 @@ static void check_trend(const struct sb_design *d, const struct sb_input *in, un
 }
 
 /* Early-against-late and the stepwise carryover order, for candidate `arm`. */
-static void check_carry(const struct sb_design *d, const struct sb_input *in, unsigned n,
-			unsigned arm, const struct sb_opts *o, struct sb_work *w, struct sb_checks *ck)
+static void check_carry(const struct look *L, unsigned arm, struct sb_checks *ck)
 {
-	unsigned ns = in->n_slices, nwo = in->n_washout_slices, nc, half, m = 0;
+	const struct sb_design *d = L->d;
+	const struct sb_input *in = L->in;
+	const struct sb_opts *o = L->o;
+	struct sb_work *w = L->w;
+	unsigned n = L->n, ns = in->n_slices, nwo = in->n_washout_slices, nc, half, m = 0;
 	double ds[SB_SLICES_MAX][SB_BLOCKS_MAX], early[SB_BLOCKS_MAX], late[SB_BLOCKS_MAX];
 	double e[SB_BLOCKS_MAX];
 
@@ -557,16 +582,16 @@ static void check_carry(const struct sb_design *d, const struct sb_input *in, un
 	ck->washout_short = (unsigned)ck->carry_slices > nwo;
 }
 
-static void check_drift(const struct sb_design *d, const double *c, unsigned n,
-			const struct sb_opts *o, struct sb_work *w, struct sb_checks *ck)
+static void check_drift(const struct look *L, const double *c, struct sb_checks *ck)
 {
+	unsigned n = L->n;
 	double z[SB_BLOCKS_MAX], cm = mean_of(c, n);
 
 	ck->ac1_contrast = lag1(c, n);
 	for (unsigned b = 0; b < n; b++)
 		z[b] = (b - (n - 1) / 2.0) * (c[b] - cm);
-	ck->drift_p = n >= 4 ? p_two(d, z, n, w) : NAN;
-	ck->drift_flag = ck->drift_p < o->check_alpha;
+	ck->drift_p = n >= 4 ? p_two(L->d, z, n, L->w) : NAN;
+	ck->drift_flag = ck->drift_p < L->o->check_alpha;
 }
 
 static int validate(const struct sb_design *d, unsigned look, const struct sb_input *in,
@@ -642,26 +667,27 @@ static void decide(const struct sb_design *d, const struct sb_input *in, const s
 	}
 }
 
-static void analyse_arm(const struct sb_design *d, unsigned look, const struct sb_input *in,
-			unsigned n, unsigned a, const double x[][SB_ARMS_MAX],
-			const struct sb_opts *o, struct sb_work *w, double *c,
+static void analyse_arm(const struct look *L, unsigned a, const double x[][SB_ARMS_MAX], double *c,
 			struct sb_arm_result *ar)
 {
-	const struct sb_metric *m = &in->metric;
+	const struct sb_design *d = L->d;
+	const struct sb_opts *o = L->o;
+	const struct sb_metric *m = &L->in->metric;
+	struct sb_seq s = seq_of(d, L->look);
+	unsigned n = L->n;
 
 	contrasts(d, x, n, a, c);
 	ar->mean_contrast = mean_of(c, n);
 	ar->sd_contrast = stats_stddev(c, n);
 	ar->effect = effect_of(m, ar->mean_contrast);
-	sb_seq_test(c, n, d->plan.looks, look + 1, d->spend, 0, 1, d->plan.draws, d->plan.seed,
-		    w, &ar->test);
+	sb_seq_test(&s, c, n, 0, 1, L->w, &ar->test);
 	ar->min_effect_ok = ar->effect >= o->min_effect;
-	ar->futile = p_one(d, c, n, contrast_of(m, o->min_effect), -1, w) <= o->futility_alpha;
+	ar->futile = p_one(d, c, n, contrast_of(m, o->min_effect), -1, L->w) <= o->futility_alpha;
 	ar->ci_low = ar->ci_high = NAN;
 	if (o->want_ci) {
 		double lo, hi;
 
-		ci_invert(d, look, c, n, ar->mean_contrast, w, &lo, &hi);
+		ci_invert(L, c, ar->mean_contrast, &lo, &hi);
 		ar->ci_low = isfinite(lo) ? effect_of(m, lo) : lo;
 		ar->ci_high = isfinite(hi) ? effect_of(m, hi) : hi;
 	}
@@ -701,6 +727,7 @@ int sb_analyse(const struct sb_design *d, unsigned look, const struct sb_input *
 	double x[SB_BLOCKS_MAX][SB_ARMS_MAX], xw[SB_BLOCKS_MAX][SB_ARMS_MAX];
 	double c[SB_BLOCKS_MAX], c1[SB_BLOCKS_MAX];
 	unsigned n = 0, k = d->plan.n_arms;
+	struct look L;
 	int rc = validate(d, look, in, &n, e);
 
 	if (rc < 0)
@@ -710,8 +737,8 @@ int sb_analyse(const struct sb_design *d, unsigned look, const struct sb_input *
 		o = &def;
 	}
 	memset(out, 0, sizeof(*out));
-	rc = series_x(&in->metric, in, (const double (*)[SB_ARMS_MAX])in->value, n, k,
-		      o->impute_factor, x);
+	L = (struct look){ .d = d, .look = look, .n = n, .in = in, .o = o, .w = w };
+	rc = series_x(&L, &in->metric, (const double (*)[SB_ARMS_MAX])in->value, x);
 	if (rc != 0)
 		return err_set(e, -EINVAL, "%s: a window value is not finite%s", in->metric.name,
 			       in->metric.kind == SB_RATE ? " or not above 0 (a rate)" : "");
@@ -732,12 +759,12 @@ int sb_analyse(const struct sb_design *d, unsigned look, const struct sb_input *
 	for (unsigned a = 1; a < k; a++) {
 		struct sb_arm_result *ar = &out->arms[a];
 
-		analyse_arm(d, look, in, n, a, (const double (*)[SB_ARMS_MAX])x, o, w, c, ar);
+		analyse_arm(&L, a, (const double (*)[SB_ARMS_MAX])x, c, ar);
 		if (a == 1)
 			memcpy(c1, c, sizeof(c));
 		ar->fails_more = ar->n_failed > out->arms[0].n_failed;
 		for (unsigned ci = 0; ci < in->n_costs; ci++) {
-			rc = guard_one(d, in, n, ci, a, o, w, xw, &ar->guard[ci]);
+			rc = guard_one(&L, ci, a, xw, &ar->guard[ci]);
 			if (rc < 0)
 				return err_set(e, rc, "%s: a cost value is not finite",
 					       in->cost_metric[ci].name);
@@ -746,9 +773,9 @@ int sb_analyse(const struct sb_design *d, unsigned look, const struct sb_input *
 		}
 	}
 	if (o->checks) {
-		check_trend(d, in, n, (const double (*)[SB_ARMS_MAX])x, &out->checks);
-		check_drift(d, c1, n, o, w, &out->checks);
-		check_carry(d, in, n, 1, o, w, &out->checks);
+		check_trend(&L, (const double (*)[SB_ARMS_MAX])x, &out->checks);
+		check_drift(&L, c1, &out->checks);
+		check_carry(&L, 1, &out->checks);
 	} else {
 		struct sb_checks *ck = &out->checks;
 

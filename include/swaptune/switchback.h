@@ -277,15 +277,27 @@ int sb_analyse(const struct sb_design *d, unsigned look, const struct sb_input *
 	       struct st_err *e);
 
 /*
- * The exact sequential sign-flip test itself, for the simulator and tests:
- * contrasts c[0..n) (positive = better), looks[0..n_looks) in blocks (the
- * last may exceed n: looks beyond n are not reached), spend[] the per-look
- * increments; draws and seed for Monte Carlo beyond SB_ENUM_BLOCKS blocks.
- * Fills t for the last look reached (<= n). shift is subtracted from every
- * contrast first (test of "effect = shift"); sign -1 tests the other tail.
+ * The schedule a sequential test runs against: looks[0..n_looks) in blocks
+ * (the last may exceed the blocks there are: looks beyond them are not
+ * reached), spend[] the per-look increments of alpha; draws and seed for
+ * Monte Carlo beyond SB_ENUM_BLOCKS blocks. A design's own is
+ * { plan.looks, look + 1, spend, plan.draws, plan.seed }. Not owned.
  */
-int sb_seq_test(const double *c, unsigned n, const unsigned *looks, unsigned n_looks,
-		const double *spend, double shift, int sign, uint64_t draws, uint64_t seed,
+struct sb_seq {
+	const unsigned *looks;
+	unsigned n_looks;
+	const double *spend;
+	uint64_t draws, seed;
+};
+
+/*
+ * The exact sequential sign-flip test itself, for the simulator and tests:
+ * contrasts c[0..n) (positive = better) against schedule s. Fills t for the
+ * last look reached (<= n). shift is subtracted from every contrast first
+ * (test of "effect = shift"); sign -1 tests the other tail. -EINVAL on n or
+ * n_looks out of range or draws beyond RT_DRAWS_MAX.
+ */
+int sb_seq_test(const struct sb_seq *s, const double *c, unsigned n, double shift, int sign,
 		struct sb_work *w, struct sb_test *t);
 
 const char *sb_decision_name(enum sb_decision d);
