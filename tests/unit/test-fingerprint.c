@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -249,6 +250,32 @@ static void test_swap_file_on_rotational_disk(void **state)
 }
 
 /* A tree with nothing but a release: every part unknown, no error. */
+/*
+ * The running kernel (read only): no lru_gen directory beside the mm files
+ * is a kernel built without MGLRU, "off (not built)"; with one, its value.
+ * A capture without it stays unknown (test_missing_files).
+ */
+static void test_live_mglru(void **state)
+{
+	struct kernel_fingerprint fp;
+	struct st_err e;
+	struct host h;
+
+	(void)state;
+	assert_int_equal(host_open(&h, "/", &e), 0);
+	fingerprint_read(&h, NULL, &fp);
+	if (access("/sys/kernel/mm/swap", F_OK) != 0) {
+		assert_int_equal(fp.mglru, FP_UNKNOWN);
+	} else if (access("/sys/kernel/mm/lru_gen", F_OK) != 0) {
+		assert_int_equal(fp.mglru, FP_NO);
+		assert_string_equal(fp.mglru_value, "not built");
+	} else {
+		assert_int_not_equal(fp.mglru, FP_UNKNOWN);
+		assert_true(strncmp(fp.mglru_value, "0x", 2) == 0);
+	}
+	host_close(&h);
+}
+
 static void test_missing_files(void **state)
 {
 	char dir[PATH_MAX];
@@ -398,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_mthp_inherit),
 		cmocka_unit_test(test_swap_file_on_rotational_disk),
 		cmocka_unit_test(test_missing_files),
+		cmocka_unit_test(test_live_mglru),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_json_refused),
