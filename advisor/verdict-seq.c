@@ -289,6 +289,20 @@ static void count_outcomes(const struct verdict2_input *in, size_t a,
 /* ---- one candidate ------------------------------------------------------- */
 
 /*
+ * What the judging of one candidate reads: candidate a against baseline b
+ * at look `look` (0-based) of design d, over input in under options o,
+ * with the randomisation engine's scratch w.
+ */
+struct pairing {
+	const struct verdict2_design *d;
+	size_t look;
+	const struct verdict2_input *in;
+	const struct verdict2_opts *o;
+	size_t a, b;
+	struct rt_work *w;
+};
+
+/*
  * The sequential sign tests on the rounds where exactly one of a and b
  * failed; ar's speed comparison is judged already. At the design's last
  * look, a count of won rounds one short of what the exact test can show
@@ -349,10 +363,11 @@ static double speed_tiebreak_p(const struct verdict2_input *in, size_t a, size_t
 	return ar->p_one < 0.5 ? ar->p_one : 1.0;
 }
 
-static void judge_failures(const struct verdict2_design *d, size_t look,
-			   const struct verdict2_input *in, const struct verdict2_opts *o,
-			   size_t a, size_t b, struct rt_work *work, struct verdict2_arm_result *ar)
+static void judge_failures(const struct pairing *p, struct verdict2_arm_result *ar)
 {
+	const struct verdict2_design *d = p->d;
+	const struct verdict2_input *in = p->in;
+	size_t look = p->look;
 	unsigned disc[VERDICT2_LOOKS_MAX], won[VERDICT2_LOOKS_MAX], lost[VERDICT2_LOOKS_MAX];
 	double lv_fail[VERDICT2_LOOKS_MAX], lv_veto[VERDICT2_LOOKS_MAX];
 	struct stats_sign_seq sf, sv;
@@ -362,13 +377,13 @@ static void judge_failures(const struct verdict2_design *d, size_t look,
 	for (size_t j = 0; j <= look; j++) {
 		size_t end = j == look ? in->n_rounds : d->rounds[j];
 
-		count_discordant(in, a, b, r, end, &w, &l);
+		count_discordant(in, p->a, p->b, r, end, &w, &l);
 		r = end;
 		disc[j] = w + l;
 		won[j] = w;
 		lost[j] = l;
 		lv_fail[j] = d->alpha_fail * d->frac_fail[j];
-		lv_veto[j] = o->oom_veto_alpha * d->frac_fail[j];
+		lv_veto[j] = p->o->oom_veto_alpha * d->frac_fail[j];
 	}
 	ar->disc_won = w;
 	ar->disc_lost = l;
@@ -379,11 +394,12 @@ static void judge_failures(const struct verdict2_design *d, size_t look,
 		ar->p_fail_stage = w ? sf.p_stage : 1.0;
 		if (!ar->fail_shown && look + 1 == d->n_looks && w > l &&
 		    w + 1 >= verdict2_fail_rounds_min(d) && sf.p_at > 0.0) {
-			double q = speed_tiebreak_p(in, a, b, ar, work), p = sf.p_stage - sf.p_at * (1.0 - q);
+			double q = speed_tiebreak_p(in, p->a, p->b, ar, p->w);
+			double ps = sf.p_stage - sf.p_at * (1.0 - q);
 
 			ar->fail_speed_p = q;
-			ar->p_fail_stage = p > 0.0 ? p : 0.0;
-			ar->fail_by_speed = ar->fail_shown = q < 1.0 && p <= lv_fail[look] * (1.0 + 1e-12);
+			ar->p_fail_stage = ps > 0.0 ? ps : 0.0;
+			ar->fail_by_speed = ar->fail_shown = q < 1.0 && ps <= lv_fail[look] * (1.0 + 1e-12);
 		}
 	}
 	if (stats_sign_seq(disc, lost, look + 1, lv_veto, &sv, NULL) == 0)
@@ -395,10 +411,11 @@ static void judge_failures(const struct verdict2_design *d, size_t look,
  * contrasts (rounds both completed, in round order) into c[], their number
  * at each look, and the levels alpha_speed / candidates x frac.
  */
-static size_t speed_design(const struct verdict2_design *d, size_t look,
-			   const struct verdict2_input *in, size_t a, size_t b, double *c,
-			   struct rt_design *rd)
+static size_t speed_design(const struct pairing *p, double *c, struct rt_design *rd)
 {
+	const struct verdict2_design *d = p->d;
+	const struct verdict2_input *in = p->in;
+	size_t look = p->look, a = p->a, b = p->b;
 	size_t n = paired_log_ratios(in, a, b, c);
 
 	memset(rd, 0, sizeof(*rd));
@@ -427,9 +444,12 @@ static void fixed_design(size_t n, double lvl, struct rt_design *rd)
 }
 
 /* The repeated confidence interval of ar's speed (its estimate set) and what follows from it. */
-static void speed_interval(const struct rt_design *rd, const double *c, size_t n, bool hb,
-			   const struct verdict2_opts *o, struct rt_work *w, struct verdict2_arm_result *ar)
+static void speed_interval(const struct pairing *p, const struct rt_design *rd, const double *c,
+			   size_t n, struct verdict2_arm_result *ar)
 {
+	bool hb = higher_better(p->in->metric);
+	const struct verdict2_opts *o = p->o;
+	struct rt_work *w = p->w;
 	double lo, hi;
 
 	ar->p_one = rt_p_one(RT_SCORE_HUBER, c, n, 0.0, 1, w);
@@ -454,11 +474,11 @@ static void speed_interval(const struct rt_design *rd, const double *c, size_t n
 }
 
 /* Speed of a against b on the rounds both completed. */
-static void judge_speed(const struct verdict2_design *d, size_t look,
-			const struct verdict2_input *in, const struct verdict2_opts *o,
-			size_t a, size_t b, struct rt_work *w, struct verdict2_arm_result *ar)
+static void judge_speed(const struct pairing *p, struct verdict2_arm_result *ar)
 {
-	bool hb = higher_better(in->metric);
+	const struct verdict2_opts *o = p->o;
+	struct rt_work *w = p->w;
+	bool hb = higher_better(p->in->metric);
 	double c[VERDICT2_ROUNDS_MAX];
 	struct rt_design rd;
 	struct rt_result rr;
@@ -469,7 +489,7 @@ static void judge_speed(const struct verdict2_design *d, size_t look,
 	ar->ratio_pct = ar->ratio_lo_pct = ar->ratio_hi_pct = NAN;
 	ar->ucb97_pct = ar->need_pct = NAN;
 	ar->adj_effect_pct = ar->adj_ci_low_pct = ar->adj_ci_high_pct = ar->p_stage = NAN;
-	n = speed_design(d, look, in, a, b, c, &rd);
+	n = speed_design(p, c, &rd);
 	ar->n = n;
 	if (n < 2 || rt_seq_test(&rd, c, n, 0.0, 1, w, &rr) < 0)
 		return;
@@ -482,9 +502,9 @@ static void judge_speed(const struct verdict2_design *d, size_t look,
 	ar->ratio_pct = own_pct(ar->mean_log, hb);
 	ar->futile = rt_rejects(RT_SCORE_HUBER, c, n, log1p(o->min_effect_pct / 100.0), -1, 0.025, w);
 	ar->worse_than_ni = rt_rejects(RT_SCORE_HUBER, c, n, -log1p(o->ni_margin_pct / 100.0), -1,
-				       look_level(d, look, o->guard_alpha), w);
+				       look_level(p->d, p->look, o->guard_alpha), w);
 	if (o->intervals)
-		speed_interval(&rd, c, n, hb, o, w, ar);
+		speed_interval(p, &rd, c, n, ar);
 }
 
 /*
@@ -503,16 +523,18 @@ static size_t cost_rises(const struct verdict2_input *in, size_t a, size_t b, si
 }
 
 /* Guardrail c of a against b. */
-static void judge_guard(const struct verdict2_design *d, size_t look,
-			const struct verdict2_input *in, const struct verdict2_opts *o,
-			size_t a, size_t b, size_t c, struct rt_work *w, struct verdict2_guard *g)
+static void judge_guard(const struct pairing *p, size_t c, struct verdict2_guard *g)
 {
+	const struct verdict2_input *in = p->in;
+	const struct verdict2_opts *o = p->o;
+	size_t a = p->a, b = p->b;
+	struct rt_work *w = p->w;
 	double dd[VERDICT2_ROUNDS_MAX], lim = log1p(o->guard_margin_pct / 100.0), any = 0.0;
 	size_t n;
 
 	g->status = VERDICT2_GUARD_UNUSED;
 	g->rise_pct = g->ucb_pct = g->lcb_pct = NAN;
-	g->level = look_level(d, look, o->guard_alpha);
+	g->level = look_level(p->d, p->look, o->guard_alpha);
 	if (!(o->guard_mask & (1u << c)) || (!in->arms[a].has_cost[c] && !in->arms[b].has_cost[c]))
 		return;
 	if (!in->arms[a].has_cost[c] || !in->arms[b].has_cost[c]) {
@@ -574,16 +596,14 @@ static enum verdict2_path arm_path(const struct verdict2_arm_result *ar,
 	return VERDICT2_PATH_NONE;
 }
 
-static void judge_arm(const struct verdict2_design *d, size_t look,
-		      const struct verdict2_input *in, const struct verdict2_opts *o,
-		      size_t a, size_t b, struct rt_work *w, struct verdict2_arm_result *ar)
+static void judge_arm(const struct pairing *p, struct verdict2_arm_result *ar)
 {
-	judge_speed(d, look, in, o, a, b, w, ar);
-	judge_failures(d, look, in, o, a, b, w, ar);
+	judge_speed(p, ar);
+	judge_failures(p, ar);
 	for (size_t c = 0; c < VERDICT2_COSTS; c++) {
 		enum verdict2_guard_status s;
 
-		judge_guard(d, look, in, o, a, b, c, w, &ar->guard[c]);
+		judge_guard(p, c, &ar->guard[c]);
 		s = ar->guard[c].status;
 		ar->guard_harm |= s == VERDICT2_GUARD_HARM;
 		ar->guard_not_shown |= s == VERDICT2_GUARD_NOT_SHOWN || s == VERDICT2_GUARD_NOT_COMPARABLE ||
@@ -1192,7 +1212,7 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
 			ar->p_stage = ar->p_fail_stage = NAN;
 			continue;
 		}
-		judge_arm(d, look, in, opts, a, (size_t)baseline, w, ar);
+		judge_arm(&(struct pairing){ d, look, in, opts, a, (size_t)baseline, w }, ar);
 		if (ar->compared && ar->n > 1) {
 			ss += ar->sd_log * ar->sd_log * (double)(ar->n - 1);
 			dfs += (double)(ar->n - 1);
@@ -1219,14 +1239,13 @@ int verdict2_look(const struct verdict2_design *d, size_t look,
  * how likely an early stop was; the interval shown stays the repeated
  * confidence interval, which covers whatever the stop.
  */
-static void adjust_arm(const struct verdict2_design *d, size_t look, const struct verdict2_input *in,
-		       size_t a, size_t b, double sd_robust, struct verdict2_arm_result *ar)
+static void adjust_arm(const struct pairing *p, double sd_robust, struct verdict2_arm_result *ar)
 {
 	double c[VERDICT2_ROUNDS_MAX], est, lo, hi;
 	struct rt_design rd;
 
-	speed_design(d, look, in, a, b, c, &rd);
-	if (verdict2_stage_adjust(d, look, rd.n_at, ar->mean_log, sd_robust, &est, &lo, &hi) < 0)
+	speed_design(p, c, &rd);
+	if (verdict2_stage_adjust(p->d, p->look, rd.n_at, ar->mean_log, sd_robust, &est, &lo, &hi) < 0)
 		return;
 	ar->adjusted = true;
 	ar->adj_effect_pct = gain_pct(est);
@@ -1239,8 +1258,9 @@ static void finish_arm(const struct verdict2_design *d, const struct verdict2_in
 		       const struct verdict2_opts *o, struct verdict2_result *r, size_t a, struct rt_work *w)
 {
 	struct verdict2_arm_result *ar = &r->arms[a];
+	struct pairing p = { d, r->look, in, o, a, (size_t)r->baseline, w };
 	double c[VERDICT2_ROUNDS_MAX];
-	size_t n = paired_log_ratios(in, a, (size_t)r->baseline, c);
+	size_t n = paired_log_ratios(in, a, p.b, c);
 	bool stopped = r->decision != VERDICT2_CONTINUE;
 
 	if (!ar->compared)
@@ -1248,8 +1268,8 @@ static void finish_arm(const struct verdict2_design *d, const struct verdict2_in
 	if (!isfinite(ar->ci_low_pct) && !isfinite(ar->ci_high_pct)) {
 		struct rt_design rd;
 
-		speed_design(d, r->look, in, a, (size_t)r->baseline, c, &rd);
-		speed_interval(&rd, c, n, higher_better(in->metric), o, w, ar);
+		speed_design(&p, c, &rd);
+		speed_interval(&p, &rd, c, n, ar);
 	}
 	ar->n_outliers = stats_mad_outliers(c, n, NULL);
 	if (ar->n_outliers)
@@ -1257,7 +1277,7 @@ static void finish_arm(const struct verdict2_design *d, const struct verdict2_in
 		       "%.3g typical ones in the test", in->arms[a].name, ar->n_outliers, RT_HUBER_K);
 	/* the winner's curse of stopping early: the change's estimate, after an early stop */
 	if (stopped && r->look + 1 < d->n_looks && (int)a == r->chosen && r->path == VERDICT2_PATH_SPEED) {
-		adjust_arm(d, r->look, in, a, (size_t)r->baseline, r->sd_log_robust, ar);
+		adjust_arm(&p, r->sd_log_robust, ar);
 		if (ar->adjusted)
 			reason(r, "%s: stopped early, so its estimate is likely high (it stopped because it "
 			       "was large); adjusted for that (median-unbiased, normal approximation): %+.1f %%. "
