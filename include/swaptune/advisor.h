@@ -330,33 +330,16 @@ int stats_sign_seq(const unsigned *disc, const unsigned *wins, size_t k, const d
  * Sequential, paired, outcome-aware verdict, v4 (advisor/verdict-seq.c,
  * advisor/verdict-power.c, on the engine of swaptune/randtest.h)
  *
- * Every round runs every arm once, in an order drawn afresh at random from
- * the run's recorded seed (probe_round_order()). Two endpoints, judged at
- * planned looks and combined by a stated rule:
- *   speed   - on the rounds where a candidate and the baseline both
- *             completed, the per-round log-ratio of the primary metric, in
- *             an exact sequential sign-flip randomisation test with Huber
- *             scores (rt_seq_test(), RT_SCORE_HUBER): exact whatever the
- *             noise does over time, because the order within each round
- *             is random; one wild round counts at most RT_HUBER_K typical
- *             ones. Each candidate gets alpha_speed / n_candidates
- *             (Bonferroni over the arms), spent over the looks;
- *   failure - OOM kills, timeouts and other failures, never imputed:
- *             paired by round, the discordant rounds (one arm failed, the
- *             other completed) in an exact sequential sign test
- *             (stats_sign_seq()): with the order randomised in every
- *             round, which of the two failed is a fair coin when the arms
- *             do not differ, whatever the failure rate.
- * The run's alpha is split: VERDICT2_FAIL_SHARE of it to the failure test,
- * the rest to the speed test. Each is spent over the looks by
- * stats_hsd_spend(rounds / last rounds, gamma): VERDICT2_GAMMA for speed,
- * VERDICT2_FAIL_GAMMA for failures. The failure test is a fixed sequence
- * over the candidates: in ascending verdict2_arm.fail_order (ties: listing
- * order) each is tested at the whole failure share, and a candidate is
- * shown to fail less only when every candidate before it was too, so the
- * family's false-change rate stays within the share without dividing it
- * (a failing baseline against a candidate that never fails is shown with
- * 7 discordant rounds instead of 9).
+ * Every round runs every arm once, in an order drawn afresh from the run's
+ * recorded seed (probe_round_order()). Two endpoints, judged at planned
+ * looks: speed (the per-round log-ratio of the primary on the rounds a
+ * candidate and the baseline both completed, in an exact sequential
+ * randomisation test with Huber scores, rt_seq_test()) and failure (the
+ * discordant rounds, one arm failed and the other completed, in an exact
+ * sequential sign test, stats_sign_seq()). VERDICT2_FAIL_SHARE of the run's
+ * alpha goes to the failure test, the rest to speed (Bonferroni over the
+ * candidates); the failure test is a fixed sequence in ascending
+ * verdict2_arm.fail_order.
  * A candidate is changed to
  *   by speed:   its test rejects "no gain" at the look, its estimated gain
  *               is at least the minimum effect (a filter on the estimate,
@@ -368,13 +351,9 @@ int stats_sign_seq(const unsigned *disc, const unsigned *wins, size_t k, const d
  *               the non-inferiority margin, and no cost is shown to rise
  *               beyond its margin (a harm veto; with fewer than 2 rounds
  *               both completed a cost is "not comparable").
- * Guardrails compare log((cost + 1) / (baseline cost + 1)) per round (one
- * unit of the cost's own - a page, a microsecond, a nanosecond - so a zero
- * reading is a reading, not a missing one) with the same randomisation
- * test at fixed sample; they, the harm veto and the OOM veto spend their
- * own alpha over the looks (their level at look i is alpha x (frac[i] -
- * frac[i-1]), Bonferroni over looks), so a cost exactly at its margin
- * passes at most guard_alpha of the time over the whole design.
+ * Guardrails compare log((cost + 1) / (baseline cost + 1)) per round; they,
+ * the harm veto and the OOM veto spend their own alpha over the looks.
+ * Why each piece is as it is: docs/design.md, "The probe's verdict".
  * ====================================================================== */
 
 #define VERDICT2_ROUNDS_MAX	STATS_SAMPLES_MAX
@@ -385,34 +364,22 @@ int stats_sign_seq(const unsigned *disc, const unsigned *wins, size_t k, const d
 
 /*
  * The default schedule: looks after 5, 10, 15, 20, 30 and 40 rounds, alpha
- * spent in proportion to the rounds (gamma 0). A probe on a busy host that
- * fits fewer rounds is truncated to a design that spends all of its alpha
- * by its last round. With randomisation tests nothing can be shown at 5
- * rounds (the least p of 5 sign flips is 1/32): the look at 5 can only keep
- * (futility) or see a failing baseline on its way.
+ * spent in proportion to the rounds (gamma 0); a budget that fits fewer
+ * rounds truncates it (verdict2_design_truncate()).
  */
 #define VERDICT2_DEFAULT_LOOKS	{ 5, 10, 15, 20, 30, 40 }
 #define VERDICT2_DEFAULT_N_LOOKS 6
 #define VERDICT2_GAMMA		0.0
 /*
- * A recipe's false-change budget (the plan's alpha, 2.5 %) is split before
- * any data: VERDICT2_FIRST_SHARE for the first run of the recipe, judged
- * alone by its exact sequential tests (2.0 %), the rest for the recipe's
- * continuation over every later run (0.5 %, advisor/verdict-rep.c), so
- * that re-running adds evidence and the false-change rate over any number
- * of runs stays within alpha.
+ * The first run's share of a recipe's false-change budget (2.0 % of the
+ * plan's 2.5 %); the rest is the continuation's over every later run
+ * (advisor/verdict-rep.c).
  */
 #define VERDICT2_FIRST_SHARE	0.8
 /*
- * Share of a run's alpha given to the failure endpoint, and its spending:
- * front-loaded (HSD gamma 4: 64 % by a quarter of the rounds), because a
- * failing baseline is blunt evidence that should end a probe early - yet
- * an exact test on discordant rounds cannot go below 2^-n after n rounds,
- * so nothing is shown at 5 rounds (1/32) whatever the spending. 0.41 is
- * the least share at which 7 discordant rounds suffice (0.41 x the first
- * run's 2.0 % = 0.82 % >= 2^-7 = 0.78 %): what a busy host's 3-minute
- * budget fits (8 rounds) when the baseline is OOM-killed in most of them.
- * The speed test gets the other 59 % (1.18 %).
+ * Share of a run's alpha given to the failure endpoint (the speed test gets
+ * the rest), and its spending: HSD gamma 4, front-loaded (64 % by a quarter
+ * of the rounds).
  */
 #define VERDICT2_FAIL_SHARE	0.41
 #define VERDICT2_FAIL_GAMMA	4.0
@@ -436,8 +403,7 @@ enum verdict_outcome {
  * trial in percent; cpu_share, the trial's CPU seconds over its wall
  * seconds. They flag busy rounds in the reasons (CPU pressure at or above
  * verdict2_opts.busy_psi_pct, or a CPU share below half the run's median);
- * they do not adjust the estimate: a CUPED-like adjustment was not shown to
- * keep the gates, so none is made.
+ * they do not adjust the estimate.
  */
 struct verdict2_arm {
 	char name[VERDICT_NAME_MAX];
@@ -729,8 +695,7 @@ int verdict2_finish(const struct verdict2_design *d, const struct verdict2_input
  * of a Brownian path (stats_gs_cross()), no stop at a look whose
  * contrasts cannot reach its level (2^-n above it), the minimum-effect
  * filter and the futility stop - on 20 000 paths with common random
- * numbers. The simulator holds it within 3 points of the real rule's power
- * for every design the budget can make. NAN on bad input.
+ * numbers. NAN on bad input.
  */
 double verdict2_power(const struct verdict2_design *d, double effect_pct, double sd_log);
 /*
@@ -767,27 +732,14 @@ int verdict2_pool_runs(const double *y, const double *v, size_t k,
 /* ======================================================================
  * Runs of one recipe: continuation (advisor/verdict-rep.c)
  *
- * A probe can be re-run. Judged alone every run has its design's
- * false-change rate, so an operator who re-runs until one run says CHANGE
- * would find one with probability near 1 - (1 - alpha)^K. Instead the runs
- * of a recipe are the stages of one sequential design, fixed before the
- * first run: stage 1 is the first run, judged alone at
- * verdict2_first_alpha(alpha) (80 % of the plan's alpha); stage k >= 2
- * combines the first k runs by Stouffer with equal weights, Z_k = sum of
- * z_i / sqrt(k), z_i = Phi^-1(1 - p_i) with p_i run i's exact stagewise
- * p-value judged alone (speed, and failures apart), against a bound c_k
- * that spends half of what is left of the continuation's alpha (the other
- * 20 %) at each stage: the bounds come from the exact crossing
- * probabilities of the Z process (stats_gs_cross()), so a second run with
- * the same evidence as the first needs far less than a fresh threshold.
- * Equal weights, fixed in advance, keep the design valid whatever the
- * operator does between runs: stop, re-run, or re-run with another budget
- * after seeing the last verdict (each run's p-value is exact given the
- * runs before it, because its own order is randomised afresh). A run
- * aborted before its first look is a stage with z = 0. Each candidate gets
- * its share (Bonferroni); the continuation's failure test gets
- * VERDICT2_FAIL_SHARE of it. At most VERDICT2_REPS_MAX runs: later runs
- * of a recipe can no longer change its verdict.
+ * The runs of a recipe are the stages of one sequential design fixed
+ * before the first run: stage 1 is the first run, judged alone at
+ * verdict2_first_alpha(alpha); stage k >= 2 combines the first k runs by
+ * Stouffer with equal weights, Z_k = sum of z_i / sqrt(k), z_i = Phi^-1(1 -
+ * p_i) with p_i run i's exact stagewise p-value judged alone (speed, and
+ * failures apart), against a bound c_k (verdict2_stage_bounds()). A run
+ * aborted before its first look is a stage with z = 0. At most
+ * VERDICT2_REPS_MAX runs. Why: docs/design.md, "Runs of one recipe".
  * ====================================================================== */
 
 #define VERDICT2_REPS_MAX	STATS_GS_LOOKS_MAX

@@ -21,32 +21,14 @@
  *     result->failed set: the command ran but exited non-zero, was killed,
  *     timed out, or metric_regex did not match.
  *
- * Every built-in workload has a setup phase that mmaps its working set
- * (MAP_PRIVATE|MAP_ANONYMOUS, MADV_NOHUGEPAGE so swap-in happens in base pages,
- * which is what page-cluster governs) and writes every page once, so that
- * under the memcg limit most of it is pushed out to swap/zswap, then a
- * measured phase of page accesses that fault pages back in. Page contents:
- * never zero (zswap does not store same-filled pages), page-specific, and
- * about 2-3x compressible (per 64-byte line: 3 PRNG words + 5 pattern words),
- * except mixed-compress's incompressible region (all PRNG bytes).
- *
- * An access to an anon page reads one 8-byte word of it (workload_touch());
- * reads rather than writes because zswap loads are exclusive: a page read back
- * is dirty again anyway. The word sits at cache line (page % lines-per-page)
- * so that accesses do not all alias the same cache sets.
- *
- * Latency sampling: timing every access with clock_gettime() (~20 ns each
- * side) would dominate a resident-page access, so the measured phase times a
- * random subset: after each timed access the number of untimed accesses to the
- * next one is drawn from a geometric distribution with mean N (a separate PRNG
- * stream: the access sequence does not depend on it). N is a power of two in
- * [1, WORKLOAD_SAMPLE_GAP_MAX], re-chosen at every sample so that the cost of
- * sampling stays near WORKLOAD_SAMPLE_BUDGET of the run time: faulting
- * accesses (microseconds) are timed nearly all, resident ones about 1 in
- * thousands. Each sample enters the histogram with weight N (its inverse
- * sampling probability), so the percentiles estimate those of all accesses.
- * Sampled latencies are raw clock deltas and include the timer's own cost,
- * reported as timer_overhead_ns.
+ * Every built-in workload mmaps its working set and writes every page
+ * once (never zero, page-specific, about 2-3x compressible), then faults
+ * pages back in a measured phase; an access reads one 8-byte word
+ * (workload_touch()). A random subset of accesses is timed, each sample
+ * weighted by its inverse sampling probability (about
+ * WORKLOAD_SAMPLE_BUDGET of the run time); latencies are raw clock deltas,
+ * the timer's own cost reported as timer_overhead_ns. Why each of these:
+ * docs/design.md, "The probe workloads".
  */
 #ifndef SWAPTUNE_WORKLOAD_H
 #define SWAPTUNE_WORKLOAD_H
