@@ -11,22 +11,9 @@
  * JSON object of fingerprint_to_json() / fingerprint_from_json(), which
  * checks every field as strictly as user input.
  *
- * Kernel facts behind the parts (mm/swap_state.c, mm/memory.c, mm/zswap.c):
- *  - readahead: swapin_readahead() uses VMA readahead only when
- *    vma_ra_enabled is true and no active swap device is rotational (the
- *    device under a swap file counts), else cluster readahead;
- *  - large-folio (mTHP) swap-in: alloc_swap_folio() (since ~6.13, "mm:
- *    support large folios swap-in for sync io devices") allocates a large
- *    folio on swap-in only for a synchronous device (zram and the like),
- *    only for the sizes enabled under transparent_hugepage/hugepages-*kB,
- *    and falls back to order 0 whenever !zswap_never_enabled() (~6.11): once
- *    zswap has been enabled, until the next boot, even after it is disabled
- *    again (a static key that is never turned off). Hence "zswap ever
- *    enabled since boot" is part of the fingerprint and a probe that
- *    enables zswap changes the kernel it leaves behind (see
- *    fingerprint_zswap_enable_hazard()).
- *  - MGLRU (lru_gen/enabled), the zswap shrinker and v2's
- *    memory.zswap.writeback change reclaim, and with it the result.
+ * The kernel facts behind the parts (readahead, large-folio swap-in and
+ * why "zswap ever enabled since boot" is one, MGLRU, the zswap shrinker,
+ * memory.zswap.writeback): docs/design.md, "The kernel's fingerprint".
  */
 #ifndef SWAPTUNE_FINGERPRINT_H
 #define SWAPTUNE_FINGERPRINT_H

@@ -3,30 +3,19 @@
  * (advisor/randtest.c): exact group-sequential sign-flip tests on per-round
  * contrasts, used by the probe's verdict and by switchback.
  *
- * The design it rests on: every round (a probe round, a switchback block)
- * runs each arm once in an order drawn afresh at random. For a candidate c
- * and the baseline b, the contrast of round r is d_r = x_c - x_b (x signed
- * so that positive = better). Under the sharp null "the arm makes no
- * difference" the value at each position of a round is fixed, and given
- * which two positions the pair {c, b} occupies, which of the two is c is a
- * fair coin, independent between rounds: the distribution of the contrasts
- * is that of +-|d_r| with independent fair signs. A statistic S = sum_r
- * f_r score(d_r) is compared with its values over sign patterns f; the test
- * is exact whatever the noise does over time (serial dependence, load
- * steps, drift common to the arms), because only the assignment is random.
- * It does not protect against a difference between the arms that itself
- * drifts over time (a setting x time interaction): that is an effect, of a
- * size that depends on when it was measured.
+ * Every round runs each arm once in an order drawn afresh at random; the
+ * contrast of round r is d_r = x_c - x_b for a candidate c against the
+ * baseline b (x signed so that positive = better), and a statistic S =
+ * sum_r f_r score(d_r) is compared with its values over sign patterns f.
+ * Why that is exact, and what it does not protect against:
+ * docs/design.md, "The randomisation engine".
  *
  * Scores: RT_SCORE_SUM uses d itself (the mean's test); RT_SCORE_HUBER uses
  * psi(d / s) = sign(d) min(|d| / s, RT_HUBER_K), s the smaller of two
  * estimates of the noise's sd over the contrasts of the look, median |d| /
- * 0.6745 and median ||d| - median |d|| / 0.40 (both right for normal noise
- * without an effect; the first grows with the effect, the second does
- * not). A function of |d| only, so the same for every sign pattern: one
- * wild round counts at most RT_HUBER_K typical ones (a busy host's
- * preempted or OOM-near trials), and a tight core of rounds keeps its own
- * scale beside a few wild ones.
+ * 0.6745 and median ||d| - median |d|| / 0.40. A function of |d| only, so
+ * the same for every sign pattern: one wild round counts at most
+ * RT_HUBER_K typical ones.
  *
  * Sequential looks: look j uses the first n_at[j] contrasts (non-
  * decreasing: rounds where an arm failed give none) and the cumulative
