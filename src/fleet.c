@@ -383,14 +383,14 @@ int fleet_pool_dl(const double *y, const double *v, size_t k, struct fleet_poole
 	return 0;
 }
 
-bool fleet_log_effect(double mean_c, double sd_c, unsigned n_c, double mean_b, double sd_b,
-		      unsigned n_b, double *y, double *v)
+bool fleet_log_effect(const struct fleet_arm *c, const struct fleet_arm *b, double *y, double *v)
 {
-	if (n_c < 2 || n_b < 2 || !(mean_c > 0) || !(mean_b > 0) || !isfinite(sd_c) ||
-	    !isfinite(sd_b))
+	if (c->n_ok < 2 || b->n_ok < 2 || !(c->mean > 0) || !(b->mean > 0) || !isfinite(c->sd) ||
+	    !isfinite(b->sd))
 		return false;
-	*y = log(mean_c / mean_b);
-	*v = sd_c * sd_c / (n_c * mean_c * mean_c) + sd_b * sd_b / (n_b * mean_b * mean_b);
+	*y = log(c->mean / b->mean);
+	*v = c->sd * c->sd / (c->n_ok * c->mean * c->mean) +
+	     b->sd * b->sd / (b->n_ok * b->mean * b->mean);
 	return isfinite(*y) && isfinite(*v);
 }
 
@@ -468,8 +468,7 @@ static int pool_arms(const struct fleet_run *runs, const size_t *sel, size_t n_s
 			const struct fleet_run *r = &runs[sel[i]];
 			const struct fleet_arm *c = run_arm(r, arms[j].name), *b = run_arm(r, baseline);
 
-			if (c && b && fleet_log_effect(c->mean, c->sd, c->n_ok, b->mean, b->sd, b->n_ok,
-						       &y[k], &v[k])) {
+			if (c && b && fleet_log_effect(c, b, &y[k], &v[k])) {
 				y[k] *= good_sign(r);
 				k++;
 			}

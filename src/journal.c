@@ -337,11 +337,22 @@ static void report_foreign(struct store *st, const struct store_pending_count *c
 	}
 }
 
+/* One repair pass: the store and host it repairs, this machine and boot, where it reports. */
+struct repair {
+	struct store *st;
+	const struct host *h;
+	const char *mid, *boot_id;
+	journal_report_fn report;
+	void *arg;
+};
+
 /* Act on one pending row of this machine; returns as undo_one(). */
-static int repair_one(struct store *st, const struct host *h, const struct store_change *p,
-		      const char *boot_id, journal_report_fn report, void *arg,
-		      struct st_err *e)
+static int repair_one(const struct repair *rp, const struct store_change *p, struct st_err *e)
 {
+	struct store *st = rp->st;
+	const char *boot_id = rp->boot_id;
+	journal_report_fn report = rp->report;
+	void *arg = rp->arg;
 	char msg[512], line[700];
 	int r;
 
@@ -356,7 +367,7 @@ static int repair_one(struct store *st, const struct host *h, const struct store
 	/* a pid of another boot names some other process now */
 	if ((!p->boot_id[0] || !strcmp(p->boot_id, boot_id)) && host_pid_alive(p->pid, p->pid_start))
 		return 0;
-	r = undo_one(st, h, p, msg, sizeof(msg), e);
+	r = undo_one(st, rp->h, p, msg, sizeof(msg), e);
 	snprintf(line, sizeof(line), "%s (left by swaptune pid %d, which did not finish)", msg, p->pid);
 	if (report)
 		report(line, arg);
@@ -377,9 +388,7 @@ static bool pid_alive(int pid)
  */
 #define REPAIR_PAGE 128
 
-static int repair_pages(struct store *st, const struct host *h, const char *mid,
-			const char *boot_id, journal_report_fn report, void *arg,
-			int *examined, struct st_err *e)
+static int repair_pages(const struct repair *rp, int *examined, struct st_err *e)
 {
 	int64_t before = INT64_MAX;
 	int done = 0, first = 0, r;
@@ -389,14 +398,14 @@ static int repair_pages(struct store *st, const struct host *h, const char *mid,
 		struct store_change *v = NULL;
 		int n, want = JOURNAL_REPAIR_BUDGET - *examined;
 
-		r = store_changes_pending_page(st, sysroot_key(h), mid, before,
+		r = store_changes_pending_page(rp->st, sysroot_key(rp->h), rp->mid, before,
 					       want < REPAIR_PAGE ? want : REPAIR_PAGE, &v, &n, e);
 		if (r < 0)
 			return r;
 		for (int i = 0; i < n; i++) {
 			struct st_err e1 = {0};
 
-			r = repair_one(st, h, &v[i], boot_id, report, arg, &e1);
+			r = repair_one(rp, &v[i], &e1);
 			if (r < 0 && !first) {
 				first = r;
 				err_set(e, r, "%s", e1.msg);
@@ -446,7 +455,7 @@ int journal_repair(struct store *st, const struct host *h,
 	r = store_tx_begin(st, e);
 	if (r < 0)
 		return r;
-	r = repair_pages(st, h, mid, boot_id, report, arg, &examined, e);
+	r = repair_pages(&(struct repair){ st, h, mid, boot_id, report, arg }, &examined, e);
 	if (store_tx_commit(st, r < 0 ? NULL : e) < 0 && r >= 0)
 		return -EIO;
 	if (examined >= JOURNAL_REPAIR_BUDGET && c.mine > examined && report) {

@@ -60,14 +60,6 @@ struct fleet_pooled {
 int fleet_pool_dl(const double *y, const double *v, size_t k, struct fleet_pooled *out,
 		  struct st_err *e);
 
-/*
- * Log ratio of two arm means and its delta-method variance:
- * y = ln(mean_c / mean_b), v = sd_c^2/(n_c mean_c^2) + sd_b^2/(n_b mean_b^2).
- * Returns false (no effect) unless both arms have n >= 2 and positive means.
- */
-bool fleet_log_effect(double mean_c, double sd_c, unsigned n_c, double mean_b, double sd_b,
-		      unsigned n_b, double *y, double *v);
-
 /* ---- probe runs of the fleet, as the store hands them over ---- */
 
 #define FLEET_TEXT_MAX	128
@@ -79,6 +71,14 @@ struct fleet_arm {
 	unsigned n_ok, n_oom;
 	double mean, sd;	/* of the primary value over ok trials; sd NAN when n_ok < 2 */
 };
+
+/*
+ * Log ratio of candidate c's mean over baseline b's and its delta-method
+ * variance, over their ok trials (n = n_ok):
+ * y = ln(mean_c / mean_b), v = sd_c^2/(n_c mean_c^2) + sd_b^2/(n_b mean_b^2).
+ * Returns false (no effect) unless both arms have n >= 2 and positive means.
+ */
+bool fleet_log_effect(const struct fleet_arm *c, const struct fleet_arm *b, double *y, double *v);
 
 struct fleet_run {
 	int64_t run_id;		/* in this store */

@@ -69,18 +69,28 @@ static void test_pool_dl_edges(void **state)
 	assert_float_equal(p.tau2, 0, 0);
 }
 
+/* fleet_log_effect() of two arms given as mean, sd and ok trials */
+static bool log_effect(double mean_c, double sd_c, unsigned n_c, double mean_b, double sd_b,
+		       unsigned n_b, double *y, double *v)
+{
+	struct fleet_arm c = { .n_ok = n_c, .mean = mean_c, .sd = sd_c };
+	struct fleet_arm b = { .n_ok = n_b, .mean = mean_b, .sd = sd_b };
+
+	return fleet_log_effect(&c, &b, y, v);
+}
+
 static void test_log_effect(void **state)
 {
 	double y, v;
 
 	(void)state;
 	/* ln(110/100); 10^2/(4*110^2) + 5^2/(4*100^2) */
-	assert_true(fleet_log_effect(110, 10, 4, 100, 5, 4, &y, &v));
+	assert_true(log_effect(110, 10, 4, 100, 5, 4, &y, &v));
 	assert_float_equal(y, log(1.1), 1e-12);
 	assert_float_equal(v, 100.0 / (4 * 12100) + 25.0 / 40000, 1e-15);
-	assert_false(fleet_log_effect(110, 10, 1, 100, 5, 4, &y, &v));
-	assert_false(fleet_log_effect(0, 10, 4, 100, 5, 4, &y, &v));
-	assert_false(fleet_log_effect(110, NAN, 4, 100, 5, 4, &y, &v));
+	assert_false(log_effect(110, 10, 1, 100, 5, 4, &y, &v));
+	assert_false(log_effect(0, 10, 4, 100, 5, 4, &y, &v));
+	assert_false(log_effect(110, NAN, 4, 100, 5, 4, &y, &v));
 }
 
 static void test_names(void **state)
@@ -145,7 +155,7 @@ static void test_group_and_advise(void **state)
 	assert_int_equal(g[0].arms[0].pooled.k, 3);
 	assert_true(g[0].arms[0].pooled.mu > log(1.08) && g[0].arms[0].pooled.mu < log(1.12));
 	/* lower is better: 10 -> 9 is a gain, so the signed effect is -ln(0.9) */
-	assert_true(fleet_log_effect(9, 10, 5, 10, 10, 5, &y, &v));
+	assert_true(log_effect(9, 10, 5, 10, 10, 5, &y, &v));
 	assert_float_equal(g[1].arms[0].pooled.mu, -y, 1e-12);
 	free(g);
 
