@@ -466,14 +466,24 @@ static char arm_letter(unsigned a, bool upper)
 	return (char)((upper ? 'A' : 'a') + (int)a);
 }
 
+/* The timeline being drawn: the run's state, its timeline as last copied, the window it goes into. */
+struct tl_draw {
+	struct tui_ctx *c;
+	const struct sb_state *s;
+	const struct timeline *tl;
+	WINDOW *w;
+};
+
 /*
  * One window's bar of width cells: the washout part dim in lower case, the
  * counted part in upper case, x where it failed, dots where it has not run;
  * the current window in reverse video as far as it has gone.
  */
-static void draw_window(struct tui_ctx *c, const struct sb_state *s, const struct timeline *tl,
-			WINDOW *w, int y, int x, int width, unsigned idx)
+static void draw_window(const struct tl_draw *d, int y, int x, int width, unsigned idx)
 {
+	struct tui_ctx *c = d->c;
+	const struct sb_state *s = d->s;
+	const struct timeline *tl = d->tl;
 	const struct sb_plan *pl = &s->plan.design.plan;
 	unsigned arm = s->plan.design.order[idx / pl->n_arms][idx % pl->n_arms];
 	int wash = (int)lround(pl->washout_s / pl->window_s * width);
@@ -491,14 +501,17 @@ static void draw_window(struct tui_ctx *c, const struct sb_state *s, const struc
 
 		if (cur && run)
 			a |= A_REVERSE;
-		mvwaddch(w, y, x + k, ch | a);
+		mvwaddch(d->w, y, x + k, ch | a);
 	}
 }
 
 /* The timeline from row y: a row per block, a bar per window; the rows used. */
-static int draw_timeline(struct tui_ctx *c, const struct sb_state *s, const struct timeline *tl,
-			 WINDOW *w, int y, int rows, int cols)
+static int draw_timeline(const struct tl_draw *d, int y, int rows, int cols)
 {
+	struct tui_ctx *c = d->c;
+	const struct sb_state *s = d->s;
+	const struct timeline *tl = d->tl;
+	WINDOW *w = d->w;
 	const struct sb_plan *pl = &s->plan.design.plan;
 	int width = (cols - 12) / (int)pl->n_arms - 1, first = 0, room = rows - y;
 	unsigned cur_block = tl->window ? (tl->window - 1) / pl->n_arms : 0;
@@ -516,7 +529,7 @@ static int draw_timeline(struct tui_ctx *c, const struct sb_state *s, const stru
 		tui_print_clipped(w, y, 2, cols, "block %2d", b + 1);
 		wattroff(w, A_BOLD | tui_style(c, TS_DIM));
 		for (unsigned q = 0; q < pl->n_arms; q++)
-			draw_window(c, s, tl, w, y, 12 + (int)q * (width + 1), width, (unsigned)b * pl->n_arms + q);
+			draw_window(d, y, 12 + (int)q * (width + 1), width, (unsigned)b * pl->n_arms + q);
 	}
 	return y;
 }
@@ -552,7 +565,7 @@ static void draw_running(struct tui_ctx *c, struct sb_state *s, WINDOW *w, int r
 			  tui_fmt_secs(pl->washout_s, left, sizeof(left)));
 	wattroff(w, tui_style(c, TS_TITLE));
 	draw_legend(c, s, w, y++, cols);
-	y = draw_timeline(c, s, &tl, w, y + 1, rows - 4, cols) + 1;
+	y = draw_timeline(&(struct tl_draw){ c, s, &tl, w }, y + 1, rows - 4, cols) + 1;
 	if (tl.window && tl.window <= windows)
 		tui_print_clipped(w, y++, 2, cols, "window %u of %u (block %u of %u, %s), %u done; elapsed %s, "
 				  "at most %s left", tl.window, windows, (tl.window - 1) / pl->n_arms + 1, pl->n_blocks,

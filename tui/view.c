@@ -192,12 +192,17 @@ void tui_text_add_block(struct tui_text *t, enum tui_style s, const char *text)
 		text_push(t, s, p, strlen(p));
 }
 
+/* Where wrapped text is drawn: rows [first, last) of the text into w (NULL: only count). */
+struct wrap_view {
+	WINDOW *w;
+	int first, last;
+};
+
 /*
- * Wrapped pieces of one line at width: calls out(piece, len, indent) for
- * each; returns the number of rows. Breaks at the last space that fits.
+ * The rows one line takes wrapped at width, drawn from text row `row` where
+ * they fall in view v (with attr). Breaks at the last space that fits.
  */
-static int text_wrap(const char *line, int width, int row, int first, int last,
-		     WINDOW *w, attr_t attr, int col0)
+static int text_wrap(const char *line, int width, int row, const struct wrap_view *v, attr_t attr)
 {
 	int indent = 0, rows = 0, len = (int)strlen(line), pos = 0;
 
@@ -220,10 +225,10 @@ static int text_wrap(const char *line, int width, int row, int first, int last,
 					break;
 				}
 		}
-		if (w && row + rows >= first && row + rows < last) {
-			wattron(w, attr);
-			mvwaddnstr(w, row + rows - first, col0 + lead, line + pos, take);
-			wattroff(w, attr);
+		if (v->w && row + rows >= v->first && row + rows < v->last) {
+			wattron(v->w, attr);
+			mvwaddnstr(v->w, row + rows - v->first, lead, line + pos, take);
+			wattroff(v->w, attr);
 		}
 		rows++;
 		pos += take;
@@ -241,7 +246,7 @@ void tui_text_draw(const struct tui_ctx *c, struct tui_text *t, WINDOW *w, int r
 	if (width < 10)
 		width = cols;
 	for (int i = 0; i < t->n; i++)
-		total += text_wrap(t->lines[i], width, 0, 0, 0, NULL, 0, 0);
+		total += text_wrap(t->lines[i], width, 0, &(struct wrap_view){ NULL, 0, 0 }, 0);
 	if (t->top > total - rows)
 		t->top = total - rows;
 	if (t->top < 0)
@@ -253,8 +258,8 @@ void tui_text_draw(const struct tui_ctx *c, struct tui_text *t, WINDOW *w, int r
 
 		if (!sub)
 			return;
-		y += text_wrap(t->lines[i], width, y, t->top, t->top + rows, sub,
-			       tui_style(c, (enum tui_style)t->style[i]), 0);
+		y += text_wrap(t->lines[i], width, y, &(struct wrap_view){ sub, t->top, t->top + rows },
+			       tui_style(c, (enum tui_style)t->style[i]));
 		delwin(sub);
 	}
 	if (total > rows) {
