@@ -348,10 +348,11 @@ int change_watchdog(struct store *st, const struct host *h, int64_t run_id,
 
 /*
  * Start `swaptune --db DB --sysroot ROOT apply --watchdog RUN,DEADLINE,SESSION`
- * detached from us, and return its pid once it runs.
+ * for apply a (its db_path, run_id and deadline) detached from us, and put
+ * its pid in a->watchdog_pid once it runs.
  */
-static int spawn_watchdog(const struct host *h, const char *db_path, int64_t run_id,
-			  double deadline, const char *session, pid_t *pid, struct st_err *e)
+static int spawn_watchdog(const struct host *h, struct change_apply *a, const char *session,
+			  struct st_err *e)
 {
 	char exe[PATH_MAX], arg[160], root[PATH_MAX], db[PATH_MAX];
 	int pfd[2], status;
@@ -360,9 +361,9 @@ static int spawn_watchdog(const struct host *h, const char *db_path, int64_t run
 
 	if (host_self_exe(exe, sizeof(exe)) < 0)
 		return err_set(e, -ENOENT, "cannot find the swaptune binary to start the watchdog");
-	snprintf(arg, sizeof(arg), "%lld,%.3f,%s", (long long)run_id, deadline, session);
+	snprintf(arg, sizeof(arg), "%lld,%.3f,%s", (long long)a->run_id, a->deadline, session);
 	snprintf(root, sizeof(root), "%s", sysroot_key(h));
-	snprintf(db, sizeof(db), "%s", db_path);
+	snprintf(db, sizeof(db), "%s", a->db_path);
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return err_set(e, -errno, "cannot start the watchdog: pipe: %s", strerror(errno));
 	fflush(NULL);
@@ -409,7 +410,7 @@ static int spawn_watchdog(const struct host *h, const char *db_path, int64_t run
 	waitpid(child, &status, 0);
 	if (n != sizeof(got) || got <= 0)
 		return err_set(e, -ECHILD, "cannot start the watchdog: fork failed");
-	*pid = got;
+	a->watchdog_pid = got;
 	return 0;
 }
 
@@ -555,8 +556,7 @@ static int apply_settle(struct store *st, const struct host *h, struct journal *
 		return commit_run(st, j->session, a->run_id, e);
 	if ((r = store_run_end(st, a->run_id, "awaiting-confirm", NULL, e)) < 0)
 		return r;
-	if ((r = spawn_watchdog(h, a->db_path, a->run_id, a->deadline, j->session,
-				&a->watchdog_pid, e)) < 0)
+	if ((r = spawn_watchdog(h, a, j->session, e)) < 0)
 		return r;
 	r = journal_transfer(j, a->watchdog_pid, host_pid_start_ticks(a->watchdog_pid), &moved, e);
 	if (r < 0)
