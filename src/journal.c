@@ -76,9 +76,14 @@ int journal_begin(struct journal *j, struct store *st, const struct host *h,
 	return 0;
 }
 
-static int insert_row(struct journal *j, const char *kind, const char *name,
-		      const char *old_value, const char *new_value, bool temporary,
-		      int64_t *id, struct st_err *e)
+/* What one journal row records: a setting's old and new value, or a resource (old = its detail). */
+struct row_what {
+	const char *kind, *name;
+	const char *old_value, *new_value;	/* NULL = none */
+	bool temporary;
+};
+
+static int insert_row(struct journal *j, const struct row_what *w, int64_t *id, struct st_err *e)
 {
 	struct store_change *c = calloc(1, sizeof(*c));
 	int r;
@@ -92,15 +97,15 @@ static int insert_row(struct journal *j, const char *kind, const char *name,
 	snprintf(c->sysroot, sizeof(c->sysroot), "%s", sysroot_key(j->h));
 	snprintf(c->machine_id, sizeof(c->machine_id), "%s", j->machine_id);
 	snprintf(c->boot_id, sizeof(c->boot_id), "%s", j->boot_id);
-	snprintf(c->kind, sizeof(c->kind), "%s", kind);
-	snprintf(c->name, sizeof(c->name), "%s", name);
-	c->has_old = old_value != NULL;
-	if (old_value)
-		snprintf(c->old_value, sizeof(c->old_value), "%s", old_value);
-	c->has_new = new_value != NULL;
-	if (new_value)
-		snprintf(c->new_value, sizeof(c->new_value), "%s", new_value);
-	c->temporary = temporary;
+	snprintf(c->kind, sizeof(c->kind), "%s", w->kind);
+	snprintf(c->name, sizeof(c->name), "%s", w->name);
+	c->has_old = w->old_value != NULL;
+	if (w->old_value)
+		snprintf(c->old_value, sizeof(c->old_value), "%s", w->old_value);
+	c->has_new = w->new_value != NULL;
+	if (w->new_value)
+		snprintf(c->new_value, sizeof(c->new_value), "%s", w->new_value);
+	c->temporary = w->temporary;
 	r = store_change_add(j->st, c, id, e);
 	free(c);
 	return r;
@@ -132,7 +137,7 @@ int journal_set(struct journal *j, const char *name, const char *value,
 		snprintf(old_out, old_len, "%s", old);
 	if (settings_equal(d, old, norm))
 		return 0;
-	r = insert_row(j, "setting", d->name, old, norm, temporary, &id, e);
+	r = insert_row(j, &(struct row_what){ "setting", d->name, old, norm, temporary }, &id, e);
 	if (r < 0)
 		return err_prefix(e, "not changing %s: cannot journal it", d->name);
 	r = settings_write_raw(j->h, d, norm, e);
@@ -154,7 +159,7 @@ int journal_note_resource(struct journal *j, const char *kind, const char *ident
 {
 	int64_t id;
 
-	return insert_row(j, kind, ident, detail, NULL, true, &id, e);
+	return insert_row(j, &(struct row_what){ kind, ident, detail, NULL, true }, &id, e);
 }
 
 int journal_resource_done(struct journal *j, const char *kind, const char *ident,
