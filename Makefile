@@ -72,7 +72,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all deps check check-build check-unit check-cmd check-kernels check-asan check-tsan bench install uninstall clean calibrate chaos \
-	fuzz fuzz-build fuzz-targets deb sim sim-check switchback-pg
+	fuzz fuzz-build fuzz-targets deb sim sim-check switchback-pg switchback-memcached
 
 all: $(BIN)
 
@@ -233,6 +233,13 @@ SB_ARTIFACTS ?= /tmp/swaptune-sb-pg
 switchback-pg: $(BIN)
 	$(Q)SWAPTUNE_SB_LONG=1 SB_ARTIFACTS=$(SB_ARTIFACTS) BUILD=$(BUILD) TOP=$(CURDIR) \
 		SWAPTUNE=$(abspath $(BIN)) sh tests/t0330-switchback-pg.sh
+
+# the same on memcached under memcaslap (tests/t0333), kept in MC_ARTIFACTS;
+# SB_DESIGN="--window 20s --washout 10s --blocks 10" for a shorter one
+MC_ARTIFACTS ?= /tmp/swaptune-sb-memcached
+switchback-memcached: $(BIN)
+	$(Q)SWAPTUNE_SB_LONG=1 SB_ARTIFACTS=$(MC_ARTIFACTS) SB_DESIGN="$(SB_DESIGN)" BUILD=$(BUILD) TOP=$(CURDIR) \
+		SWAPTUNE=$(abspath $(BIN)) sh tests/t0333-switchback-memcached.sh
 
 install: swaptune
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/schema \

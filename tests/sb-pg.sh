@@ -31,7 +31,8 @@ PG_MEMCG=""
 
 # the leftovers of tests in this file whose shell (the PID in the name) is gone
 sb_sweep_stale() {
-	for d in /sys/fs/cgroup/memory/swaptune-sbpg-* /sys/fs/cgroup/memory/swaptune-sbwl-*; do
+	for d in /sys/fs/cgroup/memory/swaptune-sbpg-* /sys/fs/cgroup/memory/swaptune-sbwl-* \
+		/sys/fs/cgroup/memory/swaptune-sbmc-*; do
 		[ -d "$d" ] || continue
 		owner=${d##*-}
 		[ -d "/proc/$owner" ] && continue
