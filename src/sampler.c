@@ -3,7 +3,8 @@
  * vocabulary (vocab.h) that has a per-tick value or a counter, from files
  * kept open through the host layer's readers (host-read.c), turns counters
  * into per-second rates, derives readahead, zswap and IPC figures, and
- * writes a tick as one JSON line (see sampler.h).
+ * hands a tick over as numbers (struct sample_tick; its JSON line is
+ * sample-json.c's, see sampler.h).
  */
 #include <fcntl.h>
 #include <math.h>
@@ -82,7 +83,6 @@ struct sampler {
 	char cpu_note[512];
 
 	int sc_of_sm[SM_COUNT];		/* a rate's counter, -1 for a level */
-	uint8_t sm_keylen[SM_COUNT], sc_keylen[SC_COUNT];	/* JSON keys' lengths */
 
 	uint64_t cur[SC_COUNT], prev[SC_COUNT];
 	bool cur_ok[SC_COUNT], prev_ok[SC_COUNT];
@@ -95,10 +95,7 @@ struct sampler {
 	uint64_t nsum[SM_COUNT];
 	char why[SG_COUNT][WHY_LEN];
 
-	char head[1200];		/* every line's start: schema and identity */
-	size_t head_len;
-	time_t ts_secs;			/* the second ts_text spells (UTC) */
-	char ts_text[24];
+	char members[1024];		/* every line's identity members (JSON, no braces) */
 
 	char buf[SRC_BUF];
 };
@@ -437,13 +434,6 @@ int sampler_tick(struct sampler *s, uint64_t mono_ns, uint64_t wall_ns,
 	}
 	s->now_ns = mono_ns;
 	s->wall_ns = wall_ns;
-	if ((time_t)(wall_ns / 1000000000ULL) != s->ts_secs || !s->ts_text[0]) {
-		struct tm tm;
-
-		s->ts_secs = (time_t)(wall_ns / 1000000000ULL);
-		gmtime_r(&s->ts_secs, &tm);
-		strftime(s->ts_text, sizeof(s->ts_text), "%Y-%m-%dT%H:%M:%S", &tm);
-	}
 	memset(s->ok, 0, sizeof(s->ok));
 	memset(s->cur_ok, 0, sizeof(s->cur_ok));
 
@@ -624,10 +614,7 @@ int sampler_open(struct sampler **out, const struct host *h,
 	s->page_size = sysconf(_SC_PAGESIZE);
 	for (int i = 0; i < SC_COUNT; i++)
 		s->pmu_idx[i] = -1;
-	for (int c = 0; c < SC_COUNT; c++)
-		s->sc_keylen[c] = (uint8_t)strlen(sample_counter_defs[c].key);
 	for (int m = 0; m < SM_COUNT; m++) {
-		s->sm_keylen[m] = (uint8_t)strlen(sample_metric_defs[m].key);
 		s->sc_of_sm[m] = -1;
 		for (int c = 0; c < SC_COUNT; c++)
 			if (sample_counter_defs[c].row == sample_metric_defs[m].row)
@@ -747,312 +734,46 @@ const char *sampler_unavailable(const struct sampler *s, enum sample_group g)
 	return s->why[g];
 }
 
-/* ---- JSON: appended in place, printf only where its rounding is the format ---- */
+/* ---- the tick as numbers (its JSON line: sample-json.c) ---- */
 
-struct jbuf {
-	char *p;
-	size_t len, used;	/* used < len: room for the final NUL */
-	bool overflow;
-};
-
-static void jmem(struct jbuf *j, const char *s, size_t n)
+void sampler_tick_get(const struct sampler *s, struct sample_tick *t)
 {
-	if (j->overflow || n >= j->len - j->used) {
-		j->overflow = true;
-		return;
-	}
-	memcpy(j->p + j->used, s, n);
-	j->used += n;
-}
-
-static void jlit(struct jbuf *j, const char *s)
-{
-	jmem(j, s, strlen(s));
-}
-
-static void ju64(struct jbuf *j, uint64_t v)
-{
-	char d[24];
-	int n = (int)sizeof(d);
-
-	do {
-		d[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	jmem(j, d + n, sizeof(d) - (size_t)n);
-}
-
-/* printf's digits (n: what snprintf returned) */
-static void jprinted(struct jbuf *j, const char *t, int n, size_t len)
-{
-	if (n < 0 || (size_t)n >= len)
-		j->overflow = true;
-	else
-		jmem(j, t, (size_t)n);
-}
-
-/*
- * "%.10g" of v in [1e-4, 1e10) without printf, into out (n bytes): the ten
- * significant digits are v x 10^k rounded to an integer, k = 9 - v's
- * decimal exponent. In a long double (64-bit mantissa) 10^k (k <= 14) is
- * exact and the product is off by less than 1e-9, so the rounding is
- * printf's unless the product lies that close to a half: then, or for a
- * number %g would print with an exponent, false (printf decides).
- */
-static bool g10(double v, char *out, size_t *n)
-{
-	static const long double p10[] = {
-		1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L,
-		1e13L, 1e14L,
-	};
-	char dig[10];
-	long double x, fl;
-	uint64_t d;
-	int e, len = 0, last;
-
-	if (!(v >= 1e-4 && v < 1e10))
-		return false;
-	e = (int)floor(log10(v));
-	for (int tries = 0; tries < 3; tries++) {
-		if (e < -5 || e > 9)
-			return false;
-		x = (long double)v * p10[9 - e];
-		if (x < 1e9L)
-			e--;
-		else if (x >= 1e10L)
-			e++;
-		else
-			break;
-	}
-	if (x < 1e9L || x >= 1e10L)
-		return false;
-	fl = floorl(x);
-	if (fabsl(x - fl - 0.5L) < 1e-7L)
-		return false;
-	d = (uint64_t)fl + (x - fl > 0.5L);
-	if (d == 10000000000ULL) {	/* 9.9999999995 -> 10.00000000 */
-		d = 1000000000ULL;
-		e++;
-	}
-	if (e < -4 || e > 9)
-		return false;	/* %g's exponent form */
-	for (int i = 9; i >= 0; i--, d /= 10)
-		dig[i] = (char)('0' + d % 10);
-	for (last = 9; last > e && last > 0 && dig[last] == '0'; last--)
-		;	/* trailing zeros of the fraction go */
-	if (e < 0) {
-		out[len++] = '0';
-		out[len++] = '.';
-		for (int i = -1; i > e; i--)
-			out[len++] = '0';
-		memcpy(out + len, dig, (size_t)last + 1);
-		len += last + 1;
-	} else {
-		memcpy(out + len, dig, (size_t)e + 1);
-		len += e + 1;
-		if (last > e) {
-			out[len++] = '.';
-			memcpy(out + len, dig + e + 1, (size_t)(last - e));
-			len += last - e;
-		}
-	}
-	*n = (size_t)len;
-	return true;
-}
-
-/*
- * A value as "%.0f" (integral) or "%.10g" prints it: a whole number that
- * fits is those formats' very digits, a fraction g10()'s; printf is left
- * the rest.
- */
-static void jnum(struct jbuf *j, double v, bool integral)
-{
-	char t[400];
-	size_t n;
-
-	if (v >= 0 && v < 1e10 && v == floor(v) && !(v == 0 && signbit(v)))
-		ju64(j, (uint64_t)v);
-	else if (integral)
-		jprinted(j, t, snprintf(t, sizeof(t), "%.0f", v), sizeof(t));
-	else if (g10(v, t, &n))
-		jmem(j, t, n);
-	else
-		jprinted(j, t, snprintf(t, sizeof(t), "%.10g", v), sizeof(t));
-}
-
-/*
- * ns as seconds with 6 decimals, as "%.6f" of ns / 1e9 prints them: the
- * microseconds rounded from the integer; a tie (or a number so large that
- * the double loses the nanoseconds) goes to printf, whose rounding of the
- * double is the format.
- */
-static void jsecs6(struct jbuf *j, uint64_t ns)
-{
-	uint64_t us = ns / 1000, rem = ns % 1000;
-	char frac[8];
-
-	if (rem == 500 || ns >= 1000000000000000ULL) {
-		char t[64];
-
-		jprinted(j, t, snprintf(t, sizeof(t), "%.6f", (double)ns / 1e9), sizeof(t));
-		return;
-	}
-	us += rem > 500;
-	ju64(j, us / 1000000);
-	snprintf(frac, sizeof(frac), ".%06u", (unsigned)(us % 1000000));
-	jmem(j, frac, 7);
-}
-
-static void jstr(struct jbuf *j, const char *s)
-{
-	const char *run = s;
-
-	jmem(j, "\"", 1);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		char esc[8];
-
-		if (c != '"' && c != '\\' && c >= 0x20)
-			continue;
-		jmem(j, run, (size_t)(s - run));
-		if (c == '"' || c == '\\')
-			snprintf(esc, sizeof(esc), "\\%c", c);
-		else
-			snprintf(esc, sizeof(esc), "\\u%04x", c);
-		jlit(j, esc);
-		run = s + 1;
-	}
-	jmem(j, run, (size_t)(s - run));
-	jmem(j, "\"", 1);
-}
-
-/* ,"key": (n: strlen(key)) */
-static void jkey_n(struct jbuf *j, const char *key, size_t n, bool comma)
-{
-	if (comma)
-		jmem(j, ",", 1);
-	jmem(j, "\"", 1);
-	jmem(j, key, n);
-	jmem(j, "\":", 2);
-}
-
-static void jkey(struct jbuf *j, const char *key, bool comma)
-{
-	jkey_n(j, key, strlen(key), comma);
-}
-
-static void jgroup(struct jbuf *j, const struct sampler *s, enum sample_group g, bool open)
-{
-	bool first = !open;
-
-	if (!open) {
-		jkey(j, vocab_group_name((enum sample_group)g), true);
-		jmem(j, "{", 1);
-	}
-	for (int m = 0; m < SM_COUNT; m++) {
-		const struct sample_metric_def *d = &sample_metric_defs[m];
-
-		if (d->group != g)
-			continue;
-		jkey_n(j, d->key, s->sm_keylen[m], !first);
-		if (s->ok[m])
-			jnum(j, s->val[m], d->integral);
-		else
-			jmem(j, "null", 4);
-		first = false;
-	}
-	jmem(j, "}", 1);
-}
-
-/* the raw counters, kernel units; the cgroup's only with --cgroup */
-static void jcounters(struct jbuf *j, const struct sampler *s)
-{
-	bool first = true;
-
-	jlit(j, ",\"counters\":{");
+	t->members = s->members;
+	t->seq = s->seq;
+	t->wall_ns = s->wall_ns;
+	t->elapsed_ns = s->now_ns - s->first_ns;
+	t->interval_ns = s->seq ? s->now_ns - s->prev_ns : 0;
+	t->page_size = (uint64_t)s->page_size;
+	memcpy(t->ok, s->ok, sizeof(t->ok));
+	memcpy(t->val, s->val, sizeof(t->val));
 	for (int c = 0; c < SC_COUNT; c++) {
-		if (sample_counter_defs[c].group == SG_CGROUP && !s->cg_on)
-			continue;
-		jkey_n(j, sample_counter_defs[c].key, s->sc_keylen[c], !first);
-		if (sampler_counter(s, (enum sample_counter)c, NULL))
-			ju64(j, s->cur[c]);
-		else
-			jmem(j, "null", 4);
-		first = false;
+		t->has[c] = sampler_counter(s, (enum sample_counter)c, NULL);
+		t->counter[c] = t->has[c] ? s->cur[c] : 0;
 	}
-	jmem(j, "}", 1);
+	t->cgroup = s->cg_on;
+	t->cgroup_v2 = s->cg_v2;
+	t->cgroup_path = s->cg_path;
+	t->cpu_source = s->cpu_source;
+	t->cpu_target = s->cpu_target;
+	t->cpu_note = s->cpu_note;
+	for (int g = 0; g < SG_COUNT; g++)
+		t->unavailable[g] = sampler_unavailable(s, (enum sample_group)g);
+}
+
+int sampler_format_json(const struct sampler *s, char *buf, size_t len)
+{
+	struct sample_tick t;
+
+	sampler_tick_get(s, &t);
+	return sample_tick_json(&t, buf, len);
 }
 
 int sampler_set_json_members(struct sampler *s, const char *members)
 {
 	if (!members)
 		members = "";
-	if (strlen(members) >= 1024)
+	if (strlen(members) >= sizeof(s->members))
 		return -ENOSPC;
-	s->head_len = (size_t)snprintf(s->head, sizeof(s->head), "{\"schema\":\"%s\",%s%s\"seq\":",
-				       SAMPLE_SCHEMA, members, members[0] ? "," : "");
+	snprintf(s->members, sizeof(s->members), "%s", members);
 	return 0;
-}
-
-/* "time": UTC to the millisecond (the date part is made once a second, by the tick) */
-static void jtime(struct jbuf *j, const struct sampler *s)
-{
-	char ms[8];
-
-	jlit(j, ",\"time\":\"");
-	jlit(j, s->ts_text);
-	snprintf(ms, sizeof(ms), ".%03uZ\"", (unsigned)(s->wall_ns / 1000000ULL % 1000));
-	jmem(j, ms, 6);
-}
-
-int sampler_format_json(const struct sampler *s, char *buf, size_t len)
-{
-	struct jbuf j = { buf, len, 0, false };
-	bool any = false;
-
-	if (len == 0)
-		return -ENOSPC;
-	jmem(&j, s->head, s->head_len);
-	ju64(&j, s->seq);
-	jtime(&j, s);
-	jlit(&j, ",\"elapsed_s\":");
-	jsecs6(&j, s->now_ns - s->first_ns);
-	jlit(&j, ",\"interval_s\":");
-	jsecs6(&j, s->seq ? s->now_ns - s->prev_ns : 0);
-	jlit(&j, ",\"page_size\":");
-	ju64(&j, (uint64_t)s->page_size);
-	jgroup(&j, s, SG_VMSTAT, false);
-	jgroup(&j, s, SG_ZSWAP, false);
-	jgroup(&j, s, SG_PSI, false);
-	jgroup(&j, s, SG_MEMINFO, false);
-	if (s->cg_on) {
-		jlit(&j, ",\"cgroup\":{\"path\":");
-		jstr(&j, s->cg_path);
-		jlit(&j, s->cg_v2 ? ",\"version\":\"v2\"" : ",\"version\":\"v1\"");
-		jgroup(&j, s, SG_CGROUP, true);
-	}
-	jlit(&j, ",\"cpu\":{\"source\":\"");
-	jlit(&j, s->cpu_source);
-	jlit(&j, "\",\"target\":\"");
-	jlit(&j, s->cpu_target);
-	jlit(&j, "\",\"note\":");
-	jstr(&j, s->cpu_note);
-	jgroup(&j, s, SG_CPU, true);
-	jgroup(&j, s, SG_DERIVED, false);
-	jcounters(&j, s);
-	jlit(&j, ",\"unavailable\":{");
-	for (int g = 0; g < SG_COUNT; g++) {
-		const char *why = sampler_unavailable(s, (enum sample_group)g);
-
-		if (!why || g == SG_CPU)	/* cpu.note already says it */
-			continue;
-		jkey(&j, vocab_group_name((enum sample_group)g), any);
-		jstr(&j, why);
-		any = true;
-	}
-	jmem(&j, "}}", 2);
-	if (j.overflow)
-		return -ENOSPC;
-	buf[j.used] = '\0';
-	return (int)j.used;
 }

@@ -174,9 +174,36 @@ const char *sampler_cpu_note(const struct sampler *s);
 const char *sampler_unavailable(const struct sampler *s, enum sample_group g);
 
 /*
- * The last tick as one JSON object on one line (no newline), described by
- * share/schema/sample.schema.json. Returns the length, or -ENOSPC.
+ * One tick as numbers, indexed by the vocabulary's rows: everything its
+ * JSON line says. Strings are borrowed (the sampler's, or a reader's).
  */
+struct sample_tick {
+	const char *members;		/* identity members after "schema" (no braces), NULL/"" none */
+	uint64_t seq;
+	uint64_t wall_ns;		/* "time": CLOCK_REALTIME, printed to the ms in UTC */
+	uint64_t elapsed_ns;		/* since the baseline */
+	uint64_t interval_ns;		/* since the previous tick, 0 for the baseline */
+	uint64_t page_size;
+	bool ok[SM_COUNT];		/* val[m] holds m's value (else null) */
+	double val[SM_COUNT];
+	bool has[SC_COUNT];		/* counter[c] holds c's raw value (else null) */
+	uint64_t counter[SC_COUNT];
+	bool cgroup, cgroup_v2;		/* the cgroup group and its counters are there */
+	const char *cgroup_path;
+	const char *cpu_source, *cpu_target, *cpu_note;
+	const char *unavailable[SG_COUNT];	/* why a group is n/a, NULL: it is not (cpu: cpu_note) */
+};
+
+/* The last tick as numbers (its strings are the sampler's, valid until the next tick). */
+void sampler_tick_get(const struct sampler *s, struct sample_tick *t);
+
+/*
+ * A tick as one JSON object on one line (no newline), described by
+ * share/schema/sample.schema.json: the one place that line is printed.
+ * Returns the length, or -ENOSPC.
+ */
+int sample_tick_json(const struct sample_tick *t, char *buf, size_t len);
+/* The last tick's line: sample_tick_json() of sampler_tick_get(). */
 int sampler_format_json(const struct sampler *s, char *buf, size_t len);
 
 /*

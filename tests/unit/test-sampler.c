@@ -596,6 +596,62 @@ static void test_json(void **state)
 	assert_int_equal(sampler_format_json(f->s, json, 100), -ENOSPC);
 }
 
+/*
+ * A tick as numbers prints the line the live sampler does (the sampler
+ * prints through it), and a hand-made one prints its numbers, nulls and
+ * strings as the schema says: no cgroup group or cgroup counters without
+ * it, control bytes escaped, the cpu's reason only in cpu.note.
+ */
+static void test_tick_json(void **state)
+{
+	struct fx *f = *state;
+	struct sample_tick t;
+	char a[16384], b[16384];
+	int n;
+
+	open_sampler(f, "swaptune-x");
+	tick(f, 10 * S);
+	step1(f);
+	tick(f, 12 * S);
+	sampler_tick_get(f->s, &t);
+	n = sample_tick_json(&t, a, sizeof(a));
+	assert_true(n > 0);
+	assert_int_equal(sampler_format_json(f->s, b, sizeof(b)), n);
+	assert_string_equal(a, b);
+
+	memset(&t, 0, sizeof(t));
+	t.members = "\"host\":{\"hostname\":\"h\"}";
+	t.seq = 7;
+	t.wall_ns = 1764464523456789012ULL;	/* 2025-11-30T01:02:03.456Z */
+	t.elapsed_ns = 1500000000ULL;
+	t.interval_ns = 999999500ULL;		/* a tie: printf's rounding */
+	t.page_size = 4096;
+	t.ok[SM_ZSWPOUT] = true;
+	t.val[SM_ZSWPOUT] = 1234.56789012345;
+	t.has[SC_ZSWPOUT] = true;
+	t.counter[SC_ZSWPOUT] = 18446744073709551615ULL;
+	t.cpu_source = "software";
+	t.cpu_target = "system";
+	t.cpu_note = "why\x01";
+	t.unavailable[SG_ZSWAP] = "not \"mounted\"\n";
+	t.unavailable[SG_CPU] = "said in cpu.note";
+	t.unavailable[SG_CGROUP] = "no cgroup group: left out";
+	n = sample_tick_json(&t, a, sizeof(a));
+	assert_true(n > 0);
+	assert_non_null(strstr(a, "{\"schema\":\"" SAMPLE_SCHEMA "\",\"host\":{\"hostname\":\"h\"},\"seq\":7,"
+			       "\"time\":\"2025-11-30T01:02:03.456Z\",\"elapsed_s\":1.500000,"
+			       "\"interval_s\":1.000000,\"page_size\":4096,\"vmstat\":{"));
+	assert_non_null(strstr(a, "\"zswpout_pages_per_s\":1234.56789,"));
+	assert_non_null(strstr(a, "\"pswpin_pages_per_s\":null,"));
+	assert_non_null(strstr(a, "\"zswpout_pages\":18446744073709551615,"));
+	assert_null(strstr(a, "\"cgroup\":"));
+	assert_null(strstr(a, "cgroup_zswpin_pages"));
+	assert_non_null(strstr(a, "\"note\":\"why\\u0001\""));
+	assert_non_null(strstr(a, ",\"unavailable\":{\"zswap\":\"not \\\"mounted\\\"\\u000a\"}}"));
+	assert_int_equal(a[n - 1], '}');
+	assert_int_equal(sample_tick_json(&t, a, 64), -ENOSPC);
+}
+
 static bool src_value(const void *arg, enum sample_metric m, double *v)
 {
 	return sampler_value(arg, m, v);
@@ -914,6 +970,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_open_errors, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_json, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_json_numbers_as_printf, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_tick_json, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_prom, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_record, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_no_allocation_per_tick, fx_setup, fx_teardown),
