@@ -355,20 +355,12 @@ static double kern_rate(const struct sbe *E, int f, unsigned a, unsigned b)
 /* The sampled metric between ticks a and b: a counter's rate, a gauge's mean. */
 static double metric_over(const struct sbe *E, unsigned a, unsigned b)
 {
-	double s = 0;
-	unsigned n = 0;
-
 	if (E->c->metric.counter) {
 		double dv = E->m[b] - E->m[a], dt = E->t[b] - E->t[a];
 
 		return isfinite(dv) && dv >= 0 && dt > 0 ? dv / dt : NAN;
 	}
-	for (unsigned k = a + 1; k <= b; k++)
-		if (isfinite(E->m[k])) {
-			s += E->m[k];
-			n++;
-		}
-	return n ? s / n : NAN;
+	return b > a ? sbm_mean_finite(E->m + a + 1, b - a) : NAN;
 }
 
 /* One tick: the sampler, the kernel's counters, the sampled metric. */

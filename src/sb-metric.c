@@ -322,8 +322,29 @@ int sbm_prom_value(const char *text, size_t len, const char *spec, double *v, ch
 		snprintf(why, why_len, "no sample named %s", spec);
 		return -ENOENT;
 	}
+	if (!isfinite(sum)) {
+		/* each sample finite, their sum not: 1e308 twice */
+		snprintf(why, why_len, "the samples of %s sum beyond the range of a number", name);
+		return -ERANGE;
+	}
 	*v = sum;
 	return 0;
+}
+
+double sbm_mean_finite(const double *x, size_t n)
+{
+	double s = 0.0;
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m += isfinite(x[i]);
+	if (!m)
+		return NAN;
+	/* each term at most its share of the largest: no overflow (1e308 twice) */
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(x[i]))
+			s += x[i] / (double)m;
+	return s;
 }
 
 /* ---- URLs on this host, fetched with libcurl ---- */

@@ -142,10 +142,13 @@ int sbm_parse_number(const char *text, size_t len, double *v);
  * The sum of the samples named name (NAME, or NAME{l="v",...}: every
  * sample of that name carrying those labels) in Prometheus text format
  * 0.0.4. 0, -ENOENT when none matches, -EBADMSG on a malformed sample
- * line of that name (why says).
+ * line of that name, -ERANGE when finite samples sum beyond a double (why
+ * says).
  */
 int sbm_prom_value(const char *text, size_t len, const char *name, double *v, char *why,
 		   size_t why_len);
+/* The mean of the finite values among x[0..n-1], without overflow; NAN when none is. */
+double sbm_mean_finite(const double *x, size_t n);
 /*
  * A URL this module fetches: http://HOST[:PORT]/PATH[?QUERY] with HOST
  * localhost or a loopback literal, decided on the name as libcurl parses

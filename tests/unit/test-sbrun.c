@@ -97,6 +97,24 @@ static void test_prom(void **state)
 	assert_int_equal(sbm_prom_value(prom, strlen(prom), "weird_total", &v, why, sizeof(why)), -EBADMSG);
 	assert_int_equal(sbm_prom_value(prom, strlen(prom), "9bad", &v, why, sizeof(why)), -EINVAL);
 	assert_int_equal(sbm_prom_value("x{a=\"1\" 3\n", 10, "x", &v, why, sizeof(why)), -EBADMSG);
+	/* finite samples whose sum is not: refused, not inf */
+	assert_int_equal(sbm_prom_value("big{a=\"1\"} 1e308\nbig{a=\"2\"} 1e308\n", 34, "big", &v, why,
+					sizeof(why)), -ERANGE);
+	assert_non_null(strstr(why, "sum beyond"));
+}
+
+/* a gauge's window mean: finite samples only, and no overflow (1e308 twice) */
+static void test_mean_finite(void **state)
+{
+	const double big[] = { 1e308, 1e308 }, mixed[] = { 1e308, NAN, -1e308, INFINITY },
+		     plain[] = { 1, 2, 3, 6 }, none[] = { NAN, NAN };
+
+	(void)state;
+	assert_true(sbm_mean_finite(big, 2) == 1e308);
+	assert_true(sbm_mean_finite(mixed, 4) == 0.0);
+	assert_true(sbm_mean_finite(plain, 4) == 3.0);
+	assert_true(isnan(sbm_mean_finite(none, 2)));
+	assert_true(isnan(sbm_mean_finite(plain, 0)));
 }
 
 static double mono_s(void)
@@ -812,6 +830,7 @@ int main(void)
 		cmocka_unit_test(test_split_argv),
 		cmocka_unit_test(test_parse_number),
 		cmocka_unit_test(test_prom),
+		cmocka_unit_test(test_mean_finite),
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_prom_not_loopback),
 		cmocka_unit_test(test_http),
