@@ -582,7 +582,7 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		r = sampler_tick(s, now, wall, &ctx->err);
 		if (r < 0)
 			break;
-		if (a.mode == OUT_JSON || a.record) {
+		if (a.mode == OUT_JSON) {
 			n_json = sampler_format_json(s, jbuf, OUT_BUF - 1);
 			if (n_json < 0) {
 				r = err_set(&ctx->err, n_json, "sample: tick too large to format");
@@ -600,7 +600,10 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			break;
 		}
 		if (a.record) {
-			r = store_samples_add(&rec, sampler_seq(s), now - start, jbuf, &ctx->err);
+			struct sample_tick t;
+
+			sampler_tick_get(s, &t);
+			r = store_samples_add(&rec, now - start, &t, &ctx->err);
 			if (r < 0)
 				break;
 		}

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "store-int.h"
+#include "swaptune/sampler.h"
 #include "swaptune/store.h"
 
 /* shapes a writer keeps at hand; an evicted one that comes back is stored again */
@@ -49,6 +50,8 @@ struct tick_writer {
 	size_t check_cap;
 	struct tick_val *tv;
 	size_t tv_cap;
+	char *line;			/* store_samples_add(): the tick's JSON */
+	size_t line_cap;
 };
 
 struct tick_writer *tick_writer_new(struct store *st, int64_t run_id)
@@ -82,6 +85,7 @@ void tick_writer_free(struct tick_writer *w)
 	free(w->vals);
 	free(w->check);
 	free(w->tv);
+	free(w->line);
 	free(w);
 }
 
@@ -199,8 +203,29 @@ int store_samples_begin(struct sample_recording *r, struct store *st,
 	return 0;
 }
 
-int store_samples_add(struct sample_recording *r, uint64_t seq, uint64_t t_ns,
-		      const char *json, struct st_err *e)
+int store_samples_add(struct sample_recording *r, uint64_t t_ns, const struct sample_tick *t,
+		      struct st_err *e)
+{
+	struct tick_writer *w = r->writer;
+	int n, ret;
+
+	if (!w)
+		return err_set(e, -EINVAL, "store_samples_add: recording not begun");
+	while ((n = w->line ? sample_tick_json(t, w->line, w->line_cap) : -ENOSPC) == -ENOSPC) {
+		if (w->line_cap >= (1u << 20))
+			return err_set(e, -ENOSPC, "recording %lld: tick %llu too large to store",
+				       (long long)r->run_id, (unsigned long long)t->seq);
+		if (grow((void **)&w->line, &w->line_cap, w->line_cap ? w->line_cap * 2 : 16384, 1) < 0)
+			return err_set(e, -ENOMEM, "out of memory");
+	}
+	ret = tick_writer_add(w, t->seq, t_ns, w->line, (size_t)n, e);
+	if (ret == 0)
+		r->rows++;
+	return ret;
+}
+
+int store_samples_add_json(struct sample_recording *r, uint64_t seq, uint64_t t_ns,
+			   const char *json, struct st_err *e)
 {
 	int ret;
 

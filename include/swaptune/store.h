@@ -512,9 +512,16 @@ struct sample_recording {
 /* Start a recording: the runs row, and the writer every tick reuses. */
 int store_samples_begin(struct sample_recording *r, struct store *st,
 			const char *params_json, struct st_err *e);
-/* Store one tick's JSON as row seq (one row, committed on its own unless in a transaction). */
-int store_samples_add(struct sample_recording *r, uint64_t seq, uint64_t t_ns,
-		      const char *json, struct st_err *e);
+/*
+ * Store one tick, as the sampler hands it over (its numbers, sampler.h), as
+ * row t->seq at t_ns (one row, committed on its own unless in a transaction).
+ */
+struct sample_tick;
+int store_samples_add(struct sample_recording *r, uint64_t t_ns, const struct sample_tick *t,
+		      struct st_err *e);
+/* The same for a tick given as JSON text (tests, benchmarks): kept as text when not a tick. */
+int store_samples_add_json(struct sample_recording *r, uint64_t seq, uint64_t t_ns,
+			   const char *json, struct st_err *e);
 /* End it: status "ok", "failed" or "interrupted"; summary_json may be NULL. */
 int store_samples_end(struct sample_recording *r, const char *status,
 		      const char *summary_json, struct st_err *e);

@@ -4,7 +4,7 @@
  *
  * Builds (once, reused while it has the right shape) a store in $TMPDIR with
  * recording 1 of 1 000 000 ticks and recording 2 of 1 000 ticks, written
- * through the recorder's own writer (store_samples_add(): compact rows
+ * through the recorder's own writer (store_samples_add_json(): compact rows
  * against the recording's shapes), each tick a sampler JSON line of the real
  * layout (~2.3 KiB: host, vmstat, zswap, psi, meminfo, cgroup, cpu, derived,
  * counters) with values that vary every tick as a live host's do. Then,
@@ -137,7 +137,7 @@ static int record(struct store *st, long n, unsigned *rng, struct st_err *e)
 		return -1;
 	for (long i = 1; i <= n; i++) {
 		if (tick_json(buf, sizeof(buf), i, rng, ctr) >= (int)sizeof(buf) ||
-		    store_samples_add(&rec, (uint64_t)i, (uint64_t)i * 1000000000ULL, buf, e) < 0)
+		    store_samples_add_json(&rec, (uint64_t)i, (uint64_t)i * 1000000000ULL, buf, e) < 0)
 			return -1;
 	}
 	if (store_tx_commit(st, e) < 0)

@@ -805,9 +805,11 @@ static void test_record(void **state)
 	assert_int_equal(store_samples_begin(&rec, &st, "{\"interval_s\":1}", &e), 0);
 	for (int i = 2; i <= 4; i++) {
 		tick(f, (uint64_t)i * S);
+		struct sample_tick t;
+
 		assert_true(sampler_format_json(f->s, json[i - 2], sizeof(json[0])) > 0);
-		assert_int_equal(store_samples_add(&rec, sampler_seq(f->s), (uint64_t)(i - 1) * S,
-						    json[i - 2], &e), 0);
+		sampler_tick_get(f->s, &t);
+		assert_int_equal(store_samples_add(&rec, (uint64_t)(i - 1) * S, &t, &e), 0);
 	}
 	assert_int_equal(store_samples_end(&rec, "ok", "{\"ticks\":3}", &e), 0);
 	assert_int_equal(store_prepare(&st,

@@ -249,7 +249,7 @@ static void test_shape_change_mid_recording(void **state)
 	open_store(&st, "shapes.db");
 	assert_int_equal(store_samples_begin(&rec, &st, NULL, &e), 0);
 	for (size_t i = 0; i < 6; i++)
-		assert_int_equal(store_samples_add(&rec, i + 1, (i + 1) * 1000, ticks[i], &e), 0);
+		assert_int_equal(store_samples_add_json(&rec, i + 1, (i + 1) * 1000, ticks[i], &e), 0);
 	assert_int_equal(store_samples_end(&rec, "ok", NULL, &e), 0);
 	assert_int_equal(count(&st, "SELECT count(*) FROM sample_shapes"), 2);
 	/* every tick compact but the one that is not JSON, kept as its text */

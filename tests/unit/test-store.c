@@ -558,14 +558,14 @@ static void test_samples(void **state)
 	assert_int_equal(store_open(&st, db, &e), 0);
 	assert_int_equal(store_samples_begin(&rec, &st, "{\"interval_s\":1}", &e), 0);
 	/* stored out of order on purpose: read back by seq */
-	assert_int_equal(store_samples_add(&rec, 2, 3000, "{\"seq\":2}", &e), 0);
-	assert_int_equal(store_samples_add(&rec, 1, 1000, "{\"seq\":1}", &e), 0);
-	assert_int_equal(store_samples_add(&rec, 3, 5500, "{\"seq\":3}", &e), 0);
+	assert_int_equal(store_samples_add_json(&rec, 2, 3000, "{\"seq\":2}", &e), 0);
+	assert_int_equal(store_samples_add_json(&rec, 1, 1000, "{\"seq\":1}", &e), 0);
+	assert_int_equal(store_samples_add_json(&rec, 3, 5500, "{\"seq\":3}", &e), 0);
 	assert_int_equal(rec.rows, 3);
-	assert_int_equal(store_samples_add(&rec, 3, 6000, "{}", &e), -EIO);	/* same seq */
+	assert_int_equal(store_samples_add_json(&rec, 3, 6000, "{}", &e), -EIO);	/* same seq */
 	err_reset(&e);
 	assert_int_equal(store_samples_end(&rec, "ok", "{\"ticks\":3}", &e), 0);
-	assert_int_equal(store_samples_add(&rec, 4, 7000, "{}", &e), -EINVAL);
+	assert_int_equal(store_samples_add_json(&rec, 4, 7000, "{}", &e), -EINVAL);
 	err_reset(&e);
 	assert_int_equal(store_samples_begin(&rec2, &st, NULL, &e), 0);	/* still running */
 	assert_int_equal(store_run_begin(&st, "probe", NULL, &other, &e), 0);
