@@ -2,11 +2,15 @@
  * sample-json.c - a tick as its JSON line (swaptune.sample/1,
  * share/schema/sample.schema.json), printed from its numbers
  * (struct sample_tick, sampler.h): the one place that line is written.
- * The live sampler fills a struct sample_tick and prints it here.
+ * The live sampler fills a struct sample_tick and prints it here; a line
+ * read back (an import, an old store's row) is read into one with cJSON
+ * (sample_tick_parse()).
  */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -305,7 +309,10 @@ int sample_tick_json(const struct sample_tick *t, char *buf, size_t len)
 	jlit(&j, "\",\"target\":\"");
 	jlit(&j, t->cpu_target ? t->cpu_target : "none");
 	jlit(&j, "\",\"note\":");
-	jstr(&j, t->cpu_note ? t->cpu_note : "");
+	if (t->cpu_note)
+		jstr(&j, t->cpu_note);
+	else
+		jmem(&j, "null", 4);
 	jgroup(&j, t, SG_CPU, true);
 	jgroup(&j, t, SG_DERIVED, false);
 	jcounters(&j, t);
@@ -326,4 +333,216 @@ int sample_tick_json(const struct sample_tick *t, char *buf, size_t len)
 		return -ENOSPC;
 	buf[j.used] = '\0';
 	return (int)j.used;
+}
+
+/* ---- a line read back into numbers ---- */
+
+/* a string member's text: false unless a string without a control byte */
+static bool clean_string(const cJSON *x, const char **out)
+{
+	if (!cJSON_IsString(x) || !x->valuestring)
+		return false;
+	for (const unsigned char *c = (const unsigned char *)x->valuestring; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return false;
+	*out = x->valuestring;
+	return true;
+}
+
+/* a whole number in [0, 2^53] (a double holds it exactly) */
+static bool whole(const cJSON *x, uint64_t *v)
+{
+	if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0 && x->valuedouble <= 9007199254740992.0) ||
+	    x->valuedouble != floor(x->valuedouble))
+		return false;
+	*v = (uint64_t)x->valuedouble;
+	return true;
+}
+
+/* seconds with at most 6 decimals as ns (the line prints "%.6f") */
+static bool secs6(const cJSON *x, uint64_t *ns)
+{
+	double us;
+
+	if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0 && x->valuedouble < 1e9))
+		return false;
+	us = floor(x->valuedouble * 1e6 + 0.5);
+	*ns = (uint64_t)us * 1000ULL;
+	return true;
+}
+
+/* "YYYY-MM-DDTHH:MM:SS.mmmZ" as ns since the epoch */
+static bool utc_ms(const cJSON *x, uint64_t *ns)
+{
+	const char *t;
+	struct tm tm = { 0 };
+	int ms = -1, n = 0;
+	time_t secs;
+
+	if (!clean_string(x, &t) || strlen(t) != 24 ||
+	    sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms, &n) != 7 || n != 24 || ms < 0)
+		return false;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	secs = timegm(&tm);
+	if (secs < 0)
+		return false;
+	*ns = (uint64_t)secs * 1000000000ULL + (uint64_t)ms * 1000000ULL;
+	return true;
+}
+
+/* the members of group g (null or a number each), from the object's child `from` on */
+static bool group_values(const cJSON *from, enum sample_group g, struct sample_tick *t)
+{
+	for (const cJSON *x = from; x; x = x->next) {
+		int m;
+
+		for (m = 0; m < SM_COUNT; m++)
+			if (sample_metric_defs[m].group == g && x->string &&
+			    !strcmp(sample_metric_defs[m].key, x->string))
+				break;
+		if (m == SM_COUNT || t->ok[m] || (!cJSON_IsNull(x) && !cJSON_IsNumber(x)))
+			return false;	/* unknown, twice, or not a value */
+		if (cJSON_IsNumber(x)) {
+			if (!isfinite(x->valuedouble))
+				return false;
+			t->ok[m] = true;
+			t->val[m] = x->valuedouble;
+		}
+	}
+	return true;
+}
+
+static bool counters(const cJSON *o, struct sample_tick *t)
+{
+	if (!cJSON_IsObject(o))
+		return false;
+	for (const cJSON *x = o->child; x; x = x->next) {
+		int c;
+
+		for (c = 0; c < SC_COUNT; c++)
+			if (x->string && !strcmp(sample_counter_defs[c].key, x->string))
+				break;
+		if (c == SC_COUNT || t->has[c])
+			return false;
+		if (!cJSON_IsNull(x)) {
+			if (!whole(x, &t->counter[c]))
+				return false;
+			t->has[c] = true;
+		}
+	}
+	return true;
+}
+
+static bool unavailable(const cJSON *o, struct sample_tick *t)
+{
+	if (!cJSON_IsObject(o))
+		return false;
+	for (const cJSON *x = o->child; x; x = x->next) {
+		int g;
+
+		for (g = 0; g < SG_COUNT; g++)
+			if (x->string && !strcmp(vocab_group_name((enum sample_group)g), x->string))
+				break;
+		if (g == SG_COUNT || g == SG_CPU || t->unavailable[g] ||
+		    !clean_string(x, &t->unavailable[g]))
+			return false;
+	}
+	return true;
+}
+
+/* the identity members between "schema" and "seq", printed compactly into members */
+static bool identity(const cJSON *from, const cJSON *seq, char *members, size_t cap)
+{
+	size_t used = 0;
+
+	members[0] = '\0';
+	for (const cJSON *x = from; x && x != seq; x = x->next) {
+		char *v = cJSON_PrintUnformatted(x);
+		int n;
+
+		if (!v)
+			return false;
+		for (const char *c = x->string; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == '"' || *c == '\\')
+				v[0] = '\0';	/* a key the line would have to escape */
+		n = v[0] ? snprintf(members + used, cap - used, "%s\"%s\":%s", used ? "," : "",
+				    x->string, v) : -1;
+		cJSON_free(v);
+		if (n < 0 || (size_t)n >= cap - used)
+			return false;
+		used += (size_t)n;
+	}
+	return true;
+}
+
+/* *x when it is member name (then *x moves on), else NULL */
+static const cJSON *take(const cJSON **x, const char *name)
+{
+	const cJSON *m = *x;
+
+	if (!m || !m->string || strcmp(m->string, name))
+		return NULL;
+	*x = m->next;
+	return m;
+}
+
+int sample_tick_parse(const cJSON *d, struct sample_tick *t, char *members, size_t cap)
+{
+	const cJSON *x, *seq, *schema = d ? d->child : NULL;
+	enum sample_group plain[] = { SG_VMSTAT, SG_ZSWAP, SG_PSI, SG_MEMINFO };
+
+	memset(t, 0, sizeof(*t));
+	if (!cJSON_IsObject(d) || !schema || !schema->string || strcmp(schema->string, "schema") ||
+	    !cJSON_IsString(schema) || strcmp(schema->valuestring, SAMPLE_SCHEMA) || !cap)
+		return -EBADMSG;
+	for (seq = schema->next; seq && strcmp(seq->string ? seq->string : "", "seq"); seq = seq->next)
+		;
+	if (!seq || !identity(schema->next, seq, members, cap) || !whole(seq, &t->seq))
+		return -EBADMSG;
+	t->members = members;
+	x = seq->next;
+#define NEXT(name) take(&x, name)
+	if (!utc_ms(NEXT("time"), &t->wall_ns) || !secs6(NEXT("elapsed_s"), &t->elapsed_ns) ||
+	    !secs6(NEXT("interval_s"), &t->interval_ns) || !whole(NEXT("page_size"), &t->page_size))
+		return -EBADMSG;
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		const cJSON *o = NEXT(vocab_group_name(plain[i]));
+
+		if (!cJSON_IsObject(o) || !group_values(o->child, plain[i], t))
+			return -EBADMSG;
+	}
+	if (x && x->string && !strcmp(x->string, "cgroup")) {
+		const cJSON *o = NEXT("cgroup"), *p = o ? o->child : NULL, *v = p ? p->next : NULL;
+		const char *ver;
+
+		if (!cJSON_IsObject(o) || !p || strcmp(p->string, "path") ||
+		    !clean_string(p, &t->cgroup_path) || !v || strcmp(v->string, "version") ||
+		    !clean_string(v, &ver) || (strcmp(ver, "v1") && strcmp(ver, "v2")) ||
+		    !group_values(v->next, SG_CGROUP, t))
+			return -EBADMSG;
+		t->cgroup = true;
+		t->cgroup_v2 = !strcmp(ver, "v2");
+	}
+	{
+		const cJSON *o = NEXT("cpu"), *src = o ? o->child : NULL;
+		const cJSON *tgt = src ? src->next : NULL, *note = tgt ? tgt->next : NULL;
+
+		if (!cJSON_IsObject(o) || !src || strcmp(src->string, "source") ||
+		    !clean_string(src, &t->cpu_source) || !tgt || strcmp(tgt->string, "target") ||
+		    !clean_string(tgt, &t->cpu_target) || !note || strcmp(note->string, "note") ||
+		    (!cJSON_IsNull(note) && !clean_string(note, &t->cpu_note)) ||
+		    !group_values(note->next, SG_CPU, t))
+			return -EBADMSG;
+	}
+	{
+		const cJSON *o = NEXT("derived");
+
+		if (!cJSON_IsObject(o) || !group_values(o->child, SG_DERIVED, t) ||
+		    !counters(NEXT("counters"), t) || !unavailable(NEXT("unavailable"), t) || x)
+			return -EBADMSG;
+	}
+#undef NEXT
+	return 0;
 }

@@ -190,7 +190,8 @@ struct sample_tick {
 	uint64_t counter[SC_COUNT];
 	bool cgroup, cgroup_v2;		/* the cgroup group and its counters are there */
 	const char *cgroup_path;
-	const char *cpu_source, *cpu_target, *cpu_note;
+	const char *cpu_source, *cpu_target;
+	const char *cpu_note;		/* NULL: null */
 	const char *unavailable[SG_COUNT];	/* why a group is n/a, NULL: it is not (cpu: cpu_note) */
 };
 
@@ -203,6 +204,17 @@ void sampler_tick_get(const struct sampler *s, struct sample_tick *t);
  * Returns the length, or -ENOSPC.
  */
 int sample_tick_json(const struct sample_tick *t, char *buf, size_t len);
+/*
+ * A line read back (parsed by cJSON) into t: its strings borrowed from d,
+ * the identity members printed into members (cap bytes). 0, or -EBADMSG
+ * when it is not a tick of this schema: a member unknown, repeated, out
+ * of order or of the wrong type, a string with a control byte, a counter
+ * that is not a whole number up to 2^53. What the line held is then what
+ * sample_tick_json() prints, except where the text spelled a number
+ * otherwise: a reader that must keep the text byte for byte compares.
+ */
+struct cJSON;
+int sample_tick_parse(const struct cJSON *d, struct sample_tick *t, char *members, size_t cap);
 /* The last tick's line: sample_tick_json() of sampler_tick_get(). */
 int sampler_format_json(const struct sampler *s, char *buf, size_t len);
 

@@ -652,6 +652,100 @@ static void test_tick_json(void **state)
 	assert_int_equal(sample_tick_json(&t, a, 64), -ENOSPC);
 }
 
+/* a line parsed back into numbers: 0 and what it prints into out, or the parse's error */
+static int reparse(const char *line, char *out, size_t cap)
+{
+	struct sample_tick t;
+	char members[1024];
+	cJSON *d = cJSON_Parse(line);
+	int r = d ? sample_tick_parse(d, &t, members, sizeof(members)) : -EBADMSG;
+
+	if (r == 0 && sample_tick_json(&t, out, cap) < 0)
+		r = -ENOSPC;
+	cJSON_Delete(d);
+	return r;
+}
+
+/*
+ * Lines read back into numbers print the very line again (the sampler's,
+ * with and without a cgroup, and one with a null note and identity);
+ * what is not a tick is refused: issue 33's crafted ticks (a control byte
+ * in a string, text that is not JSON), keys unknown, repeated, missing or
+ * out of order, values of the wrong type, counters that are not whole.
+ */
+static void test_tick_parse(void **state)
+{
+	struct fx *f = *state;
+	char line[16384], back[16384], bad[16384];
+	static const struct {
+		const char *from, *to;
+	} crafted[] = {
+		{ "\"schema\":\"swaptune.sample/1\"", "\"schema\":\"swaptune.sample/2\"" },
+		{ "\"note\":null", "\"note\":\"a\\u001b[2Jb\"" },	/* ESC: a terminal's */
+		{ "\"note\":null", "\"note\":\"a\\nb\"" },
+		{ "\"path\":\"swaptune-x\"", "\"path\":\"swaptune\\u0007x\"" },
+		{ "\"vmstat\":{", "\"vmstat\":{\"pswpin_pages_per_s\":1," },	/* twice */
+		{ "\"vmstat\":{", "\"vmstat\":{\"nope\":1," },
+		{ "\"pswpout_pages_per_s\":", "\"pswpout_pages_per_s\":\"1\",\"x\":" },
+		{ "\"zswpout_pages\":", "\"zswpout_pages\":-1,\"y\":" },
+		{ "\"zswpout_pages\":", "\"zswpout_pages\":1.5,\"y\":" },
+		{ "\"time\":\"2025-", "\"time\":\"x025-" },
+		{ ",\"page_size\":4096", "" },
+		{ "\"unavailable\":{", "\"unavailable\":{\"cpu\":\"no\"," },
+		{ "}}", "},\"extra\":1}" },
+		{ "\"derived\":{", "\"derived\":{,," },		/* not JSON */
+		{ "{\"schema\"", "[{\"schema\"" },
+	};
+	struct sample_tick t;
+
+	/* the sampler's lines, with the cgroup group */
+	open_sampler(f, "swaptune-x");
+	tick(f, 10 * S);
+	for (int i = 0; i < 3; i++) {
+		if (i == 1)
+			step1(f);
+		if (i)
+			tick(f, (uint64_t)(11 + i) * S + 123456789ULL);
+		assert_true(sampler_format_json(f->s, line, sizeof(line)) > 0);
+		assert_int_equal(reparse(line, back, sizeof(back)), 0);
+		assert_string_equal(back, line);
+	}
+	/* a hand-made one: identity, a null note, no cgroup */
+	memset(&t, 0, sizeof(t));
+	t.members = "\"host\":{\"machine_id\":\"m\",\"hostname\":\"h\"},\"swaptune_version\":\"0.1.0\"";
+	t.seq = 7;
+	t.wall_ns = 1764464523456000000ULL;
+	t.elapsed_ns = 1500000000ULL;
+	t.interval_ns = 1000001000ULL;
+	t.page_size = 4096;
+	t.ok[SM_ZSWPOUT] = true;
+	t.val[SM_ZSWPOUT] = 1234.56789;
+	t.has[SC_ZSWPOUT] = true;
+	t.counter[SC_ZSWPOUT] = 9007199254740992ULL;
+	t.cpu_source = "software";
+	t.cpu_target = "system";
+	t.unavailable[SG_ZSWAP] = "not mounted";
+	assert_true(sample_tick_json(&t, line, sizeof(line)) > 0);
+	assert_non_null(strstr(line, "\"note\":null"));
+	assert_int_equal(reparse(line, back, sizeof(back)), 0);
+	assert_string_equal(back, line);
+	/* crafted from it, and from the cgroup line */
+	for (size_t i = 0; i < sizeof(crafted) / sizeof(crafted[0]); i++) {
+		const char *src = line, *at;
+
+		if (!strstr(src, crafted[i].from)) {
+			assert_true(sampler_format_json(f->s, back, sizeof(back)) > 0);
+			src = back;
+		}
+		at = strstr(src, crafted[i].from);
+		assert_non_null(at);
+		snprintf(bad, sizeof(bad), "%.*s%s%s", (int)(at - src), src, crafted[i].to,
+			 at + strlen(crafted[i].from));
+		if (reparse(bad, back, sizeof(back)) != -EBADMSG)
+			fail_msg("crafted %zu taken: %s", i, bad);
+	}
+}
+
 static bool src_value(const void *arg, enum sample_metric m, double *v)
 {
 	return sampler_value(arg, m, v);
@@ -973,6 +1067,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_json_numbers_as_printf, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_tick_json, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_tick_parse, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_prom, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_record, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_no_allocation_per_tick, fx_setup, fx_teardown),
