@@ -22,10 +22,14 @@
 static const char *const arm_colours[] = { "#3b6ea8", "#d9822b", "#4f8a3c", "#8c4f9a" };
 
 /*
- * Wide tables scroll inside their box instead of being clipped: the box
- * shows a shadow at an edge while there is more to scroll to (the
- * background-attachment technique: no script), cells do not wrap, and the
- * first column stays in view. Charts shrink with the page.
+ * Every column of a table is in view from 800 px up (tests/t0601 measures
+ * it): cells wrap at blanks, a header also after each '_' (html_table puts
+ * a <wbr> there), and below 900 px the page's margins, the type and the
+ * cell padding shrink. A table still too wide for a narrower window scrolls
+ * inside its box instead of being clipped: the box shows a shadow at an
+ * edge while there is more to scroll to (the background-attachment
+ * technique: no script), and the first column stays in view. Charts shrink
+ * with the page.
  */
 static const char css[] =
 	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#1d232b;"
@@ -44,7 +48,6 @@ static const char css[] =
 	"radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.25),rgba(0,0,0,0)) 100% 0;"
 	"background-repeat:no-repeat;background-size:40px 100%,40px 100%,14px 100%,14px 100%;"
 	"background-attachment:local,local,scroll,scroll}"
-	"div.wide td,div.wide th{white-space:nowrap}"
 	"div.wide tr>:first-child{position:sticky;left:0;background:#fff}"
 	"div.wide tr>th:first-child{background:#eef2f6}"
 	"div.wide tr.beyond>:first-child,tr.beyond td{background:#fff1c2}"
@@ -60,7 +63,9 @@ static const char css[] =
 	"svg.chart{display:block;margin:8px 0;background:#fff;max-width:100%;height:auto}"
 	"svg .grid{stroke:#e3e7ec;stroke-width:1}svg .axis{stroke:#55606c;stroke-width:1}"
 	"svg .tick{font-size:11px;fill:#55606c}svg .unit{font-size:11px;fill:#24415f;font-weight:600}"
-	"svg .lbl{font-size:12px;fill:#1d232b}svg .mark{font-size:11px;fill:#b3261e}";
+	"svg .lbl{font-size:12px;fill:#1d232b}svg .mark{font-size:11px;fill:#b3261e}"
+	"@media (max-width:900px){body{margin:12px auto;padding:0 6px}table{font-size:11.5px}"
+	"th,td{padding:2px 3px}th{font-size:11px}}";
 
 /* Escaped; a blank before % does not break the line ("+5.0 %" stays whole). */
 static void esc(FILE *f, const char *s)
@@ -78,6 +83,24 @@ static void esc(FILE *f, const char *s)
 		s = p + 1;
 	}
 	svg_escape(f, s);
+}
+
+/* esc(), with a line break allowed after each '_' (swap_ra_hit, psi_some_us). */
+static void esc_breakable(FILE *f, const char *s)
+{
+	const char *p;
+
+	while (s && (p = strchr(s, '_'))) {
+		char *run = strndup(s, (size_t)(p - s) + 1);
+
+		if (!run)
+			abort();
+		esc(f, run);
+		free(run);
+		fputs("<wbr>", f);
+		s = p + 1;
+	}
+	esc(f, s);
 }
 
 static void chart_bars(FILE *f, const struct report_section *s)
@@ -284,7 +307,7 @@ static void html_table(FILE *f, const struct report_section *s)
 	fputs("<div class=\"wide\"><table><tr>", f);
 	for (size_t c = 0; c < s->n_cols; c++) {
 		fputs(num[c] ? "<th class=\"num\">" : "<th>", f);
-		esc(f, s->cols[c]);
+		esc_breakable(f, s->cols[c]);
 		fputs("</th>", f);
 	}
 	fputs("</tr>\n", f);
@@ -331,6 +354,7 @@ static void html_answer(FILE *f, const struct report_section *s)
 void report_render_html(FILE *f, const struct report *r)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	      "style-src 'unsafe-inline'; img-src data:\"><title>", f);
 	esc(f, r->title);

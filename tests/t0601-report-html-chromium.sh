@@ -4,11 +4,16 @@
 # dots; series paths and the change marker), leads with the answer (the
 # summary box before every other section, the first chart a metric that
 # changed beyond noise), shades the rows beyond noise, and puts every table
-# in a box that scrolls sideways; screenshots at 800 and 1200 px are real
-# pictures (large enough, many colours, not one flat colour); the scroll
-# boxes are checked in the page's CSS and markup (the page has no script
-# that could measure its layout). KEEP_SHOTS=DIR keeps the pictures. Skips without
-# chromium (optional test tool: make deps) or python3.
+# in a box that scrolls sideways should it still be too wide; screenshots at
+# 800 and 1200 px are real pictures (large enough, many colours, not one flat
+# colour); and at both widths every column of every table is in view
+# (finding 6: at 800 px the arms table lost sd, its interval and the
+# settings): the page has no script, so a copy of it without its
+# Content-Security-Policy and with a measuring script appended is loaded
+# with --dump-dom, and the script writes, per table, its box's scrollWidth
+# against its clientWidth and how far any cell reaches past the box or the
+# window. KEEP_SHOTS=DIR keeps the pictures. Skips without chromium
+# (optional test tool: make deps) or python3.
 . "$(dirname "$0")/lib.sh"
 
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
@@ -24,6 +29,33 @@ shot() {	# shot HTML PNG [WIDTH]
 		--disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$(mktemp -d "$scratch/chrome.XXXXXX")" --screenshot="$2" \
 		--window-size="${3:-1200},2000" "file://$1" >"$scratch/chrome.log" 2>&1
+}
+
+measure() {	# measure HTML WIDTH: "page SCROLLW CLIENTW" and "table I SCROLLW CLIENTW OVER" lines
+	{ sed 's|<meta http-equiv="Content-Security-Policy"[^>]*>||' "$1"; cat <<'JS'
+<script>
+(function () {
+	var out = [], vw = document.documentElement.clientWidth;
+	out.push("page " + document.documentElement.scrollWidth + " " + vw);
+	document.querySelectorAll("table").forEach(function (t, i) {
+		var box = t.parentElement, r = box.getBoundingClientRect(), over = 0;
+		t.querySelectorAll("th,td").forEach(function (c) {
+			over = Math.max(over, c.getBoundingClientRect().right - Math.min(r.right, vw));
+		});
+		out.push("table " + i + " " + box.scrollWidth + " " + box.clientWidth + " " + Math.ceil(over));
+	});
+	var p = document.createElement("pre");
+	p.id = "measure"; p.textContent = out.join(" | ");
+	document.body.appendChild(p);
+})();
+</script>
+JS
+	} >"$1.m.html"
+	timeout 60 "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$(mktemp -d "$scratch/chrome.XXXXXX")" --dump-dom \
+		--window-size="$2,2000" "file://$1.m.html" 2>"$scratch/chrome.log" |
+		sed -n 's|.*<pre id="measure">\([^<]*\)</pre>.*|\1|p' | tr '|' '\n' | sed 's/^ *//; s/ *$//'
 }
 
 check_png() {	# check_png PNG: python3 decodes the PNG (zlib) and counts colours
@@ -110,6 +142,17 @@ for n in run change; do
 		[ "$(wc -c <"$scratch/$n-$w.png")" -gt 20000 ] || fail "$n-$w.png is tiny ($(wc -c <"$scratch/$n-$w.png") bytes)"
 		check_png "$scratch/$n-$w.png" || fail "$n-$w.png does not look like a rendered page"
 		[ -n "$KEEP_SHOTS" ] && cp "$scratch/$n-$w.png" "$scratch/$n.html" "$KEEP_SHOTS/"
+		# every column in view: no box scrolls, no cell past the box or the window
+		measure "$scratch/$n.html" "$w" >"$scratch/$n-$w.measure"
+		grep -q '^page ' "$scratch/$n-$w.measure" ||
+			{ fail "$n.html at $w px: the measuring page did not run: $(tail -3 "$scratch/chrome.log")"; continue; }
+		[ "$(grep -c '^table ' "$scratch/$n-$w.measure")" -eq "$(grep -c '<table' "$scratch/$n.html")" ] ||
+			fail "$n.html at $w px: measured $(grep -c '^table ' "$scratch/$n-$w.measure") tables of $(grep -c '<table' "$scratch/$n.html")"
+		awk -v what="$n.html at $w px" '
+			$1 == "page" && $2 > $3 { print "FAIL: " what ": the page scrolls sideways (" $2 " px wide in " $3 ")"; bad = 1 }
+			$1 == "table" && ($3 > $4 || $5 > 1) {
+				print "FAIL: " what ": table " $2 " does not show every column (" $3 " px in a box of " $4 ", a cell " $5 " px past it)"; bad = 1 }
+			END { exit bad }' "$scratch/$n-$w.measure" || fail "$n.html at $w px: a column out of view"
 	done
 done
 done_testing
