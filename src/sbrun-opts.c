@@ -276,7 +276,7 @@ const struct opt_spec sbrun_design_opts[] = {
 	       OPT_COMPLETE_NONE),
 	SB_ROW("psi-some-max", "PCT", "the same for PSI memory some (default off)", opt_psi_max,
 	       OPT_COMPLETE_NONE),
-	SB_ROW("max-failures", "N", "failed windows that end the run, settings restored (default 3)",
+	SB_ROW("max-failures", "N", "failed windows that end the run, settings restored (default 3; 0: never)",
 	       opt_max_failures, OPT_COMPLETE_NONE),
 	{ NULL },
 };

@@ -101,8 +101,11 @@ void sbrun_plan_print(FILE *o, const struct sbrun_config *c, const struct sbrun_
 	if (c->psi_some_max > 0)
 		fprintf(o, "%s PSI memory some passes %g %%; ", c->psi_full_max > 0 ? "the same when" :
 			"a candidate window is switched back at once and fails when", c->psi_some_max);
-	fprintf(o, "%u failed windows end the run; a change also needs PSI memory some and full shown not to rise by 10 and 5 points\n",
-		c->max_failures);
+	if (c->max_failures)
+		fprintf(o, "%u failed windows end the run; ", c->max_failures);
+	else
+		fprintf(o, "failed windows never end the run (--max-failures 0); ");
+	fprintf(o, "a change also needs PSI memory some and full shown not to rise by 10 and 5 points\n");
 	fprintf(o, "Host changes      written at each switch, journaled first, put back at the end:\n");
 	for (int t = 0; t < p->ntouch; t++)
 		fprintf(o, "  %-28s now %s\n", p->touch[t].name, p->touch[t].current);
