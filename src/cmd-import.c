@@ -1,8 +1,9 @@
 /*
  * cmd-import.c - `swaptune import FILE...`: add other hosts' exports to this
- * store as history. Each file is checked whole before anything is written,
- * then imported in one transaction; a bad or conflicting file changes
- * nothing and is named in one line. Importing a file twice adds nothing.
+ * store as history. Each file is checked whole before anything of it is
+ * written, and all the files go in one transaction: a bad or conflicting
+ * file, wherever it stands in the list, is named in one line and nothing
+ * of any file is kept. Importing a file twice adds nothing.
  */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
@@ -14,9 +15,6 @@
 
 #include "swaptune/cmd.h"
 #include "swaptune/fleet.h"
-
-/* Files whose savepoints are committed together. */
-#define IMPORT_BATCH_FILES 512
 
 /*
  * A FIFO, a device or a socket is refused before any open that could block
@@ -144,50 +142,58 @@ static int import_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	char local_mid[128] = "";
 	cJSON *doc = NULL, *files = NULL;
-	int r, first;
+	struct import_tally *tally;
+	int r = 0, first;
 
 	if ((first = cmd_parse(ctx, &cmd_import_entry, argc, argv, NULL, NULL)) < 0)
 		return first;
 	if (first >= argc)
 		return cmd_usage_error(ctx, &cmd_import_entry, "no FILE to import");
+	if (!(tally = calloc((size_t)(argc - first), sizeof(*tally))))
+		return err_set_exit(&ctx->err, -ENOMEM, ST_EXIT_RUNTIME, "import: out of memory");
 	/* this host's own runs come back as "already present" */
 	fleet_host_identity(&ctx->host, NULL, local_mid, sizeof(local_mid), NULL);
+	for (int i = first; i < argc && r == 0; i++)
+		r = import_one(ctx, argv[i], local_mid[0] ? local_mid : NULL, &tally[i - first]);
+	if (r < 0) {
+		/* every file or none: the ones before this one go too */
+		store_fleet_abort(&ctx->store);
+		if (argc - first > 1) {
+			char msg[ST_ERR_MSG_MAX];
+
+			snprintf(msg, sizeof(msg), "%s", ctx->err.msg);
+			snprintf(ctx->err.msg, sizeof(ctx->err.msg), "%s (none of the %d files imported)",
+				 msg, argc - first);
+		}
+		free(tally);
+		return r;
+	}
+	if ((r = store_fleet_flush(&ctx->store, &ctx->err)) < 0) {
+		store_fleet_abort(&ctx->store);
+		free(tally);
+		return r;
+	}
 	if (ctx->json) {
 		doc = cJSON_CreateObject();
 		cJSON_AddStringToObject(doc, "schema", "swaptune.import/1");
 		files = cJSON_AddArrayToObject(doc, "files");
 	}
 	for (int i = first; i < argc; i++) {
-		struct import_tally t = {0};
+		const struct import_tally *t = &tally[i - first];
 
-		r = import_one(ctx, argv[i], local_mid[0] ? local_mid : NULL, &t);
-		/* commit released files in batches: a commit per file costs more than the file */
-		if (r == 0 && (i - first) % IMPORT_BATCH_FILES == IMPORT_BATCH_FILES - 1)
-			r = store_fleet_flush(&ctx->store, &ctx->err);
-		if (r < 0) {
-			struct st_err e2 = {0};
-
-			/* the files before this one were good: keep them */
-			store_fleet_flush(&ctx->store, &e2);
-			cJSON_Delete(doc);
-			return r;
-		}
 		if (files) {
 			cJSON *f = cJSON_CreateObject();
 
 			cJSON_AddStringToObject(f, "file", argv[i]);
-			cJSON_AddNumberToObject(f, "runs_added", t.added);
-			cJSON_AddNumberToObject(f, "runs_present", t.present);
+			cJSON_AddNumberToObject(f, "runs_added", t->added);
+			cJSON_AddNumberToObject(f, "runs_present", t->present);
 			cJSON_AddItemToArray(files, f);
 		} else {
-			fprintf(ctx->out, "%s: %d run%s added, %d already present\n", argv[i], t.added,
-				t.added == 1 ? "" : "s", t.present);
+			fprintf(ctx->out, "%s: %d run%s added, %d already present\n", argv[i], t->added,
+				t->added == 1 ? "" : "s", t->present);
 		}
 	}
-	if ((r = store_fleet_flush(&ctx->store, &ctx->err)) < 0) {
-		cJSON_Delete(doc);
-		return r;
-	}
+	free(tally);
 	return doc ? cmd_print_json(ctx, doc) : 0;
 }
 

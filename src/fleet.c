@@ -11,6 +11,7 @@
 
 #include "swaptune/fingerprint.h"
 #include "swaptune/fleet.h"
+#include "swaptune/fmt.h"
 
 /* ---- validation ---- */
 
@@ -51,7 +52,7 @@ static int bad(struct vctx *v, const char *key, const char *what)
 		       key ? key : "", what);
 }
 
-enum vtype { V_STR, V_STR_NULL, V_INT, V_NUM_NULL, V_BOOL, V_ARR, V_OBJ, V_ANY_TEXT };
+enum vtype { V_STR, V_STR_NULL, V_TIME, V_TIME_NULL, V_INT, V_NUM_NULL, V_BOOL, V_ARR, V_OBJ, V_ANY_TEXT };
 
 /* Check member key of o; returns 0 or -EBADMSG. */
 static int want(struct vctx *v, const cJSON *o, const char *key, enum vtype t, bool required)
@@ -61,6 +62,20 @@ static int want(struct vctx *v, const cJSON *o, const char *key, enum vtype t, b
 	if (!x)
 		return required ? bad(v, key, "missing") : 0;
 	switch (t) {
+	case V_TIME_NULL:
+		if (cJSON_IsNull(x))
+			return 0;
+		/* fall through */
+	case V_TIME: {
+		double when;
+
+		if (!cJSON_IsString(x))
+			return bad(v, key, "not a string");
+		/* a UTC time the calendar has, 1970 to 9999, as swaptune writes it */
+		if (fmt_parse_time(x->valuestring, &when) < 0 || when < 0 || when >= 253402300800.0)
+			return bad(v, key, "not a date and time (YYYY-MM-DDTHH:MM:SS[.fff]Z, 1970-9999)");
+		return 0;
+	}
 	case V_STR_NULL:
 		if (cJSON_IsNull(x))
 			return 0;
@@ -136,7 +151,7 @@ static int want_all(struct vctx *v, const cJSON *o, const struct field *f)
 
 static const struct field run_fields[] = {
 	{ "id", V_INT, true }, { "kind", V_STR, true }, { "status", V_STR, true },
-	{ "started_at", V_STR, true }, { "ended_at", V_STR_NULL, true },
+	{ "started_at", V_TIME, true }, { "ended_at", V_TIME_NULL, true },
 	{ "params", V_ANY_TEXT, true }, { "summary", V_ANY_TEXT, true },
 	{ "arms", V_ARR, true }, { "trials", V_ARR, true }, { "snapshots", V_ARR, true },
 	{ "changes", V_ARR, true }, { "samples", V_ARR, true },
@@ -146,7 +161,7 @@ static const struct field run_fields[] = {
 };
 static const struct field window_fields[] = {
 	{ "idx", V_INT, true }, { "block", V_INT, true }, { "pos", V_INT, true },
-	{ "arm", V_STR, true }, { "started_at", V_STR, true }, { "start_s", V_NUM_NULL, true },
+	{ "arm", V_STR, true }, { "started_at", V_TIME, true }, { "start_s", V_NUM_NULL, true },
 	{ "switch_s", V_NUM_NULL, true }, { "count_start_s", V_NUM_NULL, true },
 	{ "end_s", V_NUM_NULL, true }, { "outcome", V_STR, true }, { "value", V_NUM_NULL, true },
 	{ "failure", V_STR_NULL, false }, { "failed_at_s", V_NUM_NULL, false },
@@ -158,18 +173,18 @@ static const struct field arm_fields[] = {
 };
 static const struct field trial_fields[] = {
 	{ "arm", V_STR, true }, { "round", V_INT, true }, { "seq", V_INT, true },
-	{ "warmup", V_BOOL, true }, { "status", V_STR, true }, { "started_at", V_STR_NULL, false },
+	{ "warmup", V_BOOL, true }, { "status", V_STR, true }, { "started_at", V_TIME_NULL, false },
 	{ "primary", V_NUM_NULL, true }, { "note", V_STR_NULL, false }, { "metrics", V_OBJ, true },
 	{ NULL, 0, false },
 };
 static const struct field snapshot_fields[] = {
-	{ "taken_at", V_STR_NULL, false }, { "reason", V_STR, true },
+	{ "taken_at", V_TIME_NULL, false }, { "reason", V_STR, true },
 	{ "settings", V_ANY_TEXT, true }, { NULL, 0, false },
 };
 static const struct field change_fields[] = {
 	{ "kind", V_STR, true }, { "name", V_STR, true }, { "old", V_STR_NULL, true },
 	{ "new", V_STR_NULL, true }, { "temporary", V_BOOL, true }, { "state", V_STR, true },
-	{ "created_at", V_STR_NULL, false }, { "finished_at", V_STR_NULL, false },
+	{ "created_at", V_TIME_NULL, false }, { "finished_at", V_TIME_NULL, false },
 	{ "note", V_STR_NULL, false }, { NULL, 0, false },
 };
 static const struct field sample_fields[] = {
@@ -258,6 +273,46 @@ static int check_run(struct vctx *v, const cJSON *run)
 	return strings_bounded(v, run, NULL);
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The first key given twice in an object anywhere below x, or NULL: cJSON
+ * keeps both and its lookups find the first, so which one counts would be
+ * the reader's guess. A sort per object (no object is quadratic).
+ */
+static const char *duplicate_key(const cJSON *x)
+{
+	const cJSON *c;
+	const char *dup = NULL;
+
+	if (cJSON_IsObject(x)) {
+		size_t n = 0, i = 0;
+		const char **names;
+
+		cJSON_ArrayForEach(c, x)
+			n++;
+		if (n > 1 && (names = malloc(n * sizeof(*names)))) {
+			cJSON_ArrayForEach(c, x)
+				names[i++] = c->string ? c->string : "";
+			qsort(names, n, sizeof(*names), name_cmp);
+			for (i = 1; i < n && !dup; i++)
+				if (!strcmp(names[i - 1], names[i]))
+					dup = names[i];
+			free(names);
+		} else if (n > 1) {
+			return "(out of memory)";
+		}
+	}
+	if (cJSON_IsObject(x) || cJSON_IsArray(x))
+		cJSON_ArrayForEach(c, x)
+			if (!dup)
+				dup = duplicate_key(c);
+	return dup;
+}
+
 int fleet_doc_parse(const char *text, size_t len, cJSON **doc, struct st_err *e)
 {
 	struct vctx v = { .e = e };
@@ -287,6 +342,15 @@ int fleet_doc_parse(const char *text, size_t len, cJSON **doc, struct st_err *e)
 				       (size_t)(end - text));
 		}
 	}
+	{
+		const char *dup = duplicate_key(d);
+
+		if (dup) {
+			err_set(e, -EBADMSG, "the key \"%.64s\" is given twice in one object", dup);
+			cJSON_Delete(d);
+			return -EBADMSG;
+		}
+	}
 	s = cJSON_GetObjectItemCaseSensitive(d, "schema");
 	if (!cJSON_IsObject(d) || !cJSON_IsString(s)) {
 		cJSON_Delete(d);
@@ -307,7 +371,7 @@ int fleet_doc_parse(const char *text, size_t len, cJSON **doc, struct st_err *e)
 		goto fail;
 	}
 	v.where[0] = '\0';
-	if (want(&v, d, "exported_at", V_STR, true) < 0 || want(&v, d, "runs", V_ARR, true) < 0)
+	if (want(&v, d, "exported_at", V_TIME, true) < 0 || want(&v, d, "runs", V_ARR, true) < 0)
 		goto fail;
 	runs = cJSON_GetObjectItemCaseSensitive(d, "runs");
 	if (cJSON_GetArraySize(runs) > FLEET_RUNS_MAX) {

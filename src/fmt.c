@@ -467,7 +467,18 @@ int fmt_parse_time(const char *iso, double *unix_s)
 		p++;
 	if (*p)
 		return -EINVAL;
-	*unix_s = (double)timegm(&tm) + frac;
+	{
+		/* a date the calendar has: strptime takes February 30 and hour 24 */
+		struct tm back = tm;
+		time_t t = timegm(&back);
+		struct tm chk;
+
+		if (!gmtime_r(&t, &chk) || chk.tm_year != tm.tm_year || chk.tm_mon != tm.tm_mon ||
+		    chk.tm_mday != tm.tm_mday || chk.tm_hour != tm.tm_hour || chk.tm_min != tm.tm_min ||
+		    chk.tm_sec != tm.tm_sec)
+			return -EINVAL;
+		*unix_s = (double)t + frac;
+	}
 	return 0;
 }
 

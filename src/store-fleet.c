@@ -696,6 +696,14 @@ static int cache_get(struct store *st, sqlite3_stmt ***s, struct st_err *e)
 	return 0;
 }
 
+void store_fleet_abort(struct store *st)
+{
+	if (cache.db == st->db)
+		cache_drop();
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
 int store_fleet_flush(struct store *st, struct st_err *e)
 {
 	if (cache.db == st->db)

@@ -133,6 +133,11 @@ def newfirst(d):
     d["runs"][1]["status"] = "failed"
     d["runs"] = [new, d["runs"][1]]
 w("22-new-then-conflict.json", mod(newfirst))
+# a key given twice (which one counts is not for the reader to guess)
+w("23-duplicate-key.json", raw=text.replace('"kind":', '"kind":"probe","kind":', 1))
+# dates that no calendar has
+w("24-february-30.json", mod(lambda d: d["runs"][0].update(started_at="2026-02-30T00:00:00.000Z")))
+w("25-hour-25.json", mod(lambda d: d.update(exported_at="2026-11-01T25:00:00Z")))
 PY
 n=0
 for f in "$bad"/*.json; do
@@ -147,8 +152,24 @@ for f in "$bad"/*.json; do
 	grep -qF "$f" "$scratch/err" || fail "$name: the message does not name the file: $(cat "$scratch/err")"
 	cmp -s "$scratch/before.sql" "$scratch/after.sql" || fail "$name: the store changed"
 	[ -n "$VERBOSE" ] && cat "$scratch/err"
+	# refused for what is wrong with them, not for a conflict they happen to make
+	case $name in
+	23-*) grep -q 'given twice' "$scratch/err" || fail "$name: not refused as a duplicate key: $(cat "$scratch/err")" ;;
+	24-*|25-*) grep -q 'not a date and time' "$scratch/err" || fail "$name: not refused as a date: $(cat "$scratch/err")" ;;
+	esac
 done
-[ "$n" -ge 12 ] || fail "only $n bad files"
+[ "$n" -ge 25 ] || fail "only $n bad files"
+# a good file before a bad one: neither is kept, the bad one is named
+sqlite3 "$b" .dump >"$scratch/before.sql"
+"$SWAPTUNE" --db "$b" import "$FIXTURES/fleet/host-02.json" "$bad/12-no-schema.json" >"$scratch/out" 2>"$scratch/err"
+rc=$?
+sqlite3 "$b" .dump >"$scratch/after.sql"
+[ "$rc" -eq 2 ] || fail "good then bad: exit $rc, not 2"
+[ "$(wc -l <"$scratch/err")" -eq 1 ] && grep -qF "12-no-schema.json" "$scratch/err" &&
+	grep -q 'none of the 2 files imported' "$scratch/err" ||
+	fail "good then bad: not one line naming the bad file and saying none was kept: $(cat "$scratch/err")"
+[ -s "$scratch/out" ] && fail "good then bad: a file was reported imported: $(cat "$scratch/out")"
+cmp -s "$scratch/before.sql" "$scratch/after.sql" || fail "good then bad: the good file's runs were kept"
 "$SWAPTUNE" --db "$b" import "$scratch/nonexistent.json" 2>/dev/null; [ $? -eq 2 ] || fail "missing file: not exit 2"
 "$SWAPTUNE" --db "$b" import 2>/dev/null; [ $? -eq 2 ] || fail "no FILE: not exit 2"
 # --- export takes only this machine's runs ---

@@ -643,13 +643,15 @@ int store_fleet_export_run(struct store *st, int64_t run_id, struct cJSON **run,
  * Each imported file is all or nothing: begin opens a savepoint for it
  * (and a write transaction when none is open), commit releases it, rollback
  * undoes everything of that file. store_fleet_flush() commits the files
- * released so far (import flushes every few hundred files and at the end),
- * and drops the statements import keeps prepared.
+ * released so far (import does it once, after the last file), and drops
+ * the statements import keeps prepared; store_fleet_abort() instead undoes
+ * every file since the last flush (import: one bad file keeps none).
  */
 int store_fleet_begin(struct store *st, struct st_err *e);
 int store_fleet_commit(struct store *st, struct st_err *e);
 void store_fleet_rollback(struct store *st);
 int store_fleet_flush(struct store *st, struct st_err *e);
+void store_fleet_abort(struct store *st);
 
 /* The origin host's row (machine_id, hostname), created or refreshed. */
 int store_fleet_import_host(struct store *st, const struct store_fleet_host *h,

@@ -193,11 +193,20 @@ static void test_doc_parse(void **state)
 	char deep[200];
 
 	(void)state;
-	assert_int_equal(parse("{\"schema\":\"swaptune.export/1\",\"exported_at\":\"t\"," HOST ",\"runs\":[]}", &e), 0);
+	assert_int_equal(parse("{\"schema\":\"swaptune.export/1\",\"exported_at\":\"2026-11-30T00:00:00Z\"," HOST ",\"runs\":[]}", &e), 0);
+	/* a key twice, and a date no calendar has */
+	assert_int_equal(parse("{\"schema\":\"swaptune.export/1\",\"exported_at\":\"2026-11-30T00:00:00Z\","
+			       HOST ",\"runs\":[],\"runs\":[]}", &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "given twice"));
+	err_reset(&e);
+	assert_int_equal(parse("{\"schema\":\"swaptune.export/1\",\"exported_at\":\"2026-02-30T00:00:00Z\","
+			       HOST ",\"runs\":[]}", &e), -EBADMSG);
+	assert_non_null(strstr(e.msg, "exported_at"));
+	err_reset(&e);
 	assert_int_equal(parse("{\"schema\":\"swaptune.export/9\"}", &e), -EBADMSG);
 	assert_non_null(strstr(e.msg, "swaptune.export/9"));
 	err_reset(&e);
-	assert_int_equal(parse("{\"schema\":\"swaptune.export/1\",\"exported_at\":\"t\"," HOST
+	assert_int_equal(parse("{\"schema\":\"swaptune.export/1\",\"exported_at\":\"2026-11-30T00:00:00Z\"," HOST
 			       ",\"runs\":[{\"id\":-1}]}", &e), -EBADMSG);
 	assert_string_equal(e.msg, "runs[0].id: negative");
 	err_reset(&e);

@@ -319,6 +319,23 @@ static void test_json_u53(void **state)
 	}
 }
 
+/* times: what swaptune writes, and only dates the calendar has */
+static void test_parse_time(void **state)
+{
+	double t;
+
+	(void)state;
+	assert_int_equal(fmt_parse_time("2026-11-01T01:00:00.000Z", &t), 0);
+	assert_true(t == 1793494800.0);
+	assert_int_equal(fmt_parse_time("2024-02-29T23:59:59Z", &t), 0);	/* a leap day */
+	assert_int_equal(fmt_parse_time("2026-02-30T00:00:00Z", &t), -EINVAL);
+	assert_int_equal(fmt_parse_time("2026-02-29T00:00:00Z", &t), -EINVAL);
+	assert_int_equal(fmt_parse_time("2026-11-01T24:00:00Z", &t), -EINVAL);
+	assert_int_equal(fmt_parse_time("2026-11-31T00:00:00Z", &t), -EINVAL);
+	assert_int_equal(fmt_parse_time("2026-11-01T00:60:00Z", &t), -EINVAL);
+	assert_int_equal(fmt_parse_time("2026-11-01T00:00:00Zx", &t), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_shell_quote),
 		cmocka_unit_test(test_json_u53),
 		cmocka_unit_test(test_parse_real),
+		cmocka_unit_test(test_parse_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
