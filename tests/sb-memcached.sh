@@ -93,12 +93,7 @@ mc_stop() {
 	[ -n "$MC_MEMCG" ] || return 0
 	[ -n "$MC_BRIDGEPID" ] && { kill "$MC_BRIDGEPID" 2>/dev/null; wait "$MC_BRIDGEPID" 2>/dev/null; MC_BRIDGEPID=""; }
 	[ -n "$MC_LOADPID" ] && { kill "$MC_LOADPID" 2>/dev/null; wait "$MC_LOADPID" 2>/dev/null; MC_LOADPID=""; }
-	if [ -d "$MC_MEMCG" ]; then
-		for p in $(cat "$MC_MEMCG/cgroup.procs"); do kill -9 "$p" 2>/dev/null; done
-		i=0
-		while [ -n "$(cat "$MC_MEMCG/cgroup.procs")" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-		rmdir "$MC_MEMCG"
-	fi
+	[ -d "$MC_MEMCG" ] && sb_cgroup_remove "$MC_MEMCG"
 	sb_swap_off
 	rm -rf "$PG_DIR"
 	MC_MEMCG=""

@@ -17,6 +17,15 @@
 #   pg_stop                   everything down, the host as it was (a cleanup hook)
 #   sb_swap_on / sb_swap_off  only the scratch swap (when the host has none) and zswap on,
 #                             and back (for tests with a workload of their own)
+#   sb_switchback OUT WINDOWS UNIT ARGS...
+#                             switchback pc3 against pc0 with ARGS (design, metric,
+#                             --cgroup) into OUT/switchback.json and progress.log, then
+#                             the checks every service test makes: every window measured
+#                             and plausible (UNIT names the metric in messages), a
+#                             verdict, the service swapped, page-cluster as before,
+#                             nothing pending, recommend agrees, report --run into
+#                             OUT/report.txt; sets run (uses st, db, pc_before)
+#   sb_cgroup_remove DIR      kill what is in memory cgroup DIR and remove it
 #   sb_sweep_stale            what a test killed with SIGKILL (no trap runs) left: its
 #                             cgroups, scratch swap and zswap setting, when its shell is gone
 #                             (pg_need and sb_swap_on call it; the caller holds the host lock)
@@ -29,6 +38,54 @@ PG_LOOP=""
 PG_ZSWAP_BEFORE=""
 PG_MEMCG=""
 
+sb_cgroup_remove() {
+	for p in $(cat "$1/cgroup.procs"); do kill -9 "$p" 2>/dev/null; done
+	i=0
+	while [ -n "$(cat "$1/cgroup.procs")" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	rmdir "$1"
+}
+
+sb_switchback() {
+	sb_out=$1 sb_windows=$2 sb_unit=$3
+	shift 3
+	st switchback --yes --json --progress plain --arms pc3,pc0 --baseline pc3 "$@" \
+		>"$sb_out/switchback.json" 2>"$sb_out/progress.log"
+	rc=$?
+	[ $rc -eq 0 ] || fail "switchback exit $rc: $(tail -n 5 "$sb_out/progress.log")"
+	tail -n 4 "$sb_out/progress.log"
+	j=$sb_out/switchback.json
+	run=$(jq -r .run_id "$j")
+	[ "$(jq -r .status "$j")" = ok ] || fail "status $(jq -r .status "$j")"
+	n=$(jq '.windows | length' "$j")
+	blocks=$(jq '.verdict.blocks' "$j")
+	# a look may decide early: every window up to it is there, in whole blocks
+	[ "$n" -eq $((blocks * 2)) ] && [ "$n" -ge 4 ] && [ "$n" -le "$sb_windows" ] ||
+		fail "$n windows for $blocks blocks"
+	ok=$(jq '[.windows[] | select(.outcome == "ok")] | length' "$j")
+	[ "$ok" -eq "$n" ] || fail "$((n - ok)) windows failed: $(jq -c '[.windows[] | .failure | select(.)]' "$j")"
+	# the values are the service's, well above 0
+	jq -e '[.windows[] | select(.outcome == "ok") | .value > 10] | all' "$j" >/dev/null ||
+		fail "a window's $sb_unit is not plausible: $(jq -c '[.windows[].value]' "$j")"
+	jq -e '.verdict.decision | IN("change", "keep", "inconclusive")' "$j" >/dev/null ||
+		fail "no verdict: $(jq -c .verdict "$j")"
+	echo "verdict: $(jq -r '.verdict.decision' "$j"), pc0 $(jq -r '.verdict.arms[1].effect' "$j") % $sb_unit" \
+		"[$(jq -r '.verdict.arms[1].ci_low' "$j"), $(jq -r '.verdict.arms[1].ci_high' "$j")]," \
+		"zswpin/s in window 1: $(jq -r '.windows[0].kernel.zswpin_per_s' "$j")"
+	# the service swapped to zswap during the run
+	jq -e '[.windows[] | .kernel.zswpin_per_s > 0] | any' "$j" >/dev/null ||
+		fail "no zswap loads in any window: the service did not swap"
+	# the host as before, nothing pending
+	[ "$(cat /proc/sys/vm/page-cluster)" = "$pc_before" ] ||
+		fail "page-cluster is $(cat /proc/sys/vm/page-cluster), was $pc_before"
+	[ "$(sqlite3 "$db" "SELECT count(*) FROM changes WHERE state = 'pending'")" = 0 ] ||
+		fail "journal rows still pending"
+	# the same run judged by recommend and told by report
+	st recommend --run "$run" --json >"$sb_out/recommend.json" || fail "recommend --run $run: exit $?"
+	[ "$(jq -r .switchback.decision "$sb_out/recommend.json")" = "$(jq -r .verdict.decision "$j")" ] ||
+		fail "recommend and switchback disagree"
+	st report --run "$run" >"$sb_out/report.txt" || fail "report --run $run: exit $?"
+}
+
 # the leftovers of tests in this file whose shell (the PID in the name) is gone
 sb_sweep_stale() {
 	for d in /sys/fs/cgroup/memory/swaptune-sbpg-* /sys/fs/cgroup/memory/swaptune-sbwl-* \
@@ -37,10 +94,7 @@ sb_sweep_stale() {
 		owner=${d##*-}
 		[ -d "/proc/$owner" ] && continue
 		echo "# removing $d, left by test shell $owner (gone)"
-		for p in $(cat "$d/cgroup.procs"); do kill -9 "$p" 2>/dev/null; done
-		i=0
-		while [ -n "$(cat "$d/cgroup.procs")" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-		rmdir "$d"
+		sb_cgroup_remove "$d"
 	done
 	for d in /var/tmp/swaptune-sbpg-*; do
 		[ -d "$d" ] || continue
@@ -169,12 +223,7 @@ pg_stop() {
 		setpriv --reuid postgres --regid postgres --init-groups "$PGBIN/pg_ctl" -D "$PG_DIR/data" \
 			-m immediate -w stop >/dev/null 2>&1
 	fi
-	if [ -d "$PG_MEMCG" ]; then
-		for p in $(cat "$PG_MEMCG/cgroup.procs"); do kill -9 "$p" 2>/dev/null; done
-		i=0
-		while [ -n "$(cat "$PG_MEMCG/cgroup.procs")" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-		rmdir "$PG_MEMCG"
-	fi
+	[ -d "$PG_MEMCG" ] && sb_cgroup_remove "$PG_MEMCG"
 	sb_swap_off
 	rm -rf "$PG_DIR"
 	PG_MEMCG=""

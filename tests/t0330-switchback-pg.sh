@@ -46,42 +46,10 @@ else
 fi
 
 # shellcheck disable=SC2086
-st switchback --yes --json --progress plain --arms pc3,pc0 --baseline pc3 $design "$@" \
-	>"$out/switchback.json" 2>"$out/progress.log"
-rc=$?
-[ $rc -eq 0 ] || fail "switchback exit $rc: $(tail -n 5 "$out/progress.log")"
-cat "$out/progress.log" | tail -n 4
-run=$(jq -r .run_id "$out/switchback.json")
-[ "$(jq -r .status "$out/switchback.json")" = ok ] || fail "status $(jq -r .status "$out/switchback.json")"
-n=$(jq '.windows | length' "$out/switchback.json")
-blocks=$(jq '.verdict.blocks' "$out/switchback.json")
-# a look may decide early: every window up to it is there, in whole blocks
-[ "$n" -eq $((blocks * 2)) ] && [ "$n" -ge 4 ] && [ "$n" -le "$windows" ] ||
-	fail "$n windows for $blocks blocks"
-ok=$(jq '[.windows[] | select(.outcome == "ok")] | length' "$out/switchback.json")
-[ "$ok" -eq "$n" ] || fail "$((n - ok)) windows failed: $(jq -c '[.windows[] | .failure | select(.)]' "$out/switchback.json")"
-# the values are the service's: transactions per second, well above 0
-jq -e '[.windows[] | select(.outcome == "ok") | .value > 10] | all' "$out/switchback.json" >/dev/null ||
-	fail "a window's tps is not plausible: $(jq -c '[.windows[].value]' "$out/switchback.json")"
-jq -e '.verdict.decision | IN("change", "keep", "inconclusive")' "$out/switchback.json" >/dev/null ||
-	fail "no verdict: $(jq -c .verdict "$out/switchback.json")"
-echo "verdict: $(jq -r '.verdict.decision' "$out/switchback.json"), pc0 $(jq -r '.verdict.arms[1].effect' "$out/switchback.json") %" \
-	"[$(jq -r '.verdict.arms[1].ci_low' "$out/switchback.json"), $(jq -r '.verdict.arms[1].ci_high' "$out/switchback.json")]," \
-	"zswpin/s in window 1: $(jq -r '.windows[0].kernel.zswpin_per_s' "$out/switchback.json")"
-# the service swapped to zswap during the run
-jq -e '[.windows[] | .kernel.zswpin_per_s > 0] | any' "$out/switchback.json" >/dev/null ||
-	fail "no zswap loads in any window: the service did not swap"
-# the host as before, nothing pending
-[ "$(cat /proc/sys/vm/page-cluster)" = "$pc_before" ] || fail "page-cluster is $(cat /proc/sys/vm/page-cluster), was $pc_before"
-[ "$(sqlite3 "$db" "SELECT count(*) FROM changes WHERE state = 'pending'")" = 0 ] || fail "journal rows still pending"
-# the same run judged by recommend and drawn by report
-st recommend --run "$run" --json >"$out/recommend.json" || fail "recommend --run $run: exit $?"
-[ "$(jq -r .switchback.decision "$out/recommend.json")" = "$(jq -r .verdict.decision "$out/switchback.json")" ] ||
-	fail "recommend and switchback disagree"
+sb_switchback "$out" "$windows" tps $design "$@"
 st report --run "$run" -o "$out/report.html" || fail "report --run $run -o html: exit $?"
 grep -q '<svg' "$out/report.html" || fail "the HTML report has no chart"
 grep -q 'timeline' "$out/report.html" || fail "the HTML report has no timeline"
-st report --run "$run" >"$out/report.txt" || fail "report --run $run: exit $?"
 # the arms table's interval is the repeated-confidence one of the sequential test
 tr '\n' ' ' <"$out/report.txt" | grep -q "interval: repeated-confidence" &&
 	! grep -q "95 % CI" "$out/report.txt" ||

@@ -43,38 +43,9 @@ fi
 mc_state
 
 # shellcheck disable=SC2086
-st switchback --yes --json --progress plain --arms pc3,pc0 --baseline pc3 $design \
-	--metric-file "$MC_COUNTER" --metric-counter --higher-better --cgroup "$MC_CG" \
-	>"$out/switchback.json" 2>"$out/progress.log"
-rc=$?
-[ $rc -eq 0 ] || fail "switchback exit $rc: $(tail -n 5 "$out/progress.log")"
-tail -n 4 "$out/progress.log"
+sb_switchback "$out" "$windows" gets/s $design \
+	--metric-file "$MC_COUNTER" --metric-counter --higher-better --cgroup "$MC_CG"
 mc_state
-run=$(jq -r .run_id "$out/switchback.json")
-[ "$(jq -r .status "$out/switchback.json")" = ok ] || fail "status $(jq -r .status "$out/switchback.json")"
-n=$(jq '.windows | length' "$out/switchback.json")
-blocks=$(jq '.verdict.blocks' "$out/switchback.json")
-[ "$n" -eq $((blocks * 2)) ] && [ "$n" -ge 4 ] && [ "$n" -le "$windows" ] ||
-	fail "$n windows for $blocks blocks"
-ok=$(jq '[.windows[] | select(.outcome == "ok")] | length' "$out/switchback.json")
-[ "$ok" -eq "$n" ] || fail "$((n - ok)) windows failed: $(jq -c '[.windows[] | .failure | select(.)]' "$out/switchback.json")"
-# the values are the service's: gets per second, well above 0
-jq -e '[.windows[] | select(.outcome == "ok") | .value > 10] | all' "$out/switchback.json" >/dev/null ||
-	fail "a window's gets/s is not plausible: $(jq -c '[.windows[].value]' "$out/switchback.json")"
-jq -e '.verdict.decision | IN("change", "keep", "inconclusive")' "$out/switchback.json" >/dev/null ||
-	fail "no verdict: $(jq -c .verdict "$out/switchback.json")"
-echo "verdict: $(jq -r '.verdict.decision' "$out/switchback.json"), pc0 $(jq -r '.verdict.arms[1].effect' "$out/switchback.json") %" \
-	"[$(jq -r '.verdict.arms[1].ci_low' "$out/switchback.json"), $(jq -r '.verdict.arms[1].ci_high' "$out/switchback.json")]," \
-	"zswpin/s in window 1: $(jq -r '.windows[0].kernel.zswpin_per_s' "$out/switchback.json")"
-jq -e '[.windows[] | .kernel.zswpin_per_s > 0] | any' "$out/switchback.json" >/dev/null ||
-	fail "no zswap loads in any window: the service did not swap"
-# the host as before, nothing pending
-[ "$(cat /proc/sys/vm/page-cluster)" = "$pc_before" ] || fail "page-cluster is $(cat /proc/sys/vm/page-cluster), was $pc_before"
-[ "$(sqlite3 "$db" "SELECT count(*) FROM changes WHERE state = 'pending'")" = 0 ] || fail "journal rows still pending"
-st recommend --run "$run" --json >"$out/recommend.json" || fail "recommend --run $run: exit $?"
-[ "$(jq -r .switchback.decision "$out/recommend.json")" = "$(jq -r .verdict.decision "$out/switchback.json")" ] ||
-	fail "recommend and switchback disagree"
-st report --run "$run" >"$out/report.txt" || fail "report --run $run: exit $?"
 if [ "${SWAPTUNE_SB_LONG:-0}" = 1 ]; then
 	st report --run "$run" -o "$out/report.html" || fail "report --run $run -o html: exit $?"
 	cp "$db" "$out/swaptune.db"
