@@ -549,6 +549,8 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (cmd_identity_members(&ctx->host, buf, OUT_BUF) > 0)
 		sampler_set_json_members(s, buf);	/* every line says whose it is */
+	else
+		buf[0] = '\0';
 	if (a.record) {
 		char *params = params_json(&a);
 
@@ -559,6 +561,14 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			sampler_close(s);
 			free(buf);
 			return r;
+		}
+		/* a script reads the recording's id from any line, not from the text */
+		if (ctx->json) {
+			size_t n = strlen(buf);
+
+			snprintf(buf + n, OUT_BUF - n, "%s\"recorded_run\":%lld", n ? "," : "",
+				 (long long)rec.run_id);
+			sampler_set_json_members(s, buf);
 		}
 	}
 

@@ -20,6 +20,7 @@
 #          fails -> rolled back, the host fails; f4, in the same batch,
 #          holds -> kept;
 #        stage 4, f5: never starts (max_fail_percentage 0).
+#   3. again on f1 alone (already converged): no task reports a change.
 #   (The natural decision - every canary recommends the same change - is
 #   what the decide step takes without swaptune_force_settings.)
 # Results reach one fleet store by export/import only (never a store file).
@@ -218,9 +219,17 @@ ls "$fleet"/exports/*.db "$fleet"/stores 2>/dev/null && fail "a store file was f
 "$SWAPTUNE" --db "$fleet/fleet.db" fleet-report >/dev/null 2>&1 || fail "fleet-report on the fleet store"
 "$SWAPTUNE" --db "$fleet/fleet.db" history --all --limit 1000 >"$scratch/fleet-history" 2>&1 || fail "fleet history"
 echo "fleet store: $(sqlite3 "$fleet/fleet.db" "SELECT count(*) FROM runs") runs from $(sqlite3 "$fleet/fleet.db" "SELECT count(DISTINCT origin_machine_id) FROM runs") machines"
+
+# ---- 3. a re-run on a converged host (f1: applied, confirmed, persisted) changes nothing ----
+play rerun --limit 'f1,localhost' -e '{"swaptune_force_settings": ["page-cluster=0"]}' ||
+	fail "re-run on f1: exit $? ($(tail -20 "$scratch/rerun.log"))"
+grep -Eq '^f1 +: ok=[0-9]+ +changed=0 ' "$scratch/rerun.log" ||
+	fail "a re-run on converged f1 reports a change: $(grep -E '^f1 +: ' "$scratch/rerun.log")
+$(grep -B1 -A1 'changed: \[f1\]' "$scratch/rerun.log" | head -12)"
+[ "$(pc f1)" = 0 ] && persisted f1 || fail "the re-run undid f1's change"
 echo "elapsed $(( $(date +%s) - t0 )) s"
 
 host_state >"$scratch/host1"
 same "$scratch/host1" "$scratch/host0"
-[ $failures -eq 0 ] || for l in check rollout; do echo "== $l"; tail -60 "$scratch/$l.log"; done
+[ $failures -eq 0 ] || for l in check rollout rerun; do echo "== $l"; tail -60 "$scratch/$l.log"; done
 done_testing
