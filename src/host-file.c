@@ -295,12 +295,29 @@ static int write_special(int dfd, const char *base, const char *path, bool follo
 	return 0;
 }
 
+/* The replaced file's owner, group and mode on its replacement (best effort). */
+static void keep_attrs(int dfd, const char *base, const struct stat *was)
+{
+	int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	struct stat now;
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &now) == 0 && S_ISREG(now.st_mode)) {
+		if ((now.st_uid != was->st_uid || now.st_gid != was->st_gid) &&
+		    fchown(fd, was->st_uid, was->st_gid) < 0)
+			(void)0;	/* not root: the file is the caller's now, as any editor leaves it */
+		fchmod(fd, was->st_mode & 07777);
+	}
+	close(fd);
+}
+
 int host_user_file_replace(const char *path, const void *data, size_t n, mode_t mode,
 			   struct st_err *e)
 {
 	char dir[PATH_MAX], prefix[NAME_MAX + 1];
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path, *step;
-	bool link = false;
+	bool link = false, had_file = false;
 	struct stat sb;
 	int dfd, r;
 
@@ -351,8 +368,17 @@ int host_user_file_replace(const char *path, const void *data, size_t n, mode_t 
 			return err_set_exit(e, -EINVAL, ST_EXIT_USAGE,
 					    "%s: not a regular file, FIFO or character device: refused", path);
 		}
+		had_file = !link;
+		/* written with the narrower of the two modes until keep_attrs() */
+		mode &= sb.st_mode & 0777;
 	}
 	r = replace_at(dfd, base, prefix, data, n, mode, &step);
+	/*
+	 * A file that was there keeps its mode, owner and group: replacing
+	 * it must not open it to others (root writing -o over a 0640 file)
+	 */
+	if (r == 0 && had_file)
+		keep_attrs(dfd, base, &sb);
 	close(dfd);
 	if (r < 0 && !strcmp(step, "create"))
 		return err_set(e, r, "cannot create a file in %s: %s", dir, strerror(-r));

@@ -622,6 +622,15 @@ static void test_user_file_replace(void **state)
 	assert_non_null(fgets(buf, sizeof(buf), f));
 	fclose(f);
 	assert_string_equal(buf, "b 2\n");
+	/* a file that was there keeps its mode (and, as root, its owner): 0640 is not opened to 0644 */
+	assert_int_equal(chmod(path, 0640), 0);
+	if (geteuid() == 0)
+		assert_int_equal(chown(path, 0, 1), 0);
+	assert_int_equal(host_user_file_replace(path, "c 3\n", 4, 0644, &e), 0);
+	assert_int_equal(lstat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0640);
+	if (geteuid() == 0)
+		assert_int_equal(sb.st_gid, 1);
 	snprintf(buf, sizeof(buf), "ls -a %s | grep -q swaptune-new", dir);
 	assert_int_not_equal(system(buf), 0);
 	snprintf(path, sizeof(path), "%s/nodir/x.json", dir);
