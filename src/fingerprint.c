@@ -287,12 +287,14 @@ static void read_mglru(const struct host *h, struct kernel_fingerprint *fp)
 	fp->mglru = FP_UNKNOWN;
 	if ((r = host_read_line(h, HOST_LRU_GEN_ENABLED, v, sizeof(v), NULL)) < 0) {
 		/*
-		 * On the running kernel, no lru_gen directory beside the other mm
-		 * files is a kernel built without CONFIG_LRU_GEN: MGLRU is off, not
-		 * unknown. A captured tree may simply have left it out: unknown.
+		 * No lru_gen directory beside the other mm directories (swap and
+		 * transparent_hugepage, which a capture copies whole when there):
+		 * a kernel built without CONFIG_LRU_GEN, so MGLRU is off, not
+		 * unknown. A tree with fewer of them (a hand-made fixture) may
+		 * simply have left it out: unknown.
 		 */
-		if (r == -ENOENT && h->live && host_exists(h, "sys/kernel/mm/swap") &&
-		    !host_exists(h, "sys/kernel/mm/lru_gen")) {
+		if (r == -ENOENT && host_exists(h, HOST_MM_SWAP) && host_exists(h, HOST_THP) &&
+		    !host_exists(h, HOST_LRU_GEN)) {
 			fp->mglru = FP_NO;
 			snprintf(fp->mglru_value, sizeof(fp->mglru_value), "not built");
 		}

@@ -59,6 +59,8 @@
 #define HOST_THP		"sys/kernel/mm/transparent_hugepage"
 /* MGLRU's switch (~6.1), a hex mask: "0x0007" */
 #define HOST_LRU_GEN_ENABLED	"sys/kernel/mm/lru_gen/enabled"
+#define HOST_LRU_GEN		"sys/kernel/mm/lru_gen"
+#define HOST_MM_SWAP		"sys/kernel/mm/swap"
 
 struct host {
 	int rootfd;		/* O_PATH directory fd of the sysroot */

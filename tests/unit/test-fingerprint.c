@@ -251,9 +251,10 @@ static void test_swap_file_on_rotational_disk(void **state)
 
 /* A tree with nothing but a release: every part unknown, no error. */
 /*
- * The running kernel (read only): no lru_gen directory beside the mm files
- * is a kernel built without MGLRU, "off (not built)"; with one, its value.
- * A capture without it stays unknown (test_missing_files).
+ * The running kernel (read only): no lru_gen directory beside mm/swap and
+ * mm/transparent_hugepage is a kernel built without MGLRU, "off (not
+ * built)"; with one, its value. A tree with fewer mm directories stays
+ * unknown (test_missing_files, test_vm_v1).
  */
 static void test_live_mglru(void **state)
 {
@@ -264,7 +265,7 @@ static void test_live_mglru(void **state)
 	(void)state;
 	assert_int_equal(host_open(&h, "/", &e), 0);
 	fingerprint_read(&h, NULL, &fp);
-	if (access("/sys/kernel/mm/swap", F_OK) != 0) {
+	if (access("/sys/kernel/mm/swap", F_OK) != 0 || access("/sys/kernel/mm/transparent_hugepage", F_OK) != 0) {
 		assert_int_equal(fp.mglru, FP_UNKNOWN);
 	} else if (access("/sys/kernel/mm/lru_gen", F_OK) != 0) {
 		assert_int_equal(fp.mglru, FP_NO);
