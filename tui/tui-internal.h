@@ -24,6 +24,10 @@ struct tui_ctx {
 	char change_why[160];	/* why not, when !can_change */
 	int64_t apply_req;	/* a panel asks for the apply screen on this probe run */
 	char status[256];	/* bottom line message */
+	/* an apply awaiting its confirmation, for the header (looked up at most once a second) */
+	int64_t pend_run;	/* 0: none */
+	double pend_deadline;	/* Unix time, 0 unknown */
+	uint64_t pend_looked_ns;	/* monotonic time of the last look, 0 never */
 };
 
 /* One key of the footer / help overlay: "F5" "probe". */

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "swaptune/change.h"
+#include "swaptune/utc.h"
 #include "tui-internal.h"
 
 static const struct tui_panel *const panels[] = {
@@ -68,21 +70,94 @@ static const char *rights_label(const struct tui_ctx *c)
 	return "read-only";
 }
 
+/*
+ * An apply --confirm-within undoes itself unless confirmed (issue 34, finding
+ * 3): the header says so from any panel. The store is asked at most once a
+ * second, and not while a probe owns its connection (the last answer stays).
+ */
+static void pending_look(struct tui_ctx *c)
+{
+	struct change_pending p;
+	struct st_err e = { 0 };
+	uint64_t t = now_ns();
+
+	if (c->probe_busy || (c->pend_looked_ns && t - c->pend_looked_ns < 1000000000ull))
+		return;
+	c->pend_looked_ns = t;
+	if (change_pending_confirm(c->st, c->h, &p, &e) == 1) {
+		c->pend_run = p.run_id;
+		c->pend_deadline = p.deadline;
+	} else {
+		c->pend_run = 0;	/* none, or the store cannot say: nothing to warn of */
+	}
+}
+
+/* "confirm run 12: 95 s" (the seconds left), or "" when nothing awaits confirmation. */
+static void pending_label(const struct tui_ctx *c, char *buf, size_t n)
+{
+	double left;
+
+	buf[0] = 0;
+	if (!c->pend_run)
+		return;
+	if (c->pend_deadline <= 0) {
+		snprintf(buf, n, "confirm run %lld", (long long)c->pend_run);
+		return;
+	}
+	left = c->pend_deadline - utc_now();
+	snprintf(buf, n, "confirm run %lld: %.0f s", (long long)c->pend_run, left > 0 ? left : 0);
+}
+
+/* How the tabs are spelt: " 1 Status " each; "1 Status" one blank apart; only the current one named. */
+enum tab_form { TABS_LOOSE, TABS_TIGHT, TABS_NUMBERS };
+
+static int tabs_width(enum tab_form f, int cur)
+{
+	int w = 0;
+
+	for (int i = 0; i < NPANELS; i++) {
+		int t = (int)strlen(panels[i]->title);
+
+		w += f == TABS_LOOSE ? t + 4 : f == TABS_TIGHT || i == cur ? t + 2 : 1;
+	}
+	return w + (f == TABS_LOOSE ? 0 : NPANELS - 1);
+}
+
 static void draw_bars(struct tui_ctx *c, int cur, void **state, void *ap, int rows,
 		      int cols)
 {
 	const struct tui_key_help *own = ap ? tui_overlay_apply.keys(c, ap) :
 		panels[cur]->keys ? panels[cur]->keys(c, state[cur]) : NULL;
 	const char *right = rights_label(c);
-	int x = 0, need = 0, rw = (int)strlen(right) + 2;
-	bool name, tight;
+	char pend[48];
+	int x = 0, rw = (int)strlen(right) + 2, pw;
+	enum tab_form form = TABS_TIGHT;
+	bool name = false;
 
-	/* the program's name only when the tabs and the rights fit beside it */
-	for (int i = 0; i < NPANELS; i++)
-		need += (int)strlen(panels[i]->title) + 4;
-	name = 10 + need + rw <= cols;
-	/* at 80 columns the tabs close up (one blank apart) so that the rights still show */
-	tight = need + rw > cols;
+	pending_look(c);
+	pending_label(c, pend, sizeof(pend));
+	pw = pend[0] ? (int)strlen(pend) + 2 : 0;
+	/*
+	 * The program's name only when the tabs and the labels fit beside it; at
+	 * 80 columns the tabs close up (one blank apart) so that the rights still
+	 * show. A pending confirmation matters more than the rights: when both do
+	 * not fit it replaces them, and when it alone does not fit beside the tabs
+	 * only the current tab keeps its name.
+	 */
+	if (10 + tabs_width(TABS_LOOSE, cur) + pw + rw <= cols) {
+		name = true;
+		form = TABS_LOOSE;
+	} else if (tabs_width(TABS_LOOSE, cur) + pw + rw <= cols) {
+		form = TABS_LOOSE;
+	} else if (tabs_width(TABS_TIGHT, cur) + pw + rw <= cols || !pw) {
+		form = TABS_TIGHT;
+	} else if (tabs_width(TABS_TIGHT, cur) + pw <= cols) {
+		rw = 0;
+	} else {
+		form = TABS_NUMBERS;
+		if (tabs_width(TABS_NUMBERS, cur) + pw + rw > cols)
+			rw = 0;
+	}
 	attron(tui_style(c, TS_BAR));
 	mvhline(0, 0, ' ', cols);
 	if (name)
@@ -92,17 +167,29 @@ static void draw_bars(struct tui_ctx *c, int cur, void **state, void *ap, int ro
 	for (int i = 0; i < NPANELS && x < cols; i++) {
 		char tab[40];
 
-		snprintf(tab, sizeof(tab), tight ? "%d %s" : " %d %s ", i + 1, panels[i]->title);
+		if (form == TABS_LOOSE)
+			snprintf(tab, sizeof(tab), " %d %s ", i + 1, panels[i]->title);
+		else if (form == TABS_TIGHT || i == cur)
+			snprintf(tab, sizeof(tab), "%d %s", i + 1, panels[i]->title);
+		else
+			snprintf(tab, sizeof(tab), "%d", i + 1);
 		attron(i == cur ? A_BOLD : tui_style(c, TS_BAR));
 		mvaddnstr(0, x, tab, cols - x);
 		attroff(i == cur ? A_BOLD : tui_style(c, TS_BAR));
-		x += (int)strlen(tab) + (tight && i + 1 < NPANELS);
+		x += (int)strlen(tab) + (form != TABS_LOOSE && i + 1 < NPANELS);
 	}
-	if (x + rw <= cols) {
+	if (rw && x + rw <= cols) {
 		attr_t a = tui_style(c, TS_BAR) | (strcmp(right, "read-only") ? A_BOLD : 0);
 
 		attron(a);
 		mvprintw(0, cols - rw, " %s ", right);
+		attroff(a);
+	}
+	if (pw && x + pw + rw <= cols) {
+		attr_t a = tui_style(c, TS_WARN) | A_BOLD;
+
+		attron(a);
+		mvprintw(0, cols - rw - pw, " %s ", pend);
 		attroff(a);
 	}
 	attron(tui_style(c, TS_BAR));
