@@ -355,14 +355,16 @@ static void check_counters(const struct doctor_env *env, struct doctor_result *r
 	const struct st_kvtab *vm = &env->f->vmstat;
 	bool zsw = kv_get(vm, vocab_key(V_ZSWPIN), NULL) && kv_get(vm, vocab_key(V_ZSWPOUT), NULL);
 	bool ra = env->f->have_swap_ra;
+	bool wb = kv_get(vm, vocab_key(V_ZSWPWB), NULL);
 	char p[PATH_MAX];
 
 	if (unreadable(env, r, "vmstat", false))
 		return;
 	at(env, HOST_VMSTAT, p, sizeof(p));
 	if (zsw && ra)
-		set(r, DOCTOR_OK, NULL, "zswpin, zswpout, swap_ra and swap_ra_hit are counted%s",
-		    kv_get(vm, vocab_key(V_ZSWPWB), NULL) ? " (and zswpwb)" : "");
+		set(r, DOCTOR_OK, NULL, "%s, %s, %s and %s are counted%s%s%s", vocab_key(V_ZSWPIN),
+		    vocab_key(V_ZSWPOUT), vocab_key(V_SWAP_RA), vocab_key(V_SWAP_RA_HIT),
+		    wb ? " (and " : "", wb ? vocab_key(V_ZSWPWB) : "", wb ? ")" : "");
 	else if (!zsw && !ra)
 		set(r, DOCTOR_WARN, "use kernel 5.19 or newer",
 		    "no zswpin/zswpout and no swap_ra/swap_ra_hit in %s: neither zswap traffic nor readahead is measured",

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "swaptune/fingerprint.h"
+#include "swaptune/vocab.h"
 
 /* ---- reading ---- */
 
@@ -114,7 +115,7 @@ static bool cmdline_enables_zswap(const struct host *h)
 static void read_zswap_ever(const struct host *h, const struct fp_hints *hints,
 			    struct kernel_fingerprint *fp)
 {
-	static const char *const keys[] = { "zswpout", "zswpin", "zswpwb" };
+	static const enum vocab_id keys[] = { V_ZSWPOUT, V_ZSWPIN, V_ZSWPWB };
 	char *why = fp->zswap_ever_why;
 	size_t len = sizeof(fp->zswap_ever_why);
 	struct st_kvtab vm;
@@ -141,8 +142,9 @@ static void read_zswap_ever(const struct host *h, const struct fp_hints *hints,
 	for (size_t i = 0; have_vm && i < sizeof(keys) / sizeof(keys[0]); i++) {
 		uint64_t v;
 
-		if (kv_get(&vm, keys[i], &v) && v > 0) {
-			snprintf(why, len, "vmstat %s is %llu since boot", keys[i], (unsigned long long)v);
+		if (kv_get(&vm, vocab_key(keys[i]), &v) && v > 0) {
+			snprintf(why, len, "vmstat %s is %llu since boot", vocab_key(keys[i]),
+				 (unsigned long long)v);
 			kv_free(&vm);
 			return;
 		}

@@ -133,12 +133,29 @@ static double arm_mean(const struct sbrun_stored *s, int a, int f, unsigned *n)
 	return *n ? sum / *n : NAN;
 }
 
+/*
+ * The kernel figures a table shows (the vocabulary's WINDOW rows with a
+ * column there, windows: windows_col else arms_col), in column order;
+ * their heads after the n heads before them. Returns how many.
+ */
+static int table_figs(bool windows, int *figs, const char **cols, int n)
+{
+	int k = 0;
+
+	for (int c = 1; c <= SBK_COUNT; c++)
+		for (int f = 0; f < SBK_COUNT; f++)
+			if ((windows ? sbm_kernel_defs[f].windows_col : sbm_kernel_defs[f].arms_col) == c) {
+				figs[k] = f;
+				cols[n + k++] = sbm_kernel_defs[f].head;
+			}
+	return k;
+}
+
 static void arms_table(struct report *rep, const struct sbrun_stored *s)
 {
-	static const char *const cols[] = { "arm", "windows", "failed", "metric (mean)", "effect", "interval",
-					    "p (sequential)", "PSI some %", "PSI full %", "zswpin/s", "swap_ra/s",
-					    "majfault/s" };
-	static const int figs[] = { SBK_PSI_SOME, SBK_PSI_FULL, SBK_ZSWPIN, SBK_SWAP_RA, SBK_MAJFAULT };
+	const char *cols[7 + SBK_COUNT] = { "arm", "windows", "failed", "metric (mean)", "effect", "interval",
+					    "p (sequential)" };
+	int figs[SBK_COUNT], nfig = table_figs(false, figs, cols, 7);
 	struct report_section *x = report_add(rep, REPORT_TABLE, "arms", "Arms");
 	char b[64];
 
@@ -146,7 +163,7 @@ static void arms_table(struct report *rep, const struct sbrun_stored *s)
 		    "interval: repeated-confidence at the test's own level (valid at whichever look it stopped)",
 		    sbm_kind(&s->metric) == SB_RATE ? "in percent of the baseline, positive = better" :
 		    "in metric units, positive = better");
-	report_cols(x, sizeof(cols) / sizeof(cols[0]), cols);
+	report_cols(x, (size_t)(7 + nfig), cols);
 	for (int a = 0; a < s->narms; a++) {
 		const struct sb_arm_result *ar = &s->res.arms[a];
 		unsigned n, nw = 0, nf = 0;
@@ -169,7 +186,7 @@ static void arms_table(struct report *rep, const struct sbrun_stored *s)
 			report_cell(x, "[%s, %s]", report_num(ar->ci_low, b, sizeof(b)), report_num(ar->ci_high, b + 32, 32));
 			report_cell_num(x, ar->test.p_seq);
 		}
-		for (size_t k = 0; k < sizeof(figs) / sizeof(figs[0]); k++)
+		for (int k = 0; k < nfig; k++)
 			report_cell_num(x, arm_mean(s, a, figs[k], &n));
 	}
 }
@@ -205,13 +222,14 @@ static void timeline(struct report *rep, const struct sbrun_stored *s)
 
 static void windows_table(struct report *rep, const struct sbrun_stored *s)
 {
-	static const char *const cols[] = { "window", "block", "arm", "started", "switched at s",
-					    "counted s", "value", "PSI some %", "PSI full %", "zswpin/s",
-					    "swap_ra/s", "outcome" };
+	const char *cols[8 + SBK_COUNT] = { "window", "block", "arm", "started", "switched at s",
+					    "counted s", "value" };
+	int figs[SBK_COUNT], nf = table_figs(true, figs, cols, 7);
 	struct report_section *x = report_add(rep, REPORT_TABLE, "windows", "Windows");
 
+	cols[7 + nf] = "outcome";
 	report_note(x, "times in seconds from the start of the run; kernel figures over the counted part");
-	report_cols(x, sizeof(cols) / sizeof(cols[0]), cols);
+	report_cols(x, (size_t)(8 + nf), cols);
 	for (unsigned i = 0; i < s->n_windows; i++) {
 		const struct sbrun_window *w = &s->w[i];
 
@@ -222,10 +240,8 @@ static void windows_table(struct report *rep, const struct sbrun_stored *s)
 		report_cell_num(x, w->switch_s);
 		report_cell_num(x, w->end_s - w->count_start_s);
 		report_cell_num(x, w->value);
-		report_cell_num(x, w->kern[SBK_PSI_SOME]);
-		report_cell_num(x, w->kern[SBK_PSI_FULL]);
-		report_cell_num(x, w->kern[SBK_ZSWPIN]);
-		report_cell_num(x, w->kern[SBK_SWAP_RA]);
+		for (int k = 0; k < nf; k++)
+			report_cell_num(x, w->kern[figs[k]]);
 		if (w->outcome == SB_WIN_OK)
 			report_cell(x, "ok");
 		else

@@ -78,14 +78,6 @@ static int plan_scope(const struct host *h, const struct sbrun_config *c, struct
 {
 	struct sampler_opts so = { .cgroup = c->cgroup[0] ? c->cgroup : NULL, .zswap_pool = false };
 	struct sampler *s = NULL;
-	static const enum sample_counter host_sc[SBK_COUNT] = {
-		SC_PSI_SOME, SC_PSI_FULL, SC_PGMAJFAULT, SC_REFAULT_ANON, SC_ZSWPIN, SC_SWAP_RA,
-		SC_SWAP_RA_HIT, SC_ZSWPIN, SC_COUNT,
-	};
-	static const enum sample_counter cg_sc[SBK_COUNT] = {
-		SC_CG_PSI_SOME, SC_CG_PSI_FULL, SC_CG_PGMAJ, SC_CG_REFAULT_ANON, SC_COUNT, SC_COUNT,
-		SC_COUNT, SC_CG_ZSWPIN, SC_COUNT,
-	};
 	uint64_t v;
 	int r = sampler_open(&s, h, &so, e);
 
@@ -93,15 +85,19 @@ static int plan_scope(const struct host *h, const struct sbrun_config *c, struct
 		return r;
 	sampler_tick(s, 1, 0, NULL);
 	for (int f = 0; f < SBK_COUNT; f++) {
-		p->kern_cgroup[f] = c->cgroup[0] && cg_sc[f] != SC_COUNT && sampler_counter(s, cg_sc[f], &v);
-		p->kern_have[f] = p->kern_cgroup[f] || (host_sc[f] != SC_COUNT && sampler_counter(s, host_sc[f], &v));
+		const struct sbm_kernel_def *d = &sbm_kernel_defs[f];
+
+		p->kern_cgroup[f] = c->cgroup[0] && d->cgroup != SC_COUNT && sampler_counter(s, d->cgroup, &v);
+		p->kern_have[f] = p->kern_cgroup[f] || (d->host != SC_COUNT && sampler_counter(s, d->host, &v));
 	}
 	sampler_close(s);
 	if (c->cgroup[0]) {
 		struct st_err e1 = {0};
+		bool cpu = host_cgroup_cpu_locate(h, c->cgroup, &p->cpu, &e1) == 0;
 
-		p->kern_have[SBK_CPU] = p->kern_cgroup[SBK_CPU] =
-			host_cgroup_cpu_locate(h, c->cgroup, &p->cpu, &e1) == 0;
+		for (int f = 0; f < SBK_COUNT; f++)
+			if (sbm_kernel_defs[f].cgroup_cpu)
+				p->kern_have[f] = p->kern_cgroup[f] = cpu;
 	}
 	snprintf(p->psi_scope, sizeof(p->psi_scope), "%s", p->kern_cgroup[SBK_PSI_FULL] ? "cgroup" : "host");
 	return 0;
@@ -325,17 +321,19 @@ static void read_kern(struct sbe *E, double *kc)
 	const struct sampler *s = E->smp;
 	uint64_t ns;
 
-	kc[SBK_PSI_SOME] = one(s, cg[SBK_PSI_SOME] ? SC_CG_PSI_SOME : SC_PSI_SOME);
-	kc[SBK_PSI_FULL] = one(s, cg[SBK_PSI_FULL] ? SC_CG_PSI_FULL : SC_PSI_FULL);
-	kc[SBK_MAJFAULT] = one(s, cg[SBK_MAJFAULT] ? SC_CG_PGMAJ : SC_PGMAJFAULT);
-	kc[SBK_REFAULT] = cg[SBK_REFAULT] ? one(s, SC_CG_REFAULT_ANON) :
-			  sum2(s, SC_REFAULT_ANON, SC_REFAULT_FILE);
-	kc[SBK_SWAPIN] = sum2(s, SC_PSWPIN, SC_ZSWPIN);
-	kc[SBK_SWAP_RA] = one(s, SC_SWAP_RA);
-	kc[SBK_SWAP_RA_HIT] = one(s, SC_SWAP_RA_HIT);
-	kc[SBK_ZSWPIN] = one(s, cg[SBK_ZSWPIN] ? SC_CG_ZSWPIN : SC_ZSWPIN);
-	kc[SBK_CPU] = E->p->kern_have[SBK_CPU] && host_cgroup_cpu_ns(E->h, &E->p->cpu, &ns) == 0 ?
-		      (double)ns : NAN;
+	for (int f = 0; f < SBK_COUNT; f++) {
+		const struct sbm_kernel_def *d = &sbm_kernel_defs[f];
+
+		if (d->cgroup_cpu)
+			kc[f] = E->p->kern_have[f] && host_cgroup_cpu_ns(E->h, &E->p->cpu, &ns) == 0 ?
+				(double)ns : NAN;
+		else if (cg[f])
+			kc[f] = one(s, d->cgroup);
+		else if (d->host_plus != SC_COUNT)
+			kc[f] = sum2(s, d->host_plus, d->host);
+		else
+			kc[f] = d->host != SC_COUNT ? one(s, d->host) : NAN;
+	}
 }
 
 /* A figure's rate between ticks a and b of the current window, in its unit. */
@@ -345,10 +343,8 @@ static double kern_rate(const struct sbe *E, int f, unsigned a, unsigned b)
 
 	if (!isfinite(dv) || dv < 0 || !(dt > 0))
 		return NAN;
-	if (f == SBK_PSI_SOME || f == SBK_PSI_FULL)
-		return dv / dt / 1e4;		/* us per s -> % */
-	if (f == SBK_CPU)
-		return dv / dt / 1e9;		/* ns per s -> CPU s/s */
+	if (sbm_kernel_defs[f].per != 1)
+		return dv / dt / sbm_kernel_defs[f].per;
 	return dv / dt;
 }
 

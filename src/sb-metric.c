@@ -36,18 +36,6 @@
 #define HTTP_MAX	(4 * 1024 * 1024)	/* an endpoint's answer */
 #define FILE_MAX	(1024 * 1024)
 
-const struct sbm_kernel_def sbm_kernel_defs[SBK_COUNT] = {
-	[SBK_PSI_SOME] = { "psi-some", "psi_some_pct", "%", "PSI memory some" },
-	[SBK_PSI_FULL] = { "psi-full", "psi_full_pct", "%", "PSI memory full" },
-	[SBK_MAJFAULT] = { "majfault", "majfault_per_s", "faults/s", "major faults" },
-	[SBK_REFAULT] = { "refault", "refault_per_s", "pages/s", "workingset refaults" },
-	[SBK_SWAPIN] = { "swapin", "swapin_per_s", "pages/s", "swap-ins (pswpin + zswpin)" },
-	[SBK_SWAP_RA] = { "swap-ra", "swap_ra_per_s", "pages/s", "swap readahead" },
-	[SBK_SWAP_RA_HIT] = { "swap-ra-hit", "swap_ra_hit_per_s", "pages/s", "swap readahead hits" },
-	[SBK_ZSWPIN] = { "zswpin", "zswpin_per_s", "pages/s", "zswap loads" },
-	[SBK_CPU] = { "cpu", "cpu_s_per_s", "CPU s/s", "CPU of the cgroup" },
-};
-
 int sbm_kernel_find(const char *name)
 {
 	for (int i = 0; i < SBK_COUNT; i++)

@@ -156,8 +156,16 @@ static int opt_metric(const struct opt_spec *o, const char *v, void *dst, struct
 		m->cpu_per_work = true;
 		return 0;
 	}
-	if ((k = sbm_kernel_find(v)) < 0)
-		return err_set(e, -EINVAL, "--metric %s: give psi-some, psi-full, majfault, refault, swapin, swap-ra, swap-ra-hit, zswpin, cpu or cpu-per-work", v);
+	if ((k = sbm_kernel_find(v)) < 0) {
+		char names[512];
+		size_t n = 0;
+
+		names[0] = 0;
+		for (int f = 0; f < SBK_COUNT && n < sizeof(names); f++)
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s, ", sbm_kernel_defs[f].name);
+		return err_set(e, -EINVAL, "--metric %s: give %.*s or cpu-per-work", v,
+			       n >= 2 && n < sizeof(names) ? (int)n - 2 : (int)strlen(names), names);
+	}
 	if (m->source != SBM_KERNEL)
 		return err_set(e, -EINVAL, "--metric %s is a kernel figure: it does not go with --metric-cmd, --metric-file or --metric-prom (except cpu-per-work)", v);
 	m->kernel = (enum sbm_kernel)k;

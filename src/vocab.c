@@ -46,10 +46,19 @@ const struct sample_metric_def sample_metric_defs[SM_COUNT] = {
 const struct sample_counter_def sample_counter_defs[SC_COUNT] = {
 #include "swaptune/vocab-rows.h"
 };
+#undef TOTAL
+
+#define TOTAL(sc, row, ...)
+#define WINDOW(sbk, r, ...) [sbk] = { .row = &vocab_rows[V_##r], .host = SC_COUNT, .host_plus = SC_COUNT, \
+				      .cgroup = SC_COUNT, .per = 1, __VA_ARGS__ },
+const struct sbm_kernel_def sbm_kernel_defs[SBK_COUNT] = {
+#include "swaptune/vocab-rows.h"
+};
 #undef ROW
 #undef TRIAL
 #undef TICK
 #undef TOTAL
+#undef WINDOW
 
 const char *vocab_key(enum vocab_id id)
 {

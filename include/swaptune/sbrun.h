@@ -52,6 +52,7 @@
 #include "swaptune/probe-arms.h"
 #include "swaptune/store.h"
 #include "swaptune/switchback.h"
+#include "swaptune/vocab.h"
 
 #define SBRUN_SCHEMA	"swaptune.switchback/1"
 #define SBRUN_KIND	"switchback"
@@ -72,27 +73,7 @@ enum sbm_source {
  * stores all of them (context for the report); --metric NAME makes one
  * the primary metric. All are "lower is better".
  */
-enum sbm_kernel {
-	SBK_PSI_SOME = 0,	/* % of the time some task stalled on memory */
-	SBK_PSI_FULL,		/* % of the time all tasks stalled on memory */
-	SBK_MAJFAULT,		/* major faults per second */
-	SBK_REFAULT,		/* workingset refaults (anon + file on the host) per second */
-	SBK_SWAPIN,		/* pages swapped in per second (pswpin + zswpin) */
-	SBK_SWAP_RA,		/* pages read ahead from swap per second */
-	SBK_SWAP_RA_HIT,	/* of which used per second */
-	SBK_ZSWPIN,		/* pages loaded from zswap per second */
-	SBK_CPU,		/* CPU seconds of the cgroup per second (v1 cpuacct / v2 cpu.stat) */
-	SBK_COUNT
-};
-
-struct sbm_kernel_def {
-	const char *name;	/* --metric NAME: "psi-full" */
-	const char *key;	/* stored per window: "psi_full_pct" */
-	const char *unit;	/* "%", "faults/s", "pages/s", "CPU s/s" */
-	const char *label;	/* words for a report */
-};
-
-extern const struct sbm_kernel_def sbm_kernel_defs[SBK_COUNT];
+/* enum sbm_kernel (SBK_*) and sbm_kernel_defs[]: the WINDOW rows of vocab-rows.h (vocab.h). */
 /* The figure named name ("psi-full"), or -1. */
 int sbm_kernel_find(const char *name);
 

@@ -544,7 +544,7 @@ struct store_tick {
 /*
  * The slot of a leaf: key of the top object (group NULL: "seq"), or key
  * in the object under the top-level member group ("vmstat",
- * "zswpin_pages_per_s"). -1 when the tick has none. Same for every tick of
+ * "pswpin_pages_per_s"). -1 when the tick has none. Same for every tick of
  * one shape.
  */
 int store_tick_slot(const struct store_tick *t, const char *group, const char *key);

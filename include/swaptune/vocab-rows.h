@@ -9,6 +9,13 @@
  *   TICK(SM_x, row, ...)   the sampler's value per tick (a rate or a level)
  *   TOTAL(SC_x, row, ...)  the raw cumulative counter (JSON "counters",
  *                          Prometheus _total)
+ *   WINDOW(SBK_x, row, ...) a switchback figure per window (struct
+ *                          sbm_kernel_def): --metric NAME, the key stored
+ *                          per window, the TOTAL counters it is the rate of
+ *                          (host, host_plus; cgroup when --cgroup has it),
+ *                          its column in the switchback report. The
+ *                          WINDOW lines sit together at the end, in the
+ *                          order stores and reports list them.
  * A new kernel counter is a ROW and the views it should have, here: the
  * sampler reads it, the probe counts it per trial (vmstat and zswap debugfs
  * rows), JSON lines, Prometheus, recordings, replay and the differences
@@ -21,6 +28,11 @@
  * row order. Names that are published (trial keys, JSON keys, Prometheus
  * names) are never renamed: stores, exports and dashboards hold them.
  */
+
+#ifndef WINDOW
+#define WINDOW(sbk, row, ...)
+#define VOCAB_WINDOW_UNSET
+#endif
 
 /* ---- the workload's own report (not kernel counters) ---- */
 
@@ -411,6 +423,12 @@ TICK(SM_CG_PSI_FULL_PCT, CG_PSI_FULL, .group = SG_CGROUP, .key = "psi_full_pct",
 TOTAL(SC_CG_PSI_FULL, CG_PSI_FULL, .group = SG_CGROUP, .key = "cgroup_psi_full_us",
       .prom = "swaptune_cgroup_memory_pressure_full_seconds_total", .prom_scale = 1e-6)
 
+/* the cgroup's CPU time (host-cgcpu.c): v2 cpu.stat usage_usec, v1 cpuacct.usage */
+ROW(CG_CPU, .source = VSRC_CGROUP_CPU, .keys = { "usage_usec" }, .keys_v1 = { "cpuacct.usage" },
+    .name = "cgroup CPU", .label = "CPU of the cgroup", .unit = "ns",
+    .direction = METRIC_LOWER_BETTER,
+    .help = "CPU time of the cgroup (cgroup v2 cpu.stat usage_usec, v1 cpuacct.usage), in ns")
+
 /* a file of its own per cgroup version; the probe reads it for its trial's cgroup */
 ROW(MEMCG_PEAK, .source = VSRC_MEMCG_FILE, .keys = { "memory.peak" },
     .keys_v1 = { "memory.max_usage_in_bytes" }, .name = "memory cgroup peak",
@@ -575,3 +593,45 @@ ROW(CPU_SHARE, .source = VSRC_DERIVED, .name = "trial CPU share", .label = "tria
     .unit = "ratio", .direction = METRIC_NEUTRAL,
     .help = "the trial's user + system CPU (rusage) over its process's wall time; 1 = one CPU all along")
 TRIAL(PM_CPU_SHARE, CPU_SHARE, .key = "cpu_share", .kind = METRIC_KIND_DERIVED)
+
+/*
+ * ---- switchback's figures per window (sbrun.h), in stored order ----
+ * The first is the default --metric. A figure is the rate of its host
+ * counter (plus host_plus, summed), or of its cgroup counter when
+ * --cgroup names a cgroup that has it; per: counter units per figure unit
+ * (PSI us/s -> %: 1e4). arms_col/windows_col: its column among the kernel
+ * figures of the switchback report's arms and windows tables (1 = first),
+ * 0 = not shown there.
+ */
+WINDOW(SBK_PSI_SOME, PSI_SOME, .name = "psi-some", .key = "psi_some_pct", .unit = "%",
+       .label = "PSI memory some", .host = SC_PSI_SOME, .cgroup = SC_CG_PSI_SOME, .per = 1e4,
+       .head = "PSI some %", .arms_col = 1, .windows_col = 1)
+WINDOW(SBK_PSI_FULL, PSI_FULL, .name = "psi-full", .key = "psi_full_pct", .unit = "%",
+       .label = "PSI memory full", .host = SC_PSI_FULL, .cgroup = SC_CG_PSI_FULL, .per = 1e4,
+       .head = "PSI full %", .arms_col = 2, .windows_col = 2)
+WINDOW(SBK_MAJFAULT, PGMAJFAULT, .name = "majfault", .key = "majfault_per_s", .unit = "faults/s",
+       .label = "major faults", .host = SC_PGMAJFAULT, .cgroup = SC_CG_PGMAJ, .head = "majfault/s",
+       .arms_col = 5)
+/* the host's anon and file refaults; a cgroup's anon ones */
+WINDOW(SBK_REFAULT, REFAULT_ANON, .name = "refault", .key = "refault_per_s", .unit = "pages/s",
+       .label = "workingset refaults", .host = SC_REFAULT_ANON, .host_plus = SC_REFAULT_FILE,
+       .cgroup = SC_CG_REFAULT_ANON)
+/* available where zswpin is counted (host is the counter checked) */
+WINDOW(SBK_SWAPIN, PSWPIN, .name = "swapin", .key = "swapin_per_s", .unit = "pages/s",
+       .label = "swap-ins (pswpin + zswpin)", .host = SC_ZSWPIN, .host_plus = SC_PSWPIN)
+WINDOW(SBK_SWAP_RA, SWAP_RA, .name = "swap-ra", .key = "swap_ra_per_s", .unit = "pages/s",
+       .label = "swap readahead", .host = SC_SWAP_RA, .head = "swap_ra/s", .arms_col = 4,
+       .windows_col = 4)
+WINDOW(SBK_SWAP_RA_HIT, SWAP_RA_HIT, .name = "swap-ra-hit", .key = "swap_ra_hit_per_s",
+       .unit = "pages/s", .label = "swap readahead hits", .host = SC_SWAP_RA_HIT)
+WINDOW(SBK_ZSWPIN, ZSWPIN, .name = "zswpin", .key = "zswpin_per_s", .unit = "pages/s",
+       .label = "zswap loads", .host = SC_ZSWPIN, .cgroup = SC_CG_ZSWPIN, .head = "zswpin/s",
+       .arms_col = 3, .windows_col = 3)
+/* the cgroup's only (--cgroup with CPU accounting), read by host-cgcpu.c: ns per s */
+WINDOW(SBK_CPU, CG_CPU, .name = "cpu", .key = "cpu_s_per_s", .unit = "CPU s/s",
+       .label = "CPU of the cgroup", .cgroup_cpu = true, .per = 1e9)
+
+#ifdef VOCAB_WINDOW_UNSET
+#undef WINDOW
+#undef VOCAB_WINDOW_UNSET
+#endif

@@ -41,6 +41,8 @@ enum vocab_source {
 				 * readers only (host_stat_read(), HOST_PSI_CPU), not sampled */
 	VSRC_ENGINE,		/* the probe engine's own clock around a trial's phases */
 	VSRC_DERIVED,		/* computed from other rows */
+	VSRC_CGROUP_CPU,	/* a cgroup's CPU time (host-cgcpu.c): v2 cpu.stat keys[0],
+				 * v1 the file keys_v1[0] */
 };
 
 /* How a row's keys make its value. */
@@ -150,10 +152,20 @@ enum sample_counter {
 #include "swaptune/vocab-rows.h"
 	SC_COUNT
 };
+#undef TOTAL
+
+/* Switchback's figures per window (sbm_kernel_defs[]), in stored order. */
+#define TOTAL(sc, row, ...)
+#define WINDOW(sbk, row, ...) sbk,
+enum sbm_kernel {
+#include "swaptune/vocab-rows.h"
+	SBK_COUNT
+};
 #undef ROW
 #undef TRIAL
 #undef TICK
 #undef TOTAL
+#undef WINDOW
 
 /* ---- the views ---- */
 
@@ -194,7 +206,29 @@ struct sample_counter_def {
 	double prom_scale;	/* kernel unit -> base unit (us -> s: 1e-6) */
 };
 
+/*
+ * A switchback figure per window: the rate of a counter between two ticks,
+ * of the workload's cgroup when --cgroup names one that has it, else of the
+ * host. All are "lower is better".
+ */
+struct sbm_kernel_def {
+	const struct vocab_row *row;
+	const char *name;	/* --metric NAME: "psi-full" */
+	const char *key;	/* stored per window: "psi_full_pct" (never renamed) */
+	const char *unit;	/* "%", "faults/s", "pages/s", "CPU s/s" */
+	const char *label;	/* words for a report */
+	enum sample_counter host;	/* the host's counter (its availability), or SC_COUNT */
+	enum sample_counter host_plus;	/* summed with it, or SC_COUNT */
+	enum sample_counter cgroup;	/* the cgroup's counter, or SC_COUNT */
+	bool cgroup_cpu;	/* the cgroup's CPU time (host_cgroup_cpu_ns()), ns */
+	double per;		/* counter units per second per figure unit (us/s -> %: 1e4) */
+	const char *head;	/* column head in the switchback report, or NULL */
+	int arms_col;		/* its column among the figures of the arms table, 0 none */
+	int windows_col;	/* and of the windows table */
+};
+
 extern const struct vocab_row vocab_rows[V_COUNT];
+extern const struct sbm_kernel_def sbm_kernel_defs[SBK_COUNT];
 extern const struct metric_def metric_defs[PM_COUNT];
 extern const struct sample_metric_def sample_metric_defs[SM_COUNT];
 extern const struct sample_counter_def sample_counter_defs[SC_COUNT];
