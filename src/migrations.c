@@ -161,6 +161,12 @@ static const char *const migrations[] = {
 	 * fingerprint_from_json()
 	 */
 	"ALTER TABLE runs ADD COLUMN kernel_fp TEXT;",
+	/*
+	 * 8: ticks as numbers: a sample_shapes row of kind 1 holds the strings
+	 * of the numbers rows that name it (a tick line whose numbers are null);
+	 * their vals are store-tick-numbers.c's rows. Kind NULL: a codec shape.
+	 */
+	"ALTER TABLE sample_shapes ADD COLUMN kind INTEGER;",
 };
 
 /* Every table the schema has: one missing is a damaged store, never an empty one. */

@@ -521,17 +521,12 @@ static int import_samples(struct store *st, int64_t rid, const cJSON *samples, s
 		return err_set(e, -ENOMEM, "out of memory");
 	cJSON_ArrayForEach(x, samples) {
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(x, "data");
-		char *text = NULL;
-		const char *json = "{}";
+		uint64_t seq = (uint64_t)num(x, "seq"), t_ns = (uint64_t)num(x, "t_ns");
 
-		if (cJSON_IsString(d))
-			json = d->valuestring;
-		else if (d && !cJSON_IsNull(d) && !(json = text = cJSON_PrintUnformatted(d)))
-			rc = err_set(e, -ENOMEM, "out of memory");
-		if (!rc)
-			rc = tick_writer_add(w, (uint64_t)num(x, "seq"), (uint64_t)num(x, "t_ns"), json,
-					     strlen(json), e);
-		cJSON_free(text);
+		/* a tick object is read as numbers; text stays text */
+		rc = cJSON_IsString(d) ?
+		     tick_writer_add_text(w, seq, t_ns, d->valuestring, strlen(d->valuestring), e) :
+		     tick_writer_add_doc(w, seq, t_ns, d, NULL, 0, e);
 		if (rc < 0)
 			break;
 	}

@@ -11,6 +11,7 @@
 
 #include "store-err.h"
 #include "swaptune/migrations.h"
+#include "swaptune/sampler.h"
 #include "swaptune/store.h"
 
 /* Run a statement without results (BEGIN, COMMIT, ...). */
@@ -130,10 +131,61 @@ long tick_token(const struct tick_shape *sh, const struct tick_val *v, size_t i,
 		size_t cap);
 
 /*
+ * A tick as the store's own numbers row (src/store-tick-numbers.c): its
+ * numbers only, each row after the previous numbers row of its recording
+ * (deltas, "as before"); its strings are the recording's strings row, a
+ * sample_shapes row of kind 1 holding a tick line whose numbers are null.
+ */
+struct tick_prev {
+	uint64_t seq;			/* 0: none yet (ticks count from 1) */
+	uint64_t wall_ms;
+	double val[SM_COUNT];
+	bool ok[SM_COUNT];
+	uint64_t counter[SC_COUNT];
+};
+/*
+ * Which vocabulary rows a numbers row's bits stand for, in order: the value
+ * keys (SM_*) and counter keys (SC_*) of its strings row as that row spells
+ * them, so the layout never follows the enum order of vocab-rows.h.
+ */
+struct tick_keys {
+	uint16_t m[SM_COUNT], n_m;
+	uint16_t c[SC_COUNT], n_c;
+};
+struct cJSON;
+/* the keys of a strings row (a parsed tick line): 0, or -EBADMSG for a key the vocabulary lacks */
+int tick_keys_from_line(const struct cJSON *d, struct tick_keys *k);
+#define TICK_ROW_MAX (2 + 4 * 10 + 3 * ((SM_COUNT + 7) / 8 + (SC_COUNT + 7) / 8) + \
+		      SM_COUNT * 17 + SC_COUNT * 10)
+/* t as a row after prev (updated) into out (TICK_ROW_MAX bytes): its length */
+size_t tick_numbers_encode(const struct sample_tick *t, const struct tick_keys *k,
+			   struct tick_prev *prev, uint8_t *out);
+/* A row after prev (updated) into t's numbers (its strings untouched): 0, -EBADMSG. */
+int tick_numbers_decode(const uint8_t *b, size_t len, const struct tick_keys *k,
+			struct tick_prev *prev, struct sample_tick *t);
+/* the number a leaf's printed text reads as (strtod of sample_tick_json's digits) */
+double tick_numbers_leaf(double v, bool integral);
+
+/*
  * The samples writer (src/store-samples.c), for `sample --record` and
  * import: rows of run_id, compact when the codec reproduces the tick.
  */
 struct tick_writer *tick_writer_new(struct store *st, int64_t run_id);
+/* A tick as numbers (a numbers row after the writer's previous one). */
+int tick_writer_add_numbers(struct tick_writer *w, uint64_t t_ns, const struct sample_tick *t,
+			    struct st_err *e);
+/*
+ * A parsed tick d (NULL or JSON null: none) of seq: a numbers row when it
+ * is a tick whose line keeps what it said - with text (its source, len
+ * bytes) when that line is text byte for byte, without text when it reads
+ * back as the same numbers and strings (import: d parsed from an export) -
+ * else as tick_writer_add() of text, or of d printed by cJSON.
+ */
+int tick_writer_add_doc(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const struct cJSON *d,
+			const char *text, size_t len, struct st_err *e);
+/* A tick's text: tick_writer_add_doc() of it parsed, with the text. */
+int tick_writer_add_text(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const char *json,
+			 size_t len, struct st_err *e);
 int tick_writer_add(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const char *json,
 		    size_t len, struct st_err *e);
 /* The same writer (its statements kept) for another run. */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "store-int.h"
 #include "swaptune/sampler.h"
@@ -52,6 +53,11 @@ struct tick_writer {
 	size_t tv_cap;
 	char *line;			/* store_samples_add(): the tick's JSON */
 	size_t line_cap;
+	struct tick_prev prev;		/* the previous numbers row */
+	int64_t str_id;			/* its strings row, 0: none yet */
+	char *str_text;			/* that row's line */
+	struct tick_keys keys;		/* the keys it spells, the row's bits */
+	sqlite3_stmt *ins_str;
 };
 
 struct tick_writer *tick_writer_new(struct store *st, int64_t run_id)
@@ -71,6 +77,8 @@ void tick_writer_reset(struct tick_writer *w, int64_t run_id)
 		tick_shape_free(&w->shapes[i], true);
 	w->n_shapes = w->evict = 0;
 	w->run_id = run_id;
+	memset(&w->prev, 0, sizeof(w->prev));
+	w->str_id = 0;
 }
 
 void tick_writer_free(struct tick_writer *w)
@@ -86,6 +94,8 @@ void tick_writer_free(struct tick_writer *w)
 	free(w->check);
 	free(w->tv);
 	free(w->line);
+	free(w->str_text);
+	sqlite3_finalize(w->ins_str);
 	free(w);
 }
 
@@ -185,6 +195,185 @@ int tick_writer_add(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const ch
 	return r;
 }
 
+/* t's line into w->line: its length, or -ENOSPC past 1 MiB, -ENOMEM */
+static int writer_line(struct tick_writer *w, const struct sample_tick *t)
+{
+	int n;
+
+	while ((n = w->line ? sample_tick_json(t, w->line, w->line_cap) : -ENOSPC) == -ENOSPC) {
+		if (w->line_cap >= (1u << 20))
+			return -ENOSPC;
+		if (grow((void **)&w->line, &w->line_cap, w->line_cap ? w->line_cap * 2 : 16384, 1) < 0)
+			return -ENOMEM;
+	}
+	return n;
+}
+
+/* The strings row t's row names (stored when they changed): 0, or an error. */
+static int writer_strings(struct tick_writer *w, const struct sample_tick *t, struct st_err *e)
+{
+	struct sample_tick s = {
+		.members = t->members, .cgroup = t->cgroup, .cgroup_v2 = t->cgroup_v2,
+		.cgroup_path = t->cgroup_path, .cpu_source = t->cpu_source,
+		.cpu_target = t->cpu_target, .cpu_note = t->cpu_note,
+	};
+	int n, r;
+
+	memcpy(s.unavailable, t->unavailable, sizeof(s.unavailable));
+	if ((n = writer_line(w, &s)) < 0)
+		return err_set(e, n, "recording %lld: tick %llu too large to store",
+			       (long long)w->run_id, (unsigned long long)t->seq);
+	if (w->str_id && !strcmp(w->str_text, w->line))
+		return 0;
+	{
+		cJSON *d = cJSON_ParseWithLength(w->line, (size_t)n);
+
+		r = d ? tick_keys_from_line(d, &w->keys) : -ENOMEM;
+		cJSON_Delete(d);
+		if (r < 0)	/* the line sample_tick_json() printed: only memory fails */
+			return err_set(e, -ENOMEM, "out of memory");
+	}
+	if (!w->ins_str &&
+	    store_prepare(w->st, "INSERT INTO sample_shapes (run_id, tick, kind) VALUES (?1, ?2, 1)",
+			  &w->ins_str, e) < 0)
+		return e ? e->code : -EIO;
+	free(w->str_text);
+	if (!(w->str_text = strdup(w->line)))
+		return err_set(e, -ENOMEM, "out of memory");
+	sqlite3_reset(w->ins_str);
+	sqlite3_bind_int64(w->ins_str, 1, w->run_id);
+	sqlite3_bind_text(w->ins_str, 2, w->str_text, n, SQLITE_STATIC);
+	r = store_step_done(w->st, w->ins_str, e);
+	sqlite3_clear_bindings(w->ins_str);
+	if (r < 0) {
+		w->str_id = 0;
+		return r;
+	}
+	w->str_id = sqlite3_last_insert_rowid(w->st->db);
+	return 0;
+}
+
+int tick_writer_add_numbers(struct tick_writer *w, uint64_t t_ns, const struct sample_tick *t,
+			    struct st_err *e)
+{
+	struct tick_prev before = w->prev;
+	size_t n;
+	int r;
+
+	if (!w->ins_tick &&
+	    store_prepare(w->st, "INSERT INTO samples (run_id, seq, t_ns, data, shape_id, vals)"
+			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &w->ins_tick, e) < 0)
+		return e ? e->code : -EIO;
+	if (t->seq <= w->prev.seq)
+		return err_set(e, -EINVAL, "recording %lld: tick %llu after tick %llu",
+			       (long long)w->run_id, (unsigned long long)t->seq,
+			       (unsigned long long)w->prev.seq);
+	if ((r = writer_strings(w, t, e)) < 0)
+		return r;
+	if (grow((void **)&w->vals, &w->vals_cap, TICK_ROW_MAX, 1) < 0)
+		return err_set(e, -ENOMEM, "out of memory");
+	n = tick_numbers_encode(t, &w->keys, &w->prev, w->vals);
+	sqlite3_reset(w->ins_tick);
+	sqlite3_bind_int64(w->ins_tick, 1, w->run_id);
+	sqlite3_bind_int64(w->ins_tick, 2, (sqlite3_int64)t->seq);
+	sqlite3_bind_int64(w->ins_tick, 3, (sqlite3_int64)t_ns);
+	sqlite3_bind_text(w->ins_tick, 4, "", 0, SQLITE_STATIC);
+	sqlite3_bind_int64(w->ins_tick, 5, w->str_id);
+	sqlite3_bind_blob(w->ins_tick, 6, w->vals, (int)n, SQLITE_STATIC);
+	r = store_step_done(w->st, w->ins_tick, e);
+	sqlite3_clear_bindings(w->ins_tick);
+	if (r < 0)
+		w->prev = before;	/* the row is not there: the next one follows the last that is */
+	return r;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* whether a and b say the same: every number and string */
+static bool ticks_same(const struct sample_tick *a, const struct sample_tick *b)
+{
+	if (!same_str(a->members && a->members[0] ? a->members : NULL,
+		      b->members && b->members[0] ? b->members : NULL) ||
+	    a->seq != b->seq || a->wall_ns != b->wall_ns || a->elapsed_ns != b->elapsed_ns ||
+	    a->interval_ns != b->interval_ns || a->page_size != b->page_size ||
+	    a->cgroup != b->cgroup || a->cgroup_v2 != b->cgroup_v2 ||
+	    !same_str(a->cgroup_path, b->cgroup_path) || !same_str(a->cpu_source, b->cpu_source) ||
+	    !same_str(a->cpu_target, b->cpu_target) || !same_str(a->cpu_note, b->cpu_note) ||
+	    memcmp(a->ok, b->ok, sizeof(a->ok)) || memcmp(a->has, b->has, sizeof(a->has)))
+		return false;
+	for (int m = 0; m < SM_COUNT; m++)
+		if (a->ok[m] && memcmp(&a->val[m], &b->val[m], sizeof(double)))
+			return false;
+	for (int c = 0; c < SC_COUNT; c++)
+		if (a->has[c] && a->counter[c] != b->counter[c])
+			return false;
+	for (int g = 0; g < SG_COUNT; g++)
+		if (!same_str(a->unavailable[g], b->unavailable[g]))
+			return false;
+	return true;
+}
+
+/*
+ * Whether parsed tick t keeps, as a numbers row, what its source said:
+ * text (not NULL): the line it prints is text, byte for byte; else the line
+ * it prints reads back as the same numbers and strings (a tick cJSON parsed
+ * from an export, whose spelling of a number - 0.0101 for 0.010100 - is
+ * not the recorder's).
+ */
+static bool writer_keeps(struct tick_writer *w, const struct sample_tick *t, const char *text,
+			 size_t len)
+{
+	struct sample_tick back;
+	char members[1024];
+	cJSON *d;
+	bool same;
+	int n = writer_line(w, t);
+
+	if (n < 0)
+		return false;
+	if (text)
+		return n == (int)len && !memcmp(w->line, text, len);
+	d = cJSON_ParseWithLength(w->line, (size_t)n);
+	same = d && sample_tick_parse(d, &back, members, sizeof(members)) == 0 && ticks_same(t, &back);
+	cJSON_Delete(d);
+	return same;
+}
+
+int tick_writer_add_doc(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const cJSON *d,
+			const char *text, size_t len, struct st_err *e)
+{
+	struct sample_tick t;
+	char members[1024], *printed = NULL;
+	int r;
+
+	/* numbers rows follow each other in seq order: one out of order is kept as text */
+	if (d && sample_tick_parse(d, &t, members, sizeof(members)) == 0 && t.seq == seq &&
+	    seq > w->prev.seq && writer_keeps(w, &t, text, len))
+		return tick_writer_add_numbers(w, t_ns, &t, e);
+	if (!text) {
+		if (d && !cJSON_IsNull(d) && !(printed = cJSON_PrintUnformatted(d)))
+			return err_set(e, -ENOMEM, "out of memory");
+		text = printed ? printed : "{}";
+		len = strlen(text);
+	}
+	r = tick_writer_add(w, seq, t_ns, text, len, e);
+	cJSON_free(printed);
+	return r;
+}
+
+int tick_writer_add_text(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const char *json,
+			 size_t len, struct st_err *e)
+{
+	cJSON *d = cJSON_ParseWithLength(json, len);
+	int r = tick_writer_add_doc(w, seq, t_ns, d, json, len, e);
+
+	cJSON_Delete(d);
+	return r;
+}
+
 int store_samples_begin(struct sample_recording *r, struct store *st,
 			const char *params_json, struct st_err *e)
 {
@@ -206,19 +395,11 @@ int store_samples_begin(struct sample_recording *r, struct store *st,
 int store_samples_add(struct sample_recording *r, uint64_t t_ns, const struct sample_tick *t,
 		      struct st_err *e)
 {
-	struct tick_writer *w = r->writer;
-	int n, ret;
+	int ret;
 
-	if (!w)
+	if (!r->writer)
 		return err_set(e, -EINVAL, "store_samples_add: recording not begun");
-	while ((n = w->line ? sample_tick_json(t, w->line, w->line_cap) : -ENOSPC) == -ENOSPC) {
-		if (w->line_cap >= (1u << 20))
-			return err_set(e, -ENOSPC, "recording %lld: tick %llu too large to store",
-				       (long long)r->run_id, (unsigned long long)t->seq);
-		if (grow((void **)&w->line, &w->line_cap, w->line_cap ? w->line_cap * 2 : 16384, 1) < 0)
-			return err_set(e, -ENOMEM, "out of memory");
-	}
-	ret = tick_writer_add(w, t->seq, t_ns, w->line, (size_t)n, e);
+	ret = tick_writer_add_numbers(r->writer, t_ns, t, e);
 	if (ret == 0)
 		r->rows++;
 	return ret;
@@ -231,7 +412,7 @@ int store_samples_add_json(struct sample_recording *r, uint64_t seq, uint64_t t_
 
 	if (!r->writer)
 		return err_set(e, -EINVAL, "store_samples_add: recording not begun");
-	ret = tick_writer_add(r->writer, seq, t_ns, json, strlen(json), e);
+	ret = tick_writer_add_text(r->writer, seq, t_ns, json, strlen(json), e);
 	if (ret == 0)
 		r->rows++;
 	return ret;
@@ -263,10 +444,25 @@ struct tick_reader {
 	size_t v_cap;
 	char *text;			/* store_tick_json() of a compact row */
 	size_t text_cap;
+	struct num_shape *nums;		/* strings rows (kind 1), by id */
+	size_t n_nums;
+	struct tick_prev prev;		/* the previous numbers row */
+	struct sample_tick tick;	/* a numbers row's tick */
+};
+
+/* a strings row: the strings of the numbers rows that name it */
+struct num_shape {
+	int64_t id;
+	unsigned serial;
+	cJSON *doc;			/* the strings are its */
+	struct sample_tick strs;
+	struct tick_keys keys;		/* what its rows' bits stand for */
+	char members[1024];
 };
 
 struct store_tick_priv {
 	struct tick_reader *rd;
+	const struct num_shape *ns;	/* a numbers row's strings (then rd->tick), else NULL */
 	const struct tick_shape *sh;
 	const char *json;		/* a JSON row's text, else NULL */
 	size_t json_len;
@@ -306,6 +502,49 @@ static void reader_free(struct tick_reader *rd)
 	tick_shape_free(&rd->doc, false);
 	free(rd->v);
 	free(rd->text);
+	for (size_t i = 0; i < rd->n_nums; i++)
+		cJSON_Delete(rd->nums[i].doc);
+	free(rd->nums);
+}
+
+/* a strings row (kind 1) into rd->nums: 0, -EBADMSG, -ENOMEM */
+static int reader_num_shape(struct tick_reader *rd, int64_t id, const char *t, size_t len,
+			    size_t *cap)
+{
+	struct num_shape *ns;
+
+	if (grow((void **)&rd->nums, cap, rd->n_nums + 1, sizeof(*rd->nums)) < 0)
+		return -ENOMEM;
+	ns = &rd->nums[rd->n_nums];
+	memset(ns, 0, sizeof(*ns));
+	if (!t || !store_json_line_clean(t, len) || !(ns->doc = cJSON_ParseWithLength(t, len)))
+		return -EBADMSG;
+	if (sample_tick_parse(ns->doc, &ns->strs, ns->members, sizeof(ns->members)) < 0 ||
+	    tick_keys_from_line(ns->doc, &ns->keys) < 0) {
+		cJSON_Delete(ns->doc);
+		return -EBADMSG;
+	}
+	ns->id = id;
+	ns->serial = ++rd->serial;
+	rd->n_nums++;
+	return 0;
+}
+
+static const struct num_shape *num_by_id(const struct tick_reader *rd, int64_t id)
+{
+	size_t lo = 0, hi = rd->n_nums;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (rd->nums[mid].id == id)
+			return &rd->nums[mid];
+		if (rd->nums[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 bool store_json_line_clean(const char *t, size_t len)
@@ -324,9 +563,9 @@ static int reader_load_shapes(struct tick_reader *rd, struct st_err *e)
 {
 	struct store *st = rd->st;
 	sqlite3_stmt *s;
-	size_t cap = 0;
-	int r = store_prepare(st, "SELECT id, tick FROM sample_shapes WHERE run_id = ?1 ORDER BY id",
-			      &s, e);
+	size_t cap = 0, num_cap = 0;
+	int r = store_prepare(st, "SELECT id, tick, kind FROM sample_shapes WHERE run_id = ?1"
+			      " ORDER BY id", &s, e);
 
 	if (r < 0)
 		return r;
@@ -334,6 +573,21 @@ static int reader_load_shapes(struct tick_reader *rd, struct st_err *e)
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *t = (const char *)sqlite3_column_text(s, 1);
 		struct tick_shape *sh;
+
+		if (sqlite3_column_type(s, 2) != SQLITE_NULL) {	/* strings of numbers rows */
+			long long id = sqlite3_column_int64(s, 0);
+
+			r = sqlite3_column_int64(s, 2) == 1 ?
+			    reader_num_shape(rd, id, t, (size_t)sqlite3_column_bytes(s, 1), &num_cap) :
+			    -EBADMSG;
+			if (r < 0) {
+				sqlite3_finalize(s);
+				return r == -ENOMEM ? err_set(e, r, "out of memory") :
+				       err_set(e, r, "database %s: recording %lld: shape %lld is not a tick",
+					       st->path, (long long)rd->run_id, id);
+			}
+			continue;
+		}
 
 		if (grow((void **)&rd->shapes, &cap, rd->n_shapes + 1, sizeof(*rd->shapes)) < 0) {
 			sqlite3_finalize(s);
@@ -430,6 +684,16 @@ static int reader_row(struct tick_reader *rd, sqlite3_stmt *s, store_sample_fn f
 			return err_set(e, r, "out of memory");
 		if (r < 0)	/* its text as it is, shape 0 */
 			priv.sh = &rd->none;
+	} else if ((priv.ns = num_by_id(rd, sqlite3_column_int64(s, 3))) != NULL) {
+		const struct num_shape *ns = priv.ns;
+
+		priv.sh = &rd->none;
+		rd->tick = ns->strs;
+		rd->tick.seq = t.seq;
+		if (tick_numbers_decode(sqlite3_column_blob(s, 4), (size_t)sqlite3_column_bytes(s, 4),
+					&ns->keys, &rd->prev, &rd->tick) < 0 || rd->tick.cgroup != ns->strs.cgroup)
+			priv.damaged = true;
+		rd->tick.seq = t.seq;
 	} else {
 		const void *b = sqlite3_column_blob(s, 4);
 
@@ -445,7 +709,7 @@ static int reader_row(struct tick_reader *rd, sqlite3_stmt *s, store_sample_fn f
 			priv.damaged = true;
 	}
 	priv.decoded = priv.json ? priv.sh->n : 0;
-	t.shape = priv.sh->serial;
+	t.shape = priv.ns ? priv.ns->serial : priv.sh->serial;
 	r = priv.damaged ? 0 : fn(&t, arg);
 	if (priv.damaged)	/* found as far as fn read it */
 		return err_set(e, -EBADMSG, "recording %lld: tick %llu is damaged",
@@ -516,11 +780,144 @@ int store_samples_read(struct store *st, int64_t run_id, store_sample_fn fn, voi
 
 /* ---- a tick's accessors ---- */
 
+/* a numbers row's slots: its leaves, numbered the same for every tick of its strings */
+enum {
+	NS_SCHEMA, NS_SEQ, NS_TIME, NS_ELAPSED, NS_INTERVAL, NS_PAGE, NS_CG_PATH, NS_CG_VERSION,
+	NS_CPU_SOURCE, NS_CPU_TARGET, NS_CPU_NOTE,
+	NS_METRIC, NS_COUNTER = NS_METRIC + SM_COUNT, NS_WHY = NS_COUNTER + SC_COUNT,
+};
+
+static int num_slot(const struct sample_tick *s, const char *group, const char *key)
+{
+	static const char *const top[] = { "schema", "seq", "time", "elapsed_s", "interval_s",
+					   "page_size" };
+	int g;
+
+	if (!group) {
+		for (int i = 0; i < (int)(sizeof(top) / sizeof(top[0])); i++)
+			if (!strcmp(key, top[i]))
+				return NS_SCHEMA + i;
+		return -1;
+	}
+	if (!strcmp(group, "counters")) {
+		for (int c = 0; c < SC_COUNT; c++)
+			if (!strcmp(sample_counter_defs[c].key, key) &&
+			    (s->cgroup || sample_counter_defs[c].group != SG_CGROUP))
+				return NS_COUNTER + c;
+		return -1;
+	}
+	if (!strcmp(group, "unavailable")) {
+		for (g = 0; g < SG_COUNT; g++)
+			if (g != SG_CPU && s->unavailable[g] && (g != SG_CGROUP || s->cgroup) &&
+			    !strcmp(vocab_group_name((enum sample_group)g), key))
+				return NS_WHY + g;
+		return -1;
+	}
+	for (g = 0; g < SG_COUNT; g++)
+		if (!strcmp(vocab_group_name((enum sample_group)g), group))
+			break;
+	if (g == SG_COUNT || (g == SG_CGROUP && !s->cgroup))
+		return -1;
+	if (g == SG_CGROUP && !strcmp(key, "path"))
+		return NS_CG_PATH;
+	if (g == SG_CGROUP && !strcmp(key, "version"))
+		return NS_CG_VERSION;
+	if (g == SG_CPU && !strcmp(key, "source"))
+		return NS_CPU_SOURCE;
+	if (g == SG_CPU && !strcmp(key, "target"))
+		return NS_CPU_TARGET;
+	if (g == SG_CPU && !strcmp(key, "note"))
+		return NS_CPU_NOTE;
+	for (int m = 0; m < SM_COUNT; m++)
+		if ((int)sample_metric_defs[m].group == g && !strcmp(sample_metric_defs[m].key, key))
+			return NS_METRIC + m;
+	return -1;
+}
+
+static bool num_number(const struct sample_tick *t, int slot, double *v)
+{
+	if (slot >= NS_METRIC && slot < NS_COUNTER) {
+		int m = slot - NS_METRIC;
+
+		if (t->ok[m])
+			*v = tick_numbers_leaf(t->val[m], sample_metric_defs[m].integral);
+		return t->ok[m];
+	}
+	if (slot >= NS_COUNTER && slot < NS_WHY) {
+		if (t->has[slot - NS_COUNTER])
+			*v = (double)t->counter[slot - NS_COUNTER];
+		return t->has[slot - NS_COUNTER];
+	}
+	switch (slot) {
+	case NS_SEQ:
+		*v = (double)t->seq;
+		return true;
+	case NS_ELAPSED:
+		*v = (double)(t->elapsed_ns / 1000) / 1e6;
+		return true;
+	case NS_INTERVAL:
+		*v = (double)(t->interval_ns / 1000) / 1e6;
+		return true;
+	case NS_PAGE:
+		*v = (double)t->page_size;
+		return true;
+	}
+	return false;
+}
+
+static int num_string(const struct sample_tick *t, int slot, char *buf, size_t len)
+{
+	const char *s = NULL;
+	char tm_text[40];
+
+	switch (slot) {
+	case NS_SCHEMA:
+		s = SAMPLE_SCHEMA;
+		break;
+	case NS_TIME: {
+		time_t secs = (time_t)(t->wall_ns / 1000000000ULL);
+		struct tm tm;
+		size_t n;
+
+		gmtime_r(&secs, &tm);
+		n = strftime(tm_text, sizeof(tm_text), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(tm_text + n, sizeof(tm_text) - n, ".%03uZ",
+			 (unsigned)(t->wall_ns / 1000000ULL % 1000));
+		s = tm_text;
+		break;
+	}
+	case NS_CG_PATH:
+		s = t->cgroup_path;
+		break;
+	case NS_CG_VERSION:
+		s = t->cgroup_v2 ? "v2" : "v1";
+		break;
+	case NS_CPU_SOURCE:
+		s = t->cpu_source;
+		break;
+	case NS_CPU_TARGET:
+		s = t->cpu_target;
+		break;
+	case NS_CPU_NOTE:
+		s = t->cpu_note;
+		break;
+	default:
+		if (slot >= NS_WHY && slot < NS_WHY + SG_COUNT)
+			s = t->unavailable[slot - NS_WHY];
+	}
+	if (!s)
+		return -ENOENT;
+	snprintf(buf, len, "%s", s);
+	return 0;
+}
+
 int store_tick_slot(const struct store_tick *t, const char *group, const char *key)
 {
 	const struct tick_shape *sh = t->priv->sh;
 	size_t gl = group ? strlen(group) : 0, kl = strlen(key);
 
+	if (t->priv->ns)
+		return num_slot(&t->priv->ns->strs, group, key);
 	for (size_t i = 0; i < sh->n; i++) {
 		const struct tick_slot *x = &sh->slots[i];
 
@@ -538,6 +935,8 @@ bool store_tick_number(const struct store_tick *t, int slot, double *v)
 {
 	const struct tick_shape *sh = t->priv->sh;
 
+	if (t->priv->ns)
+		return num_number(&t->priv->rd->tick, slot, v);
 	if (slot < 0 || (size_t)slot >= sh->n || !decoded(t->priv, (size_t)slot))
 		return false;
 	return tick_number(sh, t->priv->rd->v, (size_t)slot, v);
@@ -552,6 +951,8 @@ int store_tick_string(const struct store_tick *t, int slot, char *buf, size_t le
 
 	if (len)
 		buf[0] = '\0';
+	if (t->priv->ns)
+		return num_string(&t->priv->rd->tick, slot, buf, len);
 	if (slot < 0 || (size_t)slot >= sh->n || !decoded(t->priv, (size_t)slot) ||
 	    tick_token(sh, t->priv->rd->v, (size_t)slot, tok, sizeof(tok)) < 0 || tok[0] != '"')
 		return -ENOENT;
@@ -572,6 +973,18 @@ const char *store_tick_json(const struct store_tick *t, size_t *len)
 	if (p->json) {
 		*len = p->json_len;
 		return p->json;
+	}
+	while (p->ns && !p->formatted) {
+		int n = rd->text ? sample_tick_json(&rd->tick, rd->text, rd->text_cap) : -ENOSPC;
+
+		if (n >= 0) {
+			p->formatted = true;
+			p->text_len = n;
+		} else if (rd->text_cap >= (1u << 20) ||
+			   grow((void **)&rd->text, &rd->text_cap,
+				rd->text_cap ? rd->text_cap * 2 : 16384, 1) < 0) {
+			return NULL;
+		}
 	}
 	if (p->sh->n && !decoded(p, p->sh->n - 1))
 		return NULL;

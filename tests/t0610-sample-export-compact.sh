@@ -1,6 +1,6 @@
 #!/bin/sh
 # A recording's compact ticks (schema 4) leave the store as the JSON they
-# were recorded as: `export` carries each tick as the line `sample --replay
+# were recorded as (numbers rows since schema 8): `export` carries each tick as the line `sample --replay
 # --json` prints, and `import` into another store writes them compactly
 # again (shape_id and vals, data ''), so the imported copy exports the same
 # ticks. A recording of an older store's JSON rows exports the same way.
@@ -38,9 +38,11 @@ PY
 	fail "imported ticks are not compact"
 [ "$(sqlite3 "$b" "SELECT count(*) FROM sample_shapes")" = 1 ] || fail "import stored more than one shape"
 
-# a store of schema 3: the same recording as JSON rows exports the same ticks
-sqlite3 "$a" "UPDATE samples SET data = '$(sed -n 1p "$scratch/replay.json" | sed "s/'/''/g")', shape_id = NULL,
-	vals = NULL WHERE seq = 1" || fail "making a JSON row"
+# a JSON row (a store of schema 3's kind) exports the same tick; it is the
+# last row: a numbers row follows the numbers row before it (schema 8)
+cp "$a" "$scratch/mid.db"
+sqlite3 "$a" "UPDATE samples SET data = '$(sed -n 4p "$scratch/replay.json" | sed "s/'/''/g")', shape_id = NULL,
+	vals = NULL WHERE seq = 4" || fail "making a JSON row"
 st --db "$a" export -o "$scratch/a2.json" || fail "export with a JSON row: exit $?"
 python3 - "$scratch/a.json" "$scratch/a2.json" <<'PY' || fail "a JSON row exports differently"
 import json, sys
@@ -48,4 +50,10 @@ x, y = (json.load(open(p))["runs"][0]["samples"] for p in sys.argv[1:])
 assert x == y
 PY
 st --db "$a" sample --replay 1 --json | cmp -s - "$scratch/replay.json" || fail "replay with a JSON row differs"
+# a numbers row whose predecessor was replaced is refused, never read against the wrong one
+sqlite3 "$scratch/mid.db" "UPDATE samples SET data = '$(sed -n 2p "$scratch/replay.json" | sed "s/'/''/g")',
+	shape_id = NULL, vals = NULL WHERE seq = 2" || fail "making a JSON row"
+st --db "$scratch/mid.db" sample --replay 1 --json >"$scratch/mid.out" 2>"$scratch/mid.err" &&
+	fail "a broken chain was read: $(cat "$scratch/mid.out")"
+grep -q "tick 3 is damaged" "$scratch/mid.err" || fail "broken chain: $(cat "$scratch/mid.err")"
 done_testing

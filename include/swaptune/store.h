@@ -496,9 +496,14 @@ void store_probe_earlier_free(struct store_probe_earlier *rows, size_t n);
  * sampling) and the tick (swaptune.sample/1, sampler_format_json), stored
  * compactly since schema 4: the recording's sample_shapes rows hold the
  * first tick of each JSON structure, and a tick's row only its leaves
- * (shape_id, vals; data ''). Rows of older stores, and any tick the codec
- * cannot reproduce byte for byte, keep the JSON text in data. Readers see
- * one kind of tick either way (struct store_tick).
+ * (shape_id, vals; data ''). Since schema 8 a tick is stored as numbers
+ * (store-tick-numbers.c: deltas against the recording's previous numbers
+ * row, its bits in the order of the keys its strings row - a sample_shapes
+ * row of kind 1 - spells, never the vocabulary's enum order); import stores
+ * a tick as numbers when its line reads back as the same numbers. Rows of
+ * older stores, and any tick that would not come back as it was, keep the
+ * codec's row or the JSON text in data. Readers see one kind of tick either
+ * way (struct store_tick).
  */
 struct tick_writer;
 

@@ -615,6 +615,93 @@ static void test_samples(void **state)
 
 static int alive_pid = 0;
 
+/* what test_tick_keys reads of its tick */
+struct keyed {
+	int n;
+	bool ok[2], has[2];
+	double v[2], c[2];
+	const char *mkey[2], *ckey[2];
+};
+
+static int keyed_row(const struct store_tick *row, void *arg)
+{
+	struct keyed *k = arg;
+
+	for (int i = 0; i < 2; i++) {
+		k->ok[i] = store_tick_number(row, store_tick_slot(row, "vmstat", k->mkey[i]), &k->v[i]);
+		k->has[i] = store_tick_number(row, store_tick_slot(row, "counters", k->ckey[i]), &k->c[i]);
+	}
+	k->n++;
+	return 0;
+}
+
+/*
+ * A numbers row's bits stand for the keys its strings row spells, in that
+ * row's order, not for the vocabulary's enum order (vocab-rows.h gains and
+ * moves rows): a store whose strings row lists two vmstat values and two
+ * counters in the reverse of the enum's order, and nothing else, reads
+ * each number under its own key. The row is spelled out byte by byte, so
+ * it is the stored layout under test, whatever the writer does.
+ */
+static void test_tick_keys(void **state)
+{
+	struct sample_recording rec;
+	struct keyed k = { 0 };
+	struct st_err e = {0};
+	struct store st;
+	char db[PATH_MAX], line[1024], sql[1400];
+	/* version, flags, seq gap 1, wall_ms +0, elapsed, interval, page_size 4096 */
+	static const uint8_t row[] = {
+		1, 0, 1, 0, 0, 0, 0x80, 0x20,
+		0x03, 0x03, 0x00,	/* both values present, both counters, none as before */
+		7 << 3, 9 << 3,		/* whole 7 (the first key), whole 9 (the second) */
+		0xc8, 0x01, 0xd8, 0x04,	/* counters +100 (first key), +300 (second) */
+	};
+	int m[2] = { -1, -1 }, c[2] = { 0, 1 };
+	sqlite3_stmt *s;
+
+	(void)state;
+	for (int i = 0, n = 0; i < SM_COUNT && n < 2; i++)
+		if (sample_metric_defs[i].group == SG_VMSTAT)
+			m[n++] = i;
+	assert_true(m[1] > m[0] && m[0] >= 0);
+	/* the strings row lists the later row first */
+	k.mkey[0] = sample_metric_defs[m[1]].key;
+	k.mkey[1] = sample_metric_defs[m[0]].key;
+	k.ckey[0] = sample_counter_defs[c[1]].key;
+	k.ckey[1] = sample_counter_defs[c[0]].key;
+	snprintf(line, sizeof(line),
+		 "{\"schema\":\"" SAMPLE_SCHEMA "\",\"seq\":0,\"time\":\"2026-01-01T00:00:00.000Z\","
+		 "\"elapsed_s\":0.000000,\"interval_s\":0.000000,\"page_size\":0,"
+		 "\"vmstat\":{\"%s\":null,\"%s\":null},\"zswap\":{},\"psi\":{},\"meminfo\":{},"
+		 "\"cpu\":{\"source\":\"none\",\"target\":\"none\",\"note\":null},\"derived\":{},"
+		 "\"counters\":{\"%s\":null,\"%s\":null},\"unavailable\":{}}",
+		 k.mkey[0], k.mkey[1], k.ckey[0], k.ckey[1]);
+	path_in(db, "k.db");
+	assert_int_equal(store_open(&st, db, &e), 0);
+	assert_int_equal(store_samples_begin(&rec, &st, NULL, &e), 0);
+	snprintf(sql, sizeof(sql), "INSERT INTO sample_shapes (id, run_id, tick, kind)"
+		 " VALUES (1, %lld, ?1, 1)", (long long)rec.run_id);
+	assert_int_equal(store_prepare(&st, sql, &s, &e), 0);
+	sqlite3_bind_text(s, 1, line, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(s), SQLITE_DONE);
+	sqlite3_finalize(s);
+	snprintf(sql, sizeof(sql), "INSERT INTO samples (run_id, seq, t_ns, data, shape_id, vals)"
+		 " VALUES (%lld, 1, 0, '', 1, ?1)", (long long)rec.run_id);
+	assert_int_equal(store_prepare(&st, sql, &s, &e), 0);
+	sqlite3_bind_blob(s, 1, row, sizeof(row), SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(s), SQLITE_DONE);
+	sqlite3_finalize(s);
+	assert_int_equal(store_samples_end(&rec, "ok", NULL, &e), 0);
+
+	assert_int_equal(store_samples_read(&st, rec.run_id, keyed_row, &k, &e), 1);
+	assert_int_equal(k.n, 1);
+	assert_true(k.ok[0] && k.ok[1] && k.has[0] && k.has[1]);
+	assert_true(k.v[0] == 7 && k.v[1] == 9);
+	assert_true(k.c[0] == 100 && k.c[1] == 300);
+	store_close(&st);
+}
+
 static bool fake_alive(int pid)
 {
 	return pid == alive_pid;
@@ -673,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_change_run_queries),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_samples),
+		cmocka_unit_test(test_tick_keys),
 		cmocka_unit_test(test_runs_end_orphans),
 	};
 
