@@ -50,7 +50,7 @@ bool tui_filter_match(const struct tui_filter *f, const char *s)
 }
 
 void tui_filter_draw(const struct tui_ctx *c, const struct tui_filter *f, WINDOW *w, int row,
-		     int cols, int shown, int total, const char *sort)
+		     int cols, int shown, int total, const char *sort, bool reverse)
 {
 	if (f->editing) {
 		wattron(w, tui_style(c, TS_WARN) | A_BOLD);
@@ -60,9 +60,10 @@ void tui_filter_draw(const struct tui_ctx *c, const struct tui_filter *f, WINDOW
 	}
 	wattron(w, tui_style(c, TS_DIM));
 	if (f->text[0])
-		tui_print_clipped(w, row, 2, cols, "%d of %d match \"%s\", by %s (/ search, s sort)",
-				  shown, total, f->text, sort);
+		tui_print_clipped(w, row, 2, cols, "%d of %d match \"%s\", by %s%s (/ search, s sort, S reverse)",
+				  shown, total, f->text, sort, reverse ? ", reversed" : "");
 	else
-		tui_print_clipped(w, row, 2, cols, "%d shown, by %s (/ search, s sort, S reverse)", total, sort);
+		tui_print_clipped(w, row, 2, cols, "%d shown, by %s%s (/ search, s sort, S reverse)", total, sort,
+				  reverse ? ", reversed" : "");
 	wattroff(w, tui_style(c, TS_DIM));
 }

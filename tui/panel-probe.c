@@ -399,7 +399,7 @@ static void probe_finish(struct probe_state *s)
 	if (s->res.restore_error[0])
 		tui_text_add(&s->text, TS_BAD, "restoring the host: %s", s->res.restore_error);
 	if (s->res.run_id > 0 && s->res.ntrials > 0) {
-		if (tui_verdict_text(c, s->res.run_id, &s->text, &e) < 0)
+		if (tui_verdict_text(c, s->res.run_id, &s->text, NULL, 0, &e) < 0)
 			tui_text_add(&s->text, TS_WARN, "no verdict: %s", e.msg);
 	}
 	s->view = PV_RESULT;

@@ -1,8 +1,10 @@
 /*
- * panel-runs.c - the Runs panel: what was measured. Probe and switchback
- * runs with the verdict they stored when they ended (in `recommend`'s
- * words; a switchback's windows done while it runs) and sample
- * recordings with their length, newest first; "/" searches, "s" sorts. Below the list, the
+ * panel-runs.c - the Runs panel: what was measured. Probe runs with their
+ * verdict as the pane below judges it (recommend's judgement: one source,
+ * so the row and the pane agree), switchback runs with the verdict they
+ * stored (their windows done while they run) and sample recordings with
+ * their length, newest first; "/" searches, "s" changes the sort key and
+ * "S" its direction (both shown). Below the list, the
  * chosen run: a probe's verdict (the trials done of one still running), a
  * recording's means; Enter on a recording browses its ticks as
  * `sample --replay` prints them; o writes a probe run's report (as
@@ -54,6 +56,13 @@ struct runs_state {
 	struct tui_text replay;
 	bool ask_path;			/* o: typing the path of the chosen probe's report */
 	char path[512];
+	/*
+	 * A finished probe's verdict as the pane below judges it (recommend's
+	 * judgement, pooled with its replications): judged once, again when
+	 * the number of probe runs changes (a new run may pool with it).
+	 */
+	struct { int64_t id; char label[64]; } judged[MAX_RUNS];
+	int n_judged, judged_probes;
 };
 
 static void *runs_open(struct tui_ctx *c)
@@ -82,6 +91,27 @@ static void run_result(const struct store_run *x, char *out, size_t len)
 			 arm->valuestring : "");
 	}
 	cJSON_Delete(sum);
+}
+
+/* A probe's row says what its verdict pane says: the same judgement, kept in r->judged. */
+static void probe_result(struct tui_ctx *c, struct runs_state *r, struct run_item *x)
+{
+	struct st_err e = { 0 };
+	int i;
+
+	for (i = 0; i < r->n_judged; i++)
+		if (r->judged[i].id == x->id)
+			break;
+	if (i == r->n_judged) {
+		if (i == MAX_RUNS)
+			return;
+		r->judged[i].id = x->id;
+		if (tui_verdict_label(c, x->id, r->judged[i].label, sizeof(r->judged[i].label), &e) < 0 ||
+		    !r->judged[i].label[0])
+			snprintf(r->judged[i].label, sizeof(r->judged[i].label), "no verdict");
+		r->n_judged++;
+	}
+	snprintf(x->result, sizeof(x->result), "%s", r->judged[i].label);
 }
 
 /* The probe or switchback runs listed, as items. */
@@ -225,8 +255,16 @@ static void runs_details(struct tui_ctx *c, struct runs_state *r)
 		return;
 	}
 	if (!strcmp(x->kind, "probe")) {
-		if (tui_verdict_text(c, x->id, &r->text, &e) < 0)
+		char label[64];
+
+		if (tui_verdict_text(c, x->id, &r->text, label, sizeof(label), &e) < 0)
 			tui_text_add(&r->text, TS_WARN, "no verdict: %s", e.msg);
+		/* the row says what the pane now says */
+		for (int i = 0; i < r->n_judged; i++)
+			if (r->judged[i].id == x->id)
+				snprintf(r->judged[i].label, sizeof(r->judged[i].label), "%s",
+					 label[0] ? label : "no verdict");
+		snprintf(r->items[r->shown[r->sel]].result, sizeof(x->result), "%s", label[0] ? label : "no verdict");
 		return;
 	}
 	{
@@ -260,6 +298,12 @@ static void runs_update(struct tui_ctx *c, void *p)
 	r->n = 0;
 	if (r->ok) {
 		add_runs(r, rows, np);
+		if (np != r->judged_probes)
+			r->n_judged = 0;
+		r->judged_probes = np;
+		for (int i = 0; i < r->n; i++)
+			if (strcmp(r->items[i].status, "running"))
+				probe_result(c, r, &r->items[i]);
 		add_runs(r, sbs, ns);
 	}
 	for (int i = 0; r->ok && i < nr; i++) {
@@ -345,10 +389,23 @@ static void runs_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 		r->top = r->sel;
 	if (r->sel >= r->top + list_rows)
 		r->top = r->sel - list_rows + 1;
-	wattron(w, tui_style(c, TS_TITLE));
-	tui_print_clipped(w, y++, 2, cols, "%5s  %-10s %-11s %-20s  %s", "run", "kind", "status", "started (UTC)",
-			  "stored verdict / length");
-	wattroff(w, tui_style(c, TS_TITLE));
+	{
+		/* the sorted column marked with its direction: newest (largest id) first is down */
+		const char *arrow = (r->sort == BY_ID) != r->reverse ? (c->utf8 ? "\u25bc" : "v") :
+			(c->utf8 ? "\u25b2" : "^");
+		char run[16], kind[16], status[16], res[40];
+
+		snprintf(run, sizeof(run), "%s%s", r->sort == BY_ID ? arrow : " ", "run");
+		snprintf(kind, sizeof(kind), "kind%s", r->sort == BY_KIND ? arrow : " ");
+		snprintf(status, sizeof(status), "status%s", r->sort == BY_STATUS ? arrow : " ");
+		snprintf(res, sizeof(res), "verdict / length%s", r->sort == BY_RESULT ? arrow : "");
+		wattron(w, tui_style(c, TS_TITLE));
+		/* each label is one column wider than its letters (the arrow or a blank) */
+		tui_print_clipped(w, y++, 2, cols, "%*s  %s%*s %s%*s %-20s  %s",
+				  4 + (int)(strlen(run) - strlen(" run")) + 1, run,
+				  kind, 10 - 5, "", status, 11 - 7, "", "started (UTC)", res);
+		wattroff(w, tui_style(c, TS_TITLE));
+	}
 	for (int i = r->top; i < r->n_shown && i < r->top + list_rows; i++) {
 		const struct run_item *x = &r->items[r->shown[i]];
 		attr_t a = i == r->sel ? A_REVERSE : !strncmp(x->result, "CHANGE", 6) ? tui_style(c, TS_GOOD) : 0;
@@ -359,7 +416,7 @@ static void runs_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 		wattroff(w, a);
 	}
 	y = 2 + list_rows;
-	tui_filter_draw(c, &r->filter, w, y++, cols, r->n_shown, r->n, sort_names[r->sort]);
+	tui_filter_draw(c, &r->filter, w, y++, cols, r->n_shown, r->n, sort_names[r->sort], r->reverse);
 	if (!r->n_shown)
 		return;
 	if (r->ask_path) {
@@ -470,7 +527,7 @@ static const struct tui_key_help *runs_keys(struct tui_ctx *c, void *p)
 {
 	static const struct tui_key_help k[] = {
 		{ "Up/Dn", "run" }, { "Enter", "ticks" }, { "a", "apply" }, { "o", "report" }, { "/", "search" },
-		{ "s", "sort" }, { "PgDn", "details" }, { NULL, NULL },
+		{ "s", "sort" }, { "S", "reverse" }, { "PgDn", "details" }, { NULL, NULL },
 	};
 	static const struct tui_key_help path[] = {
 		{ "Enter", "write" }, { "Esc", "cancel" }, { "^U", "clear" }, { NULL, NULL },

@@ -173,8 +173,9 @@ bool tui_filter_key(struct tui_filter *f, int ch);
 /* Whether a row whose text is s is shown. */
 bool tui_filter_match(const struct tui_filter *f, const char *s);
 /* The line under a list: the filter being typed, or how many rows and the sort key. */
+/* sort: the key's name; reverse: S turned it round (said as ", reversed"). */
 void tui_filter_draw(const struct tui_ctx *c, const struct tui_filter *f, WINDOW *w, int row,
-		     int cols, int shown, int total, const char *sort);
+		     int cols, int shown, int total, const char *sort, bool reverse);
 
 /* ---- verdict.c: a stored probe run, judged as `swaptune recommend --run` does ---- */
 
@@ -183,7 +184,15 @@ void tui_filter_draw(const struct tui_ctx *c, const struct tui_filter *f, WINDOW
  * (advice_verdict_print()). Negative with e set when the run cannot be
  * loaded or judged. The store must not be busy with a probe.
  */
-int tui_verdict_text(struct tui_ctx *c, int64_t run_id, struct tui_text *t, struct st_err *e);
+int tui_verdict_text(struct tui_ctx *c, int64_t run_id, struct tui_text *t, char *label,
+		     size_t label_len, struct st_err *e);
+/*
+ * The same judgement's verdict in a few words, as its "Verdict:" line says
+ * it ("CHANGE to pc0", "KEEP pc3", "INCONCLUSIVE"): what a list shows beside
+ * the text above (label may be NULL there). The store must not be busy.
+ */
+int tui_verdict_label(struct tui_ctx *c, int64_t run_id, char *label, size_t label_len,
+		      struct st_err *e);
 
 /*
  * For a probe run still running: trials stored so far and planned (from its

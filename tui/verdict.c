@@ -71,40 +71,93 @@ static void add_verdict_lines(struct tui_text *t, const struct advice_run *run,
 	}
 }
 
-int tui_verdict_text(struct tui_ctx *c, int64_t run_id, struct tui_text *t, struct st_err *e)
+/*
+ * Run run_id judged and printed as `recommend --run` prints it: *text (to
+ * free) and, when run and v are given, what was judged.
+ */
+static int judge_print(struct tui_ctx *c, int64_t run_id, struct advice_run *run,
+		       struct verdict_result *v, char **text, struct st_err *e)
 {
 	struct judgement *j = NULL;
-	struct advice_run *run = calloc(1, sizeof(*run));
-	struct verdict_result *v = calloc(1, sizeof(*v));
-	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 	int r;
 
-	if (!run || !v) {
-		r = err_set(e, -ENOMEM, "out of memory");
-		goto out;
-	}
+	*text = NULL;
 	r = advice_load_run(c->st, c->h, run_id, NULL, run, e);
 	if (r < 0)
-		goto out;
+		return r;
 	j = malloc(sizeof(*j));
 	r = j ? advice_judge_pooled(c->st, c->h, run, -1, v, j, NULL, e) : err_set(e, -ENOMEM, "out of memory");
 	if (r < 0) {
 		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);
 		goto out;
 	}
-	f = open_memstream(&text, &len);
+	f = open_memstream(text, &len);
 	if (!f) {
 		r = err_set(e, -ENOMEM, "out of memory");
 		goto out;
 	}
 	advice_verdict_print(f, run, j, v);
 	fclose(f);
-	add_verdict_lines(t, run, v, text ? text : "");
-	free(text);
 out:
 	free(j);
+	return r;
+}
+
+/* What follows "Verdict: " in text ("CHANGE to pc0"), or "" when no such line. */
+static void verdict_label(const char *text, char *label, size_t n)
+{
+	const char *p = text ? strstr(text, "Verdict: ") : NULL;
+
+	label[0] = 0;
+	if (p && (p == text || p[-1] == '\n')) {
+		p += strlen("Verdict: ");
+		snprintf(label, n, "%.*s", (int)strcspn(p, "\n"), p);
+	}
+}
+
+int tui_verdict_text(struct tui_ctx *c, int64_t run_id, struct tui_text *t, char *label,
+		     size_t label_len, struct st_err *e)
+{
+	struct advice_run *run = calloc(1, sizeof(*run));
+	struct verdict_result *v = calloc(1, sizeof(*v));
+	char *text = NULL;
+	int r;
+
+	if (label && label_len)
+		label[0] = 0;
+	if (!run || !v) {
+		r = err_set(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	r = judge_print(c, run_id, run, v, &text, e);
+	if (r < 0)
+		goto out;
+	add_verdict_lines(t, run, v, text ? text : "");
+	if (label && label_len)
+		verdict_label(text, label, label_len);
+out:
+	free(text);
+	advice_run_free(run);
+	free(run);
+	free(v);
+	return r;
+}
+
+int tui_verdict_label(struct tui_ctx *c, int64_t run_id, char *label, size_t label_len,
+		      struct st_err *e)
+{
+	struct advice_run *run = calloc(1, sizeof(*run));
+	struct verdict_result *v = calloc(1, sizeof(*v));
+	char *text = NULL;
+	int r;
+
+	label[0] = 0;
+	r = run && v ? judge_print(c, run_id, run, v, &text, e) : err_set(e, -ENOMEM, "out of memory");
+	if (r >= 0)
+		verdict_label(text, label, label_len);
+	free(text);
 	advice_run_free(run);
 	free(run);
 	free(v);
