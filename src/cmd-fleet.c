@@ -17,6 +17,7 @@
 #include "swaptune/facts.h"
 #include "swaptune/fleet.h"
 #include "swaptune/report.h"
+#include "swaptune/workload.h"
 
 #define FLEET_REPORT_SCHEMA "swaptune.fleet-report/1"
 #define FLEET_ADVISE_SCHEMA "swaptune.fleet-advise/1"
@@ -386,6 +387,12 @@ const struct cmd_entry cmd_fleet_report_entry = {
 
 static const char *const backend_names[] = { "zram", "disk", "loop", NULL };
 
+/* probe --workload's names: a filter on anything else could never match */
+static const char *workload_name_at(size_t i)
+{
+	return workload_at(i) ? workload_at(i)->name : NULL;
+}
+
 struct advise_args {
 	const char *from, *workload, *kernel;
 	int backend;
@@ -394,8 +401,9 @@ struct advise_args {
 static const struct opt_spec advise_opts[] = {
 	OPT_STRING("from", 0, "STORE", "the fleet's merged store (default: --db)", struct advise_args,
 		   from, "a store", OPT_COMPLETE_FILE),
-	OPT_STRING("workload", 0, "NAME", "match probe runs of this workload only", struct advise_args,
-		   workload, "a workload name", OPT_COMPLETE_NONE),
+	{ .name = "workload", .arg = "NAME", .help = "match probe runs of this workload only",
+	  .parse = opt_parse_string, .off = OPT_AT(struct advise_args, workload, const char *),
+	  .choice_at = workload_name_at, .complete = OPT_COMPLETE_CHOICES },
 	OPT_CHOICE("backend", "NAME", "swap under zswap: zram, disk or loop (default: this host's)",
 		   struct advise_args, backend, backend_names),
 	OPT_STRING("kernel", 0, "X.Y", "kernel major.minor to match (default: this host's)",
@@ -491,6 +499,9 @@ static int parse_advise(struct cmd_ctx *ctx, int argc, char **argv, const char *
 		return r;
 	*from = a.from;
 	if (a.workload) {
+		if (!workload_find(a.workload))
+			return cmd_usage_error(ctx, &cmd_fleet_advise_entry, "unknown workload \"%s\"",
+					       a.workload);
 		if (strlen(a.workload) >= sizeof(t->workload))
 			return cmd_usage_error(ctx, &cmd_fleet_advise_entry, "--workload is too long");
 		snprintf(t->workload, sizeof(t->workload), "%s", a.workload);

@@ -377,11 +377,13 @@ int main(int argc, char **argv)
 		status = ST_EXIT_RUNTIME;
 	}
 	/*
-	 * bad input changes nothing: not even a store this run had to create;
-	 * a refusal after something was recorded (a probe whose budget cannot
+	 * a command that fails changes nothing: not even a store this run had
+	 * to create (bad input, and refusals after it: a damaged fleet-advise
+	 * --from, export onto a FIFO, apply --from a path it cannot read); a
+	 * failure after something was recorded (a probe whose budget cannot
 	 * reach its first look stores its warm-up) keeps the store it named
 	 */
-	if (status == ST_EXIT_USAGE && db_new && store_changes(&ctx.store) == db_changes0)
+	if (status != 0 && db_new && store_changes(&ctx.store) == db_changes0)
 		store_close_remove(&ctx.store);
 	else
 		store_close(&ctx.store);

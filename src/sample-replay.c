@@ -195,9 +195,10 @@ int sample_replay(struct store *st, int64_t run_id, enum replay_mode mode, FILE 
 	else if (rc == -EPIPE)
 		rc = err_set(e, rc, "sample --replay: cannot write output");
 	else if (rc >= 0 && mode == REPLAY_TABLE)
+		/* the status and time as stored: a crafted store's bytes shown escaped */
 		fprintf(out, "sample: replayed recording %lld (%s, %llu ticks, %.1f s) from %s\n",
-			(long long)run_id, ri.status, (unsigned long long)r.rows,
-			(double)ri.last_t_ns / 1e9, ri.started_at);
+			(long long)run_id, fmt_printable(ri.status), (unsigned long long)r.rows,
+			(double)ri.last_t_ns / 1e9, fmt_printable(ri.started_at));
 	store_run_free(&ri);
 	return rc < 0 ? rc : 0;
 }

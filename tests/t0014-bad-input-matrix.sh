@@ -169,6 +169,18 @@ echo 0123456789abcdef0123456789abcdef >"$mid/etc/machine-id"
 for v in 2026-13-45 2026-02-30 2026-11-30T24:00 2026-11-30T04:60:00Z 2025-02-29; do
 	bad 2 export --since "$v" $(DB) --sysroot "$mid"
 done
+# issue 33 (t0022 found them): a refusal once the command runs leaves no new
+# store either: fleet-advise --from a store too new (its own --db was made
+# first), export onto a FIFO nobody reads, apply --from a path too long; and
+# fleet-advise --workload takes probe's workload names only (an ESC, a newline)
+sqlite3 "$scratch/new.db" "CREATE TABLE t(x); PRAGMA user_version=9999" || fail "cannot craft a store"
+bad 3 fleet-advise --from "$scratch/new.db" $(DB) $S
+mkfifo "$scratch/out.fifo"
+bad 1 export --output "$scratch/out.fifo" $(DB) --sysroot "$mid"
+bad 1 apply --dry-run --from "$(printf '%05000d' 7)" $(DB) $S
+bad 2 fleet-advise --workload "$(printf 'a\033[2Jb')" $(DB) $S
+bad 2 fleet-advise --workload "$(printf 'a\nb')" $(DB) $S
+bad 2 fleet-advise --workload no-such-workload $(DB) $S
 
 # ---- sysroot trees ----
 mk_tree() {	# mk_tree NAME FILE CONTENT: a vm-v1 copy with one file replaced

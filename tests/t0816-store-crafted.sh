@@ -80,4 +80,14 @@ for data in '{"hostname":"vm'"$esc"'[31m"}' '{"a":1' 'plain text'; do
 	expect 2 'tick 1 is not a clean JSON line' sample --sysroot "$fx" --db "$scratch/s2.db" --replay "$run" --json
 	grep -q "$esc" "$scratch/out" && fail "replay --json wrote a raw escape from a crafted legacy row"
 done
+# the table's closing line names the run's status and start as stored:
+# shown escaped (issue 33, found by t0022)
+for col in status started_at; do
+	cp "$scratch/s.db" "$scratch/s3.db"
+	sqlite3 "$scratch/s3.db" "UPDATE runs SET $col = 'x' || char(27) || '[2Jy' WHERE id = $run" || fail "sqlite3"
+	"$SWAPTUNE" sample --sysroot "$fx" --db "$scratch/s3.db" --replay "$run" >"$scratch/out" 2>"$scratch/err" ||
+		fail "replay with a crafted runs.$col: exit $?: $(cat "$scratch/err")"
+	grep -q "$esc" "$scratch/out" "$scratch/err" && fail "replay printed a crafted runs.$col raw"
+	grep -q 'x\\x1b\[2Jy' "$scratch/out" || fail "replay did not show runs.$col escaped: $(tail -1 "$scratch/out")"
+done
 done_testing
