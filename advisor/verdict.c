@@ -5,6 +5,7 @@
  * include/swaptune/advisor.h.
  */
 #include "swaptune/advisor.h"
+#include "swaptune/vocab.h"
 
 const char *verdict_kind_name(enum verdict_kind k)
 {
@@ -46,14 +47,5 @@ const char *verdict_arm_status_name(enum verdict_arm_status s)
 
 const char *verdict_secondary_name(enum verdict_secondary s)
 {
-	switch (s) {
-	case VERDICT_SEC_ZSWPIN_PAGES:		return "zswpin_pages";
-	case VERDICT_SEC_ZSWPOUT_PAGES:		return "zswpout_pages";
-	case VERDICT_SEC_WASTED_RA_PAGES:	return "wasted_ra_pages";
-	case VERDICT_SEC_CPU_NS_PER_OP:		return "cpu_ns_per_op";
-	case VERDICT_SEC_MAJOR_FAULTS:		return "major_faults";
-	case VERDICT_SEC_PSI_SOME_US:		return "psi_some_us";
-	case VERDICT_SEC_COUNT:			break;
-	}
-	return "unknown";
+	return (unsigned)s < VERDICT_SEC_COUNT ? verdict_secondary_defs[s].name : "unknown";
 }

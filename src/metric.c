@@ -102,9 +102,9 @@ static void trial_costs_of(const struct store_probe_trial *t, double v[VERDICT2_
 		if (m == PM_LAT_P99_NS) {
 			v[VERDICT2_COST_P99_LATENCY] = x;
 			got[VERDICT2_COST_P99_LATENCY] = true;
-		} else if (metric_defs[m].secondary != METRIC_SEC_NONE) {
-			v[metric_defs[m].secondary] = x;
-			got[metric_defs[m].secondary] = true;
+		} else if (vocab_secondary_of(m) != METRIC_SEC_NONE) {
+			v[vocab_secondary_of(m)] = x;
+			got[vocab_secondary_of(m)] = true;
 		}
 	}
 	if (!got[VERDICT_SEC_WASTED_RA_PAGES] && isfinite(ra) && isfinite(ra_hit) && ra >= ra_hit) {

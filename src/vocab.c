@@ -5,7 +5,6 @@
  */
 #include <stddef.h>
 
-#include "swaptune/advisor.h"
 #include "swaptune/vocab.h"
 
 /*
@@ -26,7 +25,7 @@ const struct vocab_row vocab_rows[V_COUNT] = {
 #undef TRIAL
 
 #define ROW(id, ...)
-#define TRIAL(pm, r, ...) [pm] = { .row = &vocab_rows[V_##r], .secondary = METRIC_SEC_NONE, __VA_ARGS__ },
+#define TRIAL(pm, r, ...) [pm] = { .row = &vocab_rows[V_##r], __VA_ARGS__ },
 const struct metric_def metric_defs[PM_COUNT] = {
 #include "swaptune/vocab-rows.h"
 };
@@ -54,11 +53,27 @@ const struct sample_counter_def sample_counter_defs[SC_COUNT] = {
 const struct sbm_kernel_def sbm_kernel_defs[SBK_COUNT] = {
 #include "swaptune/vocab-rows.h"
 };
+#undef WINDOW
+
+#define WINDOW(sbk, row, ...)
+#define SECONDARY(sec, p, ...) [sec] = { .pm = p, __VA_ARGS__ },
+const struct verdict_secondary_def verdict_secondary_defs[VERDICT_SEC_COUNT] = {
+#include "swaptune/vocab-rows.h"
+};
 #undef ROW
 #undef TRIAL
 #undef TICK
 #undef TOTAL
 #undef WINDOW
+#undef SECONDARY
+
+int vocab_secondary_of(enum probe_metric pm)
+{
+	for (int s = 0; s < VERDICT_SEC_COUNT; s++)
+		if (verdict_secondary_defs[s].pm == pm)
+			return s;
+	return METRIC_SEC_NONE;
+}
 
 const char *vocab_key(enum vocab_id id)
 {

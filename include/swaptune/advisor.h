@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "swaptune/err.h"
+#include "swaptune/verdict-secondary.h"
 
 /* ======================================================================
  * Statistics (advisor/stats.c)
@@ -137,16 +138,11 @@ enum verdict_metric {
 	VERDICT_METRIC_LOWER_BETTER,
 };
 
-/* Secondary costs, all lower-is-better, one value per completed trial. */
-enum verdict_secondary {
-	VERDICT_SEC_ZSWPIN_PAGES = 0,
-	VERDICT_SEC_ZSWPOUT_PAGES,	/* the guardrail: pages swapped out, zswpout + pswpout - zswpwb */
-	VERDICT_SEC_WASTED_RA_PAGES,	/* swap_ra - swap_ra_hit */
-	VERDICT_SEC_CPU_NS_PER_OP,
-	VERDICT_SEC_MAJOR_FAULTS,
-	VERDICT_SEC_PSI_SOME_US,	/* PSI memory "some" stall time */
-	VERDICT_SEC_COUNT
-};
+/*
+ * Secondary costs (enum verdict_secondary, VERDICT_SEC_*), all
+ * lower-is-better, one value per completed trial: rows of the counter
+ * table (vocab-rows.h's SECONDARY lines; names in vocab.h's table).
+ */
 
 enum verdict_kind {
 	VERDICT_KEEP = 0,		/* keep the baseline (current) setting */

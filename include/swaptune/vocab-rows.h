@@ -1,7 +1,7 @@
 /*
  * vocab-rows.h - the rows of the counter vocabulary (vocab.h says what each
- * column means). Included only by vocab.h (for the enums) and src/vocab.c
- * (for the tables), with ROW, TRIAL, TICK and TOTAL defined by them.
+ * column means). Included only by vocab.h and verdict-secondary.h (for the
+ * enums) and src/vocab.c (for the tables), with the views they use defined.
  *
  * One ROW per quantity, keyed by where it comes from (a kernel file and the
  * kernel's key in it, or the workload), then the views it has:
@@ -16,6 +16,10 @@
  *                          its column in the switchback report. The
  *                          WINDOW lines sit together at the end, in the
  *                          order stores and reports list them.
+ *   SECONDARY(VERDICT_SEC_x, PM_y, ...) one of the verdict's secondary
+ *                          costs (advisor.h): the trial metric it is,
+ *                          its name in advice's JSON; together at the
+ *                          very end, in the order advice's JSON lists them.
  * A new kernel counter is a ROW and the views it should have, here: the
  * sampler reads it, the probe counts it per trial (vmstat and zswap debugfs
  * rows), JSON lines, Prometheus, recordings, replay and the differences
@@ -32,6 +36,10 @@
 #ifndef WINDOW
 #define WINDOW(sbk, row, ...)
 #define VOCAB_WINDOW_UNSET
+#endif
+#ifndef SECONDARY
+#define SECONDARY(sec, pm, ...)
+#define VOCAB_SECONDARY_UNSET
 #endif
 
 /* ---- the workload's own report (not kernel counters) ---- */
@@ -113,7 +121,7 @@ ROW(ZSWPIN, .source = VSRC_VMSTAT, .keys = { "zswpin" }, .name = "zswpin", .labe
     .unit = "pages", .direction = METRIC_LOWER_BETTER,
     .help = "pages loaded from zswap (vmstat zswpin)")
 TRIAL(PM_ZSWPIN, ZSWPIN, .key = "zswpin", .kind = METRIC_KIND_COUNTER,
-      .secondary = VERDICT_SEC_ZSWPIN_PAGES, .head = "zswpin")
+      .head = "zswpin")
 TICK(SM_ZSWPIN, ZSWPIN, .group = SG_VMSTAT, .key = "zswpin_pages_per_s", .unit = "pages/s",
      .head = "zsin")
 TOTAL(SC_ZSWPIN, ZSWPIN, .group = SG_VMSTAT, .key = "zswpin_pages",
@@ -123,7 +131,7 @@ ROW(ZSWPOUT, .source = VSRC_VMSTAT, .keys = { "zswpout" }, .name = "zswpout",
     .label = "zswap stores", .unit = "pages", .direction = METRIC_LOWER_BETTER,
     .help = "pages stored into zswap (vmstat zswpout)")
 TRIAL(PM_ZSWPOUT, ZSWPOUT, .key = "zswpout", .kind = METRIC_KIND_COUNTER,
-      .secondary = VERDICT_SEC_ZSWPOUT_PAGES, .head = "zswpout")
+      .head = "zswpout")
 TICK(SM_ZSWPOUT, ZSWPOUT, .group = SG_VMSTAT, .key = "zswpout_pages_per_s", .unit = "pages/s",
      .head = "zsout")
 TOTAL(SC_ZSWPOUT, ZSWPOUT, .group = SG_VMSTAT, .key = "zswpout_pages",
@@ -161,7 +169,7 @@ ROW(PGMAJFAULT, .source = VSRC_VMSTAT, .keys = { "pgmajfault" }, .name = "major 
     .label = "major faults (host)", .unit = "faults", .direction = METRIC_LOWER_BETTER,
     .help = "major page faults (vmstat pgmajfault)")
 TRIAL(PM_PGMAJFAULT, PGMAJFAULT, .key = "pgmajfault", .kind = METRIC_KIND_COUNTER,
-      .secondary = VERDICT_SEC_MAJOR_FAULTS, .head = "majflt")
+      .head = "majflt")
 TICK(SM_PGMAJFAULT, PGMAJFAULT, .group = SG_VMSTAT, .key = "pgmajfault_per_s", .unit = "faults/s",
      .head = "majf")
 TOTAL(SC_PGMAJFAULT, PGMAJFAULT, .group = SG_VMSTAT, .key = "pgmajfault",
@@ -274,7 +282,7 @@ ROW(PSI_SOME, .source = VSRC_PSI, .keys = { "some", "total" }, .name = "PSI memo
     .label = "memory stall (some)", .unit = "us", .direction = METRIC_LOWER_BETTER,
     .help = "time some task stalled on memory (PSI memory some total)")
 TRIAL(PM_PSI_SOME_US, PSI_SOME, .key = "psi_some_us", .kind = METRIC_KIND_COUNTER,
-      .secondary = VERDICT_SEC_PSI_SOME_US, .head = "psi_ms")
+      .head = "psi_ms")
 TICK(SM_PSI_SOME_PCT, PSI_SOME, .group = SG_PSI, .key = "some_pct", .unit = "%", .scale = 1e-4,
      .head = "some%")
 TOTAL(SC_PSI_SOME, PSI_SOME, .group = SG_PSI, .key = "psi_some_us",
@@ -563,8 +571,7 @@ TICK(SM_RA_HIT_PCT, RA_HIT_PCT, .group = SG_DERIVED, .key = "ra_hit_pct", .unit 
 ROW(RA_WASTED, .source = VSRC_DERIVED, .name = "wasted readahead", .label = "wasted readahead",
     .unit = "pages", .direction = METRIC_LOWER_BETTER,
     .help = "readahead pages not used (swap_ra - swap_ra_hit, not below 0)")
-TRIAL(PM_RA_WASTED, RA_WASTED, .key = "swap_ra_wasted", .kind = METRIC_KIND_DERIVED,
-      .secondary = VERDICT_SEC_WASTED_RA_PAGES)
+TRIAL(PM_RA_WASTED, RA_WASTED, .key = "swap_ra_wasted", .kind = METRIC_KIND_DERIVED)
 TICK(SM_RA_WASTED, RA_WASTED, .group = SG_DERIVED, .key = "ra_wasted_pages_per_s",
      .unit = "pages/s", .head = "waste")
 
@@ -582,7 +589,7 @@ ROW(CPU_NS_PER_OP, .source = VSRC_DERIVED, .name = "CPU per operation",
     .label = "CPU per operation", .unit = "ns", .direction = METRIC_LOWER_BETTER,
     .help = "user + system CPU of the trial per operation (the whole run for a command)")
 TRIAL(PM_CPU_NS_PER_OP, CPU_NS_PER_OP, .key = "cpu_ns_per_op", .kind = METRIC_KIND_DERIVED,
-      .secondary = VERDICT_SEC_CPU_NS_PER_OP, .head = "cpu_ns/op")
+      .head = "cpu_ns/op")
 
 ROW(CPU_PRESSURE_PCT, .source = VSRC_DERIVED, .name = "host CPU pressure",
     .label = "host CPU pressure", .unit = "%", .direction = METRIC_NEUTRAL,
@@ -631,6 +638,25 @@ WINDOW(SBK_ZSWPIN, ZSWPIN, .name = "zswpin", .key = "zswpin_per_s", .unit = "pag
 WINDOW(SBK_CPU, CG_CPU, .name = "cpu", .key = "cpu_s_per_s", .unit = "CPU s/s",
        .label = "CPU of the cgroup", .cgroup_cpu = true, .per = 1e9)
 
+/*
+ * ---- the verdict's secondary costs (enum verdict_secondary), all lower is
+ * better, one value per completed trial; in the order advice's JSON lists
+ * them (never reordered: the "secondary" objects keep it) ----
+ * A row's TRIAL value is the cost, except: zswpout's is zswpout + pswpout -
+ * zswpwb (the guardrail, metric.c), and a trial without swap_ra_wasted gets
+ * swap_ra - swap_ra_hit.
+ */
+SECONDARY(VERDICT_SEC_ZSWPIN_PAGES, PM_ZSWPIN, .name = "zswpin_pages")
+SECONDARY(VERDICT_SEC_ZSWPOUT_PAGES, PM_ZSWPOUT, .name = "zswpout_pages")
+SECONDARY(VERDICT_SEC_WASTED_RA_PAGES, PM_RA_WASTED, .name = "wasted_ra_pages")
+SECONDARY(VERDICT_SEC_CPU_NS_PER_OP, PM_CPU_NS_PER_OP, .name = "cpu_ns_per_op")
+SECONDARY(VERDICT_SEC_MAJOR_FAULTS, PM_PGMAJFAULT, .name = "major_faults")
+SECONDARY(VERDICT_SEC_PSI_SOME_US, PM_PSI_SOME_US, .name = "psi_some_us")
+
+#ifdef VOCAB_SECONDARY_UNSET
+#undef SECONDARY
+#undef VOCAB_SECONDARY_UNSET
+#endif
 #ifdef VOCAB_WINDOW_UNSET
 #undef WINDOW
 #undef VOCAB_WINDOW_UNSET

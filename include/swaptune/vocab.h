@@ -12,6 +12,9 @@
  *                             key, Prometheus gauge (sampler.h)
  *   sample_counter_defs[SC_*] the raw cumulative counter: JSON "counters"
  *                             key, Prometheus _total counter (sampler.h)
+ *   sbm_kernel_defs[SBK_*]    a switchback figure per window (sbrun.h)
+ *   verdict_secondary_defs[VERDICT_SEC_*]  a secondary cost of the verdict
+ *                             (advisor.h): the trial metric, its JSON name
  *
  * Renderers list the rows they show (by view id) and take every word from
  * here: name (reports, summary lines), label (screens), heads (narrow
@@ -24,6 +27,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "swaptune/verdict-secondary.h"	/* enum verdict_secondary */
 
 /* Where a row's value comes from. */
 enum vocab_source {
@@ -66,7 +71,7 @@ enum metric_kind {
 	METRIC_KIND_LATENCY,		/* a latency percentile */
 };
 
-/* The secondary field of a metric that feeds none of the advisor's costs. */
+/* vocab_secondary_of() of a metric that feeds none of the advisor's costs. */
 #define METRIC_SEC_NONE (-1)
 
 /* The sampler's JSON groups, in line order. */
@@ -174,7 +179,6 @@ struct metric_def {
 	const struct vocab_row *row;	/* label, unit, direction */
 	const char *key;		/* database and JSON key: "zswpin" (never renamed) */
 	enum metric_kind kind;
-	int secondary;			/* enum verdict_secondary, or METRIC_SEC_NONE */
 	const char *head;		/* column head in probe's result table, or NULL */
 };
 
@@ -227,7 +231,14 @@ struct sbm_kernel_def {
 	int windows_col;	/* and of the windows table */
 };
 
+/* One of the verdict's secondary costs: the trial metric it is. */
+struct verdict_secondary_def {
+	enum probe_metric pm;
+	const char *name;	/* in advice's JSON: "zswpout_pages" (never renamed) */
+};
+
 extern const struct vocab_row vocab_rows[V_COUNT];
+extern const struct verdict_secondary_def verdict_secondary_defs[VERDICT_SEC_COUNT];
 extern const struct sbm_kernel_def sbm_kernel_defs[SBK_COUNT];
 extern const struct metric_def metric_defs[PM_COUNT];
 extern const struct sample_metric_def sample_metric_defs[SM_COUNT];
@@ -235,6 +246,9 @@ extern const struct sample_counter_def sample_counter_defs[SC_COUNT];
 
 /* The kernel's key of row id (its first): vocab_key(V_ZSWPIN) is "zswpin". */
 const char *vocab_key(enum vocab_id id);
+
+/* The secondary cost (enum verdict_secondary) trial metric pm is, or METRIC_SEC_NONE. */
+int vocab_secondary_of(enum probe_metric pm);
 
 /* The JSON object name of a group: "vmstat", "zswap", ... */
 const char *vocab_group_name(enum sample_group g);

@@ -27,9 +27,9 @@ static void test_table(void **state)
 		assert_non_null(d->row->label);
 		assert_non_null(d->row->unit);
 		assert_int_equal(metric_find(d->key), m);
-		if (d->secondary != METRIC_SEC_NONE) {
-			assert_in_range(d->secondary, 0, VERDICT_SEC_COUNT - 1);
-			fed[d->secondary]++;
+		if (vocab_secondary_of(m) != METRIC_SEC_NONE) {
+			assert_in_range(vocab_secondary_of(m), 0, VERDICT_SEC_COUNT - 1);
+			fed[vocab_secondary_of(m)]++;
 			/* the advisor's costs are all lower-is-better */
 			assert_int_equal(d->row->direction, METRIC_LOWER_BETTER);
 		}

@@ -103,6 +103,32 @@ static void test_trial_view(void **state)
 	}
 }
 
+/*
+ * The verdict's secondary costs: each a lower-is-better trial metric, in
+ * the order advice's JSON lists its "secondary" objects (never reordered:
+ * scripts and goldens hold it).
+ */
+static void test_secondary_view(void **state)
+{
+	static const char *const json_order[] = {
+		"zswpin_pages", "zswpout_pages", "wasted_ra_pages", "cpu_ns_per_op",
+		"major_faults", "psi_some_us",
+	};
+
+	(void)state;
+	assert_int_equal(VERDICT_SEC_COUNT, sizeof(json_order) / sizeof(json_order[0]));
+	for (int s = 0; s < VERDICT_SEC_COUNT; s++) {
+		const struct verdict_secondary_def *d = &verdict_secondary_defs[s];
+
+		assert_string_equal(d->name, json_order[s]);
+		assert_in_range(d->pm, 0, PM_COUNT - 1);
+		assert_int_equal(metric_defs[d->pm].row->direction, METRIC_LOWER_BETTER);
+		assert_int_equal(vocab_secondary_of(d->pm), s);
+	}
+	assert_int_equal(vocab_secondary_of(PM_THROUGHPUT), METRIC_SEC_NONE);
+	assert_int_equal(verdict_secondary_defs[VERDICT_SEC_ZSWPOUT_PAGES].pm, PM_ZSWPOUT);
+}
+
 static void test_tick_and_counter_views(void **state)
 {
 	(void)state;
@@ -310,6 +336,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_trial_view),
+		cmocka_unit_test(test_secondary_view),
 		cmocka_unit_test(test_tick_and_counter_views),
 		cmocka_unit_test(test_schema),
 		cmocka_unit_test(test_fixture_has_every_key),
