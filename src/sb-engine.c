@@ -231,6 +231,8 @@ struct sbe {
 	double t0, wall0;	/* monotonic and Unix time of the first window's start */
 	int cur_arm;		/* whose settings the host has now; -1: the host's own */
 	unsigned failures, empty_ticks;
+	uint64_t oom_kills;	/* the workload cgroup's OOM kills when the run began */
+	bool oom_known;		/* ... when the kernel gives that count */
 	double dt;		/* seconds between ticks */
 	unsigned tps;		/* ticks per slice (0 without slices) */
 	unsigned K;		/* ticks per window (tick 0 .. K) */
@@ -402,11 +404,17 @@ static bool guard_trips(struct sbe *E, unsigned k, struct sbrun_window *w)
 	return false;
 }
 
-/* The workload's cgroup: gone, or without a process for two ticks, ends the run. */
-static bool workload_gone(struct sbe *E)
+/*
+ * The workload's cgroup: gone, without a process for two ticks, or an OOM
+ * kill in it ends the run. A service that lost a process to its cgroup's
+ * limit (on a candidate setting or not) is no longer the one measured, and
+ * the settings go back before it can lose another.
+ */
+static bool workload_gone(struct sbe *E, const struct sbrun_window *w)
 {
 	pid_t pid;
 	int n = 0;
+	uint64_t kills;
 	struct st_err e1 = {0};
 
 	if (!E->p->cgroup_found)
@@ -414,6 +422,14 @@ static bool workload_gone(struct sbe *E)
 	if (memcg_pids(&E->p->cg, &pid, 1, &n, &e1) < 0) {
 		snprintf(E->r->stop_reason, sizeof(E->r->stop_reason), "the workload's cgroup %s is gone",
 			 E->c->cgroup);
+		return true;
+	}
+	if (E->oom_known && memcg_oom_kills(&E->p->cg, &kills, NULL) == 0 && kills > E->oom_kills) {
+		snprintf(E->r->stop_reason, sizeof(E->r->stop_reason),
+			 "the workload's cgroup %s OOM-killed %llu process%s in window %u (arm %s): "
+			 "the run ends with the settings restored",
+			 E->c->cgroup, (unsigned long long)(kills - E->oom_kills), kills - E->oom_kills > 1 ? "es" : "",
+			 w->index + 1, E->c->arms[w->arm].name);
 		return true;
 	}
 	E->empty_ticks = n ? 0 : E->empty_ticks + 1;
@@ -571,7 +587,7 @@ static int window_ticks(struct sbe *E, struct sbrun_window *w, double nominal, d
 			if (r < 0)
 				return r;
 		}
-		if (workload_gone(E))
+		if (workload_gone(E, w))
 			return 1;
 	}
 	return 0;
@@ -822,6 +838,7 @@ static int engine_windows(struct sbe *E, struct st_err *e)
 
 	if ((r = engine_grid(E, e)) < 0 || (r = sampler_open(&E->smp, E->h, &so, e)) < 0)
 		return r;
+	E->oom_known = E->p->cgroup_found && memcg_oom_kills(&E->p->cg, &E->oom_kills, NULL) == 0;
 	report(E, SBRUN_PHASE_START, 0, "starting");
 	E->t0 = mono() + 0.2;
 	E->wall0 = utc_now() + 0.2;

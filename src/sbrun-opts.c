@@ -277,7 +277,7 @@ const struct opt_spec sbrun_design_opts[] = {
 	       "(default 10s for commands, 2s for endpoints; at most half the washout)",
 	       opt_metric_timeout, OPT_COMPLETE_NONE),
 	SB_ROW("cgroup", "PATH", "the workload's memory cgroup (relative to the controller's root): "
-	       "its PSI, faults and CPU; the run ends when it vanishes or empties", opt_cgroup,
+	       "its PSI, faults and CPU; the run ends when it vanishes, empties or OOM-kills a process", opt_cgroup,
 	       OPT_COMPLETE_NONE),
 	SB_ROW("psi-full-max", "PCT", "guardrail: a candidate window whose PSI memory full over 5 s "
 	       "passes PCT is switched back at once and fails (default 60, 0 = off)", opt_psi_max,

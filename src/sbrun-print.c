@@ -89,7 +89,7 @@ void sbrun_plan_print(FILE *o, const struct sbrun_config *c, const struct sbrun_
 	if (c->cgroup[0]) {
 		fprintf(o, "Workload cgroup   ");
 		fmt_fputs(o, c->cgroup);
-		fprintf(o, " (v%d): the run ends if it vanishes or empties; kernel figures of the cgroup where it gives them\n",
+		fprintf(o, " (v%d): the run ends if it vanishes, empties or OOM-kills a process; kernel figures of the cgroup where it gives them\n",
 			p->cgroup_version);
 	}
 	print_schedule(o, c, p);

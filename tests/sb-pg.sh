@@ -24,7 +24,13 @@
 #                             and plausible (UNIT names the metric in messages), a
 #                             verdict, the service swapped, page-cluster as before,
 #                             nothing pending, recommend agrees, report --run into
-#                             OUT/report.txt; sets run (uses st, db, pc_before)
+#                             OUT/report.txt; sets run (uses st, db, pc_before); returns 2
+#                             (no failure) when the run stopped, restored, because the
+#                             service's cgroup OOM-killed a process of it (the caller may
+#                             start the service again with more room and run once more),
+#                             or when it had already killed one before the run;
+#                             SB_FORCE_OOM=S makes it kill one S seconds into the run
+#   sb_diag                   the service's cgroup, load and log faults (after a failure)
 #   sb_cgroup_remove DIR      kill what is in memory cgroup DIR and remove it
 #   sb_sweep_stale            what a test killed with SIGKILL (no trap runs) left: its
 #                             cgroups, scratch swap and zswap setting, when its shell is gone
@@ -48,10 +54,36 @@ sb_cgroup_remove() {
 sb_switchback() {
 	sb_out=$1 sb_windows=$2 sb_unit=$3
 	shift 3
+	sb_cg=${PG_MEMCG:-$MC_MEMCG}
+	# a service that lost a process in its warm-up is not the one to measure
+	if [ "$(awk '$1 == "oom_kill" { print $2 }' "$sb_cg/memory.oom_control")" != 0 ]; then
+		echo "# the service's cgroup OOM-killed a process before the run"
+		sb_diag
+		return 2
+	fi
+	if [ -n "${SB_FORCE_OOM:-}" ]; then
+		# (a check of the test's own retry: a process that its cgroup's memory+swap
+		# limit kills SB_FORCE_OOM seconds into the run)
+		echo $(($(cat "$sb_cg/memory.memsw.usage_in_bytes") + (16 << 20))) >"$sb_cg/memory.memsw.limit_in_bytes"
+		sh -c 'echo $$ >"$0/cgroup.procs"; sleep "$1"; exec python3 -c "b = bytearray(256 << 20)"' \
+			"$sb_cg" "$SB_FORCE_OOM" >/dev/null 2>&1 &
+		SB_FORCE_OOM=""
+	fi
 	st switchback --yes --json --progress plain --arms pc3,pc0 --baseline pc3 "$@" \
 		>"$sb_out/switchback.json" 2>"$sb_out/progress.log"
 	rc=$?
-	[ $rc -eq 0 ] || fail "switchback exit $rc: $(tail -n 5 "$sb_out/progress.log")"
+	# the service's own limit killed a process of it: the run must stop so, restored
+	if [ $rc -eq 1 ] && jq -r .stop_reason "$sb_out/switchback.json" 2>/dev/null | grep -q "OOM-killed"; then
+		echo "# stopped: $(jq -r .stop_reason "$sb_out/switchback.json")"
+		sb_diag
+		[ "$(jq -r .status "$sb_out/switchback.json")" = stopped ] || fail "OOM: status $(jq -r .status "$sb_out/switchback.json")"
+		[ "$(cat /proc/sys/vm/page-cluster)" = "$pc_before" ] ||
+			fail "OOM: page-cluster is $(cat /proc/sys/vm/page-cluster), was $pc_before"
+		[ "$(sqlite3 "$db" "SELECT count(*) FROM changes WHERE state = 'pending'")" = 0 ] ||
+			fail "OOM: journal rows still pending"
+		return 2
+	fi
+	[ $rc -eq 0 ] || { fail "switchback exit $rc: $(tail -n 5 "$sb_out/progress.log")"; sb_diag; }
 	tail -n 4 "$sb_out/progress.log"
 	j=$sb_out/switchback.json
 	run=$(jq -r .run_id "$j")
@@ -84,6 +116,25 @@ sb_switchback() {
 	[ "$(jq -r .switchback.decision "$sb_out/recommend.json")" = "$(jq -r .verdict.decision "$j")" ] ||
 		fail "recommend and switchback disagree"
 	st report --run "$run" >"$sb_out/report.txt" || fail "report --run $run: exit $?"
+}
+
+# what the service's cgroup and load generator were doing, when a run failed
+sb_diag() {
+	cg=${PG_MEMCG:-${MC_MEMCG:-}}
+	[ -n "$cg" ] && [ -d "$cg" ] && {
+		echo "# $cg: $(tr '\n' ' ' <"$cg/memory.oom_control") failcnt $(cat "$cg/memory.failcnt")," \
+			"usage $(($(cat "$cg/memory.usage_in_bytes") >> 20)) MiB, procs $(wc -l <"$cg/cgroup.procs")"
+	}
+	[ -n "${PG_PROGRESS:-}" ] && [ -f "$PG_PROGRESS" ] && {
+		echo "# pgbench's last lines:"; tail -n 4 "$PG_PROGRESS" | sed 's/^/#   /'
+	}
+	[ -n "${PG_DIR:-}" ] && [ -f "$PG_DIR/postgres.log" ] && {
+		echo "# postgres's log, faults:"
+		grep -E 'terminated|killed|PANIC|FATAL|out of memory' "$PG_DIR/postgres.log" | tail -n 5 | sed 's/^/#   /'
+	}
+	grep -E 'oom|Killed process' /dev/null $(ls /var/log/kern.log 2>/dev/null) 2>/dev/null | tail -n 3
+	dmesg 2>/dev/null | grep -E 'Killed process|oom-kill|Memory cgroup out of memory' | tail -n 3 | sed 's/^/# dmesg: /'
+	return 0
 }
 
 # the leftovers of tests in this file whose shell (the PID in the name) is gone

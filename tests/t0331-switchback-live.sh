@@ -5,7 +5,7 @@
 #   1. a window whose metric command fails is FAILED, the run goes on;
 #   2. a metric command that always fails ends the run after 3 failed
 #      windows (exit 1, status stopped), the settings restored;
-#   3. the PSI guardrail: a memory hog swapping to zswap in a small cgroup
+#   3. the PSI guardrail: a memory hog swapping to zswap in a small cgroup (no OOM kill)
 #      stalls the host; every candidate window trips the guardrail, is
 #      switched back to page-cluster 3 within the window and fails; the
 #      baseline's windows do not; page-cluster never stays 0 a whole window;
@@ -137,13 +137,27 @@ sb_pid=""
 restored 6
 workload_stop
 
-# 3. the PSI guardrail: a hog swapping to zswap in a 64 MiB cgroup stalls the host
-command -v stress-ng >/dev/null || { echo "3: skipped, no stress-ng"; done_testing; }
+# 3. the PSI guardrail: a hog swapping to zswap in a 64 MiB cgroup stalls the host.
+# Its 160 MiB compress (each page its own text, not one repeated byte), read at
+# random: incompressible pages (stress-ng --vm, any method) are kept whole in
+# zswap and charged to the cgroup, so swapping frees nothing and the cgroup's
+# OOM killer strikes every few seconds, which ends a switchback run
+command -v python3 >/dev/null || { echo "3: skipped, no python3"; done_testing; }
 sb_swap_on || { fail "3: cannot set up a scratch swap"; done_testing; }
 mkdir -p "$CGP" 2>/dev/null
 echo $((64 << 20)) >"$CGP/memory.limit_in_bytes"
-workload stress-ng --vm 2 --vm-bytes 160M --vm-keep --vm-method rand-set --timeout 600 --quiet
-sleep 3
+cat >"$scratch/hog.py" <<'EOF'
+import random
+n = 160 << 20
+b = bytearray(n)
+for p in range(0, n, 4096):
+    b[p:p + 4096] = (b"page %d " % p * 400)[:4096]
+s = 0
+while True:
+    s += b[random.randrange(n)]
+EOF
+workload python3 "$scratch/hog.py"
+sleep 8
 # page-cluster at 10 Hz while it runs
 (while :; do echo "$(date +%s.%N) $(pc)"; sleep 0.1; done) >"$scratch/pc.log" &
 watch_pid=$!
