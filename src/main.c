@@ -332,6 +332,11 @@ int main(int argc, char **argv)
 		host_close(&ctx.host);
 		return free(args), fail(&ctx);
 	}
+	if (store_samples_convert(&ctx.store, &ctx.err) < 0) {
+		store_close(&ctx.store);
+		host_close(&ctx.host);
+		return free(args), fail(&ctx);
+	}
 	/* only a store this process made itself (O_EXCL) may be dropped below */
 	db_new = ctx.store.created;
 	db_changes0 = store_changes(&ctx.store);

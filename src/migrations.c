@@ -167,12 +167,19 @@ static const char *const migrations[] = {
 	 * their vals are store-tick-numbers.c's rows. Kind NULL: a codec shape.
 	 */
 	"ALTER TABLE sample_shapes ADD COLUMN kind INTEGER;",
+	/*
+	 * 9: older stores' ticks as numbers: a to-do the store's samples code
+	 * (store_samples_convert(), run by main.c after opening) does and
+	 * deletes; the migrations here are SQL only, below the store's code
+	 */
+	"CREATE TABLE store_todo (what TEXT PRIMARY KEY) WITHOUT ROWID;"
+	"INSERT INTO store_todo SELECT 'ticks as numbers' WHERE EXISTS (SELECT 1 FROM samples);",
 };
 
 /* Every table the schema has: one missing is a damaged store, never an empty one. */
 static const char *const tables[] = {
 	"hosts", "runs", "snapshots", "changes", "arms", "trials", "metrics", "samples",
-	"sample_shapes", "windows", "window_metrics", NULL,
+	"sample_shapes", "windows", "window_metrics", "store_todo", NULL,
 };
 
 int migrations_latest(void)

@@ -57,6 +57,7 @@ struct tick_writer {
 	int64_t str_id;			/* its strings row, 0: none yet */
 	char *str_text;			/* that row's line */
 	struct tick_keys keys;		/* the keys it spells, the row's bits */
+	bool replace;			/* a row of the same seq is replaced (the conversion) */
 	sqlite3_stmt *ins_str;
 };
 
@@ -261,7 +262,10 @@ int tick_writer_add_numbers(struct tick_writer *w, uint64_t t_ns, const struct s
 	int r;
 
 	if (!w->ins_tick &&
-	    store_prepare(w->st, "INSERT INTO samples (run_id, seq, t_ns, data, shape_id, vals)"
+	    store_prepare(w->st, w->replace ?
+			  "INSERT OR REPLACE INTO samples (run_id, seq, t_ns, data, shape_id, vals)"
+			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6)" :
+			  "INSERT INTO samples (run_id, seq, t_ns, data, shape_id, vals)"
 			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &w->ins_tick, e) < 0)
 		return e ? e->code : -EIO;
 	if (t->seq <= w->prev.seq)
@@ -342,6 +346,15 @@ static bool writer_keeps(struct tick_writer *w, const struct sample_tick *t, con
 	return same;
 }
 
+/* whether parsed tick d of seq is one a numbers row keeps (writer_keeps()): then in *t */
+static bool writer_takes(struct tick_writer *w, const cJSON *d, uint64_t seq, const char *text,
+			 size_t len, struct sample_tick *t, char *members, size_t cap)
+{
+	/* numbers rows follow each other in seq order: one out of order is kept as text */
+	return d && sample_tick_parse(d, t, members, cap) == 0 && t->seq == seq &&
+	       seq > w->prev.seq && writer_keeps(w, t, text, len);
+}
+
 int tick_writer_add_doc(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const cJSON *d,
 			const char *text, size_t len, struct st_err *e)
 {
@@ -349,9 +362,7 @@ int tick_writer_add_doc(struct tick_writer *w, uint64_t seq, uint64_t t_ns, cons
 	char members[1024], *printed = NULL;
 	int r;
 
-	/* numbers rows follow each other in seq order: one out of order is kept as text */
-	if (d && sample_tick_parse(d, &t, members, sizeof(members)) == 0 && t.seq == seq &&
-	    seq > w->prev.seq && writer_keeps(w, &t, text, len))
+	if (writer_takes(w, d, seq, text, len, &t, members, sizeof(members)))
 		return tick_writer_add_numbers(w, t_ns, &t, e);
 	if (!text) {
 		if (d && !cJSON_IsNull(d) && !(printed = cJSON_PrintUnformatted(d)))
@@ -448,6 +459,8 @@ struct tick_reader {
 	size_t n_nums;
 	struct tick_prev prev;		/* the previous numbers row */
 	struct sample_tick tick;	/* a numbers row's tick */
+	bool every_row;			/* fn sees damaged rows too (the conversion) */
+	struct st_err *e;		/* the walk's */
 };
 
 /* a strings row: the strings of the numbers rows that name it */
@@ -698,6 +711,8 @@ static int reader_row(struct tick_reader *rd, sqlite3_stmt *s, store_sample_fn f
 		const void *b = sqlite3_column_blob(s, 4);
 
 		priv.sh = shape_by_id(rd, sqlite3_column_int64(s, 3));
+		if (!priv.sh && rd->every_row)
+			return 0;	/* left as it is */
 		if (!priv.sh)
 			return err_set(e, -EBADMSG, "recording %lld: tick %llu has no stored shape",
 				       (long long)rd->run_id, (unsigned long long)t.seq);
@@ -710,6 +725,8 @@ static int reader_row(struct tick_reader *rd, sqlite3_stmt *s, store_sample_fn f
 	}
 	priv.decoded = priv.json ? priv.sh->n : 0;
 	t.shape = priv.ns ? priv.ns->serial : priv.sh->serial;
+	if (rd->every_row)
+		return fn(&t, arg);
 	r = priv.damaged ? 0 : fn(&t, arg);
 	if (priv.damaged)	/* found as far as fn read it */
 		return err_set(e, -EBADMSG, "recording %lld: tick %llu is damaged",
@@ -717,18 +734,20 @@ static int reader_row(struct tick_reader *rd, sqlite3_stmt *s, store_sample_fn f
 	return r;
 }
 
-int store_ticks_walk(struct store *st, int64_t run_id, store_sample_fn fn, void *arg,
-		     struct st_err *e)
+/* the rows of run_id in table (samples, or the conversion's copy) through fn */
+static int ticks_walk(struct store *st, const char *table, bool every_row, int64_t run_id,
+		      store_sample_fn fn, void *arg, struct st_err *e)
 {
-	struct tick_reader rd = { .st = st, .run_id = run_id };
+	struct tick_reader rd = { .st = st, .run_id = run_id, .every_row = every_row, .e = e };
 	sqlite3_stmt *s = NULL;
+	char sql[160];
 	int r, rc = SQLITE_DONE, n = 0;
 
 	/* a long recording is read front to back: map the file rather than pread() each page */
 	sqlite3_exec(st->db, "PRAGMA mmap_size = 17179869184", NULL, NULL, NULL);
-	if ((r = reader_load_shapes(&rd, e)) < 0 ||
-	    (r = store_prepare(st, "SELECT seq, t_ns, data, shape_id, vals FROM samples"
-			       " WHERE run_id = ?1 ORDER BY seq", &s, e)) < 0)
+	snprintf(sql, sizeof(sql), "SELECT seq, t_ns, data, shape_id, vals FROM %s"
+		 " WHERE run_id = ?1 ORDER BY seq", table);
+	if ((r = reader_load_shapes(&rd, e)) < 0 || (r = store_prepare(st, sql, &s, e)) < 0)
 		goto out;
 	sqlite3_bind_int64(s, 1, run_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -747,6 +766,120 @@ out:
 	sqlite3_finalize(s);
 	reader_free(&rd);
 	return r;
+}
+
+int store_ticks_walk(struct store *st, int64_t run_id, store_sample_fn fn, void *arg,
+		     struct st_err *e)
+{
+	return ticks_walk(st, "samples", false, run_id, fn, arg, e);
+}
+
+/* ---- schema 9: older rows as numbers ---- */
+
+/*
+ * One row of the copy: a numbers row written again (after the numbers rows
+ * before it), a codec or JSON row as numbers when its line prints back byte
+ * for byte; any other row is left as it is.
+ */
+static int convert_row(const struct store_tick *t, void *arg)
+{
+	struct tick_writer *w = arg;
+	struct store_tick_priv *p = (struct store_tick_priv *)t->priv;
+	struct st_err *e = p->rd->e;
+	struct sample_tick tick;
+	const char *json = NULL;
+	char members[1024];
+	size_t len = 0;
+	cJSON *d;
+	int r = 0;
+
+	if (p->ns)
+		return p->damaged ? 0 : tick_writer_add_numbers(w, t->t_ns, &p->rd->tick, e);
+	if (!p->damaged && (p->json || p->sh != &p->rd->none))
+		json = store_tick_json(t, &len);
+	if (!json || p->damaged)
+		return 0;
+	d = cJSON_ParseWithLength(json, len);
+	if (writer_takes(w, d, t->seq, json, len, &tick, members, sizeof(members)))
+		r = tick_writer_add_numbers(w, t->t_ns, &tick, e);
+	cJSON_Delete(d);
+	return r;
+}
+
+/* the rows of every recording written again (store_samples_convert()) */
+static int convert_all(struct store *st, struct st_err *e)
+{
+	struct tick_writer *w = NULL;
+	sqlite3_stmt *runs = NULL;
+	int r;
+
+	/* read from a copy, written back over the rows of samples */
+	if ((r = store_exec(st, "CREATE TEMP TABLE samples_v8 (run_id, seq, t_ns, data, shape_id, vals,"
+			    " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
+			    "INSERT INTO samples_v8 SELECT run_id, seq, t_ns, data, shape_id, vals"
+			    " FROM samples", e)) < 0 ||
+	    (r = store_prepare(st, "SELECT DISTINCT run_id FROM samples_v8 ORDER BY run_id", &runs, e)) < 0)
+		goto out;
+	while ((r = sqlite3_step(runs)) == SQLITE_ROW) {
+		int64_t run = sqlite3_column_int64(runs, 0);
+
+		if (!w && (w = tick_writer_new(st, run)) == NULL) {
+			r = err_set(e, -ENOMEM, "out of memory");
+			goto out;
+		}
+		tick_writer_reset(w, run);
+		w->replace = true;
+		r = ticks_walk(st, "samples_v8", true, run, convert_row, w, e);
+		if (r == -EBADMSG) {	/* a shape that is not a tick: its rows stay, read as before */
+			err_reset(e);
+			continue;
+		}
+		if (r < 0)
+			goto out;
+	}
+	r = r == SQLITE_DONE ? 0 : err_set(e, -EIO, "database %s: %s", st->path, sqlite3_errmsg(st->db));
+	sqlite3_finalize(runs);
+	runs = NULL;
+	/* shapes and strings rows no row names any more */
+	if (r == 0)
+		r = store_exec(st, "DELETE FROM sample_shapes WHERE id NOT IN"
+			       " (SELECT shape_id FROM samples WHERE shape_id IS NOT NULL);"
+			       "DROP TABLE samples_v8", e);
+out:
+	sqlite3_finalize(runs);
+	tick_writer_free(w);
+	return r;
+}
+
+/* whether schema 9's to-do is there: 1, 0, or an error */
+static int convert_due(struct store *st, struct st_err *e)
+{
+	sqlite3_stmt *s;
+	int r = store_prepare(st, "SELECT 1 FROM store_todo WHERE what = 'ticks as numbers'", &s, e);
+
+	if (r < 0)
+		return r;
+	r = store_step_row(st, s, e);
+	sqlite3_finalize(s);
+	return r;
+}
+
+int store_samples_convert(struct store *st, struct st_err *e)
+{
+	int r = convert_due(st, e);
+
+	if (r <= 0)
+		return r;
+	/* under the write lock, asked again: another process may have done it meanwhile */
+	if ((r = store_tx_begin(st, e)) < 0)
+		return r;
+	if ((r = convert_due(st, e)) == 1 && (r = convert_all(st, e)) == 0)
+		r = store_exec(st, "DELETE FROM store_todo WHERE what = 'ticks as numbers'", e);
+	if (r < 0) {
+		store_tx_rollback(st);
+		return r;
+	}
+	return store_tx_commit(st, e);
 }
 
 /* Whether run_id is a run of kind "sample": 0, -ENOENT, or an error. */
