@@ -580,8 +580,14 @@ static int resolve_config(struct cmd_ctx *ctx, struct probe_config *c, const str
 	int rc;
 
 	c->workload = workload_find(a->workload);
-	if (!c->workload)
+	if (!c->workload) {
+		const char *guess = opt_closest_choice(opt_find(probe_opts, "workload"), a->workload);
+
+		if (guess)
+			return cmd_usage_error(ctx, &cmd_probe_entry, "unknown workload \"%s\"; did you mean %s?",
+					       a->workload, guess);
 		return cmd_usage_error(ctx, &cmd_probe_entry, "unknown workload \"%s\"", a->workload);
+	}
 	if (c->workload->pattern == WORKLOAD_PAT_NONE) {
 		/* argv after "--" (getopt stops there) */
 		if (nrest == 0)

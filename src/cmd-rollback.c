@@ -28,7 +28,7 @@ struct rollback_args {
 
 static const struct opt_spec rollback_opts[] = {
 	OPT_ID("to", "ID", "restore snapshot ID (see swaptune history) instead of the one before the "
-	       "latest apply", struct rollback_args, to, "a snapshot id", OPT_COMPLETE_NONE),
+	       "latest apply", struct rollback_args, to, "a snapshot id", OPT_COMPLETE_SNAPSHOT),
 	OPT_FLAG("print", 0, "print the shell commands that would restore it; change nothing",
 		 struct rollback_args, print),
 	CMD_OPT_YES(struct rollback_args, yes),

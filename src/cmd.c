@@ -43,7 +43,7 @@ static const char *const group_titles[CMD_GROUP_COUNT] = {
 
 const char *const cmd_shells[] = { "bash", "zsh", "fish", NULL };
 const char *const cmd_progress_names[] = { "auto", "tty", "plain", "none", NULL };
-static const char *const id_kinds[] = { "run", "probe", "apply", "recording", "measured", NULL };
+static const char *const id_kinds[] = { "run", "probe", "apply", "recording", "measured", "snapshot", NULL };
 static const char *const man_sections[] = { "synopsis", "options", NULL };
 
 static int parse_shell(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)
@@ -146,6 +146,27 @@ static const char *option_name_at(size_t i, void *arg)
 	return NULL;
 }
 
+/*
+ * An option another command spells differently: rollback --dry-run is
+ * rollback --print (it prints the commands, changes nothing). The partner,
+ * when c has it.
+ */
+static const char *same_as(const struct cmd_entry *c, const char *word)
+{
+	static const char *const pairs[][2] = {
+		{ "--dry-run", "--print" }, { "--print", "--dry-run" },
+	};
+	struct option_names names = { .c = c };
+	const char *o;
+
+	for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++)
+		if (!strcmp(word, pairs[p][0]))
+			for (size_t i = 0; (o = option_name_at(i, &names)); i++)
+				if (!strcmp(o, pairs[p][1]))
+					return pairs[p][1];
+	return NULL;
+}
+
 int cmd_parse_sets(struct cmd_ctx *ctx, const struct cmd_entry *c, int argc, char **argv,
 		   void *const args[], struct opt_given *given)
 {
@@ -163,7 +184,7 @@ int cmd_parse_sets(struct cmd_ctx *ctx, const struct cmd_entry *c, int argc, cha
 		char word[64];
 
 		snprintf(word, sizeof(word), "%.*s", (int)strcspn(unknown, "="), unknown);
-		if ((guess = opt_closest(word, option_name_at, &names)))
+		if ((guess = opt_closest(word, option_name_at, &names)) || (guess = same_as(c, word)))
 			return cmd_usage_error(ctx, c, "%s; did you mean %s?", e.msg, guess);
 	}
 	if (r < 0)

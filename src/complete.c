@@ -29,6 +29,7 @@ static const char *ids_kind(enum opt_complete k)
 	case OPT_COMPLETE_APPLY_RUN: return "apply";
 	case OPT_COMPLETE_RECORDING: return "recording";
 	case OPT_COMPLETE_MEASURED_RUN: return "measured";
+	case OPT_COMPLETE_SNAPSHOT: return "snapshot";
 	default: return NULL;
 	}
 }
@@ -127,6 +128,44 @@ static void bash_value(FILE *f, const char *cmd, const struct opt_spec *o)
 	fputs(")\n\t\t", f);
 	put_action(f, &bash_actions, o);
 	fputs("; return ;;\n", f);
+}
+
+/* "0 1 2": the values completion offers for setting d */
+static void put_setting_values(FILE *f, const struct setting_def *d)
+{
+	char buf[SETTING_VALUE_MAX];
+	const char *v;
+
+	for (size_t i = 0; (v = settings_value_at(d, i, buf, sizeof(buf))); i++)
+		fprintf(f, "%s%s", i ? " " : "", v);
+}
+
+/* apply NAME=VALUE: bash splits it into NAME, = and VALUE; the setting's values after the = */
+static void bash_setting_values(FILE *f)
+{
+	char buf[SETTING_VALUE_MAX];
+
+	fputs("\t# NAME=VALUE of a command taking settings: the setting's values\n"
+	      "\tif [ \"${COMP_WORDS[COMP_CWORD-1]}\" = = ] || [ \"${COMP_WORDS[COMP_CWORD]}\" = = ]; then\n"
+	      "\t\tcase $cmd:$prev in\n", f);
+	for (size_t k = 0; k < cmd_count(); k++) {
+		const struct cmd_entry *c = cmd_at(k);
+
+		if (c->args_complete != OPT_COMPLETE_SETTING)
+			continue;
+		for (size_t i = 0; i < settings_count(); i++) {
+			/* a number of a wide range: nothing to offer, and not the names again */
+			if (!settings_value_at(settings_at(i), 0, buf, sizeof(buf))) {
+				fprintf(f, "\t\t%s:%s)\n\t\t\tCOMPREPLY=(); return ;;\n", c->name,
+					settings_at(i)->name);
+				continue;
+			}
+			fprintf(f, "\t\t%s:%s)\n\t\t\tCOMPREPLY=($(compgen -W \"", c->name, settings_at(i)->name);
+			put_setting_values(f, settings_at(i));
+			fputs("\" -- \"$cur\")); return ;;\n", f);
+		}
+	}
+	fputs("\t\tesac\n\tfi\n", f);
 }
 
 static void bash_positional(FILE *f, const struct cmd_entry *c)
@@ -238,6 +277,7 @@ static void bash_script(FILE *f)
 	      "\t# --opt=value: bash splits it into --opt, = and value\n"
 	      "\tif [ \"$prev\" = = ] && [ \"$COMP_CWORD\" -ge 2 ]; then prev=${COMP_WORDS[COMP_CWORD-2]}; fi\n"
 	      "\t[ \"$cur\" = = ] && cur=\n", f);
+	bash_setting_values(f);
 	bash_value_options(f, true);
 	bash_commands(f);
 	fputs("}\ncomplete -F _swaptune swaptune\n", f);
@@ -298,6 +338,7 @@ static void zsh_commands(FILE *f)
 		FOR_OWN_ROWS(c, o)
 			zsh_spec(f, o, " \\");
 		fputs(c->args_complete == OPT_COMPLETE_FILE ? "\t\t\t'*:file:_files'" :
+		      c->args_complete == OPT_COMPLETE_SETTING ? "\t\t\t'*:setting:_swaptune_settings'" :
 		      c->args ? "\t\t\t'*:argument: '" : "\t\t\t", f);
 		fputs(" && ret=0 ;;\n", f);
 	}
@@ -316,6 +357,21 @@ static void zsh_script(FILE *f)
 	      "\tids=(${(f)\"$(${swaptune_words[1]} ${db:+--db} ${db:+$db} --list-ids $kind 2>/dev/null)\"})\n"
 	      "\tcompadd \"${@[1,-2]}\" -a ids\n"
 	      "}\n"
+	      "# _swaptune_settings: NAME= of the settings registry, then NAME's values\n"
+	      "_swaptune_settings() {\n", f);
+	for (size_t i = 0; i < settings_count(); i++) {
+		char buf[SETTING_VALUE_MAX];
+
+		if (!settings_value_at(settings_at(i), 0, buf, sizeof(buf)))
+			continue;
+		fprintf(f, "\tif compset -P '%s='; then compadd -- ", settings_at(i)->name);
+		put_setting_values(f, settings_at(i));
+		fputs("; return; fi\n", f);
+	}
+	fputs("\tcompset -P '*=' && return 1\n\tcompadd -S '' --", f);
+	for (size_t i = 0; i < settings_count(); i++)
+		fprintf(f, " %s=", settings_at(i)->name);
+	fputs("\n}\n"
 	      "_swaptune() {\n"
 	      "\tlocal -a swaptune_words\n"
 	      "\tswaptune_words=(\"${words[@]}\")\n"
@@ -411,8 +467,16 @@ static void fish_script(FILE *f)
 		if (c->args_complete == OPT_COMPLETE_FILE)
 			fprintf(f, "complete -c swaptune -n '%s' -F\n", cond);
 		else if (c->args_complete == OPT_COMPLETE_SETTING)
-			for (size_t i = 0; i < settings_count(); i++)
+			for (size_t i = 0; i < settings_count(); i++) {
+				char buf[SETTING_VALUE_MAX];
+				const char *v;
+
 				fprintf(f, "complete -c swaptune -n '%s' -a %s=\n", cond, settings_at(i)->name);
+				/* NAME=VALUE, each: fish offers those that start with the word typed */
+				for (size_t j = 0; (v = settings_value_at(settings_at(i), j, buf, sizeof(buf))); j++)
+					fprintf(f, "complete -c swaptune -n '%s' -a %s=%s\n", cond,
+						settings_at(i)->name, v);
+			}
 	}
 }
 
@@ -458,6 +522,12 @@ int cmd_list_ids(FILE *f, const char *kind, const char *db_path, struct st_err *
 		for (int i = 0; r == 0 && i < n; i++)
 			fprintf(f, "%lld\n", (long long)rows[i].run_id);
 		free(rows);
+	} else if (!strcmp(kind, "snapshot")) {
+		int64_t ids[IDS_MAX];
+
+		r = store_snapshot_ids(&st, ids, IDS_MAX, &n, e);
+		for (int i = 0; r == 0 && i < n; i++)
+			fprintf(f, "%lld\n", (long long)ids[i]);
 	} else if (!strcmp(kind, "measured")) {
 		r = list_measured(f, &st, e);
 	} else {

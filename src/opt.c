@@ -231,6 +231,11 @@ int opt_parse_choice(const struct opt_spec *o, const char *arg, void *dst, struc
 			*(int *)dst = i;
 			return 0;
 		}
+	const char *guess = opt_closest_choice(o, arg);
+
+	if (guess)
+		return err_set(e, -EINVAL, "--%s is %s, not \"%s\"; did you mean %s?", o->name,
+			       choice_words(o, words, sizeof(words)), arg, guess);
 	return err_set(e, -EINVAL, "--%s is %s, not \"%s\"", o->name,
 		       choice_words(o, words, sizeof(words)), arg);
 }
@@ -464,6 +469,17 @@ static size_t distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
+/* word is c with letters left out ("anon-rnd" of "anon-random"), starting alike. */
+static bool abbreviates(const char *word, const char *c)
+{
+	if (*word != *c)
+		return false;
+	for (; *c && *word; c++)
+		if (*c == *word)
+			word++;
+	return !*word;
+}
+
 const char *opt_closest(const char *word, const char *(*at)(size_t i, void *arg), void *arg)
 {
 	size_t len = strlen(word), allowed = len / 3 ? len / 3 : 1, best = SIZE_MAX, pick = 0;
@@ -475,8 +491,12 @@ const char *opt_closest(const char *word, const char *(*at)(size_t i, void *arg)
 		return NULL;
 	/* at() may reuse one buffer: compare by copy, fetch the pick again at the end */
 	for (size_t i = 0; (c = at(i, arg)); i++) {
-		/* the start of a name, typed short, counts as one edit away */
-		size_t d = len >= 3 && !strncmp(c, word, len) ? 1 : distance(word, c);
+		/* the start of a name, typed short, counts as one edit away, */
+		size_t d = distance(word, c);
+
+		/* and so does a name typed with letters left out */
+		if (len >= 3 && d > 1 && (!strncmp(c, word, len) || abbreviates(word, c)))
+			d = 1;
 
 		if (d < best) {
 			best = d;
@@ -488,4 +508,14 @@ const char *opt_closest(const char *word, const char *(*at)(size_t i, void *arg)
 		}
 	}
 	return best <= allowed && !tie ? at(pick, arg) : NULL;
+}
+
+static const char *choice_name_at(size_t i, void *arg)
+{
+	return opt_choice(arg, i);
+}
+
+const char *opt_closest_choice(const struct opt_spec *o, const char *word)
+{
+	return opt_closest(word, choice_name_at, (void *)o);
 }

@@ -146,6 +146,18 @@ static int set_source(struct sbrun_args *a, enum sbm_source s, struct st_err *e)
 	return 0;
 }
 
+/* --metric's names: the kernel figures, then cpu-per-work (did you mean, completion). */
+static const char *metric_name_at(size_t i)
+{
+	return i < SBK_COUNT ? sbm_kernel_defs[i].name : i == SBK_COUNT ? "cpu-per-work" : NULL;
+}
+
+static const char *metric_name_at_arg(size_t i, void *arg)
+{
+	(void)arg;
+	return metric_name_at(i);
+}
+
 static int opt_metric(const struct opt_spec *o, const char *v, void *dst, struct st_err *e)
 {
 	struct sbm_spec *m = &args_of(dst)->c->metric;
@@ -157,10 +169,13 @@ static int opt_metric(const struct opt_spec *o, const char *v, void *dst, struct
 		return 0;
 	}
 	if ((k = sbm_kernel_find(v)) < 0) {
+		const char *guess = opt_closest(v, metric_name_at_arg, NULL);
 		char names[512];
 		size_t n = 0;
 
 		names[0] = 0;
+		if (guess)
+			return err_set(e, -EINVAL, "--metric %s: did you mean %s?", v, guess);
 		for (int f = 0; f < SBK_COUNT && n < sizeof(names); f++)
 			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s, ", sbm_kernel_defs[f].name);
 		return err_set(e, -EINVAL, "--metric %s: give %.*s or cpu-per-work", v,
@@ -250,9 +265,10 @@ const struct opt_spec sbrun_design_opts[] = {
 	       opt_max_time, OPT_COMPLETE_NONE),
 	SB_ROW("seed", "N", "seed of the block orders (default: a fresh random seed, recorded)",
 	       opt_seed, OPT_COMPLETE_NONE),
-	SB_ROW("metric", "NAME", "a kernel figure per window: psi-some (default), psi-full, majfault, "
-	       "refault, swapin, swap-ra, zswpin, cpu (of --cgroup); cpu-per-work with a workload "
-	       "metric below", opt_metric, OPT_COMPLETE_NONE),
+	{ OPT_ROW("metric", 0, "NAME", "a kernel figure per window: psi-some (default), psi-full, "
+		  "majfault, refault, swapin, swap-ra, zswpin, cpu (of --cgroup); cpu-per-work with a "
+		  "workload metric below", opt_metric, offsetof(struct sbrun_args, c)),
+	  .complete = OPT_COMPLETE_CHOICES, .choice_at = metric_name_at },
 	SB_ROW("metric-cmd", "CMD", "the workload's figure: a command 'PROG ARGS' (no shell) run at "
 	       "the end of each window that prints a number; SWAPTUNE_COUNT_START and "
 	       "SWAPTUNE_WINDOW_END (Unix times) give the counted part", opt_metric_cmd,

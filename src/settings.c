@@ -211,3 +211,22 @@ const struct setting_value *settings_snapshot_get(const struct settings_snapshot
 			return &s->items[i];
 	return NULL;
 }
+
+const char *settings_value_at(const struct setting_def *d, size_t i, char *buf, size_t len)
+{
+	static const char *const yn[] = { "Y", "N", NULL }, *const words[] = { "true", "false", NULL };
+	static const char *const comp[] = { "lzo-rle", "lzo", "lz4", "lz4hc", "zstd", "deflate", "842", NULL };
+	const char *const *list = d->type == SETTING_BOOL_YN ? yn : d->type == SETTING_BOOL_WORD ? words :
+		d->type == SETTING_COMPRESSOR ? comp : NULL;
+
+	if (d->type == SETTING_INT) {
+		if (d->max - d->min >= 32 || (long)i > d->max - d->min)
+			return NULL;
+		snprintf(buf, len, "%ld", d->min + (long)i);
+		return buf;
+	}
+	for (size_t k = 0; list && list[k]; k++)
+		if (k == i)
+			return snprintf(buf, len, "%s", list[k]), buf;
+	return NULL;
+}

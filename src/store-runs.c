@@ -394,6 +394,21 @@ int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapsh
 	return r;
 }
 
+int store_snapshot_ids(struct store *st, int64_t *ids, int max, int *n, struct st_err *e)
+{
+	sqlite3_stmt *stmt;
+	int rc, r = store_prepare(st, "SELECT id FROM snapshots ORDER BY id DESC LIMIT ?1", &stmt, e);
+
+	*n = 0;
+	if (r < 0)
+		return r;
+	sqlite3_bind_int(stmt, 1, max);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW && *n < max)
+		ids[(*n)++] = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : store_db_err(st, e);
+}
+
 int store_runs_end_orphans(struct store *st, const char *machine_id, const char *boot_id,
 			   store_pid_alive_fn alive, int *ended, struct st_err *e)
 {

@@ -42,6 +42,23 @@ expect 2 '^swaptune: status: unknown option --frob \(see swaptune status --help\
 	status --frob --db "$db" --sysroot "$FIXTURES/vm-v1"
 expect 2 '^swaptune: doctor: unknown option --frob \(see swaptune doctor --help\)$' \
 	doctor --frob --db "$db" --sysroot "$FIXTURES/vm-v1"
+# did you mean, for values too (issue 34, finding 7): workload and metric names, a choice
+# typed with a letter left out or two swapped, and the option another command spells
+# differently (rollback prints with --print; probe shows its plan with --dry-run)
+expect 2 '^swaptune: probe: unknown workload "anon-rnd"; did you mean anon-random\? \(see swaptune probe --help\)$' \
+	probe --workload anon-rnd --dry-run --db "$db" --sysroot "$FIXTURES/vm-v1"
+expect 2 '^swaptune: probe: unknown workload "zzz" \(see swaptune probe --help\)$' \
+	probe --workload zzz --dry-run --db "$db" --sysroot "$FIXTURES/vm-v1"
+expect 2 '^swaptune: switchback: --metric psi-som: did you mean psi-some\? \(see swaptune switchback --help\)$' \
+	switchback --metric psi-som --dry-run --db "$db" --sysroot "$FIXTURES/vm-v1"
+expect 2 '^swaptune: switchback: --metric cpu-per-wrok: did you mean cpu-per-work\? ' \
+	switchback --metric cpu-per-wrok --dry-run --db "$db" --sysroot "$FIXTURES/vm-v1"
+expect 2 '^swaptune: tui: --panel is status, .*, not "histroy"; did you mean history\? ' \
+	tui --panel histroy --db "$db" --sysroot "$FIXTURES/vm-v1"
+expect 2 '^swaptune: rollback: unknown option --dry-run; did you mean --print\? \(see swaptune rollback --help\)$' \
+	rollback --dry-run --db "$db" --sysroot "$FIXTURES/vm-v1"
+expect 2 '^swaptune: probe: unknown option --print; did you mean --dry-run\? ' \
+	probe --print --db "$db" --sysroot "$FIXTURES/vm-v1"
 expect 2 '^swaptune: status: unexpected argument "extra" \(see swaptune status --help\)$' \
 	status extra --db "$db" --sysroot "$FIXTURES/vm-v1"
 expect 2 '^swaptune: option --db needs a value$' status --db

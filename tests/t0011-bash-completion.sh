@@ -79,6 +79,17 @@ cd "$TOP" || exit 1
 complete_words swaptune apply page >"$scratch/set"
 grep -qx 'page-cluster=' "$scratch/set" || fail "apply page does not offer page-cluster=: $(cat "$scratch/set")"
 
+# NAME=VALUE: the setting's values after the = (bash splits the word at it), and
+# --metric's names (issue 34, finding 7)
+pcs=$(seq 0 31 | tr '\n' ' ')
+offers "$pcs" swaptune apply page-cluster = ""
+offers "$pcs" swaptune apply page-cluster =
+offers "3 30 31" swaptune apply page-cluster = 3
+offers "true false" swaptune apply vma_ra_enabled = ""
+offers "lz4 lz4hc" swaptune apply zswap.compressor = lz4
+offers "" swaptune apply zswap.max_pool_percent = ""
+offers "psi-some psi-full" swaptune switchback --metric psi
+
 # run and recording ids from the store named on the line
 if command -v sqlite3 >/dev/null 2>&1; then
 	db=$scratch/report.db
@@ -99,6 +110,12 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	offers "$applies" "$SWAPTUNE" --db "$db" report --change ""
 	offers "$recs" "$SWAPTUNE" --db "$db" report --before ""
 	offers "$recs" "$SWAPTUNE" --db "$db" sample --replay ""
+	# rollback --to: the store's snapshots, newest first
+	snaps=$(q "SELECT id FROM snapshots ORDER BY id DESC LIMIT 50")
+	[ -n "$snaps" ] || fail "the fixture store has no snapshots"
+	offers "$snaps" "$SWAPTUNE" --db "$db" rollback --to ""
+	[ "$("$SWAPTUNE" --db "$db" --list-ids snapshot | tr '\n' ' ')" = "$snaps" ] ||
+		fail "--list-ids snapshot: $("$SWAPTUNE" --db "$db" --list-ids snapshot | tr '\n' ' '), want $snaps"
 	# newest first, as --list-ids prints them
 	[ "$("$SWAPTUNE" --db "$db" --list-ids probe | tr '\n' ' ')" = "$probes" ] ||
 		fail "--list-ids probe: $("$SWAPTUNE" --db "$db" --list-ids probe | tr '\n' ' '), want $probes"

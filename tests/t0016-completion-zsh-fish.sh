@@ -23,6 +23,7 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	sqlite3 "$db" "INSERT INTO runs (host_id, kind, status, params) VALUES (1, 'switchback', 'ok', '{}')"
 	probes=$(sqlite3 "$db" "SELECT id FROM runs WHERE kind = 'probe' ORDER BY id DESC" | tr '\n' ' ')
 	measured=$(sqlite3 "$db" "SELECT id FROM runs WHERE kind IN ('probe', 'switchback') ORDER BY id DESC" | tr '\n' ' ')
+	snaps=$(sqlite3 "$db" "SELECT id FROM snapshots ORDER BY id DESC LIMIT 50" | tr '\n' ' ')
 fi
 
 # has WORD FILE: WORD is one of the words of FILE
@@ -76,6 +77,10 @@ EOF
 	for w in bash zsh fish; do has $w "$scratch/z.out" || fail "zsh: --completion lacks $w: $(cat "$scratch/z.out")"; done
 	zlist "swaptune probe --arms pc3,"
 	for w in pc1 pc0 bypass; do has $w "$scratch/z.out" || fail "zsh: --arms pc3, lacks $w: $(cat "$scratch/z.out")"; done
+	zlist "swaptune apply page-cluster="
+	for w in 0 3 31; do has $w "$scratch/z.out" || fail "zsh: apply page-cluster= lacks $w: $(cat "$scratch/z.out")"; done
+	zlist "swaptune apply vma"
+	has vma_ra_enabled= "$scratch/z.out" || fail "zsh: apply vma lacks vma_ra_enabled=: $(cat "$scratch/z.out")"
 	zlist "swaptune import "
 	has export-1.json "$scratch/z.out" || fail "zsh: import does not offer files: $(cat "$scratch/z.out")"
 	zlist "swaptune probe --seed "
@@ -83,6 +88,8 @@ EOF
 	if [ -n "$db" ]; then
 		zlist "swaptune --db $db report --run "
 		for id in $probes; do has "$id" "$scratch/z.out" || fail "zsh: report --run lacks probe run $id: $(cat "$scratch/z.out")"; done
+		zlist "swaptune --db $db rollback --to "
+		for id in $snaps; do has "$id" "$scratch/z.out" || fail "zsh: rollback --to lacks snapshot $id: $(cat "$scratch/z.out")"; done
 		zlist "swaptune --db $db recommend --run "
 		for id in $measured; do has "$id" "$scratch/z.out" || fail "zsh: recommend --run lacks run $id: $(cat "$scratch/z.out")"; done
 	fi
@@ -113,6 +120,8 @@ if command -v fish >/dev/null 2>&1; then
 	has export-1.json "$scratch/f.out" || fail "fish: import does not offer files"
 	flist "swaptune probe --seed "
 	[ -s "$scratch/f.out" ] && fail "fish: --seed offers $(head -3 "$scratch/f.out")"
+	flist "swaptune apply page-cluster="
+	for w in page-cluster=0 page-cluster=31; do has $w "$scratch/f.out" || fail "fish: apply page-cluster= lacks $w: $(tr '\n' ' ' <"$scratch/f.out")"; done
 	flist "swaptune probe --"
 	has --working-set "$scratch/f.out" || fail "fish: probe -- lacks --working-set (a workload option)"
 	has --json "$scratch/f.out" || fail "fish: probe -- lacks the common --json"
@@ -120,6 +129,9 @@ if command -v fish >/dev/null 2>&1; then
 		flist "swaptune --db $db report --run "
 		[ "$(sort -n "$scratch/f.out" | tr '\n' ' ')" = "$(printf '%s\n' $probes | sort -n | tr '\n' ' ')" ] ||
 			fail "fish: report --run offers '$(tr '\n' ' ' <"$scratch/f.out")', want '$probes'"
+		flist "swaptune --db $db rollback --to "
+		[ "$(sort -n "$scratch/f.out" | tr '\n' ' ')" = "$(printf '%s\n' $snaps | sort -n | tr '\n' ' ')" ] ||
+			fail "fish: rollback --to offers '$(tr '\n' ' ' <"$scratch/f.out")', want '$snaps'"
 		flist "swaptune --db $db apply --run "
 		[ "$(sort -n "$scratch/f.out" | tr '\n' ' ')" = "$(printf '%s\n' $measured | sort -n | tr '\n' ' ')" ] ||
 			fail "fish: apply --run offers '$(tr '\n' ' ' <"$scratch/f.out")', want '$measured'"

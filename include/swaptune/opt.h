@@ -44,6 +44,7 @@ enum opt_complete {
 	OPT_COMPLETE_RECORDING,
 	OPT_COMPLETE_MEASURED_RUN,	/* a probe or switchback run: what recommend and apply judge */
 	OPT_COMPLETE_SETTING,		/* NAME= of the settings registry */
+	OPT_COMPLETE_SNAPSHOT,		/* snapshot ids (swaptune --list-ids snapshot) */
 };
 
 enum {
@@ -199,6 +200,9 @@ const char *opt_choice(const struct opt_spec *o, size_t n);
  * meant. at(i, arg) gives candidate i, NULL past the end.
  */
 const char *opt_closest(const char *word, const char *(*at)(size_t i, void *arg), void *arg);
+
+/* opt_closest() over a row's choices (opt_choice()): the value meant by word, or NULL. */
+const char *opt_closest_choice(const struct opt_spec *o, const char *word);
 
 /* Human bounds for messages: 100000000 ns -> "100ms", 1048576 -> "1M". */
 const char *opt_fmt_ns(long long ns, char *buf, size_t len);

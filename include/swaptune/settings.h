@@ -46,6 +46,12 @@ struct setting_def {
 size_t settings_count(void);
 const struct setting_def *settings_at(size_t i);
 const struct setting_def *settings_find(const char *name);
+/*
+ * The i-th value completion offers after "NAME=" (into buf), NULL past the
+ * end: every integer of a range of at most 32, both words of a boolean, the
+ * compressors kernels commonly offer (apply checks the host's own list).
+ */
+const char *settings_value_at(const struct setting_def *d, size_t i, char *buf, size_t len);
 
 /* Current value, whitespace stripped; -ENOENT if this kernel lacks it. */
 int settings_read(const struct host *h, const struct setting_def *d, char *val,

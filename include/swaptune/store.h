@@ -349,6 +349,8 @@ struct store_snapshot_row {
 int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapshot_row **rows,
 			   int *n, struct st_err *e);
 void store_snapshot_rows_free(struct store_snapshot_row *rows, int n);
+/* The ids of the newest snapshots (at most max), newest first: what rollback --to completes. */
+int store_snapshot_ids(struct store *st, int64_t *ids, int max, int *n, struct st_err *e);
 
 /* ---- probe runs: arms, trials, per-trial metrics (src/store-probe.c) ---- */
 
