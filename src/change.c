@@ -236,6 +236,48 @@ int change_need_root(const struct host *h, const char *what, struct st_err *e)
 	return 0;
 }
 
+/* Where repair's lines go: stderr unless a caller (the TUI) takes them. */
+static journal_report_fn repair_report;
+static void *repair_report_arg;
+
+void change_repair_report(journal_report_fn report, void *arg)
+{
+	repair_report = report;
+	repair_report_arg = arg;
+}
+
+struct repair_said {
+	int lines;
+};
+
+static void repair_line(const char *line, void *arg)
+{
+	struct repair_said *said = arg;
+
+	said->lines++;
+	if (repair_report)
+		repair_report(line, repair_report_arg);
+	else
+		fprintf(stderr, "swaptune: %s\n", line);
+}
+
+int change_repair(struct store *st, const struct host *h)
+{
+	struct repair_said said = { 0 };
+	struct st_err e = { 0 };
+
+	if (journal_repair(st, h, repair_line, &said, &e) < 0) {
+		/* a change could not be undone: say so, but let the command run */
+		char line[ST_ERR_MSG_MAX + 32];
+
+		snprintf(line, sizeof(line), "warning: repair incomplete: %s", e.msg);
+		repair_line(line, &said);
+	}
+	/* an apply whose watchdog's rows are all undone now is reverted */
+	change_settle_confirms(st, &e);
+	return said.lines;
+}
+
 int change_lock(struct store *st, const struct host *h, const char *what,
 		const char *db_path, bool refuse_pending, int *lockfd, struct st_err *e)
 {
@@ -245,19 +287,26 @@ int change_lock(struct store *st, const struct host *h, const char *what,
 	*lockfd = -1;
 	if ((r = change_need_root(h, what, e)) < 0)
 		return r;
+	/* a probe's arms come and go: its settings are no "before" to snapshot */
+	if ((r = host_change_lock(h, db_path, what, lockfd, lockpath, sizeof(lockpath), e)) < 0)
+		return r;
+	/* what a swaptune that did not finish left is put back first, under the lock */
+	change_repair(st, h);
 	if (refuse_pending) {
 		struct change_pending pend;
 
 		r = change_pending_confirm(st, h, &pend, e);
-		if (r < 0)
-			return r;
 		if (r > 0)
-			return err_set_exit(e, -EBUSY, ST_EXIT_DENIED,
-					    "apply run %lld awaits confirmation: run swaptune apply --confirm "
-					    "(or swaptune rollback) first", (long long)pend.run_id);
+			r = err_set_exit(e, -EBUSY, ST_EXIT_DENIED,
+					 "apply run %lld awaits confirmation: run swaptune apply --confirm "
+					 "(or swaptune rollback) first", (long long)pend.run_id);
+		if (r < 0) {
+			host_change_unlock(*lockfd);
+			*lockfd = -1;
+			return r;
+		}
 	}
-	/* a probe's arms come and go: its settings are no "before" to snapshot */
-	return host_change_lock(h, db_path, what, lockfd, lockpath, sizeof(lockpath), e);
+	return 0;
 }
 
 void change_unlock(int lockfd)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "swaptune/change.h"
 #include "swaptune/fmt.h"
 #include "swaptune/cmd.h"
 #include "swaptune/lock.h"
@@ -120,6 +121,7 @@ static void run_bypass_check(struct cmd_ctx *ctx, struct doctor_bypass *b)
 	/* it changes page-cluster and zswap: never alongside a probe */
 	r = host_change_lock(&ctx->host, ctx->db_path, "doctor", &lockfd, lockpath, sizeof(lockpath), &e);
 	if (r == 0) {
+		change_repair(&ctx->store, &ctx->host);
 		r = probe_detect_native_bypass(&ctx->host, &ctx->store, &c, &e);
 		host_change_unlock(lockfd);
 	}

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "swaptune/change.h"
 #include "swaptune/advice.h"
 #include "swaptune/cmd.h"
 #include "swaptune/colour.h"
@@ -728,6 +729,7 @@ static int run_probe(struct cmd_ctx *ctx, struct probe_config *c, const struct p
 	rc = host_change_lock(&ctx->host, ctx->db_path, "probe", &lockfd, lockpath, sizeof(lockpath), &ctx->err);
 	if (rc < 0)
 		return rc;
+	change_repair(&ctx->store, &ctx->host);
 	if (!a->yes && !ask(c, p)) {
 		host_change_unlock(lockfd);
 		return err_set_exit(&ctx->err, -ECANCELED, ST_EXIT_DENIED, "probe cancelled: nothing was changed");

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "swaptune/fmt.h"
 #include "swaptune/change.h"
@@ -259,18 +260,29 @@ static int rollback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	to = a.to;
 	print = a.print;
 	yes = a.yes;
-	if ((r = change_settle_confirms(&ctx->store, &ctx->err)) < 0)
+	/*
+	 * not --print: lock (and so repair) before planning; without root on the
+	 * live host the refusal comes where a change is needed, as before
+	 */
+	if (!print && (!ctx->host.live || geteuid() == 0) &&
+	    (r = change_lock(&ctx->store, &ctx->host, "rollback", ctx->db_path, false, &lockfd,
+			     &ctx->err)) < 0)
 		return r;
+	/* --print writes nothing, not even the settling of a confirm */
+	if (!print && (r = change_settle_confirms(&ctx->store, &ctx->err)) < 0)
+		goto out;
 	r = change_pending_confirm(&ctx->store, &ctx->host, &pend, &ctx->err);
 	if (r < 0)
-		return r;
+		goto out;
 	if (r > 0) {
 		if (to)
-			return err_set_exit(&ctx->err, -EBUSY, ST_EXIT_DENIED,
-					    "apply run %lld awaits confirmation: run swaptune rollback"
-					    " without --to to revert it, or swaptune apply --confirm",
-					    (long long)pend.run_id);
-		return revert_pending(ctx, &pend, print, yes);
+			r = err_set_exit(&ctx->err, -EBUSY, ST_EXIT_DENIED,
+					 "apply run %lld awaits confirmation: run swaptune rollback"
+					 " without --to to revert it, or swaptune apply --confirm",
+					 (long long)pend.run_id);
+		else
+			r = revert_pending(ctx, &pend, print, yes);
+		goto out;
 	}
 
 	if ((r = change_rollback_plan(&ctx->store, &ctx->host, to, &rb, &ctx->err)) < 0)
@@ -295,7 +307,8 @@ static int rollback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		}
 		goto out;
 	}
-	if ((r = change_lock(&ctx->store, &ctx->host, "rollback", ctx->db_path, false, &lockfd,
+	if (lockfd < 0 &&
+	    (r = change_lock(&ctx->store, &ctx->host, "rollback", ctx->db_path, false, &lockfd,
 			     &ctx->err)) < 0)
 		goto out;
 	fflush(ctx->out);

@@ -405,6 +405,14 @@ static int status_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		cJSON_AddItemToObject(doc, "kernel_fingerprint", fingerprint_to_json(fp));
 		cJSON_AddItemToObject(doc, "verdicts", verdicts_json(vc));
 		cJSON_AddItemToObject(doc, "pending_confirm", pending_json(ctx));
+		{
+			/* status repairs nothing: it counts what is left (main.c says it in a line) */
+			struct st_err e = { 0 };
+			int64_t left = 0;
+
+			journal_leftovers(&ctx->store, &ctx->host, &left, &e);
+			cJSON_AddNumberToObject(doc, "leftover_changes", (double)left);
+		}
 		cmd_note_host_changing(ctx, doc, what);
 		r = cmd_print_json(ctx, doc);
 	} else {

@@ -4,7 +4,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
+#include "swaptune/change.h"
 #include "swaptune/cmd.h"
 #include "swaptune/tui.h"
 
@@ -32,6 +34,13 @@ static const struct opt_spec tui_opts[] = {
 	{ NULL },
 };
 
+/* the screen owns the terminal: repair's lines (a change path repairs first) go to syslog */
+static void repair_to_syslog(const char *line, void *arg)
+{
+	(void)arg;
+	syslog(LOG_NOTICE, "swaptune tui: %s", line);
+}
+
 static int tui_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct tui_args a = { .interval_ns = 1000000000LL };
@@ -44,6 +53,7 @@ static int tui_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		return cmd_usage_error(ctx, &cmd_tui_entry, "--json makes no sense for the screen; use status or sample --json");
 	o = (struct tui_opts){ .interval_ns = (uint64_t)a.interval_ns, .cgroup = a.cgroup,
 			       .start_panel = a.panel, .max_frames = a.frames };
+	change_repair_report(repair_to_syslog, NULL);
 	return tui_run(&ctx->host, &ctx->store, &o, &ctx->err);
 }
 

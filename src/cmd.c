@@ -25,6 +25,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_recommend_entry,
 	&cmd_apply_entry,
 	&cmd_rollback_entry,
+	&cmd_repair_entry,
 	&cmd_history_entry,
 	&cmd_verify_entry,
 	&cmd_export_entry,

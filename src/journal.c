@@ -473,6 +473,47 @@ int journal_repair(struct store *st, const struct host *h,
 	return r;
 }
 
+int journal_leftovers(struct store *st, const struct host *h, int64_t *n, struct st_err *e)
+{
+	char mid[64], boot_id[64];
+	struct store_pending_count c;
+	int64_t before = INT64_MAX;
+	int examined = 0, r;
+
+	*n = 0;
+	host_read_machine_id(h, mid, sizeof(mid));
+	host_read_boot_id(h, boot_id, sizeof(boot_id));
+	r = store_changes_pending_count(st, sysroot_key(h), mid, &c, e);
+	if (r < 0 || c.mine == 0)
+		return r;
+	/* the rows repair would act on: its own test, read only, within its budget */
+	while (examined < JOURNAL_REPAIR_BUDGET) {
+		struct store_change *v = NULL;
+		int k;
+
+		r = store_changes_pending_page(st, sysroot_key(h), mid, before, REPAIR_PAGE, &v, &k, e);
+		if (r < 0)
+			return r;
+		for (int i = 0; i < k; i++) {
+			const struct store_change *p = &v[i];
+
+			if (of_earlier_boot(p, boot_id) ||
+			    !((!p->boot_id[0] || !strcmp(p->boot_id, boot_id)) &&
+			      host_pid_alive(p->pid, p->pid_start)))
+				(*n)++;
+		}
+		examined += k;
+		if (k)
+			before = v[k - 1].id;
+		free(v);
+		if (k < REPAIR_PAGE)
+			break;
+	}
+	if (c.mine > examined)
+		*n += c.mine - examined;
+	return 0;
+}
+
 int journal_transfer(struct journal *j, pid_t pid, uint64_t pid_start,
 		     int *moved, struct st_err *e)
 {

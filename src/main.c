@@ -29,10 +29,22 @@ static void print_line(FILE *f, enum colour c, const char *prefix, const char *m
 	fputc('\n', f);
 }
 
-static void report_repair(const char *line, void *arg)
+/*
+ * Repair runs only in commands that change the host, under their lock
+ * (change_lock()); a command that did not repair says what is still left.
+ */
+static void report_leftovers(struct cmd_ctx *ctx)
 {
-	(void)arg;
-	print_line(stderr, COLOUR_PLAIN, "swaptune:", line);
+	struct st_err e = { 0 };
+	int64_t n = 0;
+	char line[200];
+
+	if (journal_leftovers(&ctx->store, &ctx->host, &n, &e) < 0 || n == 0)
+		return;
+	snprintf(line, sizeof(line), "%lld change%s left by a swaptune that did not finish:"
+		 " `swaptune repair` (or the next command that changes the host) puts %s back",
+		 (long long)n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
+	print_line(stderr, COLOUR_WARN, "swaptune:", line);
 }
 
 static bool host_opened;	/* ctx.host is open: error documents can name its host */
@@ -349,15 +361,6 @@ int main(int argc, char **argv)
 	}
 
 	undo_register_all();
-	r = journal_repair(&ctx.store, &ctx.host, report_repair, NULL, &ctx.err);
-	if (r < 0) {
-		/* a change could not be undone: say so, but let the command run */
-		char msg[ST_ERR_MSG_MAX + 32];
-
-		snprintf(msg, sizeof(msg), "repair incomplete: %s", ctx.err.msg);
-		print_line(stderr, COLOUR_WARN, "swaptune: warning:", msg);
-		err_reset(&ctx.err);
-	}
 
 	{
 		/* every run this command begins stores the kernel it ran on */
@@ -381,6 +384,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "swaptune: cannot write output\n");
 		status = ST_EXIT_RUNTIME;
 	}
+	report_leftovers(&ctx);
 	/*
 	 * a command that fails changes nothing: not even a store this run had
 	 * to create (bad input, and refusals after it: a damaged fleet-advise

@@ -4,7 +4,7 @@
 # swap (swapoff, loop device, backing file), unmount debugfs if it mounted
 # it and restore page-cluster and zswap, then exit 130 / 143 with the partial
 # result; after kill -9 the orphaned trial dies with its parent and the next
-# swaptune command (status) repairs everything from the journal and says so.
+# swaptune command that changes the host (repair) repairs everything from the journal and says so.
 . "$(dirname "$0")/lib.sh"
 
 need_probe_host
@@ -31,7 +31,7 @@ cleanup_probe() {
 		kill -9 "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	fi
-	"$SWAPTUNE" status --db "$db" >/dev/null 2>&1	# repair whatever is left
+	"$SWAPTUNE" repair --db "$db" >/dev/null 2>&1	# repair whatever is left
 }
 cleanup_hooks="cleanup_probe"
 
@@ -127,7 +127,7 @@ for d in "$CG"/swaptune-probe-"$p"-*; do
 	while [ -n "$(cat "$d/cgroup.procs" 2>/dev/null)" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -n "$(cat "$d/cgroup.procs" 2>/dev/null)" ] && fail "kill -9: the trial process outlived the probe"
 done
-"$SWAPTUNE" status --db "$db" >/dev/null 2>"$scratch/repair.err" || fail "status after kill -9: exit $?"
+"$SWAPTUNE" repair --db "$db" >/dev/null 2>"$scratch/repair.err" || fail "repair after kill -9: exit $?"
 cat "$scratch/repair.err"
 # every journal row the killed probe left is undone, each reported
 q() { sqlite3 "$db" "$1"; }

@@ -3,7 +3,8 @@
 # confirmation the previous settings (and boot-time files) come back by
 # themselves within a second or two of the deadline, recorded as a rollback
 # run; apply --confirm keeps them and stops the watchdog; a watchdog killed
-# with kill -9 leaves its rows to crash repair, which the next command runs;
+# with kill -9 leaves its rows to crash repair (`swaptune repair`, or the
+# next command that changes the host);
 # rollback reverts an unconfirmed apply at once; a second apply waits for
 # the first to be settled.
 . "$(dirname "$0")/lib.sh"
@@ -93,6 +94,10 @@ pid=$(wd_pid "$scratch/a3.json")
 kill -9 "$pid"
 sleep 0.2
 st history >/dev/null 2>"$scratch/err" || fail "history after kill: exit $?"
+grep -q '^swaptune: 1 change left by a swaptune that did not finish: `swaptune repair`' "$scratch/err" ||
+	fail "history does not say what is left: $(cat "$scratch/err")"
+[ "$(cat "$P")" = 0 ] || fail "history repaired"
+st repair >/dev/null 2>"$scratch/err" || fail "repair after kill: exit $?"
 grep -q "^swaptune: restored page-cluster 0 -> 3 (left by swaptune pid $pid, which did not finish)$" "$scratch/err" ||
 	fail "repair message: $(cat "$scratch/err")"
 [ "$(cat "$P")" = 3 ] || fail "page-cluster not restored after the watchdog was killed"

@@ -9,7 +9,7 @@
 #      stalls the host; every candidate window trips the guardrail, is
 #      switched back to page-cluster 3 within the window and fails; the
 #      baseline's windows do not; page-cluster never stays 0 a whole window;
-#   4. kill -9 during a candidate window: the next command (status) puts
+#   4. kill -9 during a candidate window: the next command that changes the host (repair) puts
 #      page-cluster back and ends the run "interrupted";
 #   5. the workload exits mid-run: the run stops (status stopped), restored;
 #   6. SIGINT: exit 130, restored.
@@ -39,7 +39,7 @@ stop_all() {
 		rmdir "$CGP"
 	fi
 	[ -n "$wl_pid" ] && wait "$wl_pid" 2>/dev/null
-	"$SWAPTUNE" status --db "$db" >/dev/null 2>&1
+	"$SWAPTUNE" repair --db "$db" >/dev/null 2>&1
 	sb_swap_off
 	rm -rf "$PG_DIR"
 }
@@ -104,7 +104,7 @@ kill -9 "$sb_pid"
 wait "$sb_pid" 2>/dev/null
 sb_pid=""
 [ "$(pc)" = 0 ] || fail "4: page-cluster is not 0 right after kill -9 (nothing to repair)"
-st status >/dev/null 2>"$scratch/4.err" || fail "4: status after kill -9: exit $?"
+st repair >/dev/null 2>"$scratch/4.err" || fail "4: repair after kill -9: exit $?"
 grep -q "restored page-cluster 0 -> $pc_before" "$scratch/4.err" || fail "4: repair not reported: $(cat "$scratch/4.err")"
 restored 4
 [ "$(sqlite3 "$db" "SELECT status FROM runs WHERE kind = 'switchback' ORDER BY id DESC LIMIT 1")" = interrupted ] ||

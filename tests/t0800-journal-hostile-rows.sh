@@ -2,7 +2,7 @@
 # Journal repair trusts nothing in the store: a crafted store whose pending
 # rows name paths outside the sysroot (absolute, ../, through a symlinked
 # directory), a cgroup outside the controller root, or a directory that is
-# not swaptune's, makes `status` refuse each row with a warning and mark it
+# not swaptune's, makes `repair` refuse each row with a warning and mark it
 # "refused"; nothing outside the sysroot changes. Rows of another machine
 # are never undone (one line says so), live state of an earlier boot is
 # marked "rebooted", and the same row of this machine and boot is restored.
@@ -52,8 +52,8 @@ row persist-dir "$outside/emptydir" NULL NULL "$mid" NULL
 row cgroup swaptune-x "v1 ../outside/swaptune-x" NULL "$mid" "$boot"
 row cgroup ../outside "v1 sys/fs/cgroup/memory/../../../../outside" NULL "$mid" "$boot"
 
-"$SWAPTUNE" status --sysroot "$root" --db "$db" >/dev/null 2>"$scratch/err" ||
-	fail "status with hostile rows failed: $(cat "$scratch/err")"
+"$SWAPTUNE" repair --sysroot "$root" --db "$db" >/dev/null 2>"$scratch/err" ||
+	fail "repair with hostile rows failed: $(cat "$scratch/err")"
 n=$(grep -c '^swaptune: warning: refused to undo ' "$scratch/err")
 [ "$n" -eq 8 ] || { fail "expected 8 refusals, got $n"; cat "$scratch/err"; }
 [ "$(tree)" = "$before" ] || fail "repair changed files outside the sysroot"
@@ -61,7 +61,7 @@ n=$(grep -c '^swaptune: warning: refused to undo ' "$scratch/err")
 [ "$(sqlite3 "$db" "SELECT count(*) FROM changes WHERE state = 'refused'")" = 8 ] ||
 	fail "refused rows are not marked refused"
 # a refused row is not tried again
-"$SWAPTUNE" status --sysroot "$root" --db "$db" >/dev/null 2>"$scratch/err2"
+"$SWAPTUNE" repair --sysroot "$root" --db "$db" >/dev/null 2>"$scratch/err2"
 grep -q 'refused' "$scratch/err2" && fail "refused rows were tried again"
 
 # another machine's pending change is never undone here
@@ -69,7 +69,7 @@ echo 0 >"$root/proc/sys/vm/page-cluster"
 other=fedcba9876543210fedcba9876543210
 row setting page-cluster 3 0 "$other" "$boot"
 row setting vma_ra_enabled false true "$other" "$boot"
-"$SWAPTUNE" status --sysroot "$root" --db "$db" >/dev/null 2>"$scratch/err" || fail "status failed"
+"$SWAPTUNE" repair --sysroot "$root" --db "$db" >/dev/null 2>"$scratch/err" || fail "repair failed"
 [ "$(cat "$root/proc/sys/vm/page-cluster")" = 0 ] || fail "another machine's change was restored here"
 grep -q "^swaptune: store $db holds 2 pending changes of machine fedcba98.*; not undone here\$" \
 	"$scratch/err" || { fail "no plain line about the other machine's changes"; cat "$scratch/err"; }
@@ -80,7 +80,7 @@ grep -q "^swaptune: store $db holds 2 pending changes of machine fedcba98.*; not
 echo 0 >"$root/proc/sys/vm/page-cluster"
 row setting page-cluster 3 0 NULL "$boot"
 row setting page-cluster 3 0 "" "$boot"
-"$SWAPTUNE" status --sysroot "$root" --db "$db" >/dev/null 2>"$scratch/err" || fail "status failed"
+"$SWAPTUNE" repair --sysroot "$root" --db "$db" >/dev/null 2>"$scratch/err" || fail "repair failed"
 [ "$(cat "$root/proc/sys/vm/page-cluster")" = 0 ] || fail "a row naming no machine was acted on"
 grep -q "^swaptune: store $db holds 2 pending changes that name no machine; not undone here\$" \
 	"$scratch/err" || { fail "no line about the rows that name no machine"; cat "$scratch/err"; }
@@ -88,14 +88,14 @@ sqlite3 "$db" "DELETE FROM changes WHERE state = 'pending' AND coalesce(machine_
 
 # live state of an earlier boot: the reboot undid it
 row setting page-cluster 3 0 "$mid" 99999999-2222-3333-4444-555555555555
-"$SWAPTUNE" status --sysroot "$root" --db "$db" >/dev/null 2>"$scratch/err" || fail "status failed"
+"$SWAPTUNE" repair --sysroot "$root" --db "$db" >/dev/null 2>"$scratch/err" || fail "repair failed"
 [ "$(cat "$root/proc/sys/vm/page-cluster")" = 0 ] || fail "a change of an earlier boot was restored"
 [ "$(sqlite3 "$db" "SELECT count(*) FROM changes WHERE state = 'rebooted'")" = 1 ] ||
 	fail "the earlier boot's row is not marked rebooted"
 
 # the control: the same row of this machine and boot is restored
 row setting page-cluster 3 0 "$mid" "$boot"
-"$SWAPTUNE" status --sysroot "$root" --db "$db" >/dev/null 2>"$scratch/err" || fail "status failed"
+"$SWAPTUNE" repair --sysroot "$root" --db "$db" >/dev/null 2>"$scratch/err" || fail "repair failed"
 [ "$(cat "$root/proc/sys/vm/page-cluster")" = 3 ] || fail "this machine's change was not restored"
 grep -q 'restored page-cluster 0 -> 3' "$scratch/err" || fail "no line about the restore"
 

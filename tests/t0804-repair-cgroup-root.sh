@@ -38,9 +38,9 @@ victim() {	# victim DIR: an outside directory that looks like a group
 	echo 1 >"$1/tasks"
 	echo keep >"$1/cgroup.procs"
 }
-status_of() {	# status_of DB ROOT: run status (which repairs) with its stderr in $scratch/err
-	"$SWAPTUNE" --db "$1" --sysroot "$2" status >/dev/null 2>"$scratch/err" ||
-		fail "status: exit $?: $(cat "$scratch/err")"
+status_of() {	# status_of DB ROOT: run repair with its stderr in $scratch/err
+	"$SWAPTUNE" --db "$1" --sysroot "$2" repair >/dev/null 2>"$scratch/err" ||
+		fail "repair: exit $?: $(cat "$scratch/err")"
 }
 refused() {	# refused DB WHAT
 	grep -q '^swaptune: warning: refused to undo cgroup ' "$scratch/err" ||

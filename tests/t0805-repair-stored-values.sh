@@ -55,7 +55,7 @@ row persist-file etc/sysctl.d/90-swaptune.conf "$HDR${NL}vm.page-cluster = 1${NL
 row persist-file etc/sysctl.d/90-swaptune.conf "$HDR${NL}vm.page-cluster = 99$NL" NULL
 row persist-file etc/modprobe.d/swaptune-zswap.conf "$HDR${NL}options zswap compressor=\$(id)$NL" NULL
 row persist-file etc/swaptune/boot.conf "$HDR${NL}zswap.enabled=Y${NL}install zswap /bin/sh$NL" NULL
-"$SWAPTUNE" --db "$db" --sysroot "$root" status >/dev/null 2>"$scratch/err" || fail "status: $(cat "$scratch/err")"
+"$SWAPTUNE" --db "$db" --sysroot "$root" repair >/dev/null 2>"$scratch/err" || fail "repair: $(cat "$scratch/err")"
 n=$(grep -c '^swaptune: warning: refused to undo persist-file ' "$scratch/err")
 [ "$n" -eq 7 ] || { fail "expected 7 refused persist-file rows, got $n"; cat "$scratch/err"; }
 grep -q 'removed persist-file' "$scratch/err" && fail "repair reported writing a crafted boot file"
@@ -76,7 +76,7 @@ row setting page-cluster "$long" 0
 row setting page-cluster 99 0
 row setting zswap.compressor "lzo$NL\$(id)" lz4
 row setting nosuch 1 0
-"$SWAPTUNE" --db "$db" --sysroot "$root" status >/dev/null 2>"$scratch/err" || fail "status: $(cat "$scratch/err")"
+"$SWAPTUNE" --db "$db" --sysroot "$root" repair >/dev/null 2>"$scratch/err" || fail "repair: $(cat "$scratch/err")"
 n=$(grep -c '^swaptune: warning: refused to undo setting ' "$scratch/err")
 [ "$n" -eq 5 ] || { fail "expected 5 refused setting rows, got $n"; cat "$scratch/err"; }
 [ "$(tree_sum)" = "$before" ] || fail "repair wrote a refused value: page-cluster $(head -c 40 "$root/proc/sys/vm/page-cluster"), compressor $(head -c 40 "$root/sys/module/zswap/parameters/compressor")"
@@ -86,7 +86,7 @@ sqlite3 "$db" "DELETE FROM changes WHERE session = 'crafted'"
 # ---- rows that name no machine are not this machine's ----
 row setting page-cluster 3 0 ""
 row setting page-cluster 3 0 NULL
-"$SWAPTUNE" --db "$db" --sysroot "$root" status >/dev/null 2>"$scratch/err" || fail "status: $(cat "$scratch/err")"
+"$SWAPTUNE" --db "$db" --sysroot "$root" repair >/dev/null 2>"$scratch/err" || fail "repair: $(cat "$scratch/err")"
 [ "$(cat "$root/proc/sys/vm/page-cluster")" = 0 ] || fail "a row that names no machine was acted on"
 grep -q 'holds 2 pending changes that name no machine; not undone here' "$scratch/err" ||
 	fail "no line about the rows that name no machine: $(cat "$scratch/err")"
@@ -98,7 +98,7 @@ sqlite3 "$db" "DELETE FROM changes WHERE session = 'crafted'"
 printf '%s\nvm.page-cluster = 1\n' "$HDR" >"$scratch/want"
 row persist-file etc/sysctl.d/90-swaptune.conf "$(cat "$scratch/want")$NL" NULL
 row setting page-cluster 3 0
-"$SWAPTUNE" --db "$db" --sysroot "$root" status >/dev/null 2>"$scratch/err" || fail "status: $(cat "$scratch/err")"
+"$SWAPTUNE" --db "$db" --sysroot "$root" repair >/dev/null 2>"$scratch/err" || fail "repair: $(cat "$scratch/err")"
 cmp -s "$root/etc/sysctl.d/90-swaptune.conf" "$scratch/want" ||
 	fail "swaptune's own recorded content was not put back: $(cat "$root/etc/sysctl.d/90-swaptune.conf")"
 printf '3\n' | cmp -s - "$root/proc/sys/vm/page-cluster" ||

@@ -48,7 +48,7 @@ for k in 0 1 2; do
 done
 ls -A "$outside/vm" | grep -q swaptune && fail "a temporary file was made outside the tree: $(ls -A "$outside/vm")"
 # the value went into the tree's own file, or the apply failed and said why
-"$SWAPTUNE" --db "$scratch/swap.db" --sysroot "$r" status >/dev/null 2>"$scratch/err"
+"$SWAPTUNE" --db "$scratch/swap.db" --sysroot "$r" repair >/dev/null 2>"$scratch/err"
 ls -A "$r/proc/sys/vm" | grep -q '^\.swaptune-write' &&
 	fail "temporary files left in the tree after repair: $(ls -A "$r/proc/sys/vm")"
 

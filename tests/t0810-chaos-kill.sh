@@ -5,7 +5,7 @@
 #   apply live and on a sysroot copy, each with and without --confirm-within,
 #   rollback live and on the sysroot copy, sample --record, and import of
 #   fixture exports (into a copy of the store).
-# After each kill the next `swaptune status` must restore the host exactly
+# After each kill `swaptune repair` must restore the host exactly
 # (page-cluster, vma_ra, zswap, no swap, no loop device, no swaptune-*
 # cgroup: compared with the state before), the sysroot copy must be
 # `diff -r` identical to before (no lost trailing newline, no temporary
@@ -68,7 +68,7 @@ integrity() {
 }
 cleanup_chaos() {
 	if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
-	"$SWAPTUNE" status --db "$db" >/dev/null 2>&1
+	"$SWAPTUNE" repair --db "$db" >/dev/null 2>&1
 	"$SWAPTUNE" rollback --db "$db" --yes >/dev/null 2>&1
 }
 cleanup_hooks="cleanup_chaos"
@@ -127,10 +127,10 @@ prepare() {
 		sqlite3 "$db" ".backup '$scratch/imp.db'" || fail "prepare import" ;;
 	esac
 }
-# back to the state before: the next status repairs; a committed apply is rolled back
+# back to the state before: repair; a committed apply is rolled back
 settle() {	# settle OP N
-	"$SWAPTUNE" status --db "$db" >/dev/null 2>"$scratch/repair.err"
-	"$SWAPTUNE" status --db "$db" --sysroot "$root" >/dev/null 2>>"$scratch/repair.err"
+	"$SWAPTUNE" repair --db "$db" >/dev/null 2>"$scratch/repair.err"
+	"$SWAPTUNE" repair --db "$db" --sysroot "$root" >/dev/null 2>>"$scratch/repair.err"
 	now=$(live_state); nowr=$(root_state)
 	if [ "$now" != "$live0" ] || [ "$nowr" != "$root0" ]; then
 		# atomic: either nothing or all of an apply; then it is ours to roll back
@@ -143,7 +143,7 @@ settle() {	# settle OP N
 		esac
 		if [ -z "$want" ]; then
 			echo "$live0" >"$scratch/l0"; echo "$now" >"$scratch/l1"
-			fail "kill $2 ($1): status did not restore the host: $(diff "$scratch/l0" "$scratch/l1" | grep '^[<>]' | tr '\n' ' '); repair said: $(tr '\n' ' ' <"$scratch/repair.err")"
+			fail "kill $2 ($1): repair did not restore the host: $(diff "$scratch/l0" "$scratch/l1" | grep '^[<>]' | tr '\n' ' '); repair said: $(tr '\n' ' ' <"$scratch/repair.err")"
 		elif [ "$want" != root ]; then
 			[ "$nowr" = "$root0" ] || fail "kill $2 ($1): a live operation changed the sysroot copy"
 			# all of the apply's settings, not some of them
@@ -158,7 +158,7 @@ settle() {	# settle OP N
 		fi
 		"$SWAPTUNE" --db "$db" rollback --yes >/dev/null 2>&1
 		"$SWAPTUNE" --db "$db" --sysroot "$root" rollback --yes >/dev/null 2>&1
-		"$SWAPTUNE" status --db "$db" >/dev/null 2>&1
+		"$SWAPTUNE" repair --db "$db" >/dev/null 2>&1
 		echo "$live0" >"$scratch/l0"; live_state >"$scratch/l1"
 		cmp -s "$scratch/l0" "$scratch/l1" || fail "kill $2 ($1): live host not back after rollback: $(diff "$scratch/l0" "$scratch/l1" | grep '^[<>]' | tr '\n' ' ')"
 		[ "$(root_state)" = "$root0" ] || fail "kill $2 ($1): sysroot copy not back after rollback"
@@ -246,7 +246,7 @@ else
 	echo "the probe made no scratch loop device (swap on?): detach case not run"
 fi
 pid=""
-"$SWAPTUNE" status --db "$db" >/dev/null 2>&1
+"$SWAPTUNE" repair --db "$db" >/dev/null 2>&1
 [ "$(live_state)" = "$live0" ] || fail "after the detached loop device: host not restored: $(live_state | tr '\n' ' ')"
 integrity "$db" "after the detach case"
 

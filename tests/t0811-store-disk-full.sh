@@ -96,8 +96,8 @@ wait "$spid"; rc=$?; spid=""
 clear_msg "$scratch/s.err" "sample --record"
 [ "$(wc -l <"$scratch/s.err")" -le 3 ] || fail "sample --record: more than a few lines on stderr: $(cat "$scratch/s.err")"
 unfill
-"$SWAPTUNE" --db "$db" --sysroot "$root" status >/dev/null 2>"$scratch/st.err" ||
-	fail "status after space came back: exit $?: $(cat "$scratch/st.err")"
+"$SWAPTUNE" --db "$db" --sysroot "$root" repair >/dev/null 2>"$scratch/st.err" ||
+	fail "repair after space came back: exit $?: $(cat "$scratch/st.err")"
 kept=$(q "SELECT count(*) FROM samples WHERE run_id = $run")
 [ "$kept" -ge "$seen" ] 2>/dev/null || fail "sample --record: $seen ticks were committed, $kept kept"
 st=$(q "SELECT status FROM runs WHERE id = $run")
@@ -116,7 +116,7 @@ while [ $i -lt 100 ]; do
 	sleep 0.1; i=$((i + 1))
 done
 kill -9 "$spid"; wait "$spid" 2>/dev/null; spid=""
-"$SWAPTUNE" --db "$db" --sysroot "$root" history --all >/dev/null 2>&1
+"$SWAPTUNE" --db "$db" --sysroot "$root" repair >/dev/null 2>&1
 [ "$(q "SELECT status FROM runs WHERE id = ${run:-0}")" = interrupted ] ||
 	fail "sample --record killed: run ${run:-?} is '$(q "SELECT status FROM runs WHERE id = ${run:-0}")', want interrupted"
 

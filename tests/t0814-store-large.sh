@@ -3,11 +3,12 @@
 # pending journal rows made `status` take 119 s and 1.9 GB; 300 k runs made
 # `history --all` take 48 s). Stores made by the binary under test, filled
 # with the sqlite3 tool, against a sysroot copy:
-#  - 200 000 pending rows of another machine: status only counts them
+#  - 200 000 pending rows of another machine: repair only counts them
 #    (one line), loads none, and changes none;
 #  - 200 000 pending rows of this machine left by a dead process: status
-#    repairs a bounded number per command (JOURNAL_REPAIR_BUDGET, 1000) and
-#    says how many are left; the next command goes on;
+#    counts them in one line and changes none; repair repairs a bounded
+#    number per command (JOURNAL_REPAIR_BUDGET, 1000) and says how many are
+#    left; the next command goes on;
 #  - 300 000 runs with snapshots, journal rows and ticks: history, history
 #    --all and history --all --limit 1000.
 # Each must finish within LIMIT_S (10 s: generous for a loaded 2-core
@@ -52,7 +53,7 @@ pending() {	# pending DB MACHINE
 other=$scratch/other.db
 mkstore "$other"
 pending "$other" fedcba9876543210fedcba9876543210
-timed "status, 200k rows of another machine" --db "$other" --sysroot "$root" status
+timed "repair, 200k rows of another machine" --db "$other" --sysroot "$root" repair
 grep -q 'holds 200000 pending changes of machine fedcba98' "$scratch/err" ||
 	fail "no line about the other machine's rows: $(cat "$scratch/err")"
 [ "$(sqlite3 "$other" "SELECT count(*) FROM changes WHERE state = 'pending'")" = 200000 ] ||
@@ -62,11 +63,16 @@ mine=$scratch/mine.db
 mkstore "$mine"
 pending "$mine" "$mid"
 timed "status, 200k rows of this machine" --db "$mine" --sysroot "$root" status
+grep -q '^swaptune: 200000 changes left by a swaptune that did not finish' "$scratch/err" ||
+	fail "status does not say what is left: $(cat "$scratch/err")"
+[ "$(sqlite3 "$mine" "SELECT count(*) FROM changes WHERE state = 'pending'")" = 200000 ] ||
+	fail "status repaired rows"
+timed "repair, 200k rows of this machine" --db "$mine" --sysroot "$root" repair
 left=$(sqlite3 "$mine" "SELECT count(*) FROM changes WHERE state = 'pending'")
 [ "$left" = 199000 ] || fail "one command repaired $((200000 - left)) rows, want 1000"
 grep -q 'holds 199000 more pending changes than one command repairs (1000): the next swaptune command goes on' \
 	"$scratch/err" || fail "no line saying rows are left: $(tail -2 "$scratch/err")"
-timed "status again" --db "$mine" --sysroot "$root" status
+timed "repair again" --db "$mine" --sysroot "$root" repair
 [ "$(sqlite3 "$mine" "SELECT count(*) FROM changes WHERE state = 'pending'")" = 198000 ] ||
 	fail "the next command did not go on"
 [ "$(cat "$root/proc/sys/vm/page-cluster")" = 3 ] || fail "the tree's page-cluster changed"

@@ -12,7 +12,7 @@
 #    right before one is renamed into place), for each operation;
 #  - then random points in time (CHAOS_SEED, default 815) until there are
 #    at least CHAOS_KILLS (default 60) in all.
-# After each kill, `status` repairs; then the tree must be `diff -r`
+# After each kill, `swaptune repair` repairs; then the tree must be `diff -r`
 # identical to the state before the operation, or (the operation committed
 # before the kill) to the state it leaves when it completes; no temporary
 # file of swaptune may be left anywhere in the tree; a committed apply is
@@ -97,7 +97,7 @@ kill_one() {
 		where="${ms} ms"
 	fi
 	if [ $rc -eq 137 ]; then killed=$((killed + 1)); else finished=$((finished + 1)); fi
-	st status >/dev/null 2>"$scratch/repair.err"
+	st repair >/dev/null 2>"$scratch/repair.err"
 	l=$(leftovers)
 	[ -z "$l" ] || fail "kill $n ($op at $where): temporary files left after repair: $l"
 	if same_tree "$root" "$scratch/ref/$op.start"; then

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "swaptune/change.h"
 #include "swaptune/fmt.h"
 #include "swaptune/lock.h"
 #include "swaptune/probe.h"
@@ -348,6 +349,7 @@ static void probe_start(struct probe_state *s)
 		s->form.note_style = TS_BAD;
 		return;
 	}
+	change_repair(c->st, c->h);
 	/*
 	 * the busy-host look, as the probe command makes it; the form's sizes
 	 * are the user's (shown and editable), so only the metric adapts

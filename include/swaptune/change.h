@@ -76,14 +76,25 @@ int change_write(struct journal *j, const struct change_setting *ch, int n,
  */
 int change_ask(const char *question, bool yes, struct st_err *e);
 
+/*
+ * Undo what a swaptune that did not finish left (journal_repair), one line
+ * per change on stderr (or to change_repair_report's function), a warning
+ * line when a change could not be undone. Only a command that changes the
+ * host calls it, holding the host's change lock. Returns the lines said.
+ */
+int change_repair(struct store *st, const struct host *h);
+void change_repair_report(journal_report_fn report, void *arg);
+
 /* Refuse (-EPERM, exit 3) a change to the live host by a non-root user. */
 int change_need_root(const struct host *h, const char *what, struct st_err *e);
 
 /*
  * The guard before command what ("apply", "rollback", "verify") changes the
- * host: root (change_need_root), with refuse_pending no apply awaiting
- * confirmation (-EBUSY, exit 3), then the host's probe lock. *lockfd is -1
- * until the lock is held; release it with change_unlock().
+ * host: root (change_need_root), the host's probe lock, then repair of what
+ * a swaptune that did not finish left (change_repair), then with
+ * refuse_pending no apply awaiting confirmation (-EBUSY, exit 3: the lock is
+ * let go). *lockfd is -1 until the lock is held; release it with
+ * change_unlock().
  */
 int change_lock(struct store *st, const struct host *h, const char *what,
 		const char *db_path, bool refuse_pending, int *lockfd, struct st_err *e);

@@ -195,6 +195,7 @@ extern const struct cmd_entry cmd_switchback_entry;
 extern const struct cmd_entry cmd_recommend_entry;
 extern const struct cmd_entry cmd_apply_entry;
 extern const struct cmd_entry cmd_rollback_entry;
+extern const struct cmd_entry cmd_repair_entry;
 extern const struct cmd_entry cmd_history_entry;
 extern const struct cmd_entry cmd_verify_entry;
 extern const struct cmd_entry cmd_export_entry;

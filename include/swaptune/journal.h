@@ -7,7 +7,9 @@
  * handler its module registers). Temporary changes (a probe's arms) stay
  * "pending" until their session restores them; permanent ones (apply) become
  * "committed" once written. Any pending row whose owning process is gone is
- * undone by journal_repair(), which every command runs first.
+ * undone by journal_repair(), which every command that changes the host
+ * runs once it holds the host's change lock (change_lock(), change_repair());
+ * a command that only reads counts them (journal_leftovers()) and says so.
  */
 #ifndef SWAPTUNE_JOURNAL_H
 #define SWAPTUNE_JOURNAL_H
@@ -119,6 +121,14 @@ typedef void (*journal_report_fn)(const char *line, void *arg);
  */
 int journal_repair(struct store *st, const struct host *h,
 		   journal_report_fn report, void *arg, struct st_err *e);
+
+/*
+ * Count, without writing anything, the pending rows journal_repair() would
+ * act on now (this machine's, under this sysroot, whose process is gone or
+ * of an earlier boot); rows past its budget are counted as left. *n is 0
+ * when there are none.
+ */
+int journal_leftovers(struct store *st, const struct host *h, int64_t *n, struct st_err *e);
 
 /*
  * Hand this session's pending rows to process pid (started at pid_start

@@ -183,7 +183,7 @@ sleep 1
 rmdir /sys/fs/cgroup/svc 2>/dev/null
 swapoff /dev/vda
 
-# --- kill -9 mid-probe, and the repair the next command makes --------------
+# --- kill -9 mid-probe, and `swaptune repair` puts it back ----------------
 SWAPS=""
 "$ST" probe $P --reps 3 --limit-mode max --db "$DB" >/tmp/out.killed 2>&1 &
 pid=$!
@@ -195,7 +195,7 @@ done
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 [ $i -lt 600 ] && ok kill9-mid-trial || bad kill9-mid-trial "no trial cgroup appeared within 60 s"
-check repair 0 "$ST" status --db "$DB"
+check repair 0 "$ST" repair --db "$DB"
 restored kill9-repaired
 
 finish

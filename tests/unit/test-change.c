@@ -222,8 +222,24 @@ static void test_apply_then_rollback(void **state)
 	free(plan);
 }
 
-/* An apply left awaiting confirmation, its rows owned by a process now gone. */
-static int64_t awaiting_apply(struct change_setting *ch)
+/* A process that lives until killed: a watchdog still waiting. */
+static pid_t live_pid(void)
+{
+	pid_t p = fork();
+
+	assert_true(p >= 0);
+	if (p == 0) {
+		for (;;)
+			pause();
+	}
+	return p;
+}
+
+/*
+ * An apply left awaiting confirmation, its rows owned by process owner
+ * (started at owner_start ticks): dead_pid() for a watchdog gone.
+ */
+static int64_t awaiting_apply_of(struct change_setting *ch, pid_t owner, uint64_t owner_start)
 {
 	struct st_err e = {0};
 	struct journal j;
@@ -243,10 +259,16 @@ static int64_t awaiting_apply(struct change_setting *ch)
 		journal_begin(&j, &st, &h, run, &e);
 		assert_int_equal(change_write(&j, ch, 1, NULL, NULL, &e), 0);
 		assert_int_equal(store_run_end(&st, run, "awaiting-confirm", NULL, &e), 0);
-		assert_int_equal(journal_transfer(&j, dead_pid(), 1, &moved, &e), 0);
+		assert_int_equal(journal_transfer(&j, owner, owner_start, &moved, &e), 0);
 		assert_int_equal(moved, 1);
 		return run;
 	}
+}
+
+/* An apply left awaiting confirmation, its rows owned by a process now gone. */
+static int64_t awaiting_apply(struct change_setting *ch)
+{
+	return awaiting_apply_of(ch, dead_pid(), 1);
 }
 
 /* What change_log() would have sent to syslog. */
@@ -264,10 +286,15 @@ static void test_confirm(void **state)
 	struct change_pending p;
 	struct change_confirmed c;
 	struct st_err e = {0};
-	int64_t run = awaiting_apply(ch);
+	/* its watchdog alive: the change lock's repair leaves its rows alone */
+	pid_t wd = live_pid();
+	int64_t run;
 	int lockfd = -1;
 
 	(void)state;
+	for (int i = 0; i < 100 && !host_pid_start_ticks(wd); i++)
+		usleep(10000);	/* the child's start time is in /proc once it runs */
+	run = awaiting_apply_of(ch, wd, host_pid_start_ticks(wd));
 	assert_string_equal(file(PC), "0");
 	assert_int_equal(change_pending_confirm(&st, &h, &p, &e), 1);
 	assert_int_equal(p.run_id, run);
@@ -288,7 +315,7 @@ static void test_confirm(void **state)
 	change_set_logger(NULL);
 	assert_non_null(strstr(logged, "confirmed: its settings stay"));
 	assert_int_equal(c.run_id, run);
-	assert_false(c.watchdog_stopped);	/* its owner is gone */
+	assert_true(c.watchdog_stopped);	/* the stand-in, this binary like a watchdog, is stopped */
 	assert_int_equal(c.n, 1);
 	assert_string_equal(c.rows[0].kind, "setting");
 	assert_string_equal(c.rows[0].name, "page-cluster");
@@ -302,6 +329,8 @@ static void test_confirm(void **state)
 	assert_int_equal(change_confirm(&st, &h, &c, &e), -ENOENT);
 	assert_string_equal(e.msg, "nothing to confirm: no apply --confirm-within is waiting");
 	free(c.rows);
+	kill(wd, SIGKILL);
+	waitpid(wd, NULL, 0);
 }
 
 static void test_revert_pending(void **state)

@@ -1,0 +1,49 @@
+/*
+ * cmd-repair.c - `swaptune repair`: put back what a swaptune that did not
+ * finish (killed, crashed, the power gone) left changed on this host.
+ *
+ * Every command that changes the host does the same first, under its lock
+ * (change_lock(), change_repair()); commands that only read leave it and
+ * say how many changes are left. This command is the direct trigger: it
+ * takes the host's change lock, repairs, and says what it did, one line per
+ * change on stderr as every repair does, or "nothing to repair".
+ */
+#include <limits.h>
+#include <stdio.h>
+
+#include "swaptune/change.h"
+#include "swaptune/cmd.h"
+#include "swaptune/lock.h"
+
+static int repair_exec(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	int r, lockfd = -1, said;
+
+	if ((r = cmd_parse(ctx, &cmd_repair_entry, argc, argv, NULL, NULL)) < 0)
+		return r;
+	if (ctx->json)
+		return cmd_usage_error(ctx, &cmd_repair_entry,
+				       "--json: repair says what it did in lines on stderr");
+	if ((r = change_need_root(&ctx->host, "repair", &ctx->err)) < 0)
+		return r;
+	{
+		char lockpath[PATH_MAX];
+
+		if ((r = host_change_lock(&ctx->host, ctx->db_path, "repair", &lockfd, lockpath,
+					  sizeof(lockpath), &ctx->err)) < 0)
+			return r;
+	}
+	said = change_repair(&ctx->store, &ctx->host);
+	change_unlock(lockfd);
+	if (!said)
+		fprintf(ctx->out, "nothing to repair\n");
+	return 0;
+}
+
+const struct cmd_entry cmd_repair_entry = {
+	.name = "repair",
+	.summary = "put back what a swaptune that did not finish left changed",
+	.usage = "",
+	.group = CMD_GROUP_CHANGE,
+	.exec = repair_exec,
+};

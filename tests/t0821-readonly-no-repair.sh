@@ -1,0 +1,69 @@
+#!/bin/sh
+# Read-only commands change nothing, not even to repair (issue 33, finding
+# 7): a swaptune that did not finish (journal-hold, killed with kill -9)
+# leaves page-cluster=0 and zswap.enabled=Y journaled as pending in a
+# sysroot copy of vm-v1. status, status --json, history, recommend, report,
+# export, rollback --print, apply --dry-run and probe --dry-run must leave
+# the store file and every file of the tree byte for byte as they were, and
+# each says in one line how many changes are left; status --json carries
+# the count as leftover_changes. Then `swaptune repair` puts both back,
+# says so, and a second `swaptune repair` says "nothing to repair".
+. "$(dirname "$0")/lib.sh"
+
+command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
+
+hold=$BUILD/helpers/journal-hold
+[ -x "$hold" ] || { echo "FAIL: $hold not built (make check builds it)"; exit 1; }
+root=$scratch/root
+db=$scratch/db
+mkdir -p "$root"
+cp -a "$FIXTURES/vm-v1/." "$root/"
+cp -a "$root" "$scratch/pristine"
+st() { "$SWAPTUNE" --db "$db" --sysroot "$root" "$@"; }
+pc=$root/proc/sys/vm/page-cluster
+zs=$root/sys/module/zswap/parameters/enabled
+pc0=$(cat "$pc") zs0=$(cat "$zs")
+
+"$hold" --db "$db" --sysroot "$root" page-cluster=0 zswap.enabled=Y >"$scratch/hold.out" 2>"$scratch/hold.err" &
+holder=$!
+i=0
+while ! grep -q '^ready' "$scratch/hold.out"; do
+	i=$((i + 1))
+	[ $i -le 500 ] && kill -0 "$holder" 2>/dev/null || { echo "FAIL: journal-hold: $(cat "$scratch/hold.err")"; exit 1; }
+	sleep 0.01
+done
+kill -9 "$holder"
+wait "$holder" 2>/dev/null
+[ "$(cat "$pc")" = 0 ] && [ "$(cat "$zs")" = Y ] || fail "journal-hold did not change the tree"
+
+# the killed process's WAL into the store file before the sums (sqlite3, not swaptune)
+sqlite3 "$db" 'PRAGMA wal_checkpoint(TRUNCATE);' >/dev/null || fail "cannot checkpoint $db"
+sums() { (cd "$root" && find . -type f -print0 | sort -z | xargs -0 sha256sum; sha256sum "$db"; ls -a "$scratch" | grep "^db"); }
+sums >"$scratch/before"
+want='2 changes left by a swaptune that did not finish: `swaptune repair` (or the next command that changes the host) puts them back'
+for c in "status" "--json status" "history" "history --all" "recommend" "report --run 1" \
+	 "export" "rollback --print" "apply --dry-run page-cluster=2" \
+	 "probe --dry-run --yes"; do
+	# shellcheck disable=SC2086
+	st $c >"$scratch/out" 2>"$scratch/err"
+	sums >"$scratch/after"
+	cmp -s "$scratch/before" "$scratch/after" ||
+		fail "$c changed something: $(diff "$scratch/before" "$scratch/after" | head -4 | tr '\n' ' ')"
+	n=$(grep -cF "swaptune: $want" "$scratch/err")
+	[ "$n" = 1 ] || fail "$c: not one line saying what is left (stderr: $(tr '\n' ' ' <"$scratch/err"))"
+done
+left=$(st --json status 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["leftover_changes"])')
+[ "$left" = 2 ] || fail "status --json: leftover_changes $left, want 2"
+
+st repair >"$scratch/out" 2>"$scratch/err" || fail "repair: exit $? ($(cat "$scratch/err"))"
+[ "$(cat "$pc")" = "$pc0" ] && [ "$(cat "$zs")" = "$zs0" ] ||
+	fail "repair did not put page-cluster and zswap.enabled back: $(cat "$pc") $(cat "$zs")"
+grep -q 'page-cluster' "$scratch/err" && grep -q 'zswap.enabled' "$scratch/err" ||
+	fail "repair did not say what it put back: $(tr '\n' ' ' <"$scratch/err")"
+diff -r "$root" "$scratch/pristine" >/dev/null || fail "after repair the tree is not as before"
+st repair >"$scratch/out" 2>"$scratch/err"
+[ "$(cat "$scratch/out")" = "nothing to repair" ] && [ ! -s "$scratch/err" ] ||
+	fail "second repair: '$(cat "$scratch/out")' / '$(cat "$scratch/err")'"
+left=$(st --json status 2>"$scratch/err" | python3 -c 'import json,sys; print(json.load(sys.stdin)["leftover_changes"])')
+[ "$left" = 0 ] && ! grep -q 'did not finish' "$scratch/err" || fail "after repair: leftover_changes $left, $(cat "$scratch/err")"
+done_testing
