@@ -646,7 +646,7 @@ int change_apply(struct store *st, const struct host *h, struct change_apply *a,
 			snprintf(a->undo_warning, sizeof(a->undo_warning), "%s", e2.msg);
 			store_run_end(st, a->run_id, "failed", NULL, NULL);
 			return err_prefix(e, "apply failed, and not all of it could be undone"
-					  " (the next swaptune command tries again)");
+					  " (`swaptune repair` tries again)");
 		}
 		store_run_end(st, a->run_id, "failed", NULL, NULL);
 		return err_prefix(e, "apply failed, previous settings restored");

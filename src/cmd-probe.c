@@ -81,7 +81,7 @@ static void print_changes(FILE *o, const struct probe_config *c, const struct pr
 
 	if (!prefix[0])
 		fprintf(o, "Host changes      what the probe does to this host; all of it is undone when it ends, "
-			"on Ctrl-C, and after a kill by the next swaptune command:\n");
+			"on Ctrl-C, and after a kill by `swaptune repair`:\n");
 	for (int i = 0; i < n; i++)
 		fprintf(o, "%s  %-16s %s\n", prefix, ch[i].kind, ch[i].text);
 	free(ch);
@@ -242,7 +242,7 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 		fprintf(o, "Time budget       %s\n", r->budget.text);
 		fprintf(o, "\nStopped after the warm-up (%s); %s; stored as run %lld in %s\n",
 			fmt_secs(r->elapsed_s, b3, sizeof(b3)),
-			r->restore_error[0] ? "RESTORE INCOMPLETE (the next swaptune command retries)" :
+			r->restore_error[0] ? "RESTORE INCOMPLETE (`swaptune repair` retries)" :
 			"host settings, swap and cgroups restored", (long long)r->run_id, db);
 		return;
 	}
@@ -337,7 +337,7 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 	}
 	fprintf(o, "\nTook %s; %s; stored as run %lld in %s\n",
 		fmt_secs(r->elapsed_s, b3, sizeof(b3)),
-		r->restore_error[0] ? "RESTORE INCOMPLETE (the next swaptune command retries)" :
+		r->restore_error[0] ? "RESTORE INCOMPLETE (`swaptune repair` retries)" :
 		"host settings, swap and cgroups restored", (long long)r->run_id, db);
 	if (r->restore_error[0])
 		fprintf(o, "  %s\n", r->restore_error);

@@ -466,7 +466,7 @@ int journal_repair(struct store *st, const struct host *h,
 	if (examined >= JOURNAL_REPAIR_BUDGET && c.mine > examined && report) {
 		snprintf(line, sizeof(line),
 			 "store %s holds %lld more pending changes than one command repairs (%d):"
-			 " the next swaptune command goes on with them", st->path,
+			 " `swaptune repair` goes on with them", st->path,
 			 (long long)(c.mine - examined), JOURNAL_REPAIR_BUDGET);
 		report(line, arg);
 	}

@@ -16,7 +16,7 @@ db=$scratch/db
 bg=""
 cleanup_probe() {
 	[ -n "$bg" ] && kill -9 "$bg" 2>/dev/null && wait "$bg" 2>/dev/null
-	"$SWAPTUNE" status --db "$db" >/dev/null 2>&1
+	"$SWAPTUNE" repair --db "$db" >/dev/null 2>&1
 }
 cleanup_hooks="cleanup_probe"
 

@@ -146,6 +146,7 @@ fi
 settled || fail "kill -9: settings not restored: $(settings)"
 if [ $dbg_before = no ] && debugfs_mounted; then fail "kill -9: debugfs left mounted"; fi
 # a second command finds nothing more to do
-"$SWAPTUNE" status --db "$db" >/dev/null 2>"$scratch/repair2.err"
+"$SWAPTUNE" repair --db "$db" >"$scratch/repair2.out" 2>"$scratch/repair2.err"
 [ -s "$scratch/repair2.err" ] && fail "second repair reported: $(cat "$scratch/repair2.err")"
+grep -qx "nothing to repair" "$scratch/repair2.out" || fail "second repair: $(cat "$scratch/repair2.out")"
 done_testing

@@ -15,7 +15,7 @@ check=$BUILD/helpers/schema-check
 wait_no_probe
 db=$scratch/db
 settings() { cat /proc/sys/vm/page-cluster /sys/module/zswap/parameters/enabled /sys/kernel/mm/swap/vma_ra_enabled; }
-cleanup_probe() { "$SWAPTUNE" status --db "$db" >/dev/null 2>&1; }
+cleanup_probe() { "$SWAPTUNE" repair --db "$db" >/dev/null 2>&1; }
 cleanup_hooks="cleanup_probe"
 for i in $(seq 1 20); do
 	a=$(settings); sleep 0.3; b=$(settings)

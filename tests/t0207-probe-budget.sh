@@ -15,7 +15,7 @@ check=$BUILD/helpers/schema-check
 command -v jq >/dev/null 2>&1 || skip "needs jq"
 wait_no_probe
 db=$scratch/db
-cleanup_probe() { "$SWAPTUNE" status --db "$db" >/dev/null 2>&1; }
+cleanup_probe() { "$SWAPTUNE" repair --db "$db" >/dev/null 2>&1; }
 cleanup_hooks="cleanup_probe"
 
 settings() {

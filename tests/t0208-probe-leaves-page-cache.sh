@@ -18,7 +18,7 @@ db=$scratch/db
 dir=$(mktemp -d /var/tmp/swaptune-pagecache.XXXXXX) || skip "cannot make a directory in /var/tmp"
 cleanup_probe() {
 	rm -rf "$dir"
-	"$SWAPTUNE" status --db "$db" >/dev/null 2>&1
+	"$SWAPTUNE" repair --db "$db" >/dev/null 2>&1
 }
 cleanup_hooks="cleanup_probe"
 f=$dir/cached.dat

@@ -38,7 +38,7 @@ stop_all() {
 		"SELECT DISTINCT pid FROM changes WHERE state = 'pending' AND pid > 0" 2>/dev/null); do
 		kill "$p" 2>/dev/null
 	done
-	"$SWAPTUNE" --db "$scratch/live.db" status >/dev/null 2>&1
+	"$SWAPTUNE" --db "$scratch/live.db" repair >/dev/null 2>&1
 	[ "$(pc)" = "$pc_before" ] || echo "$pc_before" >/proc/sys/vm/page-cluster
 }
 cleanup_hooks="stop_all"

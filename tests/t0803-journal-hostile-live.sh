@@ -5,7 +5,7 @@
 # not /dev/loopN or /dev/zramN is never swapped off, a cgroup not directly
 # under the memory controller root is never emptied, /etc files are not
 # swaptune's (the targets are scratch files, so a regression cannot harm
-# the host). `status` only reads the host otherwise. And `apply --confirm`
+# the host). `swaptune repair` only reads the host otherwise. And `apply --confirm`
 # never signals a pid whose start time the row does not know (0).
 . "$(dirname "$0")/lib.sh"
 
@@ -42,7 +42,7 @@ echo keep >"$scratch/abs"
 echo keep >"$scratch/rel"
 row / "$dead" 1 persist-file "$scratch/abs"
 row / "$dead" 1 persist-file "../..$scratch/rel" overwritten
-"$SWAPTUNE" status --db "$db" >/dev/null 2>"$scratch/err" || fail "status failed: $(cat "$scratch/err")"
+"$SWAPTUNE" repair --db "$db" >/dev/null 2>"$scratch/err" || fail "repair failed: $(cat "$scratch/err")"
 n=$(grep -c '^swaptune: warning: refused to undo ' "$scratch/err")
 [ "$n" -eq 9 ] || { fail "expected 9 refusals, got $n"; cat "$scratch/err"; }
 [ "$(cat "$victim")" = precious ] || fail "a file that is not swaptune's swap was removed"

@@ -4,10 +4,11 @@
 # sysroot copy live on it, and it is filled up
 #   - while `sample --record` runs: a clear error, a non-zero exit, the
 #     ticks committed before kept, and the run not left "running" (nor
-#     that of a recording killed with SIGKILL: the next command ends it);
+#     that of a recording killed with SIGKILL: `swaptune repair` ends it);
 #   - before `apply --persist` on the sysroot copy, leaving 0 to 128 KiB:
 #     the apply succeeds whole, or fails with a clear message and the tree
-#     unchanged, nothing pending in the journal once space is back;
+#     unchanged, nothing pending in the journal once space is back and
+#     `swaptune repair` ran;
 #   - before `import`, likewise: each file imported whole or not at all;
 #   - while a short live probe runs (only when this host can probe; live
 #     probes run under the host lock, which the suite holds): the probe stops
@@ -159,8 +160,8 @@ for leave in 0 8192 32768 65536 73728 81920 90112 98304 106496 114688 118784 122
 		[ "$s1" = "$s0" ] || fail "apply (free $leave) failed but left the tree changed: $(echo "$s1" | tr '\n' ' ')"
 	fi
 	unfill
-	"$SWAPTUNE" --db "$db" --sysroot "$root" status >/dev/null 2>"$scratch/st.err" ||
-		fail "apply (free $leave): status after: exit $?: $(cat "$scratch/st.err")"
+	"$SWAPTUNE" --db "$db" --sysroot "$root" repair >/dev/null 2>"$scratch/st.err" ||
+		fail "apply (free $leave): repair after: exit $?: $(cat "$scratch/st.err")"
 	pend=$(q "SELECT count(*) FROM changes WHERE state = 'pending'")
 	[ "$pend" = 0 ] || fail "apply (free $leave): $pend journal rows still pending after repair"
 	integrity "apply (free $leave)"
@@ -238,9 +239,9 @@ probe_part() {
 	fi
 	[ "$(live)" = "$l0" ] || fail "probe on a full disk: the host is not restored: $(live | tr '\n' ' ')"
 	unfill
-	"$SWAPTUNE" --db "$db" status >/dev/null 2>"$scratch/st.err" ||
-		fail "probe: status after space came back: exit $?: $(cat "$scratch/st.err")"
-	[ "$(live)" = "$l0" ] || fail "probe on a full disk: the host is not restored after status: $(live | tr '\n' ' ')"
+	"$SWAPTUNE" --db "$db" repair >/dev/null 2>"$scratch/st.err" ||
+		fail "probe: repair after space came back: exit $?: $(cat "$scratch/st.err")"
+	[ "$(live)" = "$l0" ] || fail "probe on a full disk: the host is not restored after repair: $(live | tr '\n' ' ')"
 	integrity "probe"
 	[ "$(q "SELECT count(*) FROM runs WHERE status = 'running'")" = 0 ] ||
 		fail "probe on a full disk: a run still 'running'"

@@ -37,7 +37,7 @@ restore_dbg() {
 		mount -t "$type" -o "$opts" "$src" "$mp" || echo "cannot remount $type on $mp"
 	done
 	[ "$(dbg_mounts)" = "$m0" ] || echo "WARNING: $DBG mounts not as found: $(dbg_mounts | tr '\n' ' ')"
-	"$SWAPTUNE" --db "$db" status >/dev/null 2>&1
+	"$SWAPTUNE" --db "$db" repair >/dev/null 2>&1
 }
 cleanup_hooks="restore_dbg"
 
@@ -98,8 +98,8 @@ run_case() {
 	echo "$1: $later trial(s) after debugfs went"
 	"$SWAPTUNE" --db "$db" report --run "$run" >"$scratch/$1.report" 2>&1 ||
 		fail "$1: report of the run: $(tail -n 2 "$scratch/$1.report")"
-	"$SWAPTUNE" --db "$db" status >/dev/null 2>"$scratch/$1.st" ||
-		fail "$1: status after: $(cat "$scratch/$1.st")"
+	"$SWAPTUNE" --db "$db" repair >/dev/null 2>"$scratch/$1.st" ||
+		fail "$1: repair after: $(cat "$scratch/$1.st")"
 	[ "$(live_state)" = "$live0" ] ||
 		fail "$1: host not restored: $(live_state | tr '\n' ' ')"
 	[ "$(q "SELECT count(*) FROM changes WHERE state = 'pending'")" = 0 ] ||

@@ -70,7 +70,7 @@ grep -q '^swaptune: 200000 changes left by a swaptune that did not finish' "$scr
 timed "repair, 200k rows of this machine" --db "$mine" --sysroot "$root" repair
 left=$(sqlite3 "$mine" "SELECT count(*) FROM changes WHERE state = 'pending'")
 [ "$left" = 199000 ] || fail "one command repaired $((200000 - left)) rows, want 1000"
-grep -q 'holds 199000 more pending changes than one command repairs (1000): the next swaptune command goes on' \
+grep -q 'holds 199000 more pending changes than one command repairs (1000): .swaptune repair. goes on' \
 	"$scratch/err" || fail "no line saying rows are left: $(tail -2 "$scratch/err")"
 timed "repair again" --db "$mine" --sysroot "$root" repair
 [ "$(sqlite3 "$mine" "SELECT count(*) FROM changes WHERE state = 'pending'")" = 198000 ] ||

@@ -1,7 +1,7 @@
 /*
  * journal-hold.c - test helper: journal temporary setting changes like a
  * probe does, then wait to be killed (tests/t0006-journal-kill9.sh), so that
- * the next swaptune command has to repair them.
+ * `swaptune repair` has to repair them.
  *
  *   journal-hold --db PATH [--sysroot DIR] [--no-write] NAME=VALUE...
  *
