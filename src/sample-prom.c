@@ -99,6 +99,16 @@ static const struct {
 };
 #define NTWINS (sizeof(twins) / sizeof(twins[0]))
 
+/*
+ * Families renamed, still printed under their old name for the dashboards
+ * that use it, with a HELP that says so. swaptune_zswap_compression_ratio
+ * broke the rule that a _ratio is a share in 0..1 (Prometheus' naming
+ * practice; a factor of 3 is A_per_B instead).
+ */
+static const struct { enum sample_metric m; const char *old; } renamed[] = {
+	{ SM_ZSWAP_RATIO, "swaptune_zswap_compression_ratio" },
+};
+
 static void gauges(struct obuf *b, const struct sample_prom_src *src)
 {
 	for (int m = 0; m < SM_COUNT; m++) {
@@ -135,6 +145,15 @@ static void gauges(struct obuf *b, const struct sample_prom_src *src)
 			oput(b, " %.0f\n", v);
 		else
 			oput(b, " %.10g\n", v);
+		for (size_t r = 0; r < sizeof(renamed) / sizeof(renamed[0]); r++)
+			if (renamed[r].m == (enum sample_metric)m && d->prom_unit == SPU_SAME && !as_bytes) {
+				char h[160];
+
+				snprintf(h, sizeof(h), "deprecated: the same value as %s (a _ratio is a share in 0..1)",
+					 d->prom);
+				family(b, renamed[r].old, "gauge", h, src, d->group);
+				oput(b, " %.10g\n", v);
+			}
 	}
 }
 

@@ -31,7 +31,12 @@ check_one() {	# check_one NAME FILE: promtool and the conventions
 	fi
 	awk -v what="$1" '
 	function bad(m) { print "FAIL: " what ": " m ": " $0; err = 1 }
-	/^# HELP / { if (help[$3]++) bad("second HELP for " $3) }
+	/^# HELP / { if (help[$3]++) bad("second HELP for " $3)
+		     if ($4 == "deprecated:") old[$3] = 1 }
+	# a _ratio is a share in 0..1 (docs/metrics.md, Prometheus naming); a name kept
+	# for old dashboards says "deprecated:" in its HELP and is let be
+	/^[a-z_]+_ratio[ {]/ { n = $1; sub(/\{.*/, "", n)
+		     if (!(n in old) && ($NF + 0 < 0 || $NF + 0 > 1)) bad("a _ratio outside 0..1") }
 	/^# TYPE / { if (type[$3]++) bad("second TYPE for " $3)
 		     if ($4 == "counter" && $3 !~ /_total$/) bad("counter without _total")
 		     if ($4 != "counter" && $3 ~ /_total$/) bad("_total that is not a counter")
@@ -62,6 +67,11 @@ for i in 1 2 3; do
 	check_one "fixture exposition $i" "$scratch/fx.$i"
 done
 grep -qx 'swaptune_sample_ticks_total 3' "$scratch/fx.3" || fail "fixture: third exposition is not tick 3"
+# the zswap compression factor (3 on this fixture) is A_per_B, and its old _ratio name stays, deprecated
+grep -qx 'swaptune_zswap_stored_bytes_per_pool_byte 3' "$scratch/fx.1" ||
+	fail "fixture: no swaptune_zswap_stored_bytes_per_pool_byte 3"
+grep -q '^# HELP swaptune_zswap_compression_ratio deprecated: ' "$scratch/fx.1" ||
+	fail "fixture: the old name swaptune_zswap_compression_ratio is gone or not marked deprecated"
 grep -q '^swaptune_cgroup_pgmajfault_total{cgroup="swaptune-x"} [0-9]' "$scratch/fx.1" ||
 	fail "fixture: the cgroup's counters lack the cgroup label"
 monotonic fixture "$scratch/fx.1" "$scratch/fx.2"

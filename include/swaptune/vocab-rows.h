@@ -579,7 +579,7 @@ ROW(ZSWAP_RATIO, .source = VSRC_DERIVED, .name = "zswap compression ratio",
     .label = "zswap compression", .unit = "x", .direction = METRIC_HIGHER_BETTER,
     .help = "uncompressed / compressed size of the zswap pool (debugfs, else meminfo)")
 TICK(SM_ZSWAP_RATIO, ZSWAP_RATIO, .group = SG_DERIVED, .key = "zswap_compression_ratio",
-     .unit = "x", .prom = "swaptune_zswap_compression_ratio", .head = "ratio")
+     .unit = "x", .prom = "swaptune_zswap_stored_bytes_per_pool_byte", .head = "ratio")
 
 ROW(IPC, .source = VSRC_DERIVED, .name = "instructions per cycle", .label = "instructions per cycle",
     .unit = "", .direction = METRIC_HIGHER_BETTER, .help = "instructions per cycle (hardware counters)")
