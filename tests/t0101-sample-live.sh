@@ -67,7 +67,16 @@ grep -q "recorded run $run (4 ticks)" "$scratch/r" || fail "--record: no 'record
 for sig in INT TERM; do
 	"$SWAPTUNE" sample --db "$db" --interval 100ms --record --json >"$scratch/s.$sig" 2>"$scratch/s.$sig.err" &
 	pid=$!
-	sleep 0.75
+	# the catcher is in place before the first tick is printed: signal only after it
+	# (a non-interactive sh starts & jobs with SIGINT ignored, so an INT sent before
+	# sample installed its catcher was lost and the test waited forever on a loaded host)
+	i=0
+	while [ ! -s "$scratch/s.$sig" ] && [ $i -lt 300 ] && kill -0 $pid 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -s "$scratch/s.$sig" ] || fail "SIG$sig: no tick within 30 s"
+	sleep 0.5
 	kill -$sig $pid
 	wait $pid
 	rc=$?
