@@ -142,6 +142,9 @@ struct tick_prev {
 	double val[SM_COUNT];
 	bool ok[SM_COUNT];
 	uint64_t counter[SC_COUNT];
+	/* the reader's: each value as stored (kind | digits << 2, payload), made a double when read */
+	uint64_t raw[SM_COUNT];
+	uint8_t rk[SM_COUNT];
 };
 /*
  * Which vocabulary rows a numbers row's bits stand for, in order: the value
@@ -160,7 +163,13 @@ int tick_keys_from_line(const struct cJSON *d, struct tick_keys *k);
 /* t as a row after prev (updated) into out (TICK_ROW_MAX bytes): its length */
 size_t tick_numbers_encode(const struct sample_tick *t, const struct tick_keys *k,
 			   struct tick_prev *prev, uint8_t *out);
-/* A row after prev (updated) into t's numbers (its strings untouched): 0, -EBADMSG. */
+/*
+ * A row after prev (updated) into t's numbers (its strings untouched): 0,
+ * -EBADMSG. Its values stay in prev until read: tick_numbers_value() of a
+ * key t->ok holds, or tick_numbers_cook() for all of them into t->val.
+ */
+double tick_numbers_value(const struct tick_prev *prev, int m);
+void tick_numbers_cook(const struct tick_prev *prev, struct sample_tick *t);
 int tick_numbers_decode(const uint8_t *b, size_t len, const struct tick_keys *k,
 			struct tick_prev *prev, struct sample_tick *t);
 /* the number a leaf's printed text reads as (strtod of sample_tick_json's digits) */

@@ -701,7 +701,15 @@ static int reader_row(struct tick_reader *rd, sqlite3_stmt *s, store_sample_fn f
 		const struct num_shape *ns = priv.ns;
 
 		priv.sh = &rd->none;
-		rd->tick = ns->strs;
+		/* its strings (the numbers are the row's) */
+		rd->tick.members = ns->strs.members;
+		rd->tick.cgroup = ns->strs.cgroup;
+		rd->tick.cgroup_v2 = ns->strs.cgroup_v2;
+		rd->tick.cgroup_path = ns->strs.cgroup_path;
+		rd->tick.cpu_source = ns->strs.cpu_source;
+		rd->tick.cpu_target = ns->strs.cpu_target;
+		rd->tick.cpu_note = ns->strs.cpu_note;
+		memcpy(rd->tick.unavailable, ns->strs.unavailable, sizeof(rd->tick.unavailable));
 		rd->tick.seq = t.seq;
 		if (tick_numbers_decode(sqlite3_column_blob(s, 4), (size_t)sqlite3_column_bytes(s, 4),
 					&ns->keys, &rd->prev, &rd->tick) < 0 || rd->tick.cgroup != ns->strs.cgroup)
@@ -793,6 +801,8 @@ static int convert_row(const struct store_tick *t, void *arg)
 	cJSON *d;
 	int r = 0;
 
+	if (p->ns && !p->damaged)
+		tick_numbers_cook(&p->rd->prev, &p->rd->tick);
 	if (p->ns)
 		return p->damaged ? 0 : tick_writer_add_numbers(w, t->t_ns, &p->rd->tick, e);
 	if (!p->damaged && (p->json || p->sh != &p->rd->none))
@@ -967,13 +977,16 @@ static int num_slot(const struct sample_tick *s, const char *group, const char *
 	return -1;
 }
 
-static bool num_number(const struct sample_tick *t, int slot, double *v)
+static bool num_number(const struct tick_reader *rd, int slot, double *v)
 {
+	const struct sample_tick *t = &rd->tick;
+
 	if (slot >= NS_METRIC && slot < NS_COUNTER) {
 		int m = slot - NS_METRIC;
 
 		if (t->ok[m])
-			*v = tick_numbers_leaf(t->val[m], sample_metric_defs[m].integral);
+			*v = tick_numbers_leaf(tick_numbers_value(&rd->prev, m),
+					       sample_metric_defs[m].integral);
 		return t->ok[m];
 	}
 	if (slot >= NS_COUNTER && slot < NS_WHY) {
@@ -1069,7 +1082,7 @@ bool store_tick_number(const struct store_tick *t, int slot, double *v)
 	const struct tick_shape *sh = t->priv->sh;
 
 	if (t->priv->ns)
-		return num_number(&t->priv->rd->tick, slot, v);
+		return num_number(t->priv->rd, slot, v);
 	if (slot < 0 || (size_t)slot >= sh->n || !decoded(t->priv, (size_t)slot))
 		return false;
 	return tick_number(sh, t->priv->rd->v, (size_t)slot, v);
@@ -1107,6 +1120,8 @@ const char *store_tick_json(const struct store_tick *t, size_t *len)
 		*len = p->json_len;
 		return p->json;
 	}
+	if (p->ns && !p->formatted)
+		tick_numbers_cook(&rd->prev, &rd->tick);
 	while (p->ns && !p->formatted) {
 		int n = rd->text ? sample_tick_json(&rd->tick, rd->text, rd->text_cap) : -ENOSPC;
 

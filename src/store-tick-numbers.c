@@ -110,7 +110,8 @@ static size_t put_value(uint8_t *p, double v)
 	return n + sizeof(v);
 }
 
-static bool get_value(const uint8_t **p, const uint8_t *end, double *v)
+/* one value's stored form (kind | digits << 2, payload) at *p, checked, not yet a double */
+static bool get_raw(const uint8_t **p, const uint8_t *end, uint64_t *raw, uint8_t *rk)
 {
 	uint64_t x;
 
@@ -118,21 +119,47 @@ static bool get_value(const uint8_t **p, const uint8_t *end, double *v)
 		return false;
 	switch (x & 3) {
 	case 0:
-		*v = (double)unzz(x >> 2);
+		*raw = x >> 2;
+		*rk = 0;
 		return true;
 	case 1:
 		if (*p >= end || **p == 0 || **p > 22)
 			return false;
-		*v = (double)unzz(x >> 2) / p10[*(*p)++];
+		*raw = x >> 2;
+		*rk = (uint8_t)(1 | *(*p)++ << 2);
 		return true;
 	case 2:
-		if (x != 2 || end - *p < (long)sizeof(*v))
+		if (x != 2 || end - *p < 8)
 			return false;
-		memcpy(v, *p, sizeof(*v));
-		*p += sizeof(*v);
+		memcpy(raw, *p, 8);
+		*p += 8;
+		*rk = 2;
 		return true;
 	}
 	return false;
+}
+
+double tick_numbers_value(const struct tick_prev *prev, int m)
+{
+	uint64_t raw = prev->raw[m];
+	double v;
+
+	switch (prev->rk[m] & 3) {
+	case 0:
+		return (double)unzz(raw);
+	case 1:	/* a division, not a product: m / 10^k is strtod() of the digits */
+		return (double)unzz(raw) / p10[prev->rk[m] >> 2];
+	default:
+		memcpy(&v, &raw, sizeof(v));
+		return v;
+	}
+}
+
+void tick_numbers_cook(const struct tick_prev *prev, struct sample_tick *t)
+{
+	for (int m = 0; m < SM_COUNT; m++)
+		if (t->ok[m])
+			t->val[m] = tick_numbers_value(prev, m);
 }
 
 /* the microseconds "%.6f" of ns / 1e9 prints (sample-json.c's jsecs6()) */
@@ -157,6 +184,9 @@ double tick_numbers_leaf(double v, bool integral)
 	char t[400];
 
 	if (v >= 0 && v < 1e10 && v == floor(v) && !(v == 0 && signbit(v)))
+		return v;
+	/* a whole number below 2^53 prints exactly with "%.0f" */
+	if (integral && v == floor(v) && fabs(v) < 9007199254740992.0)
 		return v;
 	/*
 	 * a fraction "%.10g" prints without an exponent was stored as its
@@ -302,10 +332,9 @@ int tick_numbers_decode(const uint8_t *b, size_t len, const struct tick_keys *k,
 	hasb = okb + BITS(k->n_m);
 	same = hasb + BITS(k->n_c);
 	p = same + BITS(k->n_m);
+	/* values stay in their stored form in prev until read (tick_numbers_value()) */
 	memset(t->ok, 0, sizeof(t->ok));
-	memset(t->val, 0, sizeof(t->val));
 	memset(t->has, 0, sizeof(t->has));
-	memset(t->counter, 0, sizeof(t->counter));
 	for (int i = 0; i < k->n_m; i++) {
 		int m = k->m[i];
 
@@ -315,8 +344,7 @@ int tick_numbers_decode(const uint8_t *b, size_t len, const struct tick_keys *k,
 		if (same[i / 8] & (1 << (i % 8))) {
 			if (!prev->ok[m])
 				return -EBADMSG;
-			t->val[m] = prev->val[m];
-		} else if (!get_value(&p, end, &t->val[m])) {
+		} else if (!get_raw(&p, end, &prev->raw[m], &prev->rk[m])) {
 			return -EBADMSG;
 		}
 	}
@@ -331,7 +359,6 @@ int tick_numbers_decode(const uint8_t *b, size_t len, const struct tick_keys *k,
 		prev->counter[c] += (uint64_t)unzz(d);
 		t->counter[c] = prev->counter[c];
 	}
-	memcpy(prev->val, t->val, sizeof(prev->val));
 	memcpy(prev->ok, t->ok, sizeof(prev->ok));
 	return p == end ? 0 : -EBADMSG;
 }
