@@ -13,7 +13,7 @@ secs=${FUZZ_SECONDS:-60}
 work=$(mktemp -d /tmp/swaptune-fuzz.XXXXXX)
 keep=${FUZZ_KEEP:-$work/crashes}
 mkdir -p "$keep"
-trap 'rm -rf "$work"; rm -rf /tmp/swaptune-fuzz-sysroot.*' EXIT
+trap 'rm -rf "$work"; rm -rf /tmp/swaptune-fuzz-sysroot.* /tmp/swaptune-fuzz-store.*' EXIT
 total=0
 status=0
 seed_fixtures() {	# target corpus-dir
