@@ -479,7 +479,8 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
 		fprintf(out, "Verdict: KEEP %s\n", P(r->arms[v->baseline].name));
 	else
 		fprintf(out, "Verdict: INCONCLUSIVE\n");
-	fprintf(out, "\n  %-12s %-17s %5s %4s %10s %8s %9s  %-21s %7s\n", "arm", "status",
+	/* 96 columns: the widest status (below_min_effect) and interval fit */
+	fprintf(out, "\n  %-12s %-16s %3s %3s %9s %8s %8s  %-20s %6s\n", "arm", "status",
 		"n", "oom", "mean", "sd", "effect", "ci", "p");
 	for (size_t i = 0; i < v->n_arms; i++) {
 		const struct verdict_arm_result *a = &v->arms[i];
@@ -490,14 +491,15 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
 				 fmt_pct(a->ci_high_pct, true, hi, sizeof(hi)));
 		else
 			snprintf(ci, sizeof(ci), "-");
-		fprintf(out, "  %-12s %-17s %5zu %4u %10s %8s %9s  %-21s %7s\n", P(r->arms[i].name),
+		fprintf(out, "  %-12s %-16s %3zu %3u %9s %8s %8s  %-20s %6s\n", P(r->arms[i].name),
 			verdict_arm_status_name(a->status), a->n, a->n_oom_killed,
 			fmt_num(a->mean, m, sizeof(m)), fmt_num(a->stddev, sd, sizeof(sd)),
 			fmt_pct(a->compared ? a->effect_pct : NAN, true, eff, sizeof(eff)), ci,
 			fmt_p(a->compared ? a->p_one_sided : NAN, p, sizeof(p)));
 	}
-	fprintf(out, "  (effect: + is better than %s, robust estimate from per-round paired log-ratios; "
-		"interval repeated-confidence at the test's own level; p one-sided, of this look alone; minimum effect %.1f %%)\n",
+	fprintf(out, "  (effect: + is better than %s, robust estimate from per-round paired log-ratios;\n"
+		"   interval repeated-confidence at the test's own level; p one-sided, of this look alone;\n"
+		"   minimum effect %.1f %%)\n",
 		P(r->arms[v->baseline].name), j->design.min_effect_pct);
 	for (size_t i = 0; i < v->n_arms; i++) {
 		for (int s = 0; s < VERDICT_SEC_COUNT; s++) {

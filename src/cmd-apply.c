@@ -643,5 +643,6 @@ const struct cmd_entry cmd_apply_entry = {
 	.args = "SETTING=VALUE...",
 	.args_help = "settings of the registry to write, e.g. page-cluster=0 (see swaptune status)",
 	.args_complete = OPT_COMPLETE_SETTING,
+	.flags = CMD_WRAP_HUMAN,
 	.exec = apply_exec,
 };

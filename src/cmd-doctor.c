@@ -188,5 +188,6 @@ const struct cmd_entry cmd_doctor_entry = {
 	.usage = "[--behaviour] [--json]",
 	.group = CMD_GROUP_INSPECT,
 	.opts = { doctor_opts },
+	.flags = CMD_WRAP_HUMAN,
 	.exec = doctor_exec,
 };

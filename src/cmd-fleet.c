@@ -576,5 +576,6 @@ const struct cmd_entry cmd_fleet_advise_entry = {
 	.usage = "[--from STORE] [--workload NAME] [--backend NAME] [--kernel X.Y]",
 	.group = CMD_GROUP_FLEET,
 	.opts = { advise_opts },
+	.flags = CMD_WRAP_HUMAN,
 	.exec = fleet_advise_exec,
 };

@@ -336,5 +336,6 @@ const struct cmd_entry cmd_history_entry = {
 	.usage = "[--limit N] [--all]",
 	.group = CMD_GROUP_INSPECT,
 	.opts = { history_opts },
+	.flags = CMD_WRAP_HUMAN,
 	.exec = history_exec,
 };

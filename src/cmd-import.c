@@ -205,5 +205,6 @@ const struct cmd_entry cmd_import_entry = {
 	.args = "FILE...",
 	.args_help = "files written by swaptune export on other hosts",
 	.args_complete = OPT_COMPLETE_FILE,
+	.flags = CMD_WRAP_HUMAN,
 	.exec = import_exec,
 };

@@ -851,6 +851,6 @@ const struct cmd_entry cmd_probe_entry = {
 	.opts = { probe_opts, workload_opts, workload_param_opts, cmd_workload_opts },
 	.args = "-- PROG ARGS...",
 	.args_help = "cmd: the command to run in the memory cgroup (no shell)",
-	.flags = CMD_NEEDS_ROOT,
+	.flags = CMD_NEEDS_ROOT | CMD_WRAP_HUMAN,
 	.exec = probe_exec,
 };

@@ -271,5 +271,6 @@ const struct cmd_entry cmd_recommend_entry = {
 	.usage = "[--run ID] [--min-effect PCT] [--baseline ARM] [--state] [--exit-code]",
 	.group = CMD_GROUP_MEASURE,
 	.opts = { recommend_opts },
+	.flags = CMD_WRAP_HUMAN,
 	.exec = recommend_exec,
 };

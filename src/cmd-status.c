@@ -435,5 +435,6 @@ const struct cmd_entry cmd_status_entry = {
 	.summary = "show swap devices, readahead, zswap, cgroup mode, PSI and CPU counters",
 	.usage = "[--json]",
 	.group = CMD_GROUP_INSPECT,
+	.flags = CMD_WRAP_HUMAN,
 	.exec = status_exec,
 };

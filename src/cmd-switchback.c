@@ -110,6 +110,6 @@ const struct cmd_entry cmd_switchback_entry = {
 		 "[--cgroup PATH] [--yes] [--dry-run] [OPTIONS]",
 	.group = CMD_GROUP_MEASURE,
 	.opts = { sbrun_arm_opts, sbrun_design_opts, sb_run_opts },
-	.flags = CMD_NEEDS_ROOT,
+	.flags = CMD_NEEDS_ROOT | CMD_WRAP_HUMAN,
 	.exec = switchback_exec,
 };

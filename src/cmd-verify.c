@@ -692,5 +692,6 @@ const struct cmd_entry cmd_verify_entry = {
 	/* the switchback's design rows go with --live only (parse_args() says so) */
 	.opts = { verify_opts, sbrun_design_opts },
 	.answers = "0 the benefit holds, 10 it no longer holds, 11 inconclusive (--dry-run: 0)",
+	.flags = CMD_WRAP_HUMAN,
 	.exec = verify_exec,
 };

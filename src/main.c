@@ -377,9 +377,17 @@ int main(int argc, char **argv)
 	}
 
 	optind = 1;
+	if (c->flags & CMD_WRAP_HUMAN && !ctx.json) {
+		FILE *w = fmt_wrap_open(stdout, FMT_HUMAN_WIDTH);
+
+		if (w)
+			ctx.out = w;
+	}
 	status = c->exec(&ctx, nargs - 1, args + 1);
 	if (status < 0)
 		status = fail(&ctx);
+	if (ctx.out != stdout)
+		fclose(ctx.out);
 	if (fflush(stdout) != 0 && status == 0) {
 		fprintf(stderr, "swaptune: cannot write output\n");
 		status = ST_EXIT_RUNTIME;

@@ -35,7 +35,7 @@ fi
 
 # row NAME FILE: "status message" of one check in a human table
 row() {
-	awk -v n="$1" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }' "$2"
+	unfold "$2" | awk -v n="$1" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }'
 }
 
 # no-zswap fails on zswap only, and says so
@@ -102,7 +102,7 @@ n_rows=$(awk 'NR > 1 && NF == 0 { exit } NR > 1 && $1 != "" && $2 ~ /^(ok|warn|f
 [ "$n_rows" -eq 15 ] || fail "broken-several: $n_rows check rows, want all 15"
 [ "$(grep -c '^swaptune: warning: .*; shown as n/a$' "$scratch/bs.err")" -eq 4 ] ||
 	fail "broken-several: want 4 warnings on stderr: $(cat "$scratch/bs.err")"
-grep -q "^could not read (shown as n/a): $fx/proc/swaps, " "$scratch/bs.txt" || fail "broken-several: no list of unread files"
+unfold "$scratch/bs.txt" | grep -q "^could not read (shown as n/a): $fx/proc/swaps, " || fail "broken-several: no list of unread files"
 "$SWAPTUNE" doctor --json --sysroot "$fx" --db "$scratch/db" >"$scratch/bs.json" 2>/dev/null
 "$BUILD/helpers/schema-check" "$SCHEMAS/doctor.schema.json" "$scratch/bs.json" >/dev/null 2>&1 ||
 	fail "broken-several: doctor --json does not validate"
@@ -116,7 +116,7 @@ esac
 # fix lines are swaptune commands where a registered setting does the job
 grep -q 'fix: .*echo .*> /sys/module\|fix: echo true' "$scratch/vm-v1.txt" "$EXPECTED"/doctor-*.json &&
 	fail "a doctor fix writes a kernel setting behind swaptune's back"
-grep -q 'fix: to swap to zswap all the time: swaptune apply --persist zswap.enabled=Y' "$scratch/vm-v1.txt" ||
+unfold "$scratch/vm-v1.txt" | grep -q 'fix: to swap to zswap all the time: swaptune apply --persist zswap.enabled=Y' ||
 	fail "vm-v1: zswap-enabled fix is not a swaptune command"
 cp -a "$FIXTURES/vm-v1" "$scratch/novma"
 echo false >"$scratch/novma/sys/kernel/mm/swap/vma_ra_enabled"

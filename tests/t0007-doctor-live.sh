@@ -15,6 +15,7 @@ before=$(snap)
 
 "$SWAPTUNE" doctor --db "$scratch/db" >"$scratch/out" 2>"$scratch/err"
 rc=$?
+unfold_in_place "$scratch/out"
 "$SWAPTUNE" doctor --json --db "$scratch/db" >"$scratch/json" 2>>"$scratch/err"
 jrc=$?
 [ "$rc" = "$jrc" ] || fail "doctor exits $rc, doctor --json exits $jrc"
@@ -54,6 +55,7 @@ if [ "$(id -u)" -eq 0 ] && [ -w /sys/module/zswap/parameters/enabled ] && [ -e /
 	pc_before=$(cat /proc/sys/vm/page-cluster)
 	zs_before=$(cat /sys/module/zswap/parameters/enabled)
 	"$SWAPTUNE" doctor --behaviour --db "$scratch/db" >"$scratch/beh" 2>"$scratch/beh.err"
+	unfold_in_place "$scratch/beh"
 	grep -Eq "^native-bypass +ok +(native|not in this kernel, the bypass arm is emulated): .*swap_ra" "$scratch/beh" ||
 		fail "doctor --behaviour: no conclusive native-bypass row: $(grep native-bypass "$scratch/beh") $(cat "$scratch/beh.err")"
 	# no native bypass: the same sweep with page-cluster 0 proves page-cluster moves readahead

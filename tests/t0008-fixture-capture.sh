@@ -13,9 +13,9 @@ grep -q "^captured [0-9]* files into $scratch/cap\$" "$scratch/cap.out" || fail 
 "$SWAPTUNE" status --db "$scratch/db" >"$scratch/live.txt" 2>&1 || fail "status on the host: exit $?"
 "$SWAPTUNE" status --sysroot "$scratch/cap" --db "$scratch/db" >"$scratch/cap.txt" 2>&1 ||
 	fail "status on the capture: exit $?: $(cat "$scratch/cap.txt")"
-stable() {
-	grep -v -e '^Memory ' -e '^CPU counters ' -e '^PSI ' -e '^  hit ratio ' -e '^  pool ' \
-		-e '^                  .*(meminfo)$' -e '^Swap ' -e '^  /' "$1"
+stable() {	# the lines folded at 100 columns joined: the fold depends on the paths' lengths
+	unfold "$1" | grep -v -e '^Memory ' -e '^CPU counters ' -e '^PSI ' -e '^  hit ratio ' -e '^  pool ' \
+		-e '^                  .*(meminfo)$' -e '^Swap ' -e '^  /'
 }
 stable "$scratch/live.txt" >"$scratch/live.stable"
 stable "$scratch/cap.txt" >"$scratch/cap.stable"

@@ -76,7 +76,7 @@ run=$(sqlite3 "$scratch/deb.db" "SELECT id FROM runs WHERE kind = 'imported' AND
 
 # ---- decided on 6.18/v1, read on 6.1/v2 ----
 deb recommend --run "$run" >"$scratch/rec.txt" 2>"$scratch/err" || fail "recommend --run $run: exit $? $(cat "$scratch/err")"
-grep -q "^Kernel differs: decided on 6.18.44-fc-v657, cgroup v1, cluster readahead; this host runs 6.1.0-57-amd64, cgroup v2, cluster readahead: kernel 6.18.44-fc-v657 -> 6.1.0-57-amd64, cgroup v1 -> v2; the verdict may not hold here: check it with swaptune verify --run $run$" "$scratch/rec.txt" ||
+unfold "$scratch/rec.txt" | grep -q "^Kernel differs: decided on 6.18.44-fc-v657, cgroup v1, cluster readahead; this host runs 6.1.0-57-amd64, cgroup v2, cluster readahead: kernel 6.18.44-fc-v657 -> 6.1.0-57-amd64, cgroup v1 -> v2; the verdict may not hold here: check it with swaptune verify --run $run$" ||
 	fail "recommend does not say the verdict was decided on another kernel: $(tail -3 "$scratch/rec.txt")"
 grep -q "^To apply" "$scratch/rec.txt" && fail "recommend offers to apply an imported verdict"
 deb recommend --run "$run" --json >"$scratch/rec.json" 2>"$scratch/err" || fail "recommend --json: $(cat "$scratch/err")"
@@ -89,7 +89,7 @@ assert k['mismatch'] is True and k['differences'] == ['release', 'cgroup'], k
 assert k['decided_on']['memory_cgroup_version'] == 1 and k['now']['memory_cgroup_version'] == 2, k
 " "$scratch/rec.json" || fail "recommend --json: kernel.mismatch/differences"
 deb status >"$scratch/status.txt" 2>"$scratch/err" || fail "status: $(cat "$scratch/err")"
-grep -q "^Newest verdict    run $run (probe imported from node-01): decided on 6.18.44-fc-v657, cgroup v1, cluster readahead; .*cgroup v1 -> v2; the verdict may not hold here: check it with swaptune verify --run $run$" "$scratch/status.txt" ||
+unfold "$scratch/status.txt" | grep -q "^Newest verdict    run $run (probe imported from node-01): decided on 6.18.44-fc-v657, cgroup v1, cluster readahead; .*cgroup v1 -> v2; the verdict may not hold here: check it with swaptune verify --run $run$" ||
 	fail "status does not say the newest verdict was decided on another kernel: $(tail -2 "$scratch/status.txt")"
 grep -q '^Large folios      no swap-in (this kernel predates large-folio swap-in (~6.13))$' "$scratch/status.txt" ||
 	fail "status: large folios on 6.1"
@@ -112,6 +112,7 @@ grep -q "run $run: kernel fingerprint: cgroup is not v1, v2, hybrid, none or nul
 	fail "recommend on a crafted fingerprint does not name run and field: $(cat "$scratch/err")"
 "$SWAPTUNE" --db "$scratch/crafted.db" --sysroot "$scratch/deb" status >"$scratch/st.txt" 2>"$scratch/err" ||
 	fail "status on a crafted stored fingerprint: exit $?"
+unfold_in_place "$scratch/st.txt"
 grep -q "^Newest verdict    run $run: n/a: run $run: kernel fingerprint: cgroup is not" "$scratch/st.txt" ||
 	fail "status does not say n/a for a crafted fingerprint: $(tail -1 "$scratch/st.txt")"
 
@@ -119,6 +120,7 @@ grep -q "^Newest verdict    run $run: n/a: run $run: kernel fingerprint: cgroup 
 v1() { "$SWAPTUNE" --db "$scratch/apply.db" --sysroot "$scratch/v1" "$@"; }
 v1 apply --yes page-cluster=1 >/dev/null 2>"$scratch/err" || fail "apply: $(cat "$scratch/err")"
 v1 status >"$scratch/st.txt" 2>&1 || fail "status after apply"
+unfold_in_place "$scratch/st.txt"
 grep -q '^Applied setting   run 1 (set by hand): decided on this kernel (6.18.44-fc-v657, cgroup v1, cluster readahead)$' \
 	"$scratch/st.txt" || fail "status: the applied setting: $(grep Applied "$scratch/st.txt")"
 v1 sample --prom --count 1 --interval 0.1 >"$scratch/p0.prom" 2>/dev/null || fail "sample --prom"
@@ -132,6 +134,7 @@ echo 6.19.2-fc > "$scratch/v1/proc/sys/kernel/osrelease"
 sqlite3 "$scratch/apply.db" "UPDATE runs SET params = json_set(params, '$.persist', json('true')) WHERE id = 1"
 echo 0b0e1d00-0000-4000-8000-0000000000ff >"$scratch/v1/proc/sys/kernel/random/boot_id"
 v1 status >"$scratch/st.txt" 2>&1 || fail "status after the kernel update"
+unfold_in_place "$scratch/st.txt"
 grep -q '^Applied setting   run 1 (set by hand, persisted): decided on 6.18.44-fc-v657, cgroup v1, cluster readahead; this host runs 6.19.2-fc, cgroup v1, cluster readahead: kernel 6.18.44-fc-v657 -> 6.19.2-fc; the verdict may not hold here: check it with swaptune verify (or verify --live)$' \
 	"$scratch/st.txt" || fail "status after a kernel update: $(grep Applied "$scratch/st.txt")"
 v1 status --json >"$scratch/st.json" 2>/dev/null || fail "status --json"
@@ -165,6 +168,7 @@ m apply --yes zswap.enabled=Y >/dev/null 2>"$scratch/err" || fail "apply zswap.e
 m rollback --yes >/dev/null 2>"$scratch/err" || fail "rollback: $(cat "$scratch/err")"
 [ "$(cat "$scratch/mthp/sys/module/zswap/parameters/enabled")" = N ] || fail "rollback left zswap on"
 m status >"$scratch/m1.txt" 2>&1 || fail "status after rollback"
+unfold_in_place "$scratch/m1.txt"
 grep -q "^zswap ever on     yes (swaptune's journal shows it enabled zswap during this boot)$" "$scratch/m1.txt" ||
 	fail "the journal is not taken as evidence: $(grep 'zswap ever' "$scratch/m1.txt")"
 grep -q '^Large folios      no swap-in (zswap was enabled since boot: swap-in falls back to order 0 until reboot)$' \

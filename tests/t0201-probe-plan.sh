@@ -102,8 +102,9 @@ expect 3 'has no zswap' --dry-run --sysroot "$FIXTURES/no-zswap"
 # dry run says its "now" values may be that command's temporary ones; a holder that died is not named
 printf '%d probe\n' $$ >"$db.probe.lock"
 "$SWAPTUNE" probe --dry-run --seed 1 --sysroot "$v1" --db "$db" >"$scratch/held.txt" 2>&1 || fail "dry-run while held: exit $?"
-grep -q "^Note              another swaptune probe (pid $$) is changing this host now: the settings shown as now may be its temporary ones" \
-	"$scratch/held.txt" || fail "dry-run while held: no note: $(head -2 "$scratch/held.txt")"
+unfold "$scratch/held.txt" |
+	grep -q "^Note              another swaptune probe (pid $$) is changing this host now: the settings shown as now may be its temporary ones" ||
+	fail "dry-run while held: no note: $(head -2 "$scratch/held.txt")"
 "$SWAPTUNE" probe --dry-run --json --seed 1 --sysroot "$v1" --db "$db" >"$scratch/held.json" || fail "dry-run --json while held: exit $?"
 [ "$(jq -r '.host_changing.pid, .host_changing.command' "$scratch/held.json" | tr '\n' ' ')" = "$$ probe " ] ||
 	fail "dry-run --json while held: host_changing is $(jq -c .host_changing "$scratch/held.json")"

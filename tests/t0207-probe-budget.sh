@@ -69,8 +69,8 @@ awk -v n="$need" 'BEGIN { exit !(n > 12) }' || fail "suggested budget '$need'"
 probe "$scratch/r.txt" "$scratch/r2.err" --yes $small --looks 40 --max-time 12s
 rc=$?
 [ "$rc" -eq 2 ] || fail "short budget, human output: exit $rc, want 2"
-grep -q "Time budget *12 s fits" "$scratch/r.txt" || fail "stdout lacks the budget: $(cat "$scratch/r.txt")"
-grep -q "host settings, swap and cgroups restored" "$scratch/r.txt" || fail "stdout lacks the restore: $(cat "$scratch/r.txt")"
+unfold "$scratch/r.txt" | grep -q "Time budget *12 s fits" || fail "stdout lacks the budget: $(cat "$scratch/r.txt")"
+unfold "$scratch/r.txt" | grep -q "host settings, swap and cgroups restored" || fail "stdout lacks the restore: $(cat "$scratch/r.txt")"
 settled || fail "settings not restored after the refusal: $(settings) (before: $before)"
 
 # 2: --allow-short: the rounds that fit (60 rounds never fit 30 s), judged once, within the budget

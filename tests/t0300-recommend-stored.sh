@@ -166,7 +166,7 @@ grep -q '^  first look: swaptune apply --run 1 --dry-run; keep it: swaptune appl
 grep -q "^  pc0 .* better .* +4\.[0-9] %  \[" "$scratch/r1.txt" || fail "run 1 text: pc0 row: $(grep pc0 "$scratch/r1.txt")"
 grep -q "false-change rate of this run's design <= 2.00 %" "$scratch/r1.txt" ||
 	fail "run 1 text: the procedure's error rate is not stated"
-grep -q "change to pc0: throughput +4\.[0-9] % \[.*by the exact randomisation test" "$scratch/r1.txt" ||
+unfold "$scratch/r1.txt" | grep -q "change to pc0: throughput +4\.[0-9] % \[.*by the exact randomisation test" ||
 	fail "run 1 text: the headline"
 
 # run 5: a failed trial is counted as a failure, never as a speed (nor dropped unsaid): no change

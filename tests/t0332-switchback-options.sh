@@ -95,7 +95,7 @@ grep -q '^Budget  *smallest p at each look:' "$scratch/plan.txt" || fail "no bud
 grep -E '[0-9]e[-+]?[0-9]' "$scratch/plan.txt" && fail "the plan writes a number with an exponent"
 # 6. --max-failures 0 is "never", said so in the plan and in --help, not "0 failed windows end the run"
 sb --dry-run --max-failures 0 >"$scratch/plan0.txt" 2>&1 || fail "switchback --dry-run --max-failures 0: exit $?"
-grep -q 'failed windows never end the run (--max-failures 0)' "$scratch/plan0.txt" &&
+unfold "$scratch/plan0.txt" | grep -q 'failed windows never end the run (--max-failures 0)' &&
 	! grep -q '0 failed windows end the run' "$scratch/plan0.txt" ||
 	fail "--max-failures 0 is not said to mean never: $(grep -i 'failed windows' "$scratch/plan0.txt")"
 "$SWAPTUNE" switchback --help | grep -A1 -- '--max-failures' | grep -q '0: never' || fail "switchback --help does not say what 0 means"

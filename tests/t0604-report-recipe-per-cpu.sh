@@ -71,6 +71,7 @@ done
 cmdline=$(echo "$l11" | sed "s|^sudo swaptune probe|probe --dry-run|")
 eval "set -- $cmdline"
 st "$@" >"$scratch/plan" 2>"$scratch/err" || fail "probe --dry-run of run 11's line: $(cat "$scratch/err")"
+unfold_in_place "$scratch/plan"
 grep -q "^Busy host  *judged per CPU second of the workload, as asked (--busy-host per-cpu); sizes as given$" \
 	"$scratch/plan" || fail "the plan of run 11's line: $(grep -i busy "$scratch/plan")"
 grep -q "^Workload  *anon-zipf, working set 256.0 MiB" "$scratch/plan" || fail "the plan's sizes: $(head -2 "$scratch/plan")"
@@ -78,6 +79,7 @@ st "$@" --json >"$scratch/plan.json" 2>"$scratch/err" || fail "probe --dry-run -
 [ "$(jq -c '.plan.busy_host | [.mode, .per_cpu_second, .scaled]' "$scratch/plan.json")" = '["per-cpu",true,false]' ] ||
 	fail "the JSON plan's busy_host: $(jq -c .plan.busy_host "$scratch/plan.json")"
 st verify --run 11 --dry-run >"$scratch/out" 2>"$scratch/err" || fail "verify --run 11 --dry-run: $(cat "$scratch/err")"
+unfold_in_place "$scratch/out"
 grep -q "^Would run" "$scratch/out" || fail "verify --run 11 --dry-run said: $(cat "$scratch/out")"
 
 # per-cpu where it cannot judge: a usage error (exit 2)

@@ -61,7 +61,7 @@ grep -q 'since undone: rollback run 11, 2026-11-30T10:40:00Z' "$scratch/undone.o
 grep -q 'rollback --to' "$scratch/undone.out" && fail "undone: offers a rollback of a change already undone"
 # history marks it, as it marks an apply its timer reverted
 "$SWAPTUNE" --db "$scratch/undone.db" --sysroot "$FIXTURES/vm-v1" history >"$scratch/h.out" || fail "history: exit $?"
-grep -q '^    3  .*  apply      rolled back  .*; undone by rollback run 11$' "$scratch/h.out" ||
+unfold "$scratch/h.out" | grep -q '^    3  .*  apply      rolled back  .*; undone by rollback run 11$' ||
 	fail "history does not mark apply run 3 rolled back: $(grep '^    3 ' "$scratch/h.out")"
 
 # 3. a later apply with recording 4 inside its time is not "after" of apply run 3

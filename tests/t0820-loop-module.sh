@@ -18,7 +18,7 @@ mkdir -p "$root/lib/modules/$rel/kernel/drivers/block"
 
 # row NAME FILE: "status message" of one check in a human table
 row() {
-	awk -v n="$1" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }' "$2"
+	unfold "$2" | awk -v n="$1" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }'
 }
 
 "$SWAPTUNE" doctor --sysroot "$root" --db "$scratch/db" >"$scratch/doc.txt" 2>&1
@@ -29,7 +29,7 @@ esac
 
 "$SWAPTUNE" --sysroot "$root" --db "$scratch/db" probe --dry-run >"$scratch/plan.txt" 2>&1 ||
 	fail "probe --dry-run: exit $? ($(cat "$scratch/plan.txt"))"
-grep -q 'the loop module loaded first (modprobe loop; it stays loaded), then a ' "$scratch/plan.txt" ||
+unfold "$scratch/plan.txt" | grep -q 'the loop module loaded first (modprobe loop; it stays loaded), then a ' ||
 	fail "probe --dry-run: the plan does not say the loop module is loaded: $(grep -A1 scratch-swap "$scratch/plan.txt")"
 
 # built in: no module to load
@@ -39,12 +39,12 @@ row swap "$scratch/doc2.txt" | grep -q 'modprobe loop, or modprobe zram\|loop is
 	case $(row swap "$scratch/doc2.txt") in *"loop is a module"*) fail "doctor: built-in loop called a module: $(row swap "$scratch/doc2.txt")" ;; esac
 "$SWAPTUNE" --sysroot "$root" --db "$scratch/db" probe --dry-run >"$scratch/plan2.txt" 2>&1 ||
 	fail "probe --dry-run (built in): exit $?"
-grep -q 'loop module loaded first' "$scratch/plan2.txt" && fail "probe --dry-run: built-in loop said to be loaded"
+unfold "$scratch/plan2.txt" | grep -q 'loop module loaded first' && fail "probe --dry-run: built-in loop said to be loaded"
 
 # loaded already (sys/module/loop/initstate): nothing to load
 : >"$root/lib/modules/$rel/modules.builtin"
 mkdir -p "$root/sys/module/loop" && echo live >"$root/sys/module/loop/initstate"
 "$SWAPTUNE" --sysroot "$root" --db "$scratch/db" probe --dry-run >"$scratch/plan3.txt" 2>&1 ||
 	fail "probe --dry-run (loaded): exit $?"
-grep -q 'loop module loaded first' "$scratch/plan3.txt" && fail "probe --dry-run: a loaded loop said to be loaded again"
+unfold "$scratch/plan3.txt" | grep -q 'loop module loaded first' && fail "probe --dry-run: a loaded loop said to be loaded again"
 done_testing

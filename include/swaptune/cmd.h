@@ -38,6 +38,9 @@ enum cmd_group {
 
 enum {
 	CMD_NEEDS_ROOT = 1 << 0,	/* refused with exit 3 unless root (on a live host) */
+	/* human output (not --json) folded to FMT_HUMAN_WIDTH columns: prose
+	 * and tables, never shell lines, Prometheus text or a report format */
+	CMD_WRAP_HUMAN = 1 << 1,
 };
 
 /*

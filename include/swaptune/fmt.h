@@ -115,6 +115,18 @@ int fmt_parse_time(const char *iso, double *unix_s);
  */
 const char *fmt_short(char *b, size_t len, bool ok, double v);
 
+/*
+ * Human output for a terminal: a stream whose lines reach to folded at
+ * blanks to width display columns, each continuation under the column the
+ * line's text belongs to (a table's last column, a bullet's text). Lines
+ * reach to when they end; fclose() writes an unended rest and leaves to
+ * open. NULL when out of memory.
+ */
+#define FMT_HUMAN_WIDTH 100
+FILE *fmt_wrap_open(FILE *to, int width);
+/* Display columns of s[0..n): one per UTF-8 character, none for a colour escape. */
+int fmt_display_width(const char *s, size_t n);
+
 /* o[key] = v; NAN and infinities are not JSON numbers: they become null. */
 struct cJSON;
 void fmt_json_num(struct cJSON *o, const char *key, double v);

@@ -87,6 +87,59 @@ static void test_escape(void **state)
 }
 
 /* fmt_fputs() writes what fmt_escape() returns, whole; fmt_escape_len() is its length. */
+/* what fmt_wrap_open() at width makes of text, written in one go */
+static char *wrapped(const char *text, int width)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *to = open_memstream(&out, &len), *w;
+
+	assert_non_null(to);
+	w = fmt_wrap_open(to, width);
+	assert_non_null(w);
+	fputs(text, w);
+	fclose(w);
+	fclose(to);
+	return out;
+}
+
+static void test_wrap(void **state)
+{
+	char *s, *out = NULL;
+	size_t len = 0;
+	FILE *to, *w;
+
+	(void)state;
+	/* a line that fits is left alone, and so is an unended last line */
+	s = wrapped("key   value\nrest", 20);
+	assert_string_equal(s, "key   value\nrest");
+	free(s);
+	/* at a blank, continued under the value column (after the last gap) */
+	s = wrapped("Kernel   alpha beta gamma delta epsilon zeta eta theta iota\n", 50);
+	assert_string_equal(s, "Kernel   alpha beta gamma delta epsilon zeta eta\n         theta iota\n");
+	free(s);
+	/* no gap: two past the line's own indent; a word wider than the line stays whole */
+	s = wrapped("  - alpha beta gamma\nabcdefghijklmnopqrstuvwxyz tail\n", 12);
+	assert_string_equal(s, "  - alpha\n    beta\n    gamma\nabcdefghijklmnopqrstuvwxyz\n  tail\n");
+	free(s);
+	/* a gap too far right (less than 40 columns left after it) is not a column */
+	s = wrapped("name        one two three four five six seven eight nine\n", 50);
+	assert_string_equal(s, "name        one two three four five six seven\n  eight nine\n");
+	free(s);
+	/* colour escapes and UTF-8 take no columns beyond their characters */
+	assert_int_equal(fmt_display_width("\033[1;31mcaf\xc3\xa9\033[0m", 16), 4);
+	/* the caller's fflush() (before a question on stderr) reaches the real stream */
+	to = open_memstream(&out, &len);
+	assert_non_null(to);
+	w = fmt_wrap_open(to, 100);
+	fputs("the plan\n", w);
+	fflush(w);
+	assert_string_equal(out, "the plan\n");
+	fclose(w);
+	fclose(to);
+	free(out);
+}
+
 static void test_fputs(void **state)
 {
 	static const char *const cases[] = {
@@ -349,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_fputs),
+		cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_shell_quote),
 		cmocka_unit_test(test_json_u53),
 		cmocka_unit_test(test_parse_real),
