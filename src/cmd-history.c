@@ -11,6 +11,7 @@
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
 #include "swaptune/history.h"
+#include "swaptune/journal.h"
 #include "swaptune/persist.h"
 #include "swaptune/fmt.h"
 
@@ -202,9 +203,29 @@ static void change_out(struct cmd_ctx *ctx, cJSON *jc, const struct store_change
 		fmt_printable(c->state), fmt_printable(what));
 }
 
+/*
+ * Runs still "running" whose process is gone (killed, or its store became
+ * unwritable): journal_repair() ends them as interrupted, but history only
+ * reads, so it shows them as such without writing.
+ */
+struct gone_runs {
+	int64_t ids[256];
+	int n;
+};
+
+static bool run_gone(const struct gone_runs *g, int64_t id, const char *status)
+{
+	if (strcmp(status, "running"))
+		return false;
+	for (int i = 0; i < g->n; i++)
+		if (g->ids[i] == id)
+			return true;
+	return false;
+}
+
 /* One run with its snapshots and changes, as text or into jruns. */
 static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run *run,
-		   bool first)
+		   bool first, bool gone)
 {
 	struct history_detail d;
 	cJSON *jr = NULL;
@@ -226,6 +247,13 @@ static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run *ru
 			snprintf(detail + k, sizeof(detail) - k, "%sundone by rollback run %lld", k ? "; " : "",
 				 (long long)undone_by);
 	}
+	if (gone && !jruns) {
+		size_t k = strlen(detail);
+
+		if (k < sizeof(detail))
+			snprintf(detail + k, sizeof(detail) - k, "%snot yet repaired (swaptune repair ends it)",
+				 k ? "; " : "");
+	}
 	if (jruns) {
 		jr = run_json(run, detail);
 		cJSON_AddItemToArray(jruns, jr);
@@ -237,7 +265,8 @@ static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run *ru
 			fprintf(ctx->out, "\n");
 		fprintf(ctx->out, "%5lld  %-20s  %-9s  %-16s  %s\n", (long long)run->id,
 			fmt_printable(short_time(run->started_at, t1, sizeof(t1))),
-			fmt_printable(run->kind), undone_by ? "rolled back" : fmt_printable(run->status),
+			fmt_printable(run->kind),
+			undone_by ? "rolled back" : gone ? "interrupted" : fmt_printable(run->status),
 			fmt_printable(detail));
 	}
 	if ((r = history_detail(&ctx->store, run->id, true, &d, &ctx->err)) < 0)
@@ -252,7 +281,7 @@ out:
 }
 
 /* --all: the sample recordings, with their length, for report --before/--after */
-static int recordings_out(struct cmd_ctx *ctx, cJSON *doc, long limit)
+static int recordings_out(struct cmd_ctx *ctx, cJSON *doc, long limit, const struct gone_runs *g)
 {
 	struct store_sample_run *rows = calloc((size_t)limit, sizeof(*rows));
 	cJSON *a = doc ? cJSON_AddArrayToObject(doc, "recordings") : NULL;
@@ -281,7 +310,7 @@ static int recordings_out(struct cmd_ctx *ctx, cJSON *doc, long limit)
 				"%5s  %-20s  %-11s  %8s  %10s\n", "RUN", "STARTED (UTC)", "STATUS", "TICKS", "DURATION");
 		fprintf(ctx->out, "%5lld  %-20s  %-11s  %8s  %8s s\n", (long long)rows[i].run_id,
 			fmt_printable(short_time(rows[i].started_at, t1, sizeof(t1))),
-			fmt_printable(rows[i].status),
+			run_gone(g, rows[i].run_id, rows[i].status) ? "interrupted" : fmt_printable(rows[i].status),
 			fmt_num((double)rows[i].ticks, tk, sizeof(tk)),
 			fmt_num(duration_s, d, sizeof(d)));
 	}
@@ -294,6 +323,7 @@ static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	struct store_run *runs = NULL;
 	cJSON *doc = NULL, *jruns = NULL;
 	struct history_args a = { .limit = 20 };
+	struct gone_runs gone = { .n = 0 };
 	long limit;
 	bool all;
 	int r, n = 0;
@@ -305,6 +335,8 @@ static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	/* history writes nothing: an expired confirm is settled by the next change */
 	if ((r = history_runs(&ctx->store, all ? NULL : "apply", "rollback", limit, &runs, &n, &ctx->err)) < 0)
 		return r;
+	if ((r = journal_orphan_runs(&ctx->store, &ctx->host, gone.ids, 256, &gone.n, &ctx->err)) < 0)
+		goto out;
 	if (ctx->json) {
 		doc = cJSON_CreateObject();
 		cJSON_AddStringToObject(doc, "schema", HISTORY_SCHEMA);
@@ -312,9 +344,10 @@ static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		jruns = cJSON_AddArrayToObject(doc, "runs");
 	}
 	for (int i = 0; i < n; i++)
-		if ((r = run_out(ctx, jruns, &runs[i], i == 0)) < 0)
+		if ((r = run_out(ctx, jruns, &runs[i], i == 0,
+				 !runs[i].imported && run_gone(&gone, runs[i].id, runs[i].status))) < 0)
 			goto out;
-	r = all ? recordings_out(ctx, doc, limit) : 0;
+	r = all ? recordings_out(ctx, doc, limit, &gone) : 0;
 	if (r < 0)
 		goto out;
 	if (doc) {

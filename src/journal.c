@@ -428,6 +428,16 @@ static int repair_pages(const struct repair *rp, int *examined, struct st_err *e
 	return first ? first : done;
 }
 
+int journal_orphan_runs(struct store *st, const struct host *h, int64_t *ids, int max, int *n,
+			struct st_err *e)
+{
+	char mid[64], boot_id[64];
+
+	host_read_machine_id(h, mid, sizeof(mid));
+	host_read_boot_id(h, boot_id, sizeof(boot_id));
+	return store_runs_orphaned(st, mid, boot_id, pid_alive, ids, max, n, e);
+}
+
 int journal_repair(struct store *st, const struct host *h,
 		   journal_report_fn report, void *arg, struct st_err *e)
 {

@@ -409,34 +409,45 @@ int store_snapshot_ids(struct store *st, int64_t *ids, int max, int *n, struct s
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : store_db_err(st, e);
 }
 
-int store_runs_end_orphans(struct store *st, const char *machine_id, const char *boot_id,
-			   store_pid_alive_fn alive, int *ended, struct st_err *e)
+int store_runs_orphaned(struct store *st, const char *machine_id, const char *boot_id,
+			store_pid_alive_fn alive, int64_t *ids, int max, int *n, struct st_err *e)
 {
-	int64_t ids[64];
 	sqlite3_stmt *stmt;
-	int n = 0, rc, r;
+	int rc = SQLITE_DONE, r;
 
-	*ended = 0;
+	*n = 0;
 	r = store_prepare(st,
 		"SELECT id, coalesce(pid, 0), coalesce(boot_id, '') FROM runs"
 		" WHERE status = 'running' AND (machine_id IS NULL OR machine_id = ?1)"
-		" ORDER BY id LIMIT 64", &stmt, e);
+		" ORDER BY id", &stmt, e);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(stmt, 1, machine_id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	while (*n < max && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		int pid = sqlite3_column_int(stmt, 1);
 		const char *boot = store_col_text(stmt, 2);
 
 		/* an earlier boot's process is gone; this boot's only when its pid is */
 		if ((boot[0] && boot_id[0] && strcmp(boot, boot_id)) || (pid > 0 && !alive(pid)))
-			ids[n++] = sqlite3_column_int64(stmt, 0);
+			ids[(*n)++] = sqlite3_column_int64(stmt, 0);
 	}
+	if (*n >= max)
+		rc = SQLITE_DONE;
 	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE)
-		return store_db_err(st, e);
-	if (!n || st->readonly)
-		return 0;
+	return rc == SQLITE_DONE ? 0 : store_db_err(st, e);
+}
+
+int store_runs_end_orphans(struct store *st, const char *machine_id, const char *boot_id,
+			   store_pid_alive_fn alive, int *ended, struct st_err *e)
+{
+	int64_t ids[64];
+	sqlite3_stmt *stmt;
+	int n = 0, r;
+
+	*ended = 0;
+	r = store_runs_orphaned(st, machine_id, boot_id, alive, ids, 64, &n, e);
+	if (r < 0 || !n || st->readonly)
+		return r;
 	r = store_prepare(st,
 		"UPDATE runs SET status = 'interrupted',"
 		" ended_at = coalesce(ended_at, strftime('%Y-%m-%dT%H:%M:%fZ','now'))"

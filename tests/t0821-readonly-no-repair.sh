@@ -36,6 +36,9 @@ kill -9 "$holder"
 wait "$holder" 2>/dev/null
 [ "$(cat "$pc")" = 0 ] && [ "$(cat "$zs")" = Y ] || fail "journal-hold did not change the tree"
 
+# a run the killed process left "running" (as a probe killed mid-run leaves its own)
+sqlite3 "$db" "INSERT INTO runs (id, kind, status, started_at, params, pid) VALUES
+	(7001, 'apply', 'running', '2026-12-01T10:00:00Z', '{}', $holder)" || fail "cannot craft a run"
 # the killed process's WAL into the store file before the sums (sqlite3, not swaptune)
 sqlite3 "$db" 'PRAGMA wal_checkpoint(TRUNCATE);' >/dev/null || fail "cannot checkpoint $db"
 sums() { (cd "$root" && find . -type f -print0 | sort -z | xargs -0 sha256sum; sha256sum "$db"; ls -a "$scratch" | grep "^db"); }
@@ -51,6 +54,11 @@ for c in "status" "--json status" "history" "history --all" "recommend" "report 
 		fail "$c changed something: $(diff "$scratch/before" "$scratch/after" | head -4 | tr '\n' ' ')"
 	n=$(grep -cF "swaptune: $want" "$scratch/err")
 	[ "$n" = 1 ] || fail "$c: not one line saying what is left (stderr: $(tr '\n' ' ' <"$scratch/err"))"
+	# history shows the dead process's run as interrupted, not yet repaired, and writes nothing
+	case $c in history*)
+		grep -Eq '^ *7001 .* apply +interrupted +.*not yet repaired \(swaptune repair ends it\)' "$scratch/out" ||
+			fail "$c: the killed run not shown as interrupted, not yet repaired: $(grep 7001 "$scratch/out")" ;;
+	esac
 done
 left=$(st --json status 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["leftover_changes"])')
 [ "$left" = 2 ] || fail "status --json: leftover_changes $left, want 2"
@@ -61,6 +69,10 @@ st repair >"$scratch/out" 2>"$scratch/err" || fail "repair: exit $? ($(cat "$scr
 grep -q 'page-cluster' "$scratch/err" && grep -q 'zswap.enabled' "$scratch/err" ||
 	fail "repair did not say what it put back: $(tr '\n' ' ' <"$scratch/err")"
 diff -r "$root" "$scratch/pristine" >/dev/null || fail "after repair the tree is not as before"
+[ "$(sqlite3 "$db" "SELECT status FROM runs WHERE id = 7001")" = interrupted ] || fail "repair did not end run 7001"
+st history >"$scratch/out" 2>&1
+grep -Eq '^ *7001 .* apply +interrupted' "$scratch/out" && ! grep -q 'not yet repaired' "$scratch/out" ||
+	fail "history after repair: $(grep 7001 "$scratch/out")"
 st repair >"$scratch/out" 2>"$scratch/err"
 [ "$(cat "$scratch/out")" = "nothing to repair" ] && [ ! -s "$scratch/err" ] ||
 	fail "second repair: '$(cat "$scratch/out")' / '$(cat "$scratch/err")'"

@@ -129,6 +129,13 @@ int journal_repair(struct store *st, const struct host *h,
  * when there are none.
  */
 int journal_leftovers(struct store *st, const struct host *h, int64_t *n, struct st_err *e);
+/*
+ * The runs of this machine still "running" whose process is gone, which
+ * journal_repair() would end as interrupted: up to max ids into ids (*n how
+ * many), without writing anything (history shows them as interrupted).
+ */
+int journal_orphan_runs(struct store *st, const struct host *h, int64_t *ids, int max, int *n,
+			struct st_err *e);
 
 /*
  * Hand this session's pending rows to process pid (started at pid_start

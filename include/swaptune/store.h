@@ -742,5 +742,11 @@ typedef bool (*store_pid_alive_fn)(int pid);
  */
 int store_runs_end_orphans(struct store *st, const char *machine_id, const char *boot_id,
 			   store_pid_alive_fn alive, int *ended, struct st_err *e);
+/*
+ * The ids of the runs store_runs_end_orphans() would end, oldest first, at
+ * most max of them into ids (*n how many); reads only.
+ */
+int store_runs_orphaned(struct store *st, const char *machine_id, const char *boot_id,
+			store_pid_alive_fn alive, int64_t *ids, int max, int *n, struct st_err *e);
 
 #endif
