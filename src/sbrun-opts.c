@@ -253,6 +253,11 @@ static int opt_metric_name(const struct opt_spec *o, const char *v, void *dst, s
 
 #define SB_ROW(n, a, h, fn, comp) OPT_CUSTOM(n, 0, a, h, struct sbrun_args, c, fn, comp)
 
+/* --metric's kernel figures, from the counter table (WINDOW rows) */
+static const char metric_help[] = "a kernel figure per window: "
+#include "swaptune/vocab-window-names.h"
+	"or cpu-per-work with a workload metric below (default psi-some; cpu: of --cgroup)";
+
 const struct opt_spec sbrun_design_opts[] = {
 	SB_ROW("window", "DUR", "length of one window (default 30s)", opt_window, OPT_COMPLETE_NONE),
 	SB_ROW("washout", "DUR", "the start of every window that is not counted, after a switch "
@@ -265,9 +270,7 @@ const struct opt_spec sbrun_design_opts[] = {
 	       opt_max_time, OPT_COMPLETE_NONE),
 	SB_ROW("seed", "N", "seed of the block orders (default: a fresh random seed, recorded)",
 	       opt_seed, OPT_COMPLETE_NONE),
-	{ OPT_ROW("metric", 0, "NAME", "a kernel figure per window: psi-some (default), psi-full, "
-		  "majfault, refault, swapin, swap-ra, zswpin, cpu (of --cgroup); cpu-per-work with a "
-		  "workload metric below", opt_metric, offsetof(struct sbrun_args, c)),
+	{ OPT_ROW("metric", 0, "NAME", metric_help, opt_metric, offsetof(struct sbrun_args, c)),
 	  .complete = OPT_COMPLETE_CHOICES, .choice_at = metric_name_at },
 	SB_ROW("metric-cmd", "CMD", "the workload's figure: a command 'PROG ARGS' (no shell) run at "
 	       "the end of each window that prints a number; SWAPTUNE_COUNT_START and "

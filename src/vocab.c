@@ -48,8 +48,8 @@ const struct sample_counter_def sample_counter_defs[SC_COUNT] = {
 #undef TOTAL
 
 #define TOTAL(sc, row, ...)
-#define WINDOW(sbk, r, ...) [sbk] = { .row = &vocab_rows[V_##r], .host = SC_COUNT, .host_plus = SC_COUNT, \
-				      .cgroup = SC_COUNT, .per = 1, __VA_ARGS__ },
+#define WINDOW(sbk, r, nm, ...) [sbk] = { .row = &vocab_rows[V_##r], .name = nm, .host = SC_COUNT, \
+					  .host_plus = SC_COUNT, .cgroup = SC_COUNT, .per = 1, __VA_ARGS__ },
 const struct sbm_kernel_def sbm_kernel_defs[SBK_COUNT] = {
 #include "swaptune/vocab-rows.h"
 };

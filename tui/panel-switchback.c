@@ -32,15 +32,18 @@ enum sb_field { F_ARMS, F_BASELINE, F_METRIC, F_CGROUP, F_WINDOW, F_WASHOUT, F_B
 
 #define VAL_MAX TUI_FORM_VAL_MAX
 
+/* switchback's kernel figures, from the counter table (WINDOW rows) */
+static const char metric_hint[] =
+#include "swaptune/vocab-window-names.h"
+	"or a workload's own figure: swaptune switchback --metric-cmd; cpu needs the cgroup";
+
 /* Each field with its default and hint. */
 static const struct tui_form_field fields[F_COUNT] = {
 	[F_ARMS] = { "Arms", "pc3,pc0",
 		     "built-in pc3,pc1,pc0 or NAME:key=val,... (a space between custom arms); 2 to 4 arms" },
 	[F_BASELINE] = { "Baseline", "auto",
 			 "an arm's name, or auto: the arm matching the host now, else the first" },
-	[F_METRIC] = { "Metric", "psi-some",
-		       "psi-some, psi-full, majfault, refault, swapin, swap-ra, swap-ra-hit, zswpin, "
-		       "cpu (needs the cgroup); a workload's own figure: swaptune switchback --metric-cmd" },
+	[F_METRIC] = { "Metric", "psi-some", metric_hint },
 	[F_CGROUP] = { "Cgroup", "none",
 		       "the workload's memory cgroup, relative to the controller's root (its PSI, "
 		       "faults, CPU), or none: the host's figures" },

@@ -1,7 +1,8 @@
 /*
  * vocab-rows.h - the rows of the counter vocabulary (vocab.h says what each
- * column means). Included only by vocab.h and verdict-secondary.h (for the
- * enums) and src/vocab.c (for the tables), with the views they use defined.
+ * column means). Included only by vocab.h, verdict-secondary.h (for the
+ * enums), vocab-window-names.h (--metric names) and src/vocab.c (for the
+ * tables), with the views they use defined.
  *
  * One ROW per quantity, keyed by where it comes from (a kernel file and the
  * kernel's key in it, or the workload), then the views it has:
@@ -9,8 +10,9 @@
  *   TICK(SM_x, row, ...)   the sampler's value per tick (a rate or a level)
  *   TOTAL(SC_x, row, ...)  the raw cumulative counter (JSON "counters",
  *                          Prometheus _total)
- *   WINDOW(SBK_x, row, ...) a switchback figure per window (struct
- *                          sbm_kernel_def): --metric NAME, the key stored
+ *   WINDOW(SBK_x, row, NAME, ...) a switchback figure per window (struct
+ *                          sbm_kernel_def): --metric NAME (positional, so
+ *                          help lines list it), the key stored
  *                          per window, the TOTAL counters it is the rate of
  *                          (host, host_plus; cgroup when --cgroup has it),
  *                          its column in the switchback report. The
@@ -610,32 +612,32 @@ TRIAL(PM_CPU_SHARE, CPU_SHARE, .key = "cpu_share", .kind = METRIC_KIND_DERIVED)
  * figures of the switchback report's arms and windows tables (1 = first),
  * 0 = not shown there.
  */
-WINDOW(SBK_PSI_SOME, PSI_SOME, .name = "psi-some", .key = "psi_some_pct", .unit = "%",
+WINDOW(SBK_PSI_SOME, PSI_SOME, "psi-some", .key = "psi_some_pct", .unit = "%",
        .label = "PSI memory some", .host = SC_PSI_SOME, .cgroup = SC_CG_PSI_SOME, .per = 1e4,
        .head = "PSI some %", .arms_col = 1, .windows_col = 1)
-WINDOW(SBK_PSI_FULL, PSI_FULL, .name = "psi-full", .key = "psi_full_pct", .unit = "%",
+WINDOW(SBK_PSI_FULL, PSI_FULL, "psi-full", .key = "psi_full_pct", .unit = "%",
        .label = "PSI memory full", .host = SC_PSI_FULL, .cgroup = SC_CG_PSI_FULL, .per = 1e4,
        .head = "PSI full %", .arms_col = 2, .windows_col = 2)
-WINDOW(SBK_MAJFAULT, PGMAJFAULT, .name = "majfault", .key = "majfault_per_s", .unit = "faults/s",
+WINDOW(SBK_MAJFAULT, PGMAJFAULT, "majfault", .key = "majfault_per_s", .unit = "faults/s",
        .label = "major faults", .host = SC_PGMAJFAULT, .cgroup = SC_CG_PGMAJ, .head = "majfault/s",
        .arms_col = 5)
 /* the host's anon and file refaults; a cgroup's anon ones */
-WINDOW(SBK_REFAULT, REFAULT_ANON, .name = "refault", .key = "refault_per_s", .unit = "pages/s",
+WINDOW(SBK_REFAULT, REFAULT_ANON, "refault", .key = "refault_per_s", .unit = "pages/s",
        .label = "workingset refaults", .host = SC_REFAULT_ANON, .host_plus = SC_REFAULT_FILE,
        .cgroup = SC_CG_REFAULT_ANON)
 /* available where zswpin is counted (host is the counter checked) */
-WINDOW(SBK_SWAPIN, PSWPIN, .name = "swapin", .key = "swapin_per_s", .unit = "pages/s",
+WINDOW(SBK_SWAPIN, PSWPIN, "swapin", .key = "swapin_per_s", .unit = "pages/s",
        .label = "swap-ins (pswpin + zswpin)", .host = SC_ZSWPIN, .host_plus = SC_PSWPIN)
-WINDOW(SBK_SWAP_RA, SWAP_RA, .name = "swap-ra", .key = "swap_ra_per_s", .unit = "pages/s",
+WINDOW(SBK_SWAP_RA, SWAP_RA, "swap-ra", .key = "swap_ra_per_s", .unit = "pages/s",
        .label = "swap readahead", .host = SC_SWAP_RA, .head = "swap_ra/s", .arms_col = 4,
        .windows_col = 4)
-WINDOW(SBK_SWAP_RA_HIT, SWAP_RA_HIT, .name = "swap-ra-hit", .key = "swap_ra_hit_per_s",
+WINDOW(SBK_SWAP_RA_HIT, SWAP_RA_HIT, "swap-ra-hit", .key = "swap_ra_hit_per_s",
        .unit = "pages/s", .label = "swap readahead hits", .host = SC_SWAP_RA_HIT)
-WINDOW(SBK_ZSWPIN, ZSWPIN, .name = "zswpin", .key = "zswpin_per_s", .unit = "pages/s",
+WINDOW(SBK_ZSWPIN, ZSWPIN, "zswpin", .key = "zswpin_per_s", .unit = "pages/s",
        .label = "zswap loads", .host = SC_ZSWPIN, .cgroup = SC_CG_ZSWPIN, .head = "zswpin/s",
        .arms_col = 3, .windows_col = 3)
 /* the cgroup's only (--cgroup with CPU accounting), read by host-cgcpu.c: ns per s */
-WINDOW(SBK_CPU, CG_CPU, .name = "cpu", .key = "cpu_s_per_s", .unit = "CPU s/s",
+WINDOW(SBK_CPU, CG_CPU, "cpu", .key = "cpu_s_per_s", .unit = "CPU s/s",
        .label = "CPU of the cgroup", .cgroup_cpu = true, .per = 1e9)
 
 /*
