@@ -377,8 +377,14 @@ bool probe_budget_admin_stop(struct engine *E, unsigned rounds, size_t k, bool p
 		 again ? ", the look taken there judged again as the last, with what is left of the "
 			 "false-change budget" : "",
 		 k ? " (looks taken at rounds " : "", looks, k ? ")" : "");
-	if (rounds < 2)
+	if (rounds < 2) {
+		/* no look: a verdict needs two rounds; say so, not a look that is not taken */
+		snprintf(b->stop_text, sizeof(b->stop_text), "the %s budget ran out after %u complete round%s%s: "
+			 "too few to judge (a look needs 2 rounds), no verdict",
+			 probe_fmt_secs(E->c->max_time_s, t1, sizeof(t1)), rounds, rounds == 1 ? "" : "s",
+			 partial ? " (the incomplete round after it is stored but not judged)" : "");
 		return false;
+	}
 	judge_plan_truncate(p, rounds);
 	return true;
 }

@@ -95,7 +95,9 @@ esac
 [ "$looks" = "[$fit]" ] || [ "$(jq -r '.method.budget.administrative_look.round' "$j")" = "$rounds" ] ||
 	fail "stored looks $looks, want [$fit] (the rounds that fit)"
 long=$(jq '[.trials[].duration_s] | max' "$j")
-awk -v e="$(jq .elapsed_s "$j")" -v l="$long" 'BEGIN { exit !(e <= 30 + l + 1) }' ||
+# (+3 s: restoring the host after the last trial, longer on a loaded host: 32.52 s
+# against 32.517 in session 15's CI beside the crafted-input matrix)
+awk -v e="$(jq .elapsed_s "$j")" -v l="$long" 'BEGIN { exit !(e <= 30 + l + 3) }' ||
 	fail "elapsed $(jq .elapsed_s "$j") s: more than one trial ($long s) over the 30 s budget"
 
 # 3: trials that grow: 1 s, 2 s, 3 s, ... of sleep. The warm-up promises
@@ -103,7 +105,7 @@ awk -v e="$(jq .elapsed_s "$j")" -v l="$long" 'BEGIN { exit !(e <= 30 + l + 1) }
 count=$scratch/count
 t0=$(date +%s)
 probe "$scratch/a.json" "$scratch/a.err" --yes --json --progress plain --workload cmd --arms pc3,pc0 \
-	--looks 2,4,6,8 --max-time 30s -- \
+	--looks 2,4,6,8 --max-time 45s -- \
 	sh -c 'n=$(cat "$1" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" >"$1"; sleep "$n"' sh "$count"
 rc=$?
 t1=$(date +%s)
@@ -116,6 +118,15 @@ run=$(jq .run_id "$j")
 looks=$(sqlite3 "$db" "SELECT json_extract(params, '\$.plan.looks') FROM runs WHERE id = $run")
 stored=$(sqlite3 "$db" "SELECT json_extract(params, '\$.method.budget.administrative_look.round') FROM runs WHERE id = $run")
 echo "growing trials: administrative look at round $admin, stored looks $looks, $((t1 - t0)) s"
+# (45 s: 2 or 3 rounds quiet, 2 beside the CI's busiest tests; one round, on a host
+# slower still, is no look: then it must say so and judge nothing)
+if [ "$admin" = 1 ]; then
+	grep -q "too few to judge (a look needs 2 rounds), no verdict" "$scratch/a.err" ||
+		fail "one round: the progress does not say it is too few: $(grep 'budget ran out' "$scratch/a.err")"
+	[ "$(jq -r .verdict.judgement.judged "$j")" = false ] || fail "one round was judged"
+	settled || fail "settings not restored: $(settings) (before: $before)"
+	done_testing
+fi
 [ "$admin" != null ] && [ "$admin" -ge 2 ] || fail "no administrative look: $(jq -c .method.budget "$j")"
 [ "$stored" = "$admin" ] || fail "the stored params say administrative look $stored, the result $admin"
 [ "$(echo "$looks" | jq '.[-1]')" = "$admin" ] || fail "stored plan $looks does not end at the administrative look $admin"
@@ -123,8 +134,8 @@ echo "growing trials: administrative look at round $admin, stored looks $looks, 
 	fail "the verdict was not judged at round $admin by the cut plan: $(jq -c .verdict.judgement "$j")"
 grep -q "administrative final look at round $admin" "$scratch/a.err" || fail "the progress does not say so"
 long=$(jq '[.trials[].duration_s] | max' "$j")
-awk -v e="$(jq .elapsed_s "$j")" -v l="$long" 'BEGIN { exit !(e <= 30 + l + 1) }' ||
-	fail "elapsed $(jq .elapsed_s "$j") s: more than one trial ($long s) over the 30 s budget"
+awk -v e="$(jq .elapsed_s "$j")" -v l="$long" 'BEGIN { exit !(e <= 45 + l + 3) }' ||
+	fail "elapsed $(jq .elapsed_s "$j") s: more than one trial ($long s) over the 45 s budget"
 if [ "$(jq -r .method.budget.administrative_look.incomplete_round_dropped "$j")" = true ]; then
 	[ "$(jq "[.trials[] | select(.round == $admin + 1)] | length" "$j")" -ge 1 ] ||
 		fail "an incomplete round was dropped but none is stored"

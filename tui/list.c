@@ -49,8 +49,8 @@ bool tui_filter_match(const struct tui_filter *f, const char *s)
 	return false;
 }
 
-void tui_filter_draw(const struct tui_ctx *c, const struct tui_filter *f, WINDOW *w, int row,
-		     int cols, int shown, int total, const char *sort, bool reverse)
+void tui_filter_draw(const struct tui_ctx *c, const struct tui_filter *f, WINDOW *w, int row, int cols,
+		     const struct tui_list_view *v)
 {
 	if (f->editing) {
 		wattron(w, tui_style(c, TS_WARN) | A_BOLD);
@@ -61,9 +61,9 @@ void tui_filter_draw(const struct tui_ctx *c, const struct tui_filter *f, WINDOW
 	wattron(w, tui_style(c, TS_DIM));
 	if (f->text[0])
 		tui_print_clipped(w, row, 2, cols, "%d of %d match \"%s\", by %s%s (/ search, s sort, S reverse)",
-				  shown, total, f->text, sort, reverse ? ", reversed" : "");
+				  v->shown, v->total, f->text, v->sort, v->reverse ? ", reversed" : "");
 	else
-		tui_print_clipped(w, row, 2, cols, "%d shown, by %s%s (/ search, s sort, S reverse)", total, sort,
-				  reverse ? ", reversed" : "");
+		tui_print_clipped(w, row, 2, cols, "%d shown, by %s%s (/ search, s sort, S reverse)", v->total,
+				  v->sort, v->reverse ? ", reversed" : "");
 	wattroff(w, tui_style(c, TS_DIM));
 }

@@ -310,7 +310,8 @@ static void cg_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 	if (!s->n_shown)
 		tui_print_clipped(w, y++, 2, cols, "no cgroup matches \"%s\"", s->filter.text);
 	y = 2 + list_rows;
-	tui_filter_draw(c, &s->filter, w, y++, cols, s->n_shown, (int)s->n, sort_names[s->sort], s->reverse);
+	tui_filter_draw(c, &s->filter, w, y++, cols,
+			&(struct tui_list_view){ s->n_shown, (int)s->n, sort_names[s->sort], s->reverse });
 	if (s->truncated) {
 		wattron(w, tui_style(c, TS_DIM));
 		tui_print_clipped(w, y++, 2, cols, "(the first %zu groups, %d levels deep; search narrows them)",

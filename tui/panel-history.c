@@ -238,7 +238,8 @@ static void hist_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 				  x->kind, x->status, fmt_time(x->started_at, false, t, sizeof(t)), what);
 		wattroff(w, a);
 	}
-	tui_filter_draw(c, &s->filter, w, y++, cols, s->n_shown, s->n, hist_sorts[s->sort], s->reverse);
+	tui_filter_draw(c, &s->filter, w, y++, cols,
+			&(struct tui_list_view){ s->n_shown, s->n, hist_sorts[s->sort], s->reverse });
 	if (!s->n_shown)
 		return;
 	if (s->mode != HM_LIST) {

@@ -416,7 +416,8 @@ static void runs_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 		wattroff(w, a);
 	}
 	y = 2 + list_rows;
-	tui_filter_draw(c, &r->filter, w, y++, cols, r->n_shown, r->n, sort_names[r->sort], r->reverse);
+	tui_filter_draw(c, &r->filter, w, y++, cols,
+			&(struct tui_list_view){ r->n_shown, r->n, sort_names[r->sort], r->reverse });
 	if (!r->n_shown)
 		return;
 	if (r->ask_path) {

@@ -172,10 +172,15 @@ struct tui_filter {
 bool tui_filter_key(struct tui_filter *f, int ch);
 /* Whether a row whose text is s is shown. */
 bool tui_filter_match(const struct tui_filter *f, const char *s);
+/* What a list shows under its filter line: how many of how many, sorted by what. */
+struct tui_list_view {
+	int shown, total;
+	const char *sort;	/* the sort key's name */
+	bool reverse;		/* S: the sort reversed */
+};
 /* The line under a list: the filter being typed, or how many rows and the sort key. */
-/* sort: the key's name; reverse: S turned it round (said as ", reversed"). */
-void tui_filter_draw(const struct tui_ctx *c, const struct tui_filter *f, WINDOW *w, int row,
-		     int cols, int shown, int total, const char *sort, bool reverse);
+void tui_filter_draw(const struct tui_ctx *c, const struct tui_filter *f, WINDOW *w, int row, int cols,
+		     const struct tui_list_view *v);
 
 /* ---- verdict.c: a stored probe run, judged as `swaptune recommend --run` does ---- */
 
