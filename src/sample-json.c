@@ -546,3 +546,12 @@ int sample_tick_parse(const cJSON *d, struct sample_tick *t, char *members, size
 #undef NEXT
 	return 0;
 }
+
+/* The sampler's current tick as its JSON line (sampler.h). */
+int sampler_format_json(const struct sampler *s, char *buf, size_t len)
+{
+	struct sample_tick t;
+
+	sampler_tick_get(s, &t);
+	return sample_tick_json(&t, buf, len);
+}

@@ -760,14 +760,6 @@ void sampler_tick_get(const struct sampler *s, struct sample_tick *t)
 		t->unavailable[g] = sampler_unavailable(s, (enum sample_group)g);
 }
 
-int sampler_format_json(const struct sampler *s, char *buf, size_t len)
-{
-	struct sample_tick t;
-
-	sampler_tick_get(s, &t);
-	return sample_tick_json(&t, buf, len);
-}
-
 int sampler_set_json_members(struct sampler *s, const char *members)
 {
 	if (!members)
