@@ -30,9 +30,11 @@ answer() {
 	rc=$?
 	case $rc in 0 | 10 | 11) ok "$name" ;; *) bad "$name" "exit $rc, want 0, 10 or 11: $(tail -3 /tmp/out.$name | tr '\n' ' ')" ;; esac
 }
-# has NAME FILE PATTERN: FILE holds a line matching PATTERN (grep -E)
+# has NAME FILE PATTERN: FILE holds a line matching PATTERN (grep -E), once the
+# lines human output folds at 100 columns are joined again
+. "$TOP/tests/unfold.sh"
 has() {
-	if grep -Eq "$3" "$2"; then ok "$1"; else bad "$1" "no '$3' in $(basename "$2"): $(head -c 300 "$2" | tr '\n' ' ')"; fi
+	if unfold "$2" | grep -Eq "$3"; then ok "$1"; else bad "$1" "no '$3' in $(basename "$2"): $(head -c 300 "$2" | tr '\n' ' ')"; fi
 }
 finish() {
 	echo "check-kernels: done"
