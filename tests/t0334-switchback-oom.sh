@@ -67,7 +67,7 @@ grep -q "OOM-killed 1 process" "$scratch/sb.err" || fail "the reason is not on s
 [ "$(sqlite3 "$db" "SELECT count(*) FROM changes WHERE state = 'pending'")" = 0 ] || fail "journal rows still pending"
 [ "$(sqlite3 "$db" "SELECT status FROM runs WHERE kind = 'switchback' ORDER BY id DESC LIMIT 1")" = stopped ] ||
 	fail "the stored run is not 'stopped'"
-# the plan says so before the run
+# the plan says so before the run (one word: human output folds at 100 columns)
 "$SWAPTUNE" --db "$db" switchback --dry-run --arms pc3,pc0 --baseline pc3 --cgroup "$CGW" --metric psi-some \
-	--window 2s --washout 1s --blocks 6 | grep -q "OOM-kills a process" || fail "the plan does not say an OOM kill ends the run"
+	--window 2s --washout 1s --blocks 6 | grep -q "OOM-kills" || fail "the plan does not say an OOM kill ends the run"
 done_testing
