@@ -11,6 +11,7 @@
 # metric command.)
 . "$(dirname "$0")/host-lock.sh"
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sb-pg.sh"
 
 need_probe_host
 command -v jq >/dev/null || skip "needs jq to read the documents"
@@ -28,12 +29,7 @@ pc_before=$(pc)
 wl_pid=""
 
 stop_all() {
-	if [ -d "$CGP" ]; then
-		for p in $(cat "$CGP/cgroup.procs"); do kill -9 "$p" 2>/dev/null; done
-		i=0
-		while [ -n "$(cat "$CGP/cgroup.procs")" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-		rmdir "$CGP"
-	fi
+	[ -d "$CGP" ] && sb_cgroup_remove "$CGP"
 	[ -n "$wl_pid" ] && wait "$wl_pid" 2>/dev/null
 	return 0
 }
