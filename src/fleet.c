@@ -279,38 +279,44 @@ static int name_cmp(const void *a, const void *b)
 }
 
 /*
- * The first key given twice in an object anywhere below x, or NULL: cJSON
- * keeps both and its lookups find the first, so which one counts would be
- * the reader's guess. A sort per object (no object is quadratic).
+ * The first key given twice in an object anywhere below x in *dup (NULL when
+ * none): cJSON keeps both and its lookups find the first, so which one counts
+ * would be the reader's guess. A sort per object (no object is quadratic).
+ * -ENOMEM when the sort's list cannot be made.
  */
-static const char *duplicate_key(const cJSON *x)
+static int duplicate_key(const cJSON *x, const char **dup)
 {
 	const cJSON *c;
-	const char *dup = NULL;
 
+	*dup = NULL;
 	if (cJSON_IsObject(x)) {
 		size_t n = 0, i = 0;
 		const char **names;
 
 		cJSON_ArrayForEach(c, x)
 			n++;
-		if (n > 1 && (names = malloc(n * sizeof(*names)))) {
+		if (n > 1) {
+			if (!(names = malloc(n * sizeof(*names))))
+				return -ENOMEM;
 			cJSON_ArrayForEach(c, x)
 				names[i++] = c->string ? c->string : "";
 			qsort(names, n, sizeof(*names), name_cmp);
-			for (i = 1; i < n && !dup; i++)
+			for (i = 1; i < n && !*dup; i++)
 				if (!strcmp(names[i - 1], names[i]))
-					dup = names[i];
+					*dup = names[i];
 			free(names);
-		} else if (n > 1) {
-			return "(out of memory)";
 		}
 	}
 	if (cJSON_IsObject(x) || cJSON_IsArray(x))
-		cJSON_ArrayForEach(c, x)
-			if (!dup)
-				dup = duplicate_key(c);
-	return dup;
+		cJSON_ArrayForEach(c, x) {
+			int rc;
+
+			if (*dup)
+				break;
+			if ((rc = duplicate_key(c, dup)))
+				return rc;
+		}
+	return 0;
 }
 
 int fleet_doc_parse(const char *text, size_t len, cJSON **doc, struct st_err *e)
@@ -343,8 +349,12 @@ int fleet_doc_parse(const char *text, size_t len, cJSON **doc, struct st_err *e)
 		}
 	}
 	{
-		const char *dup = duplicate_key(d);
+		const char *dup;
 
+		if (duplicate_key(d, &dup)) {
+			cJSON_Delete(d);
+			return err_set(e, -ENOMEM, "out of memory checking the document's keys");
+		}
 		if (dup) {
 			err_set(e, -EBADMSG, "the key \"%.64s\" is given twice in one object", dup);
 			cJSON_Delete(d);
