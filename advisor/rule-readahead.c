@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "swaptune/advisor.h"
+#include "swaptune/fmt.h"
 
 /*
  * Below 4096 readahead pages (16 MiB with 4 KiB pages) the ratio says more
@@ -72,7 +73,7 @@ static void check_readahead_hit_ratio(const struct advisor_host_facts *f,
 				      struct advisor_rule_result *r)
 {
 	const struct advisor_counters *c = advisor_facts_recent(f);
-	char span[48];
+	char span[48], read[64], wasted[64];
 	uint64_t ra, hit;
 	double hit_pct;
 
@@ -94,21 +95,21 @@ static void check_readahead_hit_ratio(const struct advisor_host_facts *f,
 	hit = c->swap_ra_hit.v < ra ? c->swap_ra_hit.v : ra;
 	advisor_span_words(f, span, sizeof(span));
 	if (ra < RA_MIN_PAGES) {
-		advisor_rule_ok(r, "only %llu pages read ahead %s: too few to judge",
-				(unsigned long long)ra, span);
+		advisor_rule_ok(r, "only %s read ahead %s: too few to judge",
+				advisor_pages_words(f, ra, true, read, sizeof(read)), span);
 		return;
 	}
 	hit_pct = 100.0 * (double)hit / (double)ra;
 	if (hit_pct >= RA_LOW_HIT_PCT) {
-		advisor_rule_ok(r, "%.0f %% of %llu readahead pages were used %s",
-				hit_pct, (unsigned long long)ra, span);
+		advisor_rule_ok(r, "%.0f %% of %s read ahead were used %s",
+				hit_pct, advisor_pages_words(f, ra, true, read, sizeof(read)), span);
 		return;
 	}
 	advisor_rule_finding(r, ADVISOR_SEV_WARN,
-			  "only %.0f %% of %llu pages read ahead from zswap were used %s: "
-			  "the other %llu were decompressed and held in memory for nothing",
-			  hit_pct, (unsigned long long)ra, span,
-			  (unsigned long long)(ra - hit));
+			  "only %.0f %% of %s read ahead from zswap were used %s: "
+			  "the other %s were decompressed and held in memory for nothing",
+			  hit_pct, advisor_pages_words(f, ra, true, read, sizeof(read)), span,
+			  advisor_pages_words(f, ra - hit, false, wasted, sizeof(wasted)));
 	if (f->page_cluster.known)
 		advisor_rule_fix(r, PROBE_PAGE_CLUSTER,
 				 "measure smaller readahead (vm.page-cluster is %llu): the probe compares "

@@ -3,17 +3,14 @@
  * or only zram (which makes vm.page-cluster irrelevant).
  */
 #include "swaptune/advisor.h"
-
-static double mib(uint64_t bytes)
-{
-	return (double)bytes / (1024.0 * 1024.0);
-}
+#include "swaptune/fmt.h"
 
 static void check_no_swap(const struct advisor_host_facts *f,
 			  struct advisor_rule_result *r)
 {
 	uint64_t used = 0;
 	bool used_known = true;
+	char size[32];
 
 	if (!f->swaps_known) {
 		advisor_rule_skip(r, "the list of active swap areas is unknown");
@@ -32,8 +29,8 @@ static void check_no_swap(const struct advisor_host_facts *f,
 		used += f->swaps[i].used_bytes.v;
 	}
 	if (used_known)
-		advisor_rule_ok(r, "%zu swap area%s active, %.1f MiB used", f->n_swaps,
-				f->n_swaps == 1 ? "" : "s", mib(used));
+		advisor_rule_ok(r, "%zu swap area%s active, %s used", f->n_swaps,
+				f->n_swaps == 1 ? "" : "s", fmt_bytes(used, size, sizeof(size)));
 	else
 		advisor_rule_ok(r, "%zu swap area%s active", f->n_swaps,
 				f->n_swaps == 1 ? "" : "s");

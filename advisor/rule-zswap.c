@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "swaptune/advisor.h"
+#include "swaptune/fmt.h"
 
 /*
  * 90 % of max_pool_percent: the pool refills to accept_threshold_percent
@@ -29,9 +30,10 @@
  */
 #define APPLY_KEEP	" (journaled, undone by swaptune rollback; --persist keeps it after a reboot)"
 
-static double mib(double bytes)
+/* a count in the one number style of human output (fmt_num): 12.35k */
+static const char *num(uint64_t v, char *buf, size_t len)
 {
-	return bytes / (1024.0 * 1024.0);
+	return fmt_num((double)v, buf, len);
 }
 
 static unsigned long long ull(uint64_t v)
@@ -92,7 +94,7 @@ static void check_zswap_pool_limit(const struct advisor_host_facts *f,
 	const struct advisor_u64 *win_hits = &f->window.zswap_pool_limit_hit;
 	bool size_known, rising, ever;
 	double limit_bytes = 0.0, fill_pct = 0.0;
-	char size[128] = "", span[48], now[32] = "";
+	char size[128] = "", span[48], now[32] = "", held[32], limit[32], n[FMT_NUM_LEN];
 
 	if (!advisor_rule_need_zswap_on(f, r))
 		return;
@@ -107,8 +109,9 @@ static void check_zswap_pool_limit(const struct advisor_host_facts *f,
 		limit_bytes = (double)f->mem_total_bytes.v *
 			      (double)f->zswap_max_pool_pct.v / 100.0;
 		fill_pct = 100.0 * (double)f->zswap_pool_total_bytes.v / limit_bytes;
-		snprintf(size, sizeof(size), "; it holds %.1f MiB of its %.1f MiB limit (%llu %% of RAM)",
-			 mib((double)f->zswap_pool_total_bytes.v), mib(limit_bytes),
+		snprintf(size, sizeof(size), "; it holds %s of its %s limit (%llu %% of RAM)",
+			 fmt_bytes(f->zswap_pool_total_bytes.v, held, sizeof(held)),
+			 fmt_bytes((unsigned long long)limit_bytes, limit, sizeof(limit)),
 			 ull(f->zswap_max_pool_pct.v));
 	}
 	if (f->zswap_max_pool_pct.known)
@@ -120,16 +123,16 @@ static void check_zswap_pool_limit(const struct advisor_host_facts *f,
 	if (rising || (size_known && fill_pct >= POOL_NEAR_LIMIT_PCT)) {
 		if (rising)
 			advisor_rule_finding(r, ADVISOR_SEV_WARN,
-					  "the zswap pool hit its limit %llu times %s%s: new pages are "
-					  "rejected to the swap device", ull(win_hits->v), span, size);
+					  "the zswap pool hit its limit %s times %s%s: new pages are "
+					  "rejected to the swap device", num(win_hits->v, n, sizeof(n)), span, size);
 		else
 			advisor_rule_finding(r, ADVISOR_SEV_WARN,
 					  "the zswap pool is at %.0f %% of its limit%s: new pages are about "
 					  "to be rejected to the swap device", fill_pct, size);
 	} else if (ever) {
 		advisor_rule_finding(r, ADVISOR_SEV_INFO,
-				  "the zswap pool hit its limit %llu times since boot%s%s",
-				  ull(boot_hits->v), f->has_window && win_hits->known
+				  "the zswap pool hit its limit %s times since boot%s%s",
+				  num(boot_hits->v, n, sizeof(n)), f->has_window && win_hits->known
 				  ? " but not recently" : "", size);
 	} else {
 		if (size_known)
@@ -155,6 +158,7 @@ static void check_zswap_shrinker_off(const struct advisor_host_facts *f,
 				     struct advisor_rule_result *r)
 {
 	const struct advisor_u64 *boot_hits = &f->since_boot.zswap_pool_limit_hit;
+	char n[FMT_NUM_LEN];
 	bool filled;
 
 	if (!advisor_rule_need_zswap_on(f, r))
@@ -172,9 +176,9 @@ static void check_zswap_shrinker_off(const struct advisor_host_facts *f,
 	filled = boot_hits->known && boot_hits->v > 0;
 	if (filled)
 		advisor_rule_finding(r, ADVISOR_SEV_WARN,
-				  "zswap is enabled but its shrinker is off, and the pool has filled %llu "
+				  "zswap is enabled but its shrinker is off, and the pool has filled %s "
 				  "times: cold pages stay compressed while new ones go to the swap device",
-				  ull(boot_hits->v));
+				  num(boot_hits->v, n, sizeof(n)));
 	else
 		advisor_rule_finding(r, ADVISOR_SEV_INFO,
 				  "zswap is enabled but its shrinker is off: cold pages stay compressed "
@@ -195,7 +199,7 @@ static void check_zswap_incompressible(const struct advisor_host_facts *f,
 	const struct advisor_counters *c = advisor_facts_recent(f);
 	uint64_t poor, stored;
 	const char *basis;
-	char span[48], alt[128] = "";
+	char span[48], alt[128] = "", n1[FMT_NUM_LEN], n2[FMT_NUM_LEN];
 	double poor_pct;
 
 	if (!advisor_rule_need_zswap_on(f, r))
@@ -218,7 +222,7 @@ static void check_zswap_incompressible(const struct advisor_host_facts *f,
 	}
 	advisor_span_words(f, span, sizeof(span));
 	if (poor < POOR_MIN_PAGES) {
-		advisor_rule_ok(r, "%llu pages rejected as incompressible %s", ull(poor), span);
+		advisor_rule_ok(r, "%s pages rejected as incompressible %s", num(poor, n1, sizeof(n1)), span);
 		return;
 	}
 	poor_pct = 100.0 * (double)poor / ((double)stored + (double)poor);
@@ -228,8 +232,8 @@ static void check_zswap_incompressible(const struct advisor_host_facts *f,
 		return;
 	}
 	advisor_rule_finding(r, ADVISOR_SEV_WARN,
-			  "%.0f %% of the pages %s were rejected as incompressible %s (%llu of %llu)",
-			  poor_pct, basis, span, ull(poor), ull(stored + poor));
+			  "%.0f %% of the pages %s were rejected as incompressible %s (%s of %s)",
+			  poor_pct, basis, span, num(poor, n1, sizeof(n1)), num(stored + poor, n2, sizeof(n2)));
 	if (f->zswap_compressor[0] && strcmp(f->zswap_compressor, "zstd"))
 		snprintf(alt, sizeof(alt), ", or try zstd, which compresses more than %s "
 			 "(swaptune apply zswap.compressor=zstd)", f->zswap_compressor);
@@ -258,7 +262,7 @@ static void check_zswap_rejects(const struct advisor_host_facts *f,
 		{ "kmemcache_fail", &c->zswap_reject_kmemcache_fail },
 		{ "compress_fail", &c->zswap_reject_compress_fail },
 	};
-	char detail[160] = "", span[48];
+	char detail[160] = "", span[48], n[FMT_NUM_LEN];
 	size_t used = 0;
 	uint64_t total = 0;
 	bool any_known = false;
@@ -271,9 +275,9 @@ static void check_zswap_rejects(const struct advisor_host_facts *f,
 		any_known = true;
 		total += kinds[i].v->v;
 		if (kinds[i].v->v > 0 && used < sizeof(detail))
-			used += (size_t)snprintf(detail + used, sizeof(detail) - used, "%s%s %llu",
+			used += (size_t)snprintf(detail + used, sizeof(detail) - used, "%s%s %s",
 						 used ? ", " : "", kinds[i].name,
-						 ull(kinds[i].v->v));
+						 num(kinds[i].v->v, n, sizeof(n)));
 	}
 	if (!any_known) {
 		advisor_rule_skip(r, "the zswap reject counters are unknown (zswap debugfs needs root)");
@@ -288,7 +292,7 @@ static void check_zswap_rejects(const struct advisor_host_facts *f,
 	 * room: pages fell through to the device under pressure. */
 	advisor_rule_finding(r, c->zswap_reject_reclaim_fail.known && c->zswap_reject_reclaim_fail.v > 0
 			  ? ADVISOR_SEV_WARN : ADVISOR_SEV_INFO,
-			  "zswap failed to store %llu pages %s (%s)", ull(total), span, detail);
+			  "zswap failed to store %s pages %s (%s)", num(total, n, sizeof(n)), span, detail);
 	advisor_rule_fix(r, NULL,
 			 "reclaim_fail: the pool was full and writeback failed, see zswap-pool-limit; "
 			 "alloc and kmemcache failures point at memory pressure at the time");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "swaptune/advisor.h"
+#include "swaptune/fmt.h"
 
 extern const struct advisor_rule advisor_rule_no_swap;
 extern const struct advisor_rule advisor_rule_zswap_disabled;
@@ -98,6 +99,22 @@ void advisor_span_words(const struct advisor_host_facts *f, char *buf, size_t le
 		snprintf(buf, len, "in the last %.0f s", f->window_s);
 	else
 		snprintf(buf, len, "since boot");
+}
+
+const char *advisor_pages_words(const struct advisor_host_facts *f, uint64_t pages, bool count,
+				char *buf, size_t len)
+{
+	char size[32], num[FMT_NUM_LEN];
+
+	fmt_num((double)pages, num, sizeof(num));
+	if (!f->page_size_bytes.known || !f->page_size_bytes.v)
+		snprintf(buf, len, "%s pages", num);
+	else if (count)
+		snprintf(buf, len, "%s (%s pages)",
+			 fmt_bytes(pages * f->page_size_bytes.v, size, sizeof(size)), num);
+	else
+		snprintf(buf, len, "%s", fmt_bytes(pages * f->page_size_bytes.v, size, sizeof(size)));
+	return buf;
 }
 
 void advisor_rule_ok(struct advisor_rule_result *r, const char *fmt, ...)

@@ -310,6 +310,7 @@ static void kv_to_u64(const struct st_kvtab *t, const char *key, struct advisor_
 void advice_rules_input(const struct host_facts *f, struct advisor_host_facts *a)
 {
 	const struct setting_value *v;
+	long page;
 
 	memset(a, 0, sizeof(*a));
 	a->swaps_known = true;
@@ -354,6 +355,11 @@ void advice_rules_input(const struct host_facts *f, struct advisor_host_facts *a
 		a->vma_ra_enabled = (struct advisor_bool){ true, f->vma_ra_enabled };
 	if (f->mem_total_bytes)
 		a->mem_total_bytes = u64_known(f->mem_total_bytes);
+	/* the counters count pages of this kernel, the one swaptune runs on
+	 * (as facts.c's compression ratio assumes) */
+	page = sysconf(_SC_PAGESIZE);
+	if (page > 0)
+		a->page_size_bytes = u64_known((uint64_t)page);
 	kv_to_u64(&f->vmstat, vocab_key(V_SWAP_RA), &a->since_boot.swap_ra);
 	kv_to_u64(&f->vmstat, vocab_key(V_SWAP_RA_HIT), &a->since_boot.swap_ra_hit);
 	kv_to_u64(&f->vmstat, vocab_key(V_ZSWPIN), &a->since_boot.zswpin);

@@ -45,13 +45,14 @@ static void host_facts(struct report *rep, const struct store_run *ri, const cJS
 	struct report_section *s = report_add(rep, REPORT_FACTS, "host", "Host");
 	const char *h = jstr(sum, "host", "hostname"), *k = jstr(sum, "host", "kernel");
 	double v;
-	char buf[256];
+	char buf[256], size[32];
 
 	report_fact_opt(s, "hostname", h && *h ? h : ri->hostname);
 	report_fact_opt(s, "kernel", k && *k ? k : ri->kernel);
 	report_fact_opt(s, "CPU model", jstr(sum, "host", "cpu_model"));
-	if (jnum(sum, "host", "mem_total_bytes", &v))
-		report_fact(s, "memory", "%.0f MiB", v / 1048576);
+	/* a size as everywhere else (fmt_bytes); a stored value out of range is no size */
+	if (jnum(sum, "host", "mem_total_bytes", &v) && v >= 0 && v <= FMT_SIZE_MAX)
+		report_fact(s, "memory", "%s", fmt_bytes((unsigned long long)v, size, sizeof(size)));
 	else
 		report_fact_opt(s, "memory", NULL);
 	if (cJSON_IsObject(cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "host"), "swap"))) {

@@ -39,6 +39,8 @@ done
 grep -q 'seed 7\|--seed 7' "$scratch/report-run.txt" || fail "recipe lacks the seed"
 grep -q '^  sudo swaptune probe --workload anon-zipf --arms pc3,pc1,pc0' "$scratch/report-run.txt" || fail "recipe"
 grep -q 'CPU model *not recorded' "$scratch/report-run.txt" || fail "missing facts are not 'not recorded'"
+# sizes as the rest of the output prints them (fmt_bytes), not "24064 MiB"
+grep -q '^  memory  *23.5 GiB$' "$scratch/report-run.txt" || fail "memory is not a size: $(grep '^  memory ' "$scratch/report-run.txt")"
 grep -q '^\* swap_ra  *pc0 .*-100.0 %' "$scratch/report-run.txt" || fail "differences table lacks swap_ra pc0 (beyond noise)"
 grep -q '^\* zswpin  .*-33.5 %  *<0.001  *yes ' "$scratch/report-change.txt" || fail "zswpin change not beyond noise"
 grep -q '^  zswpout  .* 0.56  *no ' "$scratch/report-change.txt" || fail "zswpout should be within noise"

@@ -915,6 +915,7 @@ struct advisor_host_facts {
 	struct advisor_u64 page_cluster;
 	struct advisor_bool vma_ra_enabled;
 	struct advisor_u64 mem_total_bytes;
+	struct advisor_u64 page_size_bytes;	/* turns page counts into sizes in messages */
 
 	struct advisor_counters since_boot;
 	bool has_window;
@@ -997,6 +998,15 @@ bool advisor_rule_need_zswap_on(const struct advisor_host_facts *f,
 				struct advisor_rule_result *r);
 /* "in the last N s" for a sampled window, else "since boot". */
 void advisor_span_words(const struct advisor_host_facts *f, char *buf, size_t len);
+/*
+ * An amount of memory counted in pages, in the style of the rest of the
+ * output (fmt_bytes, fmt_num): "390.6 MiB" when the page size is known,
+ * with " (100.0k pages)" after it when count is true (where the count is
+ * what a threshold or a counter speaks of); "100.0k pages" when the page
+ * size is unknown. Into buf, which is returned.
+ */
+const char *advisor_pages_words(const struct advisor_host_facts *f, uint64_t pages, bool count,
+				char *buf, size_t len);
 
 /* Set status (and severity) and the printf-style message. */
 void advisor_rule_ok(struct advisor_rule_result *r, const char *fmt, ...)

@@ -31,7 +31,7 @@ static struct advisor_bool yes_no(bool v)
 }
 
 /*
- * 16 GiB RAM, one 8 GiB NVMe swap partition with 1 GiB used, zswap on with
+ * 16 GiB RAM, 4 KiB pages, one 8 GiB NVMe swap partition with 1 GiB used, zswap on with
  * lzo, max_pool_percent 20 (limit 3276.8 MiB), shrinker on, pool 150 MiB;
  * since boot 100000 pages read ahead with 90000 hits, 200000 zswpout,
  * 100 incompressible rejects, no other rejects, pool limit never hit.
@@ -56,6 +56,7 @@ static void healthy(struct advisor_host_facts *f)
 	f->page_cluster = u64(3);
 	f->vma_ra_enabled = yes_no(true);
 	f->mem_total_bytes = u64(16384 * MiB);
+	f->page_size_bytes = u64(4096);
 	f->since_boot.swap_ra = u64(100000);
 	f->since_boot.swap_ra_hit = u64(90000);
 	f->since_boot.zswpin = u64(50000);
@@ -109,6 +110,11 @@ static void t_rotational_no_zswap(struct advisor_host_facts *f)
 
 static void t_rotational_unknown(struct advisor_host_facts *f) { f->swaps[0].rotational.known = false; }
 static void t_ra_low(struct advisor_host_facts *f) { f->since_boot.swap_ra_hit = u64(20000); }
+static void t_ra_low_no_page_size(struct advisor_host_facts *f)
+{
+	f->since_boot.swap_ra_hit = u64(20000);
+	f->page_size_bytes.known = false;
+}
 static void t_ra_few(struct advisor_host_facts *f) { f->since_boot.swap_ra = u64(1000); f->since_boot.swap_ra_hit = u64(100); }
 static void t_ra_unknown(struct advisor_host_facts *f) { f->since_boot.swap_ra.known = false; }
 
@@ -184,7 +190,7 @@ static const struct rule_case cases[] = {
 	{ "no-swap", "fires", t_no_swap, FIRES(INFO),
 	  "no swap is active: vm.page-cluster and zswap have no effect on this host",
 	  "", "scratch swap file" },
-	{ "no-swap", "quiet", t_none, QUIET, "1 swap area active, 1024.0 MiB used", NULL, NULL },
+	{ "no-swap", "quiet", t_none, QUIET, "1 swap area active, 1.0 GiB used", NULL, NULL },
 	{ "no-swap", "skipped", t_swaps_unknown, SKIPPED, "the list of active swap areas is unknown", NULL, NULL },
 
 	{ "zswap-disabled", "fires", t_zswap_off, FIRES(INFO),
@@ -216,20 +222,25 @@ static const struct rule_case cases[] = {
 	{ "rotational-swap", "skipped", t_rotational_unknown, SKIPPED,
 	  "whether swap area /dev/nvme0n1p3 is on a rotational device is unknown", NULL, NULL },
 
-	/* 20000 / 100000 = 20 %, 80000 wasted */
+	/* 20000 / 100000 = 20 %, 80000 wasted: sizes as the rest of the
+	 * output prints them (fmt_bytes, fmt_num), never a raw page count */
 	{ "readahead-hit-ratio", "fires", t_ra_low, FIRES(WARN),
-	  "only 20 % of 100000 pages read ahead from zswap were used since boot: "
-	  "the other 80000 were decompressed and held in memory for nothing",
+	  "only 20 % of 390.6 MiB (100.0k pages) read ahead from zswap were used since boot: "
+	  "the other 312.5 MiB were decompressed and held in memory for nothing",
+	  PROBE_PC, "(vm.page-cluster is 3)" },
+	{ "readahead-hit-ratio", "fires, page size unknown", t_ra_low_no_page_size, FIRES(WARN),
+	  "only 20 % of 100.0k pages read ahead from zswap were used since boot: "
+	  "the other 80.00k pages were decompressed and held in memory for nothing",
 	  PROBE_PC, "(vm.page-cluster is 3)" },
 	/* 1200 / 8000 = 15 %, 6800 wasted, judged on the window */
 	{ "readahead-hit-ratio", "fires on the sampled window", t_ra_low_window, FIRES(WARN),
-	  "only 15 % of 8000 pages read ahead from zswap were used in the last 60 s: "
-	  "the other 6800 were decompressed and held in memory for nothing",
+	  "only 15 % of 31.2 MiB (8000 pages) read ahead from zswap were used in the last 60 s: "
+	  "the other 26.6 MiB were decompressed and held in memory for nothing",
 	  PROBE_PC, "page-cluster 3, 1 and 0" },
 	{ "readahead-hit-ratio", "quiet", t_none, QUIET,
-	  "90 % of 100000 readahead pages were used since boot", NULL, NULL },
+	  "90 % of 390.6 MiB (100.0k pages) read ahead were used since boot", NULL, NULL },
 	{ "readahead-hit-ratio", "quiet, too little readahead", t_ra_few, QUIET,
-	  "only 1000 pages read ahead since boot: too few to judge", NULL, NULL },
+	  "only 3.9 MiB (1000 pages) read ahead since boot: too few to judge", NULL, NULL },
 	{ "readahead-hit-ratio", "skipped", t_ra_unknown, SKIPPED,
 	  "swap_ra and swap_ra_hit are not in vmstat (kernel older than 4.14?)", NULL, NULL },
 	{ "readahead-hit-ratio", "skipped, zswap off", t_zswap_off, SKIPPED,
@@ -237,16 +248,16 @@ static const struct rule_case cases[] = {
 
 	/* limit = 16384 MiB * 20 % = 3276.8 MiB */
 	{ "zswap-pool-limit", "fires, rising", t_pool_rising, FIRES(WARN),
-	  "the zswap pool hit its limit 12 times in the last 60 s; it holds 3100.0 MiB of its "
-	  "3276.8 MiB limit (20 % of RAM): new pages are rejected to the swap device",
+	  "the zswap pool hit its limit 12 times in the last 60 s; it holds 3.0 GiB of its "
+	  "3.2 GiB limit (20 % of RAM): new pages are rejected to the swap device",
 	  "", "raise zswap.max_pool_percent (now 20) with swaptune apply zswap.max_pool_percent=N" },
 	/* 3200 / 3276.8 = 97.7 % */
 	{ "zswap-pool-limit", "fires, near the limit", t_pool_near, FIRES(WARN),
-	  "the zswap pool is at 98 % of its limit; it holds 3200.0 MiB of its 3276.8 MiB limit "
+	  "the zswap pool is at 98 % of its limit; it holds 3.1 GiB of its 3.2 GiB limit "
 	  "(20 % of RAM): new pages are about to be rejected to the swap device",
 	  "", "swaptune apply zswap.shrinker_enabled=Y" },
 	{ "zswap-pool-limit", "fires, in the past", t_pool_ever, FIRES(INFO),
-	  "the zswap pool hit its limit 5 times since boot; it holds 150.0 MiB of its 3276.8 MiB "
+	  "the zswap pool hit its limit 5 times since boot; it holds 150.0 MiB of its 3.2 GiB "
 	  "limit (20 % of RAM)", "", "max_pool_percent" },
 	/* 150 / 3276.8 = 4.6 % */
 	{ "zswap-pool-limit", "quiet", t_none, QUIET, "the zswap pool is at 5 % of its limit", NULL, NULL },
@@ -266,7 +277,7 @@ static const struct rule_case cases[] = {
 
 	/* 50000 / (200000 + 50000) = 20 % */
 	{ "zswap-incompressible", "fires", t_poor, FIRES(WARN),
-	  "20 % of the pages offered to zswap were rejected as incompressible since boot (50000 of 250000)",
+	  "20 % of the pages offered to zswap were rejected as incompressible since boot (50.00k of 250.0k)",
 	  "", "or try zstd, which compresses more than lzo (swaptune apply zswap.compressor=zstd)" },
 	{ "zswap-incompressible", "quiet", t_none, QUIET,
 	  "100 pages rejected as incompressible since boot", NULL, NULL },
