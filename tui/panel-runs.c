@@ -339,6 +339,7 @@ static void open_replay(struct tui_ctx *c, struct runs_state *r, const struct ru
 
 	tui_text_clear(&r->replay);
 	r->replay.top = 0;
+	r->replay.table = false;	/* a message wraps; the table itself does not */
 	r->replay_id = x->id;
 	if (x->ticks > REPLAY_TICKS_MAX) {
 		tui_text_add(&r->replay, TS_WARN, "recording %lld has %llu ticks: more than this screen browses "
@@ -356,6 +357,7 @@ static void open_replay(struct tui_ctx *c, struct runs_state *r, const struct ru
 	} else {
 		fclose(f);
 		tui_text_add_block(&r->replay, TS_NORMAL, buf);
+		r->replay.table = true;
 	}
 	free(buf);
 }
@@ -371,11 +373,16 @@ static void runs_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 		return;
 	}
 	if (r->replay_id) {
+		char where[48];
+
+		/* the table first: the line above says where it is scrolled to */
+		tui_text_draw(c, &r->replay, w, y + 1, rows - y - 1, cols);
+		tui_text_where(&r->replay, where, sizeof(where));
 		wattron(w, A_BOLD);
-		tui_print_clipped(w, y++, 2, cols, "recording %lld, as swaptune sample --replay %lld prints it "
-				  "(Esc: back)", (long long)r->replay_id, (long long)r->replay_id);
+		/* Esc, Enter or Left goes back: the footer says so */
+		tui_print_clipped(w, y, 2, cols, "recording %lld as swaptune sample --replay %lld prints it%s%s",
+				  (long long)r->replay_id, (long long)r->replay_id, where[0] ? ", " : "", where);
 		wattroff(w, A_BOLD);
-		tui_text_draw(c, &r->replay, w, y, rows - y, cols);
 		return;
 	}
 	if (!r->n) {

@@ -124,6 +124,13 @@ struct tui_text {
 	int n, cap;
 	int top;		/* first wrapped row shown */
 	int last_rows, last_total;
+	/*
+	 * The lines are a table (sample --replay's): each is one row from
+	 * column 0 to the window's full width, clipped rather than wrapped,
+	 * and no "more" marker covers its last column (the caller says where
+	 * the view is: tui_text_where()).
+	 */
+	bool table;
 };
 
 void tui_text_clear(struct tui_text *t);
@@ -135,6 +142,8 @@ void tui_text_add_block(struct tui_text *t, enum tui_style s, const char *text);
 /* Draw rows [row, row+rows) of w; a "more" marker when scrolled or clipped. */
 void tui_text_draw(const struct tui_ctx *c, struct tui_text *t, WINDOW *w, int row,
 		   int rows, int cols);
+/* "rows 21-40 of 600" as last drawn, into buf ("" when all of it fits). */
+const char *tui_text_where(const struct tui_text *t, char *buf, size_t len);
 bool tui_text_key(struct tui_text *t, int ch);
 
 /*

@@ -238,11 +238,52 @@ static int text_wrap(const char *line, int width, int row, const struct wrap_vie
 	return rows;
 }
 
+/*
+ * A table's lines, one row each from column 0, cut at the window's edge:
+ * wrapped, sample --replay's 80 columns became two rows each in an
+ * 80-column terminal (the text starts at column 2 and keeps one for the
+ * markers), its columns no longer under their headings.
+ */
+static void table_draw(const struct tui_ctx *c, struct tui_text *t, WINDOW *w, int row,
+		       int rows, int cols)
+{
+	if (t->top > t->n - rows)
+		t->top = t->n - rows;
+	if (t->top < 0)
+		t->top = 0;
+	t->last_rows = rows;
+	t->last_total = t->n;
+	for (int y = 0; y < rows && t->top + y < t->n; y++) {
+		attr_t a = tui_style(c, (enum tui_style)t->style[t->top + y]);
+
+		wattron(w, a);
+		mvwaddnstr(w, row + y, 0, t->lines[t->top + y], cols);
+		wattroff(w, a);
+	}
+}
+
+const char *tui_text_where(const struct tui_text *t, char *buf, size_t len)
+{
+	int last = t->top + t->last_rows;
+
+	if (t->last_total <= t->last_rows) {
+		snprintf(buf, len, "%s", "");
+		return buf;
+	}
+	snprintf(buf, len, "rows %d-%d of %d", t->top + 1, last < t->last_total ? last : t->last_total,
+		 t->last_total);
+	return buf;
+}
+
 void tui_text_draw(const struct tui_ctx *c, struct tui_text *t, WINDOW *w, int row,
 		   int rows, int cols)
 {
 	int total = 0, width = cols - 3, y = 0;
 
+	if (t->table) {
+		table_draw(c, t, w, row, rows, cols);
+		return;
+	}
 	if (width < 10)
 		width = cols;
 	for (int i = 0; i < t->n; i++)
