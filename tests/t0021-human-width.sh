@@ -2,7 +2,9 @@
 # Every command's human output fits a terminal of 100 columns: each command
 # (and its --help) on every captured fixture under tests/fixtures/ (the
 # broken ones too: their messages are longest) and the report fixture store
-# (tests/fixtures/report/make-store.sh); no line is wider than 100 display
+# (tests/fixtures/report/make-store.sh), and the commands that change a host
+# (apply --confirm-within, --confirm, --persist, rollback, repair) on a copy
+# of vm-v1; no line is wider than 100 display
 # columns (UTF-8 characters, East Asian wide ones as 2, colour escapes as 0).
 # The sysroot's own path is taken out first: on a host a message names
 # /proc/swaps, not the fixture directory it was captured into.
@@ -86,6 +88,39 @@ while [ $# -gt 0 ]; do
 	wait
 	shift; [ $# -gt 0 ] && shift
 done
+# the commands that change a host, for real: apply with --confirm-within
+# (its "Confirm with ..." line was 149 columns and no run above reached it:
+# only --dry-run does without writing), status with the change pending, the
+# confirmation, apply --persist, rollback, history after them, repair; on a
+# copy of vm-v1 (a sysroot needs no root) with a store of their own, the
+# copy's path taken out as above
+changed=$scratch/changed
+cp -a "$FIXTURES/vm-v1" "$changed" || fail "copying vm-v1"
+cat >"$scratch/changes" <<'EOF'
+apply --yes --confirm-within 10m page-cluster=0
+status
+history
+apply --confirm
+apply --yes --persist page-cluster=1
+rollback --to 1 --yes
+history
+repair
+EOF
+while read -r cmd; do
+	printf '\001 vm-v1 copy: swaptune %s\n' "$cmd"
+	# shellcheck disable=SC2086
+	"$SWAPTUNE" --db "$scratch/changes.db" --sysroot "$changed" $cmd </dev/null 2>/dev/null
+done <"$scratch/changes" | sed "s|$changed||g" >"$scratch/out.changes"
+grep -q '^Confirm with `swaptune apply --confirm` before ' "$scratch/out.changes" ||
+	fail "apply --confirm-within did not print its Confirm line: $(head -5 "$scratch/out.changes")"
+if ! grep -q '^Watchdog pid [0-9]* stopped' "$scratch/out.changes"; then
+	fail "apply --confirm did not stop the watchdog: $(grep -A3 'apply --confirm$' "$scratch/out.changes")"
+	# leave no watchdog behind to write the copy later
+	wd=$(grep -o 'watchdog pid [0-9]*' "$scratch/out.changes" | head -1 | awk '{ print $3 }')
+	[ -n "$wd" ] && grep -q swaptune "/proc/$wd/cmdline" 2>/dev/null && kill "$wd"
+fi
+grep -q '^Rolled back as run ' "$scratch/out.changes" || fail "rollback --to 1 did not roll back"
+
 # every command's --help (the same on every host)
 for c in $("$SWAPTUNE" --help | awk '/^  [a-z]/ { print $1 }'); do
 	printf '\001 swaptune %s --help\n' "$c"
