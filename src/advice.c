@@ -479,12 +479,8 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
 		r->in2.metric == VERDICT_METRIC_HIGHER_BETTER ? "higher" : "lower", P(r->status),
 		P(r->started_at));
 	fprintf(out, "Baseline %s: %s\n", P(r->arms[v->baseline].name), P(r->baseline_source));
-	if (v->kind == VERDICT_CHANGE)
-		fprintf(out, "Verdict: CHANGE to %s\n", P(r->arms[v->chosen].name));
-	else if (v->kind == VERDICT_KEEP)
-		fprintf(out, "Verdict: KEEP %s\n", P(r->arms[v->baseline].name));
-	else
-		fprintf(out, "Verdict: INCONCLUSIVE\n");
+	judge_verdict_print(out, v->kind, v->kind == VERDICT_CHANGE ? r->arms[v->chosen].name :
+			    v->kind == VERDICT_KEEP ? r->arms[v->baseline].name : NULL);
 	/* 96 columns: the widest status (below_min_effect) and interval fit */
 	fprintf(out, "\n  %-12s %-16s %3s %3s %9s %8s %8s  %-20s %6s\n", "arm", "status",
 		"n", "oom", "mean", "sd", "effect", "ci", "p");

@@ -1,7 +1,8 @@
 /*
  * judge.c - the analysis plan of a probe run and the one way every command
  * judges a run with it (see judge.h): the advisor's sequential verdict at
- * the last planned look reached, translated for the renderers.
+ * the last planned look reached, translated for the renderers, and the one
+ * verdict line of every run, probe or switchback.
  */
 #include <errno.h>
 #include <math.h>
@@ -523,4 +524,22 @@ int judge_recipe(const cJSON *p, const cJSON *arm_settings, char out[JUDGE_RECIP
 	cJSON_free(text);
 	cJSON_Delete(c);
 	return 0;
+}
+
+void judge_verdict_print(FILE *f, enum verdict_kind kind, const char *arm)
+{
+	switch (kind) {
+	case VERDICT_CHANGE:
+		fprintf(f, "Verdict: CHANGE to ");
+		break;
+	case VERDICT_KEEP:
+		fprintf(f, "Verdict: KEEP ");
+		break;
+	case VERDICT_INCONCLUSIVE:
+	default:
+		fprintf(f, "Verdict: INCONCLUSIVE\n");
+		return;
+	}
+	fmt_fputs(f, arm ? arm : "");
+	fputc('\n', f);
 }

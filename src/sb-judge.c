@@ -12,6 +12,7 @@
 
 #include "sb-int.h"
 #include "swaptune/fmt.h"
+#include "swaptune/judge.h"
 
 const enum sbm_kernel sb_cost_figures[SB_COST_N] = { SBK_PSI_SOME, SBK_PSI_FULL };
 /* percentage points of PSI: a candidate must be shown to stall the workload no more than this */
@@ -616,25 +617,34 @@ static void print_arm_effect(FILE *f, const struct sb_arm_result *ar, const char
 	fprintf(f, ", %u failed window%s\n", ar->n_failed, ar->n_failed == 1 ? "" : "s");
 }
 
+/* The decision in the words of a probe's verdict (sbrun_decision_name()'s, as kinds). */
+static enum verdict_kind verdict_kind_of(const struct sbrun_stored *s)
+{
+	if (s->judged && s->res.decision == SB_CHANGE && s->res.chosen > 0)
+		return VERDICT_CHANGE;
+	if (s->judged && s->res.decision == SB_KEEP)
+		return VERDICT_KEEP;
+	return VERDICT_INCONCLUSIVE;
+}
+
 void sbrun_verdict_print(FILE *f, const struct sbrun_stored *s)
 {
 	char desc[1024];
 	const char *u = unit_of(s);
 	bool flat = s->judged && s->res.flat;
 
-	fprintf(f, "Switchback run %lld: %s", (long long)s->run_id, sbrun_decision_name(s));
-	if (s->judged && s->res.decision == SB_CHANGE && s->res.chosen > 0)
-		fprintf(f, " - change to ");
-	if (s->judged && s->res.decision == SB_CHANGE && s->res.chosen > 0)
-		fmt_fputs(f, s->arms[s->res.chosen].name);
-	fprintf(f, "\n  %u of %u blocks of %u x %.0f s windows (washout %.0f s), look %u of %u; "
-		"false-change bound %.3g, minimum effect %g%s%s\n", s->blocks_done,
-		s->design.plan.n_blocks, s->design.plan.n_arms, s->design.plan.window_s,
-		s->design.plan.washout_s, s->judged ? s->look + 1 : 0, s->design.plan.n_looks,
-		s->design.plan.alpha, s->opts.min_effect, strcmp(u, "%") ? " " : " ", u);
+	/* the run and its design, then the verdict line a probe's verdict has */
+	fprintf(f, "Switchback run %lld: %u of %u blocks of %u x %.0f s windows (washout %.0f s), "
+		"look %u of %u\n", (long long)s->run_id, s->blocks_done, s->design.plan.n_blocks,
+		s->design.plan.n_arms, s->design.plan.window_s, s->design.plan.washout_s,
+		s->judged ? s->look + 1 : 0, s->design.plan.n_looks);
+	fprintf(f, "  false-change bound %.3g, minimum effect %g %s\n", s->design.plan.alpha,
+		s->opts.min_effect, u);
 	fprintf(f, "  metric: ");
 	fmt_fputs(f, sbm_describe(&s->metric, desc, sizeof(desc)));
 	fprintf(f, ", %s is better\n", s->metric.higher_better ? "higher" : "lower");
+	judge_verdict_print(f, verdict_kind_of(s), verdict_kind_of(s) == VERDICT_CHANGE ?
+			    s->arms[s->res.chosen].name : s->arms[0].name);
 	for (int a = 0; a < s->narms; a++) {
 		const struct sb_arm_result *ar = &s->res.arms[a];
 

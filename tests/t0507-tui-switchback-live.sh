@@ -77,7 +77,7 @@ cmp -s "$scratch/before" "$scratch/after-stop" ||
 	fail "a stopped switchback left the host changed: $(diff "$scratch/before" "$scratch/after-stop")"
 case $(st_of) in stopped|interrupted) ;; *) fail "the stopped run is stored as \"$(st_of)\"" ;; esac
 
-# the same run to its end: the verdict in switchback's words
+# the same run to its end: the verdict in the line a probe's verdict has, under the run's line
 keys n
 expect "New switchback" "n does not return to the form"
 grep -qE "Window +5s" "$scratch/screen" || fail "the form forgot its values"
@@ -85,7 +85,8 @@ keys s
 expect "Switchback plan" "s: no plan (second run)"
 keys y
 expect "Switchback run [0-9]+ ok" "the run did not end" 60 && snap verdict
-expect "Switchback run [0-9]+: (change|keep|inconclusive)" "no verdict after the run" 5
+expect "Verdict: (CHANGE to pc[03]|KEEP pc[03]|INCONCLUSIVE)" "no verdict after the run" 5
+grep -qE "Switchback run [0-9]+: [0-9]+ of [0-9]+ blocks" "$scratch/screen" || fail "no run line above the verdict"
 grep -qE "^  windows +[AB]{2} [AB]{2}" "$scratch/screen" || fail "no letter per window after the run"
 fits 80 "verdict"
 [ "$(st_of)" = ok ] || fail "the finished run is stored as \"$(st_of)\""

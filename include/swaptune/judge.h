@@ -4,13 +4,15 @@
  * the advisor (verdict2_look) at the last planned look the run reached, and
  * its translation into the verdict_result the renderers, apply, verify and
  * the TUI read. One place, so that probe, recommend, apply, verify, report
- * and the TUI cannot disagree about a run.
+ * and the TUI cannot disagree about a run; its verdict line is also the
+ * switchback's, so that the two kinds of run read alike.
  */
 #ifndef SWAPTUNE_JUDGE_H
 #define SWAPTUNE_JUDGE_H
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "swaptune/advisor.h"
 #include "swaptune/err.h"
@@ -122,5 +124,17 @@ int judge_recipe(const cJSON *params, const cJSON *arm_settings, char out[JUDGE_
 
 /* JSON of a judgement: plan, look, rounds, decision, error rates, exploratory. */
 cJSON *judge_json(const struct judgement *j);
+
+/*
+ * The one verdict line of a run, probe or switchback, wherever it is shown
+ * (probe, recommend, switchback, verify, reports, the TUI, which reads it):
+ *     Verdict: CHANGE to <arm>      arm: the arm chosen
+ *     Verdict: KEEP <arm>           arm: the baseline
+ *     Verdict: INCONCLUSIVE         arm not used (may be NULL)
+ * The arm's name comes from the store and is escaped here. Scripts read
+ * --json instead: the same three words as verdict.kind (probe) and
+ * switchback.decision.
+ */
+void judge_verdict_print(FILE *f, enum verdict_kind kind, const char *arm);
 
 #endif

@@ -28,6 +28,7 @@
 #include "../../src/sb-int.h"
 #include "../../src/store-int.h"
 
+#include "swaptune/advice.h"
 #include "swaptune/sbrun.h"
 
 /* ---- parsers ---- */
@@ -779,6 +780,99 @@ static void test_verdict_words(void **state)
 	free(p);
 }
 
+/* The line of text that starts with "Verdict:", without its newline ("" if none). */
+static void verdict_line_of(const char *text, char *line, size_t len)
+{
+	const char *p = strstr(text, "\nVerdict:");
+
+	p = !strncmp(text, "Verdict:", 8) ? text : p ? p + 1 : NULL;
+	snprintf(line, len, "%.*s", p ? (int)strcspn(p, "\n") : 0, p ? p : "");
+}
+
+/* A probe run's text as recommend prints it, judged kind (chosen arm pc0, baseline pc3). */
+static char *probe_text(enum verdict_kind kind)
+{
+	struct advice_run *r = calloc(1, sizeof(*r));
+	struct verdict_result *v = calloc(1, sizeof(*v));
+	struct judgement *j = calloc(1, sizeof(*j));
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	assert_non_null(r);
+	assert_non_null(v);
+	assert_non_null(j);
+	r->run_id = 7;
+	r->n_arms = 2;
+	snprintf(r->arms[0].name, sizeof(r->arms[0].name), "pc3");
+	snprintf(r->arms[1].name, sizeof(r->arms[1].name), "pc0");
+	snprintf(r->status, sizeof(r->status), "ok");
+	v->kind = kind;
+	v->baseline = 0;
+	v->chosen = kind == VERDICT_CHANGE ? 1 : kind == VERDICT_KEEP ? 0 : -1;
+	m = open_memstream(&text, &len);
+	assert_non_null(m);
+	advice_verdict_print(m, r, j, v);
+	fclose(m);
+	free(r);
+	free(v);
+	free(j);
+	return text;
+}
+
+/*
+ * One verdict line for both kinds of run (issue 34, finding 9): a stored
+ * switchback run's text (recommend, switchback's ending, verify, the report,
+ * the TUI) says "Verdict: CHANGE to pc0", "Verdict: KEEP pc3" or "Verdict:
+ * INCONCLUSIVE", the very line a probe run's text has for the same
+ * verdict; the run's id and design stay on the line above it.
+ */
+static void test_verdict_line_shared(void **state)
+{
+	static const struct {
+		unsigned blocks, filled;
+		double gain;
+		enum verdict_kind kind;
+		const char *line;
+	} cases[] = {
+		{ 6, 6, 0.10, VERDICT_CHANGE, "Verdict: CHANGE to pc0" },
+		{ 6, 6, -0.10, VERDICT_KEEP, "Verdict: KEEP pc3" },
+		{ 6, 1, 0.10, VERDICT_INCONCLUSIVE, "Verdict: INCONCLUSIVE" },
+	};
+	struct fx *f = *state;
+	struct sbrun_config c;
+	struct sbrun_plan *p = calloc(1, sizeof(*p));
+	struct sbrun_window *w = calloc(SBRUN_WINDOWS_MAX, sizeof(*w));
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text, *json, *probe = probe_text(cases[i].kind), line[128], want[128], head[64];
+		int64_t run;
+
+		config(&c, p);
+		c.plan.n_blocks = c.plan.looks[0] = cases[i].blocks;
+		assert_int_equal(sb_design_init(&p->design, &c.plan, NULL), 0);
+		windows_fill(&p->design, w, 2 * cases[i].filled, cases[i].gain);
+		run = store_run(f, &c, p, w, 2 * cases[i].filled);
+		verdict_texts(f, run, &text, &json);
+		verdict_line_of(probe, want, sizeof(want));
+		assert_string_equal(want, cases[i].line);
+		verdict_line_of(text, line, sizeof(line));
+		assert_string_equal(line, want);
+		snprintf(head, sizeof(head), "Switchback run %lld: %u of %u blocks", (long long)run,
+			 cases[i].filled, cases[i].blocks);
+		assert_int_equal(strncmp(text, head, strlen(head)), 0);
+		/* the JSON says the same in its own words */
+		assert_non_null(strstr(json, cases[i].kind == VERDICT_CHANGE ? "\"decision\":\"change\"" :
+				       cases[i].kind == VERDICT_KEEP ? "\"decision\":\"keep\"" :
+				       "\"decision\":\"inconclusive\""));
+		free(text);
+		free(probe);
+		cJSON_free(json);
+	}
+	free(w);
+	free(p);
+}
+
 /* Read back as any input: a schedule its seed does not make, or a setting out of range, is refused. */
 static void test_store_refuses(void **state)
 {
@@ -844,6 +938,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_refuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_words, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verdict_line_shared, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
