@@ -6,7 +6,7 @@
 # the screen's), the TUI's own. Commands: the screens on captured trees
 # (t0500 t0501) and, as root, the probe and the switchback run from
 # the screen on the live host in their worker thread (t0502 t0507: each
-# takes flock /tmp/swaptune-host.lock itself). Clean = every test passes
+# takes the host lock itself, tests/host-lock.sh). Clean = every test passes
 # or skips and no report was written.
 BUILD=${BUILD:-build-tsan}
 top=$(cd "$(dirname "$0")/.." && pwd)

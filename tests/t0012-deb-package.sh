@@ -147,26 +147,24 @@ vm.page-cluster = 2
 	same "$scratch/snap2" "$scratch/snap0"
 	purge_cleanup
 }
-# under the host lock (unless an ancestor holds it: flock ... make check)
-held_above() {
-	pid=$$
-	while [ "${pid:-1}" -gt 1 ]; do
-		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "flock.*swaptune-host.lock" && return 0
-		pid=$(sed 's/.*) [A-Z] \([0-9]*\).*/\1/' "/proc/$pid/stat" 2>/dev/null)
-	done
-	return 1
-}
+# under the host lock (tests/host-lock-lib.sh), unless an ancestor holds it
+# (tests/hold-host-lock.sh, flock ... make check); opened for append after
+# host_lock_prepare's checks: never truncated, never through a symlink
+. "$TOP/tests/host-lock-lib.sh"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install/purge check skipped: needs root"
-elif held_above || ! command -v flock >/dev/null 2>&1; then
+elif host_lock_held_above || ! command -v flock >/dev/null 2>&1; then
 	live_purge
+elif ! host_lock_prepare 2>"$scratch/lock.err"; then
+	fail "$(cat "$scratch/lock.err")"
 else
-	exec 9>/tmp/swaptune-host.lock
+	exec 9>>"$host_lock_file"
 	if flock -w "${SWAPTUNE_LOCK_WAIT:-900}" 9; then
 		live_purge
 		flock -u 9
 	else
 		fail "the host lock stayed busy"
 	fi
+	exec 9>&-
 fi
 done_testing

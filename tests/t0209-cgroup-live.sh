@@ -5,7 +5,7 @@
 # memcg_destroy kills the child and removes the group; the limit file held
 # what was asked while the group lived, and nothing swaptune-* is left.
 # The captured-tree path (plain files) is test-probe's memcg case.
-# Changes host state (a cgroup): runs under flock /tmp/swaptune-host.lock.
+# Changes host state (a cgroup): runs under the host lock (sh tests/hold-host-lock.sh ...).
 . "$(dirname "$0")/lib.sh"
 
 need_probe_host

@@ -4,8 +4,8 @@
 # working set in a 32M memcg, 1 round) is cancelled mid-run and the host is
 # as before (page-cluster, swap, no swaptune cgroups); the same probe run to
 # the end shows per-arm bars and the verdict; q restores the terminal.
-# Changes host state: runs under flock /tmp/swaptune-host.lock (taken here
-# unless an ancestor, e.g. `flock ... make check`, holds it already).
+# Changes host state: runs under the host lock (tests/host-lock.sh: taken here
+# unless an ancestor, e.g. tests/hold-host-lock.sh, holds it already).
 [ "$(id -u)" -eq 0 ] || { echo "needs root to probe (page-cluster, swap, cgroups)"; exit 77; }
 . "$(dirname "$0")/host-lock.sh"
 . "$(dirname "$0")/lib.sh"

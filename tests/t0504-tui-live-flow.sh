@@ -9,8 +9,8 @@
 # confirm-within and a countdown, c confirms, the History panel's b rolls
 # back after y; page-cluster, zswap, swap and cgroups end as they began.
 # Every step's screen goes to tests/artifacts/tui/.
-# Changes host state: runs under flock /tmp/swaptune-host.lock (taken here
-# unless an ancestor, e.g. `flock ... make check`, holds it already).
+# Changes host state: runs under the host lock (tests/host-lock.sh: taken here
+# unless an ancestor, e.g. tests/hold-host-lock.sh, holds it already).
 [ "$(id -u)" -eq 0 ] || { echo "needs root to probe and apply (page-cluster, swap, cgroups)"; exit 77; }
 . "$(dirname "$0")/host-lock.sh"
 . "$(dirname "$0")/lib.sh"

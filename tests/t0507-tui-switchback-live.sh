@@ -6,8 +6,8 @@
 # window counted, the current one); Esc stops it mid-run and the host is as
 # before, the run stored as stopped/interrupted; the same run to its end
 # shows the verdict; q restores the terminal.
-# Changes host state: runs under flock /tmp/swaptune-host.lock (taken here
-# unless an ancestor, e.g. `flock ... make check`, holds it already).
+# Changes host state: runs under the host lock (tests/host-lock.sh: taken here
+# unless an ancestor, e.g. tests/hold-host-lock.sh, holds it already).
 [ "$(id -u)" -eq 0 ] || { echo "needs root to switch page-cluster"; exit 77; }
 . "$(dirname "$0")/host-lock.sh"
 . "$(dirname "$0")/lib.sh"

@@ -19,7 +19,7 @@
 # swap is on) and the host is restored. (A workload's memcg OOM is covered by
 # the probe tests.) `make chaos` runs a long version (CHAOS_KILLS=300).
 # Changes the host: run it under the host lock (the suite holds it), never
-# taking the lock itself:  flock /tmp/swaptune-host.lock sh tests/t0810-chaos-kill.sh
+# taking the lock itself:  sh tests/hold-host-lock.sh sh tests/t0810-chaos-kill.sh
 . "$(dirname "$0")/lib.sh"
 
 need_probe_host

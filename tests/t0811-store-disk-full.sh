@@ -16,7 +16,7 @@
 # While the disk is full, reading commands (status, recommend, history,
 # fleet-report) still read the store. After space is freed every command
 # works again and PRAGMA integrity_check is ok. Run by hand under the host lock:
-#   flock /tmp/swaptune-host.lock sh tests/t0811-store-disk-full.sh
+#   sh tests/hold-host-lock.sh sh tests/t0811-store-disk-full.sh
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "needs root to mount a small tmpfs for the store"

@@ -10,7 +10,7 @@
 # The debugfs mounts (and tracefs under them) are put back exactly as found
 # on exit, also on failure. Changes the host: run it under the host lock,
 # which the suite holds:
-#   flock /tmp/swaptune-host.lock sh tests/t0812-probe-debugfs-unmount.sh
+#   sh tests/hold-host-lock.sh sh tests/t0812-probe-debugfs-unmount.sh
 . "$(dirname "$0")/lib.sh"
 
 need_probe_host
