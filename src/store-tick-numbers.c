@@ -16,7 +16,8 @@
  *   per present, changed value: varint v = payload << 2 | kind
  *           kind 0: whole number, payload zigzag
  *           kind 1: decimal, payload zigzag mantissa, then one byte: digits after the point
- *           kind 2: the double's 8 bytes follow (a value %.10g prints with an exponent)
+ *           kind 2: the double's 8 bytes follow (a value %.10g prints with an exponent,
+ *                   or a fraction of an integral key)
  *   per present counter: varint zigzag(counter - previous row's counter)
  * "previous row" is the previous row of the same read (a reader decodes in
  * seq order; the first row of a recording has a zeroed previous).
@@ -73,8 +74,11 @@ static int64_t unzz(uint64_t v)
 static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 			      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
 
-/* one value: its bytes at p (room for 24) */
-static size_t put_value(uint8_t *p, double v)
+/*
+ * one value: its bytes at p (room for 24); an integral key's line prints
+ * "%.0f", which "%.10g" digits of a fraction need not keep (243269632.5)
+ */
+static size_t put_value(uint8_t *p, double v, bool integral)
 {
 	char t[64];
 	int64_t m = 0;
@@ -84,7 +88,7 @@ static size_t put_value(uint8_t *p, double v)
 	if (v == floor(v) && fabs(v) < 9007199254740992.0 && !(v == 0 && signbit(v)))
 		return put_varint(p, zz((int64_t)v) << 2);
 	snprintf(t, sizeof(t), "%.10g", v);
-	if (!strchr(t, 'e') && !strchr(t, 'n') && !strchr(t, 'i')) {
+	if (!integral && !strchr(t, 'e') && !strchr(t, 'n') && !strchr(t, 'i')) {
 		const char *c = t;
 		bool neg = *c == '-';
 
@@ -287,7 +291,7 @@ size_t tick_numbers_encode(const struct sample_tick *t, const struct tick_keys *
 		if (prev->ok[m] && !memcmp(&prev->val[m], &t->val[m], sizeof(double)))
 			same[i / 8] |= (uint8_t)(1 << (i % 8));
 		else
-			p += put_value(p, t->val[m]);
+			p += put_value(p, t->val[m], sample_metric_defs[m].integral);
 	}
 	for (int i = 0; i < k->n_c; i++) {
 		int c = k->c[i];
@@ -322,6 +326,10 @@ int tick_numbers_decode(const uint8_t *b, size_t len, const struct tick_keys *k,
 	prev->seq = t->seq;
 	if (!get_varint(&p, end, &d) || !get_varint(&p, end, &el) || !get_varint(&p, end, &iv) ||
 	    !get_varint(&p, end, &ps) || end - p < 2 * BITS(k->n_m) + BITS(k->n_c))
+		return -EBADMSG;
+	/* times whose nanoseconds do not fit 64 bits are no writer's (they would wrap) */
+	if (el > UINT64_MAX / 1000 || iv > UINT64_MAX / 1000 ||
+	    prev->wall_ms + (uint64_t)unzz(d) > UINT64_MAX / 1000000)
 		return -EBADMSG;
 	prev->wall_ms += (uint64_t)unzz(d);
 	t->wall_ns = prev->wall_ms * 1000000ULL;

@@ -702,6 +702,80 @@ static void test_tick_keys(void **state)
 	store_close(&st);
 }
 
+/* a varint (LEB128) into p: its length */
+static size_t put_leb(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	do {
+		p[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+/*
+ * What fuzz-tick-numbers found (tests/fuzz/regress/fuzz-tick-numbers/):
+ * a fraction of an integral key was stored as its "%.10g" digits, which
+ * "%.0f" of the line need not keep (243269632.50000003 printed 243269633,
+ * read back 243269632); a row whose elapsed, interval or time in ns does
+ * not fit 64 bits decoded as a wrapped number instead of a damaged row.
+ */
+static void test_tick_numbers_extremes(void **state)
+{
+	struct tick_keys k = { 0 };
+	struct tick_prev wr = { 0 }, rd = { 0 };
+	struct sample_tick t = { .seq = 1, .page_size = 4096 }, back = { .seq = 1 };
+	uint8_t row[TICK_ROW_MAX];
+	char want[8192], got[8192];
+	int m = -1;
+	size_t n;
+
+	(void)state;
+	for (int i = 0; i < SM_COUNT && m < 0; i++)
+		if (sample_metric_defs[i].integral)
+			m = i;
+	assert_true(m >= 0);
+	k.m[k.n_m++] = (uint16_t)m;
+	t.ok[m] = true;
+	t.val[m] = 243269632.50000003;
+	assert_true(sample_tick_json(&t, want, sizeof(want)) > 0);
+	assert_non_null(strstr(want, ":243269633"));
+	n = tick_numbers_encode(&t, &k, &wr, row);
+	assert_int_equal(tick_numbers_decode(row, n, &k, &rd, &back), 0);
+	tick_numbers_cook(&rd, &back);
+	assert_true(sample_tick_json(&back, got, sizeof(got)) > 0);
+	assert_string_equal(got, want);
+
+	/* version, flags, seq gap 1, wall_ms +ms, elapsed us, interval us, page_size; no keys */
+	for (int which = 0; which < 3; which++) {
+		struct tick_keys none = { 0 };
+		struct tick_prev p = { 0 };
+		struct sample_tick x = { .seq = 1 };
+		uint64_t big[3] = { 0, 0, 0 };
+
+		big[which] = which == 0 ? UINT64_MAX / 1000000 + 1 : UINT64_MAX / 1000 + 1;
+		n = 0;
+		row[n++] = 1;
+		row[n++] = 0;
+		row[n++] = 1;
+		n += put_leb(row + n, big[0] << 1);	/* zigzag of a positive delta */
+		n += put_leb(row + n, big[1]);
+		n += put_leb(row + n, big[2]);
+		row[n++] = 0;
+		assert_int_equal(tick_numbers_decode(row, n, &none, &p, &x), -EBADMSG);
+		/* one less fits: the same row otherwise decodes */
+		big[which]--;
+		n = 3;
+		n += put_leb(row + n, big[0] << 1);
+		n += put_leb(row + n, big[1]);
+		n += put_leb(row + n, big[2]);
+		row[n++] = 0;
+		memset(&p, 0, sizeof(p));
+		assert_int_equal(tick_numbers_decode(row, n, &none, &p, &x), 0);
+	}
+}
+
 static bool fake_alive(int pid)
 {
 	return pid == alive_pid;
@@ -761,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_tick_keys),
+		cmocka_unit_test(test_tick_numbers_extremes),
 		cmocka_unit_test(test_runs_end_orphans),
 	};
 
