@@ -4,8 +4,8 @@
 # 80-column terminal and a wider one (issue 34, finding 4: the 80-column
 # table was drawn from column 2 in 77 columns, so every row wrapped in two);
 # the line above it says where the view is scrolled to, PgDn moves on, Esc
-# goes back to the list. The report fixture store on vm-v1; fixture only
-# (side_by_side).
+# goes back to the list; the list's refresh leaves the cursor on the run
+# chosen. The report fixture store on vm-v1; fixture only (side_by_side).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tui-lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
@@ -22,6 +22,12 @@ for size in 80x24 100x30; do
 	tui_start "$c" "$r" --db "$db" --sysroot "$FIXTURES/vm-v1" --panel runs --interval 300ms
 	expect "run +kind" "$size: no Runs list" || continue
 	choose "run 4, recording:" "$size: recording 4 not chosen"
+	# the list reloads every interval (300 ms): the cursor stays on run 4
+	# (it jumped to the run the reload put at its old index: 4, 5, 1, ...)
+	sleep 1.5
+	tmux capture-pane -t "$sess" -p >"$scratch/screen"
+	grep -q "run 4, recording:" "$scratch/screen" ||
+		fail "$size: a refresh moved the cursor off run 4: $(grep -E '^  run [0-9]+, ' "$scratch/screen")"
 	keys Enter
 	expect "recording 4 as swaptune sample --replay 4 prints it" "$size: Enter did not open the ticks" &&
 		snap "$size-replay"

@@ -142,10 +142,20 @@ static int cmp_items(const struct run_item *x, const struct run_item *y, enum ru
 	return c ? c : x->id > y->id ? -1 : x->id < y->id;
 }
 
-static void runs_order(struct runs_state *r)
+/* The run the cursor is on, 0 none: read before the items change. */
+static int64_t selected_id(const struct runs_state *r)
 {
-	int64_t sel_id = r->n_shown ? r->items[r->shown[r->sel]].id : 0;
+	return r->n_shown ? r->items[r->shown[r->sel]].id : 0;
+}
 
+/*
+ * Sort and filter the items; the cursor stays on run sel_id (from
+ * selected_id() before the items were reloaded or re-sorted: afterwards
+ * r->shown[r->sel] indexes another row, and the cursor jumped to whatever
+ * run the reload put there, once per refresh).
+ */
+static void runs_order(struct runs_state *r, int64_t sel_id)
+{
 	/* insertion sort: a few hundred rows */
 	for (int i = 1; i < r->n; i++)
 		for (int j = i; j > 0; j--) {
@@ -285,12 +295,14 @@ static void runs_update(struct tui_ctx *c, void *p)
 	struct store_run *rows = NULL, *sbs = NULL;
 	struct store_sample_run *recs = calloc(MAX_RUNS, sizeof(*recs));
 	int np = 0, ns = 0, nr = 0;
+	int64_t sel_id;
 
 	/* a probe run from this screen owns the store connection until it ends */
 	if (!r || c->probe_busy || r->replay_id || !recs) {
 		free(recs);
 		return;
 	}
+	sel_id = selected_id(r);
 	err_reset(&r->err);
 	r->ok = history_runs(c->st, "probe", NULL, MAX_RUNS, &rows, &np, &r->err) == 0 &&
 		history_runs(c->st, "switchback", NULL, MAX_RUNS, &sbs, &ns, &r->err) == 0 &&
@@ -322,7 +334,7 @@ static void runs_update(struct tui_ctx *c, void *p)
 	history_runs_free(rows, np);
 	history_runs_free(sbs, ns);
 	free(recs);
-	runs_order(r);
+	runs_order(r, sel_id);
 	if (r->ok && r->n_shown && (r->items[r->shown[r->sel]].id != r->shown_id ||
 				    strcmp(r->items[r->shown[r->sel]].status, r->shown_status) ||
 				    !strcmp(r->shown_status, "running")))
@@ -477,7 +489,7 @@ static bool runs_key(struct tui_ctx *c, void *p, int ch)
 		return true;
 	}
 	if (tui_filter_key(&r->filter, ch)) {
-		runs_order(r);
+		runs_order(r, selected_id(r));
 		if (!c->probe_busy)
 			runs_details(c, r);
 		return true;
@@ -492,7 +504,7 @@ static bool runs_key(struct tui_ctx *c, void *p, int ch)
 			r->sort = (enum run_sort)((r->sort + 1) % RUN_SORT_COUNT);
 		else
 			r->reverse = !r->reverse;
-		runs_order(r);
+		runs_order(r, selected_id(r));
 	} else if ((ch == '\n' || ch == KEY_ENTER) && x && !strcmp(x->kind, "recording") && !c->probe_busy) {
 		open_replay(c, r, x);
 		return true;
