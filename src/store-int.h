@@ -177,7 +177,8 @@ double tick_numbers_leaf(double v, bool integral);
 
 /*
  * The samples writer (src/store-samples.c), for `sample --record` and
- * import: rows of run_id, compact when the codec reproduces the tick.
+ * import: rows of run_id, numbers rows when the tick is a current sample
+ * tick that prints back as it was given, else JSON rows.
  */
 struct tick_writer *tick_writer_new(struct store *st, int64_t run_id);
 /* A tick as numbers (a numbers row after the writer's previous one). */
@@ -195,6 +196,7 @@ int tick_writer_add_doc(struct tick_writer *w, uint64_t seq, uint64_t t_ns, cons
 /* A tick's text: tick_writer_add_doc() of it parsed, with the text. */
 int tick_writer_add_text(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const char *json,
 			 size_t len, struct st_err *e);
+/* A tick's text as it is: a JSON row (data; no shape, no vals). */
 int tick_writer_add(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const char *json,
 		    size_t len, struct st_err *e);
 /* The same writer (its statements kept) for another run. */

@@ -1,9 +1,10 @@
 /*
  * store-samples.c - the store's samples table: recording `swaptune sample
- * --record` (a runs row of kind "sample", one samples row per tick, stored
- * compactly against the recording's shapes, see store-int.h), the one
- * reader of a recording's ticks (compact rows and the JSON rows of older
- * stores alike) with its typed accessors, the listing of recordings, and
+ * --record` (a runs row of kind "sample", one samples row per tick: a
+ * numbers row, or a JSON row for a tick that is not a current sample tick,
+ * see store-int.h), the one reader of a recording's ticks (numbers rows,
+ * JSON rows, and the compact rows of older stores alike) with its typed
+ * accessors, the listing of recordings, and
  * the recordings just before and after a change (report --change).
  */
 #include <cjson/cJSON.h>
@@ -17,8 +18,6 @@
 #include "swaptune/sampler.h"
 #include "swaptune/store.h"
 
-/* shapes a writer keeps at hand; an evicted one that comes back is stored again */
-#define WRITER_SHAPES 16
 /* structures of JSON rows a reader keeps at hand */
 #define READER_JSON_SHAPES 32
 
@@ -41,16 +40,9 @@ static int grow(void **p, size_t *cap, size_t need, size_t each)
 struct tick_writer {
 	struct store *st;
 	int64_t run_id;
-	sqlite3_stmt *ins_tick, *ins_shape;
-	struct tick_shape doc;
-	struct tick_shape shapes[WRITER_SHAPES];
-	size_t n_shapes, evict;
+	sqlite3_stmt *ins_tick;
 	uint8_t *vals;
 	size_t vals_cap;
-	char *check;
-	size_t check_cap;
-	struct tick_val *tv;
-	size_t tv_cap;
 	char *line;			/* store_samples_add(): the tick's JSON */
 	size_t line_cap;
 	struct tick_prev prev;		/* the previous numbers row */
@@ -74,9 +66,6 @@ struct tick_writer *tick_writer_new(struct store *st, int64_t run_id)
 
 void tick_writer_reset(struct tick_writer *w, int64_t run_id)
 {
-	for (size_t i = 0; i < w->n_shapes; i++)
-		tick_shape_free(&w->shapes[i], true);
-	w->n_shapes = w->evict = 0;
 	w->run_id = run_id;
 	memset(&w->prev, 0, sizeof(w->prev));
 	w->str_id = 0;
@@ -87,110 +76,37 @@ void tick_writer_free(struct tick_writer *w)
 	if (!w)
 		return;
 	sqlite3_finalize(w->ins_tick);
-	sqlite3_finalize(w->ins_shape);
-	tick_shape_free(&w->doc, false);
-	for (size_t i = 0; i < w->n_shapes; i++)
-		tick_shape_free(&w->shapes[i], true);
 	free(w->vals);
-	free(w->check);
-	free(w->tv);
 	free(w->line);
 	free(w->str_text);
 	sqlite3_finalize(w->ins_str);
 	free(w);
 }
 
-/* The shape the parsed tick fits, stored first when it is new: NULL on error. */
-static struct tick_shape *writer_shape(struct tick_writer *w, const char *json, size_t len,
-				       struct st_err *e)
+/* the statement that inserts a row (replacing one of its seq in the conversion) */
+static int writer_stmt(struct tick_writer *w, struct st_err *e)
 {
-	struct tick_shape *sh;
-	int r;
-
-	for (size_t i = 0; i < w->n_shapes; i++)
-		if (tick_shape_fits(&w->shapes[i], &w->doc))
-			return &w->shapes[i];
-	if (!w->ins_shape &&
-	    store_prepare(w->st, "INSERT INTO sample_shapes (run_id, tick) VALUES (?1, ?2)",
-			  &w->ins_shape, e) < 0)
-		return NULL;
-	sqlite3_reset(w->ins_shape);
-	sqlite3_bind_int64(w->ins_shape, 1, w->run_id);
-	sqlite3_bind_text(w->ins_shape, 2, json, (int)len, SQLITE_STATIC);
-	r = store_step_done(w->st, w->ins_shape, e);
-	sqlite3_clear_bindings(w->ins_shape);
-	if (r < 0)
-		return NULL;
-	if (w->n_shapes < WRITER_SHAPES) {
-		sh = &w->shapes[w->n_shapes++];
-	} else {
-		sh = &w->shapes[w->evict++ % WRITER_SHAPES];
-		tick_shape_free(sh, true);
-	}
-	if (tick_shape_make(sh, sqlite3_last_insert_rowid(w->st->db), json, len) < 0) {
-		/* it parsed a moment ago: only memory can fail here */
-		memset(sh, 0, sizeof(*sh));
-		err_set(e, -ENOMEM, "out of memory");
-		return NULL;
-	}
-	return sh;
-}
-
-/*
- * The tick's vals against sh, checked to come back as the same text: its
- * length, 0 when it would not (the row then keeps the JSON), < 0 on error.
- */
-static long writer_encode(struct tick_writer *w, const struct tick_shape *sh, const char *json,
-			  size_t len)
-{
-	long n, back;
-
-	if (grow((void **)&w->vals, &w->vals_cap, len + 3 * sh->n + 16, 1) < 0 ||
-	    grow((void **)&w->check, &w->check_cap, len + 1, 1) < 0 ||
-	    grow((void **)&w->tv, &w->tv_cap, sh->n + 1, sizeof(*w->tv)) < 0)
-		return -ENOMEM;
-	n = tick_encode(sh, &w->doc, w->vals, w->vals_cap);
-	if (n < 0)
+	if (w->ins_tick)
 		return 0;
-	if (tick_decode(sh, w->vals, (size_t)n, w->tv) < 0)
-		return 0;
-	back = tick_format(sh, w->tv, w->check, w->check_cap);
-	if (back != (long)len || memcmp(w->check, json, len))
-		return 0;
-	return n;
+	return store_prepare(w->st, w->replace ?
+			     "INSERT OR REPLACE INTO samples (run_id, seq, t_ns, data, shape_id, vals)"
+			     " VALUES (?1, ?2, ?3, ?4, ?5, ?6)" :
+			     "INSERT INTO samples (run_id, seq, t_ns, data, shape_id, vals)"
+			     " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &w->ins_tick, e);
 }
 
 int tick_writer_add(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const char *json,
 		    size_t len, struct st_err *e)
 {
-	struct tick_shape *sh = NULL;
-	long n = 0;
-	int r;
+	int r = writer_stmt(w, e);
 
-	if (!w->ins_tick &&
-	    store_prepare(w->st, "INSERT INTO samples (run_id, seq, t_ns, data, shape_id, vals)"
-			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &w->ins_tick, e) < 0)
-		return e ? e->code : -EIO;
-	r = tick_parse(&w->doc, json, len);
-	if (r == -ENOMEM)
-		return err_set(e, r, "out of memory");
-	if (r == 0) {
-		if (!(sh = writer_shape(w, json, len, e)))
-			return e ? e->code : -EIO;
-		if ((n = writer_encode(w, sh, json, len)) < 0)
-			return err_set(e, -ENOMEM, "out of memory");
-	}
+	if (r < 0)
+		return r;
 	sqlite3_reset(w->ins_tick);
 	sqlite3_bind_int64(w->ins_tick, 1, w->run_id);
 	sqlite3_bind_int64(w->ins_tick, 2, (sqlite3_int64)seq);
 	sqlite3_bind_int64(w->ins_tick, 3, (sqlite3_int64)t_ns);
-	if (n > 0) {
-		sqlite3_bind_text(w->ins_tick, 4, "", 0, SQLITE_STATIC);
-		sqlite3_bind_int64(w->ins_tick, 5, sh->id);
-		sqlite3_bind_blob(w->ins_tick, 6, w->vals, (int)n, SQLITE_STATIC);
-	} else {	/* not JSON this codec takes: kept as text */
-		sqlite3_bind_text(w->ins_tick, 4, json, (int)len, SQLITE_STATIC);
-	}
+	sqlite3_bind_text(w->ins_tick, 4, json, (int)len, SQLITE_STATIC);
 	r = store_step_done(w->st, w->ins_tick, e);
 	sqlite3_clear_bindings(w->ins_tick);
 	return r;
@@ -261,13 +177,8 @@ int tick_writer_add_numbers(struct tick_writer *w, uint64_t t_ns, const struct s
 	size_t n;
 	int r;
 
-	if (!w->ins_tick &&
-	    store_prepare(w->st, w->replace ?
-			  "INSERT OR REPLACE INTO samples (run_id, seq, t_ns, data, shape_id, vals)"
-			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6)" :
-			  "INSERT INTO samples (run_id, seq, t_ns, data, shape_id, vals)"
-			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &w->ins_tick, e) < 0)
-		return e ? e->code : -EIO;
+	if ((r = writer_stmt(w, e)) < 0)
+		return r;
 	if (t->seq <= w->prev.seq)
 		return err_set(e, -EINVAL, "recording %lld: tick %llu after tick %llu",
 			       (long long)w->run_id, (unsigned long long)t->seq,
