@@ -258,16 +258,22 @@ static int run_out(struct cmd_ctx *ctx, cJSON *jruns, const struct store_run *ru
 		jr = run_json(run, detail);
 		cJSON_AddItemToArray(jruns, jr);
 	} else {
+		/*
+		 * The detail (what was applied, measured, rolled back) has a line of
+		 * its own under the run, at the column of its snapshots and changes:
+		 * 93 columns of a 100-column terminal, where a fifth column of the
+		 * table had 42 and folded.
+		 */
 		if (first)
-			fprintf(ctx->out, "%5s  %-20s  %-9s  %-16s  %s\n", "RUN", "STARTED (UTC)", "KIND",
-				"STATUS", "DETAIL");
+			fprintf(ctx->out, "%5s  %-20s  %-10s  %s\n", "RUN", "STARTED (UTC)", "KIND", "STATUS");
 		else
 			fprintf(ctx->out, "\n");
-		fprintf(ctx->out, "%5lld  %-20s  %-9s  %-16s  %s\n", (long long)run->id,
+		fprintf(ctx->out, "%5lld  %-20s  %-10s  %s\n", (long long)run->id,
 			fmt_printable(short_time(run->started_at, t1, sizeof(t1))),
 			fmt_printable(run->kind),
-			undone_by ? "rolled back" : gone ? "interrupted" : fmt_printable(run->status),
-			fmt_printable(detail));
+			undone_by ? "rolled back" : gone ? "interrupted" : fmt_printable(run->status));
+		if (detail[0])
+			fprintf(ctx->out, "%5s  %s\n", "", fmt_printable(detail));
 	}
 	if ((r = history_detail(&ctx->store, run->id, true, &d, &ctx->err)) < 0)
 		goto out;

@@ -110,9 +110,10 @@ st apply page-cluster=1 --yes >"$scratch/a3" || fail "apply of the current value
 grep -qx 'Nothing to change.' "$scratch/a3" || fail "apply of the current value: $(cat "$scratch/a3")"
 
 st history >"$scratch/hist" || fail "history: exit $?"
-unfold "$scratch/hist" | grep -q '^    2  .* apply      ok                page-cluster=1$' || fail "history: run 2 line"
-unfold "$scratch/hist" | grep -q '^    1  .* apply      ok                page-cluster=0 zswap.enabled=Y zswap.compressor=deflate --persist$' ||
-	fail "history: run 1 line"
+# a run's line, then what it applied on a line of its own
+unfold "$scratch/hist" | grep -A1 '^    2  .* apply  *ok$' | grep -qx '       page-cluster=1' || fail "history: run 2 lines"
+unfold "$scratch/hist" | grep -A1 '^    1  .* apply  *ok$' |
+	grep -qx '       page-cluster=0 zswap.enabled=Y zswap.compressor=deflate --persist' || fail "history: run 1 lines"
 unfold "$scratch/hist" | grep -q 'change 1 .* committed  page-cluster 3 -> 0$' || fail "history: change 1"
 unfold "$scratch/hist" | grep -q "change 4 .* committed  file $root/etc/sysctl.d/90-swaptune.conf (absent before)" || fail "history: file row"
 unfold "$scratch/hist" | grep -q "directory $root/etc/swaptune created" || fail "history: dir row"

@@ -63,8 +63,10 @@ alive "$pid" && fail "watchdog still alive after reverting"
 [ -e "$root/etc/sysctl.d/90-swaptune.conf" ] && fail "boot-time file left behind"
 [ -e "$root/etc" ] && fail "directory $root/etc left behind"
 st history >"$scratch/hist" || fail "history: exit $?"
-unfold "$scratch/hist" | grep -q ' rollback   ok                confirm-within expired (apply run 1)$' || fail "history: no expiry rollback"
-unfold "$scratch/hist" | grep -q ' apply      reverted          page-cluster=0 --persist --confirm-within 2s$' || fail "history: apply not reverted"
+unfold "$scratch/hist" | grep -A1 ' rollback  *ok$' | grep -qx '       confirm-within expired (apply run 1)' ||
+	fail "history: no expiry rollback"
+unfold "$scratch/hist" | grep -A1 ' apply  *reverted$' | grep -qx '       page-cluster=0 --persist --confirm-within 2s' ||
+	fail "history: apply not reverted"
 st apply --confirm >/dev/null 2>"$scratch/err"
 [ $? -eq 1 ] || fail "late confirm: want exit 1"
 grep -q 'apply run 1 was not confirmed in time' "$scratch/err" || fail "late confirm message: $(cat "$scratch/err")"

@@ -61,8 +61,11 @@ grep -q 'since undone: rollback run 11, 2026-11-30T10:40:00Z' "$scratch/undone.o
 grep -q 'rollback --to' "$scratch/undone.out" && fail "undone: offers a rollback of a change already undone"
 # history marks it, as it marks an apply its timer reverted
 "$SWAPTUNE" --db "$scratch/undone.db" --sysroot "$FIXTURES/vm-v1" history >"$scratch/h.out" || fail "history: exit $?"
-unfold "$scratch/h.out" | grep -q '^    3  .*  apply      rolled back  .*; undone by rollback run 11$' ||
-	fail "history does not mark apply run 3 rolled back: $(grep '^    3 ' "$scratch/h.out")"
+grep -A1 '^    3  .*  apply  *rolled back$' "$scratch/h.out" | grep -q '; undone by rollback run 11$' ||
+	fail "history does not mark apply run 3 rolled back: $(grep -A1 '^    3 ' "$scratch/h.out")"
+# the run's detail has a line of its own, whole in 100 columns (as a fifth column from column 58 it folded)
+grep -qx '       page-cluster=0 (probe run 1, arm pc0); undone by rollback run 11' "$scratch/h.out" ||
+	fail "history: apply run 3's detail is not one whole line: $(grep -A2 '^    3 ' "$scratch/h.out")"
 
 # 3. a later apply with recording 4 inside its time is not "after" of apply run 3
 store followed "INSERT INTO runs (id, host_id, kind, started_at, ended_at, status, params) VALUES

@@ -70,8 +70,9 @@ st rollback --yes >/dev/null 2>"$scratch/err"
 
 # history says whose it is
 st history --all >"$scratch/hist" 2>"$scratch/err" || fail "history: $(cat "$scratch/err")"
-unfold "$scratch/hist" | grep -q "imported .*history of host node-01 (machine f1ee7000.*): its probe run 100, ok" ||
-	fail "history does not show the imported run as node-01's: $(grep imported "$scratch/hist")"
+unfold "$scratch/hist" | grep -A1 "^ *[0-9]*  .*  imported  " |
+	grep -q "^       history of host node-01 (machine f1ee7000.*): its probe run 100, ok" ||
+	fail "history does not show the imported run as node-01's: $(grep -A1 imported "$scratch/hist")"
 st history --all --json >"$scratch/hist.json" 2>"$scratch/err" || fail "history --json: $(cat "$scratch/err")"
 "$check" "$SCHEMAS/history.schema.json" "$scratch/hist.json" >"$scratch/v" 2>&1 ||
 	fail "history --json does not validate: $(head -3 "$scratch/v")"

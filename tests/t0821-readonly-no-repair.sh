@@ -56,8 +56,9 @@ for c in "status" "--json status" "history" "history --all" "recommend" "report 
 	[ "$n" = 1 ] || fail "$c: not one line saying what is left (stderr: $(tr '\n' ' ' <"$scratch/err"))"
 	# history shows the dead process's run as interrupted, not yet repaired, and writes nothing
 	case $c in history*)
-		grep -Eq '^ *7001 .* apply +interrupted +.*not yet repaired \(swaptune repair ends it\)' "$scratch/out" ||
-			fail "$c: the killed run not shown as interrupted, not yet repaired: $(grep 7001 "$scratch/out")" ;;
+		grep -A1 -E '^ *7001 .* apply +interrupted$' "$scratch/out" |
+			grep -q 'not yet repaired (swaptune repair ends it)' ||
+			fail "$c: the killed run not shown as interrupted, not yet repaired: $(grep -A1 7001 "$scratch/out")" ;;
 	esac
 done
 left=$(st --json status 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["leftover_changes"])')
