@@ -4,12 +4,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "swaptune/lock.h"
@@ -61,6 +61,20 @@ static bool lock_file_ours(int fd, char buf[static LOCK_LINE_MAX])
 	return true;
 }
 
+/*
+ * A lock file another user owns (not root, not us): its owner could hold the
+ * lock for ever or write what we read, so it is refused, never used
+ */
+static bool lock_owner_foreign(int fd, unsigned *owner)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb) < 0)
+		return false;
+	*owner = (unsigned)sb.st_uid;
+	return sb.st_uid != 0 && sb.st_uid != geteuid();
+}
+
 /* /run/swaptune/probe.lock on the live host, DB_PATH.probe.lock under a sysroot. */
 static void lock_path(const struct host *h, const char *db_path, char *path, size_t len)
 {
@@ -74,8 +88,9 @@ int host_change_lock(const struct host *h, const char *db_path, const char *comm
 		     int *fd, char *path, size_t len, struct st_err *e)
 {
 	char buf[LOCK_LINE_MAX], holder[32];
+	unsigned owner;
+	int pid, tries = 0;
 	ssize_t n;
-	int pid;
 
 	if (h->live && mkdir("/run/swaptune", 0755) < 0 && errno != EEXIST)
 		return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot create /run/swaptune: %s",
@@ -86,6 +101,13 @@ int host_change_lock(const struct host *h, const char *db_path, const char *comm
 	if (*fd < 0)
 		return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot open lock %s: %s%s", path,
 				    strerror(errno), errno == ELOOP ? " (it is a symbolic link)" : "");
+	if (lock_owner_foreign(*fd, &owner)) {
+		close(*fd);
+		*fd = -1;
+		return err_set_exit(e, -EPERM, ST_EXIT_DENIED,
+				    "refusing lock %s: it belongs to uid %u, not to root or you (remove it or use another --db)",
+				    path, owner);
+	}
 	if (!lock_file_ours(*fd, buf)) {
 		close(*fd);
 		*fd = -1;
@@ -93,12 +115,21 @@ int host_change_lock(const struct host *h, const char *db_path, const char *comm
 				    "refusing lock %s: it is not a swaptune lock file (remove it or use another --db)",
 				    path);
 	}
-	if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
+	while (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
 		int saved = errno;
 
 		/* again: a holder that took the lock since the check has written its line */
 		n = pread(*fd, buf, sizeof(buf) - 1, 0);
 		buf[n > 0 ? n : 0] = '\0';
+		/*
+		 * No holder line: host_change_holder() trying the lock for an
+		 * instant, or a holder between its flock and its write: both
+		 * are over within milliseconds, so try again for up to 200 ms
+		 */
+		if (saved == EWOULDBLOCK && !buf[0] && tries++ < 20) {
+			nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+			continue;
+		}
 		close(*fd);
 		*fd = -1;
 		parse_holder(buf, &pid, holder, sizeof(holder));
@@ -127,6 +158,7 @@ void host_change_unlock(int fd)
 int host_change_holder(const struct host *h, const char *db_path, int *pid, char *cmd, size_t len)
 {
 	char path[4096], buf[LOCK_LINE_MAX];
+	unsigned owner;
 	bool ours;
 	int fd;
 
@@ -135,16 +167,19 @@ int host_change_holder(const struct host *h, const char *db_path, int *pid, char
 	if (fd < 0)
 		return 0;
 	/*
-	 * Not by trying the lock (a probe started at that instant would be
-	 * refused): the holder writes "PID COMMAND" while it holds it and
-	 * empties the file when it lets go; a holder that died left its line
-	 * behind, so its pid must still be running.
+	 * The holder writes "PID COMMAND" while it holds the lock and empties
+	 * the file when it lets go; a holder killed with -9 leaves its line
+	 * behind, and its pid may since belong to an unrelated process, so a
+	 * running pid proves nothing: the flock itself says. A shared try, let
+	 * go at once (a command taking the lock meanwhile finds no holder line
+	 * and tries again: host_change_lock).
 	 */
-	ours = lock_file_ours(fd, buf);
-	close(fd);
-	if (!ours || !buf[0])
+	ours = lock_file_ours(fd, buf) && !lock_owner_foreign(fd, &owner);
+	if (!ours || !buf[0] || flock(fd, LOCK_SH | LOCK_NB) == 0) {
+		close(fd);	/* closing lets go of the shared lock */
 		return 0;
+	}
+	close(fd);
 	parse_holder(buf, pid, cmd, len);
-	/* signal 0 only asks whether the pid exists (EPERM: it does, another user's) */
-	return *pid > 0 && (kill(*pid, 0) == 0 || errno == EPERM) ? 1 : 0;
+	return *pid > 0 ? 1 : 0;
 }

@@ -122,8 +122,11 @@ PY
 else
 	echo "malformed-file cases skipped: need python3 and $check (make check builds it)"
 fi
-# while another swaptune command holds the host-change lock (a running pid in its lock file), a note
-# first: what status reads may be that command's temporary state; the rest as without it
+# while another swaptune command holds the host-change lock (an flock on its lock file, which
+# names it), a note first: what status reads may be that command's temporary state; the rest as
+# without it
+exec 8>>"$scratch/db.probe.lock"
+flock 8
 printf '%d probe\n' $$ >"$scratch/db.probe.lock"
 "$SWAPTUNE" status --sysroot "$FIXTURES/vm-v1" --db "$scratch/db" >"$scratch/held.raw" 2>&1 || fail "status while held: exit $?"
 unfold "$scratch/held.raw" | head -1 | grep -q "^Note              another swaptune probe (pid $$) is changing this host now: settings, swap and zswap may show its temporary values" ||
@@ -136,5 +139,6 @@ if [ -x "$check" ]; then
 		fail "status --json while held does not validate: $(head -5 "$scratch/v.out")"
 	grep -q '"host_changing"' "$scratch/held.json" || fail "status --json while held: no host_changing"
 fi
+exec 8>&-
 rm -f "$scratch/db.probe.lock"
 done_testing

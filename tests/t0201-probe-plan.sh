@@ -98,8 +98,32 @@ expect 3 'not enough free memory' --dry-run --sysroot "$v1" --working-set 40G --
 # no zswap: exit 3
 expect 3 'has no zswap' --dry-run --sysroot "$FIXTURES/no-zswap"
 
-# while another swaptune command holds the host-change lock (its lock file names a running pid), the
-# dry run says its "now" values may be that command's temporary ones; a holder that died is not named
+# a line left by a holder killed with -9 whose pid now belongs to another process (here this
+# shell's, which holds no lock) names no holder: the flock decides, not the pid (issue 33,
+# finding 10: it said "another swaptune probe (pid N) is changing this host")
+printf '%d probe\n' $$ >"$db.probe.lock"
+"$SWAPTUNE" probe --dry-run --seed 1 --sysroot "$v1" --db "$db" >"$scratch/reused.txt" 2>&1
+same "$scratch/reused.txt" "$EXPECTED/probe-plan-vm-v1.txt"
+# a lock file another user owns is not read (no holder named), and a probe refuses it
+if [ "$(id -u)" -eq 0 ]; then
+	chown 65534 "$db.probe.lock"
+	"$SWAPTUNE" probe --dry-run --seed 1 --sysroot "$v1" --db "$db" >"$scratch/foreign.txt" 2>&1
+	same "$scratch/foreign.txt" "$EXPECTED/probe-plan-vm-v1.txt"
+	mkdir -p "$scratch/v1copy" && cp -a "$v1/." "$scratch/v1copy/"
+	"$SWAPTUNE" apply --yes --sysroot "$scratch/v1copy" --db "$db" page-cluster=0 >"$scratch/foreign.out" 2>"$scratch/foreign.err"
+	rc=$?
+	[ $rc = 3 ] || fail "apply with a lock file of uid 65534: exit $rc, not 3"
+	[ "$(wc -l <"$scratch/foreign.err")" = 1 ] && grep -q "^swaptune: refusing lock .*: it belongs to uid 65534, not to root or you" "$scratch/foreign.err" ||
+		fail "apply with a lock file of uid 65534: $(cat "$scratch/foreign.err")"
+	[ "$(cat "$scratch/v1copy/proc/sys/vm/page-cluster")" = "$(cat "$v1/proc/sys/vm/page-cluster")" ] ||
+		fail "apply with a lock file of uid 65534 changed page-cluster"
+	rm -rf "$db.probe.lock" "$scratch/v1copy"
+fi
+# while another swaptune command holds the host-change lock (an flock on its lock file, which
+# names it), the dry run says its "now" values may be that command's temporary ones; a holder
+# that died is not named
+exec 8>>"$db.probe.lock"
+flock 8
 printf '%d probe\n' $$ >"$db.probe.lock"
 "$SWAPTUNE" probe --dry-run --seed 1 --sysroot "$v1" --db "$db" >"$scratch/held.txt" 2>&1 || fail "dry-run while held: exit $?"
 unfold "$scratch/held.txt" |
@@ -110,6 +134,7 @@ unfold "$scratch/held.txt" |
 	fail "dry-run --json while held: host_changing is $(jq -c .host_changing "$scratch/held.json")"
 "$check" "$SCHEMAS/probe.schema.json" "$scratch/held.json" >"$scratch/v.out" 2>&1 ||
 	fail "dry-run --json while held does not validate: $(head -5 "$scratch/v.out")"
+exec 8>&-
 sh -c 'exit 0' & dead=$!
 wait $dead
 printf '%d probe\n' "$dead" >"$db.probe.lock"

@@ -18,17 +18,20 @@
  * or DB_PATH.probe.lock (sysroot). -EBUSY (exit 3) "another swaptune apply
  * (pid 1234) is changing this host". *fd stays open for the lock's
  * lifetime; host_change_unlock() releases it. path receives the lock file.
+ * A symlink, a file that is not a lock file, or one another user owns (not
+ * root, not the caller) is refused (exit 3), never written.
  */
 int host_change_lock(const struct host *h, const char *db_path, const char *command,
 		     int *fd, char *path, size_t len, struct st_err *e);
 void host_change_unlock(int fd);
 
 /*
- * Whether another swaptune command holds the lock now, as its lock file
- * says, without trying the lock or creating anything: 1 with its pid and
- * command name, 0 when none does (an empty or absent file, one that is not
- * swaptune's, or a holder no longer running). For a dry run, whose "now"
- * values are then that command's temporary ones.
+ * Whether another swaptune command holds the lock now, without creating
+ * anything: 1 with the pid and command name its lock file records, 0 when
+ * none does (an empty or absent file, one that is not swaptune's or that
+ * another user owns, or a line left by a holder that died, whatever its pid
+ * now belongs to: the flock, tried shared for an instant, decides). For a
+ * dry run, whose "now" values are then that command's temporary ones.
  */
 int host_change_holder(const struct host *h, const char *db_path, int *pid, char *cmd, size_t len);
 
