@@ -6,6 +6,7 @@
 # sorted column with its direction, s changes the key and S turns the order
 # round visibly (the rows and the line under the list). A scratch store with
 # crafted runs on a --sysroot copy of vm-v1; fixture only (side_by_side).
+# A switchback run's row says its stored verdict in the verdict line's words.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tui-lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
@@ -69,5 +70,16 @@ fits 100 "runs"
 keys S
 expect "2 shown, by verdict \\(" "S back"
 grep -qE "verdict / length▲" "$scratch/screen" || fail "verdict column not marked ▲ (a to z) after S"
+# a switchback run's row says its verdict in the same words (its summary's decision and chosen),
+# not "no verdict stored" (the list reloads at the next refresh)
+sqlite3 "$db" "INSERT INTO runs (id, kind, status, params, summary) VALUES (3, 'switchback', 'ok', '{}',
+ '{\"status\":\"ok\",\"stop_reason\":\"\",\"windows\":30,\"blocks\":15,\"decision\":\"change\",\"chosen\":\"pc0\",\"restored\":true}'),
+ (4, 'switchback', 'ok', '{}', '{\"status\":\"ok\",\"decision\":\"keep\",\"chosen\":\"pc3\"}')" ||
+	fail "inserting the switchback runs"
+expect "4 shown" "the switchback runs are not listed"
+grep -qE "^ +3 +switchback +ok .* CHANGE to pc0 *$" "$scratch/screen" ||
+	fail "switchback run 3's row: $(grep -E "^ +3 +switchback" "$scratch/screen")"
+grep -qE "^ +4 +switchback +ok .* KEEP pc3 *$" "$scratch/screen" ||
+	fail "switchback run 4's row: $(grep -E "^ +4 +switchback" "$scratch/screen")"
 quit_ok
 done_testing

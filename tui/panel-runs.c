@@ -71,24 +71,30 @@ static void *runs_open(struct tui_ctx *c)
 	return calloc(1, sizeof(struct runs_state));
 }
 
-/* "CHANGE to pc0" in recommend's words, from the verdict a probe or switchback run stored. */
+/*
+ * "CHANGE to pc0", "KEEP pc3", "INCONCLUSIVE": the verdict line's words,
+ * from the verdict a run stored (a probe's verdict.kind and .arm, a
+ * switchback's decision and chosen).
+ */
 static void run_result(const struct store_run *x, char *out, size_t len)
 {
-	cJSON *sum, *k, *arm;
-	bool change;
+	cJSON *sum, *v, *k, *arm;
+	bool change, keep;
 
 	snprintf(out, len, "%s", !strcmp(x->status, "running") ? "running" : "no verdict stored");
 	if (!strcmp(x->status, "running") || !x->summary)
 		return;
 	sum = cJSON_Parse(x->summary);
-	k = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "verdict"), "kind");
-	arm = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "verdict"), "arm");
+	v = cJSON_GetObjectItem(sum, "verdict");
+	k = v ? cJSON_GetObjectItem(v, "kind") : cJSON_GetObjectItem(sum, "decision");
+	arm = v ? cJSON_GetObjectItem(v, "arm") : cJSON_GetObjectItem(sum, "chosen");
 	if (cJSON_IsString(k)) {
 		change = !strcmp(k->valuestring, "change") || !strcmp(k->valuestring, "switch");
-		snprintf(out, len, "%s%s%s", change ? "CHANGE" : !strcmp(k->valuestring, "keep") ? "KEEP" :
+		keep = !strcmp(k->valuestring, "keep");
+		snprintf(out, len, "%s%s%s", change ? "CHANGE" : keep ? "KEEP" :
 			 !strcmp(k->valuestring, "inconclusive") ? "INCONCLUSIVE" : k->valuestring,
-			 cJSON_IsString(arm) && change ? " to " : "", cJSON_IsString(arm) && change ?
-			 arm->valuestring : "");
+			 cJSON_IsString(arm) && (change || keep) ? change ? " to " : " " : "",
+			 cJSON_IsString(arm) && (change || keep) ? arm->valuestring : "");
 	}
 	cJSON_Delete(sum);
 }
