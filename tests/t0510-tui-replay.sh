@@ -5,7 +5,8 @@
 # table was drawn from column 2 in 77 columns, so every row wrapped in two);
 # the line above it says where the view is scrolled to, PgDn moves on, Esc
 # goes back to the list; the list's refresh leaves the cursor on the run
-# chosen. The report fixture store on vm-v1; fixture only (side_by_side).
+# chosen; a on a switchback run names the apply command with its safety
+# net. The report fixture store on vm-v1; fixture only (side_by_side).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tui-lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
@@ -46,4 +47,15 @@ for size in 80x24 100x30; do
 	expect "run +kind" "$size: Esc did not go back to the list"
 	quit_ok
 done
+
+# a on a switchback run: the command to apply it, with the safety net that
+# recommend's "To apply" line has (issue 34, finding 2)
+sqlite3 "$db" "INSERT INTO runs (id, host_id, kind, status, started_at, params) VALUES
+ (20, 1, 'switchback', 'ok', '2026-11-30T13:00:00.000Z', '{}')" || fail "inserting a switchback run"
+tui_start 80 24 --db "$db" --sysroot "$FIXTURES/vm-v1" --panel runs --interval 300ms
+expect "run 20, switchback:" "the switchback run is not chosen first"
+keys a
+expect "swaptune apply --run 20 --confirm-within 5m" "a on a switchback run: no apply line with --confirm-within" &&
+	snap 80x24-switchback-a
+quit_ok
 done_testing

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "swaptune/advice.h"
 #include "swaptune/fmt.h"
 #include "swaptune/history.h"
 #include "swaptune/replay.h"
@@ -518,8 +519,9 @@ static bool runs_key(struct tui_ctx *c, void *p, int ch)
 		c->apply_req = x->id;
 		return true;
 	} else if (ch == 'a' && x && !strcmp(x->kind, "switchback")) {
-		snprintf(c->status, sizeof(c->status), " a switchback's verdict is applied with swaptune apply "
-			 "--run %lld (not from this screen yet)", (long long)x->id);
+		/* the command recommend prints, with its safety net */
+		snprintf(c->status, sizeof(c->status), " not from this screen yet: swaptune apply --run %lld "
+			 "--confirm-within %s", (long long)x->id, ADVICE_APPLY_CONFIRM_WITHIN);
 		return true;
 	} else if (ch == 'a') {
 		snprintf(c->status, sizeof(c->status), " a applies a probe run's verdict: choose a probe run");
