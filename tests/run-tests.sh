@@ -55,7 +55,7 @@ fi
 # the command tests that may run side by side, by number, longest first (so
 # that the short ones fill in beside the long ones); a new test runs alone
 # until it is added here
-side_by_side="t0022 t0023 t0510 t0509 t0508 t0611 t0821 t0605 t0021 t0703 t0310 t0900 t0506 t0601 t0016 t0320 t0300 t0001 t0815 t0313 t0701 t0311 t0011 t0809 t0600 t0400 t0332"
+side_by_side="t0022 t0023 t0510 t0509 t0508 t0611 t0821 t0605 t0021 t0703 t0310 t0900 t0506 t0601 t0016 t0320 t0300 t0001 t0815 t0313 t0701 t0311 t0011 t0809 t0600 t0400 t0332 t0335"
 is_side_by_side() {
 	case " $side_by_side " in *" $(basename "$1" | cut -d- -f1) "*) return 0 ;; esac
 	return 1
