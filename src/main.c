@@ -394,13 +394,14 @@ int main(int argc, char **argv)
 	}
 	report_leftovers(&ctx);
 	/*
-	 * a command that fails changes nothing: not even a store this run had
-	 * to create (bad input, and refusals after it: a damaged fleet-advise
-	 * --from, export onto a FIFO, apply --from a path it cannot read); a
-	 * failure after something was recorded (a probe whose budget cannot
-	 * reach its first look stores its warm-up) keeps the store it named
+	 * a command that recorded nothing leaves no store behind, nor the
+	 * directories made for it: a read-only one that succeeds (status,
+	 * history, apply --dry-run at a new --db) as well as one that fails
+	 * (bad input, a damaged fleet-advise --from, export onto a FIFO);
+	 * anything recorded (a probe whose budget cannot reach its first look
+	 * stores its warm-up) keeps the store it named
 	 */
-	if (status != 0 && db_new && store_changes(&ctx.store) == db_changes0)
+	if (db_new && store_changes(&ctx.store) == db_changes0)
 		store_close_remove(&ctx.store);
 	else
 		store_close(&ctx.store);

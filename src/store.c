@@ -34,7 +34,11 @@ int store_default_path(char *out, size_t len, struct st_err *e)
 	return 0;
 }
 
-static int mkdir_parents(const char *file, struct st_err *e)
+/*
+ * The directories above file, 0700; *made_len is the length of the first
+ * one this call made (a prefix of file), 0 when all were there
+ */
+static int mkdir_parents(const char *file, size_t *made_len, struct st_err *e)
 {
 	char dir[PATH_MAX];
 	char *slash;
@@ -50,16 +54,35 @@ static int mkdir_parents(const char *file, struct st_err *e)
 
 			*p = '\0';
 			/* a directory swaptune makes holds only its stores: private */
-			if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+			if (mkdir(dir, 0700) == 0) {
+				if (!*made_len)
+					*made_len = strlen(dir);
+			} else if (errno != EEXIST) {
 				return err_set_exit(e, -errno, ST_EXIT_DENIED,
 						    "cannot create database directory %s: %s (use --db PATH)",
 						    dir, strerror(errno));
+			}
 			*p = c;
 			if (!c)
 				break;
 		}
 	}
 	return 0;
+}
+
+/* Whether file's directory is there (it is not when one that dropped its store took it). */
+static bool parent_exists(const char *file)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	struct stat sb;
+
+	snprintf(dir, sizeof(dir), "%s", file);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return true;
+	*slash = '\0';
+	return stat(slash == dir ? "/" : dir, &sb) == 0;
 }
 
 static bool denied_errno(int err)
@@ -118,7 +141,7 @@ static int open_file(struct store *st, const char *path, struct st_err *e)
 
 	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
-		int r = mkdir_parents(path, e);
+		int r = mkdir_parents(path, &st->made_dir_len, e);
 
 		if (r < 0)
 			return denied_errno(-r) && e ? (err_reset(e), 1) : r;
@@ -127,6 +150,10 @@ static int open_file(struct store *st, const char *path, struct st_err *e)
 			st->created = true;
 		else if (errno == EEXIST)	/* another process made it just now */
 			fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		else if (errno == ENOENT && !parent_exists(path))
+			return st->made_dir_len = 0, 2;	/* one that dropped it took its directory */
+		if (!st->created)
+			st->made_dir_len = 0;
 	}
 	if (fd < 0) {
 		if (errno == ELOOP)
@@ -356,6 +383,22 @@ int store_set_kernel_fp(struct store *st, const char *fp_json)
 	return 0;
 }
 
+/* The directories open_file() made for st's path, deepest first, while empty. */
+static void remove_made_dirs(const struct store *st)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (!st->made_dir_len)
+		return;
+	snprintf(dir, sizeof(dir), "%s", st->path);
+	while ((slash = strrchr(dir, '/')) && (size_t)(slash - dir) >= st->made_dir_len) {
+		*slash = '\0';
+		if (rmdir(dir) < 0)	/* not empty (or not ours any more): it stays */
+			break;
+	}
+}
+
 int store_close_remove(struct store *st)
 {
 	int fd = st->hold_fd1 - 1, r = -EBUSY;
@@ -372,6 +415,7 @@ int store_close_remove(struct store *st)
 		unlink(side);
 		snprintf(side, sizeof(side), "%s-shm", st->path);
 		unlink(side);
+		remove_made_dirs(st);
 		r = 0;
 	}
 	store_close(st);

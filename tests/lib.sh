@@ -44,6 +44,15 @@ done_testing() {
 	fi
 	exit 0
 }
+# new_store DB: an empty store of this build's schema at DB (a read-only
+# command such as status leaves none at a new --db path); needs check-build.
+# STORE_NEW is the helper, for scripts such as fixtures/report/make-store.sh
+STORE_NEW=$BUILD/helpers/store-new
+export STORE_NEW
+new_store() {
+	[ -x "$STORE_NEW" ] || { echo "FAIL: $STORE_NEW not built (make check builds it)"; exit 1; }
+	"$STORE_NEW" "$1"
+}
 # the fixtures a command should accept (the broken-* and truncated-* ones are bad input)
 good_fixtures() {
 	for d in "$FIXTURES"/*/; do

@@ -112,8 +112,7 @@ expect 3 '^swaptune: cannot open database /proc/swaptune-env\.db' status --sysro
 unset SWAPTUNE_DB
 
 # an existing store is kept after a usage error (only a new one is dropped)
-"$SWAPTUNE" status --sysroot "$FIXTURES/vm-v1" --db "$scratch/keep.db" >/dev/null 2>&1 ||
-	fail "status with a fresh store: exit $?"
+new_store "$scratch/keep.db" || fail "cannot make a store"
 "$SWAPTUNE" status --frob --sysroot "$FIXTURES/vm-v1" --db "$scratch/keep.db" >/dev/null 2>&1
 [ -s "$scratch/keep.db" ] || fail "a usage error removed an existing store"
 

@@ -93,7 +93,7 @@ offers "psi-some psi-full" swaptune switchback --metric psi
 # run and recording ids from the store named on the line
 if command -v sqlite3 >/dev/null 2>&1; then
 	db=$scratch/report.db
-	sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$db" >/dev/null 2>&1 || fail "make-store.sh"
+	sh "$FIXTURES/report/make-store.sh" "$db" >/dev/null 2>&1 || fail "make-store.sh"
 	# two switchback runs (recommend and apply judge them as probe runs)
 	sqlite3 "$db" "INSERT INTO runs (host_id, kind, status, params) VALUES (1, 'switchback', 'ok', '{}');
 		INSERT INTO runs (host_id, kind, status, params) VALUES (1, 'switchback', 'ok', '{}')"

@@ -18,7 +18,7 @@ export PATH
 db=
 if command -v sqlite3 >/dev/null 2>&1; then
 	db=$scratch/report.db
-	sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$db" >/dev/null 2>&1 || fail "make-store.sh"
+	sh "$FIXTURES/report/make-store.sh" "$db" >/dev/null 2>&1 || fail "make-store.sh"
 	# a switchback run: recommend and apply --run offer it beside the probe runs
 	sqlite3 "$db" "INSERT INTO runs (host_id, kind, status, params) VALUES (1, 'switchback', 'ok', '{}')"
 	probes=$(sqlite3 "$db" "SELECT id FROM runs WHERE kind = 'probe' ORDER BY id DESC" | tr '\n' ' ')

@@ -13,7 +13,7 @@
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
 command -v python3 >/dev/null 2>&1 || skip "needs python3 to count display columns"
 db=$scratch/report.db
-sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$db" || { echo "FAIL: make-store.sh"; exit 1; }
+sh "$FIXTURES/report/make-store.sh" "$db" || { echo "FAIL: make-store.sh"; exit 1; }
 
 # the commands, one per line (run from the store of the report fixture);
 # recommend (seconds each: the power of the design) runs on vm-v1 only,

@@ -81,7 +81,7 @@ monotonic fixture "$scratch/fx.1" "$scratch/fx.2"
 
 # --- alerting: settings, the stored verdict and apply, each quantity once
 st=$scratch/state.db
-sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$st" >/dev/null 2>&1 || fail "make-store.sh"
+sh "$FIXTURES/report/make-store.sh" "$st" >/dev/null 2>&1 || fail "make-store.sh"
 if command -v sqlite3 >/dev/null 2>&1; then
 	sqlite3 "$st" "UPDATE runs SET summary = json_set(summary, '\$.verdict', json('{\"kind\":\"change\",\"arm\":\"pc0\"}'))
 		WHERE id = 6; INSERT INTO runs (id, kind, started_at, ended_at, status)

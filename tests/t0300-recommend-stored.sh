@@ -40,6 +40,7 @@ assert rules["no-swap"]["status"] == "ok"
 assert rules["rotational-swap"]["probe"] == "swaptune probe --arms pc3,pc1,pc0"
 PY
 
+new_store "$db" || fail "creating the store"
 sqlite3 "$db" <<'SQL' || fail "inserting the runs"
 -- run 1: throughput, pc0 clearly better, pc1 the same as pc3; 12 rounds in
 -- random orders (fewer cannot show anything at a first run's level: the

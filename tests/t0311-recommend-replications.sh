@@ -27,7 +27,7 @@ db=$scratch/db
 sr=$FIXTURES/vm-v1
 st() { "$SWAPTUNE" --db "$db" --sysroot "$sr" "$@"; }
 
-st history >/dev/null || fail "creating the store"
+new_store "$db" || fail "creating the store"
 python3 "$TOP/tests/helpers/rep-runs.py" "$db" || fail "inserting the runs"
 
 for r in 1 3 4 7 8 10; do

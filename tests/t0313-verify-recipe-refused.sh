@@ -16,7 +16,7 @@
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
 vm=$FIXTURES/vm-v1
 base=$scratch/base.db
-sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$base" >/dev/null 2>&1 || { echo "FAIL: make-store.sh"; exit 1; }
+sh "$FIXTURES/report/make-store.sh" "$base" >/dev/null 2>&1 || { echo "FAIL: make-store.sh"; exit 1; }
 
 # the untouched run: verify plans it, report prints its rerun line
 "$SWAPTUNE" --db "$base" --sysroot "$vm" verify --run 1 --dry-run >"$scratch/out" 2>"$scratch/err" ||

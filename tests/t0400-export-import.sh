@@ -20,7 +20,7 @@ mid=$(cat "$sr/etc/machine-id")
 st() { "$SWAPTUNE" --sysroot "$sr" "$@"; }
 
 # store A: one probe run with everything, one apply run, made by the schema
-st --db "$a" history >/dev/null || fail "creating store A"
+new_store "$a" || fail "creating store A"
 sqlite3 "$a" <<'SQL' || fail "filling store A"
 INSERT INTO runs (id, kind, status, started_at, ended_at, params, summary) VALUES
  (1, 'probe', 'ok', '2026-11-20T10:00:00.000Z', '2026-11-20T10:05:00.000Z',
@@ -178,7 +178,7 @@ cmp -s "$scratch/before.sql" "$scratch/after.sql" || fail "good then bad: the go
 # rows), and a run that recorded no machine at all (older stores: taken as
 # this host's). Only the first and the last go out under this identity.
 c=$scratch/c.db
-st --db "$c" history >/dev/null || fail "creating store C"
+new_store "$c" || fail "creating store C"
 sqlite3 "$c" <<SQL || fail "filling store C"
 INSERT INTO hosts (id, machine_id, hostname) VALUES (7, 'db07db07db07db07db07db07db07db07', 'db-07');
 INSERT INTO runs (id, kind, status, started_at, machine_id, host_id) VALUES

@@ -10,7 +10,7 @@ command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
 
 db=$scratch/db
 sr=$FIXTURES/vm-v1
-"$SWAPTUNE" --db "$db" --sysroot "$sr" status >/dev/null || fail "creating the store"
+new_store "$db" || fail "creating the store"
 sqlite3 "$db" <<'SQL' || fail "inserting runs"
 INSERT INTO runs (id, kind, status, params, summary) VALUES (1, 'probe', 'ok',
  '{"workload":{"name":"anon-zipf","working_set_bytes":268435456},"baseline":"pc3"}',

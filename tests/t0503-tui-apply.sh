@@ -27,7 +27,7 @@ sums() {
 	 find ./proc ./sys -type f | sort | while read -r f; do printf "%s %s\n" "$f" "$(printf %s "$(cat "$f")" | md5sum)"; done)
 }
 sums >"$scratch/sums.before"
-"$SWAPTUNE" --db "$db" --sysroot "$root" status >/dev/null || fail "creating the store"
+new_store "$db" || fail "creating the store"
 plan='"plan":{"sequential":false,"looks":[10],"alpha":0.025,"min_effect_pct":2,"baseline":"pc3"}'
 sqlite3 "$db" <<SQL || fail "inserting the probe runs"
 -- run 1: pc0 clearly better (+30 %), a plan stored with the run: a change

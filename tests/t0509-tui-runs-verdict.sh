@@ -14,7 +14,7 @@ command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
 db=$scratch/db
 root=$scratch/root
 cp -a "$FIXTURES/vm-v1" "$root" || fail "copying the fixture"
-"$SWAPTUNE" --db "$db" --sysroot "$root" status >/dev/null || fail "creating the store"
+new_store "$db" || fail "creating the store"
 plan='"plan":{"sequential":false,"looks":[10],"alpha":0.025,"min_effect_pct":2,"baseline":"pc3"}'
 # run 1: pc0 +30 %, no verdict stored; run 2: the same, another recipe, a stale stored "keep"
 sqlite3 "$db" <<SQL || fail "inserting the probe runs"

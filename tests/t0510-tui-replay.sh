@@ -12,7 +12,7 @@
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
 
 db=$scratch/report.db
-sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$db" || fail "make-store.sh"
+sh "$FIXTURES/report/make-store.sh" "$db" || fail "make-store.sh"
 # the table as the command prints it: 80 columns, a heading, then one row a tick
 "$SWAPTUNE" --db "$db" sample --replay 4 >"$scratch/replay" || fail "sample --replay 4"
 head_line=$(head -1 "$scratch/replay")

@@ -11,7 +11,7 @@ command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
 check=$BUILD/helpers/schema-check
 [ -x "$check" ] || { echo "FAIL: $check not built (make check builds it)"; exit 1; }
 db=$scratch/report.db
-sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$db" || { echo "FAIL: make-store.sh"; exit 1; }
+sh "$FIXTURES/report/make-store.sh" "$db" || { echo "FAIL: make-store.sh"; exit 1; }
 rep() { "$SWAPTUNE" --db "$db" --sysroot "$FIXTURES/vm-v1" report "$@"; }
 
 golden() {	# golden NAME EXT ARGS...

@@ -21,7 +21,7 @@ command -v python3 >/dev/null 2>&1 || skip "needs python3 to inspect the screens
 chrome=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chrome" ] || skip "chromium not installed (apt-get install chromium): HTML rendering not checked"
 db=$scratch/report.db
-sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$db" || { echo "FAIL: make-store.sh"; exit 1; }
+sh "$FIXTURES/report/make-store.sh" "$db" || { echo "FAIL: make-store.sh"; exit 1; }
 rep() { "$SWAPTUNE" --db "$db" --sysroot "$FIXTURES/vm-v1" report "$@"; }
 
 shot() {	# shot HTML PNG [WIDTH]

@@ -15,7 +15,7 @@ command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
 command -v jq >/dev/null 2>&1 || skip "needs jq"
 vm=$FIXTURES/vm-v1
 db=$scratch/db
-sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$db" >/dev/null 2>&1 || { echo "FAIL: make-store.sh"; exit 1; }
+sh "$FIXTURES/report/make-store.sh" "$db" >/dev/null 2>&1 || { echo "FAIL: make-store.sh"; exit 1; }
 st() { "$SWAPTUNE" --db "$db" --sysroot "$vm" "$@"; }
 
 # copy RUN BUSY_HOST_JSON: run 1 as run RUN (arms and trials with it), its method.busy_host set

@@ -11,7 +11,7 @@
 
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
 base=$scratch/base.db
-sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$base" || { echo "FAIL: make-store.sh"; exit 1; }
+sh "$FIXTURES/report/make-store.sh" "$base" || { echo "FAIL: make-store.sh"; exit 1; }
 # another host's old one-tick recording (run 10), a copied store's
 sqlite3 "$base" <<'SQL' || { echo "FAIL: sqlite3"; exit 1; }
 INSERT INTO hosts (id, machine_id, hostname, kernel) VALUES (2, 'fedcba9876543210', 'web-03.example.net', '6.1.0');

@@ -26,8 +26,7 @@ rm -rf "$root/etc/sysctl.d"
 ln -s "$outside/sysctl" "$root/etc/sysctl.d"
 key=$(cd "$root" && pwd -P)
 db=$scratch/s.db
-"$SWAPTUNE" status --sysroot "$root" --db "$db" >/dev/null 2>"$scratch/err" ||
-	fail "status on a new store: $(cat "$scratch/err")"
+new_store "$db" || fail "cannot make a store"
 sh -c 'exit 0' &
 dead=$!
 wait "$dead"

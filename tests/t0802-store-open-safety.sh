@@ -29,11 +29,12 @@ expect 3 'is a symbolic link' status --sysroot "$fx" --db "$scratch/link2.db"
 [ "$(cat "$scratch/victim")" = precious ] || fail "the symlink's target was written"
 
 # new store: 0600 in a 0700 directory this run made; an existing directory is left alone
-"$SWAPTUNE" status --sysroot "$fx" --db "$scratch/new/sub/s.db" >/dev/null 2>&1 || fail "status on a new store"
+rec() { "$SWAPTUNE" sample --record --count 1 --no-cpu --sysroot "$fx" --db "$1" >/dev/null 2>&1; }
+rec "$scratch/new/sub/s.db" || fail "sample --record on a new store"
 [ "$(stat -c %a "$scratch/new/sub/s.db")" = 600 ] || fail "new store is not mode 0600"
 [ "$(stat -c %a "$scratch/new/sub")" = 700 ] || fail "new store directory is not mode 0700"
 mkdir -m 0755 "$scratch/pub"
-"$SWAPTUNE" status --sysroot "$fx" --db "$scratch/pub/s.db" >/dev/null 2>&1 || fail "status on a new store"
+rec "$scratch/pub/s.db" || fail "sample --record on a new store"
 [ "$(stat -c %a "$scratch/pub")" = 755 ] || fail "an existing directory's mode changed"
 
 # a usage error drops only a store it made itself, never one another process uses
@@ -60,7 +61,7 @@ expect 1 "database $scratch/junk.db is damaged" status --sysroot "$fx" --db "$sc
 # held locked beyond the busy timeout: exit 1 "is busy"
 if command -v sqlite3 >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
 	db=$scratch/busy.db
-	"$SWAPTUNE" status --sysroot "$fx" --db "$db" >/dev/null 2>&1
+	new_store "$db" || fail "cannot make a store"
 	sqlite3 "$db" "PRAGMA user_version = 0" 2>/dev/null	# makes the next open migrate
 	python3 -c "
 import sqlite3, sys, time
@@ -83,7 +84,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev
 	cp -a "$SWAPTUNE" "$ro/swaptune"
 	chmod 0755 "$scratch" "$ro"
 	cp -a "$fx" "$ro/fx" && chmod -R a+rX "$ro/fx"
-	"$SWAPTUNE" status --sysroot "$ro/fx" --db "$ro/root.db" >/dev/null 2>&1 || fail "status as root"
+	new_store "$ro/root.db" || fail "cannot make root's store"
 	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/nonexistent "$ro/swaptune" "$@"; }
 	for c in status doctor "sample --count 1 --no-cpu" "recommend --state"; do
 		# shellcheck disable=SC2086

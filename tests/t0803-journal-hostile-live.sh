@@ -13,6 +13,7 @@ command -v sqlite3 >/dev/null 2>&1 || skip "no sqlite3 command to craft a store"
 db=$scratch/s.db
 fx=$FIXTURES/vm-v1
 "$SWAPTUNE" status --db "$db" >/dev/null 2>"$scratch/err" || skip "status on this host fails: $(cat "$scratch/err")"
+new_store "$db" || fail "cannot make a store"
 sh -c 'exit 0' &
 dead=$!
 wait "$dead"

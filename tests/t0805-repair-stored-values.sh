@@ -25,7 +25,7 @@ mkdir -p "$root/etc/sysctl.d" "$root/etc/modprobe.d" "$root/etc/swaptune"
 echo "$mid" >"$root/etc/machine-id"
 key=$(cd "$root" && pwd -P)
 db=$scratch/s.db
-"$SWAPTUNE" --db "$db" --sysroot "$root" status >/dev/null 2>"$scratch/err" || fail "status: $(cat "$scratch/err")"
+new_store "$db" || fail "cannot make a store"
 sh -c 'exit 0' &
 dead=$!
 wait "$dead"

@@ -18,7 +18,7 @@ command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
 command -v python3 >/dev/null 2>&1 || skip "needs python3 to craft the exports"
 X=$scratch/X
 db=$scratch/report.db
-sh "$FIXTURES/report/make-store.sh" "$SWAPTUNE" "$db" >/dev/null 2>&1 || { echo "FAIL: make-store.sh"; exit 1; }
+sh "$FIXTURES/report/make-store.sh" "$db" >/dev/null 2>&1 || { echo "FAIL: make-store.sh"; exit 1; }
 db2=$scratch/report-cmd.db
 cp "$db" "$db2" || { echo "FAIL: cp"; exit 1; }
 vm=$FIXTURES/vm-v1

@@ -26,7 +26,7 @@ cp -a "$FIXTURES/vm-v1/." "$root/"
 mkdir -p "$root/etc"
 echo "$mid" >"$root/etc/machine-id"
 key=$(cd "$root" && pwd -P)
-mkstore() { "$SWAPTUNE" --db "$1" --sysroot "$root" status >/dev/null 2>&1 || fail "cannot create $1"; }
+mkstore() { new_store "$1" || fail "cannot create $1"; }
 # timed WHAT ARGS...: run with a deadline, check time and peak memory
 timed() {
 	what=$1; shift

@@ -46,7 +46,7 @@ expect 3 'is newer than this swaptune' fleet-advise --sysroot "$fx" --db "$scrat
 [ "$(md5sum <"$scratch/w.db")" = "$sum" ] || fail "the too-new store was changed"
 
 # a current store from elsewhere, kept in rollback-journal mode: read, not written
-"$SWAPTUNE" status --sysroot "$fx" --db "$scratch/other.db" >/dev/null 2>&1 || fail "status on a new store"
+new_store "$scratch/other.db" || fail "cannot make a store"
 sqlite3 "$scratch/other.db" "PRAGMA journal_mode=DELETE" >/dev/null || fail "sqlite3"
 sum=$(md5sum <"$scratch/other.db")
 "$SWAPTUNE" fleet-advise --sysroot "$fx" --db "$scratch/own.db" --from "$scratch/other.db" >/dev/null 2>"$scratch/err"

@@ -8,6 +8,9 @@
 # each says in one line how many changes are left; status --json carries
 # the count as leftover_changes. Then `swaptune repair` puts both back,
 # says so, and a second `swaptune repair` says "nothing to repair".
+# Part 2: a read-only command given a new --db path leaves nothing there,
+# whether it succeeds or fails: no store, and no directory it had to make
+# (a directory that was there stays); a writing command keeps its store.
 . "$(dirname "$0")/lib.sh"
 
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
@@ -79,4 +82,32 @@ st repair >"$scratch/out" 2>"$scratch/err"
 	fail "second repair: '$(cat "$scratch/out")' / '$(cat "$scratch/err")'"
 left=$(st --json status 2>"$scratch/err" | python3 -c 'import json,sys; print(json.load(sys.stdin)["leftover_changes"])')
 [ "$left" = 0 ] && ! grep -q 'did not finish' "$scratch/err" || fail "after repair: leftover_changes $left, $(cat "$scratch/err")"
+
+# part 2: nothing left at a new --db path by a read-only command
+fresh=$scratch/fresh
+cp -a "$scratch/pristine" "$fresh"
+mkdir "$scratch/there"
+n=0
+for c in "status" "--json status" "history" "history --all" "recommend" "doctor" \
+	 "fleet-advise" "fleet-report" "sample --count 1 --interval 10ms" \
+	 "apply --dry-run page-cluster=2" "probe --dry-run --yes" "switchback --dry-run" \
+	 "rollback --print" "report --run 1" "export"; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	"$SWAPTUNE" --db "$scratch/new$n/a/b/s.db" --sysroot "$fresh" $c >/dev/null 2>"$scratch/err"
+	rc=$?
+	[ ! -e "$scratch/new$n" ] ||
+		fail "$c (exit $rc) left $(cd "$scratch" && find "new$n" | tr '\n' ' ')"
+	# shellcheck disable=SC2086
+	"$SWAPTUNE" --db "$scratch/there/s.db" --sysroot "$fresh" $c >/dev/null 2>"$scratch/err"
+	rc=$?
+	[ -d "$scratch/there" ] && [ -z "$(ls -A "$scratch/there")" ] ||
+		fail "$c (exit $rc) in a directory that was there: $(ls -A "$scratch/there" 2>&1 | tr '\n' ' ')"
+done
+diff -r "$fresh" "$scratch/pristine" >/dev/null || fail "part 2 changed the tree"
+"$SWAPTUNE" --db "$scratch/rec/a/s.db" --sysroot "$fresh" sample --record --count 1 --interval 10ms \
+	--no-cpu >/dev/null 2>"$scratch/err" || fail "sample --record: $(cat "$scratch/err")"
+[ -f "$scratch/rec/a/s.db" ] || fail "sample --record did not keep its new store"
+[ "$(stat -c %a "$scratch/rec/a/s.db" "$scratch/rec/a" "$scratch/rec" | tr '\n' ' ')" = "600 700 700 " ] ||
+	fail "the new store and its directories are not 0600 and 0700: $(stat -c '%n %a' "$scratch/rec/a/s.db" "$scratch/rec/a" "$scratch/rec" | tr '\n' ' ')"
 done_testing

@@ -26,6 +26,7 @@ struct store {
 	char path[PATH_MAX];
 	int64_t host_id;	/* row of this host, set by store_register_host() */
 	bool created;		/* store_open() created the file (O_EXCL) */
+	size_t made_dir_len;	/* it made path's directories from path[0..len): 0 = none */
 	bool readonly;		/* opened without write permission: writes fail */
 	bool disk_full;		/* read-only because its disk is full: writes say so */
 	int hold_fd1;		/* 1 + fd held with a shared flock while open; 0 = none */
@@ -62,8 +63,9 @@ void store_close(struct store *st);
 long long store_changes(struct store *st);
 /*
  * Close, and remove the store file (with its -wal and -shm) unless another
- * process holds it open (-EBUSY: it stays). For a store this process
- * created (st->created) and has no use for after a usage error.
+ * process holds it open (-EBUSY: it stays), and then the directories
+ * store_open() made for it while they are empty. For a store this process
+ * created (st->created) and recorded nothing into.
  */
 int store_close_remove(struct store *st);
 /* The machine and boot id written into every run this store begins. */
