@@ -15,7 +15,7 @@ command -v python3 >/dev/null 2>&1 || skip "needs python3 to read the JSON"
 
 db=$scratch/db
 st() { "$SWAPTUNE" --db "$db" --sysroot "$FIXTURES/vm-v1" "$@"; }
-st status >/dev/null || fail "creating the store"
+new_store "$db" || fail "creating the store"
 plan='"plan":{"sequential":false,"looks":[10],"alpha":0.025,"min_effect_pct":2,"baseline":"pc3"}'
 sqlite3 "$db" <<SQL || fail "inserting the runs"
 INSERT INTO runs (id, kind, status, params, summary) VALUES (1, 'probe', 'ok',
