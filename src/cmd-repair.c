@@ -6,24 +6,34 @@
  * (change_lock(), change_repair()); commands that only read leave it and
  * say how many changes are left. This command is the direct trigger: it
  * takes the host's change lock, repairs, and says what it did, one line per
- * change on stderr as every repair does, or "nothing to repair".
+ * change on stderr as every repair does, or "nothing to repair"; with
+ * --json those lines are the "repaired" array of swaptune.repair/1 instead.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+
+#include <cjson/cJSON.h>
 
 #include "swaptune/change.h"
 #include "swaptune/cmd.h"
 #include "swaptune/lock.h"
 
+#define REPAIR_SCHEMA "swaptune.repair/1"
+
+/* --json: each line repair says goes into the document's array */
+static void repair_json_line(const char *line, void *arg)
+{
+	cJSON_AddItemToArray(arg, cJSON_CreateString(line));
+}
+
 static int repair_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
+	cJSON *doc = NULL, *lines = NULL;
 	int r, lockfd = -1, said;
 
 	if ((r = cmd_parse(ctx, &cmd_repair_entry, argc, argv, NULL, NULL)) < 0)
 		return r;
-	if (ctx->json)
-		return cmd_usage_error(ctx, &cmd_repair_entry,
-				       "--json: repair says what it did in lines on stderr");
 	if ((r = change_need_root(&ctx->host, "repair", &ctx->err)) < 0)
 		return r;
 	{
@@ -33,8 +43,22 @@ static int repair_exec(struct cmd_ctx *ctx, int argc, char **argv)
 					  sizeof(lockpath), &ctx->err)) < 0)
 			return r;
 	}
+	if (ctx->json) {
+		doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(doc, "schema", REPAIR_SCHEMA);
+		lines = cJSON_AddArrayToObject(doc, "repaired");
+		if (!lines) {
+			cJSON_Delete(doc);
+			change_unlock(lockfd);
+			return err_set(&ctx->err, -ENOMEM, "out of memory");
+		}
+		change_repair_report(repair_json_line, lines);
+	}
 	said = change_repair(&ctx->store, &ctx->host);
+	change_repair_report(NULL, NULL);
 	change_unlock(lockfd);
+	if (doc)
+		return cmd_print_json(ctx, doc);
 	if (!said)
 		fprintf(ctx->out, "nothing to repair\n");
 	return 0;
