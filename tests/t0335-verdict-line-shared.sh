@@ -4,12 +4,14 @@
 # the same line, "Verdict: CHANGE to pc0" (a switchback said "Switchback run
 # 2: change - change to pc0"), each under the line that names its run; the
 # JSON says the same words (verdict.kind and .arm, switchback.decision and
-# .chosen) and --exit-code answers 10 for both. A scratch store with a
+# .chosen) and --exit-code answers 10 for both; the TUI's Runs pane shows
+# each with that line in the same colour. A scratch store with a
 # crafted probe run (pc0 +30 % in 10 rounds) and a crafted switchback run
 # (6 blocks of pc3 and pc0, pc0 +11 % in every block, as the engine stores
 # them: the plan and schedule of seed 42, a row per window) on the vm-v1
 # fixture; fixture only (side_by_side).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tui-lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
 command -v python3 >/dev/null 2>&1 || skip "needs python3 to read the JSON"
 
@@ -74,4 +76,19 @@ for r in 1 2; do
 	rc=$?
 	[ $rc -eq 10 ] || fail "recommend --run $r --exit-code: exit $rc, want 10 (change)"
 done
+
+# the TUI's Runs pane: the same line in the same colour (the switchback, newest, is chosen first)
+# sgr: the escapes in front of the verdict line's text on the screen
+sgr() { tmux capture-pane -e -t "$sess" -p | grep 'Verdict: CHANGE to pc0' | sed 's/Verdict: CHANGE to pc0.*//; s/^[^[:cntrl:]]*//'; }
+tui_start 100 40 --db "$db" --sysroot "$FIXTURES/vm-v1" --panel runs --interval 300ms
+expect "run 2, switchback" "the switchback run is not chosen first"
+expect "Verdict: CHANGE to pc0" "the switchback's pane has no verdict line" && snap switchback
+sb_sgr=$(sgr)
+keys Down
+expect "run 1, probe" "run 1 not chosen"
+expect "Verdict: CHANGE to pc0" "the probe's pane has no verdict line" && snap probe
+probe_sgr=$(sgr)
+[ -n "$probe_sgr" ] || fail "the probe's verdict line is not in a colour"
+[ "$sb_sgr" = "$probe_sgr" ] || fail "the verdict lines differ in colour: switchback '$sb_sgr', probe '$probe_sgr'"
+quit_ok
 done_testing

@@ -236,7 +236,7 @@ static int switchback_text(struct tui_ctx *c, const struct run_item *x, struct t
 	} else if (r == 0 && (m = open_memstream(&buf, &len)) != NULL) {
 		sbrun_verdict_print(m, s);
 		fclose(m);
-		tui_text_add_block(t, TS_NORMAL, buf);
+		tui_verdict_add_block(t, buf);
 		free(buf);
 	}
 	sbrun_stored_free(s);

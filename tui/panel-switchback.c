@@ -368,10 +368,21 @@ static void sb_start(struct sb_state *s)
 	s->view = SV_RUNNING;
 }
 
-static void print_verdict(FILE *f, const void *stored, const void *unused)
+/* The stored run's verdict as recommend prints it, its Verdict: line styled as a probe's. */
+static void verdict_text(struct tui_text *t, const struct sbrun_stored *stored)
 {
-	(void)unused;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		tui_text_add(t, TS_BAD, "out of memory");
+		return;
+	}
 	sbrun_verdict_print(f, stored);
+	fclose(f);
+	tui_verdict_add_block(t, buf);
+	free(buf);
 }
 
 /* Join the finished worker; the verdict of the stored run into s->text. */
@@ -401,7 +412,7 @@ static void sb_finish(struct sb_state *s)
 	else if (s->res.run_id > 0 && sbrun_load(c->st, c->h, s->res.run_id, st, &e) < 0)
 		tui_text_add(&s->text, TS_WARN, "no verdict: %s", e.msg);
 	else if (s->res.run_id > 0)
-		text_from(&s->text, TS_NORMAL, print_verdict, st, NULL);
+		verdict_text(&s->text, st);
 	if (st)
 		sbrun_stored_free(st);
 	free(st);

@@ -207,6 +207,13 @@ int tui_verdict_text(struct tui_ctx *c, int64_t run_id, struct tui_text *t, char
  */
 int tui_verdict_label(struct tui_ctx *c, int64_t run_id, char *label, size_t label_len,
 		      struct st_err *e);
+/*
+ * The style of a line of a verdict's text, probe or switchback: its
+ * "Verdict:" line good for a change, a title otherwise; other lines s.
+ */
+enum tui_style tui_verdict_line_style(const char *line, enum tui_style s);
+/* A switchback run's verdict text (sbrun_verdict_print()) into t, styled as a probe's. */
+void tui_verdict_add_block(struct tui_text *t, const char *text);
 
 /*
  * For a probe run still running: trials stored so far and planned (from its

@@ -39,6 +39,25 @@ static void add_arm_table(struct tui_text *t, const struct advice_run *run,
 	}
 }
 
+enum tui_style tui_verdict_line_style(const char *line, enum tui_style s)
+{
+	if (strncmp(line, "Verdict: ", 9))
+		return s;
+	return !strncmp(line, "Verdict: CHANGE ", 16) ? TS_GOOD : TS_TITLE;
+}
+
+void tui_verdict_add_block(struct tui_text *t, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+
+		tui_text_add(t, tui_verdict_line_style(p, TS_NORMAL), "%.*s", (int)len, p);
+		p += len + (p[len] ? 1 : 0);
+	}
+}
+
 /*
  * The recommend text with its wide arm table (header "  arm " up to the
  * "  (effect:" legend) replaced by the narrow one.
@@ -62,10 +81,8 @@ static void add_verdict_lines(struct tui_text *t, const struct advice_run *run,
 			in_table = false;
 			tui_text_add(t, TS_DIM, "%s", line);
 		} else if (!in_table) {
-			tui_text_add(t, !strncmp(line, "Verdict:", 8) ?
-				     (v->kind == VERDICT_CHANGE ? TS_GOOD : TS_TITLE) :
-				     !strncmp(line, "Reasons:", 8) ? TS_TITLE :
-				     !strncmp(line, "  veto:", 7) ? TS_WARN : TS_NORMAL, "%s", line);
+			tui_text_add(t, tui_verdict_line_style(line, !strncmp(line, "Reasons:", 8) ? TS_TITLE :
+				     !strncmp(line, "  veto:", 7) ? TS_WARN : TS_NORMAL), "%s", line);
 		}
 		p += len + (nl ? 1 : 0);
 	}
