@@ -583,10 +583,17 @@ static int open_cgroup(struct sampler *s, struct st_cgroup_info *ci, struct st_e
 				    "--cgroup: no memory cgroup controller is mounted on this host");
 	snprintf(s->cg_path, sizeof(s->cg_path), "%s", p);
 	snprintf(rel, sizeof(rel), "%s%s%s", ci->memory_root, *p ? "/" : "", p);
-	if (!host_exists(s->h, rel))
+	/* opened as the reads will be: beneath the sysroot, so a symlink out of it is refused here */
+	r = host_openat(s->h, rel, O_RDONLY | O_DIRECTORY);
+	if (r == -EXDEV)
+		return err_set_exit(e, -EXDEV, ST_EXIT_USAGE,
+				    "--cgroup %s: /%s leads out of the sysroot %s (a symbolic link or \"..\"); refused",
+				    s->o.cgroup, rel, s->h->root);
+	if (r < 0)
 		return err_set_exit(e, -ENOENT, ST_EXIT_USAGE,
 				    "--cgroup %s: no such cgroup under /%s (give the path relative to the memory controller, e.g. system.slice/foo.service)",
 				    s->o.cgroup, ci->memory_root);
+	close(r);
 	s->o.cgroup = s->cg_path;
 	s->cg_on = true;
 	s->cg_v2 = ci->memory_v2;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "sb-int.h"
@@ -119,10 +120,17 @@ static int plan_cgroup(const struct host *h, const struct sbrun_config *c, struc
 	p->cg.h = h;
 	p->cg.version = p->cgroup_version;
 	snprintf(p->cg.rel, sizeof(p->cg.rel), "%s/%s", root, c->cgroup + strspn(c->cgroup, "/"));
-	if (!host_exists(h, p->cg.rel))
+	/* opened as the reads will be: beneath the sysroot, so a symlink out of it is refused here */
+	r = host_openat(h, p->cg.rel, O_RDONLY | O_DIRECTORY);
+	if (r == -EXDEV)
+		return err_set_exit(e, -EXDEV, ST_EXIT_USAGE,
+				    "--cgroup %s: /%s leads out of the sysroot %s (a symbolic link); refused",
+				    c->cgroup, p->cg.rel, h->root);
+	if (r < 0)
 		return err_set_exit(e, -ENOENT, ST_EXIT_USAGE,
 				    "--cgroup %s: no such cgroup under /%s (give the workload's path relative to the memory controller)",
 				    c->cgroup, root);
+	close(r);
 	p->cgroup_found = true;
 	return 0;
 }

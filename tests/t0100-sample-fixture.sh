@@ -62,6 +62,18 @@ bad "exclude each other" --json --prom --count 1
 bad "needs --prom" --prom-file "$scratch/x.prom" --count 1
 bad "no such cgroup" --cgroup nope --count 1
 bad '"\.\." is not allowed' --cgroup ../.. --count 1
+# a cgroup that is a symlink out of the sysroot (absolute or relative) is refused, one inside is
+# not (issue 33, finding 10: --cgroup accepted it)
+cp -r "$fx/sys/fs/cgroup/memory/swaptune-x" "$scratch/outside"
+ln -s "$scratch/outside" "$fx/sys/fs/cgroup/memory/escape-abs"
+ln -s ../../../../../outside "$fx/sys/fs/cgroup/memory/escape-rel"
+ln -s swaptune-x "$fx/sys/fs/cgroup/memory/inside"
+bad "--cgroup escape-abs: /sys/fs/cgroup/memory/escape-abs leads out of the sysroot" --cgroup escape-abs --count 1
+bad "--cgroup escape-rel/: .* leads out of the sysroot" --cgroup escape-rel/ --count 1
+[ "$(wc -l <"$scratch/bad.err")" = 1 ] || fail "--cgroup escape-rel: not one line: $(cat "$scratch/bad.err")"
+st --count 1 --interval 10ms --json --cgroup inside >/dev/null 2>"$scratch/in.err" ||
+	fail "--cgroup through a symlink inside the sysroot: exit $? ($(cat "$scratch/in.err"))"
+rm -f "$fx/sys/fs/cgroup/memory/escape-abs" "$fx/sys/fs/cgroup/memory/escape-rel" "$fx/sys/fs/cgroup/memory/inside"
 bad "no such process" --pid 4000000 --count 1
 bad "unexpected argument" --count 1 extra
 bad "unknown option" --colour

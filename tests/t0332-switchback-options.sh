@@ -14,7 +14,8 @@
 #   5. the human plan writes numbers in the house style, never an exponent
 #      (the budget's smallest p was 3.05e-05);
 #   7. --help and the man page name every kernel figure --metric accepts (its refusal lists them; swap-ra-hit was
-#      missing from the help).
+#      missing from the help);
+#   8. --cgroup through a symlink out of the sysroot is refused.
 . "$(dirname "$0")/lib.sh"
 
 command -v jq >/dev/null || skip "needs jq to read the plan"
@@ -112,4 +113,15 @@ for n in $names; do
 	grep -q -- " $n," "$scratch/help1" || fail "switchback --help does not name --metric $n"
 	grep -q -- " $n," "$scratch/man1" || fail "the man page does not name --metric $n"
 done
+
+# 8. --cgroup through a symlink out of the sysroot is refused (one line, exit 2), one inside is
+#    taken (issue 33, finding 10: it was accepted)
+mkdir -p "$root/sys/fs/cgroup/memory/wl" "$scratch/outside"
+ln -s "$scratch/outside" "$root/sys/fs/cgroup/memory/escape"
+ln -s wl "$root/sys/fs/cgroup/memory/inside"
+sb --dry-run --cgroup escape >/dev/null 2>"$scratch/err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$scratch/err")" = 1 ] && grep -q -- "--cgroup escape: .* leads out of the sysroot" "$scratch/err" ||
+	fail "8: --cgroup through a symlink out of the sysroot: exit $rc, $(cat "$scratch/err")"
+sb --dry-run --cgroup inside >/dev/null 2>"$scratch/err" || fail "8: --cgroup through a symlink inside: exit $?, $(cat "$scratch/err")"
 done_testing
