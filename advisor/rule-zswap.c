@@ -25,10 +25,11 @@
 /*
  * Fix texts name swaptune's own command where a registered setting does
  * the job: `swaptune apply` journals the change and `swaptune rollback`
- * takes it back, which a bare echo into sysfs does not; --persist writes
- * the boot-time file that keeps it.
+ * takes it back, which a bare echo into sysfs does not; --confirm-within
+ * undoes it unless confirmed (the safety net of every apply swaptune
+ * suggests); --persist writes the boot-time file that keeps it.
  */
-#define APPLY_KEEP	" (journaled, undone by swaptune rollback; --persist keeps it after a reboot)"
+#define APPLY_KEEP	" (" ADVISOR_APPLY_NET "; swaptune rollback takes it back; --persist keeps it after a reboot)"
 
 /* a count in the one number style of human output (fmt_num): 12.35k */
 static const char *num(uint64_t v, char *buf, size_t len)
@@ -77,7 +78,7 @@ static void check_zswap_disabled(const struct advisor_host_facts *f,
 			  "zswap is disabled while %zu swap area%s active: every swapped-out page "
 			  "is written to the device uncompressed",
 			  f->n_swaps, f->n_swaps == 1 ? " is" : "s are");
-	advisor_rule_fix(r, NULL, "swaptune apply zswap.enabled=Y" APPLY_KEEP);
+	advisor_rule_fix(r, NULL, ADVISOR_APPLY " zswap.enabled=Y" APPLY_KEEP);
 }
 
 const struct advisor_rule advisor_rule_zswap_disabled = {
@@ -142,8 +143,8 @@ static void check_zswap_pool_limit(const struct advisor_host_facts *f,
 		return;
 	}
 	advisor_rule_fix(r, NULL,
-			 "raise zswap.max_pool_percent%s with swaptune apply zswap.max_pool_percent=N, or "
-			 "swaptune apply zswap.shrinker_enabled=Y so cold pages are written back before "
+			 "raise zswap.max_pool_percent%s with " ADVISOR_APPLY " zswap.max_pool_percent=N, or "
+			 ADVISOR_APPLY " zswap.shrinker_enabled=Y so cold pages are written back before "
 			 "the pool fills" APPLY_KEEP, now);
 }
 
@@ -183,7 +184,7 @@ static void check_zswap_shrinker_off(const struct advisor_host_facts *f,
 		advisor_rule_finding(r, ADVISOR_SEV_INFO,
 				  "zswap is enabled but its shrinker is off: cold pages stay compressed "
 				  "in the pool until it fills");
-	advisor_rule_fix(r, NULL, "swaptune apply zswap.shrinker_enabled=Y" APPLY_KEEP);
+	advisor_rule_fix(r, NULL, ADVISOR_APPLY " zswap.shrinker_enabled=Y" APPLY_KEEP);
 }
 
 const struct advisor_rule advisor_rule_zswap_shrinker_off = {
@@ -236,7 +237,7 @@ static void check_zswap_incompressible(const struct advisor_host_facts *f,
 			  poor_pct, basis, span, num(poor, n1, sizeof(n1)), num(stored + poor, n2, sizeof(n2)));
 	if (f->zswap_compressor[0] && strcmp(f->zswap_compressor, "zstd"))
 		snprintf(alt, sizeof(alt), ", or try zstd, which compresses more than %s "
-			 "(swaptune apply zswap.compressor=zstd)", f->zswap_compressor);
+			 "(" ADVISOR_APPLY " zswap.compressor=zstd)", f->zswap_compressor);
 	advisor_rule_fix(r, NULL,
 			 "each one cost a compression and still went to the swap device; set "
 			 "memory.zswap.max=0 for the cgroup holding incompressible data%s", alt);

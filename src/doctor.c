@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "swaptune/advisor.h"
 #include "swaptune/doctor.h"
 #include "swaptune/vocab.h"
 
@@ -189,8 +190,8 @@ static void check_zswap_enabled(const struct doctor_env *env, struct doctor_resu
 		set(r, DOCTOR_OK, NULL, "on");
 	else
 		set(r, DOCTOR_WARN,
-		    "to swap to zswap all the time: swaptune apply --persist zswap.enabled=Y "
-		    "(journaled; swaptune rollback undoes it)",
+		    "to swap to zswap all the time: " ADVISOR_APPLY " --persist zswap.enabled=Y "
+		    "(" ADVISOR_APPLY_NET "; swaptune rollback undoes it)",
 		    "off: this host does not swap to zswap now (a probe turns it on for its trials)");
 }
 
@@ -346,7 +347,7 @@ static void check_vma_ra(const struct doctor_env *env, struct doctor_result *r)
 	else if (f->vma_ra_enabled)
 		set(r, DOCTOR_OK, NULL, "true: VMA readahead unless a rotational swap device is active");
 	else
-		set(r, DOCTOR_WARN, "swaptune apply vma_ra_enabled=true (journaled; swaptune rollback undoes it)",
+		set(r, DOCTOR_WARN, ADVISOR_APPLY " vma_ra_enabled=true (" ADVISOR_APPLY_NET "; swaptune rollback undoes it)",
 		    "false: the whole host uses cluster readahead");
 }
 

@@ -164,7 +164,7 @@ void advice_verdict_print(FILE *out, const struct advice_run *r,
  * confirmation that keeps it. Every "To apply" hint (recommend, switchback,
  * the reports) gives all three, in lines that fit 100 columns.
  */
-#define ADVICE_APPLY_CONFIRM_WITHIN "5m"
+#define ADVICE_APPLY_CONFIRM_WITHIN ADVISOR_CONFIRM_WITHIN
 /* The hint as a heading and three commands (sudo where root is needed). */
 void advice_apply_hint_lines(int64_t run_id, char lines[4][96]);
 /* For a terminal: "To apply: ...", the two others indented below. */

@@ -851,7 +851,7 @@ const char *verdict_outcome_name(enum verdict_outcome o);
 
 #define ADVISOR_SWAPS_MAX	32
 #define ADVISOR_RULES_MAX	32	/* room for every rule's result */
-#define ADVISOR_MSG_LEN		256
+#define ADVISOR_MSG_LEN		384
 
 /* A fact the kernel may or may not expose: read `v` only when `known`. */
 struct advisor_u64 {
@@ -996,6 +996,15 @@ bool advisor_rule_need_active_swaps(const struct advisor_host_facts *f,
 				    struct advisor_rule_result *r);
 bool advisor_rule_need_zswap_on(const struct advisor_host_facts *f,
 				struct advisor_rule_result *r);
+/*
+ * The command a fix text names to change a registered setting, with the
+ * safety net of recommend's "To apply" line: undone after 5 minutes unless
+ * `swaptune apply --confirm` keeps it (advice.h's ADVICE_APPLY_CONFIRM_WITHIN).
+ */
+#define ADVISOR_CONFIRM_WITHIN "5m"
+#define ADVISOR_APPLY "swaptune apply --confirm-within " ADVISOR_CONFIRM_WITHIN
+#define ADVISOR_APPLY_NET "undone unless swaptune apply --confirm keeps it"
+
 /* "in the last N s" for a sampled window, else "since boot". */
 void advisor_span_words(const struct advisor_host_facts *f, char *buf, size_t len);
 /*

@@ -195,7 +195,7 @@ static const struct rule_case cases[] = {
 
 	{ "zswap-disabled", "fires", t_zswap_off, FIRES(INFO),
 	  "zswap is disabled while 1 swap area is active: every swapped-out page is written to the device uncompressed",
-	  "", "swaptune apply zswap.enabled=Y (journaled, undone by swaptune rollback" },
+	  "", "swaptune apply --confirm-within 5m zswap.enabled=Y (undone unless swaptune apply --confirm keeps it" },
 	{ "zswap-disabled", "fires, no zswap in the kernel", t_no_zswap_kernel, FIRES(INFO),
 	  "this kernel has no zswap: every swapped-out page is written to the swap device",
 	  "", "CONFIG_ZSWAP=y" },
@@ -250,12 +250,12 @@ static const struct rule_case cases[] = {
 	{ "zswap-pool-limit", "fires, rising", t_pool_rising, FIRES(WARN),
 	  "the zswap pool hit its limit 12 times in the last 60 s; it holds 3.0 GiB of its "
 	  "3.2 GiB limit (20 % of RAM): new pages are rejected to the swap device",
-	  "", "raise zswap.max_pool_percent (now 20) with swaptune apply zswap.max_pool_percent=N" },
+	  "", "raise zswap.max_pool_percent (now 20) with swaptune apply --confirm-within 5m zswap.max_pool_percent=N" },
 	/* 3200 / 3276.8 = 97.7 % */
 	{ "zswap-pool-limit", "fires, near the limit", t_pool_near, FIRES(WARN),
 	  "the zswap pool is at 98 % of its limit; it holds 3.1 GiB of its 3.2 GiB limit "
 	  "(20 % of RAM): new pages are about to be rejected to the swap device",
-	  "", "swaptune apply zswap.shrinker_enabled=Y" },
+	  "", "swaptune apply --confirm-within 5m zswap.shrinker_enabled=Y" },
 	{ "zswap-pool-limit", "fires, in the past", t_pool_ever, FIRES(INFO),
 	  "the zswap pool hit its limit 5 times since boot; it holds 150.0 MiB of its 3.2 GiB "
 	  "limit (20 % of RAM)", "", "max_pool_percent" },
@@ -266,7 +266,7 @@ static const struct rule_case cases[] = {
 
 	{ "zswap-shrinker-off", "fires", t_shrinker_off, FIRES(INFO),
 	  "zswap is enabled but its shrinker is off: cold pages stay compressed in the pool until it fills",
-	  "", "swaptune apply zswap.shrinker_enabled=Y (journaled" },
+	  "", "swaptune apply --confirm-within 5m zswap.shrinker_enabled=Y (undone unless" },
 	{ "zswap-shrinker-off", "fires, pool has filled", t_shrinker_off_full, FIRES(WARN),
 	  "zswap is enabled but its shrinker is off, and the pool has filled 7 times: "
 	  "cold pages stay compressed while new ones go to the swap device",
@@ -278,7 +278,7 @@ static const struct rule_case cases[] = {
 	/* 50000 / (200000 + 50000) = 20 % */
 	{ "zswap-incompressible", "fires", t_poor, FIRES(WARN),
 	  "20 % of the pages offered to zswap were rejected as incompressible since boot (50.00k of 250.0k)",
-	  "", "or try zstd, which compresses more than lzo (swaptune apply zswap.compressor=zstd)" },
+	  "", "or try zstd, which compresses more than lzo (swaptune apply --confirm-within 5m zswap.compressor=zstd)" },
 	{ "zswap-incompressible", "quiet", t_none, QUIET,
 	  "100 pages rejected as incompressible since boot", NULL, NULL },
 	{ "zswap-incompressible", "skipped", t_poor_unknown, SKIPPED,
@@ -329,6 +329,15 @@ static void test_rule_table(void **state)
 		if (strstr(r.fix, "echo ") || strstr(r.fix, "> /sys") || strstr(r.fix, "> /proc"))
 			fail_msg("%s (%s): fix \"%s\" writes a kernel file directly", c->rule,
 				 c->what, r.fix);
+		if (strlen(r.fix) + 1 >= sizeof(r.fix) || strlen(r.message) + 1 >= sizeof(r.message))
+			fail_msg("%s (%s): a text fills its buffer: cut?", c->rule, c->what);
+		/* and with the safety net of recommend's "To apply" line (issue 34,
+		 * finding 2): every apply a fix names undoes itself unless confirmed */
+		for (const char *a = strstr(r.fix, "swaptune apply "); a; a = strstr(a + 1, "swaptune apply "))
+			if (strncmp(a, "swaptune apply --confirm-within 5m ", 35) &&
+			    strncmp(a, "swaptune apply --confirm keeps it", 33))
+				fail_msg("%s (%s): fix \"%s\" names an apply without --confirm-within", c->rule,
+					 c->what, r.fix);
 	}
 }
 
