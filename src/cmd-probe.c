@@ -226,11 +226,7 @@ static void fmt_val(double v, char *buf, size_t len)
 static void print_result(FILE *o, const struct probe_config *c, const struct probe_plan *p,
 			 const struct probe_result *r, const char *db)
 {
-	/* heads from the vocabulary; stall times (us) are shown in ms */
-	static const enum probe_metric cols[] = {
-		PM_ZSWPIN, PM_ZSWPOUT, PM_SWAP_RA, PM_SWAP_RA_HIT, PM_PGMAJFAULT, PM_REFAULT_ANON,
-		PM_PSI_SOME_US, PM_CPU_NS_PER_OP,
-	};
+	/* shown_probe_result, heads from the vocabulary; stall times (us) are shown in ms */
 	const struct metric_def *pm = &metric_defs[metric_find(probe_primary_key(c))];
 	const char *unit = c->primary == PROBE_PRIMARY_METRIC ? "" : pm->row->unit;
 	char b1[32], b2[32], b3[32], head[64], busy[400];
@@ -276,8 +272,8 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 		 c->primary == PROBE_PRIMARY_WALL ? "wall_s" :
 		 c->primary == PROBE_PRIMARY_CPU ? pm->key : "metric");
 	fprintf(o, "%-10s %3s %3s %12s %25s %8s", "arm", "n", "oom", head, "95% CI", "vs base");
-	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
-		fprintf(o, " %9s", metric_defs[cols[k]].head);
+	for (size_t k = 0; k < (size_t)SHOWN_N_probe_result; k++)
+		fprintf(o, " %9s", metric_defs[shown_probe_result[k]].head);
 	fprintf(o, "\n");
 	for (int i = 0; i < c->narms; i++) {
 		const struct probe_arm_summary *s = &r->summary[i];
@@ -293,8 +289,8 @@ static void print_result(FILE *o, const struct probe_config *c, const struct pro
 		else
 			snprintf(vs, sizeof(vs), "-");
 		fprintf(o, "%-10s %3u %3u %12s %25s %8s", name, s->completed, s->oom, v, ci, vs);
-		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
-			enum probe_metric m = cols[k];
+		for (size_t k = 0; k < (size_t)SHOWN_N_probe_result; k++) {
+			enum probe_metric m = shown_probe_result[k];
 			double scale = !strcmp(metric_defs[m].row->unit, "us") ? 1e-3 : 1;
 
 			fmt_val(s->have[m] ? s->m[m].mean * scale : NAN, v, sizeof(v));

@@ -47,13 +47,13 @@ struct sample_args {
 /* ---- the live table ---- */
 
 /*
- * Column i of the live table (sample_table_cols[], heads from the
+ * Column i of the live table (shown_sample_table[], heads from the
  * vocabulary); with --cgroup two columns show the cgroup instead, and the
  * CPU column what the counters can say.
  */
 static enum sample_metric column_for(const struct sampler *s, size_t i)
 {
-	enum sample_metric m = sample_table_cols[i];
+	enum sample_metric m = shown_sample_table[i];
 
 	if (sampler_has_cgroup(s) && m == SM_ZSWPWB)
 		return SM_CG_PGMAJFAULT;
@@ -70,7 +70,7 @@ static enum sample_metric column_for(const struct sampler *s, size_t i)
 static void table_header(FILE *o, const struct sampler *s)
 {
 	fprintf(o, "%-8s", "UTC");	/* times in UTC, as everywhere else */
-	for (size_t i = 0; i < SAMPLE_TABLE_COLS; i++)
+	for (size_t i = 0; i < SHOWN_N_sample_table; i++)
 		fprintf(o, "%6s", sampler_metric(column_for(s, i))->head);
 	fputc('\n', o);
 }
@@ -85,7 +85,7 @@ static void table_row(FILE *o, const struct sampler *s, uint64_t wall_ns)
 	gmtime_r(&secs, &tm);
 	strftime(t, sizeof(t), "%H:%M:%S", &tm);
 	fprintf(o, "%-8s", t);
-	for (size_t i = 0; i < SAMPLE_TABLE_COLS; i++) {
+	for (size_t i = 0; i < SHOWN_N_sample_table; i++) {
 		enum sample_metric m = column_for(s, i);
 		bool ok = sampler_value(s, m, &v);
 
@@ -145,7 +145,7 @@ static void table_legend(FILE *o, const struct sampler *s)
 	char text[1024];
 	size_t n = (size_t)snprintf(text, sizeof(text), "rates per second, sizes in MiB:");
 
-	for (size_t i = 0; i < SAMPLE_TABLE_COLS && n < sizeof(text); i++) {
+	for (size_t i = 0; i < SHOWN_N_sample_table && n < sizeof(text); i++) {
 		const struct sample_metric_def *d = sampler_metric(column_for(s, i));
 
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s %s = %s", i ? "," : "",
@@ -406,12 +406,6 @@ static char *params_json(const struct sample_args *a)
 	return text;
 }
 
-/* the rates the summary line and the run's summary name */
-static const enum sample_metric summary_metrics[] = {
-	SM_ZSWPOUT, SM_ZSWPIN, SM_ZSWPWB, SM_SWAP_RA, SM_SWAP_RA_HIT, SM_RA_WASTED,
-	SM_PGMAJFAULT, SM_PSI_SOME_PCT, SM_PSI_FULL_PCT, SM_CPU_BUSY_PCT, SM_IPC,
-};
-
 static void print_summary(FILE *o, const struct sampler *s, const char *how, bool fold)
 {
 	char line[1024];
@@ -424,9 +418,9 @@ static void print_summary(FILE *o, const struct sampler *s, const char *how, boo
 	n = (size_t)snprintf(line, sizeof(line), "sample: %s after %" PRIu64 " tick%s in %s s",
 			     how, sampler_seq(s), sampler_seq(s) == 1 ? "" : "s",
 			     fmt_num(sampler_elapsed_s(s), el, sizeof(el)));
-	for (size_t i = 0; i < sizeof(summary_metrics) / sizeof(summary_metrics[0]); i++)
-		if (sampler_mean(s, summary_metrics[i], &v) && n < sizeof(line)) {
-			const struct sample_metric_def *d = sampler_metric(summary_metrics[i]);
+	for (size_t i = 0; i < SHOWN_N_sample_summary; i++)
+		if (sampler_mean(s, shown_sample_summary[i], &v) && n < sizeof(line)) {
+			const struct sample_metric_def *d = sampler_metric(shown_sample_summary[i]);
 
 			char num[FMT_NUM_LEN];
 

@@ -29,22 +29,16 @@
 #define BATCHES 20
 #define POINTS 300
 
-/* the per-tick values compared, in table order (names and units from the vocabulary) */
-static const enum sample_metric metrics[] = {
-	SM_ZSWPIN, SM_ZSWPOUT, SM_ZSWPWB, SM_PSWPIN, SM_PSWPOUT, SM_SWAP_RA, SM_SWAP_RA_HIT,
-	SM_RA_WASTED, SM_RA_HIT_PCT, SM_PGMAJFAULT, SM_REFAULT_ANON, SM_PGSCAN, SM_PSI_SOME_PCT,
-	SM_PSI_FULL_PCT, SM_SWAP_USED_BYTES, SM_ZSWAP_BYTES, SM_ZSWAP_RATIO, SM_CPU_BUSY_PCT, SM_IPC,
-};
-#define NM (sizeof(metrics) / sizeof(metrics[0]))
-
-/* metrics charted, when present */
-static const enum sample_metric charted[] = {
-	SM_ZSWPOUT, SM_ZSWPIN, SM_SWAP_RA, SM_RA_WASTED, SM_PGMAJFAULT, SM_PSI_SOME_PCT,
-};
+/*
+ * the per-tick values compared, in table order (shown_report_ticks, names
+ * and units from the vocabulary), and those charted when present
+ * (shown_report_charted, each one of them)
+ */
+#define NM ((size_t)SHOWN_N_report_ticks)
 
 static const struct sample_metric_def *def(size_t m)
 {
-	return &sample_metric_defs[metrics[m]];
+	return &sample_metric_defs[shown_report_ticks[m]];
 }
 
 struct metric_acc {
@@ -333,7 +327,7 @@ static size_t metric_index(enum sample_metric sm)
 {
 	size_t m = 0;
 
-	while (m < NM - 1 && metrics[m] != sm)
+	while (m < NM - 1 && shown_report_ticks[m] != sm)
 		m++;
 	return m;
 }
@@ -464,7 +458,7 @@ static void charts(struct report *rep, const struct recording *a, const struct r
 {
 	double t0 = change_iso ? iso_seconds(change_iso) : NAN;
 	double oa = 0, ob = 0;
-	size_t order[NM + sizeof(charted) / sizeof(charted[0])], n;
+	size_t order[NM + (size_t)SHOWN_N_report_charted], n;
 
 	if (isfinite(t0)) {
 		oa = iso_seconds(a->ri.started_at) - t0;
@@ -473,10 +467,10 @@ static void charts(struct report *rep, const struct recording *a, const struct r
 			t0 = NAN, oa = ob = 0;
 	}
 	n = by_effect(res, order);
-	for (size_t i = 0; i < sizeof(charted) / sizeof(charted[0]); i++) {
+	for (size_t i = 0; i < (size_t)SHOWN_N_report_charted; i++) {
 		size_t m = 0;
 
-		while (metrics[m] != charted[i])
+		while (shown_report_ticks[m] != shown_report_charted[i])
 			m++;
 		if (!res[m].beyond)
 			order[n++] = m;

@@ -304,10 +304,6 @@ static size_t metric_keys(const struct store_probe_run *t, char (*keys)[48], siz
 static void counters_table(struct report *rep, const struct advice_run *run,
 			   const struct store_probe_run *t)
 {
-	static const enum probe_metric shown[] = {
-		PM_ZSWPIN, PM_ZSWPOUT, PM_SWAP_RA, PM_SWAP_RA_HIT, PM_RA_WASTED, PM_PGMAJFAULT,
-		PM_PSI_SOME_US, PM_PSI_FULL_US, PM_CPU_NS_PER_OP,
-	};
 	struct report_section *s = report_add(rep, REPORT_TABLE, "counters", "Counter deltas per trial (arm means)");
 	const char *cols[1 + VERDICT_ARMS_MAX];
 	double x[VERDICT2_ROUNDS_MAX];
@@ -317,8 +313,8 @@ static void counters_table(struct report *rep, const struct advice_run *run,
 	for (size_t i = 0; i < run->n_arms; i++)
 		cols[1 + i] = run->arms[i].name;
 	report_cols(s, 1 + run->n_arms, cols);
-	for (size_t k = 0; k < sizeof(shown) / sizeof(shown[0]); k++) {
-		const char *key = metric_defs[shown[k]].key;
+	for (size_t k = 0; k < (size_t)SHOWN_N_report_counters; k++) {
+		const char *key = metric_defs[shown_report_counters[k]].key;
 
 		report_cell(s, "%s", key);
 		for (size_t i = 0; i < run->n_arms; i++) {

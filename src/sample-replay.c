@@ -67,8 +67,8 @@ static void table_row(struct replay *r)
 
 	if (r->rows % HEADER_EVERY == 0) {
 		fprintf(r->out, "%-8s", "UTC");
-		for (size_t i = 0; i < SAMPLE_TABLE_COLS; i++)
-			fprintf(r->out, "%6s", sampler_metric(sample_table_cols[i])->head);
+		for (size_t i = 0; i < SHOWN_N_sample_table; i++)
+			fprintf(r->out, "%6s", sampler_metric(shown_sample_table[i])->head);
 		fputc('\n', r->out);
 	}
 	memset(&tm, 0, sizeof(tm));
@@ -77,8 +77,8 @@ static void table_row(struct replay *r)
 		strftime(hms, sizeof(hms), "%H:%M:%S", &tm);	/* stored in UTC, shown in UTC */
 	}
 	fprintf(r->out, "%-8s", hms);
-	for (size_t i = 0; i < SAMPLE_TABLE_COLS; i++) {
-		enum sample_metric m = sample_table_cols[i];
+	for (size_t i = 0; i < SHOWN_N_sample_table; i++) {
+		enum sample_metric m = shown_sample_table[i];
 		double v = 0;
 		bool ok = tick_value(r, m, &v);
 

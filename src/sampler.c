@@ -22,12 +22,6 @@
 #define ZS_FILES HOST_KVFILE_KEYS	/* zswap debugfs files read per tick, at most */
 #define KEYMAP_MAX 64		/* row key spellings per source */
 
-const enum sample_metric sample_table_cols[SAMPLE_TABLE_COLS] = {
-	SM_ZSWPIN, SM_ZSWPOUT, SM_ZSWPWB, SM_SWAP_RA, SM_RA_HIT_PCT, SM_RA_WASTED,
-	SM_PGMAJFAULT, SM_PSI_SOME_PCT, SM_PSI_FULL_PCT, SM_ZSWAP_BYTES, SM_ZSWAP_RATIO,
-	SM_CPU_BUSY_PCT,
-};
-
 double sample_table_scale(enum sample_metric m)
 {
 	return !strcmp(sample_metric_defs[m].unit, "bytes") ? 1.0 / 1048576 : 1;

@@ -60,12 +60,20 @@ const struct sbm_kernel_def sbm_kernel_defs[SBK_COUNT] = {
 const struct verdict_secondary_def verdict_secondary_defs[VERDICT_SEC_COUNT] = {
 #include "swaptune/vocab-rows.h"
 };
+#undef SECONDARY
+
+#define SECONDARY(sec, pm, ...)
+#define SHOWN_TICKS(list, ...) const enum sample_metric shown_##list[SHOWN_N_##list] = { __VA_ARGS__ };
+#define SHOWN_TRIALS(list, ...) const enum probe_metric shown_##list[SHOWN_N_##list] = { __VA_ARGS__ };
+#include "swaptune/vocab-rows.h"
 #undef ROW
 #undef TRIAL
 #undef TICK
 #undef TOTAL
 #undef WINDOW
 #undef SECONDARY
+#undef SHOWN_TICKS
+#undef SHOWN_TRIALS
 
 int vocab_secondary_of(enum probe_metric pm)
 {

@@ -14,14 +14,8 @@
 
 #define HISTORY 120
 
-/* What the screen shows, in the vocabulary's words and units; the keys stay in sample --json. */
-static const enum sample_metric shown[] = {
-	SM_ZSWPIN, SM_ZSWPOUT, SM_PSWPIN, SM_PSWPOUT, SM_SWAP_RA, SM_SWAP_RA_HIT, SM_RA_HIT_PCT,
-	SM_RA_WASTED, SM_PGMAJFAULT, SM_REFAULT_ANON, SM_REFAULT_FILE, SM_PSI_SOME_PCT,
-	SM_PSI_FULL_PCT, SM_ZP_STORED_PAGES, SM_ZSWAP_RATIO, SM_SWAP_USED_BYTES, SM_CG_ZSWPIN,
-	SM_CG_PSI_SOME_PCT,
-};
-#define NSHOWN ((int)(sizeof(shown) / sizeof(shown[0])))
+/* What the screen shows: shown_tui_live, in the vocabulary's words and units (keys in sample --json). */
+#define NSHOWN ((int)SHOWN_N_tui_live)
 
 struct live_state {
 	struct sampler *s;
@@ -61,7 +55,7 @@ static void live_update(struct tui_ctx *c, void *p)
 			 (uint64_t)r.tv_sec * 1000000000ull + (uint64_t)r.tv_nsec, &l->err) < 0)
 		return;
 	for (int i = 0; i < NSHOWN; i++)
-		l->have[i][l->pos] = sampler_value(l->s, shown[i], &l->hist[i][l->pos]);
+		l->have[i][l->pos] = sampler_value(l->s, shown_tui_live[i], &l->hist[i][l->pos]);
 	l->pos = (l->pos + 1) % HISTORY;
 	if (l->filled < HISTORY)
 		l->filled++;
@@ -157,7 +151,7 @@ static void live_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 	y++;
 	for (int i = 0; i < NSHOWN && y < rows - 2; i++) {
 		int last = (l->pos + HISTORY - 1) % HISTORY;
-		const struct sample_metric_def *d = sampler_metric(shown[i]);
+		const struct sample_metric_def *d = sampler_metric(shown_tui_live[i]);
 		double mean;
 		char now[32] = "n/a", avg[32] = "n/a";
 
@@ -165,7 +159,7 @@ static void live_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 			continue;
 		if (l->filled && l->have[i][last])
 			fmt_value(d->unit, l->hist[i][last], now, sizeof(now));
-		if (sampler_mean(l->s, shown[i], &mean))
+		if (sampler_mean(l->s, shown_tui_live[i], &mean))
 			fmt_value(d->unit, mean, avg, sizeof(avg));
 		tui_print_clipped(w, y, 2, cols, "%-22.22s", d->row->label);
 		tui_print_right(w, y, COL_NOW_END, "%s", now);

@@ -121,10 +121,9 @@ const char *sampler_group_name(enum sample_group g);
 
 /*
  * The live table's columns, system-wide, in order (sample's table and
- * sample --replay): 8 + 12 x 6 = 80 columns, heads from the vocabulary.
+ * sample --replay): shown_sample_table[SHOWN_N_sample_table] (vocab.h),
+ * 8 + 6 each: 80 columns for 12, heads from the vocabulary.
  */
-#define SAMPLE_TABLE_COLS 12
-extern const enum sample_metric sample_table_cols[SAMPLE_TABLE_COLS];
 /* A column's value as shown: bytes in MiB, the rest as they are. */
 double sample_table_scale(enum sample_metric m);
 

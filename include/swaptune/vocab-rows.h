@@ -20,15 +20,21 @@
  *                          order stores and reports list them.
  *   SECONDARY(VERDICT_SEC_x, PM_y, ...) one of the verdict's secondary
  *                          costs (advisor.h): the trial metric it is,
- *                          its name in advice's JSON; together at the
- *                          very end, in the order advice's JSON lists them.
+ *                          its name in advice's JSON; together after the
+ *                          WINDOW lines, in the order advice's JSON lists them.
+ *   SHOWN_TICKS(list, SM_x, ...), SHOWN_TRIALS(list, PM_x, ...) what one
+ *                          table, panel or summary line shows, in its
+ *                          order (shown_<list>[], SHOWN_N_<list> in
+ *                          vocab.h); at the very end, one line per list.
  * A new kernel counter is a ROW and the views it should have, here: the
  * sampler reads it, the probe counts it per trial (vmstat and zswap debugfs
  * rows), JSON lines, Prometheus, recordings, replay and the differences
- * table of a report carry it. share/schema/sample.schema.json lists its
- * JSON keys and tests/fixtures/sample-basic has its kernel key:
- * tests/unit/test-vocab.c fails until both do. A renderer shows it once
- * its list of rows names it.
+ * table of a report carry it; --metric NAME judges a WINDOW, the verdict a
+ * SECONDARY; the report, the TUI and the live table show it once their
+ * SHOWN line names it. share/schema/sample.schema.json lists its JSON keys
+ * and tests/fixtures/sample-basic has its kernel key: tests/unit/test-vocab.c
+ * fails until both do. A WINDOW's name is in --help, so the man page is
+ * made again (sh share/man/gen-man.sh; t0001 says when).
  *
  * Order matters only within a view: JSON objects list a group's keys in
  * row order. Names that are published (trial keys, JSON keys, Prometheus
@@ -42,6 +48,14 @@
 #ifndef SECONDARY
 #define SECONDARY(sec, pm, ...)
 #define VOCAB_SECONDARY_UNSET
+#endif
+#ifndef SHOWN_TICKS
+#define SHOWN_TICKS(list, ...)
+#define VOCAB_SHOWN_TICKS_UNSET
+#endif
+#ifndef SHOWN_TRIALS
+#define SHOWN_TRIALS(list, ...)
+#define VOCAB_SHOWN_TRIALS_UNSET
 #endif
 
 /* ---- the workload's own report (not kernel counters) ---- */
@@ -655,6 +669,45 @@ SECONDARY(VERDICT_SEC_CPU_NS_PER_OP, PM_CPU_NS_PER_OP, .name = "cpu_ns_per_op")
 SECONDARY(VERDICT_SEC_MAJOR_FAULTS, PM_PGMAJFAULT, .name = "major_faults")
 SECONDARY(VERDICT_SEC_PSI_SOME_US, PM_PSI_SOME_US, .name = "psi_some_us")
 
+/*
+ * ---- what each renderer shows, in the order it shows it ----
+ * sample_table: the columns of sample's live table and of --replay's (six
+ * characters each: every one has a head of at most 5; with --cgroup or
+ * CPU counters cmd-sample.c swaps some for others). sample_summary: the
+ * means of sample's last line. report_ticks: the sample report's
+ * per-tick comparison (report-compare.c), report_charted: those it
+ * charts. tui_live: the TUI's Live panel. probe_result: the columns of
+ * probe's result table (every one has a head). report_counters: the
+ * probe report's counter deltas per trial.
+ */
+SHOWN_TICKS(sample_table, SM_ZSWPIN, SM_ZSWPOUT, SM_ZSWPWB, SM_SWAP_RA, SM_RA_HIT_PCT, SM_RA_WASTED,
+	    SM_PGMAJFAULT, SM_PSI_SOME_PCT, SM_PSI_FULL_PCT, SM_ZSWAP_BYTES, SM_ZSWAP_RATIO,
+	    SM_CPU_BUSY_PCT)
+SHOWN_TICKS(sample_summary, SM_ZSWPOUT, SM_ZSWPIN, SM_ZSWPWB, SM_SWAP_RA, SM_SWAP_RA_HIT,
+	    SM_RA_WASTED, SM_PGMAJFAULT, SM_PSI_SOME_PCT, SM_PSI_FULL_PCT, SM_CPU_BUSY_PCT, SM_IPC)
+SHOWN_TICKS(report_ticks, SM_ZSWPIN, SM_ZSWPOUT, SM_ZSWPWB, SM_PSWPIN, SM_PSWPOUT, SM_SWAP_RA,
+	    SM_SWAP_RA_HIT, SM_RA_WASTED, SM_RA_HIT_PCT, SM_PGMAJFAULT, SM_REFAULT_ANON, SM_PGSCAN,
+	    SM_PSI_SOME_PCT, SM_PSI_FULL_PCT, SM_SWAP_USED_BYTES, SM_ZSWAP_BYTES, SM_ZSWAP_RATIO,
+	    SM_CPU_BUSY_PCT, SM_IPC)
+SHOWN_TICKS(report_charted, SM_ZSWPOUT, SM_ZSWPIN, SM_SWAP_RA, SM_RA_WASTED, SM_PGMAJFAULT,
+	    SM_PSI_SOME_PCT)
+SHOWN_TICKS(tui_live, SM_ZSWPIN, SM_ZSWPOUT, SM_PSWPIN, SM_PSWPOUT, SM_SWAP_RA, SM_SWAP_RA_HIT,
+	    SM_RA_HIT_PCT, SM_RA_WASTED, SM_PGMAJFAULT, SM_REFAULT_ANON, SM_REFAULT_FILE,
+	    SM_PSI_SOME_PCT, SM_PSI_FULL_PCT, SM_ZP_STORED_PAGES, SM_ZSWAP_RATIO, SM_SWAP_USED_BYTES,
+	    SM_CG_ZSWPIN, SM_CG_PSI_SOME_PCT)
+SHOWN_TRIALS(probe_result, PM_ZSWPIN, PM_ZSWPOUT, PM_SWAP_RA, PM_SWAP_RA_HIT, PM_PGMAJFAULT,
+	     PM_REFAULT_ANON, PM_PSI_SOME_US, PM_CPU_NS_PER_OP)
+SHOWN_TRIALS(report_counters, PM_ZSWPIN, PM_ZSWPOUT, PM_SWAP_RA, PM_SWAP_RA_HIT, PM_RA_WASTED,
+	     PM_PGMAJFAULT, PM_PSI_SOME_US, PM_PSI_FULL_US, PM_CPU_NS_PER_OP)
+
+#ifdef VOCAB_SHOWN_TRIALS_UNSET
+#undef SHOWN_TRIALS
+#undef VOCAB_SHOWN_TRIALS_UNSET
+#endif
+#ifdef VOCAB_SHOWN_TICKS_UNSET
+#undef SHOWN_TICKS
+#undef VOCAB_SHOWN_TICKS_UNSET
+#endif
 #ifdef VOCAB_SECONDARY_UNSET
 #undef SECONDARY
 #undef VOCAB_SECONDARY_UNSET

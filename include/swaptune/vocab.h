@@ -16,7 +16,11 @@
  *   verdict_secondary_defs[VERDICT_SEC_*]  a secondary cost of the verdict
  *                             (advisor.h): the trial metric, its JSON name
  *
- * Renderers list the rows they show (by view id) and take every word from
+ *   shown_<list>[SHOWN_N_<list>]  what one renderer shows, in its order
+ *                             (SHOWN_TICKS and SHOWN_TRIALS lines): the
+ *                             live table, the report, the TUI's Live panel
+ *
+ * Renderers show the rows their shown_ list names and take every word from
  * here: name (reports, summary lines), label (screens), heads (narrow
  * tables), units. A row with no view of a kind has no id of that kind.
  *
@@ -243,6 +247,30 @@ extern const struct sbm_kernel_def sbm_kernel_defs[SBK_COUNT];
 extern const struct metric_def metric_defs[PM_COUNT];
 extern const struct sample_metric_def sample_metric_defs[SM_COUNT];
 extern const struct sample_counter_def sample_counter_defs[SC_COUNT];
+
+/*
+ * What each renderer shows, in its order: shown_tui_live[SHOWN_N_tui_live]
+ * and the like (the lists are at the end of vocab-rows.h).
+ */
+#define ROW(id, ...)
+#define TRIAL(pm, row, ...)
+#define TICK(sm, row, ...)
+#define TOTAL(sc, row, ...)
+#define SHOWN_TICKS(list, ...)									\
+	enum { SHOWN_N_##list = sizeof((const enum sample_metric[]){ __VA_ARGS__ }) /		\
+				sizeof(enum sample_metric) };						\
+	extern const enum sample_metric shown_##list[SHOWN_N_##list];
+#define SHOWN_TRIALS(list, ...)									\
+	enum { SHOWN_N_##list = sizeof((const enum probe_metric[]){ __VA_ARGS__ }) /		\
+				sizeof(enum probe_metric) };						\
+	extern const enum probe_metric shown_##list[SHOWN_N_##list];
+#include "swaptune/vocab-rows.h"
+#undef ROW
+#undef TRIAL
+#undef TICK
+#undef TOTAL
+#undef SHOWN_TICKS
+#undef SHOWN_TRIALS
 
 /* The kernel's key of row id (its first): vocab_key(V_ZSWPIN) is "zswpin". */
 const char *vocab_key(enum vocab_id id);

@@ -104,9 +104,10 @@ static void test_trial_view(void **state)
 }
 
 /*
- * The verdict's secondary costs: each a lower-is-better trial metric, in
- * the order advice's JSON lists its "secondary" objects (never reordered:
- * scripts and goldens hold it).
+ * The verdict's secondary costs: each a lower-is-better trial metric, the
+ * published ones first in the order advice's JSON lists its "secondary"
+ * objects (never reordered: scripts and goldens hold it); a new one goes
+ * after them, under a name of its own.
  */
 static void test_secondary_view(void **state)
 {
@@ -114,13 +115,18 @@ static void test_secondary_view(void **state)
 		"zswpin_pages", "zswpout_pages", "wasted_ra_pages", "cpu_ns_per_op",
 		"major_faults", "psi_some_us",
 	};
+	const int published = (int)(sizeof(json_order) / sizeof(json_order[0]));
 
 	(void)state;
-	assert_int_equal(VERDICT_SEC_COUNT, sizeof(json_order) / sizeof(json_order[0]));
+	assert_true(VERDICT_SEC_COUNT >= published);
 	for (int s = 0; s < VERDICT_SEC_COUNT; s++) {
 		const struct verdict_secondary_def *d = &verdict_secondary_defs[s];
 
-		assert_string_equal(d->name, json_order[s]);
+		assert_non_null(d->name);
+		if (s < published)
+			assert_string_equal(d->name, json_order[s]);
+		for (int o = 0; o < s; o++)
+			assert_string_not_equal(d->name, verdict_secondary_defs[o].name);
 		assert_in_range(d->pm, 0, PM_COUNT - 1);
 		assert_int_equal(metric_defs[d->pm].row->direction, METRIC_LOWER_BETTER);
 		assert_int_equal(vocab_secondary_of(d->pm), s);
@@ -331,12 +337,77 @@ static void test_keys_fit_the_readers(void **state)
 		}
 }
 
+/* A list has each id once, every one a real id. */
+static void assert_list(const char *what, const int *ids, int n, int count)
+{
+	for (int i = 0; i < n; i++) {
+		if (ids[i] < 0 || ids[i] >= count)
+			fail_msg("shown_%s[%d] is not an id", what, i);
+		for (int j = 0; j < i; j++)
+			if (ids[j] == ids[i])
+				fail_msg("shown_%s names its %d twice", what, ids[i]);
+	}
+}
+
+#define TICKS(l) do {								\
+	int ids_[SHOWN_N_##l];							\
+	for (int i_ = 0; i_ < SHOWN_N_##l; i_++)				\
+		ids_[i_] = (int)shown_##l[i_];					\
+	assert_list(#l, ids_, SHOWN_N_##l, SM_COUNT);				\
+} while (0)
+#define TRIALS(l) do {								\
+	int ids_[SHOWN_N_##l];							\
+	for (int i_ = 0; i_ < SHOWN_N_##l; i_++)				\
+		ids_[i_] = (int)shown_##l[i_];					\
+	assert_list(#l, ids_, SHOWN_N_##l, PM_COUNT);				\
+} while (0)
+
+/*
+ * What the renderers show (the SHOWN lines of vocab-rows.h): each id once,
+ * and what a renderer needs of a row it is given: the live table prints
+ * six characters a column (a head of 1..5), probe's result table a head,
+ * the report charts only what it compares.
+ */
+static void test_shown_lists(void **state)
+{
+	(void)state;
+	TICKS(sample_table);
+	TICKS(sample_summary);
+	TICKS(report_ticks);
+	TICKS(report_charted);
+	TICKS(tui_live);
+	TRIALS(probe_result);
+	TRIALS(report_counters);
+	for (int i = 0; i < SHOWN_N_sample_table; i++) {
+		const char *h = sample_metric_defs[shown_sample_table[i]].head;
+
+		if (!h || !*h || strlen(h) > 5)
+			fail_msg("sample_table: %s has no head of 1..5 characters",
+				 sample_metric_defs[shown_sample_table[i]].key);
+	}
+	for (int i = 0; i < SHOWN_N_probe_result; i++)
+		if (!metric_defs[shown_probe_result[i]].head)
+			fail_msg("probe_result: %s has no head", metric_defs[shown_probe_result[i]].key);
+	for (int i = 0; i < SHOWN_N_report_charted; i++) {
+		int found = 0;
+
+		for (int j = 0; j < SHOWN_N_report_ticks; j++)
+			found |= shown_report_ticks[j] == shown_report_charted[i];
+		if (!found)
+			fail_msg("report_charted: %s is not in report_ticks",
+				 sample_metric_defs[shown_report_charted[i]].key);
+	}
+	/* a line of the live table (8 + 6 a column) stays within the 100 columns human output has */
+	assert_true(8 + 6 * SHOWN_N_sample_table <= 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_trial_view),
 		cmocka_unit_test(test_secondary_view),
+		cmocka_unit_test(test_shown_lists),
 		cmocka_unit_test(test_tick_and_counter_views),
 		cmocka_unit_test(test_schema),
 		cmocka_unit_test(test_fixture_has_every_key),
