@@ -174,6 +174,14 @@ static const char *const migrations[] = {
 	 */
 	"CREATE TABLE store_todo (what TEXT PRIMARY KEY) WITHOUT ROWID;"
 	"INSERT INTO store_todo SELECT 'ticks as numbers' WHERE EXISTS (SELECT 1 FROM samples);",
+	/*
+	 * 10: the reader has no codec: the conversion again where compact rows
+	 * of the codec are left (ticks that were no current sample tick become
+	 * JSON rows; damaged rows stay, and are refused)
+	 */
+	"INSERT OR IGNORE INTO store_todo SELECT 'ticks as numbers' WHERE EXISTS"
+	" (SELECT 1 FROM samples JOIN sample_shapes ON sample_shapes.id = samples.shape_id"
+	"  WHERE sample_shapes.kind IS NULL);",
 };
 
 /* Every table the schema has: one missing is a damaged store, never an empty one. */

@@ -40,16 +40,15 @@ const char *store_col_text(sqlite3_stmt *stmt, int i);
 char *store_col_dup(sqlite3_stmt *stmt, int i);
 
 /*
- * ---- the compact tick codec (src/store-ticks.c; no SQL) ----
+ * ---- the compact tick codec of schemas 4 to 8 (src/store-ticks.c; no SQL) ----
  *
- * A tick's JSON is cut into its structure (keys, punctuation, whitespace)
- * and its scalar leaves (numbers, strings, null, true, false): the slots.
- * A shape is the first tick of one structure, kept verbatim in
- * sample_shapes.tick; its leaves are each slot's default. A later tick of
- * the same structure is stored as vals: per slot one LEB128 varint whose low
- * 3 bits are a tag (TICK_*) and whose high bits a payload, then any bytes.
- * Every value is reproduced byte for byte; the writer checks that before it
- * stores a row, and stores the JSON text instead when it would not be.
+ * Read only, by the conversion (store_samples_convert()). A tick's JSON was
+ * cut into its structure (keys, punctuation, whitespace) and its scalar
+ * leaves (numbers, strings, null, true, false): the slots. A shape is the
+ * first tick of one structure, kept verbatim in sample_shapes.tick (kind
+ * NULL); its leaves are each slot's default. A later tick of the same
+ * structure was stored as vals: per slot one LEB128 varint whose low 3 bits
+ * are a tag (TICK_*) and whose high bits a payload, then any bytes.
  */
 enum {
 	TICK_SAME,	/* the shape's own leaf text */
@@ -59,10 +58,9 @@ enum {
 	TICK_STR,	/* length, then the string's bytes between its quotes, as written */
 	TICK_RAW,	/* length, then the number's text as written */
 	TICK_TIME,	/* zigzag ms from the shape's time "YYYY-MM-DDTHH:MM:SS.mmmZ" */
-	TICK_TOK,	/* reader only: a token of a JSON row (p, n) */
 };
 
-/* One scalar leaf of a parsed tick: its token and where it sits. */
+/* One scalar leaf of a shape: its token and where it sits. */
 struct tick_slot {
 	uint32_t off, len;		/* the token in the text (strings with quotes) */
 	uint32_t piece;			/* structure text before it starts here (ends at off) */
@@ -70,17 +68,15 @@ struct tick_slot {
 	uint32_t group_off, group_len;	/* key of its depth-1 member ("vmstat"), len 0 if none */
 	uint32_t key_off, key_len;	/* its own key without quotes, len 0 in an array */
 	char kind;			/* 'n' number, 's' string, 'l' null/true/false */
-	bool has_num;			/* the default is a number: num */
 	bool has_time;			/* the default is a tick time: time_ms */
-	double num;
 	int64_t time_ms;
 };
 
-/* A tick's structure with its defaults (or a parsed tick: a doc). */
+/* A tick's structure with its defaults. */
 struct tick_shape {
-	int64_t id;			/* sample_shapes row; 0 for a JSON row's structure */
+	int64_t id;			/* sample_shapes row */
 	unsigned serial;		/* unique within one read */
-	char *text;			/* owned, NUL-terminated; a doc's is borrowed */
+	char *text;			/* owned, NUL-terminated */
 	size_t len;
 	size_t n, cap;
 	struct tick_slot *slots;
@@ -90,45 +86,21 @@ struct tick_shape {
 /* One slot's value in a decoded tick (16 bytes: a tick decodes many). */
 struct tick_val {
 	uint8_t tag, frac;
-	uint32_t n;			/* TICK_STR, TICK_RAW, TICK_TOK: bytes at p */
+	uint32_t n;			/* TICK_STR, TICK_RAW: bytes at p */
 	union {
 		int64_t i;		/* TICK_INT, TICK_DEC, TICK_LIT, TICK_TIME */
 		const char *p;
 	};
 };
 
-/*
- * Parse json (len bytes, need not be NUL-terminated for the scan) into
- * sh's slots; sh->text points at json (not copied). -EBADMSG when it is not
- * JSON this codec takes (then it is stored as text), -ENOMEM.
- */
-int tick_parse(struct tick_shape *sh, const char *json, size_t len);
-/* A shape of its own: parse a copy of json. */
+/* A stored shape (a copy of json): 0, -EBADMSG when it is no shape, -ENOMEM. */
 int tick_shape_make(struct tick_shape *sh, int64_t id, const char *json, size_t len);
 /* Free a shape's slots (and its text when owned). */
 void tick_shape_free(struct tick_shape *sh, bool owns_text);
-/* Whether doc (tick_parse) has sh's structure. */
-bool tick_shape_fits(const struct tick_shape *sh, const struct tick_shape *doc);
-/* Encode doc's leaves against sh into out (cap bytes): its length, or -ENOSPC. */
-long tick_encode(const struct tick_shape *sh, const struct tick_shape *doc, uint8_t *out,
-		 size_t cap);
 /* Decode vals into sh->n values: 0, or -EBADMSG (also for bytes left over). */
 int tick_decode(const struct tick_shape *sh, const uint8_t *b, size_t len, struct tick_val *v);
-/*
- * Decode slots from .. to-1 from *p (slot `from` starts there) and advance
- * *p: a reader that needs only the first leaves stops early. 0, -EBADMSG.
- */
-int tick_decode_some(const struct tick_shape *sh, const uint8_t **p, const uint8_t *end,
-		     struct tick_val *v, size_t from, size_t to);
-/* A JSON row's tokens as values (TICK_TOK). */
-void tick_doc_vals(const struct tick_shape *doc, struct tick_val *v);
 /* The tick's JSON text into out (cap bytes): its length, or -ENOSPC. */
 long tick_format(const struct tick_shape *sh, const struct tick_val *v, char *out, size_t cap);
-/* Slot i as a number: false when it holds none (null, a string). */
-bool tick_number(const struct tick_shape *sh, const struct tick_val *v, size_t i, double *out);
-/* Slot i's token text (a string with its quotes) into out: its length, or -ENOSPC. */
-long tick_token(const struct tick_shape *sh, const struct tick_val *v, size_t i, char *out,
-		size_t cap);
 
 /*
  * A tick as the store's own numbers row (src/store-tick-numbers.c): its

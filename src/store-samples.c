@@ -352,26 +352,45 @@ int store_samples_end(struct sample_recording *r, const char *status,
 
 /* ---- reading ---- */
 
+/*
+ * A recording's rows: numbers rows (their strings row by shape_id), JSON
+ * rows (data; no shape), and, only while the conversion reads an older
+ * store, compact rows of the codec of schemas 4 to 8 (a shape of kind NULL
+ * and vals). A current sample tick in a JSON row is read as numbers rows
+ * are (sample_tick_parse()), any other JSON row through its cJSON leaves.
+ */
 struct tick_reader {
 	struct store *st;
 	int64_t run_id;
-	struct tick_shape *shapes;	/* sample_shapes rows, by id */
+	struct tick_shape *shapes;	/* codec shapes (kind NULL), by id */
 	size_t n_shapes;
-	struct tick_shape json[READER_JSON_SHAPES];	/* structures of JSON rows */
-	size_t n_json, evict;
 	unsigned serial;
-	struct tick_shape doc;
 	struct tick_shape none;		/* of a row whose text is not JSON: no leaves */
-	struct tick_val *v;
+	struct tick_val *v;		/* a codec row's values (the conversion) */
 	size_t v_cap;
-	char *text;			/* store_tick_json() of a compact row */
+	char *text;			/* store_tick_json() of a numbers or codec row */
 	size_t text_cap;
 	struct num_shape *nums;		/* strings rows (kind 1), by id */
 	size_t n_nums;
 	struct tick_prev prev;		/* the previous numbers row */
 	struct sample_tick tick;	/* a numbers row's tick */
+	cJSON *jdoc;			/* a JSON row's parse */
+	struct sample_tick jtick;	/* a JSON row's tick, when it is a current one */
+	char jmembers[1024];
+	unsigned jtick_key, jtick_serial;	/* its cgroup and unavailable groups; their serial */
+	struct json_leaf *leaves;	/* a JSON row's keyed leaves, depth 1 and 2 */
+	size_t n_leaves, leaves_cap;
+	char *sigs[READER_JSON_SHAPES];	/* keys of the JSON structures seen lately */
+	unsigned sig_serial[READER_JSON_SHAPES];
+	size_t n_sigs, evict;
 	bool every_row;			/* fn sees damaged rows too (the conversion) */
 	struct st_err *e;		/* the walk's */
+};
+
+/* a keyed scalar of a JSON row: a top-level member (group NULL), or a member of group */
+struct json_leaf {
+	const cJSON *x;
+	const char *group;
 };
 
 /* a strings row: the strings of the numbers rows that name it */
@@ -387,48 +406,30 @@ struct num_shape {
 struct store_tick_priv {
 	struct tick_reader *rd;
 	const struct num_shape *ns;	/* a numbers row's strings (then rd->tick), else NULL */
-	const struct tick_shape *sh;
+	const struct sample_tick *jt;	/* a JSON row that is a current tick (rd->jtick), else NULL */
+	const struct tick_shape *sh;	/* a codec row's shape (the conversion), else NULL */
 	const char *json;		/* a JSON row's text, else NULL */
 	size_t json_len;
-	const uint8_t *cur, *end;	/* a compact row's vals not decoded yet */
-	size_t decoded;			/* slots decoded into rd->v */
+	bool leaves;			/* a JSON row read through rd->leaves */
 	bool damaged;			/* its vals do not decode */
 	bool formatted;			/* rd->text holds this tick's JSON */
 	long text_len;
 };
-
-/*
- * Decode the slots up to and including slot (all: sh->n - 1) on first use:
- * the report reads a few leaves of a tick, and they come early.
- */
-static bool decoded(struct store_tick_priv *p, size_t slot)
-{
-	if (slot < p->decoded)
-		return true;
-	if (p->damaged)
-		return false;
-	if (tick_decode_some(p->sh, &p->cur, p->end, p->rd->v, p->decoded, slot + 1) < 0 ||
-	    (slot + 1 >= p->sh->n && p->cur != p->end)) {
-		p->damaged = true;
-		return false;
-	}
-	p->decoded = slot + 1;
-	return true;
-}
 
 static void reader_free(struct tick_reader *rd)
 {
 	for (size_t i = 0; i < rd->n_shapes; i++)
 		tick_shape_free(&rd->shapes[i], true);
 	free(rd->shapes);
-	for (size_t i = 0; i < rd->n_json; i++)
-		tick_shape_free(&rd->json[i], true);
-	tick_shape_free(&rd->doc, false);
 	free(rd->v);
 	free(rd->text);
 	for (size_t i = 0; i < rd->n_nums; i++)
 		cJSON_Delete(rd->nums[i].doc);
 	free(rd->nums);
+	cJSON_Delete(rd->jdoc);
+	free(rd->leaves);
+	for (size_t i = 0; i < rd->n_sigs; i++)
+		free(rd->sigs[i]);
 }
 
 /* a strings row (kind 1) into rd->nums: 0, -EBADMSG, -ENOMEM */
@@ -513,6 +514,7 @@ static int reader_load_shapes(struct tick_reader *rd, struct st_err *e)
 			continue;
 		}
 
+		/* a codec shape: only the conversion decodes its rows, both check it */
 		if (grow((void **)&rd->shapes, &cap, rd->n_shapes + 1, sizeof(*rd->shapes)) < 0) {
 			sqlite3_finalize(s);
 			return err_set(e, -ENOMEM, "out of memory");
@@ -553,35 +555,108 @@ static const struct tick_shape *shape_by_id(const struct tick_reader *rd, int64_
 	return NULL;
 }
 
-/* A JSON row: its structure (kept while it recurs) and its tokens as values. */
-static int reader_json_row(struct tick_reader *rd, const char *text, size_t len,
-			   const struct tick_shape **out)
+/* a JSON row's keyed leaves (top-level members, members of a top-level object) */
+static int json_leaves(struct tick_reader *rd)
 {
-	struct tick_shape *sh = NULL;
-	int r = tick_parse(&rd->doc, text, len);
+	const cJSON *o, *x;
 
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < rd->n_json && !sh; i++)
-		if (tick_shape_fits(&rd->json[i], &rd->doc))
-			sh = &rd->json[i];
-	if (!sh) {
-		if (rd->n_json < READER_JSON_SHAPES) {
-			sh = &rd->json[rd->n_json++];
-		} else {
-			sh = &rd->json[rd->evict++ % READER_JSON_SHAPES];
-			tick_shape_free(sh, true);
+	rd->n_leaves = 0;
+	for (o = rd->jdoc->child; o; o = o->next) {
+		if (!o->string)
+			continue;
+		if (!cJSON_IsObject(o) && !cJSON_IsArray(o)) {
+			if (grow((void **)&rd->leaves, &rd->leaves_cap, rd->n_leaves + 1,
+				 sizeof(*rd->leaves)) < 0)
+				return -ENOMEM;
+			rd->leaves[rd->n_leaves++] = (struct json_leaf){ o, NULL };
+			continue;
 		}
-		if ((r = tick_shape_make(sh, 0, text, len)) < 0) {
-			memset(sh, 0, sizeof(*sh));
-			return r;
+		if (!cJSON_IsObject(o))
+			continue;
+		cJSON_ArrayForEach(x, o) {
+			if (!x->string || cJSON_IsObject(x) || cJSON_IsArray(x))
+				continue;
+			if (grow((void **)&rd->leaves, &rd->leaves_cap, rd->n_leaves + 1,
+				 sizeof(*rd->leaves)) < 0)
+				return -ENOMEM;
+			rd->leaves[rd->n_leaves++] = (struct json_leaf){ x, o->string };
 		}
-		sh->serial = ++rd->serial;
 	}
-	if (grow((void **)&rd->v, &rd->v_cap, sh->n + 1, sizeof(*rd->v)) < 0)
+	return 0;
+}
+
+/* the serial of the JSON row's structure: its leaves' keys, the same while they recur */
+static int json_serial(struct tick_reader *rd, unsigned *serial)
+{
+	size_t len = 1, i;
+	char *sig, *p;
+
+	for (i = 0; i < rd->n_leaves; i++)
+		len += strlen(rd->leaves[i].x->string) + 2;
+	for (const cJSON *o = rd->jdoc->child; o; o = o->next)
+		len += o->string ? strlen(o->string) + 2 : 0;
+	if (!(sig = malloc(len)))
 		return -ENOMEM;
-	tick_doc_vals(&rd->doc, rd->v);
-	*out = sh;
+	p = sig;
+	/* each top-level key, then the keys under it: "seq\n" "vmstat\n" "\tzswpin\n" */
+	for (const cJSON *o = rd->jdoc->child; o; o = o->next) {
+		const cJSON *x;
+
+		if (!o->string)
+			continue;
+		p += sprintf(p, "%s\n", o->string);
+		if (!cJSON_IsObject(o))
+			continue;
+		cJSON_ArrayForEach(x, o)
+			if (x->string && !cJSON_IsObject(x) && !cJSON_IsArray(x))
+				p += sprintf(p, "\t%s\n", x->string);
+	}
+	for (i = 0; i < rd->n_sigs; i++)
+		if (!strcmp(rd->sigs[i], sig)) {
+			free(sig);
+			*serial = rd->sig_serial[i];
+			return 0;
+		}
+	if (rd->n_sigs < READER_JSON_SHAPES) {
+		i = rd->n_sigs++;
+	} else {
+		i = rd->evict++ % READER_JSON_SHAPES;
+		free(rd->sigs[i]);
+	}
+	rd->sigs[i] = sig;
+	*serial = rd->sig_serial[i] = ++rd->serial;
+	return 0;
+}
+
+/*
+ * A JSON row: a current sample tick read as numbers rows are, any other
+ * JSON through its leaves, text that is no JSON with none (shape 0).
+ */
+static int reader_json_row(struct tick_reader *rd, struct store_tick_priv *p, unsigned *serial)
+{
+	int r;
+
+	cJSON_Delete(rd->jdoc);
+	rd->jdoc = cJSON_ParseWithLength(p->json, p->json_len);
+	*serial = 0;
+	if (!rd->jdoc || (!cJSON_IsObject(rd->jdoc) && !cJSON_IsArray(rd->jdoc)))
+		return 0;
+	if (sample_tick_parse(rd->jdoc, &rd->jtick, rd->jmembers, sizeof(rd->jmembers)) == 0) {
+		unsigned key = rd->jtick.cgroup ? 1 : 0;
+
+		for (int g = 0; g < SG_COUNT; g++)
+			key |= rd->jtick.unavailable[g] ? 2u << g : 0;
+		if (!rd->jtick_serial || key != rd->jtick_key) {
+			rd->jtick_key = key;
+			rd->jtick_serial = ++rd->serial;
+		}
+		p->jt = &rd->jtick;
+		*serial = rd->jtick_serial;
+		return 0;
+	}
+	if ((r = json_leaves(rd)) < 0 || (r = json_serial(rd, serial)) < 0)
+		return r;
+	p->leaves = true;
 	return 0;
 }
 
@@ -603,15 +678,11 @@ static int reader_row(struct tick_reader *rd, sqlite3_stmt *s, store_sample_fn f
 		priv.json_len = (size_t)sqlite3_column_bytes(s, 2);
 		if (!priv.json)
 			priv.json = "";
-		r = reader_json_row(rd, priv.json, priv.json_len, &priv.sh);
-		if (r == -ENOMEM)
+		if ((r = reader_json_row(rd, &priv, &t.shape)) < 0)
 			return err_set(e, r, "out of memory");
-		if (r < 0)	/* its text as it is, shape 0 */
-			priv.sh = &rd->none;
 	} else if ((priv.ns = num_by_id(rd, sqlite3_column_int64(s, 3))) != NULL) {
 		const struct num_shape *ns = priv.ns;
 
-		priv.sh = &rd->none;
 		/* its strings (the numbers are the row's) */
 		rd->tick.members = ns->strs.members;
 		rd->tick.cgroup = ns->strs.cgroup;
@@ -626,8 +697,10 @@ static int reader_row(struct tick_reader *rd, sqlite3_stmt *s, store_sample_fn f
 					&ns->keys, &rd->prev, &rd->tick) < 0 || rd->tick.cgroup != ns->strs.cgroup)
 			priv.damaged = true;
 		rd->tick.seq = t.seq;
+		t.shape = ns->serial;
 	} else {
-		const void *b = sqlite3_column_blob(s, 4);
+		const uint8_t *b = sqlite3_column_blob(s, 4);
+		size_t n = (size_t)sqlite3_column_bytes(s, 4);
 
 		priv.sh = shape_by_id(rd, sqlite3_column_int64(s, 3));
 		if (!priv.sh && rd->every_row)
@@ -635,15 +708,18 @@ static int reader_row(struct tick_reader *rd, sqlite3_stmt *s, store_sample_fn f
 		if (!priv.sh)
 			return err_set(e, -EBADMSG, "recording %lld: tick %llu has no stored shape",
 				       (long long)rd->run_id, (unsigned long long)t.seq);
+		/*
+		 * a compact row of the codec: the conversion made every one that
+		 * decodes a numbers or JSON row, so one left is damaged
+		 */
+		if (!rd->every_row)
+			return err_set(e, -EBADMSG, "recording %lld: tick %llu is damaged",
+				       (long long)rd->run_id, (unsigned long long)t.seq);
 		if (grow((void **)&rd->v, &rd->v_cap, priv.sh->n + 1, sizeof(*rd->v)) < 0)
 			return err_set(e, -ENOMEM, "out of memory");
-		priv.cur = b;
-		priv.end = priv.cur + sqlite3_column_bytes(s, 4);
-		if (!priv.sh->n && priv.cur != priv.end)
-			priv.damaged = true;
+		priv.damaged = tick_decode(priv.sh, b ? b : (const uint8_t *)"", n, rd->v) < 0;
+		t.shape = priv.sh->serial;
 	}
-	priv.decoded = priv.json ? priv.sh->n : 0;
-	t.shape = priv.ns ? priv.ns->serial : priv.sh->serial;
 	if (rd->every_row)
 		return fn(&t, arg);
 	r = priv.damaged ? 0 : fn(&t, arg);
@@ -693,12 +769,14 @@ int store_ticks_walk(struct store *st, int64_t run_id, store_sample_fn fn, void 
 	return ticks_walk(st, "samples", false, run_id, fn, arg, e);
 }
 
-/* ---- schema 9: older rows as numbers ---- */
+/* ---- schemas 9 and 10: older rows as numbers ---- */
 
 /*
  * One row of the copy: a numbers row written again (after the numbers rows
- * before it), a codec or JSON row as numbers when its line prints back byte
- * for byte; any other row is left as it is.
+ * before it); a codec or JSON row as numbers when its line prints back byte
+ * for byte, else a codec row as a JSON row of its text (the reader has no
+ * codec); a damaged row, or a JSON row that is no current tick, is left as
+ * it is.
  */
 static int convert_row(const struct store_tick *t, void *arg)
 {
@@ -716,18 +794,23 @@ static int convert_row(const struct store_tick *t, void *arg)
 		tick_numbers_cook(&p->rd->prev, &p->rd->tick);
 	if (p->ns)
 		return p->damaged ? 0 : tick_writer_add_numbers(w, t->t_ns, &p->rd->tick, e);
-	if (!p->damaged && (p->json || p->sh != &p->rd->none))
+	if (!p->damaged && (p->json || p->sh))
 		json = store_tick_json(t, &len);
 	if (!json || p->damaged)
-		return 0;
+		return p->sh && !p->damaged ? err_set(e, -ENOMEM, "out of memory") : 0;
 	d = cJSON_ParseWithLength(json, len);
 	if (writer_takes(w, d, t->seq, json, len, &tick, members, sizeof(members)))
 		r = tick_writer_add_numbers(w, t->t_ns, &tick, e);
+	else if (p->sh)
+		r = tick_writer_add(w, t->seq, t->t_ns, json, len, e);
 	cJSON_Delete(d);
 	return r;
 }
 
-/* the rows of every recording written again (store_samples_convert()) */
+/*
+ * the rows of every recording that has a row other than a numbers row
+ * written again (store_samples_convert())
+ */
 static int convert_all(struct store *st, struct st_err *e)
 {
 	struct tick_writer *w = NULL;
@@ -738,7 +821,9 @@ static int convert_all(struct store *st, struct st_err *e)
 	if ((r = store_exec(st, "CREATE TEMP TABLE samples_v8 (run_id, seq, t_ns, data, shape_id, vals,"
 			    " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
 			    "INSERT INTO samples_v8 SELECT run_id, seq, t_ns, data, shape_id, vals"
-			    " FROM samples", e)) < 0 ||
+			    " FROM samples WHERE run_id IN (SELECT run_id FROM samples"
+			    "  WHERE shape_id IS NULL OR shape_id NOT IN"
+			    "  (SELECT id FROM sample_shapes WHERE kind = 1))", e)) < 0 ||
 	    (r = store_prepare(st, "SELECT DISTINCT run_id FROM samples_v8 ORDER BY run_id", &runs, e)) < 0)
 		goto out;
 	while ((r = sqlite3_step(runs)) == SQLITE_ROW) {
@@ -888,15 +973,16 @@ static int num_slot(const struct sample_tick *s, const char *group, const char *
 	return -1;
 }
 
-static bool num_number(const struct tick_reader *rd, int slot, double *v)
+/* a numbers row's leaf (its value as its line prints it), or a JSON row's tick's (as written) */
+static bool num_number(const struct tick_reader *rd, const struct sample_tick *t, int slot,
+		       double *v)
 {
-	const struct sample_tick *t = &rd->tick;
-
 	if (slot >= NS_METRIC && slot < NS_COUNTER) {
 		int m = slot - NS_METRIC;
 
 		if (t->ok[m])
-			*v = tick_numbers_leaf(tick_numbers_value(&rd->prev, m),
+			*v = t != &rd->tick ? t->val[m] :
+			     tick_numbers_leaf(tick_numbers_value(&rd->prev, m),
 					       sample_metric_defs[m].integral);
 		return t->ok[m];
 	}
@@ -970,56 +1056,61 @@ static int num_string(const struct sample_tick *t, int slot, char *buf, size_t l
 
 int store_tick_slot(const struct store_tick *t, const char *group, const char *key)
 {
-	const struct tick_shape *sh = t->priv->sh;
-	size_t gl = group ? strlen(group) : 0, kl = strlen(key);
+	const struct store_tick_priv *p = t->priv;
+	const struct tick_reader *rd = p->rd;
 
-	if (t->priv->ns)
-		return num_slot(&t->priv->ns->strs, group, key);
-	for (size_t i = 0; i < sh->n; i++) {
-		const struct tick_slot *x = &sh->slots[i];
+	if (p->ns)
+		return num_slot(&p->ns->strs, group, key);
+	if (p->jt)
+		return num_slot(p->jt, group, key);
+	if (!p->leaves)
+		return -1;
+	for (size_t i = 0; i < rd->n_leaves; i++) {
+		const struct json_leaf *l = &rd->leaves[i];
 
-		if (x->depth != (group ? 2 : 1) || x->key_len != kl ||
-		    memcmp(sh->text + x->key_off, key, kl))
-			continue;
-		if (group && (x->group_len != gl || memcmp(sh->text + x->group_off, group, gl)))
-			continue;
-		return (int)i;
+		if (!strcmp(l->x->string, key) &&
+		    (group ? l->group && !strcmp(l->group, group) : !l->group))
+			return (int)i;
 	}
 	return -1;
 }
 
 bool store_tick_number(const struct store_tick *t, int slot, double *v)
 {
-	const struct tick_shape *sh = t->priv->sh;
+	const struct store_tick_priv *p = t->priv;
+	const cJSON *x;
 
-	if (t->priv->ns)
-		return num_number(t->priv->rd, slot, v);
-	if (slot < 0 || (size_t)slot >= sh->n || !decoded(t->priv, (size_t)slot))
+	if (p->ns)
+		return num_number(p->rd, &p->rd->tick, slot, v);
+	if (p->jt)
+		return num_number(p->rd, p->jt, slot, v);
+	if (!p->leaves || slot < 0 || (size_t)slot >= p->rd->n_leaves)
 		return false;
-	return tick_number(sh, t->priv->rd->v, (size_t)slot, v);
+	x = p->rd->leaves[slot].x;
+	if (!cJSON_IsNumber(x))
+		return false;
+	*v = x->valuedouble;
+	return true;
 }
 
 int store_tick_string(const struct store_tick *t, int slot, char *buf, size_t len)
 {
-	const struct tick_shape *sh = t->priv->sh;
-	char tok[4096];
-	cJSON *x;
-	int r = -ENOENT;
+	const struct store_tick_priv *p = t->priv;
+	const cJSON *x;
 
 	if (len)
 		buf[0] = '\0';
-	if (t->priv->ns)
-		return num_string(&t->priv->rd->tick, slot, buf, len);
-	if (slot < 0 || (size_t)slot >= sh->n || !decoded(t->priv, (size_t)slot) ||
-	    tick_token(sh, t->priv->rd->v, (size_t)slot, tok, sizeof(tok)) < 0 || tok[0] != '"')
+	if (p->ns)
+		return num_string(&p->rd->tick, slot, buf, len);
+	if (p->jt)
+		return num_string(p->jt, slot, buf, len);
+	if (!p->leaves || slot < 0 || (size_t)slot >= p->rd->n_leaves)
 		return -ENOENT;
-	x = cJSON_Parse(tok);
-	if (cJSON_IsString(x)) {
-		snprintf(buf, len, "%s", x->valuestring);
-		r = 0;
-	}
-	cJSON_Delete(x);
-	return r;
+	x = p->rd->leaves[slot].x;
+	if (!cJSON_IsString(x) || !x->valuestring)
+		return -ENOENT;
+	snprintf(buf, len, "%s", x->valuestring);
+	return 0;
 }
 
 const char *store_tick_json(const struct store_tick *t, size_t *len)
@@ -1031,10 +1122,13 @@ const char *store_tick_json(const struct store_tick *t, size_t *len)
 		*len = p->json_len;
 		return p->json;
 	}
+	if (p->damaged)
+		return NULL;
 	if (p->ns && !p->formatted)
 		tick_numbers_cook(&rd->prev, &rd->tick);
-	while (p->ns && !p->formatted) {
-		int n = rd->text ? sample_tick_json(&rd->tick, rd->text, rd->text_cap) : -ENOSPC;
+	while (!p->formatted) {
+		long n = !rd->text ? -ENOSPC : p->ns ? sample_tick_json(&rd->tick, rd->text, rd->text_cap) :
+			 tick_format(p->sh, rd->v, rd->text, rd->text_cap);
 
 		if (n >= 0) {
 			p->formatted = true;
@@ -1042,19 +1136,6 @@ const char *store_tick_json(const struct store_tick *t, size_t *len)
 		} else if (rd->text_cap >= (1u << 20) ||
 			   grow((void **)&rd->text, &rd->text_cap,
 				rd->text_cap ? rd->text_cap * 2 : 16384, 1) < 0) {
-			return NULL;
-		}
-	}
-	if (p->sh->n && !decoded(p, p->sh->n - 1))
-		return NULL;
-	while (!p->formatted) {
-		long n = rd->text ? tick_format(p->sh, rd->v, rd->text, rd->text_cap) : -ENOSPC;
-
-		if (n >= 0) {
-			p->formatted = true;
-			p->text_len = n;
-		} else if (grow((void **)&rd->text, &rd->text_cap,
-				rd->text_cap ? rd->text_cap * 2 : 4096, 1) < 0) {
 			return NULL;
 		}
 	}

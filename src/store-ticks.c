@@ -1,8 +1,9 @@
 /*
- * store-ticks.c - the compact tick codec of the samples table (see
- * store-int.h): a JSON scanner that cuts a tick into structure and scalar
- * leaves, shapes, and the varint encoding of a tick's leaves against its
- * shape, with the way back to the exact JSON text and to numbers.
+ * store-ticks.c - the reading half of the compact tick codec that schemas 4
+ * to 8 wrote (see store-int.h), for the conversion only: a stored shape
+ * cut into structure and scalar leaves, a row's vals decoded against it,
+ * and the tick's exact JSON text. Nothing writes the codec any more, and
+ * the reader of a converted store meets no compact row but a damaged one.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -210,7 +211,8 @@ static int value(struct scan *c, int depth, uint32_t goff, uint32_t glen, uint32
 	}
 }
 
-int tick_parse(struct tick_shape *sh, const char *json, size_t len)
+/* json's slots into sh (sh->text is json): 0, -EBADMSG when it is no JSON the codec took */
+static int tick_parse(struct tick_shape *sh, const char *json, size_t len)
 {
 	struct scan c = { sh, json, len, 0, 0 };
 	int r;
@@ -297,12 +299,8 @@ int tick_shape_make(struct tick_shape *sh, int64_t id, const char *json, size_t 
 	for (size_t i = 0; i < sh->n; i++) {
 		struct tick_slot *t = &sh->slots[i];
 
-		if (t->kind == 'n') {
-			t->has_num = true;
-			t->num = strtod(copy + t->off, NULL);
-		} else if (t->kind == 's') {
+		if (t->kind == 's')
 			t->has_time = parse_time(copy + t->off, t->len, &t->time_ms);
-		}
 	}
 	return 0;
 }
@@ -315,33 +313,7 @@ void tick_shape_free(struct tick_shape *sh, bool owns_text)
 	memset(sh, 0, sizeof(*sh));
 }
 
-bool tick_shape_fits(const struct tick_shape *sh, const struct tick_shape *doc)
-{
-	if (sh->n != doc->n || sh->len - sh->tail != doc->len - doc->tail)
-		return false;
-	for (size_t i = 0; i < sh->n; i++) {
-		const struct tick_slot *x = &sh->slots[i], *y = &doc->slots[i];
-
-		if (x->off - x->piece != y->off - y->piece ||
-		    memcmp(sh->text + x->piece, doc->text + y->piece, x->off - x->piece))
-			return false;
-	}
-	return !memcmp(sh->text + sh->tail, doc->text + doc->tail, sh->len - sh->tail);
-}
-
 /* ---- varints ---- */
-
-static size_t put_varint(uint8_t *o, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		o[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	o[n++] = (uint8_t)v;
-	return n;
-}
 
 static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
@@ -359,120 +331,14 @@ static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	return -EBADMSG;
 }
 
-static uint64_t zig(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
 static int64_t zag(uint64_t u)
 {
 	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
 }
 
-/*
- * A number token as TICK_INT or TICK_DEC when its text comes back exactly
- * (no exponent, no "-0", at most DIGITS_MAX digits), else TICK_RAW.
- */
-static int number_kind(const char *s, size_t len, int64_t *m, int *frac)
-{
-	bool neg = s[0] == '-', point = false;
-	size_t p = neg, digits = 0;
-	int64_t v = 0;
-
-	*frac = 0;
-	/* a leading "0" before the point is not a digit of the mantissa */
-	if (s[p] == '0' && p + 1 < len && s[p + 1] == '.')
-		p++;
-	for (; p < len; p++) {
-		if (s[p] == '.') {
-			point = true;
-			continue;
-		}
-		if (!digit(s[p]) || ++digits > DIGITS_MAX)
-			return TICK_RAW;	/* an exponent, or too long */
-		v = v * 10 + (s[p] - '0');
-		if (point)
-			(*frac)++;
-	}
-	if (neg && v == 0)
-		return TICK_RAW;	/* "-0" would come back as "0" */
-	*m = neg ? -v : v;
-	return point ? TICK_DEC : TICK_INT;
-}
-
-static long put_bytes(uint8_t *o, size_t at, size_t cap, int tag, const char *p, size_t n)
-{
-	uint8_t h[10];
-	size_t hn = put_varint(h, ((uint64_t)n << 3) | (uint64_t)tag);
-
-	if (at + hn + n > cap)
-		return -ENOSPC;
-	memcpy(o + at, h, hn);
-	memcpy(o + at + hn, p, n);
-	return (long)(hn + n);
-}
-
-static long encode_one(const struct tick_shape *sh, const struct tick_shape *doc, size_t i,
-		       uint8_t *o, size_t at, size_t cap)
-{
-	const struct tick_slot *d = &sh->slots[i], *y = &doc->slots[i];
-	const char *tok = doc->text + y->off;
-	uint8_t h[12];
-	size_t hn;
-	int64_t v;
-	int frac;
-
-	if (cap - at < 12)
-		return -ENOSPC;
-	if (y->len == d->len && !memcmp(tok, sh->text + d->off, d->len)) {
-		o[at] = TICK_SAME;
-		return 1;
-	}
-	switch (y->kind) {
-	case 'l':
-		o[at] = (uint8_t)(((tok[0] == 'n' ? 0 : tok[0] == 't' ? 1 : 2) << 3) | TICK_LIT);
-		return 1;
-	case 's':
-		if (d->has_time && parse_time(tok, y->len, &v)) {
-			char back[40];
-
-			/* only a time that comes back as written (no "month 13") */
-			if (format_time(v, back, sizeof(back)) == (int)y->len && !memcmp(back, tok, y->len))
-				return (long)put_varint(o + at, (zig(v - d->time_ms) << 3) | TICK_TIME);
-		}
-		return put_bytes(o, at, cap, TICK_STR, tok + 1, y->len - 2);
-	default:
-		switch (number_kind(tok, y->len, &v, &frac)) {
-		case TICK_INT:
-			return (long)put_varint(o + at, (zig(v) << 3) | TICK_INT);
-		case TICK_DEC:
-			hn = put_varint(h, (zig(v) << 3) | TICK_DEC);
-			h[hn++] = (uint8_t)frac;
-			memcpy(o + at, h, hn);
-			return (long)hn;
-		default:
-			return put_bytes(o, at, cap, TICK_RAW, tok, y->len);
-		}
-	}
-}
-
-long tick_encode(const struct tick_shape *sh, const struct tick_shape *doc, uint8_t *out,
-		 size_t cap)
-{
-	size_t at = 0;
-
-	for (size_t i = 0; i < sh->n; i++) {
-		long n = encode_one(sh, doc, i, out, at, cap);
-
-		if (n < 0)
-			return n;
-		at += (size_t)n;
-	}
-	return (long)at;
-}
-
-int tick_decode_some(const struct tick_shape *sh, const uint8_t **pp, const uint8_t *end,
-		     struct tick_val *v, size_t from, size_t to)
+/* slots from .. to-1 from *pp (slot from starts there), advancing *pp: 0, -EBADMSG */
+static int tick_decode_some(const struct tick_shape *sh, const uint8_t **pp, const uint8_t *end,
+			    struct tick_val *v, size_t from, size_t to)
 {
 	const uint8_t *p = *pp;
 
@@ -553,15 +419,6 @@ int tick_decode(const struct tick_shape *sh, const uint8_t *b, size_t len, struc
 	return p == b + len ? 0 : -EBADMSG;
 }
 
-void tick_doc_vals(const struct tick_shape *doc, struct tick_val *v)
-{
-	for (size_t i = 0; i < doc->n; i++) {
-		v[i].tag = TICK_TOK;
-		v[i].p = doc->text + doc->slots[i].off;
-		v[i].n = doc->slots[i].len;
-	}
-}
-
 /* |m| with frac digits after the point, zero-padded: "0.005182" */
 static int format_dec(int64_t m, int frac, char *out, size_t cap)
 {
@@ -588,8 +445,9 @@ static int format_dec(int64_t m, int frac, char *out, size_t cap)
 	return (int)at;
 }
 
-long tick_token(const struct tick_shape *sh, const struct tick_val *v, size_t i, char *out,
-		size_t cap)
+/* slot i's token text (a string with its quotes) into out: its length, or -ENOSPC */
+static long tick_token(const struct tick_shape *sh, const struct tick_val *v, size_t i, char *out,
+		       size_t cap)
 {
 	const struct tick_val *x = &v[i];
 	static const char *const lits[] = { "null", "true", "false" };
@@ -602,7 +460,6 @@ long tick_token(const struct tick_shape *sh, const struct tick_val *v, size_t i,
 		src = sh->text + sh->slots[i].off;
 		n = sh->slots[i].len;
 		break;
-	case TICK_TOK:
 	case TICK_RAW:
 		src = x->p;
 		n = x->n;
@@ -665,56 +522,4 @@ long tick_format(const struct tick_shape *sh, const struct tick_val *v, char *ou
 	at += sh->len - sh->tail;
 	out[at] = '\0';
 	return (long)at;
-}
-
-static const double pow10_exact[] = {
-	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-};
-
-bool tick_number(const struct tick_shape *sh, const struct tick_val *v, size_t i, double *out)
-{
-	const struct tick_val *x = &v[i];
-	char buf[64];
-	long n;
-
-	switch (x->tag) {
-	case TICK_SAME:
-		*out = sh->slots[i].num;
-		return sh->slots[i].has_num;
-	case TICK_INT:
-		*out = (double)x->i;	/* correctly rounded, as strtod() */
-		return true;
-	case TICK_DEC:
-		/* m and 10^f exact: one correctly rounded division is what strtod() gives */
-		if (x->frac < sizeof(pow10_exact) / sizeof(pow10_exact[0]) &&
-		    x->i <= (1LL << 53) && x->i >= -(1LL << 53)) {
-			*out = (double)x->i / pow10_exact[x->frac];
-			return true;
-		}
-		break;
-	case TICK_RAW:
-		break;
-	case TICK_TOK:
-		/* a JSON row's token: the row text is NUL-terminated, strtod() stops at its end */
-		if (x->p[0] != '-' && !digit(x->p[0]))
-			return false;
-		*out = strtod(x->p, NULL);
-		return true;
-	default:
-		return false;
-	}
-	if (x->tag == TICK_RAW && x->n >= sizeof(buf)) {	/* a number of many digits */
-		char *big = strndup(x->p, x->n);
-
-		if (!big)
-			return false;
-		*out = strtod(big, NULL);
-		free(big);
-		return true;
-	}
-	if ((n = tick_token(sh, v, i, buf, sizeof(buf))) < 0)
-		return false;
-	*out = strtod(buf, NULL);
-	return true;
 }

@@ -6,7 +6,10 @@
 # byte for byte what the old binary printed (replay-1.json, replay-2.json),
 # every tick whose line prints back is a numbers row, the codec's shapes
 # are gone; the row spelled otherwise stays as it was; a damaged row is left
-# as it is and still refused.
+# as it is and still refused. A compact row whose line is not a current
+# sample tick becomes a JSON row of that line (the reader has no codec), on
+# a schema 7 store as on a schema 9 store the first conversion left it in
+# (schema 10 converts again).
 . "$(dirname "$0")/lib.sh"
 
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
@@ -49,4 +52,29 @@ cmp -s "$scratch/s1" "$v7/replay-1.json" || fail "replay 1 beside a bad shape di
 grep -q "shape 2 is not a tick" "$scratch/s2.err" || fail "bad shape: $(cat "$scratch/s2.err")"
 [ "$(sqlite3 "$scratch/s.db" "SELECT count(*) FROM samples WHERE run_id = 2 AND shape_id = 2")" = 1 ] ||
 	fail "the rows of the bad shape changed"
+# a compact row whose line is no current sample tick: a JSON row of its line, byte for byte
+odd='{"seq":4, "note":"written by an older swaptune"}'
+old_row() {	# db: recording 2's tick 4, a compact row of a shape of its own (both leaves as the shape's)
+	sqlite3 "$1" "INSERT INTO sample_shapes (id, run_id, tick) VALUES (9, 2, '$odd');
+		INSERT INTO samples (run_id, seq, t_ns, data, shape_id, vals) VALUES (2, 4, 40000000, '', 9, x'0000')"
+}
+for start in 7 9; do
+	o=$scratch/odd-$start.db
+	sqlite3 "$o" <"$v7/ticks.sql" || fail "loading the fixture"
+	if [ "$start" = 9 ]; then	# converted by a binary that left such rows, then one left
+		"$SWAPTUNE" --db "$o" sample --replay 1 --json >/dev/null || fail "converting: exit $?"
+		old_row "$o" || fail "adding a compact row"
+		sqlite3 "$o" "PRAGMA user_version = 9; DELETE FROM store_todo" || fail "making it schema 9"
+	else
+		old_row "$o" || fail "adding a compact row"
+	fi
+	"$SWAPTUNE" --db "$o" sample --replay 2 --json >"$scratch/o2" || fail "schema $start: replay 2 with an old row: exit $?"
+	{ cat "$v7/replay-2.json"; echo "$odd"; } | cmp -s - "$scratch/o2" ||
+		fail "schema $start: replay 2 with an old row differs: $(tail -n 2 "$scratch/o2")"
+	[ "$(sqlite3 "$o" "SELECT count(*) FROM samples WHERE run_id = 2 AND seq = 4 AND shape_id IS NULL
+		AND vals IS NULL AND data = '$odd'")" = 1 ] || fail "schema $start: the old row is not a JSON row of its line"
+	[ "$(sqlite3 "$o" 'SELECT count(*) FROM sample_shapes WHERE kind IS NULL')" = 0 ] ||
+		fail "schema $start: codec shapes left"
+	[ "$(sqlite3 "$o" 'SELECT count(*) FROM store_todo')" = 0 ] || fail "schema $start: the to-do is left"
+done
 done_testing

@@ -4,8 +4,8 @@
  *
  * Builds (once, reused while it has the right shape) a store in $TMPDIR with
  * recording 1 of 1 000 000 ticks and recording 2 of 1 000 ticks, written
- * through the recorder's own writer (store_samples_add_json(): compact rows
- * against the recording's shapes), each tick a sampler JSON line of the real
+ * through the recorder's own writer (store_samples_add_json(): numbers rows
+ * after the recording's strings row), each tick a sampler JSON line of the real
  * layout (~2.3 KiB: host, vmstat, zswap, psi, meminfo, cgroup, cpu, derived,
  * counters) with values that vary every tick as a live host's do. Then,
  * alternating in one run so drift hits both alike, ROUNDS times each:
