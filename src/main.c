@@ -397,11 +397,12 @@ int main(int argc, char **argv)
 	 * a command that recorded nothing leaves no store behind, nor the
 	 * directories made for it: a read-only one that succeeds (status,
 	 * history, apply --dry-run at a new --db) as well as one that fails
-	 * (bad input, a damaged fleet-advise --from, export onto a FIFO);
+	 * (bad input, a damaged fleet-advise --from, export onto a FIFO), or
+	 * one whose writes were all rolled back (import A B with B refused);
 	 * anything recorded (a probe whose budget cannot reach its first look
 	 * stores its warm-up) keeps the store it named
 	 */
-	if (db_new && store_changes(&ctx.store) == db_changes0)
+	if (db_new && (store_changes(&ctx.store) == db_changes0 || !store_holds_rows(&ctx.store)))
 		store_close_remove(&ctx.store);
 	else
 		store_close(&ctx.store);

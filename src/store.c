@@ -422,6 +422,35 @@ int store_close_remove(struct store *st)
 	return r;
 }
 
+bool store_holds_rows(struct store *st)
+{
+	sqlite3_stmt *tables, *one;
+	bool rows = false;
+	int rc;
+
+	if (!st->db)
+		return false;
+	if (sqlite3_prepare_v2(st->db, "SELECT name FROM sqlite_master WHERE type = 'table'"
+			       " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'", -1, &tables, NULL) != SQLITE_OK)
+		return true;	/* cannot tell: keep it */
+	while (!rows && (rc = sqlite3_step(tables)) == SQLITE_ROW) {
+		char *sql = sqlite3_mprintf("SELECT 1 FROM \"%w\" LIMIT 1",
+					    (const char *)sqlite3_column_text(tables, 0));
+
+		if (!sql || sqlite3_prepare_v2(st->db, sql, -1, &one, NULL) != SQLITE_OK) {
+			rows = true;
+		} else {
+			rows = sqlite3_step(one) != SQLITE_DONE;
+			sqlite3_finalize(one);
+		}
+		sqlite3_free(sql);
+	}
+	if (!rows && rc != SQLITE_DONE)
+		rows = true;
+	sqlite3_finalize(tables);
+	return rows;
+}
+
 long long store_changes(struct store *st)
 {
 	return st->db ? (long long)sqlite3_total_changes64(st->db) : 0;

@@ -12,7 +12,9 @@
 # nothing is left.
 # Part 2: a read-only command given a new --db path leaves nothing there,
 # whether it succeeds or fails: no store, and no directory it had to make
-# (a directory that was there stays); a writing command keeps its store.
+# (a directory that was there stays); nor does an import whose second file
+# is refused (the first one's rows rolled back); a writing command keeps
+# its store.
 . "$(dirname "$0")/lib.sh"
 
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
@@ -132,6 +134,13 @@ for c in "status" "--json status" "history" "history --all" "recommend" "doctor"
 		fail "$c (exit $rc) in a directory that was there: $(ls -A "$scratch/there" 2>&1 | tr '\n' ' ')"
 done
 diff -r "$fresh" "$scratch/pristine" >/dev/null || fail "part 2 changed the tree"
+# import A B with B refused rolls A back: its inserts counted, nothing kept, so no store either
+echo '{"schema":' >"$scratch/bad.json"
+"$SWAPTUNE" --db "$scratch/imp/a/s.db" --sysroot "$fresh" import "$FIXTURES/fleet/host-01.json" \
+	"$scratch/bad.json" >/dev/null 2>"$scratch/err"
+rc=$?
+[ $rc = 2 ] && [ ! -e "$scratch/imp" ] ||
+	fail "import A B, B refused: exit $rc, left $(cd "$scratch" && find imp 2>/dev/null | tr '\n' ' ')"
 "$SWAPTUNE" --db "$scratch/rec/a/s.db" --sysroot "$fresh" sample --record --count 1 --interval 10ms \
 	--no-cpu >/dev/null 2>"$scratch/err" || fail "sample --record: $(cat "$scratch/err")"
 [ -f "$scratch/rec/a/s.db" ] || fail "sample --record did not keep its new store"

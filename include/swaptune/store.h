@@ -61,6 +61,9 @@ void store_close(struct store *st);
 /* Rows inserted, updated or deleted through st since it was opened (a store a
  * refused command created is removed only when nothing was recorded in it). */
 long long store_changes(struct store *st);
+/* Whether any table of st holds a row (true when that cannot be read): a
+ * store whose writes were all rolled back holds none, though it counts them. */
+bool store_holds_rows(struct store *st);
 /*
  * Close, and remove the store file (with its -wal and -shm) unless another
  * process holds it open (-EBUSY: it stays), and then the directories
