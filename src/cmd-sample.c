@@ -472,20 +472,26 @@ static void register_host(struct cmd_ctx *ctx)
 	store_register_host(&ctx->store, mid, name, kernel, NULL);
 }
 
-/*
- * One tick out. json: the tick's JSON line (n_json bytes, room for one
- * more), made once a tick for the output and the recording alike.
- */
+/* One tick as made for the output, once a tick for the output and the recording alike. */
+struct tick_out {
+	uint64_t wall_ns;	/* the tick's wall clock (the table's time) */
+	char *json;		/* its JSON line: n_json bytes, room for one more */
+	int n_json;
+	char *prom_buf;		/* OUT_BUF bytes for the Prometheus text */
+};
+
+/* One tick out; rows: ticks written so far (a table repeats its header by it). */
 static int emit(struct cmd_ctx *ctx, const struct sample_args *a, struct sampler *s,
-		char *buf, char *json, int n_json, uint64_t wall_ns, uint64_t *rows)
+		const struct tick_out *t, uint64_t *rows)
 {
-	int n;
+	char *buf = t->prom_buf, *json = t->json;
+	int n, n_json = t->n_json;
 
 	switch (a->mode) {
 	case OUT_TABLE:
 		if (*rows % HEADER_EVERY == 0)
 			table_header(ctx->out, s);
-		table_row(ctx->out, s, wall_ns);
+		table_row(ctx->out, s, t->wall_ns);
 		break;
 	case OUT_JSON:
 		json[n_json] = '\n';	/* one write with its newline */
@@ -593,7 +599,8 @@ static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
 				break;
 			}
 		}
-		r = emit(ctx, &a, s, buf, jbuf, n_json, wall, &rows);
+		r = emit(ctx, &a, s, &(struct tick_out){ .wall_ns = wall, .json = jbuf, .n_json = n_json,
+							  .prom_buf = buf }, &rows);
 		if (r < 0) {
 			if (r == -EPIPE) {	/* reader went away: end as interrupted */
 				err_reset(&ctx->err);
