@@ -14,7 +14,7 @@ sr=$scratch/sr
 db=$scratch/db
 cp -a "$FIXTURES/vm-v1" "$sr" || fail "copying the fixture"
 mkdir "$sr/sys/fs/cgroup/memory/web" || fail "making the workload's cgroup"
-"$SWAPTUNE" --db "$db" --sysroot "$sr" status >/dev/null || fail "creating the store"
+new_store "$db" || fail "creating the store"
 # the command's words for the same options, to compare with the screen
 cli() { "$SWAPTUNE" --db "$db" --sysroot "$sr" switchback --dry-run "$@" 2>&1; }
 

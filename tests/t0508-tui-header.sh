@@ -13,7 +13,7 @@ sr=$scratch/sr
 db=$scratch/db
 cp -a "$FIXTURES/vm-v1" "$sr" || fail "copying the fixture"
 S() { "$SWAPTUNE" --db "$db" --sysroot "$sr" "$@"; }
-S status >/dev/null || fail "creating the store"
+new_store "$db" || fail "creating the store"
 
 # nothing pending: the header as before
 tui_start 80 24 --db "$db" --sysroot "$sr" --interval 200ms
