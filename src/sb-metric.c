@@ -793,9 +793,15 @@ static void child_exec(char **argv, const struct sbm_window_env *w, int out, int
 	_exit(127);
 }
 
+/* What a command wrote on one pipe: the first cap - 1 bytes are kept, the rest read and dropped. */
+struct capture {
+	char *buf;
+	size_t len, cap;
+};
+
 /* Read both pipes until both close, the deadline or a stop; 0, -ETIMEDOUT or -EINTR. */
-static int drain(int fo, int fe, char *out, size_t *olen, char *err, size_t *elen,
-		 double deadline, volatile sig_atomic_t *stop)
+static int drain(int fo, int fe, struct capture *out, struct capture *err, double deadline,
+		 volatile sig_atomic_t *stop)
 {
 	struct pollfd pf[2] = { { .fd = fo, .events = POLLIN }, { .fd = fe, .events = POLLIN } };
 
@@ -814,8 +820,8 @@ static int drain(int fo, int fe, char *out, size_t *olen, char *err, size_t *ele
 		if (r < 0)
 			return -errno;
 		for (int i = 0; i < 2; i++) {
-			char tmp[4096], *dst = i ? err : out;
-			size_t *dl = i ? elen : olen, cap = i ? 1024 : OUT_MAX;
+			char tmp[4096];
+			struct capture *c = i ? err : out;
 			ssize_t n;
 
 			if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -828,8 +834,8 @@ static int drain(int fo, int fe, char *out, size_t *olen, char *err, size_t *ele
 				continue;
 			}
 			for (ssize_t k = 0; k < n; k++)
-				if (*dl + 1 < cap)
-					dst[(*dl)++] = tmp[k];
+				if (c->len + 1 < c->cap)
+					c->buf[c->len++] = tmp[k];
 		}
 	}
 	return 0;
@@ -883,7 +889,11 @@ int sbm_cmd_value(const struct sbm_spec *m, const struct sbm_window_env *w, doub
 		return r;
 	}
 	deadline = now_s() + m->timeout_s;
-	r = drain(po[0], pe[0], out, &olen, err, &elen, deadline, w->stop);
+	struct capture oc = { out, 0, OUT_MAX }, ec = { err, 0, sizeof(err) };
+
+	r = drain(po[0], pe[0], &oc, &ec, deadline, w->stop);
+	olen = oc.len;
+	elen = ec.len;
 	close(po[0]);
 	close(pe[0]);
 	/* pipes closed is not exited: the deadline holds until the command is reaped */
