@@ -276,123 +276,148 @@ static int global_action(struct cmd_ctx *ctx, const struct cmd_common *cm)
 	return -1;
 }
 
-int main(int argc, char **argv)
-{
-	struct cmd_ctx ctx = { .out = stdout };
-	struct cmd_common cm = { .completion = -1 };
-	const struct cmd_entry *c = NULL;
-	bool db_new;
-	long long db_changes0;
-	char **args = calloc((size_t)argc + 1, sizeof(char *));
-	int nargs = 0, r, status;
+/* What main() learns when it opens the store, to decide at the end whether to keep it. */
+struct store_start {
+	bool created;		/* this process made the file (O_EXCL) */
+	long long changes0;	/* store_changes() once it was open and migrated */
+};
 
-	if (!args)
-		return ST_EXIT_RUNTIME;
-	nargs = split_common_options(&ctx, &cm, argc, argv, args);
-	if (nargs < 0)
-		return free(args), fail(&ctx);
-	if ((r = global_action(&ctx, &cm)) >= 0)
-		return free(args), r;
-	if (nargs < 2) {
-		cmd_print_overview(cm.help ? stdout : stderr);
-		return free(args), cm.help ? 0 : ST_EXIT_USAGE;
+/*
+ * Parse the line into ctx, cm and args (*nargs of them, args[1] the command)
+ * and do what needs no host: global actions, help, usage. The command to
+ * run, or NULL with *status the exit status to return.
+ */
+static const struct cmd_entry *parse_command(struct cmd_ctx *ctx, struct cmd_common *cm, int argc,
+					     char **argv, char **args, int *nargs, int *status)
+{
+	const struct cmd_entry *c;
+	int r;
+
+	*status = 0;
+	*nargs = split_common_options(ctx, cm, argc, argv, args);
+	if (*nargs < 0)
+		return *status = fail(ctx), NULL;
+	if ((r = global_action(ctx, cm)) >= 0)
+		return *status = r, NULL;
+	if (*nargs < 2) {
+		cmd_print_overview(cm->help ? stdout : stderr);
+		return *status = cm->help ? 0 : ST_EXIT_USAGE, NULL;
 	}
 	if (!strcmp(args[1], "help")) {
-		if (nargs < 3) {
+		if (*nargs < 3) {
 			cmd_print_overview(stdout);
-			return free(args), 0;
+			return NULL;
 		}
-		cm.help = true;
+		cm->help = true;
 		args[1] = args[2];
-		nargs = 2;
+		*nargs = 2;
 	}
 	c = cmd_find(args[1]);
 	fail_command = c ? c->name : NULL;
 	if (!c) {
-		unknown_command(&ctx, args[1]);
-		return free(args), fail(&ctx);
+		unknown_command(ctx, args[1]);
+		return *status = fail(ctx), NULL;
 	}
-	if (cm.help) {
+	if (cm->help) {
 		cmd_print_help(stdout, c);
-		return free(args), 0;
+		return NULL;
 	}
+	return c;
+}
 
-	if (!ctx.sysroot)
-		ctx.sysroot = getenv("SWAPTUNE_SYSROOT");
-	if (host_open(&ctx.host, ctx.sysroot, &ctx.err) < 0) {
-		ctx.err.exit = ST_EXIT_USAGE;
-		return free(args), fail(&ctx);
+/*
+ * Open the host (--sysroot) and the store (--db) command c runs on, and
+ * stamp the store with the host's identity and kernel: 0, or the exit
+ * status of the failure (then nothing is left open).
+ */
+static int open_context(struct cmd_ctx *ctx, const struct cmd_common *cm, const struct cmd_entry *c,
+			struct store_start *start)
+{
+	char mid[64], boot[64];
+	struct kernel_fingerprint fp;
+	cJSON *o;
+	char *text;
+
+	if (!ctx->sysroot)
+		ctx->sysroot = getenv("SWAPTUNE_SYSROOT");
+	if (host_open(&ctx->host, ctx->sysroot, &ctx->err) < 0) {
+		ctx->err.exit = ST_EXIT_USAGE;
+		return fail(ctx);
 	}
 	host_opened = true;
 
-	if (!host_exists(&ctx.host, HOST_OSRELEASE)) {
-		err_set_exit(&ctx.err, -ENOENT, ST_EXIT_USAGE,
+	if (!host_exists(&ctx->host, HOST_OSRELEASE)) {
+		err_set_exit(&ctx->err, -ENOENT, ST_EXIT_USAGE,
 			     "sysroot %s does not look like a host tree (no /%s)",
-			     ctx.sysroot, HOST_OSRELEASE);
-		return free(args), fail(&ctx);
+			     ctx->sysroot, HOST_OSRELEASE);
+		return fail(ctx);
 	}
-	if (c->flags & CMD_NEEDS_ROOT && ctx.host.live && geteuid() != 0) {
-		err_set_exit(&ctx.err, -EPERM, ST_EXIT_DENIED,
+	if (c->flags & CMD_NEEDS_ROOT && ctx->host.live && geteuid() != 0) {
+		err_set_exit(&ctx->err, -EPERM, ST_EXIT_DENIED,
 			     "%s changes kernel settings and needs root (try sudo swaptune %s)",
 			     c->name, c->name);
-		return free(args), fail(&ctx);
+		return fail(ctx);
 	}
 
-	if (db_path(&ctx, cm.db) < 0)
-		return free(args), fail(&ctx);
-	if (store_open(&ctx.store, ctx.db_path, &ctx.err) < 0) {
-		host_close(&ctx.host);
-		return free(args), fail(&ctx);
+	if (db_path(ctx, cm->db) < 0)
+		return fail(ctx);
+	if (store_open(&ctx->store, ctx->db_path, &ctx->err) < 0) {
+		host_close(&ctx->host);
+		return fail(ctx);
 	}
-	if (store_samples_convert(&ctx.store, &ctx.err) < 0) {
-		store_close(&ctx.store);
-		host_close(&ctx.host);
-		return free(args), fail(&ctx);
+	if (store_samples_convert(&ctx->store, &ctx->err) < 0) {
+		store_close(&ctx->store);
+		host_close(&ctx->host);
+		return fail(ctx);
 	}
-	/* only a store this process made itself (O_EXCL) may be dropped below */
-	db_new = ctx.store.created;
-	db_changes0 = store_changes(&ctx.store);
-	{
-		char mid[64], boot[64];
+	/* only a store this process made itself (O_EXCL) may be dropped at the end */
+	start->created = ctx->store.created;
+	start->changes0 = store_changes(&ctx->store);
 
-		host_read_machine_id(&ctx.host, mid, sizeof(mid));
-		host_read_boot_id(&ctx.host, boot, sizeof(boot));
-		store_set_identity(&ctx.store, mid, boot);
-	}
+	host_read_machine_id(&ctx->host, mid, sizeof(mid));
+	host_read_boot_id(&ctx->host, boot, sizeof(boot));
+	store_set_identity(&ctx->store, mid, boot);
 
 	undo_register_all();
 
-	{
-		/* every run this command begins stores the kernel it ran on */
-		struct kernel_fingerprint fp;
-		cJSON *o;
-		char *text;
+	/* every run this command begins stores the kernel it ran on */
+	kcheck_now(&ctx->store, &ctx->host, &fp);
+	o = fingerprint_to_json(&fp);
+	text = o ? cJSON_PrintUnformatted(o) : NULL;
+	store_set_kernel_fp(&ctx->store, text);
+	cJSON_free(text);
+	cJSON_Delete(o);
+	return 0;
+}
 
-		kcheck_now(&ctx.store, &ctx.host, &fp);
-		o = fingerprint_to_json(&fp);
-		text = o ? cJSON_PrintUnformatted(o) : NULL;
-		store_set_kernel_fp(&ctx.store, text);
-		cJSON_free(text);
-		cJSON_Delete(o);
-	}
+/* Run c on args (args[0] its name): its exit status, its output flushed. */
+static int run_command(struct cmd_ctx *ctx, const struct cmd_entry *c, int nargs, char **args)
+{
+	int status;
 
 	optind = 1;
-	if (c->flags & CMD_WRAP_HUMAN && !ctx.json) {
+	if (c->flags & CMD_WRAP_HUMAN && !ctx->json) {
 		FILE *w = fmt_wrap_open(stdout, FMT_HUMAN_WIDTH);
 
 		if (w)
-			ctx.out = w;
+			ctx->out = w;
 	}
-	status = c->exec(&ctx, nargs - 1, args + 1);
+	status = c->exec(ctx, nargs, args);
 	if (status < 0)
-		status = fail(&ctx);
-	if (ctx.out != stdout)
-		fclose(ctx.out);
+		status = fail(ctx);
+	if (ctx->out != stdout)
+		fclose(ctx->out);
 	if (fflush(stdout) != 0 && status == 0) {
 		fprintf(stderr, "swaptune: cannot write output\n");
 		status = ST_EXIT_RUNTIME;
 	}
-	report_leftovers(&ctx);
+	report_leftovers(ctx);
+	return status;
+}
+
+/* Close the store and the host open_context() opened. */
+static void close_context(struct cmd_ctx *ctx, const struct store_start *start)
+{
 	/*
 	 * a command that recorded nothing leaves no store behind, nor the
 	 * directories made for it: a read-only one that succeeds (status,
@@ -402,11 +427,30 @@ int main(int argc, char **argv)
 	 * anything recorded (a probe whose budget cannot reach its first look
 	 * stores its warm-up) keeps the store it named
 	 */
-	if (db_new && (store_changes(&ctx.store) == db_changes0 || !store_holds_rows(&ctx.store)))
-		store_close_remove(&ctx.store);
+	if (start->created && (store_changes(&ctx->store) == start->changes0 ||
+			       !store_holds_rows(&ctx->store)))
+		store_close_remove(&ctx->store);
 	else
-		store_close(&ctx.store);
-	host_close(&ctx.host);
+		store_close(&ctx->store);
+	host_close(&ctx->host);
+}
+
+int main(int argc, char **argv)
+{
+	struct cmd_ctx ctx = { .out = stdout };
+	struct cmd_common cm = { .completion = -1 };
+	struct store_start start = { 0 };
+	const struct cmd_entry *c;
+	char **args = calloc((size_t)argc + 1, sizeof(char *));
+	int nargs = 0, status;
+
+	if (!args)
+		return ST_EXIT_RUNTIME;
+	c = parse_command(&ctx, &cm, argc, argv, args, &nargs, &status);
+	if (c && (status = open_context(&ctx, &cm, c, &start)) == 0) {
+		status = run_command(&ctx, c, nargs - 1, args + 1);
+		close_context(&ctx, &start);
+	}
 	free(args);
 	return status;
 }
