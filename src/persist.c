@@ -407,11 +407,20 @@ static void add_note(struct persist_plan *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int add_conflict(struct persist_plan *p, const char *setting, const char *where,
-			int line, const char *key, const char *value, bool wins,
-			bool ineffective)
+/* Where a setting is written outside swaptune's files, as written there. */
+struct written_at {
+	const char *where;	/* "/etc/sysctl.d/99-local.conf" (host view), "kernel command line" */
+	int line;		/* 0 for the command line */
+	const char *key;	/* as written there: "vm.page-cluster", "zswap.enabled" */
+	const char *value;
+};
+
+static int add_conflict(struct persist_plan *p, const char *setting, const struct written_at *at,
+			bool wins, bool ineffective)
 {
 	struct persist_conflict *c;
+	const char *where = at->where, *key = at->key, *value = at->value;
+	int line = at->line;
 
 	if (p->n_conflicts >= PERSIST_CONFLICTS_MAX)
 		return 0;
@@ -519,7 +528,9 @@ static int sysctl_assign(const char *key, const char *value, int line, void *arg
 	if (strcmp(norm, s->key) && fnmatch(norm, s->key, 0) != 0)
 		return 0;
 	snprintf(where, sizeof(where), "/%s", s->rel);
-	return add_conflict(s->p, s->setting, where, line, key, value, s->wins, false);
+	return add_conflict(s->p, s->setting,
+			    &(struct written_at){ .where = where, .line = line, .key = key, .value = value },
+			    s->wins, false);
 }
 
 static int scan_file(const struct host *h, const char *rel, bool sysctl_style,
@@ -620,8 +631,10 @@ static int scan_modprobe_text(const char *text, struct modprobe_scan *s)
 				continue;
 			snprintf(where, sizeof(where), "/%s", s->rel);
 			snprintf(key, sizeof(key), "zswap.%s", tok);
-			add_conflict(s->p, s->setting, where, line, key, eq + 1, s->wins,
-				     s->ineffective);
+			add_conflict(s->p, s->setting,
+				     &(struct written_at){ .where = where, .line = line, .key = key,
+							   .value = eq + 1 },
+				     s->wins, s->ineffective);
 		}
 	}
 	return 0;
@@ -669,7 +682,10 @@ int persist_scan_zswap(const struct host *h, const char *setting, const char *pa
 			param_norm(tok + 6);
 			if (strcmp(tok + 6, param))
 				continue;
-			add_conflict(p, setting, "kernel command line", 0, tok, eq + 1, false, false);
+			add_conflict(p, setting,
+				     &(struct written_at){ .where = "kernel command line", .key = tok,
+							   .value = eq + 1 },
+				     false, false);
 		}
 	}
 out:
