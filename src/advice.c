@@ -417,12 +417,19 @@ cJSON *advice_verdict_json(const struct advice_run *r, const struct judgement *j
 	for (size_t i = 0; i < v->n_reasons; i++)
 		cJSON_AddItemToArray(reasons, cJSON_CreateString(v->reasons[i]));
 	if (v->kind == VERDICT_CHANGE) {
-		char cmd[80];
+		char cmd[96];
 
+		/* "apply" keeps its meaning (swaptune.recommend/2); the command a
+		 * script should run is the one with the safety net, as the human
+		 * "To apply" line says */
 		snprintf(cmd, sizeof(cmd), "swaptune apply --run %lld", (long long)r->run_id);
 		cJSON_AddStringToObject(verdict, "apply", cmd);
+		snprintf(cmd, sizeof(cmd), "swaptune apply --run %lld --confirm-within %s",
+			 (long long)r->run_id, ADVICE_APPLY_CONFIRM_WITHIN);
+		cJSON_AddStringToObject(verdict, "apply_with_net", cmd);
 	} else {
 		cJSON_AddNullToObject(verdict, "apply");
+		cJSON_AddNullToObject(verdict, "apply_with_net");
 	}
 
 	arms = cJSON_AddArrayToObject(doc, "arms");

@@ -149,6 +149,7 @@ v = d["verdict"]
 assert v["kind"] == "change" and v["arm"] == "pc0", v
 assert v["settings"] == {"page-cluster": "0"}, v["settings"]
 assert v["apply"] == "swaptune apply --run 1", v["apply"]
+assert v["apply_with_net"] == "swaptune apply --run 1 --confirm-within 5m", v.get("apply_with_net")
 assert d["run"]["baseline"] == "pc3" and d["run"]["workload"] == "anon-zipf"
 arms = {a["name"]: a for a in d["arms"]}
 assert arms["pc0"]["trials"] == 13 and arms["pc0"]["failed"] == 0, arms["pc0"]

@@ -55,6 +55,7 @@ assert "earlier runs count" in " ".join(d[3]["verdict"]["reasons"]), d[3]["verdi
 # its own choice as the pool sees it: not crossing, not futile
 assert {a["name"]: a for a in d[3]["arms"]}["pc0"]["status"] == "noisy", d[3]["arms"]
 assert d[3]["verdict"]["apply"] is None
+assert d[3]["verdict"]["apply_with_net"] is None
 # another recipe: alone
 assert rep[4]["k"] == 1 and rep[4]["recipe"] != rep[3]["recipe"] and kind[4] == "change", rep[4]
 # a real effect repeated
