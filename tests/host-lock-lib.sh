@@ -13,10 +13,11 @@ host_lock_file=$host_lock_dir/host.lock
 
 # host_lock_held_above: true when an ancestor process is a flock(1) on this
 # lock (or on the old /tmp/swaptune-host.lock): taking it again would wait
-# for ourselves
+# for ourselves. The walk stops at SWAPTUNE_LOCK_WALK_STOP (a pid) when set:
+# t0023 looks only at the flocks it starts, not at the one its run is under
 host_lock_held_above() {
 	hl_pid=$$
-	while [ "${hl_pid:-1}" -gt 1 ]; do
+	while [ "${hl_pid:-1}" -gt 1 ] && [ "$hl_pid" != "${SWAPTUNE_LOCK_WALK_STOP:-}" ]; do
 		hl_cmd=$(tr '\0' ' ' <"/proc/$hl_pid/cmdline" 2>/dev/null)
 		case $hl_cmd in
 		*flock*swaptune-host.lock*|*flock*" $host_lock_file "*) return 0 ;;
