@@ -129,20 +129,31 @@ static void *sb_open(struct tui_ctx *c)
 	return s;
 }
 
-/* Captured output of a printer into t, line by line. */
-static void text_from(struct tui_text *t, enum tui_style st,
-		      void (*print)(FILE *f, const void *a, const void *b), const void *a, const void *b)
+/* What print(f, a, b) writes, as one malloc'd text (free()), or NULL without memory. */
+static char *printed(void (*print)(FILE *f, const void *a, const void *b), const void *a,
+		     const void *b)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	if (!f) {
+	if (!f)
+		return NULL;
+	print(f, a, b);
+	fclose(f);
+	return buf;
+}
+
+/* Captured output of a printer into t, line by line. */
+static void text_from(struct tui_text *t, enum tui_style st,
+		      void (*print)(FILE *f, const void *a, const void *b), const void *a, const void *b)
+{
+	char *buf = printed(print, a, b);
+
+	if (!buf) {
 		tui_text_add(t, TS_BAD, "out of memory");
 		return;
 	}
-	print(f, a, b);
-	fclose(f);
 	tui_text_add_block(t, st, buf);
 	free(buf);
 }
@@ -368,19 +379,21 @@ static void sb_start(struct sb_state *s)
 	s->view = SV_RUNNING;
 }
 
+static void print_verdict(FILE *f, const void *stored, const void *unused)
+{
+	(void)unused;
+	sbrun_verdict_print(f, stored);
+}
+
 /* The stored run's verdict as recommend prints it, its Verdict: line styled as a probe's. */
 static void verdict_text(struct tui_text *t, const struct sbrun_stored *stored)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf = printed(print_verdict, stored, NULL);
 
-	if (!f) {
+	if (!buf) {
 		tui_text_add(t, TS_BAD, "out of memory");
 		return;
 	}
-	sbrun_verdict_print(f, stored);
-	fclose(f);
 	tui_verdict_add_block(t, buf);
 	free(buf);
 }
