@@ -18,20 +18,8 @@ command -v python3 >/dev/null 2>&1 || skip "needs python3 to read the JSON"
 db=$scratch/db
 st() { "$SWAPTUNE" --db "$db" --sysroot "$FIXTURES/vm-v1" "$@"; }
 new_store "$db" || fail "creating the store"
-plan='"plan":{"sequential":false,"looks":[10],"alpha":0.025,"min_effect_pct":2,"baseline":"pc3"}'
 sqlite3 "$db" <<SQL || fail "inserting the runs"
-INSERT INTO runs (id, kind, status, params, summary) VALUES (1, 'probe', 'ok',
- '{"workload":{"name":"anon-zipf"},"baseline":"pc3",$plan}',
- '{"primary_metric":{"key":"throughput_ops","name":"throughput","higher_is_better":true}}');
-INSERT INTO arms (id, run_id, name, settings) VALUES (1, 1, 'pc3', '{"page-cluster":"3"}'), (2, 1, 'pc0', '{"page-cluster":"0"}');
-INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, primary_value) VALUES
- (1, 1, 1, 1, 0, 'ok', 1000), (1, 2, 1, 2, 0, 'ok', 1300), (1, 2, 2, 3, 0, 'ok', 1310),
- (1, 1, 2, 4, 0, 'ok', 1010), (1, 1, 3, 5, 0, 'ok', 990), (1, 2, 3, 6, 0, 'ok', 1290),
- (1, 2, 4, 7, 0, 'ok', 1305), (1, 1, 4, 8, 0, 'ok', 1005), (1, 1, 5, 9, 0, 'ok', 995),
- (1, 2, 5, 10, 0, 'ok', 1295), (1, 2, 6, 11, 0, 'ok', 1302), (1, 1, 6, 12, 0, 'ok', 1002),
- (1, 1, 7, 13, 0, 'ok', 1008), (1, 2, 7, 14, 0, 'ok', 1306), (1, 2, 8, 15, 0, 'ok', 1297),
- (1, 1, 8, 16, 0, 'ok', 997), (1, 1, 9, 17, 0, 'ok', 1003), (1, 2, 9, 18, 0, 'ok', 1301),
- (1, 2, 10, 19, 0, 'ok', 1299), (1, 1, 10, 20, 0, 'ok', 999);
+$(sql_probe_run_pc0)
 INSERT INTO runs (id, kind, status, params, summary) VALUES (2, 'switchback', 'ok',
  '{"origin":"switchback","plan":{"arms":2,"blocks":6,"window_s":10,"washout_s":5,"looks":[6],"alpha":0.02,"seed":42,"draws":9999,"min_effect":2},"schedule":[[0,1],[0,1],[0,1],[1,0],[0,1],[0,1]],"arms":[{"settings":{"page-cluster":"3"},"name":"pc3"},{"settings":{"page-cluster":"0"},"name":"pc0"}],"baseline":"pc3","metric":{"source":"cmd","kernel":"psi-some","cmd":"echo 1","path":"","url":"","name":"","label":"","counter":false,"higher_better":true,"cpu_per_work":false},"cgroup":"","guard":{"psi_full_max":60,"psi_some_max":0,"span_s":5,"max_failures":3,"psi_scope":"host"},"slices":{"n":0,"washout":0,"slice_s":0},"settings_now":{},"scope":{"psi_some_pct":"n/a","psi_full_pct":"n/a","majfault_per_s":"n/a","refault_per_s":"n/a","swapin_per_s":"n/a","swap_ra_per_s":"n/a","swap_ra_hit_per_s":"n/a","zswpin_per_s":"n/a","cpu_s_per_s":"n/a"}}',
  '{"status":"ok","stop_reason":"","windows":12,"blocks":6,"decision":"change","chosen":"pc0","restored":true}');
