@@ -50,13 +50,18 @@ static int read_row(sqlite3_stmt *stmt, void *el)
 	return 0;
 }
 
+static const struct store_row_type change_row = {
+	.size = sizeof(struct store_change),
+	.read = read_row,
+};
+
 /* Step a prepared CHANGE_COLUMNS query to the end into a malloc'd array; finalizes it. */
 static int read_rows(struct store *st, sqlite3_stmt *stmt, struct store_change **rows,
 		     int *n, struct st_err *e)
 {
 	void *v;
 	size_t k;
-	int r = store_rows_read(st, stmt, sizeof(**rows), read_row, NULL, &v, &k, e);
+	int r = store_rows_read(st, stmt, &change_row, &v, &k, e);
 
 	*rows = v;
 	*n = (int)k;

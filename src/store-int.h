@@ -26,15 +26,23 @@ int store_step_row(struct store *st, sqlite3_stmt *stmt, struct st_err *e);
 /* End a transaction store_tx_begin() opened: commit when r is 0, else roll back and return r. */
 int store_tx_end(struct store *st, int r, struct st_err *e);
 /*
- * Step stmt to its end (finalizing it), one element of size bytes per row
- * into a malloc'd array *rows (NULL when *n is 0): read() fills a zeroed
- * element from the row (0, or -ENOMEM), drop() (may be NULL) frees what
- * one element owns when the read fails. Every listing of the store reads
- * its rows through this.
+ * How a listing's row becomes one element of its array: size bytes, read()
+ * fills a zeroed element from the row (0, or -ENOMEM), drop() (may be NULL)
+ * frees what one element owns when a later read fails. One per listing, a
+ * static const beside its read().
  */
-typedef int (*store_row_fn)(sqlite3_stmt *stmt, void *element);
-int store_rows_read(struct store *st, sqlite3_stmt *stmt, size_t size, store_row_fn read,
-		    void (*drop)(void *element), void **rows, size_t *n, struct st_err *e);
+struct store_row_type {
+	size_t size;
+	int (*read)(sqlite3_stmt *stmt, void *element);
+	void (*drop)(void *element);
+};
+/*
+ * Step stmt to its end (finalizing it), one element of type per row into a
+ * malloc'd array *rows (NULL when *n is 0). Every listing of the store
+ * reads its rows through this.
+ */
+int store_rows_read(struct store *st, sqlite3_stmt *stmt, const struct store_row_type *type,
+		    void **rows, size_t *n, struct st_err *e);
 /* Column i's text, "" for NULL; and a malloc'd copy of it, NULL for NULL. */
 const char *store_col_text(sqlite3_stmt *stmt, int i);
 char *store_col_dup(sqlite3_stmt *stmt, int i);

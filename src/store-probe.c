@@ -58,6 +58,11 @@ static int read_trial(sqlite3_stmt *stmt, void *el)
 	return 0;
 }
 
+static const struct store_row_type trial_row = {
+	.size = sizeof(struct store_probe_trial),
+	.read = read_trial,
+};
+
 static int load_trials(struct store *st, struct store_probe_run *r, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
@@ -69,7 +74,7 @@ static int load_trials(struct store *st, struct store_probe_run *r, struct st_er
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_int64(stmt, 1, r->run.id);
-	rc = store_rows_read(st, stmt, sizeof(*r->trials), read_trial, NULL, &v, &r->n_trials, e);
+	rc = store_rows_read(st, stmt, &trial_row, &v, &r->n_trials, e);
 	r->trials = v;
 	return rc;
 }
@@ -287,6 +292,12 @@ static void drop_earlier(void *el)
 	run_params_free(&((struct store_probe_earlier *)el)->p);
 }
 
+static const struct store_row_type earlier_row = {
+	.size = sizeof(struct store_probe_earlier),
+	.read = read_earlier,
+	.drop = drop_earlier,
+};
+
 int store_probe_earlier(struct store *st, int64_t run_id, struct store_probe_earlier **rows,
 			size_t *n, struct st_err *e)
 {
@@ -298,7 +309,7 @@ int store_probe_earlier(struct store *st, int64_t run_id, struct store_probe_ear
 	*n = 0;
 	if (r == 0) {
 		sqlite3_bind_int64(stmt, 1, run_id);
-		r = store_rows_read(st, stmt, sizeof(**rows), read_earlier, drop_earlier, &v, n, e);
+		r = store_rows_read(st, stmt, &earlier_row, &v, n, e);
 	}
 	*rows = v;
 	return r;

@@ -104,6 +104,12 @@ static void drop_run(void *el)
 	store_run_free(el);
 }
 
+static const struct store_row_type run_row = {
+	.size = sizeof(struct store_run),
+	.read = read_run,
+	.drop = drop_run,
+};
+
 void store_runs_free(struct store_run *rows, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -126,7 +132,7 @@ int store_runs_list(struct store *st, const char *kind1, const char *kind2, long
 		if (kind2)
 			sqlite3_bind_text(stmt, 2, kind2, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(stmt, 3, limit);
-		r = store_rows_read(st, stmt, sizeof(**rows), read_run, drop_run, &v, &k, e);
+		r = store_rows_read(st, stmt, &run_row, &v, &k, e);
 	}
 	*rows = v;
 	*n = (int)k;
@@ -374,6 +380,12 @@ static void drop_snapshot_row(void *el)
 	free(((struct store_snapshot_row *)el)->settings);
 }
 
+static const struct store_row_type snapshot_row = {
+	.size = sizeof(struct store_snapshot_row),
+	.read = read_snapshot_row,
+	.drop = drop_snapshot_row,
+};
+
 int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapshot_row **rows,
 			   int *n, struct st_err *e)
 {
@@ -386,8 +398,7 @@ int store_snapshots_of_run(struct store *st, int64_t run_id, struct store_snapsh
 
 	if (r == 0) {
 		sqlite3_bind_int64(stmt, 1, run_id);
-		r = store_rows_read(st, stmt, sizeof(**rows), read_snapshot_row, drop_snapshot_row,
-				    &v, &k, e);
+		r = store_rows_read(st, stmt, &snapshot_row, &v, &k, e);
 	}
 	*rows = v;
 	*n = (int)k;

@@ -111,6 +111,11 @@ static int read_window(sqlite3_stmt *stmt, void *el)
 	return 0;
 }
 
+static const struct store_row_type window_row = {
+	.size = sizeof(struct store_sb_window),
+	.read = read_window,
+};
+
 /* window_metrics of run_id into the rows (by idx, which the rows are sorted by) */
 static int metrics_load(struct store *st, int64_t run_id, struct store_sb_window *v, size_t n,
 			struct st_err *e)
@@ -154,7 +159,7 @@ int store_sb_windows_load(struct store *st, int64_t run_id, struct store_sb_wind
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(stmt, 1, run_id);
-	if ((r = store_rows_read(st, stmt, sizeof(**rows), read_window, NULL, &v, n, e)) < 0)
+	if ((r = store_rows_read(st, stmt, &window_row, &v, n, e)) < 0)
 		return r;
 	if ((r = metrics_load(st, run_id, v, *n, e)) < 0) {
 		free(v);

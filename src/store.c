@@ -507,9 +507,10 @@ int store_step_row(struct store *st, sqlite3_stmt *stmt, struct st_err *e)
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : store_db_err(st, e);
 }
 
-int store_rows_read(struct store *st, sqlite3_stmt *stmt, size_t size, store_row_fn read,
-		    void (*drop)(void *element), void **rows, size_t *n, struct st_err *e)
+int store_rows_read(struct store *st, sqlite3_stmt *stmt, const struct store_row_type *type,
+		    void **rows, size_t *n, struct st_err *e)
 {
+	size_t size = type->size;
 	char *v = NULL;
 	size_t cap = 0, k = 0;
 	int r;
@@ -523,7 +524,7 @@ int store_rows_read(struct store *st, sqlite3_stmt *stmt, size_t size, store_row
 			v = nv;
 		}
 		memset(v + k * size, 0, size);
-		if (read(stmt, v + k * size) < 0)
+		if (type->read(stmt, v + k * size) < 0)
 			break;
 		k++;
 	}
@@ -531,8 +532,8 @@ int store_rows_read(struct store *st, sqlite3_stmt *stmt, size_t size, store_row
 	*rows = NULL;
 	*n = 0;
 	if (r != SQLITE_DONE) {
-		for (size_t i = 0; drop && i < k; i++)
-			drop(v + i * size);
+		for (size_t i = 0; type->drop && i < k; i++)
+			type->drop(v + i * size);
 		free(v);
 		return r == SQLITE_ROW ? err_set(e, -ENOMEM, "out of memory") : store_db_err(st, e);
 	}
