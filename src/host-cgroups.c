@@ -127,17 +127,14 @@ static void children(struct walk *w, const char *root, size_t i, int max_depth)
 	closedir(dir);
 }
 
-int host_cgroups_scan(const struct host *h, int max_depth, size_t max,
-		      struct host_cgroup_stat **rows, size_t *n, int *version, bool *truncated,
+int host_cgroups_scan(const struct host *h, int max_depth, size_t max, struct host_cgroups *out,
 		      struct st_err *e)
 {
 	struct st_cgroup_info ci;
 	struct walk w = { .h = h };
 	int r;
 
-	*rows = NULL;
-	*n = 0;
-	*truncated = false;
+	*out = (struct host_cgroups){ 0 };
 	if ((r = host_cgroup_info(h, &ci, e)) < 0)
 		return r;
 	if (!ci.memory_v1 && !ci.memory_v2)
@@ -152,9 +149,8 @@ int host_cgroups_scan(const struct host *h, int max_depth, size_t max,
 	w.n = 1;
 	for (size_t i = 0; i < w.n; i++)
 		children(&w, ci.memory_root, i, max_depth);
-	*rows = w.rows;
-	*n = w.n;
-	*version = w.version;
-	*truncated = w.truncated;
+	*out = (struct host_cgroups){
+		.rows = w.rows, .n = w.n, .version = w.version, .truncated = w.truncated
+	};
 	return 0;
 }

@@ -138,16 +138,20 @@ static void cg_order(struct cg_state *s)
 static void cg_update(struct tui_ctx *c, void *p)
 {
 	struct cg_state *s = p;
-	struct host_cgroup_stat *now = NULL;
-	size_t n = 0;
+	struct host_cgroups scan;
+	struct host_cgroup_stat *now;
+	size_t n;
 
 	if (!s)
 		return;
 	err_reset(&s->err);
-	s->ok = host_cgroups_scan(c->h, DEPTH, HOST_CGROUPS_MAX, &now, &n, &s->version, &s->truncated,
-				  &s->err) == 0;
+	s->ok = host_cgroups_scan(c->h, DEPTH, HOST_CGROUPS_MAX, &scan, &s->err) == 0;
+	s->truncated = scan.truncated;
 	if (!s->ok)
 		return;
+	s->version = scan.version;
+	now = scan.rows;
+	n = scan.n;
 	/* the previous scan, by path, for the rates */
 	free(s->prev);
 	s->prev = NULL;

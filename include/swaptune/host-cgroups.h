@@ -48,17 +48,23 @@ const char *host_cgroup_field_name(enum host_cgroup_field f);
 /* Whether a field is a cumulative counter (shown as a rate) rather than a level. */
 bool host_cgroup_field_counter(enum host_cgroup_field f);
 
+/* One scan of the host's memory cgroups (host_cgroups_scan()). */
+struct host_cgroups {
+	struct host_cgroup_stat *rows;	/* malloc'd, free() it; rows[0] is the root ("/") */
+	size_t n;
+	int version;			/* of the memory controller: 1 or 2 */
+	bool truncated;			/* more groups were there than max */
+};
+
 /*
  * The memory cgroups from the controller's root, breadth first, down to
- * max_depth levels below it, at most max (<= HOST_CGROUPS_MAX) of them,
- * into *rows (malloc'd, free() it); *version = 1 or 2. rows[0] is the
- * root ("/"), without figures where it has no memory.stat (v1, older v2).
- * A group below it whose memory.stat cannot be read is left out (it may
- * have gone meanwhile); *truncated says whether more were there.
- * -EOPNOTSUPP (e set) when the host has no memory controller.
+ * max_depth levels below it, at most max (<= HOST_CGROUPS_MAX; 0: that
+ * many) of them, into *out. The root is a row without figures where it has
+ * no memory.stat (v1, older v2). A group below it whose memory.stat cannot
+ * be read is left out (it may have gone meanwhile). -EOPNOTSUPP (e set)
+ * when the host has no memory controller; out then holds no row.
  */
-int host_cgroups_scan(const struct host *h, int max_depth, size_t max,
-		      struct host_cgroup_stat **rows, size_t *n, int *version, bool *truncated,
+int host_cgroups_scan(const struct host *h, int max_depth, size_t max, struct host_cgroups *out,
 		      struct st_err *e);
 
 #endif

@@ -41,32 +41,29 @@ static void test_v2(void **state)
 {
 	char dir[PATH_MAX];
 	struct host h;
-	struct host_cgroup_stat *rows = NULL;
+	struct host_cgroups sc = { .truncated = true };
 	const struct host_cgroup_stat *r;
 	struct st_err e = { 0 };
-	size_t n = 0;
-	int version = 0;
-	bool trunc = true;
 
 	(void)state;
 	v2_tree(dir);
 	fx_host(&h, dir);
-	assert_int_equal(host_cgroups_scan(&h, 4, 0, &rows, &n, &version, &trunc, &e), 0);
-	assert_int_equal(version, 2);
-	assert_false(trunc);
-	assert_int_equal(n, 3);
+	assert_int_equal(host_cgroups_scan(&h, 4, 0, &sc, &e), 0);
+	assert_int_equal(sc.version, 2);
+	assert_false(sc.truncated);
+	assert_int_equal(sc.n, 3);
 	/* breadth first from the root, which has no memory.stat in this tree */
-	assert_string_equal(rows[0].path, "/");
-	assert_int_equal(rows[0].depth, 0);
-	assert_false(rows[0].have[HCG_ANON]);
-	assert_non_null(r = find(rows, n, "/system.slice"));
+	assert_string_equal(sc.rows[0].path, "/");
+	assert_int_equal(sc.rows[0].depth, 0);
+	assert_false(sc.rows[0].have[HCG_ANON]);
+	assert_non_null(r = find(sc.rows, sc.n, "/system.slice"));
 	assert_int_equal(r->depth, 1);
 	assert_true(r->have[HCG_ANON] && r->have[HCG_ZSWAP] && r->have[HCG_ZSWPIN]);
 	assert_int_equal(r->val[HCG_ANON], 2147483648ull);
 	assert_int_equal(r->val[HCG_ZSWAP], 314572800ull);
 	assert_int_equal(r->val[HCG_ZSWPIN], 88213);
 	assert_false(r->have[HCG_SWAP]);	/* no memory.swap.current there */
-	assert_non_null(r = find(rows, n, "/system.slice/db.service"));
+	assert_non_null(r = find(sc.rows, sc.n, "/system.slice/db.service"));
 	assert_int_equal(r->depth, 2);
 	assert_true(r->have[HCG_SWAP]);
 	assert_int_equal(r->val[HCG_SWAP], 268435456ull);
@@ -76,19 +73,19 @@ static void test_v2(void **state)
 	assert_true(r->have_psi);
 	assert_float_equal(r->psi.some.avg10, 3.25, 1e-9);
 	assert_float_equal(r->psi.full.avg10, 1.0, 1e-9);
-	free(rows);
+	free(sc.rows);
 
 	/* one level deep: db.service is not reached */
-	assert_int_equal(host_cgroups_scan(&h, 1, 0, &rows, &n, &version, &trunc, &e), 0);
-	assert_int_equal(n, 2);
-	assert_null(find(rows, n, "/system.slice/db.service"));
-	free(rows);
+	assert_int_equal(host_cgroups_scan(&h, 1, 0, &sc, &e), 0);
+	assert_int_equal(sc.n, 2);
+	assert_null(find(sc.rows, sc.n, "/system.slice/db.service"));
+	free(sc.rows);
 
 	/* two rows at most: the walk says more were there */
-	assert_int_equal(host_cgroups_scan(&h, 4, 2, &rows, &n, &version, &trunc, &e), 0);
-	assert_int_equal(n, 2);
-	assert_true(trunc);
-	free(rows);
+	assert_int_equal(host_cgroups_scan(&h, 4, 2, &sc, &e), 0);
+	assert_int_equal(sc.n, 2);
+	assert_true(sc.truncated);
+	free(sc.rows);
 	host_close(&h);
 	fx_remove(dir);
 }
@@ -97,12 +94,9 @@ static void test_v1(void **state)
 {
 	char dir[PATH_MAX];
 	struct host h;
-	struct host_cgroup_stat *rows = NULL;
+	struct host_cgroups sc = { .truncated = true };
 	const struct host_cgroup_stat *r;
 	struct st_err e = { 0 };
-	size_t n = 0;
-	int version = 0;
-	bool trunc = true;
 
 	(void)state;
 	fx_copy("vm-v1", dir);
@@ -110,9 +104,9 @@ static void test_v1(void **state)
 		 "rss 1\ntotal_rss 52428800\ntotal_cache 4096\ntotal_swap 1048576\n"
 		 "total_pgmajfault 3\ntotal_workingset_refault_anon 20\n");
 	fx_host(&h, dir);
-	assert_int_equal(host_cgroups_scan(&h, 4, 0, &rows, &n, &version, &trunc, &e), 0);
-	assert_int_equal(version, 1);
-	assert_non_null(r = find(rows, n, "/swaptune-x"));
+	assert_int_equal(host_cgroups_scan(&h, 4, 0, &sc, &e), 0);
+	assert_int_equal(sc.version, 1);
+	assert_non_null(r = find(sc.rows, sc.n, "/swaptune-x"));
 	/* v1: the hierarchical total_* keys, no zswap per cgroup */
 	assert_int_equal(r->val[HCG_ANON], 52428800ull);
 	assert_int_equal(r->val[HCG_FILE], 4096);
@@ -120,7 +114,7 @@ static void test_v1(void **state)
 	assert_int_equal(r->val[HCG_SWAP], 1048576ull);
 	assert_false(r->have[HCG_ZSWAP]);
 	assert_int_equal(r->val[HCG_PGMAJFAULT], 3);
-	free(rows);
+	free(sc.rows);
 	host_close(&h);
 	fx_remove(dir);
 }
