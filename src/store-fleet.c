@@ -526,7 +526,7 @@ static int import_samples(struct store *st, int64_t rid, const cJSON *samples, s
 		/* a tick object is read as numbers; text stays text */
 		rc = cJSON_IsString(d) ?
 		     tick_writer_add_text(w, seq, t_ns, d->valuestring, strlen(d->valuestring), e) :
-		     tick_writer_add_doc(w, seq, t_ns, d, NULL, 0, e);
+		     tick_writer_add_doc(w, &(struct tick_given){ .seq = seq, .t_ns = t_ns, .d = d }, e);
 		if (rc < 0)
 			break;
 	}

@@ -165,14 +165,23 @@ struct tick_writer *tick_writer_new(struct store *st, int64_t run_id);
 int tick_writer_add_numbers(struct tick_writer *w, uint64_t t_ns, const struct sample_tick *t,
 			    struct st_err *e);
 /*
- * A parsed tick d (NULL or JSON null: none) of seq: a numbers row when it
- * is a tick whose line keeps what it said - with text (its source, len
- * bytes) when that line is text byte for byte, without text when it reads
- * back as the same numbers and strings (import: d parsed from an export) -
- * else as tick_writer_add() of text, or of d printed by cJSON.
+ * A tick as it reaches the writer: its seq and time, parsed (d: NULL or
+ * JSON null when it is none), and its source, len bytes of text (NULL: no
+ * source, as for a tick object of an export).
  */
-int tick_writer_add_doc(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const struct cJSON *d,
-			const char *text, size_t len, struct st_err *e);
+struct tick_given {
+	uint64_t seq, t_ns;
+	const struct cJSON *d;
+	const char *text;
+	size_t len;
+};
+/*
+ * A given tick: a numbers row when d is a tick whose line keeps what it
+ * said - with text when that line is text byte for byte, without text when
+ * it reads back as the same numbers and strings (import: d parsed from an
+ * export) - else as tick_writer_add() of text, or of d printed by cJSON.
+ */
+int tick_writer_add_doc(struct tick_writer *w, const struct tick_given *g, struct st_err *e);
 /* A tick's text: tick_writer_add_doc() of it parsed, with the text. */
 int tick_writer_add_text(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const char *json,
 			 size_t len, struct st_err *e);

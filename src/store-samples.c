@@ -257,31 +257,32 @@ static bool writer_keeps(struct tick_writer *w, const struct sample_tick *t, con
 	return same;
 }
 
-/* whether parsed tick d of seq is one a numbers row keeps (writer_keeps()): then in *t */
-static bool writer_takes(struct tick_writer *w, const cJSON *d, uint64_t seq, const char *text,
-			 size_t len, struct sample_tick *t, char *members, size_t cap)
+/* whether given tick g is one a numbers row keeps (writer_keeps()): then in *t */
+static bool writer_takes(struct tick_writer *w, const struct tick_given *g, struct sample_tick *t,
+			 char *members, size_t cap)
 {
 	/* numbers rows follow each other in seq order: one out of order is kept as text */
-	return d && sample_tick_parse(d, t, members, cap) == 0 && t->seq == seq &&
-	       seq > w->prev.seq && writer_keeps(w, t, text, len);
+	return g->d && sample_tick_parse(g->d, t, members, cap) == 0 && t->seq == g->seq &&
+	       g->seq > w->prev.seq && writer_keeps(w, t, g->text, g->len);
 }
 
-int tick_writer_add_doc(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const cJSON *d,
-			const char *text, size_t len, struct st_err *e)
+int tick_writer_add_doc(struct tick_writer *w, const struct tick_given *g, struct st_err *e)
 {
 	struct sample_tick t;
 	char members[1024], *printed = NULL;
+	const char *text = g->text;
+	size_t len = g->len;
 	int r;
 
-	if (writer_takes(w, d, seq, text, len, &t, members, sizeof(members)))
-		return tick_writer_add_numbers(w, t_ns, &t, e);
+	if (writer_takes(w, g, &t, members, sizeof(members)))
+		return tick_writer_add_numbers(w, g->t_ns, &t, e);
 	if (!text) {
-		if (d && !cJSON_IsNull(d) && !(printed = cJSON_PrintUnformatted(d)))
+		if (g->d && !cJSON_IsNull(g->d) && !(printed = cJSON_PrintUnformatted(g->d)))
 			return err_set(e, -ENOMEM, "out of memory");
 		text = printed ? printed : "{}";
 		len = strlen(text);
 	}
-	r = tick_writer_add(w, seq, t_ns, text, len, e);
+	r = tick_writer_add(w, g->seq, g->t_ns, text, len, e);
 	cJSON_free(printed);
 	return r;
 }
@@ -290,7 +291,8 @@ int tick_writer_add_text(struct tick_writer *w, uint64_t seq, uint64_t t_ns, con
 			 size_t len, struct st_err *e)
 {
 	cJSON *d = cJSON_ParseWithLength(json, len);
-	int r = tick_writer_add_doc(w, seq, t_ns, d, json, len, e);
+	int r = tick_writer_add_doc(w, &(struct tick_given){ .seq = seq, .t_ns = t_ns, .d = d,
+							     .text = json, .len = len }, e);
 
 	cJSON_Delete(d);
 	return r;
@@ -799,7 +801,8 @@ static int convert_row(const struct store_tick *t, void *arg)
 	if (!json || p->damaged)
 		return p->sh && !p->damaged ? err_set(e, -ENOMEM, "out of memory") : 0;
 	d = cJSON_ParseWithLength(json, len);
-	if (writer_takes(w, d, t->seq, json, len, &tick, members, sizeof(members)))
+	if (writer_takes(w, &(struct tick_given){ .seq = t->seq, .t_ns = t->t_ns, .d = d,
+						  .text = json, .len = len }, &tick, members, sizeof(members)))
 		r = tick_writer_add_numbers(w, t->t_ns, &tick, e);
 	else if (p->sh)
 		r = tick_writer_add(w, t->seq, t->t_ns, json, len, e);
