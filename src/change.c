@@ -712,8 +712,11 @@ static int files_at(struct store *st, const struct host *h, struct change_rollba
 	}
 	rb->n_dirs = 0;
 	/* an "after" snapshot already holds its own run's changes */
-	r = store_changes_since_run(st, sysroot_key(h), before ? t->run_id : t->run_id + 1,
-				    PERSIST_KIND_FILE, PERSIST_KIND_DIR, &rows, &n, e);
+	r = store_changes_since_run(st, &(struct store_changes_since){
+					    .sysroot = sysroot_key(h),
+					    .min_run_id = before ? t->run_id : t->run_id + 1,
+					    .kind1 = PERSIST_KIND_FILE, .kind2 = PERSIST_KIND_DIR },
+				    &rows, &n, e);
 	if (r < 0)
 		return r;
 	for (int k = 0; k < n; k++) {

@@ -403,8 +403,11 @@ static int repair_pages(const struct repair *rp, int *examined, struct st_err *e
 		struct store_change *v = NULL;
 		int n, want = JOURNAL_REPAIR_BUDGET - *examined;
 
-		r = store_changes_pending_page(rp->st, sysroot_key(rp->h), rp->mid, before,
-					       want < REPAIR_PAGE ? want : REPAIR_PAGE, &v, &n, e);
+		r = store_changes_pending_page(rp->st, &(struct store_pending_page){
+						       .sysroot = sysroot_key(rp->h), .machine_id = rp->mid,
+						       .before_id = before,
+						       .limit = want < REPAIR_PAGE ? want : REPAIR_PAGE },
+					       &v, &n, e);
 		if (r < 0)
 			return r;
 		for (int i = 0; i < n; i++) {
@@ -501,7 +504,10 @@ int journal_leftovers(struct store *st, const struct host *h, int64_t *n, struct
 		struct store_change *v = NULL;
 		int k;
 
-		r = store_changes_pending_page(st, sysroot_key(h), mid, before, REPAIR_PAGE, &v, &k, e);
+		r = store_changes_pending_page(st, &(struct store_pending_page){
+						       .sysroot = sysroot_key(h), .machine_id = mid,
+						       .before_id = before, .limit = REPAIR_PAGE },
+					       &v, &k, e);
 		if (r < 0)
 			return r;
 		for (int i = 0; i < k; i++) {

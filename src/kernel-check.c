@@ -18,8 +18,10 @@ void kcheck_now(struct store *st, const struct host *h, struct kernel_fingerprin
 		int r;
 
 		host_read_machine_id(h, mid, sizeof(mid));
-		r = store_changes_set_in_boot(st, "zswap.enabled", on, boot, h->live ? "/" : h->root,
-					      mid, NULL);
+		r = store_changes_set_in_boot(st, "zswap.enabled", on,
+					      &(struct store_boot){ .sysroot = h->live ? "/" : h->root,
+								    .machine_id = mid, .boot_id = boot },
+					      NULL);
 		if (r >= 0)
 			hints.swaptune_enabled_zswap = r ? FP_YES : FP_NO;
 	}

@@ -186,9 +186,8 @@ int store_changes_pending_count(struct store *st, const char *sysroot, const cha
 	return r == SQLITE_ROW ? 0 : store_db_err(st, e);
 }
 
-int store_changes_pending_page(struct store *st, const char *sysroot, const char *machine_id,
-			       int64_t before_id, int limit, struct store_change **rows, int *n,
-			       struct st_err *e)
+int store_changes_pending_page(struct store *st, const struct store_pending_page *page,
+			       struct store_change **rows, int *n, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
 	int r = store_prepare(st, CHANGE_COLUMNS " WHERE state = 'pending' AND sysroot = ?1"
@@ -198,10 +197,10 @@ int store_changes_pending_page(struct store *st, const char *sysroot, const char
 	*n = 0;
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(stmt, 1, sysroot, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 2, machine_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(stmt, 3, before_id);
-	sqlite3_bind_int(stmt, 4, limit);
+	sqlite3_bind_text(stmt, 1, page->sysroot, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, page->machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 3, page->before_id);
+	sqlite3_bind_int(stmt, 4, page->limit);
 	return read_rows(st, stmt, rows, n, e);
 }
 
@@ -234,9 +233,8 @@ int store_changes_of_run(struct store *st, int64_t run_id, struct store_change *
 	return read_rows(st, stmt, rows, n, e);
 }
 
-int store_changes_since_run(struct store *st, const char *sysroot, int64_t min_run_id,
-			    const char *kind1, const char *kind2, struct store_change **rows,
-			    int *n, struct st_err *e)
+int store_changes_since_run(struct store *st, const struct store_changes_since *since,
+			    struct store_change **rows, int *n, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
 	int r = store_prepare(st, CHANGE_COLUMNS " WHERE state = 'committed'"
@@ -249,10 +247,10 @@ int store_changes_since_run(struct store *st, const char *sysroot, int64_t min_r
 		return r;
 	if (st->machine_id[0])
 		sqlite3_bind_text(stmt, 5, st->machine_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 1, sysroot, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(stmt, 2, min_run_id);
-	sqlite3_bind_text(stmt, 3, kind1, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 4, kind2, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 1, since->sysroot, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 2, since->min_run_id);
+	sqlite3_bind_text(stmt, 3, since->kind1, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 4, since->kind2, -1, SQLITE_STATIC);
 	return read_rows(st, stmt, rows, n, e);
 }
 
@@ -312,8 +310,7 @@ int store_changes_commit_session(struct store *st, const char *session, int *com
 }
 
 int store_changes_set_in_boot(struct store *st, const char *name, const char *const *values,
-			      const char *boot_id, const char *sysroot, const char *machine_id,
-			      struct st_err *e)
+			      const struct store_boot *boot, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
 	int r = store_prepare(st, "SELECT 1 FROM changes WHERE kind = 'setting' AND name = ?1"
@@ -326,9 +323,9 @@ int store_changes_set_in_boot(struct store *st, const char *name, const char *co
 		sqlite3_reset(stmt);
 		sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
 		sqlite3_bind_text(stmt, 2, *values, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 3, boot_id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 4, sysroot, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 5, machine_id ? machine_id : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 3, boot->boot_id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 4, boot->sysroot, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 5, boot->machine_id ? boot->machine_id : "", -1, SQLITE_STATIC);
 		r = store_step_row(st, stmt, e);
 	}
 	sqlite3_finalize(stmt);

@@ -230,29 +230,48 @@ struct store_pending_count {
 int store_changes_pending_count(struct store *st, const char *sysroot, const char *machine_id,
 				struct store_pending_count *c, struct st_err *e);
 /*
- * Up to limit pending rows of machine_id under sysroot with an id below
- * before_id, newest first (journal repair reads the journal in such pages).
+ * A page of one host's pending rows, newest first (journal repair reads the
+ * journal in such pages): machine_id's rows under sysroot (the journal's
+ * key: "/" for the live host) with an id below before_id (INT64_MAX for
+ * the first page), at most limit of them.
  */
-int store_changes_pending_page(struct store *st, const char *sysroot, const char *machine_id,
-			       int64_t before_id, int limit, struct store_change **rows, int *n,
-			       struct st_err *e);
+struct store_pending_page {
+	const char *sysroot, *machine_id;
+	int64_t before_id;
+	int limit;
+};
+int store_changes_pending_page(struct store *st, const struct store_pending_page *page,
+			       struct store_change **rows, int *n, struct st_err *e);
 int store_changes_committed(struct store *st, const char *session,
 			    struct store_change **rows, int *n, struct st_err *e);
 int store_changes_of_run(struct store *st, int64_t run_id, struct store_change **rows,
 			 int *n, struct st_err *e);
-int store_changes_since_run(struct store *st, const char *sysroot, int64_t min_run_id,
-			    const char *kind1, const char *kind2, struct store_change **rows,
-			    int *n, struct st_err *e);
+/*
+ * The committed rows of kind1 or kind2 under sysroot made by run min_run_id
+ * or a later one, oldest first, of the store's machine when it knows its
+ * machine-id (what a rollback to a snapshot undoes in the boot files).
+ */
+struct store_changes_since {
+	const char *sysroot;
+	int64_t min_run_id;
+	const char *kind1, *kind2;
+};
+int store_changes_since_run(struct store *st, const struct store_changes_since *since,
+			    struct store_change **rows, int *n, struct st_err *e);
+/* One boot of a host: its tree (the journal's key: "/" for the live host), machine and boot. */
+struct store_boot {
+	const char *sysroot;
+	const char *machine_id;		/* NULL or "": any machine */
+	const char *boot_id;
+};
 /*
  * Whether the journal holds a row that set setting name to one of the
- * values (NULL-terminated) in boot boot_id under sysroot (the journal's
- * key: "/" for the live host) on machine machine_id ("" = any): 1, 0, or
- * < 0 on error. The fingerprint's "swaptune enabled zswap during this
- * boot" (zswap.enabled to Y).
+ * values (NULL-terminated) in boot: 1, 0, or < 0 on error. The
+ * fingerprint's "swaptune enabled zswap during this boot" (zswap.enabled
+ * to Y).
  */
 int store_changes_set_in_boot(struct store *st, const char *name, const char *const *values,
-			      const char *boot_id, const char *sysroot, const char *machine_id,
-			      struct st_err *e);
+			      const struct store_boot *boot, struct st_err *e);
 /* How many rows of session are pending. */
 int store_changes_count_pending(struct store *st, const char *session, int *n,
 				struct st_err *e);

@@ -368,12 +368,16 @@ static void test_change_rows(void **state)
 	assert_int_equal(n, 3);
 	assert_int_equal(rows[0].id, a);
 	free(rows);
-	assert_int_equal(store_changes_since_run(&st, "/", run, "persist-file", "persist-dir",
+	assert_int_equal(store_changes_since_run(&st, &(struct store_changes_since){
+							 .sysroot = "/", .min_run_id = run,
+							 .kind1 = "persist-file", .kind2 = "persist-dir" },
 						 &rows, &n, &e), 0);
 	assert_int_equal(n, 1);	/* the file row was restored, not committed */
 	assert_string_equal(rows[0].name, "etc/swaptune");
 	free(rows);
-	assert_int_equal(store_changes_since_run(&st, "/", run + 1, "persist-file", "persist-dir",
+	assert_int_equal(store_changes_since_run(&st, &(struct store_changes_since){
+							 .sysroot = "/", .min_run_id = run + 1,
+							 .kind1 = "persist-file", .kind2 = "persist-dir" },
 						 &rows, &n, &e), 0);
 	assert_int_equal(n, 0);
 	assert_null(rows);
