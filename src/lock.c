@@ -1,6 +1,7 @@
 /*
  * lock.c - the host-change lock (see lock.h): an flock whose file holds
- * "PID COMMAND" of the swaptune command changing the host.
+ * "PID COMMAND" of the swaptune command changing the host, and under a
+ * sysroot an flock on the tree's directory as well.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -75,6 +76,59 @@ static bool lock_owner_foreign(int fd, unsigned *owner)
 	return sb.st_uid != 0 && sb.st_uid != geteuid();
 }
 
+/*
+ * Under a sysroot the lock file follows --db, so two commands changing one
+ * tree through two stores would each hold their own: the tree's directory
+ * itself is flocked as well. Nothing is written into the tree (a captured
+ * tree is compared byte for byte). The callers keep one int per lock, the
+ * lock file's fd: the tree's fd is kept beside it here (fd + 1, 0 = free).
+ */
+static struct {
+	int lockfd1, treefd;
+} tree_locks[8];
+
+/*
+ * Flock the sysroot directory of h for good (exclusive, not waiting): 0 with
+ * *treefd open, -EWOULDBLOCK while another command holds it, or -errno.
+ */
+static int tree_lock(const struct host *h, int *treefd)
+{
+	*treefd = openat(h->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*treefd < 0)
+		return -errno;
+	if (flock(*treefd, LOCK_EX | LOCK_NB) < 0) {
+		int saved = errno;
+
+		close(*treefd);
+		*treefd = -1;
+		return -saved;
+	}
+	return 0;
+}
+
+/* Keep treefd beside lockfd until host_change_unlock(lockfd); -EMFILE when full. */
+static int tree_lock_keep(int lockfd, int treefd)
+{
+	for (size_t i = 0; i < sizeof(tree_locks) / sizeof(tree_locks[0]); i++)
+		if (!tree_locks[i].lockfd1) {
+			tree_locks[i].lockfd1 = lockfd + 1;
+			tree_locks[i].treefd = treefd;
+			return 0;
+		}
+	return -EMFILE;
+}
+
+/* Let go of the tree lock kept beside lockfd, if any. */
+static void tree_unlock(int lockfd)
+{
+	for (size_t i = 0; i < sizeof(tree_locks) / sizeof(tree_locks[0]); i++)
+		if (tree_locks[i].lockfd1 == lockfd + 1) {
+			close(tree_locks[i].treefd);	/* closing lets go of its flock */
+			tree_locks[i].lockfd1 = 0;
+			tree_locks[i].treefd = -1;
+		}
+}
+
 /* /run/swaptune/probe.lock on the live host, DB_PATH.probe.lock under a sysroot. */
 static void lock_path(const struct host *h, const char *db_path, char *path, size_t len)
 {
@@ -84,7 +138,8 @@ static void lock_path(const struct host *h, const char *db_path, char *path, siz
 		snprintf(path, len, "%s.probe.lock", db_path);
 }
 
-int host_change_lock(const struct host *h, const char *db_path, const char *command,
+/* The lock file's part of host_change_lock(): its flock, and the holder's line written. */
+static int lock_file(const struct host *h, const char *db_path, const char *command,
 		     int *fd, char *path, size_t len, struct st_err *e)
 {
 	char buf[LOCK_LINE_MAX], holder[32];
@@ -146,11 +201,53 @@ int host_change_lock(const struct host *h, const char *db_path, const char *comm
 	return 0;
 }
 
+int host_change_lock(const struct host *h, const char *db_path, const char *command,
+		     int *fd, char *path, size_t len, struct st_err *e)
+{
+	char holder[32];
+	int treefd = -1, pid, r, tries = 0;
+
+	*fd = -1;
+	while (!h->live && (r = tree_lock(h, &treefd)) < 0) {
+		if (r != -EWOULDBLOCK)
+			return err_set_exit(e, r, ST_EXIT_DENIED, "cannot lock %s: %s", h->root,
+					    strerror(-r));
+		/* a holder through this store names itself in its lock file */
+		if (host_change_holder(h, db_path, &pid, holder, sizeof(holder))) {
+			lock_path(h, db_path, path, len);
+			return err_set_exit(e, -EBUSY, ST_EXIT_DENIED,
+					    "another swaptune %s (pid %d) is changing this host (lock %s): wait for it to finish",
+					    holder, pid, path);
+		}
+		/* one between its two flocks has written its line within milliseconds */
+		if (tries++ < 20) {
+			nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+			continue;
+		}
+		return err_set_exit(e, -EBUSY, ST_EXIT_DENIED,
+				    "another swaptune command is changing this tree (%s)", h->root);
+	}
+	if ((r = lock_file(h, db_path, command, fd, path, len, e)) < 0) {
+		if (treefd >= 0)
+			close(treefd);
+		return r;
+	}
+	if (treefd >= 0 && tree_lock_keep(*fd, treefd) < 0) {
+		close(treefd);
+		host_change_unlock(*fd);
+		*fd = -1;
+		return err_set_exit(e, -EMFILE, ST_EXIT_RUNTIME, "cannot lock %s: too many locks held",
+				    h->root);
+	}
+	return 0;
+}
+
 void host_change_unlock(int fd)
 {
 	if (fd >= 0) {
 		(void)!ftruncate(fd, 0);
 		flock(fd, LOCK_UN);
+		tree_unlock(fd);
 		close(fd);
 	}
 }

@@ -399,6 +399,22 @@ static void remove_made_dirs(const struct store *st)
 	}
 }
 
+/*
+ * The host-change lock file a command changing a sysroot took beside the
+ * store (lock.c: PATH.probe.lock), when it is empty: nobody holds it, since
+ * a holder writes its line and has the store open, which the caller's
+ * exclusive flock on the store rules out. A file with anything in it stays.
+ */
+static void drop_empty_lock(const char *path)
+{
+	char lock[PATH_MAX + 16];
+	struct stat sb;
+
+	snprintf(lock, sizeof(lock), "%s.probe.lock", path);
+	if (lstat(lock, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_nlink == 1 && sb.st_size == 0)
+		unlink(lock);
+}
+
 int store_close_remove(struct store *st)
 {
 	int fd = st->hold_fd1 - 1, r = -EBUSY;
@@ -415,6 +431,7 @@ int store_close_remove(struct store *st)
 		unlink(side);
 		snprintf(side, sizeof(side), "%s-shm", st->path);
 		unlink(side);
+		drop_empty_lock(st->path);
 		remove_made_dirs(st);
 		r = 0;
 	}

@@ -3,7 +3,8 @@
 # they write with today's values, every host change and effect in words
 # (settings, zswap, swap, cgroups, page cache, memory pressure, time, and
 # --drop-host-caches when given), the trials and the time estimate; the JSON plan validates against probe.schema.json;
-# while another swaptune command holds the host-change lock, a note that the "now" values may be its; bad
+# while another swaptune command holds the host-change lock, a note that the "now" values may be its;
+# while a command changes a tree, a change through another store is refused (the tree's flock); bad
 # options and impossible configurations exit 2 (usage) or 3 (denied) with a
 # message naming the problem; nothing under the fixture is changed.
 . "$(dirname "$0")/lib.sh"
@@ -144,6 +145,42 @@ same "$scratch/dead.txt" "$EXPECTED/probe-plan-vm-v1.txt"
 "$SWAPTUNE" probe --dry-run --json --seed 1 --sysroot "$v1" --db "$db" | jq -e 'has("host_changing") | not' >/dev/null ||
 	fail "dry-run --json with an empty lock file names a holder"
 rm -f "$db.probe.lock"
+
+# two stores, one tree: while a command changes a tree (an flock on the tree's directory, as
+# swaptune takes it) a change through another store is refused, one line, exit 3, the tree
+# untouched; through the holder's own store its lock file names it; let go of, the change
+# goes through; nothing is written into the tree (issue 33, finding 10; fails before: the
+# second took OTHER.probe.lock and changed the tree)
+tree=$scratch/tree
+mkdir -p "$tree" && cp -a "$v1/." "$tree/" || fail "cannot copy vm-v1"
+real=$(cd "$tree" && pwd -P)
+pc=$(cat "$v1/proc/sys/vm/page-cluster")
+listing() { (cd "$tree" && find . | sort); }
+list_before=$(listing)
+exec 9<"$tree"
+flock -n 9 || fail "cannot flock the tree"
+"$SWAPTUNE" apply --yes --sysroot "$tree" --db "$scratch/other.db" page-cluster=0 >"$scratch/two.out" 2>"$scratch/two.err"
+rc=$?
+[ $rc = 3 ] || fail "apply through another store while the tree is held: exit $rc, not 3"
+[ "$(cat "$scratch/two.err")" = "swaptune: another swaptune command is changing this tree ($real)" ] ||
+	fail "apply through another store while the tree is held: $(cat "$scratch/two.err")"
+[ "$(cat "$tree/proc/sys/vm/page-cluster")" = "$pc" ] ||
+	fail "apply through another store while the tree is held changed page-cluster"
+exec 8>>"$db.probe.lock"
+flock 8
+printf '%d apply\n' $$ >"$db.probe.lock"
+"$SWAPTUNE" rollback --yes --sysroot "$tree" --db "$db" >"$scratch/own.out" 2>"$scratch/own.err"
+rc=$?
+[ $rc = 3 ] || fail "rollback through the holder's store while the tree is held: exit $rc, not 3"
+grep -q "^swaptune: another swaptune apply (pid $$) is changing this host (lock $db.probe.lock)" "$scratch/own.err" ||
+	fail "rollback through the holder's store: $(cat "$scratch/own.err")"
+exec 8>&- 9<&-
+rm -f "$db.probe.lock"
+[ "$(listing)" = "$list_before" ] || fail "the refused commands wrote into the tree"
+"$SWAPTUNE" apply --yes --sysroot "$tree" --db "$scratch/other.db" page-cluster=0 >"$scratch/free.out" 2>"$scratch/free.err" ||
+	fail "apply once the tree is free: exit $? ($(cat "$scratch/free.err"))"
+[ "$(cat "$tree/proc/sys/vm/page-cluster")" = 0 ] || fail "apply once the tree is free left page-cluster $(cat "$tree/proc/sys/vm/page-cluster")"
+[ "$(listing)" = "$list_before" ] || fail "apply wrote a file into the tree"
 
 snap_after=$(cd "$v1" && find . -type f | sort | xargs md5sum | md5sum)
 [ "$snap_before" = "$snap_after" ] || fail "the dry runs changed the fixture"

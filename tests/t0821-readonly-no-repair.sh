@@ -13,8 +13,9 @@
 # Part 2: a read-only command given a new --db path leaves nothing there,
 # whether it succeeds or fails: no store, and no directory it had to make
 # (a directory that was there stays); nor does an import whose second file
-# is refused (the first one's rows rolled back); a writing command keeps
-# its store.
+# is refused (the first one's rows rolled back), nor a repair or rollback
+# that finds nothing to do (the host-change lock file they took beside the
+# store went with it); a writing command keeps its store.
 . "$(dirname "$0")/lib.sh"
 
 command -v sqlite3 >/dev/null 2>&1 || skip "needs the sqlite3 command-line tool"
@@ -120,7 +121,7 @@ n=0
 for c in "status" "--json status" "history" "history --all" "recommend" "doctor" \
 	 "fleet-advise" "fleet-report" "sample --count 1 --interval 10ms" \
 	 "apply --dry-run page-cluster=2" "probe --dry-run --yes" "switchback --dry-run" \
-	 "rollback --print" "report --run 1" "export"; do
+	 "rollback --print" "report --run 1" "export" "repair" "rollback --yes"; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086
 	"$SWAPTUNE" --db "$scratch/new$n/a/b/s.db" --sysroot "$fresh" $c >/dev/null 2>"$scratch/err"

@@ -16,8 +16,13 @@
  * Take the lock for `command` ("probe", "apply", ...): an flock on
  * /run/swaptune/probe.lock (live host; the name predates the other users)
  * or DB_PATH.probe.lock (sysroot). -EBUSY (exit 3) "another swaptune apply
- * (pid 1234) is changing this host". *fd stays open for the lock's
- * lifetime; host_change_unlock() releases it. path receives the lock file.
+ * (pid 1234) is changing this host". Under a sysroot the tree's directory
+ * is flocked too, whatever the store, so that two commands changing one
+ * tree through two stores exclude each other; nothing is written into the
+ * tree. When its holder is not one this store's lock file names: -EBUSY
+ * "another swaptune command is changing this tree (ROOT)". *fd stays open
+ * for the lock's lifetime; host_change_unlock() releases both flocks. path
+ * receives the lock file.
  * A symlink, a file that is not a lock file, or one another user owns (not
  * root, not the caller) is refused (exit 3), never written.
  */

@@ -65,8 +65,9 @@ long long store_changes(struct store *st);
  * store whose writes were all rolled back holds none, though it counts them. */
 bool store_holds_rows(struct store *st);
 /*
- * Close, and remove the store file (with its -wal and -shm) unless another
- * process holds it open (-EBUSY: it stays), and then the directories
+ * Close, and remove the store file (with its -wal and -shm, and an empty
+ * PATH.probe.lock, the host-change lock a command on a sysroot took beside
+ * it) unless another process holds it open (-EBUSY: it stays), and then the directories
  * store_open() made for it while they are empty. For a store this process
  * created (st->created) and recorded nothing into.
  */

@@ -517,7 +517,35 @@ static void test_lock(void **state)
 	assert_non_null(strstr(e.msg, pid));
 	assert_non_null(strstr(e.msg, "another swaptune probe (pid"));
 	assert_non_null(strstr(e.msg, "is changing this host"));
-	host_change_unlock(fd1);
+	/*
+	 * a command changing the same tree through another store is refused too
+	 * (the tree's directory is flocked; issue 33, finding 10: it took
+	 * OTHER.probe.lock and changed the tree), while another tree is free
+	 */
+	{
+		char other[PATH_MAX + 8], tree[PATH_MAX], want[PATH_MAX + 64];
+		struct host h2;
+
+		snprintf(other, sizeof(other), "%s/other", dir);
+		err_reset(&e);
+		assert_int_equal(host_change_lock(&h, other, "apply", &fd2, path, sizeof(path), &e), -EBUSY);
+		assert_int_equal(err_exit_status(&e), ST_EXIT_DENIED);
+		assert_int_equal(fd2, -1);
+		snprintf(want, sizeof(want), "another swaptune command is changing this tree (%s)", h.root);
+		assert_string_equal(e.msg, want);
+		fx_copy("vm-v1", tree);
+		fx_host(&h2, tree);
+		err_reset(&e);
+		assert_int_equal(host_change_lock(&h2, other, "apply", &fd2, path, sizeof(path), &e), 0);
+		host_change_unlock(fd2);
+		host_close(&h2);
+		fx_remove(tree);
+		host_change_unlock(fd1);
+		/* let go of, the tree is free through the other store */
+		err_reset(&e);
+		assert_int_equal(host_change_lock(&h, other, "apply", &fd2, path, sizeof(path), &e), 0);
+		host_change_unlock(fd2);
+	}
 	err_reset(&e);
 	assert_int_equal(host_change_lock(&h, db, "probe", &fd2, path, sizeof(path), &e), 0);
 	host_change_unlock(fd2);
