@@ -210,7 +210,8 @@ static void jkey(struct jbuf *j, const char *key, bool comma)
 	jkey_n(j, key, strlen(key), comma);
 }
 
-static void jgroup(struct jbuf *j, const struct sample_tick *t, enum sample_group g, bool open)
+static void jgroup(struct jbuf *j, const struct sample_tick *t, const struct sample_tick_keys *k,
+		   enum sample_group g, bool open)
 {
 	bool first = !open;
 
@@ -221,7 +222,7 @@ static void jgroup(struct jbuf *j, const struct sample_tick *t, enum sample_grou
 	for (int m = 0; m < SM_COUNT; m++) {
 		const struct sample_metric_def *d = &sample_metric_defs[m];
 
-		if (d->group != g)
+		if (d->group != g || (k && !k->val[m] && !t->ok[m]))
 			continue;
 		jkey(j, d->key, !first);
 		if (t->ok[m])
@@ -234,13 +235,15 @@ static void jgroup(struct jbuf *j, const struct sample_tick *t, enum sample_grou
 }
 
 /* the raw counters, kernel units; the cgroup's only with its group */
-static void jcounters(struct jbuf *j, const struct sample_tick *t)
+static void jcounters(struct jbuf *j, const struct sample_tick *t,
+		      const struct sample_tick_keys *k)
 {
 	bool first = true;
 
 	jlit(j, ",\"counters\":{");
 	for (int c = 0; c < SC_COUNT; c++) {
-		if (sample_counter_defs[c].group == SG_CGROUP && !t->cgroup)
+		if ((sample_counter_defs[c].group == SG_CGROUP && !t->cgroup) ||
+		    (k && !k->counter[c] && !t->has[c]))
 			continue;
 		jkey(j, sample_counter_defs[c].key, !first);
 		if (t->has[c])
@@ -275,6 +278,12 @@ static void jtime(struct jbuf *j, uint64_t wall_ns)
 
 int sample_tick_json(const struct sample_tick *t, char *buf, size_t len)
 {
+	return sample_tick_json_keys(t, NULL, buf, len);
+}
+
+int sample_tick_json_keys(const struct sample_tick *t, const struct sample_tick_keys *k,
+			  char *buf, size_t len)
+{
 	struct jbuf j = { buf, len, 0, false };
 	bool any = false;
 
@@ -294,15 +303,15 @@ int sample_tick_json(const struct sample_tick *t, char *buf, size_t len)
 	jsecs6(&j, t->interval_ns);
 	jlit(&j, ",\"page_size\":");
 	ju64(&j, t->page_size);
-	jgroup(&j, t, SG_VMSTAT, false);
-	jgroup(&j, t, SG_ZSWAP, false);
-	jgroup(&j, t, SG_PSI, false);
-	jgroup(&j, t, SG_MEMINFO, false);
+	jgroup(&j, t, k, SG_VMSTAT, false);
+	jgroup(&j, t, k, SG_ZSWAP, false);
+	jgroup(&j, t, k, SG_PSI, false);
+	jgroup(&j, t, k, SG_MEMINFO, false);
 	if (t->cgroup) {
 		jlit(&j, ",\"cgroup\":{\"path\":");
 		jstr(&j, t->cgroup_path ? t->cgroup_path : "");
 		jlit(&j, t->cgroup_v2 ? ",\"version\":\"v2\"" : ",\"version\":\"v1\"");
-		jgroup(&j, t, SG_CGROUP, true);
+		jgroup(&j, t, k, SG_CGROUP, true);
 	}
 	jlit(&j, ",\"cpu\":{\"source\":\"");
 	jlit(&j, t->cpu_source ? t->cpu_source : "none");
@@ -313,9 +322,9 @@ int sample_tick_json(const struct sample_tick *t, char *buf, size_t len)
 		jstr(&j, t->cpu_note);
 	else
 		jmem(&j, "null", 4);
-	jgroup(&j, t, SG_CPU, true);
-	jgroup(&j, t, SG_DERIVED, false);
-	jcounters(&j, t);
+	jgroup(&j, t, k, SG_CPU, true);
+	jgroup(&j, t, k, SG_DERIVED, false);
+	jcounters(&j, t, k);
 	jlit(&j, ",\"unavailable\":{");
 	for (int g = 0; g < SG_COUNT; g++) {
 		const char *why = t->unavailable[g];

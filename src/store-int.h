@@ -177,7 +177,8 @@ struct tick_given {
 };
 /*
  * A given tick: a numbers row when d is a tick whose line keeps what it
- * said - with text when that line is text byte for byte, without text when
+ * said - with text when that line is text byte for byte (but for the keys
+ * added to the vocabulary since the text was printed, null), without text when
  * it reads back as the same numbers and strings (import: d parsed from an
  * export) - else as tick_writer_add() of text, or of d printed by cJSON.
  */

@@ -112,12 +112,17 @@ int tick_writer_add(struct tick_writer *w, uint64_t seq, uint64_t t_ns, const ch
 	return r;
 }
 
-/* t's line into w->line: its length, or -ENOSPC past 1 MiB, -ENOMEM */
-static int writer_line(struct tick_writer *w, const struct sample_tick *t)
+/*
+ * t's line (only the keys k spells, NULL: all) into w->line: its length, or
+ * -ENOSPC past 1 MiB, -ENOMEM
+ */
+static int writer_line(struct tick_writer *w, const struct sample_tick *t,
+		       const struct sample_tick_keys *k)
 {
 	int n;
 
-	while ((n = w->line ? sample_tick_json(t, w->line, w->line_cap) : -ENOSPC) == -ENOSPC) {
+	while ((n = w->line ? sample_tick_json_keys(t, k, w->line, w->line_cap) : -ENOSPC) ==
+	       -ENOSPC) {
 		if (w->line_cap >= (1u << 20))
 			return -ENOSPC;
 		if (grow((void **)&w->line, &w->line_cap, w->line_cap ? w->line_cap * 2 : 16384, 1) < 0)
@@ -137,7 +142,7 @@ static int writer_strings(struct tick_writer *w, const struct sample_tick *t, st
 	int n, r;
 
 	memcpy(s.unavailable, t->unavailable, sizeof(s.unavailable));
-	if ((n = writer_line(w, &s)) < 0)
+	if ((n = writer_line(w, &s, NULL)) < 0)
 		return err_set(e, n, "recording %lld: tick %llu too large to store",
 			       (long long)w->run_id, (unsigned long long)t->seq);
 	if (w->str_id && !strcmp(w->str_text, w->line))
@@ -231,29 +236,49 @@ static bool ticks_same(const struct sample_tick *a, const struct sample_tick *b)
 	return true;
 }
 
+/* the value and counter keys tick line d spells (a tick: sample_tick_parse() took it) */
+static void line_keys(const cJSON *d, struct sample_tick_keys *k)
+{
+	struct tick_keys order;
+
+	memset(k, 0, sizeof(*k));
+	if (tick_keys_from_line(d, &order) < 0)
+		return;
+	for (int i = 0; i < order.n_m; i++)
+		k->val[order.m[i]] = true;
+	for (int i = 0; i < order.n_c; i++)
+		k->counter[order.c[i]] = true;
+}
+
 /*
- * Whether parsed tick t keeps, as a numbers row, what its source said:
- * text (not NULL): the line it prints is text, byte for byte; else the line
- * it prints reads back as the same numbers and strings (a tick cJSON parsed
- * from an export, whose spelling of a number - 0.0101 for 0.010100 - is
- * not the recorder's).
+ * Whether tick t, parsed from g->d, keeps as a numbers row what its source
+ * said: g->text (not NULL): the line it prints is that text, byte for byte,
+ * but for the value and counter keys the text lacks - a line recorded before they were
+ * added to vocab-rows.h, whose numbers row reads them as null (not
+ * measured); else the line it prints reads back as the same numbers and
+ * strings (a tick cJSON parsed from an export, whose spelling of a number -
+ * 0.0101 for 0.010100 - is not the recorder's).
  */
-static bool writer_keeps(struct tick_writer *w, const struct sample_tick *t, const char *text,
-			 size_t len)
+static bool writer_keeps(struct tick_writer *w, const struct sample_tick *t,
+			 const struct tick_given *g)
 {
 	struct sample_tick back;
+	struct sample_tick_keys k;
 	char members[1024];
-	cJSON *d;
+	cJSON *b;
 	bool same;
-	int n = writer_line(w, t);
+	int n;
 
-	if (n < 0)
+	if (g->text) {
+		line_keys(g->d, &k);
+		n = writer_line(w, t, &k);
+		return n == (int)g->len && !memcmp(w->line, g->text, g->len);
+	}
+	if ((n = writer_line(w, t, NULL)) < 0)
 		return false;
-	if (text)
-		return n == (int)len && !memcmp(w->line, text, len);
-	d = cJSON_ParseWithLength(w->line, (size_t)n);
-	same = d && sample_tick_parse(d, &back, members, sizeof(members)) == 0 && ticks_same(t, &back);
-	cJSON_Delete(d);
+	b = cJSON_ParseWithLength(w->line, (size_t)n);
+	same = b && sample_tick_parse(b, &back, members, sizeof(members)) == 0 && ticks_same(t, &back);
+	cJSON_Delete(b);
 	return same;
 }
 
@@ -263,7 +288,7 @@ static bool writer_takes(struct tick_writer *w, const struct tick_given *g, stru
 {
 	/* numbers rows follow each other in seq order: one out of order is kept as text */
 	return g->d && sample_tick_parse(g->d, t, members, cap) == 0 && t->seq == g->seq &&
-	       g->seq > w->prev.seq && writer_keeps(w, t, g->text, g->len);
+	       g->seq > w->prev.seq && writer_keeps(w, t, g);
 }
 
 int tick_writer_add_doc(struct tick_writer *w, const struct tick_given *g, struct st_err *e)

@@ -204,6 +204,22 @@ void sampler_tick_get(const struct sampler *s, struct sample_tick *t);
  */
 int sample_tick_json(const struct sample_tick *t, char *buf, size_t len);
 /*
+ * The value and counter keys a line spells. A line recorded before a key
+ * was added to vocab-rows.h lacks it; read back, that key is null (not
+ * measured), as in a tick recorded today that could not read it.
+ */
+struct sample_tick_keys {
+	bool val[SM_COUNT];
+	bool counter[SC_COUNT];
+};
+/*
+ * sample_tick_json() without the value and counter keys k lacks (a key t
+ * holds a number for is printed all the same); k NULL: every key. What an
+ * older line was, for a reader that must keep its text byte for byte.
+ */
+int sample_tick_json_keys(const struct sample_tick *t, const struct sample_tick_keys *k,
+			  char *buf, size_t len);
+/*
  * A line read back (parsed by cJSON) into t: its strings borrowed from d,
  * the identity members printed into members (cap bytes). 0, or -EBADMSG
  * when it is not a tick of this schema: a member unknown, repeated, out

@@ -529,9 +529,11 @@ void store_probe_earlier_free(struct store_probe_earlier *rows, size_t n);
  * row of kind 1 - spells, never the vocabulary's enum order); import stores
  * a tick as numbers when its line reads back as the same numbers. Opening
  * an older store converts its rows (schema 9): a codec or JSON row whose
- * line prints back byte for byte becomes a numbers row. A tick that would
- * not come back as it was keeps the codec's row or the JSON text in data,
- * and a damaged row stays as it was. Readers see one kind of tick either
+ * line prints back byte for byte becomes a numbers row, but for the value
+ * and counter keys added to vocab-rows.h since it was recorded, which the
+ * line lacks and the numbers row reads as null (not measured). A tick
+ * that would not come back as it was keeps the codec's row or the JSON text
+ * in data, and a damaged row stays as it was. Readers see one kind of tick either
  * way (struct store_tick).
  */
 struct tick_writer;
@@ -539,8 +541,8 @@ struct tick_writer;
 /*
  * Schema 9's to-do, once per store (main.c calls it after store_open()):
  * every recording's rows written again under the write lock, so a codec or
- * JSON row of an older store whose line prints back byte for byte becomes
- * a numbers row; other rows stay as they are (a recording whose shapes are
+ * JSON row of an older store whose line prints back byte for byte (but for
+ * keys added since) becomes a numbers row; other rows stay as they are (a recording whose shapes are
  * not ticks, whole). 0, or an error (the store is then as it was).
  */
 int store_samples_convert(struct store *st, struct st_err *e);

@@ -652,6 +652,43 @@ static void test_tick_json(void **state)
 	assert_int_equal(sample_tick_json(&t, a, 64), -ENOSPC);
 }
 
+/*
+ * Printed with the keys a line spells (an older line lacks the ones added
+ * since): a null key it lacks is left out, commas and all; a key with a
+ * number is printed all the same; NULL keys print every key.
+ */
+static void test_tick_json_keys(void **state)
+{
+	struct sample_tick t = { .seq = 3, .page_size = 4096 };
+	struct sample_tick_keys k;
+	char a[16384], b[16384];
+
+	(void)state;
+	t.ok[SM_ZSWPOUT] = true;
+	t.val[SM_ZSWPOUT] = 12.5;
+	t.has[SC_ZSWPOUT] = true;
+	t.counter[SC_ZSWPOUT] = 77;
+	assert_int_equal(sample_tick_json_keys(&t, NULL, a, sizeof(a)),
+			 sample_tick_json(&t, b, sizeof(b)));
+	assert_string_equal(a, b);
+	assert_non_null(strstr(a, "\"pswpin_pages_per_s\":null,"));
+
+	memset(&k, 0, sizeof(k));	/* spells none: only the numbers are left */
+	assert_true(sample_tick_json_keys(&t, &k, a, sizeof(a)) > 0);
+	assert_non_null(strstr(a, ",\"vmstat\":{\"zswpout_pages_per_s\":12.5},\"zswap\":{},"));
+	assert_non_null(strstr(a, ",\"counters\":{\"zswpout_pages\":77},\"unavailable\":{}}"));
+	assert_null(strstr(a, "\":null,\""));	/* cpu.note is a string: null without a note */
+
+	memset(&k, 1, sizeof(k));	/* spells all but the first value and the cpu's last counter */
+	k.val[SM_PSWPIN] = false;
+	k.counter[SC_CPU_CSW] = false;
+	assert_true(sample_tick_json_keys(&t, &k, a, sizeof(a)) > 0);
+	assert_non_null(strstr(a, ",\"vmstat\":{\"pswpout_pages_per_s\":null,"));
+	assert_null(strstr(a, "pswpin_pages_per_s"));
+	assert_null(strstr(a, "cpu_context_switches"));
+	assert_non_null(strstr(a, "null},\"unavailable\":{}}"));
+}
+
 /* a line parsed back into numbers: 0 and what it prints into out, or the parse's error */
 static int reparse(const char *line, char *out, size_t cap)
 {
@@ -1067,6 +1104,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_json_numbers_as_printf, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_tick_json, fx_setup, fx_teardown),
+		cmocka_unit_test(test_tick_json_keys),
 		cmocka_unit_test_setup_teardown(test_tick_parse, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_prom, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_record, fx_setup, fx_teardown),
