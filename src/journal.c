@@ -438,7 +438,10 @@ int journal_orphan_runs(struct store *st, const struct host *h, int64_t *ids, in
 
 	host_read_machine_id(h, mid, sizeof(mid));
 	host_read_boot_id(h, boot_id, sizeof(boot_id));
-	return store_runs_orphaned(st, mid, boot_id, pid_alive, ids, max, n, e);
+	return store_runs_orphaned(st, &(struct store_orphan_test){ .machine_id = mid,
+								    .boot_id = boot_id,
+								    .alive = pid_alive },
+				   ids, max, n, e);
 }
 
 int journal_repair(struct store *st, const struct host *h,
@@ -455,7 +458,10 @@ int journal_repair(struct store *st, const struct host *h,
 		struct st_err e1 = {0};
 		int ended = 0;
 
-		if (store_runs_end_orphans(st, mid, boot_id, pid_alive, &ended, &e1) < 0 &&
+		if (store_runs_end_orphans(st, &(struct store_orphan_test){ .machine_id = mid,
+									    .boot_id = boot_id,
+									    .alive = pid_alive },
+					   &ended, &e1) < 0 &&
 		    report) {
 			snprintf(line, sizeof(line), "cannot end runs left running: %s", e1.msg);
 			report(line, arg);

@@ -420,9 +420,10 @@ int store_snapshot_ids(struct store *st, int64_t *ids, int max, int *n, struct s
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : store_db_err(st, e);
 }
 
-int store_runs_orphaned(struct store *st, const char *machine_id, const char *boot_id,
-			store_pid_alive_fn alive, int64_t *ids, int max, int *n, struct st_err *e)
+int store_runs_orphaned(struct store *st, const struct store_orphan_test *test, int64_t *ids,
+			int max, int *n, struct st_err *e)
 {
+	const char *boot_id = test->boot_id;
 	sqlite3_stmt *stmt;
 	int rc = SQLITE_DONE, r;
 
@@ -433,13 +434,13 @@ int store_runs_orphaned(struct store *st, const char *machine_id, const char *bo
 		" ORDER BY id", &stmt, e);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(stmt, 1, machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 1, test->machine_id, -1, SQLITE_STATIC);
 	while (*n < max && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		int pid = sqlite3_column_int(stmt, 1);
 		const char *boot = store_col_text(stmt, 2);
 
 		/* an earlier boot's process is gone; this boot's only when its pid is */
-		if ((boot[0] && boot_id[0] && strcmp(boot, boot_id)) || (pid > 0 && !alive(pid)))
+		if ((boot[0] && boot_id[0] && strcmp(boot, boot_id)) || (pid > 0 && !test->alive(pid)))
 			ids[(*n)++] = sqlite3_column_int64(stmt, 0);
 	}
 	if (*n >= max)
@@ -448,15 +449,15 @@ int store_runs_orphaned(struct store *st, const char *machine_id, const char *bo
 	return rc == SQLITE_DONE ? 0 : store_db_err(st, e);
 }
 
-int store_runs_end_orphans(struct store *st, const char *machine_id, const char *boot_id,
-			   store_pid_alive_fn alive, int *ended, struct st_err *e)
+int store_runs_end_orphans(struct store *st, const struct store_orphan_test *test, int *ended,
+			   struct st_err *e)
 {
 	int64_t ids[64];
 	sqlite3_stmt *stmt;
 	int n = 0, r;
 
 	*ended = 0;
-	r = store_runs_orphaned(st, machine_id, boot_id, alive, ids, 64, &n, e);
+	r = store_runs_orphaned(st, test, ids, 64, &n, e);
 	if (r < 0 || !n || st->readonly)
 		return r;
 	r = store_prepare(st,

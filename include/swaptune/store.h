@@ -760,20 +760,27 @@ int store_apply_rolled_back(struct store *st, int64_t apply_run, int64_t *rollba
 /* Whether this machine's process pid is still alive. */
 typedef bool (*store_pid_alive_fn)(int pid);
 /*
+ * How a run's process is judged gone: the run is this machine's, and of an
+ * earlier boot than boot_id, or of this boot with alive(pid) false.
+ */
+struct store_orphan_test {
+	const char *machine_id, *boot_id;
+	store_pid_alive_fn alive;
+};
+/*
  * End as "interrupted" this machine's runs still "running" whose process is
- * gone: it was killed, or its store became unwritable (disk full) before it
- * could end its run. A run of an earlier boot than boot_id is gone; one of
- * this boot when alive(pid) says so. Runs of other machines and a pid that
- * is alive again (reused) are left. Up to 64 per call; *ended counts them.
+ * gone by test: it was killed, or its store became unwritable (disk full)
+ * before it could end its run. Runs of other machines and a pid that is
+ * alive again (reused) are left. Up to 64 per call; *ended counts them.
  * Reads only when none is found (or the store is read-only).
  */
-int store_runs_end_orphans(struct store *st, const char *machine_id, const char *boot_id,
-			   store_pid_alive_fn alive, int *ended, struct st_err *e);
+int store_runs_end_orphans(struct store *st, const struct store_orphan_test *test, int *ended,
+			   struct st_err *e);
 /*
  * The ids of the runs store_runs_end_orphans() would end, oldest first, at
  * most max of them into ids (*n how many); reads only.
  */
-int store_runs_orphaned(struct store *st, const char *machine_id, const char *boot_id,
-			store_pid_alive_fn alive, int64_t *ids, int max, int *n, struct st_err *e);
+int store_runs_orphaned(struct store *st, const struct store_orphan_test *test, int64_t *ids,
+			int max, int *n, struct st_err *e);
 
 #endif

@@ -793,6 +793,9 @@ static void test_runs_end_orphans(void **state)
 	char path[PATH_MAX];
 	int64_t live, dead, old_boot, other, done;
 	int ended = -1;
+	const struct store_orphan_test test = {
+		.machine_id = "mid", .boot_id = "boot2", .alive = fake_alive
+	};
 
 	(void)state;
 	path_in(path, "orphans.db");
@@ -810,7 +813,7 @@ static void test_runs_end_orphans(void **state)
 	assert_int_equal(store_exec(&st, "UPDATE runs SET machine_id = 'other' WHERE id = 4", &e), 0);
 	alive_pid = 4242;
 
-	assert_int_equal(store_runs_end_orphans(&st, "mid", "boot2", fake_alive, &ended, &e), 0);
+	assert_int_equal(store_runs_end_orphans(&st, &test, &ended, &e), 0);
 	assert_int_equal(ended, 2);
 	assert_int_equal(query_int(&st, "SELECT status = 'running' FROM runs WHERE id = 1"), 1);
 	assert_int_equal(query_int(&st, "SELECT status = 'interrupted' AND ended_at IS NOT NULL"
@@ -820,7 +823,7 @@ static void test_runs_end_orphans(void **state)
 	assert_int_equal(query_int(&st, "SELECT status = 'running' FROM runs WHERE id = 4"), 1);
 	assert_int_equal(query_int(&st, "SELECT status = 'ok' FROM runs WHERE id = 5"), 1);
 	/* a second pass finds nothing */
-	assert_int_equal(store_runs_end_orphans(&st, "mid", "boot2", fake_alive, &ended, &e), 0);
+	assert_int_equal(store_runs_end_orphans(&st, &test, &ended, &e), 0);
 	assert_int_equal(ended, 0);
 	store_close(&st);
 }
