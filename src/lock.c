@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,8 @@ static bool lock_owner_foreign(int fd, unsigned *owner)
 static struct {
 	int lockfd1, treefd;
 } tree_locks[8];
+/* the TUI takes and lets go of locks from its engine thread too */
+static pthread_mutex_t tree_locks_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * Flock the sysroot directory of h for good (exclusive, not waiting): 0 with
@@ -109,24 +112,31 @@ static int tree_lock(const struct host *h, int *treefd)
 /* Keep treefd beside lockfd until host_change_unlock(lockfd); -EMFILE when full. */
 static int tree_lock_keep(int lockfd, int treefd)
 {
+	int r = -EMFILE;
+
+	pthread_mutex_lock(&tree_locks_mu);
 	for (size_t i = 0; i < sizeof(tree_locks) / sizeof(tree_locks[0]); i++)
 		if (!tree_locks[i].lockfd1) {
 			tree_locks[i].lockfd1 = lockfd + 1;
 			tree_locks[i].treefd = treefd;
-			return 0;
+			r = 0;
+			break;
 		}
-	return -EMFILE;
+	pthread_mutex_unlock(&tree_locks_mu);
+	return r;
 }
 
 /* Let go of the tree lock kept beside lockfd, if any. */
 static void tree_unlock(int lockfd)
 {
+	pthread_mutex_lock(&tree_locks_mu);
 	for (size_t i = 0; i < sizeof(tree_locks) / sizeof(tree_locks[0]); i++)
 		if (tree_locks[i].lockfd1 == lockfd + 1) {
 			close(tree_locks[i].treefd);	/* closing lets go of its flock */
 			tree_locks[i].lockfd1 = 0;
 			tree_locks[i].treefd = -1;
 		}
+	pthread_mutex_unlock(&tree_locks_mu);
 }
 
 /* /run/swaptune/probe.lock on the live host, DB_PATH.probe.lock under a sysroot. */
