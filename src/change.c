@@ -205,7 +205,7 @@ int change_write(struct journal *j, const struct change_setting *ch, int n,
 
 	for (int i = 0; i < n; i++)
 		if (ch[i].changed &&
-		    (r = journal_set(j, ch[i].name, ch[i].new_value, true, NULL, 0, e)) < 0)
+		    (r = journal_set(j, ch[i].name, ch[i].new_value, true, NULL, e)) < 0)
 			return r;
 	return plan ? persist_write(j->h, journal_hooks(j), plan, n_files, e) : 0;
 }

@@ -118,7 +118,7 @@ static int set_state(struct store *st, int64_t id, const char *state,
 }
 
 int journal_set(struct journal *j, const char *name, const char *value,
-		bool temporary, char *old_out, size_t old_len, struct st_err *e)
+		bool temporary, struct setting_value *old_out, struct st_err *e)
 {
 	const struct setting_def *d = settings_find(name);
 	char norm[SETTING_VALUE_MAX], old[SETTING_VALUE_MAX];
@@ -133,8 +133,11 @@ int journal_set(struct journal *j, const char *name, const char *value,
 	r = settings_read(j->h, d, old, sizeof(old), e);
 	if (r < 0)
 		return err_prefix(e, "cannot change %s", d->name);
-	if (old_out)
-		snprintf(old_out, old_len, "%s", old);
+	if (old_out) {
+		*old_out = (struct setting_value){ .present = true };
+		snprintf(old_out->name, sizeof(old_out->name), "%s", d->name);
+		snprintf(old_out->value, sizeof(old_out->value), "%s", old);
+	}
 	if (settings_equal(d, old, norm))
 		return 0;
 	r = insert_row(j, &(struct row_what){ "setting", d->name, old, norm, temporary }, &id, e);

@@ -26,7 +26,7 @@ int probe_engine_setup(struct engine *E, struct st_err *e)
 			snprintf(r->bypass_evidence, sizeof(r->bypass_evidence), "%s", "");
 	}
 	if (p->enable_zswap) {
-		rc = journal_set(&E->j, "zswap.enabled", "Y", true, NULL, 0, e);
+		rc = journal_set(&E->j, "zswap.enabled", "Y", true, NULL, e);
 		if (rc < 0)
 			return err_prefix(e, "cannot enable zswap for the probe");
 		r->zswap_enabled_by_probe = true;

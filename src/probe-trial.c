@@ -153,7 +153,7 @@ static int apply_arm(struct engine *E, const struct probe_arm *a, struct st_err 
 		for (int k = 0; k < a->nset; k++)
 			if (!strcmp(a->set[k].name, name))
 				val = a->set[k].value;
-		r = journal_set(&E->j, name, val, true, NULL, 0, e);
+		r = journal_set(&E->j, name, val, true, NULL, e);
 		if (r < 0)
 			return err_prefix(e, "arm %s", a->name);
 	}

@@ -292,7 +292,7 @@ static int apply_arm(struct sbe *E, int a, struct st_err *e)
 		for (int k = 0; k < arm->nset; k++)
 			if (!strcmp(arm->set[k].name, E->p->touch[t].name))
 				v = arm->set[k].value;
-		r = journal_set(&E->j, E->p->touch[t].name, v, true, NULL, 0, e);
+		r = journal_set(&E->j, E->p->touch[t].name, v, true, NULL, e);
 		if (r < 0)
 			return err_prefix(e, "cannot switch to arm %s", arm->name);
 	}

@@ -21,6 +21,7 @@
 #include "swaptune/change-log.h"
 #include "swaptune/err.h"
 #include "swaptune/host.h"
+#include "swaptune/settings.h"
 #include "swaptune/store.h"
 
 struct journal {
@@ -43,10 +44,11 @@ int journal_begin(struct journal *j, struct store *st, const struct host *h,
  * Journal, then write setting name = value (validated and normalised first).
  * No row and no write when the setting already has that value. temporary:
  * restored by journal_restore(); otherwise committed once written.
- * *old_out (may be NULL) receives the previous value.
+ * *old (may be NULL) receives the setting as it was: its registry name and
+ * previous value.
  */
 int journal_set(struct journal *j, const char *name, const char *value,
-		bool temporary, char *old_out, size_t old_len, struct st_err *e);
+		bool temporary, struct setting_value *old, struct st_err *e);
 
 /* Record a resource before creating it; mark it undone after removing it. */
 int journal_note_resource(struct journal *j, const char *kind, const char *ident,

@@ -148,14 +148,14 @@ static void collect(const char *line, void *arg)
 
 static int set_pc0_zsY(struct journal *j)
 {
-	if (journal_set(j, "page-cluster", "0", true, NULL, 0, NULL) < 0)
+	if (journal_set(j, "page-cluster", "0", true, NULL, NULL) < 0)
 		return -1;
-	return journal_set(j, "zswap.enabled", "on", true, NULL, 0, NULL);
+	return journal_set(j, "zswap.enabled", "on", true, NULL, NULL);
 }
 
 static int set_pc0(struct journal *j)
 {
-	return journal_set(j, "page-cluster", "0", true, NULL, 0, NULL);
+	return journal_set(j, "page-cluster", "0", true, NULL, NULL);
 }
 
 /* ---- restore within a session ---- */
@@ -164,16 +164,16 @@ static void test_temporary_restore(void **state)
 {
 	struct st_err e = {0};
 	struct journal j;
-	char old[SETTING_VALUE_MAX];
+	struct setting_value old;
 	int restored;
 
 	(void)state;
 	assert_int_equal(journal_begin(&j, &st, &h, 0, &e), 0);
 	assert_int_equal(j.pid, getpid());
-	assert_int_equal(journal_set(&j, "page-cluster", "0", true, old, sizeof(old), &e), 0);
-	assert_string_equal(old, "3");
+	assert_int_equal(journal_set(&j, "page-cluster", "0", true, &old, &e), 0);
+	assert_string_equal(old.value, "3");
 	assert_string_equal(file(PC), "0");
-	assert_int_equal(journal_set(&j, "zswap.enabled", "on", true, NULL, 0, &e), 0);
+	assert_int_equal(journal_set(&j, "zswap.enabled", "on", true, NULL, &e), 0);
 	assert_string_equal(file(ZS), "Y");
 	assert_int_equal(count_rows("state = 'pending' AND temporary = 1 AND kind = 'setting'"), 2);
 	assert_int_equal(count_rows("name = 'page-cluster' AND old_value = '3' AND new_value = '0'"), 1);
@@ -185,8 +185,12 @@ static void test_temporary_restore(void **state)
 		assert_int_equal(count_rows(where), 2);
 	}
 	/* a second change of the same setting, restored newest first */
-	assert_int_equal(journal_set(&j, "page-cluster", "1", true, old, sizeof(old), &e), 0);
-	assert_string_equal(old, "0");
+	old.present = false;
+	assert_int_equal(journal_set(&j, "vm.page-cluster", "1", true, &old, &e), 0);
+	assert_string_equal(old.value, "0");
+	/* the setting as it was, under its registry name */
+	assert_string_equal(old.name, "page-cluster");
+	assert_true(old.present);
 	assert_string_equal(file(PC), "1");
 
 	assert_int_equal(journal_restore(&j, &restored, &e), 0);
@@ -204,24 +208,24 @@ static void test_no_change_no_row(void **state)
 {
 	struct st_err e = {0};
 	struct journal j;
-	char old[SETTING_VALUE_MAX];
+	struct setting_value old;
 
 	(void)state;
 	assert_int_equal(journal_begin(&j, &st, &h, 0, &e), 0);
-	assert_int_equal(journal_set(&j, "page-cluster", "3", true, old, sizeof(old), &e), 0);
-	assert_string_equal(old, "3");
-	assert_int_equal(journal_set(&j, "zswap.enabled", "off", true, NULL, 0, &e), 0);
-	assert_int_equal(journal_set(&j, "vm.page-cluster", "03", false, NULL, 0, &e), 0);
+	assert_int_equal(journal_set(&j, "page-cluster", "3", true, &old, &e), 0);
+	assert_string_equal(old.value, "3");
+	assert_int_equal(journal_set(&j, "zswap.enabled", "off", true, NULL, &e), 0);
+	assert_int_equal(journal_set(&j, "vm.page-cluster", "03", false, NULL, &e), 0);
 	assert_int_equal(count_rows("1"), 0);
 
 	/* bad values and names: refused before any row or write */
-	assert_int_equal(journal_set(&j, "page-cluster", "40", true, NULL, 0, &e), -EINVAL);
+	assert_int_equal(journal_set(&j, "page-cluster", "40", true, NULL, &e), -EINVAL);
 	assert_string_equal(e.msg, "page-cluster: \"40\" is not a number from 0 to 31");
 	err_reset(&e);
-	assert_int_equal(journal_set(&j, "readahead", "0", true, NULL, 0, &e), -EINVAL);
+	assert_int_equal(journal_set(&j, "readahead", "0", true, NULL, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "unknown setting \"readahead\""));
 	err_reset(&e);
-	assert_int_equal(journal_set(&j, "zswap.compressor", "zstd", true, NULL, 0, &e), -EINVAL);
+	assert_int_equal(journal_set(&j, "zswap.compressor", "zstd", true, NULL, &e), -EINVAL);
 	err_reset(&e);
 	assert_int_equal(count_rows("1"), 0);
 	assert_string_equal(file(PC), "3");
@@ -237,7 +241,7 @@ static void test_permanent(void **state)
 
 	(void)state;
 	assert_int_equal(journal_begin(&j, &st, &h, 0, &e), 0);
-	assert_int_equal(journal_set(&j, "page-cluster", "1", false, NULL, 0, &e), 0);
+	assert_int_equal(journal_set(&j, "page-cluster", "1", false, NULL, &e), 0);
 	assert_string_equal(file(PC), "1");
 	assert_int_equal(count_rows("state = 'committed' AND temporary = 0 AND new_value = '1'"), 1);
 	assert_int_equal(journal_restore(&j, &restored, &e), 0);
@@ -321,7 +325,7 @@ static void test_repair_live_owner(void **state)
 	(void)state;
 	/* this process owns the rows and is alive: repair must not touch them */
 	assert_int_equal(journal_begin(&j, &st, &h, 0, &e), 0);
-	assert_int_equal(journal_set(&j, "page-cluster", "0", true, NULL, 0, &e), 0);
+	assert_int_equal(journal_set(&j, "page-cluster", "0", true, NULL, &e), 0);
 	assert_int_equal(journal_repair(&st, &h, collect, &rep, &e), 0);
 	assert_int_equal(rep.n, 0);
 	assert_string_equal(file(PC), "0");
