@@ -135,47 +135,47 @@ static double sign_flip_bound(double z, unsigned n)
 }
 
 /*
- * P_theta(an outcome at least as extreme as the one observed, in the
- * stagewise ordering): crossing a bound before look k, or reaching look k
- * with a z at least z_obs, for the z process of the looks' contrasts with
- * drift theta sqrt(n_k) / sd at look k.
+ * P(an outcome at least as extreme as the one observed, in the stagewise
+ * ordering): crossing a bound before look k, or reaching look k with a z
+ * at least z_obs, for the z process of the looks' contrasts with drift
+ * `drift` at look k (theta sqrt(n_k) / sd for a true shift theta).
  */
-static double stage_tail(const double *t, const double *b_in, size_t k, double z_obs, double theta,
-			 double n_k, double sd)
+static double stage_tail(const double *t, const double *b_in, size_t k, double z_obs, double drift)
 {
 	double b[VERDICT2_LOOKS_MAX], cross[VERDICT2_LOOKS_MAX], p = 0.0;
 
 	memcpy(b, b_in, k * sizeof(*b));
 	b[k] = z_obs;
-	if (stats_gs_cross(t, b, k + 1, theta * sqrt(POWER_EFFICIENCY * n_k) / sd, cross, NULL) < 0)
+	if (stats_gs_cross(t, b, k + 1, drift, cross, NULL) < 0)
 		return NAN;
 	for (size_t j = 0; j <= k; j++)
 		p += cross[j];
 	return p;
 }
 
-int verdict2_stage_adjust(const struct verdict2_design *d, size_t look, const unsigned *n_at,
-			  double est_log, double sd_log, double *est, double *lo, double *hi)
+int verdict2_stage_adjust(const struct verdict2_design *d, const struct verdict2_stop *s,
+			  double *est, double *lo, double *hi)
 {
 	double b[VERDICT2_LOOKS_MAX], t[VERDICT2_LOOKS_MAX], z_obs, q[3] = { 0.5, 0.025, 0.975 }, out[3];
 	double nk;
 
-	if (!d || look >= d->n_looks || !n_at || !(sd_log > 0.0) || !isfinite(est_log) ||
-	    n_at[look] < 2 || z_bounds(d, b) < 0)
+	if (!d || !s || s->look >= d->n_looks || !s->n_at || !(s->sd_log > 0.0) || !isfinite(s->est_log) ||
+	    s->n_at[s->look] < 2 || z_bounds(d, b) < 0)
 		return -1;
-	nk = (double)n_at[look];
-	for (size_t j = 0; j <= look; j++) {
-		if (j && n_at[j] < n_at[j - 1])
+	nk = (double)s->n_at[s->look];
+	for (size_t j = 0; j <= s->look; j++) {
+		if (j && s->n_at[j] < s->n_at[j - 1])
 			return -1;
-		t[j] = n_at[j] ? (double)n_at[j] / nk : 1e-9 * (double)(j + 1);
+		t[j] = s->n_at[j] ? (double)s->n_at[j] / nk : 1e-9 * (double)(j + 1);
 	}
-	z_obs = est_log * sqrt(POWER_EFFICIENCY * nk) / sd_log;
+	z_obs = s->est_log * sqrt(POWER_EFFICIENCY * nk) / s->sd_log;
 	for (int i = 0; i < 3; i++) {
 		/* the tail rises with theta: bisect within 12 standard errors */
-		double se = sd_log / sqrt(POWER_EFFICIENCY * nk), a = est_log - 12 * se, c = est_log + 12 * se;
+		double se = s->sd_log / sqrt(POWER_EFFICIENCY * nk), a = s->est_log - 12 * se, c = s->est_log + 12 * se;
 
 		for (int it = 0; it < 60; it++) {
-			double mid = 0.5 * (a + c), p = stage_tail(t, b, look, z_obs, mid, nk, sd_log);
+			double mid = 0.5 * (a + c);
+			double p = stage_tail(t, b, s->look, z_obs, mid * sqrt(POWER_EFFICIENCY * nk) / s->sd_log);
 
 			if (!isfinite(p))
 				return -1;

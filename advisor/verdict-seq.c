@@ -1245,7 +1245,8 @@ static void adjust_arm(const struct pairing *p, double sd_robust, struct verdict
 	struct rt_design rd;
 
 	speed_design(p, c, &rd);
-	if (verdict2_stage_adjust(p->d, p->look, rd.n_at, ar->mean_log, sd_robust, &est, &lo, &hi) < 0)
+	if (verdict2_stage_adjust(p->d, &(struct verdict2_stop){ p->look, rd.n_at, ar->mean_log, sd_robust },
+				  &est, &lo, &hi) < 0)
 		return;
 	ar->adjusted = true;
 	ar->adj_effect_pct = gain_pct(est);

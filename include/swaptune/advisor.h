@@ -694,18 +694,24 @@ int verdict2_finish(const struct verdict2_design *d, const struct verdict2_input
  * numbers. NAN on bad input.
  */
 double verdict2_power(const struct verdict2_design *d, double effect_pct, double sd_log);
+/* Where a candidate's speed test stopped a design, and with what. */
+struct verdict2_stop {
+	size_t look;		/* the look it stopped at */
+	const unsigned *n_at;	/* [0..look]: the contrasts at each look */
+	double est_log;		/* the estimate that stopped it (log units) */
+	double sd_log;		/* the robust sd of the log-ratio */
+};
 /*
  * The median-unbiased estimate (stagewise ordering) of a candidate whose
- * speed test stopped design d at look `look` with estimate est_log, and
- * its 95 % interval (the shifts at which an outcome as extreme is 2.5 %
- * and 97.5 % likely), in log units, under the normal approximation of the
- * test (the looks' levels as z bounds, verdict2_power()'s) at the robust
- * sd of the log-ratio sd_log; n_at[0..look] the contrasts at each look.
- * The interval covers the truth 95 % of the time over every outcome of the
- * design, not given an early stop. -1 on bad input.
+ * speed test stopped design d as s says, and its 95 % interval (the
+ * shifts at which an outcome as extreme is 2.5 % and 97.5 % likely), in
+ * log units, under the normal approximation of the test (the looks'
+ * levels as z bounds, verdict2_power()'s) at s->sd_log. The interval
+ * covers the truth 95 % of the time over every outcome of the design, not
+ * given an early stop. -1 on bad input.
  */
-int verdict2_stage_adjust(const struct verdict2_design *d, size_t look, const unsigned *n_at,
-			  double est_log, double sd_log, double *est, double *lo, double *hi);
+int verdict2_stage_adjust(const struct verdict2_design *d, const struct verdict2_stop *s,
+			  double *est, double *lo, double *hi);
 /*
  * The smallest gain (percent, never below d->min_effect_pct) found with the
  * given power at sd_log by verdict2_power(), by bisection to 0.01 % of
