@@ -156,10 +156,11 @@ static void override(const struct advice_run *r, const struct advice_pool *p,
 }
 
 int advice_judge_pooled(struct store *st, const struct host *h, const struct advice_run *r,
-			double min_effect_pct, struct verdict_result *v, struct judgement *j,
-			struct advice_pool *pool, struct st_err *e)
+			double min_effect_pct, const struct advice_verdict *out, struct st_err *e)
 {
-	struct advice_pool local, *p = pool ? pool : &local;
+	struct verdict_result *v = out->v;
+	struct judgement *j = out->j;
+	struct advice_pool local, *p = out->pool ? out->pool : &local;
 	struct store_probe_earlier *rows = NULL;
 	struct verdict2_rep_input *in = NULL;
 	struct earlier *got = NULL;

@@ -212,7 +212,7 @@ static int want_from_run(struct cmd_ctx *ctx, struct apply_opts *o, struct apply
 		goto out;
 	/* the earlier runs of the run's recipe count (advice_judge_pooled()) */
 	r = advice_judge_pooled(&ctx->store, &ctx->host, run, o->min_effect_given ? o->min_effect_pct : -1,
-				v, &j, &pool, &ctx->err);
+				&(struct advice_verdict){ v, &j, &pool }, &ctx->err);
 	if (r < 0) {
 		err_prefix(&ctx->err, "probe run %lld", (long long)o->run_id);
 		goto out;

@@ -694,7 +694,8 @@ static void pool_verdict(struct cmd_ctx *ctx, const struct probe_config *c, stru
 	    r->verdict.baseline < c->narms &&
 	    advice_load_run(&ctx->store, &ctx->host, r->run_id, c->arms[r->verdict.baseline].name, run,
 			    NULL) == 0 &&
-	    advice_judge_pooled(&ctx->store, &ctx->host, run, -1, v, j, pool, NULL) == 0 &&
+	    advice_judge_pooled(&ctx->store, &ctx->host, run, -1, &(struct advice_verdict){ v, j, pool },
+				NULL) == 0 &&
 	    pool->applied && run->n_arms == (size_t)c->narms) {
 		same = true;
 		for (int i = 0; i < c->narms; i++)

@@ -233,7 +233,8 @@ static int recommend_exec(struct cmd_ctx *ctx, int argc, char **argv)
 			ctx->err.exit = ST_EXIT_USAGE;
 		goto out;
 	}
-	r = advice_judge_pooled(&ctx->store, &ctx->host, run, min_effect, v, &j, &pool, &ctx->err);
+	r = advice_judge_pooled(&ctx->store, &ctx->host, run, min_effect, &(struct advice_verdict){ v, &j, &pool },
+				&ctx->err);
 	if (r < 0) {
 		err_prefix(&ctx->err, "cannot judge probe run %lld", (long long)run_id);
 		goto out;

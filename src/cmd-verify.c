@@ -453,8 +453,8 @@ static int plan_rerun(struct cmd_ctx *ctx, struct verify_opts *o, struct verify_
 	if ((r = advice_load_run(&ctx->store, &ctx->host, t->probe_run, NULL, &w->then, &ctx->err)) < 0)
 		return r;
 	if ((r = advice_judge_pooled(&ctx->store, &ctx->host, &w->then,
-				     o->min_effect_given ? o->min_effect_pct : -1, &w->vthen,
-				     &w->jthen, NULL, &ctx->err)) < 0)
+				     o->min_effect_given ? o->min_effect_pct : -1,
+				     &(struct advice_verdict){ &w->vthen, &w->jthen, NULL }, &ctx->err)) < 0)
 		return r;
 	if (!t->arm[0] && w->vthen.kind == VERDICT_CHANGE)
 		snprintf(t->arm, sizeof(t->arm), "%s", w->then.arms[w->vthen.chosen].name);
@@ -540,8 +540,8 @@ static int judge_rerun(struct cmd_ctx *ctx, const struct verify_opts *o, struct 
 	if ((r = advice_load_run(&ctx->store, &ctx->host, w->res.run_id,
 				 w->then.arms[w->vthen.baseline].name, &w->now, &ctx->err)) < 0 ||
 	    (r = advice_judge_pooled(&ctx->store, &ctx->host, &w->now,
-				     o->min_effect_given ? o->min_effect_pct : -1, &w->vnow, &w->jnow,
-				     &w->pool, &ctx->err)) < 0)
+				     o->min_effect_given ? o->min_effect_pct : -1,
+				     &(struct advice_verdict){ &w->vnow, &w->jnow, &w->pool }, &ctx->err)) < 0)
 		return r;
 	w->a_now = t->arm[0] ? arm_index(&w->now, t->arm) : -1;
 	w->result = advice_verify_result(&w->vnow, &w->pool, w->a_now, &w->holds);

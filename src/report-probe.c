@@ -568,7 +568,7 @@ int report_build_run(struct store *st, const struct host *h, int64_t run_id,
 	}
 	if ((r = rows_load(st, h, t, run, e)) < 0)
 		goto out;
-	if ((r = advice_judge_pooled(st, h, run, -1, v, &run_j, NULL, e)) < 0) {
+	if ((r = advice_judge_pooled(st, h, run, -1, &(struct advice_verdict){ v, &run_j, NULL }, e)) < 0) {
 		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);
 		goto out;
 	}

@@ -94,7 +94,7 @@ static int load_verdict(struct tui_ctx *c, struct tui_apply *a, struct st_err *e
 			    (long long)a->run_id);
 		goto out;
 	}
-	if ((r = advice_judge_pooled(c->st, c->h, run, -1, v, j, &pool, e)) < 0) {
+	if ((r = advice_judge_pooled(c->st, c->h, run, -1, &(struct advice_verdict){ v, j, &pool }, e)) < 0) {
 		err_prefix(e, "probe run %lld", (long long)a->run_id);
 		goto out;
 	}

@@ -105,7 +105,8 @@ static int judge_print(struct tui_ctx *c, int64_t run_id, struct advice_run *run
 	if (r < 0)
 		return r;
 	j = malloc(sizeof(*j));
-	r = j ? advice_judge_pooled(c->st, c->h, run, -1, v, j, NULL, e) : err_set(e, -ENOMEM, "out of memory");
+	r = j ? advice_judge_pooled(c->st, c->h, run, -1, &(struct advice_verdict){ v, j, NULL }, e) :
+		err_set(e, -ENOMEM, "out of memory");
 	if (r < 0) {
 		err_prefix(e, "cannot judge probe run %lld", (long long)run_id);
 		goto out;

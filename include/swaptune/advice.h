@@ -109,16 +109,22 @@ struct advice_pool {
 	struct verdict2_rep_result rep;
 };
 
+/* Where advice_judge_pooled() puts a run's verdict and what it came from. */
+struct advice_verdict {
+	struct verdict_result *v;	/* the verdict, the pooled one when earlier runs count */
+	struct judgement *j;		/* the run judged alone (advice_judge()) */
+	struct advice_pool *pool;	/* how it was pooled (may be NULL) */
+};
+
 /*
- * advice_judge(), then the replication rule over the earlier runs of r's
- * recipe in st: when there are some, v's kind, chosen arm and the status of
- * the arms concerned are the pooled verdict's, and its first reasons say
- * which runs were pooled and that earlier runs count. pool (may be NULL)
- * receives the details.
+ * advice_judge() into out->v and out->j, then the replication rule over
+ * the earlier runs of r's recipe in st: when there are some, v's kind,
+ * chosen arm and the status of the arms concerned are the pooled
+ * verdict's, and its first reasons say which runs were pooled and that
+ * earlier runs count. out->pool (may be NULL) receives the details.
  */
 int advice_judge_pooled(struct store *st, const struct host *h, const struct advice_run *r,
-			double min_effect_pct, struct verdict_result *v, struct judgement *j,
-			struct advice_pool *pool, struct st_err *e);
+			double min_effect_pct, const struct advice_verdict *out, struct st_err *e);
 
 /*
  * verify's answer for the applied arm (index arm in the re-run, -1 none) of
