@@ -266,9 +266,9 @@ static struct report *fleet_report_build(const struct fleet_run *runs, size_t n,
 		s->chart.whisker_name = strdup("95 % interval");
 		for (size_t a = 0; a < g[i].n_arms; a++)
 			if (g[i].arms[a].pooled.k)
-				report_bar_add(s, g[i].arms[a].name, g[i].arms[a].pooled.effect_pct,
-					       g[i].arms[a].pooled.ci_low_pct, g[i].arms[a].pooled.ci_high_pct,
-					       NULL, 0, false);
+				report_bar_add(s, &(struct report_bar_in){
+					.name = g[i].arms[a].name, .mean = g[i].arms[a].pooled.effect_pct,
+					.lo = g[i].arms[a].pooled.ci_low_pct, .hi = g[i].arms[a].pooled.ci_high_pct });
 	}
 	return rep;
 }

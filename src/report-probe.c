@@ -206,7 +206,9 @@ static void arms_table(struct report *rep, const struct advice_run *run,
 		size_t n = ok_primary(&run->in2, i, x);
 
 		mean_ci(x, n, &m, &lo, &hi);
-		report_bar_add(c, run->arms[i].name, m, lo, hi, x, n, run->in2.arms[i].is_baseline);
+		report_bar_add(c, &(struct report_bar_in){ .name = run->arms[i].name, .mean = m, .lo = lo, .hi = hi,
+							 .pts = x, .n_pts = n,
+							 .highlight = run->in2.arms[i].is_baseline });
 	}
 }
 
@@ -751,10 +753,12 @@ static void arms_compared(struct report *rep, struct probe_side *a, struct probe
 		}
 		mean_ci(xa, na, &m, &lo, &hi);
 		snprintf(name, sizeof(name), "%s before", a->run->arms[i].name);
-		report_bar_add(c, name, m, lo, hi, xa, na, true);
+		report_bar_add(c, &(struct report_bar_in){ .name = name, .mean = m, .lo = lo, .hi = hi,
+							 .pts = xa, .n_pts = na, .highlight = true });
 		mean_ci(xb, nb, &m, &lo, &hi);
 		snprintf(name, sizeof(name), "%s after", a->run->arms[i].name);
-		report_bar_add(c, name, m, lo, hi, xb, nb, false);
+		report_bar_add(c, &(struct report_bar_in){ .name = name, .mean = m, .lo = lo, .hi = hi,
+							 .pts = xb, .n_pts = nb });
 	}
 	if (n_beyond)
 		report_line(sum, "%s, after vs before, changed beyond noise in %zu of %zu arms:%s",

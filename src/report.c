@@ -388,14 +388,13 @@ void report_facts_json(struct report_section *s, const char *key, const cJSON *d
 		report_fact_opt(s, key, text);
 }
 
-void report_bar_add(struct report_section *s, const char *name, double mean, double lo,
-		    double hi, const double *pts, size_t n_pts, bool highlight)
+void report_bar_add(struct report_section *s, const struct report_bar_in *in)
 {
-	struct report_bar b = { xstrdup(name), mean, lo, hi, n_pts, NULL, highlight };
+	struct report_bar b = { xstrdup(in->name), in->mean, in->lo, in->hi, in->n_pts, NULL, in->highlight };
 
-	b.pts = xrealloc(NULL, n_pts * sizeof(double));
-	if (n_pts)
-		memcpy(b.pts, pts, n_pts * sizeof(double));
+	b.pts = xrealloc(NULL, in->n_pts * sizeof(double));
+	if (in->n_pts)
+		memcpy(b.pts, in->pts, in->n_pts * sizeof(double));
 	PUSH(s->chart.bars, s->chart.n_bars, b);
 }
 

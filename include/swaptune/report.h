@@ -146,8 +146,15 @@ void report_cell_pct(struct report_section *s, double v);
 void report_row_mark(struct report_section *s);
 /* The first n columns name a row: the text repeats them when it splits a wide table. */
 void report_key_cols(struct report_section *s, size_t n);
-void report_bar_add(struct report_section *s, const char *name, double mean, double lo,
-		    double hi, const double *pts, size_t n_pts, bool highlight);
+/* An arm's bar as given to report_bar_add(), which copies its name and points. */
+struct report_bar_in {
+	const char *name;
+	double mean, lo, hi;	/* lo/hi: CI of the mean; NAN if none */
+	const double *pts;	/* individual trials (may be NULL when n_pts is 0) */
+	size_t n_pts;
+	bool highlight;		/* the baseline */
+};
+void report_bar_add(struct report_section *s, const struct report_bar_in *in);
 void report_series_add(struct report_section *s, const char *name, const double *x,
 		       const double *y, size_t n);
 

@@ -44,7 +44,8 @@ static struct report *sample_report(void)
 	report_line(s, "a note");
 	s = report_add(r, REPORT_CHART, "c", "Chart \"q\"");
 	s->chart.kind = REPORT_CHART_BARS;
-	report_bar_add(s, "pc3", 2, 1, 3, pts, 3, true);
+	report_bar_add(s, &(struct report_bar_in){ .name = "pc3", .mean = 2, .lo = 1, .hi = 3, .pts = pts,
+						   .n_pts = 3, .highlight = true });
 	return r;
 }
 
