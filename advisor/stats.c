@@ -208,14 +208,19 @@ static int check_sample(const char *what, const double *x, size_t n,
 	return 0;
 }
 
-int stats_welch(const double *a, size_t n_a, const double *b, size_t n_b,
-		double level, struct stats_welch *out, struct st_err *e)
+int stats_welch(const struct stats_pair *x, double level, struct stats_welch *out, struct st_err *e)
 {
 	double va, vb, tq;
+	const double *a, *b;
+	size_t n_a, n_b;
 	int rc;
 
-	if (!out)
-		return err_set(e, -EINVAL, "welch test: no result struct");
+	if (!x || !out)
+		return err_set(e, -EINVAL, "welch test: no %s", x ? "result struct" : "arms");
+	a = x->a;
+	n_a = x->n_a;
+	b = x->b;
+	n_b = x->n_b;
 	if ((rc = check_sample("welch test, first sample", a, n_a, 2, e)) ||
 	    (rc = check_sample("welch test, second sample", b, n_b, 2, e)))
 		return rc;

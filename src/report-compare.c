@@ -235,7 +235,7 @@ static void compare_metric(const struct recording *a, const struct recording *b,
 	o->pct = isfinite(o->ma) && isfinite(o->mb) && o->ma != 0 ? (o->mb - o->ma) / fabs(o->ma) * 100 : NAN;
 	na = batch_means(&a->m[m], xa);
 	nb = batch_means(&b->m[m], xb);
-	o->ok = na >= 2 && nb >= 2 && stats_welch(xb, nb, xa, na, 0.95, &o->w, NULL) == 0;
+	o->ok = na >= 2 && nb >= 2 && stats_welch(&(struct stats_pair){ xb, nb, xa, na }, 0.95, &o->w, NULL) == 0;
 	/*
 	 * "not measured" only when the sampler had no such value at all; a
 	 * value the kernel left undefined (a hit rate with no readahead) is n/a

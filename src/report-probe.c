@@ -410,7 +410,7 @@ static void differences_table(struct report *rep, const struct advice_run *run,
 				continue;
 			d->pct = d->base != 0 ? (d->mean - d->base) / fabs(d->base) * 100 : NAN;
 			d->lo = d->hi = d->p = NAN;
-			if (na >= 2 && nb >= 2 && stats_welch(a, na, b, nb, 0.95, &w, NULL) == 0) {
+			if (na >= 2 && nb >= 2 && stats_welch(&(struct stats_pair){ a, na, b, nb }, 0.95, &w, NULL) == 0) {
 				stats_welch_ratio_ci(&w, &d->lo, &d->hi);
 				d->p = w.p;
 			}
@@ -654,7 +654,7 @@ static bool pair_cells(struct report_section *s, const double *y, size_t ny, con
 {
 	struct stats_welch w;
 	double my = ny ? stats_mean(y, ny) : NAN, mx = nx ? stats_mean(x, nx) : NAN;
-	bool ok = nx >= 2 && ny >= 2 && stats_welch(x, nx, y, ny, 0.95, &w, NULL) == 0;
+	bool ok = nx >= 2 && ny >= 2 && stats_welch(&(struct stats_pair){ x, nx, y, ny }, 0.95, &w, NULL) == 0;
 	bool beyond = ok && (w.flag == STATS_WELCH_CONSTANT || (w.flag == STATS_WELCH_OK && w.p < 0.05));
 	char b1[32], b2[32];
 	double lo = NAN, hi = NAN;

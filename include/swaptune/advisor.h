@@ -91,12 +91,19 @@ struct stats_welch {
 	enum stats_welch_flag flag;
 };
 
+/* The two arms compared: a, the candidate, against b, the baseline. */
+struct stats_pair {
+	const double *a;
+	size_t n_a;
+	const double *b;
+	size_t n_b;
+};
+
 /*
  * Returns -EINVAL if either arm has fewer than 2 or more than
  * STATS_SAMPLES_MAX values, a value is not finite, or level is not in (0, 1).
  */
-int stats_welch(const double *a, size_t n_a, const double *b, size_t n_b,
-		double level, struct stats_welch *out, struct st_err *e);
+int stats_welch(const struct stats_pair *x, double level, struct stats_welch *out, struct st_err *e);
 
 /*
  * The relative change mean_a / mean_b - 1 of a Welch result, in percent,

@@ -226,7 +226,7 @@ static void test_welch_table(void **state)
 		struct stats_welch w;
 		struct st_err e = { 0 };
 
-		assert_int_equal(stats_welch(c->a, c->n_a, c->b, c->n_b, 0.95, &w, &e), 0);
+		assert_int_equal(stats_welch(&(struct stats_pair){ c->a, c->n_a, c->b, c->n_b }, 0.95, &w, &e), 0);
 		assert_int_equal(w.flag, STATS_WELCH_OK);
 		assert_close(w.t, c->t, 1e-9, c->name);
 		assert_close(w.df, c->df, 1e-9, c->name);
@@ -259,26 +259,26 @@ static void test_welch_ratio_fieller(void **state)
 	double lo, hi;
 
 	(void)state;
-	assert_int_equal(stats_welch(a, 6, b, 5, 0.95, &w, NULL), 0);
+	assert_int_equal(stats_welch(&(struct stats_pair){ a, 6, b, 5 }, 0.95, &w, NULL), 0);
 	assert_int_equal(stats_welch_ratio_ci(&w, &lo, &hi), 0);
 	assert_true(fabs(lo - -1.7553917916347851) < 1e-9);
 	assert_true(fabs(hi - 8.93925311018448) < 1e-9);
 	/* the interval of the difference over the baseline is narrower: it ignores the baseline's error */
 	assert_true(hi - lo > w.ci_high_pct - w.ci_low_pct);
 
-	assert_int_equal(stats_welch(zeros, 4, big, 4, 0.95, &w, NULL), 0);
+	assert_int_equal(stats_welch(&(struct stats_pair){ zeros, 4, big, 4 }, 0.95, &w, NULL), 0);
 	assert_int_equal(stats_welch_ratio_ci(&w, &lo, &hi), 0);
 	assert_true(fabs(lo + 100) < 1e-12 && fabs(hi + 100) < 1e-12);
 	assert_true(w.ci_low_pct < -100);	/* what the old column printed */
 
-	assert_int_equal(stats_welch(big, 4, near0, 4, 0.95, &w, NULL), 0);
+	assert_int_equal(stats_welch(&(struct stats_pair){ big, 4, near0, 4 }, 0.95, &w, NULL), 0);
 	assert_int_equal(stats_welch_ratio_ci(&w, &lo, &hi), -ERANGE);
 	assert_true(isnan(lo) && isnan(hi));
 	/* mean 4 but sd 6: not clear of 0 at 95 % */
-	assert_int_equal(stats_welch(big, 4, unclear, 4, 0.95, &w, NULL), 0);
+	assert_int_equal(stats_welch(&(struct stats_pair){ big, 4, unclear, 4 }, 0.95, &w, NULL), 0);
 	assert_int_equal(stats_welch_ratio_ci(&w, &lo, &hi), -ERANGE);
 
-	assert_int_equal(stats_welch(flat5, 3, flat4, 3, 0.95, &w, NULL), 0);
+	assert_int_equal(stats_welch(&(struct stats_pair){ flat5, 3, flat4, 3 }, 0.95, &w, NULL), 0);
 	assert_int_equal(stats_welch_ratio_ci(&w, &lo, &hi), 0);
 	assert_true(fabs(lo - 25) < 1e-12 && fabs(hi - 25) < 1e-12);
 	assert_int_equal(stats_welch_ratio_ci(NULL, &lo, &hi), -EINVAL);
@@ -297,34 +297,34 @@ static void test_welch_degenerate(void **state)
 	struct st_err e = { 0 };
 
 	(void)state;
-	assert_int_equal(stats_welch(one, 1, three, 3, 0.95, &w, &e), -EINVAL);
+	assert_int_equal(stats_welch(&(struct stats_pair){ one, 1, three, 3 }, 0.95, &w, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "1 value, need at least 2"));
 	err_reset(&e);
-	assert_int_equal(stats_welch(three, 3, with_nan, 3, 0.95, &w, &e), -EINVAL);
+	assert_int_equal(stats_welch(&(struct stats_pair){ three, 3, with_nan, 3 }, 0.95, &w, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "not a finite number"));
 	err_reset(&e);
-	assert_int_equal(stats_welch(three, 3, three, 3, 1.0, &w, &e), -EINVAL);
+	assert_int_equal(stats_welch(&(struct stats_pair){ three, 3, three, 3 }, 1.0, &w, &e), -EINVAL);
 	err_reset(&e);
-	assert_int_equal(stats_welch(three, STATS_SAMPLES_MAX + 1, three, 3, 0.95, &w, &e),
+	assert_int_equal(stats_welch(&(struct stats_pair){ three, STATS_SAMPLES_MAX + 1, three, 3 }, 0.95, &w, &e),
 			 -EINVAL);
 	err_reset(&e);
 
 	/* identical constant arms: flagged, no p-value invented */
-	assert_int_equal(stats_welch(flat_a, 3, flat_b, 4, 0.95, &w, &e), 0);
+	assert_int_equal(stats_welch(&(struct stats_pair){ flat_a, 3, flat_b, 4 }, 0.95, &w, &e), 0);
 	assert_int_equal(w.flag, STATS_WELCH_IDENTICAL);
 	assert_true(isnan(w.p));
 	assert_true(isnan(w.t));
 	assert_true(w.diff == 0.0 && w.ci_low == 0.0 && w.ci_high == 0.0);
 
 	/* constant arms that differ: t infinite, p still undefined */
-	assert_int_equal(stats_welch(flat_c, 3, flat_a, 3, 0.95, &w, &e), 0);
+	assert_int_equal(stats_welch(&(struct stats_pair){ flat_c, 3, flat_a, 3 }, 0.95, &w, &e), 0);
 	assert_int_equal(w.flag, STATS_WELCH_CONSTANT);
 	assert_true(isinf(w.t) && w.t > 0);
 	assert_true(isnan(w.p));
 	assert_close(w.diff_pct, 25.0, 1e-15, "constant diff pct");
 
 	/* baseline mean 0: no percentages */
-	assert_int_equal(stats_welch(three, 3, zero_mean, 3, 0.95, &w, &e), 0);
+	assert_int_equal(stats_welch(&(struct stats_pair){ three, 3, zero_mean, 3 }, 0.95, &w, &e), 0);
 	assert_int_equal(w.flag, STATS_WELCH_OK);
 	assert_true(isnan(w.diff_pct) && isnan(w.ci_low_pct) && isnan(w.ci_high_pct));
 	assert_close(w.diff, 2.0, 1e-15, "diff with zero baseline");
