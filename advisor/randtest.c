@@ -295,9 +295,11 @@ static void observed_ps(const struct pool *p, const struct rt_work *w, uint64_t 
 	out->p_stage = (double)(stopped_before + ge_alive) / (double)p->n;
 }
 
-int rt_seq_test(const struct rt_design *d, const double *c, size_t n, double shift, int sign,
+int rt_seq_test(const struct rt_design *d, const struct rt_contrasts *cs, double shift, int sign,
 		struct rt_work *w, struct rt_result *out)
 {
+	const double *c = cs ? cs->c : NULL;
+	size_t n = cs ? cs->n : 0;
 	struct pool p;
 	double x[RT_CONTRASTS_MAX], sabs = 0.0;
 	uint64_t stopped = 0, key[RT_LOOKS_MAX], h;
@@ -380,9 +382,11 @@ int rt_seq_test(const struct rt_design *d, const double *c, size_t n, double shi
 	return 0;
 }
 
-bool rt_rejects(enum rt_score score, const double *c, size_t n, double shift, int sign,
+bool rt_rejects(enum rt_score score, const struct rt_contrasts *cs, double shift, int sign,
 		double level, struct rt_work *w)
 {
+	const double *c = cs ? cs->c : NULL;
+	size_t n = cs ? cs->n : 0;
 	struct rt_design d = { .score = score, .n_looks = 1, .enum_max = 12 };
 	struct pool p;
 	double x[RT_CONTRASTS_MAX], sabs = 0.0, tol, obs;
@@ -417,14 +421,16 @@ bool rt_rejects(enum rt_score score, const double *c, size_t n, double shift, in
 	return true;
 }
 
-double rt_p_one(enum rt_score score, const double *c, size_t n, double shift, int sign,
+double rt_p_one(enum rt_score score, const struct rt_contrasts *cs, double shift, int sign,
 		struct rt_work *w)
 {
 	struct rt_design d = { .score = score, .n_looks = 1, .enum_max = 12 };
 	struct rt_result r;
 
-	d.n_at[0] = (unsigned)n;
-	if (rt_seq_test(&d, c, n, shift, sign, w, &r) < 0)
+	if (!cs)
+		return NAN;
+	d.n_at[0] = (unsigned)cs->n;
+	if (rt_seq_test(&d, cs, shift, sign, w, &r) < 0)
 		return NAN;
 	return r.p_fixed;
 }
@@ -490,12 +496,14 @@ static bool rejects_at(const struct rt_design *d, const double *c, size_t n, dou
 {
 	struct rt_result r;
 
-	return rt_seq_test(d, c, n, shift, sign, w, &r) == 0 && r.rejects;
+	return rt_seq_test(d, &(struct rt_contrasts){ c, n }, shift, sign, w, &r) == 0 && r.rejects;
 }
 
-void rt_interval(const struct rt_design *d, const double *c, size_t n, double est,
+void rt_interval(const struct rt_design *d, const struct rt_contrasts *cs, double est,
 		 struct rt_work *w, double *lo, double *hi)
 {
+	const double *c = cs ? cs->c : NULL;
+	size_t n = cs ? cs->n : 0;
 	double span = 0.0;
 
 	*lo = -INFINITY;

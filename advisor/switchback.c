@@ -189,9 +189,10 @@ int sb_budget_of(const struct sb_design *d, double sd_contrast, struct sb_budget
 
 /* ---- the sequential sign-flip test: the advisor's randomisation engine ---- */
 
-int sb_seq_test(const struct sb_seq *s, const double *c0, unsigned n, double shift, int sign,
+int sb_seq_test(const struct sb_seq *s, const struct rt_contrasts *x, double shift, int sign,
 		struct sb_work *w, struct sb_test *t)
 {
+	unsigned n = x && x->n <= SB_BLOCKS_MAX ? (unsigned)x->n : 0;
 	const unsigned *looks = s->looks;
 	const double *spend = s->spend;
 	struct rt_design d = { .score = RT_SCORE_SUM, .enum_max = SB_ENUM_BLOCKS };
@@ -214,7 +215,7 @@ int sb_seq_test(const struct sb_seq *s, const double *c0, unsigned n, double shi
 		if (looks[k] >= n)
 			break;
 	}
-	if ((rc = rt_seq_test(&d, c0, n, shift, sign, &w->rt, &r)) < 0)
+	if ((rc = rt_seq_test(&d, x, shift, sign, &w->rt, &r)) < 0)
 		return rc;
 	t->n = n;
 	t->exact = r.exact;
@@ -349,7 +350,7 @@ static double p_one(const struct sb_design *d, const double *c, unsigned n, doub
 	struct sb_seq s = { &lk, 1, &sp, d->plan.draws, d->plan.seed };
 	struct sb_test t;
 
-	if (sb_seq_test(&s, c, n, shift, sign, w, &t) < 0)
+	if (sb_seq_test(&s, &(struct rt_contrasts){ c, n }, shift, sign, w, &t) < 0)
 		return NAN;
 	return t.p_fixed;
 }
@@ -372,7 +373,7 @@ static bool seq_rejects(const struct look *L, const double *c, double shift, int
 	struct sb_seq s = seq_of(L->d, L->look);
 	struct sb_test t;
 
-	if (sb_seq_test(&s, c, L->n, shift, sign, L->w, &t) < 0)
+	if (sb_seq_test(&s, &(struct rt_contrasts){ c, L->n }, shift, sign, L->w, &t) < 0)
 		return false;
 	return t.rejects;
 }
@@ -680,7 +681,7 @@ static void analyse_arm(const struct look *L, unsigned a, const double x[][SB_AR
 	ar->mean_contrast = mean_of(c, n);
 	ar->sd_contrast = stats_stddev(c, n);
 	ar->effect = effect_of(m, ar->mean_contrast);
-	sb_seq_test(&s, c, n, 0, 1, L->w, &ar->test);
+	sb_seq_test(&s, &(struct rt_contrasts){ c, n }, 0, 1, L->w, &ar->test);
 	ar->min_effect_ok = ar->effect >= o->min_effect;
 	ar->futile = p_one(d, c, n, contrast_of(m, o->min_effect), -1, L->w) <= o->futility_alpha;
 	ar->ci_low = ar->ci_high = NAN;

@@ -211,7 +211,7 @@ static size_t rule_reject_look(const struct verdict2_design *d, size_t J, const 
 		rd.n_at[i] = d->rounds[i];
 		rd.spend_cum[i] = d->alpha_speed / (double)d->n_candidates * d->frac[i];
 	}
-	if (rt_seq_test(&rd, x, d->rounds[J], 0.0, 1, w, &rr) == 0 && rr.rejects)
+	if (rt_seq_test(&rd, &(struct rt_contrasts){ x, d->rounds[J] }, 0.0, 1, w, &rr) == 0 && rr.rejects)
 		return rr.reject_look;
 	return J + 1;
 }

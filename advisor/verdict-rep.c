@@ -164,7 +164,8 @@ static void pool_contrasts(const struct verdict2_rep_input *in, size_t i, double
 		return;
 	est = rt_estimate(RT_SCORE_HUBER, all, n);
 	ar->effect_pct = expm1(est) * 100.0;
-	ar->futile = rt_rejects(RT_SCORE_HUBER, all, n, log1p(min_effect_pct / 100.0), -1, level, w);
+	ar->futile = rt_rejects(RT_SCORE_HUBER, &(struct rt_contrasts){ all, n }, log1p(min_effect_pct / 100.0), -1,
+				level, w);
 	ar->pooled.effect_pct = ar->effect_pct;
 	ar->pooled.pool.k = ar->n_runs;
 	ar->pooled.pool.pooled = est;
@@ -173,7 +174,7 @@ static void pool_contrasts(const struct verdict2_rep_input *in, size_t i, double
 		return;
 	rd.n_at[0] = (unsigned)n;
 	rd.spend_cum[0] = level;
-	rt_interval(&rd, all, n, est, w, &lo, &hi);
+	rt_interval(&rd, &(struct rt_contrasts){ all, n }, est, w, &lo, &hi);
 	ar->ci_low_pct = expm1(lo) * 100.0;
 	ar->ci_high_pct = expm1(hi) * 100.0;
 	ar->pooled.ci_low_pct = ar->ci_low_pct;

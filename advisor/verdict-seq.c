@@ -359,7 +359,7 @@ static double speed_tiebreak_p(const struct verdict2_input *in, size_t a, size_t
 	if (!ar->compared || ar->n < 2)
 		return 1.0;
 	n = paired_log_ratios(in, a, b, c);
-	ar->p_one = rt_p_one(RT_SCORE_HUBER, c, n, 0.0, 1, w);
+	ar->p_one = rt_p_one(RT_SCORE_HUBER, &(struct rt_contrasts){ c, n }, 0.0, 1, w);
 	return ar->p_one < 0.5 ? ar->p_one : 1.0;
 }
 
@@ -444,16 +444,16 @@ static void fixed_design(size_t n, double lvl, struct rt_design *rd)
 }
 
 /* The repeated confidence interval of ar's speed (its estimate set) and what follows from it. */
-static void speed_interval(const struct pairing *p, const struct rt_design *rd, const double *c,
-			   size_t n, struct verdict2_arm_result *ar)
+static void speed_interval(const struct pairing *p, const struct rt_design *rd, const struct rt_contrasts *x,
+			   struct verdict2_arm_result *ar)
 {
 	bool hb = higher_better(p->in->metric);
 	const struct verdict2_opts *o = p->o;
 	struct rt_work *w = p->w;
 	double lo, hi;
 
-	ar->p_one = rt_p_one(RT_SCORE_HUBER, c, n, 0.0, 1, w);
-	rt_interval(rd, c, n, ar->mean_log, w, &lo, &hi);
+	ar->p_one = rt_p_one(RT_SCORE_HUBER, x, 0.0, 1, w);
+	rt_interval(rd, x, ar->mean_log, w, &lo, &hi);
 	/* the interval and the test agree at 0 (a search on a noisy scale may not) */
 	if (!ar->crosses && lo > 0.0)
 		lo = 0.0;
@@ -467,8 +467,8 @@ static void speed_interval(const struct pairing *p, const struct rt_design *rd, 
 	{
 		struct rt_design fd;
 
-		fixed_design(n, 0.025, &fd);
-		rt_interval(&fd, c, n, ar->mean_log, w, &lo, &hi);
+		fixed_design(x->n, 0.025, &fd);
+		rt_interval(&fd, x, ar->mean_log, w, &lo, &hi);
 		ar->ucb97_pct = gain_pct(hi);
 	}
 }
@@ -481,6 +481,7 @@ static void judge_speed(const struct pairing *p, struct verdict2_arm_result *ar)
 	bool hb = higher_better(p->in->metric);
 	double c[VERDICT2_ROUNDS_MAX];
 	struct rt_design rd;
+	struct rt_contrasts x = { c, 0 };
 	struct rt_result rr;
 	size_t n;
 
@@ -489,9 +490,9 @@ static void judge_speed(const struct pairing *p, struct verdict2_arm_result *ar)
 	ar->ratio_pct = ar->ratio_lo_pct = ar->ratio_hi_pct = NAN;
 	ar->ucb97_pct = ar->need_pct = NAN;
 	ar->adj_effect_pct = ar->adj_ci_low_pct = ar->adj_ci_high_pct = ar->p_stage = NAN;
-	n = speed_design(p, c, &rd);
+	n = x.n = speed_design(p, c, &rd);
 	ar->n = n;
-	if (n < 2 || rt_seq_test(&rd, c, n, 0.0, 1, w, &rr) < 0)
+	if (n < 2 || rt_seq_test(&rd, &x, 0.0, 1, w, &rr) < 0)
 		return;
 	ar->compared = true;
 	ar->crosses = rr.rejects;
@@ -500,11 +501,11 @@ static void judge_speed(const struct pairing *p, struct verdict2_arm_result *ar)
 	ar->sd_log = stats_stddev(c, n);
 	ar->effect_pct = gain_pct(ar->mean_log);
 	ar->ratio_pct = own_pct(ar->mean_log, hb);
-	ar->futile = rt_rejects(RT_SCORE_HUBER, c, n, log1p(o->min_effect_pct / 100.0), -1, 0.025, w);
-	ar->worse_than_ni = rt_rejects(RT_SCORE_HUBER, c, n, -log1p(o->ni_margin_pct / 100.0), -1,
+	ar->futile = rt_rejects(RT_SCORE_HUBER, &x, log1p(o->min_effect_pct / 100.0), -1, 0.025, w);
+	ar->worse_than_ni = rt_rejects(RT_SCORE_HUBER, &x, -log1p(o->ni_margin_pct / 100.0), -1,
 				       look_level(p->d, p->look, o->guard_alpha), w);
 	if (o->intervals)
-		speed_interval(p, &rd, c, n, ar);
+		speed_interval(p, &rd, &x, ar);
 }
 
 /*
@@ -557,9 +558,9 @@ static void judge_guard(const struct pairing *p, size_t c, struct verdict2_guard
 		return;
 	}
 	g->rise_pct = expm1(rt_estimate(RT_SCORE_HUBER, dd, n)) * 100.0;
-	if (rt_rejects(RT_SCORE_HUBER, dd, n, lim, -1, g->level, w))
+	if (rt_rejects(RT_SCORE_HUBER, &(struct rt_contrasts){ dd, n }, lim, -1, g->level, w))
 		g->status = VERDICT2_GUARD_SHOWN;
-	else if (rt_rejects(RT_SCORE_HUBER, dd, n, lim, 1, g->level, w))
+	else if (rt_rejects(RT_SCORE_HUBER, &(struct rt_contrasts){ dd, n }, lim, 1, g->level, w))
 		g->status = VERDICT2_GUARD_HARM;
 	else
 		g->status = VERDICT2_GUARD_NOT_SHOWN;
@@ -568,7 +569,7 @@ static void judge_guard(const struct pairing *p, size_t c, struct verdict2_guard
 		double lo, hi;
 
 		fixed_design(n, g->level, &rd);
-		rt_interval(&rd, dd, n, log1p(g->rise_pct / 100.0), w, &lo, &hi);
+		rt_interval(&rd, &(struct rt_contrasts){ dd, n }, log1p(g->rise_pct / 100.0), w, &lo, &hi);
 		g->lcb_pct = expm1(lo) * 100.0;
 		g->ucb_pct = expm1(hi) * 100.0;
 	}
@@ -1270,7 +1271,7 @@ static void finish_arm(const struct verdict2_design *d, const struct verdict2_in
 		struct rt_design rd;
 
 		speed_design(&p, c, &rd);
-		speed_interval(&p, &rd, c, n, ar);
+		speed_interval(&p, &rd, &(struct rt_contrasts){ c, n }, ar);
 	}
 	ar->n_outliers = stats_mad_outliers(c, n, NULL);
 	if (ar->n_outliers)

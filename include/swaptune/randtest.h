@@ -94,8 +94,14 @@ struct rt_work {
 	double score[RT_CONTRASTS_MAX];
 };
 
+/* The contrasts a test is given: c[0..n), positive = the candidate better. */
+struct rt_contrasts {
+	const double *c;
+	size_t n;
+};
+
 /*
- * Test "the contrasts c[0..n) are symmetric about shift" against "larger"
+ * Test "the contrasts x are symmetric about shift" against "larger"
  * (sign +1) or "smaller" (sign -1), sequentially over the looks of d (the
  * test stops at the first that rejects; looks whose n_at exceeds n are
  * not taken, nor those after). -EINVAL for bad designs (no looks, n_at
@@ -103,7 +109,7 @@ struct rt_work {
  * [0, 0.5)), non-finite contrasts, n above RT_CONTRASTS_MAX.
  * With no contrast at a look, its statistic is 0 for every pattern.
  */
-int rt_seq_test(const struct rt_design *d, const double *c, size_t n, double shift, int sign,
+int rt_seq_test(const struct rt_design *d, const struct rt_contrasts *x, double shift, int sign,
 		struct rt_work *w, struct rt_result *out);
 
 /*
@@ -114,9 +120,9 @@ int rt_seq_test(const struct rt_design *d, const double *c, size_t n, double shi
  * survivors of the latest looks judged, so that judging look after look
  * pays for each look once (the results are the same without it).
  */
-bool rt_rejects(enum rt_score score, const double *c, size_t n, double shift, int sign,
+bool rt_rejects(enum rt_score score, const struct rt_contrasts *x, double shift, int sign,
 		double level, struct rt_work *w);
-double rt_p_one(enum rt_score score, const double *c, size_t n, double shift, int sign,
+double rt_p_one(enum rt_score score, const struct rt_contrasts *x, double shift, int sign,
 		struct rt_work *w);
 
 /*
@@ -141,7 +147,7 @@ double rt_estimate(enum rt_score score, const double *c, size_t n);
  * when the test at 0 rejects "larger"), by bisection; -inf / +inf when
  * even a far shift is not rejected. est is rt_estimate().
  */
-void rt_interval(const struct rt_design *d, const double *c, size_t n, double est,
+void rt_interval(const struct rt_design *d, const struct rt_contrasts *x, double est,
 		 struct rt_work *w, double *lo, double *hi);
 
 /* The pattern pool of d for n contrasts: 2^n enumerated, or draws + 1. */

@@ -292,12 +292,12 @@ struct sb_seq {
 
 /*
  * The exact sequential sign-flip test itself, for the simulator and tests:
- * contrasts c[0..n) (positive = better) against schedule s. Fills t for the
+ * contrasts x (positive = better) against schedule s. Fills t for the
  * last look reached (<= n). shift is subtracted from every contrast first
  * (test of "effect = shift"); sign -1 tests the other tail. -EINVAL on n or
  * n_looks out of range or draws beyond RT_DRAWS_MAX.
  */
-int sb_seq_test(const struct sb_seq *s, const double *c, unsigned n, double shift, int sign,
+int sb_seq_test(const struct sb_seq *s, const struct rt_contrasts *x, double shift, int sign,
 		struct sb_work *w, struct sb_test *t);
 
 const char *sb_decision_name(enum sb_decision d);

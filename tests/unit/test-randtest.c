@@ -52,7 +52,7 @@ static void test_exact_by_enumeration(void **state)
 
 			for (unsigned b = 0; b < 12; b++)
 				c[b] = (m >> b & 1) ? -mag[b] : mag[b];
-			assert_int_equal(rt_seq_test(&d, c, 12, 0.0, 1, &w, &r), 0);
+			assert_int_equal(rt_seq_test(&d, &(struct rt_contrasts){ c, 12 }, 0.0, 1, &w, &r), 0);
 			assert_true(r.exact);
 			assert_int_equal(r.n_pool, 4096);
 			rejected += r.rejects;
@@ -72,15 +72,15 @@ static void test_fixed_p(void **state)
 	double c[6] = { 0.01, 0.02, 0.03, 0.04, 0.05, 0.06 };
 
 	(void)state;
-	assert_close(rt_p_one(RT_SCORE_SUM, c, 6, 0.0, 1, &w), 1.0 / 64, 1e-15, "all positive [hand]");
-	assert_close(rt_p_one(RT_SCORE_SUM, c, 6, 0.0, -1, &w), 1.0, 1e-15, "the other tail");
+	assert_close(rt_p_one(RT_SCORE_SUM, &(struct rt_contrasts){ c, 6 }, 0.0, 1, &w), 1.0 / 64, 1e-15, "all positive [hand]");
+	assert_close(rt_p_one(RT_SCORE_SUM, &(struct rt_contrasts){ c, 6 }, 0.0, -1, &w), 1.0, 1e-15, "the other tail");
 	/* drawn (13 contrasts: beyond the enumeration of rt_p_one) */
 	{
 		double d[13];
 
 		for (int i = 0; i < 13; i++)
 			d[i] = 0.01 * (i + 1);
-		assert_close(rt_p_one(RT_SCORE_HUBER, d, 13, 0.0, 1, &w),
+		assert_close(rt_p_one(RT_SCORE_HUBER, &(struct rt_contrasts){ d, 13 }, 0.0, 1, &w),
 			     1.0 / (RT_DRAWS_DEFAULT + 1), 1.0 / 1024, "the observed alone at the top");
 	}
 }
@@ -106,8 +106,8 @@ static void test_prefix_consistent(void **state)
 			seed = seed * 1103515245u + 12345u;
 			c[i] = 0.02 + 0.05 * ((double)(seed >> 8 & 0xffff) / 65536.0 - 0.5) + 0.004 * (t % 5);
 		}
-		assert_int_equal(rt_seq_test(&a, c, 20, 0.0, 1, &w, &ra), 0);
-		assert_int_equal(rt_seq_test(&b, c, 40, 0.0, 1, &w, &rb), 0);
+		assert_int_equal(rt_seq_test(&a, &(struct rt_contrasts){ c, 20 }, 0.0, 1, &w, &ra), 0);
+		assert_int_equal(rt_seq_test(&b, &(struct rt_contrasts){ c, 40 }, 0.0, 1, &w, &rb), 0);
 		assert_false(ra.exact || rb.exact);
 		tried++;
 		if (ra.rejects) {
@@ -131,12 +131,12 @@ static void test_bounded_influence(void **state)
 	for (int i = 0; i < 16; i++)
 		c[i] = 0.05 + 0.01 * (i % 4);
 	c[3] = -0.3;
-	p1 = rt_p_one(RT_SCORE_HUBER, c, 16, 0.0, 1, &w);
+	p1 = rt_p_one(RT_SCORE_HUBER, &(struct rt_contrasts){ c, 16 }, 0.0, 1, &w);
 	c[3] = -30.0;	/* a round a hundred times wilder */
-	p2 = rt_p_one(RT_SCORE_HUBER, c, 16, 0.0, 1, &w);
+	p2 = rt_p_one(RT_SCORE_HUBER, &(struct rt_contrasts){ c, 16 }, 0.0, 1, &w);
 	assert_close(p2, p1, 0.0, "the wild round counts as a typical one at most");
 	/* the mean's test is ruled by it */
-	p3 = rt_p_one(RT_SCORE_SUM, c, 16, 0.0, 1, &w);
+	p3 = rt_p_one(RT_SCORE_SUM, &(struct rt_contrasts){ c, 16 }, 0.0, 1, &w);
 	assert_true(p1 < 0.001 && p3 > 0.4);
 }
 
@@ -154,14 +154,14 @@ static void test_estimate_and_interval(void **state)
 	c[1] = 2.0;
 	est = rt_estimate(RT_SCORE_HUBER, c, 20);
 	assert_true(est > 0.06 && est < 0.08);	/* the typical round's, not the wild ones' */
-	rt_interval(&d, c, 20, est, &w, &lo, &hi);
+	rt_interval(&d, &(struct rt_contrasts){ c, 20 }, est, &w, &lo, &hi);
 	assert_true(lo < est && est < hi);
-	assert_int_equal(rt_seq_test(&d, c, 20, 0.0, 1, &w, &r), 0);
+	assert_int_equal(rt_seq_test(&d, &(struct rt_contrasts){ c, 20 }, 0.0, 1, &w, &r), 0);
 	assert_true(r.rejects == (lo > 0.0));
 	/* shifts inside the interval are not rejected either way, outside they are */
-	assert_int_equal(rt_seq_test(&d, c, 20, lo + 0.3 * (est - lo), 1, &w, &r), 0);
+	assert_int_equal(rt_seq_test(&d, &(struct rt_contrasts){ c, 20 }, lo + 0.3 * (est - lo), 1, &w, &r), 0);
 	assert_false(r.rejects);
-	assert_int_equal(rt_seq_test(&d, c, 20, lo - 0.05, 1, &w, &r), 0);
+	assert_int_equal(rt_seq_test(&d, &(struct rt_contrasts){ c, 20 }, lo - 0.05, 1, &w, &r), 0);
 	assert_true(r.rejects);
 	assert_true(isnan(rt_estimate(RT_SCORE_HUBER, c, 0)));
 }
@@ -173,21 +173,21 @@ static void test_errors(void **state)
 	struct rt_result r;
 
 	(void)state;
-	assert_int_equal(rt_seq_test(&d, c, 3, 0.0, 1, &w, &r), -EINVAL);
+	assert_int_equal(rt_seq_test(&d, &(struct rt_contrasts){ c, 3 }, 0.0, 1, &w, &r), -EINVAL);
 	c[2] = 3;
-	assert_int_equal(rt_seq_test(&d, c, 3, 0.0, 2, &w, &r), -EINVAL);
+	assert_int_equal(rt_seq_test(&d, &(struct rt_contrasts){ c, 3 }, 0.0, 2, &w, &r), -EINVAL);
 	d.spend_cum[0] = 0.6;
-	assert_int_equal(rt_seq_test(&d, c, 3, 0.0, 1, &w, &r), -EINVAL);
+	assert_int_equal(rt_seq_test(&d, &(struct rt_contrasts){ c, 3 }, 0.0, 1, &w, &r), -EINVAL);
 	d.spend_cum[0] = 0.01;
 	d.n_looks = 2;
 	d.n_at[1] = 2;	/* decreasing */
 	d.spend_cum[1] = 0.02;
-	assert_int_equal(rt_seq_test(&d, c, 3, 0.0, 1, &w, &r), -EINVAL);
+	assert_int_equal(rt_seq_test(&d, &(struct rt_contrasts){ c, 3 }, 0.0, 1, &w, &r), -EINVAL);
 	d.n_looks = 0;
-	assert_int_equal(rt_seq_test(&d, c, 3, 0.0, 1, &w, &r), -EINVAL);
+	assert_int_equal(rt_seq_test(&d, &(struct rt_contrasts){ c, 3 }, 0.0, 1, &w, &r), -EINVAL);
 	d.n_looks = 1;
 	d.n_at[0] = 4;	/* more than given */
-	assert_int_equal(rt_seq_test(&d, c, 3, 0.0, 1, &w, &r), -EINVAL);
+	assert_int_equal(rt_seq_test(&d, &(struct rt_contrasts){ c, 3 }, 0.0, 1, &w, &r), -EINVAL);
 }
 
 int main(void)

@@ -151,7 +151,7 @@ static void one_look(const double *c, unsigned n, struct sb_test *t)
 	double sp = 0;
 	struct sb_seq s = { &lk, 1, &sp, SB_DRAWS_DEFAULT, 1 };
 
-	assert_int_equal(sb_seq_test(&s, c, n, 0, 1, &work, t), 0);
+	assert_int_equal(sb_seq_test(&s, &(struct rt_contrasts){ c, n }, 0, 1, &work, t), 0);
 }
 
 static void test_fixed_p(void **state)
@@ -184,32 +184,32 @@ static void test_sequential(void **state)
 	assert_int_equal(sb_design_init(&d, &p, NULL), 0);
 	s.draws = p.draws;
 	/* c2: not at looks 1-2, rejects at look 3 */
-	assert_int_equal(sb_seq_test(&s, c2, 7, 0, 1, &work, &t), 0);
+	assert_int_equal(sb_seq_test(&s, &(struct rt_contrasts){ c2, 7 }, 0, 1, &work, &t), 0);
 	assert_false(t.rejects);
 	assert_float_equal(t.p_seq, 0.015625, 1e-15);
-	assert_int_equal(sb_seq_test(&s, c2, 10, 0, 1, &work, &t), 0);
+	assert_int_equal(sb_seq_test(&s, &(struct rt_contrasts){ c2, 10 }, 0, 1, &work, &t), 0);
 	assert_true(t.rejects);
 	assert_int_equal(t.reject_look, 2);
 	assert_float_equal(t.p_seq, 0.0048828125, 1e-15);
 	/* the other tail never rejects here */
-	assert_int_equal(sb_seq_test(&s, c2, 10, 0, -1, &work, &t), 0);
+	assert_int_equal(sb_seq_test(&s, &(struct rt_contrasts){ c2, 10 }, 0, -1, &work, &t), 0);
 	assert_false(t.rejects);
 	/* c3: stops at look 2 (9 blocks) */
 	plan(&p, 2, 12, l12, 3, 1);
 	assert_int_equal(sb_design_init(&d, &p, NULL), 0);
 	s.looks = l12;
-	assert_int_equal(sb_seq_test(&s, c3, 12, 0, 1, &work, &t), 0);
+	assert_int_equal(sb_seq_test(&s, &(struct rt_contrasts){ c3, 12 }, 0, 1, &work, &t), 0);
 	assert_true(t.rejects);
 	assert_int_equal(t.reject_look, 1);
 	assert_float_equal(t.p_seq, 0.001953125, 1e-15);
 	/* c5 with a generous first spend: patterns stopped at look 1 leave the pool */
 	s.looks = l10;
 	s.spend = sp5;
-	assert_int_equal(sb_seq_test(&s, c5, 7, 0, 1, &work, &t), 0);
+	assert_int_equal(sb_seq_test(&s, &(struct rt_contrasts){ c5, 7 }, 0, 1, &work, &t), 0);
 	assert_false(t.rejects);
 	assert_float_equal(t.p_fixed, 0.0625, 1e-15);
 	assert_float_equal(t.p_seq, 0.046875, 1e-15);
-	assert_int_equal(sb_seq_test(&s, c5, 10, 0, 1, &work, &t), 0);
+	assert_int_equal(sb_seq_test(&s, &(struct rt_contrasts){ c5, 10 }, 0, 1, &work, &t), 0);
 	assert_true(t.rejects);
 	assert_float_equal(t.p_fixed, 0.0107421875, 1e-15);
 	/* a look's unspent level carries to the next (the engine's cumulative count) */
@@ -237,7 +237,7 @@ static void test_exact_error_rate(void **state)
 
 		for (unsigned b = 0; b < 10; b++)
 			c[b] = (m >> b & 1) ? -mag[b] : mag[b];
-		assert_int_equal(sb_seq_test(&s, c, 10, 0, 1, &work, &t), 0);
+		assert_int_equal(sb_seq_test(&s, &(struct rt_contrasts){ c, 10 }, 0, 1, &work, &t), 0);
 		rejected += t.rejects;
 	}
 	/*

@@ -367,7 +367,7 @@ static void test_speed_change_and_scales(void **state)
 	/* the look is the engine's test at the design's level, with Huber scores */
 	rd.n_at[0] = 10;
 	rd.spend_cum[0] = d.alpha_speed;
-	assert_int_equal(rt_seq_test(&rd, dd, 10, 0.0, 1, &w, &rr), 0);
+	assert_int_equal(rt_seq_test(&rd, &(struct rt_contrasts){ dd, 10 }, 0.0, 1, &w, &rr), 0);
 	assert_true(ar->compared);
 	assert_int_equal(ar->n, 10);
 	assert_true(ar->crosses && rr.rejects);
@@ -375,7 +375,7 @@ static void test_speed_change_and_scales(void **state)
 	assert_close(ar->mean_log, rt_estimate(RT_SCORE_HUBER, dd, 10), 0.0, "the engine's estimate");
 	assert_close(ar->effect_pct, expm1(ar->mean_log) * 100, 1e-9, "speed-up scale");
 	assert_close(ar->ratio_pct, ar->effect_pct, 1e-9, "throughput: the same");
-	rt_interval(&rd, dd, 10, ar->mean_log, &w, &lo, &hi);
+	rt_interval(&rd, &(struct rt_contrasts){ dd, 10 }, ar->mean_log, &w, &lo, &hi);
 	assert_close(ar->ci_low_pct, expm1(lo) * 100, 1e-9, "repeated CI");
 	assert_true(ar->ci_low_pct > 0.0);	/* crossing: the interval excludes 0 */
 	assert_int_equal(g_res.decision, VERDICT2_STOP_CHANGE);
