@@ -719,10 +719,12 @@ static void metric_flat(const struct sb_input *in, unsigned n, unsigned k, struc
 		   "the arms apart; choose a metric that moves with the workload", seen, v);
 }
 
-int sb_analyse(const struct sb_design *d, unsigned look, const struct sb_input *in,
-	       const struct sb_opts *opts, struct sb_work *w, struct sb_result *out,
-	       struct st_err *e)
+int sb_analyse(const struct sb_look *at, const struct sb_opts *opts, struct sb_work *w,
+	       struct sb_result *out, struct st_err *e)
 {
+	const struct sb_design *d = at->d;
+	const struct sb_input *in = at->in;
+	unsigned look = at->look;
 	struct sb_opts def;
 	const struct sb_opts *o = opts;
 	double x[SB_BLOCKS_MAX][SB_ARMS_MAX], xw[SB_BLOCKS_MAX][SB_ARMS_MAX];

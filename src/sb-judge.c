@@ -138,7 +138,7 @@ int sb_judge_windows(const struct sb_windows *ws, double min_effect, bool want_c
 	if (blocks >= 2) {
 		sb_opts_for(min_effect, want_ci, &o);
 		*look = sb_look_for(d, blocks);
-		r = sb_analyse(d, *look, in, &o, work, out, e);
+		r = sb_analyse(&(struct sb_look){ d, *look, in }, &o, work, out, e);
 		if (r == 0)
 			r = 1;
 	}

@@ -264,17 +264,23 @@ struct sb_work {
 	struct rt_work rt;	/* the advisor's randomisation engine (randtest.h) */
 };
 
+/* The look being judged: look `look` (0-based) of design d, over the windows in. */
+struct sb_look {
+	const struct sb_design *d;
+	unsigned look;
+	const struct sb_input *in;
+};
+
 /*
- * Judge look `look` (0-based) of design d. Uses blocks [0, min(n_blocks,
+ * Judge look at->look of design at->d. Uses blocks [0, min(n_blocks,
  * looks[look])) - a run cut short by its budget is judged at the look it
  * reached with that look's spending. opts NULL = defaults. -EINVAL on a
  * look out of range, fewer than 2 complete blocks, a MISSING window inside
  * them, non-finite values, a rate <= 0 in an OK window, or draws above what
  * struct sb_work holds.
  */
-int sb_analyse(const struct sb_design *d, unsigned look, const struct sb_input *in,
-	       const struct sb_opts *opts, struct sb_work *w, struct sb_result *out,
-	       struct st_err *e);
+int sb_analyse(const struct sb_look *at, const struct sb_opts *opts, struct sb_work *w,
+	       struct sb_result *out, struct st_err *e);
 
 /*
  * The schedule a sequential test runs against: looks[0..n_looks) in blocks

@@ -171,7 +171,7 @@ static int run_sb(const struct sb_design *d, const struct sb_input *in, const st
 	struct st_err e = { 0 };
 
 	for (unsigned k = 0; k < d->plan.n_looks; k++) {
-		if (sb_analyse(d, k, in, o, w, &r, &e) < 0) {
+		if (sb_analyse(&(struct sb_look){ d, k, in }, o, w, &r, &e) < 0) {
 			fprintf(stderr, "sim-switchback: %s\n", e.msg);
 			return -1;
 		}
@@ -288,7 +288,7 @@ static int one(const struct model *m, enum method me, struct sb_plan *pl, double
 		static struct sb_result r;
 
 		o.checks = true;
-		if (sb_analyse(&d, d.plan.n_looks - 1, &in, &o, &w, &r, NULL) < 0)
+		if (sb_analyse(&(struct sb_look){ &d, d.plan.n_looks - 1, &in }, &o, &w, &r, NULL) < 0)
 			return -1;
 		t->n_checked++;
 		t->carry_flag += r.checks.carry_flag;

@@ -307,7 +307,7 @@ static void test_change(void **state)
 	fill(&d, 12, 0.10, 0.01);
 	sb_opts_init(&o);
 	o.want_ci = true;
-	assert_int_equal(sb_analyse(&d, 1, &in, &o, &work, &res, NULL), 0);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 1, &in }, &o, &work, &res, NULL), 0);
 	assert_int_equal(res.decision, SB_CHANGE);
 	assert_int_equal(res.chosen, 1);
 	assert_true(fabs(res.arms[1].effect - 10.0) < 1.0);
@@ -322,7 +322,7 @@ static void test_change(void **state)
 	assert_true(res.checks.trend_pct_run > 15.0 && res.checks.trend_pct_run < 30.0);
 	assert_true(res.checks.trend_p < 0.05);
 	/* the first look cannot decide: 2^6 patterns, OBF spends ~0.0015 */
-	assert_int_equal(sb_analyse(&d, 0, &in, &o, &work, &res, NULL), 0);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 0, &in }, &o, &work, &res, NULL), 0);
 	assert_int_equal(res.decision, SB_CONTINUE);
 }
 
@@ -334,12 +334,12 @@ static void test_keep_and_min_effect(void **state)
 	(void)state;
 	design2(&d, 12, looks, 2);
 	fill(&d, 12, -0.05, 0);
-	assert_int_equal(sb_analyse(&d, 0, &in, NULL, &work, &res, NULL), 0);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 0, &in }, NULL, &work, &res, NULL), 0);
 	assert_int_equal(res.decision, SB_KEEP);	/* futile at the first look already */
 	assert_true(res.arms[1].futile);
 	/* +1 %: significant, filtered by the minimum effect, and futile against 2 % */
 	fill(&d, 12, 0.01, 0);
-	assert_int_equal(sb_analyse(&d, 1, &in, NULL, &work, &res, NULL), 0);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 1, &in }, NULL, &work, &res, NULL), 0);
 	assert_true(res.arms[1].test.rejects);
 	assert_false(res.arms[1].min_effect_ok);
 	assert_int_equal(res.decision, SB_KEEP);
@@ -361,19 +361,19 @@ static void test_guardrail(void **state)
 	for (unsigned b = 0; b < 12; b++)
 		for (unsigned q = 0; q < 2; q++)
 			in.cost[0][b][q] = 50.0 * (d.order[b][q] == 1 ? 1.5 : 1.0) * (1 + 0.001 * q);
-	assert_int_equal(sb_analyse(&d, 1, &in, NULL, &work, &res, NULL), 0);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 1, &in }, NULL, &work, &res, NULL), 0);
 	assert_int_equal(res.arms[1].guard[0].status, SB_GUARD_HARM);
 	assert_true(fabs(res.arms[1].guard[0].rise - 50.0) < 1.0);
 	assert_int_not_equal(res.decision, SB_CHANGE);
 	for (unsigned b = 0; b < 12; b++)
 		for (unsigned q = 0; q < 2; q++)
 			in.cost[0][b][q] = 50.0 * (1 + 0.01 * ((b + q) % 3));
-	assert_int_equal(sb_analyse(&d, 1, &in, NULL, &work, &res, NULL), 0);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 1, &in }, NULL, &work, &res, NULL), 0);
 	assert_int_equal(res.arms[1].guard[0].status, SB_GUARD_SHOWN);
 	assert_int_equal(res.decision, SB_CHANGE);
 	/* a zero count cannot make a ratio */
 	in.cost[0][3][1] = 0;
-	assert_int_equal(sb_analyse(&d, 1, &in, NULL, &work, &res, NULL), 0);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 1, &in }, NULL, &work, &res, NULL), 0);
 	assert_int_equal(res.arms[1].guard[0].status, SB_GUARD_UNAVAILABLE);
 }
 
@@ -398,7 +398,7 @@ static void test_level_metric(void **state)
 		}
 	sb_opts_init(&o);
 	o.min_effect = 1.0;	/* one PSI point */
-	assert_int_equal(sb_analyse(&d, 1, &in, &o, &work, &res, NULL), 0);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 1, &in }, &o, &work, &res, NULL), 0);
 	assert_true(fabs(res.arms[1].effect - (3.2 - 0.05)) < 0.01);
 	assert_int_equal(res.decision, SB_CHANGE);
 }
@@ -414,7 +414,7 @@ static void test_failed_windows(void **state)
 	/* the candidate's workload command fails in three windows: imputed, and it fails more */
 	for (unsigned b = 0; b < 3; b++)
 		in.outcome[b][d.order[b][0] == 1 ? 0 : 1] = SB_WIN_FAILED;
-	assert_int_equal(sb_analyse(&d, 1, &in, NULL, &work, &res, NULL), 0);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 1, &in }, NULL, &work, &res, NULL), 0);
 	assert_int_equal(res.arms[1].n_failed, 3);
 	assert_true(res.arms[1].fails_more);
 	assert_int_not_equal(res.decision, SB_CHANGE);
@@ -422,15 +422,15 @@ static void test_failed_windows(void **state)
 	/* a missing window inside the blocks judged is an error, after them it is not */
 	fill(&d, 12, 0.10, 0);
 	in.outcome[11][0] = SB_WIN_MISSING;
-	assert_int_equal(sb_analyse(&d, 1, &in, NULL, &work, &res, NULL), -EINVAL);
-	assert_int_equal(sb_analyse(&d, 0, &in, NULL, &work, &res, NULL), 0);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 1, &in }, NULL, &work, &res, NULL), -EINVAL);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 0, &in }, NULL, &work, &res, NULL), 0);
 	in.n_blocks = 11;	/* the run stopped mid-block: judged on 11 at the last look */
-	assert_int_equal(sb_analyse(&d, 1, &in, NULL, &work, &res, NULL), 0);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 1, &in }, NULL, &work, &res, NULL), 0);
 	assert_int_equal(res.n_blocks, 11);
 	fill(&d, 12, 0.10, 0);
 	in.value[2][1] = -1;
-	assert_int_equal(sb_analyse(&d, 1, &in, NULL, &work, &res, NULL), -EINVAL);
-	assert_int_equal(sb_analyse(&d, 2, &in, NULL, &work, &res, NULL), -EINVAL);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 1, &in }, NULL, &work, &res, NULL), -EINVAL);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 2, &in }, NULL, &work, &res, NULL), -EINVAL);
 }
 
 /* per-slice values: the candidate's +10 % arrives with a lag of `lag` slices of 5 */
@@ -459,14 +459,14 @@ static void test_carryover_checks(void **state)
 	(void)state;
 	design2(&d, 12, looks, 2);
 	fill_slices(&d, 12, 5);	/* settles after 5 slices: past the 2-slice washout */
-	assert_int_equal(sb_analyse(&d, 1, &in, NULL, &work, &res, NULL), 0);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 1, &in }, NULL, &work, &res, NULL), 0);
 	assert_true(res.checks.carry_flag);
 	assert_true(res.checks.carry_early < res.checks.carry_late);
 	assert_int_equal(res.checks.carry_slices, 5);
 	assert_float_equal(res.checks.carry_s, 25.0, 1e-9);
 	assert_true(res.checks.washout_short);
 	fill_slices(&d, 12, 1);	/* settles within the washout */
-	assert_int_equal(sb_analyse(&d, 1, &in, NULL, &work, &res, NULL), 0);
+	assert_int_equal(sb_analyse(&(struct sb_look){ &d, 1, &in }, NULL, &work, &res, NULL), 0);
 	assert_false(res.checks.carry_flag);
 	assert_int_equal(res.checks.carry_slices, 1);
 	assert_false(res.checks.washout_short);
