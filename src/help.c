@@ -203,6 +203,17 @@ static void man_row(FILE *f, const char *spelling, const char *help)
 	fputc('\n', f);
 }
 
+/* a row's help in the man page: choices a table grows are where --help lists them */
+static const char *man_help(const struct opt_spec *o, const struct cmd_entry *c, char *buf,
+			    size_t len)
+{
+	if (!(o->flags & OPT_CHOICES_GROW))
+		return opt_help(o, buf, len);
+	snprintf(buf, len, "%s: the names swaptune %s --help lists", o->help ? o->help : "",
+		 c->name);
+	return buf;
+}
+
 static void man_options(FILE *f)
 {
 	const struct cmd_entry *c;
@@ -222,7 +233,7 @@ static void man_options(FILE *f)
 			for (const struct opt_spec *o = c->opts[t]; o->name; o++)
 				if (!(o->flags & OPT_HIDDEN))
 					man_row(f, opt_spelling(o, sp, sizeof(sp)),
-						opt_help(o, help, sizeof(help)));
+						man_help(o, c, help, sizeof(help)));
 		if (c->args_help)
 			man_row(f, c->args, c->args_help);
 	}

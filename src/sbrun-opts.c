@@ -253,10 +253,9 @@ static int opt_metric_name(const struct opt_spec *o, const char *v, void *dst, s
 
 #define SB_ROW(n, a, h, fn, comp) OPT_CUSTOM(n, 0, a, h, struct sbrun_args, c, fn, comp)
 
-/* --metric's kernel figures, from the counter table (WINDOW rows) */
-static const char metric_help[] = "a kernel figure per window: "
-#include "swaptune/vocab-window-names.h"
-	"or cpu-per-work with a workload metric below (default psi-some; cpu: of --cgroup)";
+/* --metric: --help lists the names, the counter table's WINDOW rows (metric_name_at()) */
+static const char metric_help[] = "a kernel figure per window (default psi-some; cpu: of "
+	"--cgroup), or cpu-per-work with a workload metric below";
 
 const struct opt_spec sbrun_design_opts[] = {
 	SB_ROW("window", "DUR", "length of one window (default 30s)", opt_window, OPT_COMPLETE_NONE),
@@ -271,7 +270,8 @@ const struct opt_spec sbrun_design_opts[] = {
 	SB_ROW("seed", "N", "seed of the block orders (default: a fresh random seed, recorded)",
 	       opt_seed, OPT_COMPLETE_NONE),
 	{ OPT_ROW("metric", 0, "NAME", metric_help, opt_metric, offsetof(struct sbrun_args, c)),
-	  .complete = OPT_COMPLETE_CHOICES, .choice_at = metric_name_at },
+	  .complete = OPT_COMPLETE_CHOICES, .choice_at = metric_name_at,
+	  .flags = OPT_HELP_CHOICES | OPT_CHOICES_GROW },
 	SB_ROW("metric-cmd", "CMD", "the workload's figure: a command 'PROG ARGS' (no shell) run at "
 	       "the end of each window that prints a number; SWAPTUNE_COUNT_START and "
 	       "SWAPTUNE_WINDOW_END (Unix times) give the counted part", opt_metric_cmd,

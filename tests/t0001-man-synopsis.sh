@@ -30,6 +30,16 @@ between OPTIONS >"$scratch/man.opt"
 "$SWAPTUNE" --man-section options >"$scratch/gen.opt" || fail "--man-section options: exit $?"
 same "$scratch/man.syn" "$scratch/gen.syn" || fail "SYNOPSIS is stale: run sh share/man/gen-man.sh"
 same "$scratch/man.opt" "$scratch/gen.opt" || fail "OPTIONS is stale: run sh share/man/gen-man.sh"
+# --metric's names are the counter table's WINDOW rows, which grow: --help lists them, the man
+# page sends there (a new counter changes no page)
+awk '/^\.B \\-\\-metric NAME$/ { getline; print }' "$scratch/gen.opt" >"$scratch/metric.man"
+[ "$(grep -c 'the names swaptune [a-z]* \\-\\-help lists$' "$scratch/metric.man")" = 2 ] ||
+	fail "--metric in the man page: $(cat "$scratch/metric.man")"
+grep -q zswpin "$scratch/metric.man" && fail "the man page lists --metric's names"
+for cmd in switchback verify; do
+	"$SWAPTUNE" $cmd --help | tr '\n' ' ' | tr -s ' ' | grep -q 'swap-ra-hit, zswpin, cpu or cpu-per-work' ||
+		fail "$cmd --help does not list --metric's names"
+done
 
 # SYNOPSIS: ".SY "swaptune NAME"" then the usage (roff escapes undone) until .YS
 awk '/^\.SY / { if (name) print line; name = $0; sub(/^\.SY "/, "", name); sub(/"$/, "", name);

@@ -13,8 +13,8 @@
 #      verify --help list the shared rows;
 #   5. the human plan writes numbers in the house style, never an exponent
 #      (the budget's smallest p was 3.05e-05);
-#   7. --help and the man page name every kernel figure --metric accepts (its refusal lists them; swap-ra-hit was
-#      missing from the help);
+#   7. --help names every kernel figure --metric accepts (its refusal lists them; swap-ra-hit was
+#      missing from the help; the man page sends to --help, t0001);
 #   8. --cgroup through a symlink out of the sysroot is refused.
 . "$(dirname "$0")/lib.sh"
 
@@ -103,15 +103,13 @@ unfold "$scratch/plan0.txt" | grep -q 'failed windows never end the run (--max-f
 	fail "--max-failures 0 is not said to mean never: $(grep -i 'failed windows' "$scratch/plan0.txt")"
 "$SWAPTUNE" switchback --help | grep -A1 -- '--max-failures' | grep -q '0: never' || fail "switchback --help does not say what 0 means"
 
-# 7. every --metric name the refusal lists is in --help and the man page
+# 7. every --metric name the refusal lists is in --help (the man page sends there: t0001)
 sb --metric bogus --arms pc3,pc0 --dry-run >/dev/null 2>"$scratch/err"
 names=$(sed -n 's/.*--metric bogus: give \(.*\) or cpu-per-work.*/\1/p' "$scratch/err" | tr -d ',')
 [ -n "$names" ] || fail "--metric's refusal lists no names: $(cat "$scratch/err")"
 "$SWAPTUNE" switchback --help | tr -s ' \n' ' ' >"$scratch/help1"
-tr -s ' \n' ' ' <"$TOP/share/man/swaptune.8" | sed 's/\\-/-/g' >"$scratch/man1"
 for n in $names; do
-	grep -q -- " $n," "$scratch/help1" || fail "switchback --help does not name --metric $n"
-	grep -q -- " $n," "$scratch/man1" || fail "the man page does not name --metric $n"
+	grep -qE -- " $n(,| or )" "$scratch/help1" || fail "switchback --help does not name --metric $n"
 done
 
 # 8. --cgroup through a symlink out of the sysroot is refused (one line, exit 2), one inside is

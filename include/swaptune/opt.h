@@ -52,6 +52,12 @@ enum {
 	OPT_EMPTY_OK = 1 << 1,		/* "" is a value (otherwise "needs a value") */
 	OPT_LIST = 1 << 2,		/* a comma-separated list of the choices (completion) */
 	OPT_HELP_CHOICES = 1 << 3,	/* help and man page list the choices after the help */
+	/*
+	 * with OPT_HELP_CHOICES: choices a table grows (vocab-rows.h), which
+	 * --help lists and the man page sends to (`swaptune CMD --help`), so
+	 * a new one does not change the page
+	 */
+	OPT_CHOICES_GROW = 1 << 4,
 };
 
 struct opt_spec {
