@@ -281,7 +281,7 @@ int advice_judge(const struct advice_run *r, double min_effect_pct, struct verdi
 	for (size_t i = 0; i < r->in2.n_arms; i++)
 		if (r->in2.arms[i].is_baseline)
 			base = r->in2.arms[i].name;
-	return judge_run(&r->in2, &r->plan, &o, base, j, v, e);
+	return judge_run(&(struct judge_case){ &r->in2, &r->plan }, &o, base, j, v, e);
 }
 
 const struct advice_arm *advice_run_arm(const struct advice_run *r, const char *name)

@@ -310,10 +310,11 @@ int judge_plan_design(const struct judge_plan *p, size_t n_candidates,
 	return rc;
 }
 
-int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
-	      const struct verdict2_opts *opts, const char *baseline_used,
+int judge_run(const struct judge_case *c, const struct verdict2_opts *opts, const char *baseline_used,
 	      struct judgement *j, struct verdict_result *v, struct st_err *e)
 {
+	const struct verdict2_input *in = c->in;
+	const struct judge_plan *plan = c->plan;
 	struct verdict2_input *cut;
 	struct verdict2_opts o;
 	char why[VERDICT_REASON_LEN];

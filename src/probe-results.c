@@ -80,7 +80,7 @@ enum verdict2_decision probe_judge_rows(const struct probe_config *c, int baseli
 	if (in && c->narms >= 2 && probe_verdict_input(c, baseline, rows, in) == 0) {
 		const char *base = baseline >= 0 && baseline < c->narms ? c->arms[baseline].name : NULL;
 
-		if (judge_run(in, &c->plan, NULL, base, &r->judgement, &r->verdict, NULL) == 0) {
+		if (judge_run(&(struct judge_case){ in, &c->plan }, NULL, base, &r->judgement, &r->verdict, NULL) == 0) {
 			r->have_verdict = true;
 			d = r->judgement.judged ? r->judgement.r2.decision : VERDICT2_CONTINUE;
 		}

@@ -85,9 +85,15 @@ struct judgement {
 	double effect_80_pct;		/* r2.effect_80_pct: KEEP and INCONCLUSIVE only, else NAN */
 };
 
+/* The run being judged: its rounds (baseline marked) and the plan it ran by. */
+struct judge_case {
+	const struct verdict2_input *in;
+	const struct judge_plan *plan;
+};
+
 /*
- * Judge in (baseline marked) by plan at the last look of the plan that the
- * run reached (in->n_rounds). opts may override the minimum effect: a
+ * Judge c->in by c->plan at the last look of the plan that the run
+ * reached (in->n_rounds). opts may override the minimum effect: a
  * value other than the plan's makes the judgement exploratory, and so does
  * a baseline other than the plan's (name given in baseline_used). The
  * result is also written into v, the verdict as shown (advisor.h) that the
@@ -98,8 +104,7 @@ struct judgement {
  * Runs that did not reach the first look, or have fewer than 2 rounds, are
  * INCONCLUSIVE with the reason. -EINVAL for a malformed input.
  */
-int judge_run(const struct verdict2_input *in, const struct judge_plan *plan,
-	      const struct verdict2_opts *opts, const char *baseline_used,
+int judge_run(const struct judge_case *c, const struct verdict2_opts *opts, const char *baseline_used,
 	      struct judgement *j, struct verdict_result *v, struct st_err *e);
 
 /*

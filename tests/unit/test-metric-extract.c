@@ -114,14 +114,14 @@ static void test_fixed_wall_time(void **state)
 			in->arms[a].primary[r] = 10.0 + 0.001 * (double)((r + (size_t)a) % 3);
 		}
 	judge_plan_fixed(&plan, 5);
-	assert_int_equal(judge_run(in, &plan, NULL, "pc3", j, v, NULL), 0);
+	assert_int_equal(judge_run(&(struct judge_case){ in, &plan }, NULL, "pc3", j, v, NULL), 0);
 	assert_int_equal(v->kind, VERDICT_INCONCLUSIVE);
 	assert_false(j->judged);
 	assert_non_null(strstr(v->reasons[0], "fixed time"));
 	/* the same with real spread is judged */
 	for (size_t r = 0; r < 5; r++)
 		in->arms[1].primary[r] = 9.0 + 0.3 * (double)(r % 2);
-	assert_int_equal(judge_run(in, &plan, NULL, "pc3", j, v, NULL), 0);
+	assert_int_equal(judge_run(&(struct judge_case){ in, &plan }, NULL, "pc3", j, v, NULL), 0);
 	assert_true(j->judged);
 	free(in);
 	free(j);

@@ -69,7 +69,7 @@ static void judge(const struct verdict2_opts *o)
 	struct st_err e = { 0 };
 
 	judge_plan_fixed(&p, ROUNDS);
-	if (judge_run(&g_in, &p, o, "pc3", &g_j, &g_v, &e) != 0)
+	if (judge_run(&(struct judge_case){ &g_in, &p }, o, "pc3", &g_j, &g_v, &e) != 0)
 		fail_msg("judge_run: %s", e.msg);
 }
 
