@@ -314,15 +314,20 @@ struct pairing {
  * rounds when the arms do not differ, takes the uniform draw's place.
  * p_stage - P(at) (1 - p) is then a valid p-value of the combined test.
  */
-/* Rounds [from, to) where exactly one of arms a and b failed: += to *won when b failed, *lost when a did. */
+/* The rounds in which exactly one of two arms a and b failed: won when b failed, lost when a did. */
+struct discordant {
+	unsigned won, lost;
+};
+
+/* Adds the discordant rounds in [from, to) to t. */
 static void count_discordant(const struct verdict2_input *in, size_t a, size_t b, size_t from,
-			     size_t to, unsigned *won, unsigned *lost)
+			     size_t to, struct discordant *t)
 {
 	for (size_t r = from; r < to && r < in->n_rounds; r++) {
 		enum verdict_outcome oa = in->arms[a].outcome[r], ob = in->arms[b].outcome[r];
 
-		*won += oa == VERDICT_OUT_OK && failed(ob);
-		*lost += failed(oa) && ob == VERDICT_OUT_OK;
+		t->won += oa == VERDICT_OUT_OK && failed(ob);
+		t->lost += failed(oa) && ob == VERDICT_OUT_OK;
 	}
 }
 
@@ -371,22 +376,23 @@ static void judge_failures(const struct pairing *p, struct verdict2_arm_result *
 	unsigned disc[VERDICT2_LOOKS_MAX], won[VERDICT2_LOOKS_MAX], lost[VERDICT2_LOOKS_MAX];
 	double lv_fail[VERDICT2_LOOKS_MAX], lv_veto[VERDICT2_LOOKS_MAX];
 	struct stats_sign_seq sf, sv;
+	struct discordant t = { 0, 0 };
 	size_t r = 0;
-	unsigned w = 0, l = 0;
+	unsigned w, l;
 
 	for (size_t j = 0; j <= look; j++) {
 		size_t end = j == look ? in->n_rounds : d->rounds[j];
 
-		count_discordant(in, p->a, p->b, r, end, &w, &l);
+		count_discordant(in, p->a, p->b, r, end, &t);
 		r = end;
-		disc[j] = w + l;
-		won[j] = w;
-		lost[j] = l;
+		disc[j] = t.won + t.lost;
+		won[j] = t.won;
+		lost[j] = t.lost;
 		lv_fail[j] = d->alpha_fail * d->frac_fail[j];
 		lv_veto[j] = p->o->oom_veto_alpha * d->frac_fail[j];
 	}
-	ar->disc_won = w;
-	ar->disc_lost = l;
+	w = ar->disc_won = t.won;
+	l = ar->disc_lost = t.lost;
 	ar->p_fail_stage = 1.0;
 	ar->fail_speed_p = 1.0;
 	if (stats_sign_seq(disc, won, look + 1, lv_fail, &sf, NULL) == 0) {
@@ -845,7 +851,7 @@ enum prefer_rule { PREFER_TIE, PREFER_EFFECT, PREFER_FAILURES, PREFER_SPEED, PRE
 struct preference {
 	int sign;
 	enum prefer_rule rule;
-	unsigned won, lost;
+	struct discordant disc;	/* of x against y */
 	size_t n;
 	double speed;
 };
@@ -874,10 +880,10 @@ static struct preference compare_eligible(const struct verdict2_input *in,
 	double dd[VERDICT2_ROUNDS_MAX];
 
 	if (ax->fail_shown || ay->fail_shown) {
-		count_discordant(in, x, y, 0, in->n_rounds, &p.won, &p.lost);
+		count_discordant(in, x, y, 0, in->n_rounds, &p.disc);
 		p.rule = PREFER_FAILURES;
-		if (p.won != p.lost) {
-			p.sign = p.won > p.lost ? 1 : -1;
+		if (p.disc.won != p.disc.lost) {
+			p.sign = p.disc.won > p.disc.lost ? 1 : -1;
 			return p;
 		}
 		p.n = paired_log_ratios(in, x, y, dd);
@@ -938,7 +944,7 @@ static void reason_preferred(const struct verdict2_input *in, struct verdict2_re
 		case PREFER_FAILURES:
 			reason(out, "%s is preferred to %s, which could also replace %s: failures first; of "
 			       "the %u round%s where one of the two failed, %s failed in %u", best, other,
-			       base, p.won + p.lost, p.won + p.lost == 1 ? "" : "s", other, p.won);
+			       base, p.disc.won + p.disc.lost, p.disc.won + p.disc.lost == 1 ? "" : "s", other, p.disc.won);
 			break;
 		case PREFER_SPEED:
 			reason(out, "%s is preferred to %s, which could also replace %s: neither failed more "
