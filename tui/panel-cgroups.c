@@ -225,8 +225,7 @@ static void path_cell(const char *path, int width, char *out, size_t len)
 		snprintf(out, len, "...%s", p + n - (width - 3));
 }
 
-static void cg_details(struct tui_ctx *c, const struct cg_state *s, const struct cg_row *r, WINDOW *w,
-		       int y, int rows, int cols)
+static void cg_details(const struct cg_state *s, const struct cg_row *r, WINDOW *w, int y, int rows, int cols)
 {
 	const struct host_cgroup_stat *st = &r->st;
 	char b[6][32];
@@ -259,7 +258,6 @@ static void cg_details(struct tui_ctx *c, const struct cg_state *s, const struct
 		tui_print_clipped(w, y++, 4, cols, "PSI memory: %s", s->version == 1 ?
 				  "none per cgroup on v1 (needs psi=1, cgroup1 pressure files)" :
 				  "no memory.pressure in this group");
-	(void)c;
 }
 
 static void cg_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
@@ -323,7 +321,7 @@ static void cg_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 		wattroff(w, tui_style(c, TS_DIM));
 	}
 	if (s->n_shown)
-		cg_details(c, s, &s->rows[s->shown[s->sel]], w, y + 1, rows - y - 1, cols);
+		cg_details(s, &s->rows[s->shown[s->sel]], w, y + 1, rows - y - 1, cols);
 }
 
 static bool cg_key(struct tui_ctx *c, void *p, int ch)

@@ -62,9 +62,16 @@ static void live_update(struct tui_ctx *c, void *p)
 	(void)c;
 }
 
-static void sparkline(struct tui_ctx *c, struct live_state *l, int i, WINDOW *w,
-		      int row, int col, int width)
+/* Where a sparkline is drawn: width cells of row `row` of w from column col. */
+struct spark_at {
+	WINDOW *w;
+	int row, col, width;
+};
+
+static void sparkline(struct tui_ctx *c, struct live_state *l, int i, const struct spark_at *at)
 {
+	WINDOW *w = at->w;
+	int row = at->row, col = at->col, width = at->width;
 	static const char *const blocks[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 	static const char ascii[] = "_.-=+*#@";
 	int n = l->filled < width ? l->filled : width;
@@ -165,7 +172,7 @@ static void live_draw(struct tui_ctx *c, void *p, WINDOW *w, int rows, int cols)
 		tui_print_right(w, y, COL_NOW_END, "%s", now);
 		tui_print_right(w, y, COL_MEAN_END, "%s", avg);
 		if (spark > 4)
-			sparkline(c, l, i, w, y, COL_SPARK, spark);
+			sparkline(c, l, i, &(struct spark_at){ w, y, COL_SPARK, spark });
 		y++;
 	}
 	y++;
