@@ -515,14 +515,22 @@ static void free_recordings(struct recording *a, struct recording *b)
 	free(b);
 }
 
+/* The recordings compared, and the change between them (its start, ISO 8601; NULL when none). */
+struct compared {
+	int64_t before, after;
+	const char *change_iso;
+};
+
 /*
  * The two recordings compared, into rep: the largest changes into the
  * summary section sum, then the charts (what changed first), the table and
  * the recordings' facts.
  */
 static int compare_into(struct store *st, struct report *rep, struct report_section *sum,
-			int64_t before, int64_t after, const char *change_iso, struct st_err *e)
+			const struct compared *x, struct st_err *e)
 {
+	int64_t before = x->before, after = x->after;
+	const char *change_iso = x->change_iso;
 	struct recording *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
 	struct metric_result res[NM];
 	int r;
@@ -566,7 +574,7 @@ int report_build_compare(struct store *st, int64_t before, int64_t after,
 		 (long long)before, (long long)after);
 	rep = report_new("compare", title);
 	sum = report_add(rep, REPORT_TEXT, "summary", "Summary");
-	r = compare_into(st, rep, sum, before, after, NULL, e);
+	r = compare_into(st, rep, sum, &(struct compared){ before, after, NULL }, e);
 	if (r < 0) {
 		report_free(rep);
 		return r;
@@ -749,7 +757,7 @@ int report_build_change(struct store *st, int64_t apply_run, struct report **out
 	sum = report_add(rep, REPORT_TEXT, "summary", "Summary");
 	change_sections(rep, sum, &ri, c, n);
 	n0 = sum->n_lines;
-	if ((r = compare_into(st, rep, sum, w.before, w.after, ri.started_at, e)) < 0)
+	if ((r = compare_into(st, rep, sum, &(struct compared){ w.before, w.after, ri.started_at }, e)) < 0)
 		goto out;
 	/* the answer leads */
 	if (sum->n_lines > n0) {
