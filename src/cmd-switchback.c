@@ -73,7 +73,7 @@ static int switchback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		rc = rc > 0 ? 0 : rc;
 		goto out;
 	}
-	rc = sbrun_cli_execute(ctx, "switchback", c, p, &cli, r, s);
+	rc = sbrun_cli_execute(ctx, "switchback", c, p, &cli, &(struct sbrun_ran){ r, s });
 	if (r->run_id > 0 && s->w) {
 		int r2 = print_result(ctx, r, s);
 

@@ -374,7 +374,7 @@ static int verify_live(struct cmd_ctx *ctx, struct sbrun_args *a, struct sbrun_c
 	}
 	if ((rc = live_check(ctx, &t, c, p)) < 0)
 		goto out;
-	rc = sbrun_cli_execute(ctx, "verify", c, p, cli, r, s);
+	rc = sbrun_cli_execute(ctx, "verify", c, p, cli, &(struct sbrun_ran){ r, s });
 	if (rc == 0 && !strcmp(r->status, "stopped"))
 		sbrun_cli_say_stopped("verify --live", r->stop_reason);
 	if (rc == 0 && s->w) {

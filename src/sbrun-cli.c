@@ -81,9 +81,10 @@ void sbrun_cli_say_stopped(const char *what, const char *reason)
 }
 
 int sbrun_cli_execute(struct cmd_ctx *ctx, const char *what, struct sbrun_config *c,
-		      const struct sbrun_plan *p, struct sbrun_cli *a, struct sbrun_result *r,
-		      struct sbrun_stored *s)
+		      const struct sbrun_plan *p, struct sbrun_cli *a, const struct sbrun_ran *out)
 {
+	struct sbrun_result *r = out->r;
+	struct sbrun_stored *s = out->s;
 	char q[200], t[32];
 	int lockfd = -1, rc, rc2;
 

@@ -30,15 +30,20 @@ int sbrun_cli_plan_only(struct cmd_ctx *ctx, const struct sbrun_config *c,
 /* On stderr: "swaptune: <what> stopped early: <reason>; the settings were restored". */
 void sbrun_cli_say_stopped(const char *what, const char *reason);
 
+/* What a run gives: its result as it ran, and the run stored and loaded back. */
+struct sbrun_ran {
+	struct sbrun_result *r;
+	struct sbrun_stored *s;
+};
+
 /*
  * Run c under the host-change lock (what names the command: "switchback",
  * "verify"), asking first unless a->yes, with signals caught and progress
- * as a->progress says; then load the stored run back (*s, judged as every
- * other command judges it). Returns 0 or the status the run's end asks
- * for (128 + signal), or a negative error.
+ * as a->progress says, into *out->r; then load the stored run back
+ * (*out->s, judged as every other command judges it). Returns 0 or the
+ * status the run's end asks for (128 + signal), or a negative error.
  */
 int sbrun_cli_execute(struct cmd_ctx *ctx, const char *what, struct sbrun_config *c,
-		      const struct sbrun_plan *p, struct sbrun_cli *a, struct sbrun_result *r,
-		      struct sbrun_stored *s);
+		      const struct sbrun_plan *p, struct sbrun_cli *a, const struct sbrun_ran *out);
 
 #endif
