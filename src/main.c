@@ -370,7 +370,7 @@ static int open_context(struct cmd_ctx *ctx, const struct cmd_common *cm, const 
 		host_close(&ctx->host);
 		return fail(ctx);
 	}
-	/* only a store this process made itself (O_EXCL) may be dropped at the end */
+	/* a store this process made (O_EXCL), or one still unkept, is dropped at the end if empty */
 	start->created = ctx->store.created;
 	start->changes0 = store_changes(&ctx->store);
 
@@ -425,13 +425,19 @@ static void close_context(struct cmd_ctx *ctx, const struct store_start *start)
 	 * (bad input, a damaged fleet-advise --from, export onto a FIFO), or
 	 * one whose writes were all rolled back (import A B with B refused);
 	 * anything recorded (a probe whose budget cannot reach its first look
-	 * stores its warm-up) keeps the store it named
+	 * stores its warm-up) keeps the store it named. Several opening one
+	 * new path at once: the store is unkept until a command that wrote
+	 * into it closes it holding rows (one that only read writes nothing,
+	 * not even that), and whoever closes it last while it holds none
+	 * drops it, its maker or not.
 	 */
-	if (start->created && (store_changes(&ctx->store) == start->changes0 ||
-			       !store_holds_rows(&ctx->store)))
+	if ((start->created || store_unkept(&ctx->store)) && !store_holds_rows(&ctx->store)) {
 		store_close_remove(&ctx->store);
-	else
+	} else {
+		if (store_changes(&ctx->store) != start->changes0)
+			store_keep(&ctx->store);
 		store_close(&ctx->store);
+	}
 	host_close(&ctx->host);
 }
 

@@ -18,6 +18,14 @@
 #include "store-int.h"
 #include "swaptune/store.h"
 
+/*
+ * The application_id of a store a command made and none has kept yet
+ * ("swnk"): whoever closes it last drops it while it holds no row.
+ */
+#define STORE_UNKEPT_ID 1937207915
+#define STORE_STR(x) STORE_STR2(x)
+#define STORE_STR2(x) #x
+
 int store_default_path(char *out, size_t len, struct st_err *e)
 {
 	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
@@ -363,7 +371,33 @@ static int open_store(struct store *st, const char *path, struct st_err *e)
 		store_close(st);
 		return r;
 	}
+	/*
+	 * whoever closes it last drops it while no command keeps it (several
+	 * read-only commands opening one new path at once: the maker may not
+	 * be the last); unmarked, it would merely stay
+	 */
+	if (st->created)
+		(void)exec_retry(st, "PRAGMA application_id = " STORE_STR(STORE_UNKEPT_ID), NULL);
 	return 0;
+}
+
+bool store_unkept(struct store *st)
+{
+	sqlite3_stmt *stmt;
+	bool unkept = false;
+
+	if (st->db && sqlite3_prepare_v2(st->db, "PRAGMA application_id", -1, &stmt, NULL) == SQLITE_OK) {
+		unkept = sqlite3_step(stmt) == SQLITE_ROW &&
+			 sqlite3_column_int64(stmt, 0) == STORE_UNKEPT_ID;
+		sqlite3_finalize(stmt);
+	}
+	return unkept;
+}
+
+void store_keep(struct store *st)
+{
+	if (!st->readonly && store_unkept(st))
+		(void)exec_retry(st, "PRAGMA application_id = 0", NULL);
 }
 
 void store_set_identity(struct store *st, const char *machine_id, const char *boot_id)
@@ -419,21 +453,29 @@ int store_close_remove(struct store *st)
 {
 	int fd = st->hold_fd1 - 1, r = -EBUSY;
 
-	if (st->db)
-		sqlite3_close_v2(st->db);
-	st->db = NULL;
-	/* exclusive only when no other process holds the store open */
-	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
-		char side[PATH_MAX + 8];
+	/*
+	 * Exclusive only when no other process holds the store open. The
+	 * shared flock is let go of first, so that of several closing at once
+	 * the last one gets it, and the rows are counted under it: one that
+	 * closed meanwhile may have recorded some.
+	 */
+	if (fd >= 0 && flock(fd, LOCK_UN) == 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		if (store_holds_rows(st)) {
+			r = -EEXIST;
+		} else {
+			char side[PATH_MAX + 8];
 
-		unlink(st->path);
-		snprintf(side, sizeof(side), "%s-wal", st->path);
-		unlink(side);
-		snprintf(side, sizeof(side), "%s-shm", st->path);
-		unlink(side);
-		drop_empty_lock(st->path);
-		remove_made_dirs(st);
-		r = 0;
+			sqlite3_close_v2(st->db);
+			st->db = NULL;
+			unlink(st->path);
+			snprintf(side, sizeof(side), "%s-wal", st->path);
+			unlink(side);
+			snprintf(side, sizeof(side), "%s-shm", st->path);
+			unlink(side);
+			drop_empty_lock(st->path);
+			remove_made_dirs(st);
+			r = 0;
+		}
 	}
 	store_close(st);
 	return r;

@@ -65,11 +65,21 @@ long long store_changes(struct store *st);
  * store whose writes were all rolled back holds none, though it counts them. */
 bool store_holds_rows(struct store *st);
 /*
+ * A store a command made (st->created) is marked unkept until store_keep()
+ * (a command that wrote rows into it, or one made empty to be filled); while
+ * it holds no row, whoever of the commands that opened it closes it last
+ * drops it (store_close_remove). Whether st is so marked now:
+ */
+bool store_unkept(struct store *st);
+/* Keep st although it holds no row: the mark goes (a store made to be filled). */
+void store_keep(struct store *st);
+/*
  * Close, and remove the store file (with its -wal and -shm, and an empty
  * PATH.probe.lock, the host-change lock a command on a sysroot took beside
- * it) unless another process holds it open (-EBUSY: it stays), and then the directories
+ * it) unless another process holds it open (-EBUSY: it stays) or it holds
+ * a row now (-EEXIST: it stays), and then the directories
  * store_open() made for it while they are empty. For a store this process
- * created (st->created) and recorded nothing into.
+ * created (st->created) or one still unkept (store_unkept()).
  */
 int store_close_remove(struct store *st);
 /* The machine and boot id written into every run this store begins. */
