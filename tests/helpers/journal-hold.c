@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 		}
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - argv[i]), argv[i]);
 		r = no_write ? journal_row_only(&j, name, eq + 1, &e) :
-			       journal_set(&j, name, eq + 1, true, NULL, 0, &e);
+			       journal_set(&j, name, eq + 1, true, NULL, &e);
 		if (r < 0)
 			goto fail;
 	}
