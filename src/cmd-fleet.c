@@ -489,15 +489,22 @@ static cJSON *advise_json(const struct fleet_advice *a, const char *src)
 	return doc;
 }
 
-static int parse_advise(struct cmd_ctx *ctx, int argc, char **argv, const char **from,
-			struct fleet_target *t, bool *have_backend, bool *have_kernel)
+/* What fleet-advise is asked: the store to read, and the host the advice is for. */
+struct advise_ask {
+	const char *from;		/* --from, NULL: the own store */
+	struct fleet_target t;
+	bool have_backend, have_kernel;	/* given; else this host's */
+};
+
+static int parse_advise(struct cmd_ctx *ctx, int argc, char **argv, struct advise_ask *q)
 {
 	struct advise_args a = { .backend = -1 };
+	struct fleet_target *t = &q->t;
 	int r;
 
 	if ((r = cmd_parse(ctx, &cmd_fleet_advise_entry, argc, argv, &a, NULL)) < 0)
 		return r;
-	*from = a.from;
+	q->from = a.from;
 	if (a.workload) {
 		if (!workload_find(a.workload))
 			return cmd_usage_error(ctx, &cmd_fleet_advise_entry, "unknown workload \"%s\"",
@@ -508,41 +515,42 @@ static int parse_advise(struct cmd_ctx *ctx, int argc, char **argv, const char *
 	}
 	if (a.backend >= 0) {
 		snprintf(t->backend, sizeof(t->backend), "%s", backend_names[a.backend]);
-		*have_backend = true;
+		q->have_backend = true;
 	}
 	if (a.kernel) {
 		fleet_kernel_major_minor(a.kernel, t->kernel_mm, sizeof(t->kernel_mm));
 		if (!t->kernel_mm[0])
 			return cmd_usage_error(ctx, &cmd_fleet_advise_entry,
 					       "--kernel needs a release like 6.8, not \"%s\"", a.kernel);
-		*have_kernel = true;
+		q->have_kernel = true;
 	}
 	return 0;
 }
 
 static int fleet_advise_exec(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	struct fleet_target t = {0};
+	struct advise_ask q = { 0 };
+	struct fleet_target *t = &q.t;
 	struct fleet_advice *a = calloc(1, sizeof(*a));
 	struct fleet_run *runs = NULL;
 	struct store other, *st = &ctx->store;
 	const char *from = NULL;
-	bool have_backend = false, have_kernel = false;
 	size_t n = 0;
 	int r;
 
 	if (!a)
 		return err_set(&ctx->err, -ENOMEM, "out of memory");
-	if ((r = parse_advise(ctx, argc, argv, &from, &t, &have_backend, &have_kernel)) < 0)
+	if ((r = parse_advise(ctx, argc, argv, &q)) < 0)
 		goto out;
-	if (!have_kernel) {
+	from = q.from;
+	if (!q.have_kernel) {
 		char rel[128];
 
 		if (host_kernel_release(&ctx->host, rel, sizeof(rel), NULL) == 0)
-			fleet_kernel_major_minor(rel, t.kernel_mm, sizeof(t.kernel_mm));
+			fleet_kernel_major_minor(rel, t->kernel_mm, sizeof(t->kernel_mm));
 	}
-	if (!have_backend)
-		host_backend(&ctx->host, t.backend, sizeof(t.backend), NULL);
+	if (!q.have_backend)
+		host_backend(&ctx->host, t->backend, sizeof(t->backend), NULL);
 	if (from) {
 		if (access(from, R_OK) != 0) {
 			r = err_set_exit(&ctx->err, -ENOENT, ST_EXIT_USAGE, "fleet-advise: cannot read store %s",
@@ -555,7 +563,7 @@ static int fleet_advise_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	r = load(st, &runs, &n, &ctx->err);
 	if (r == 0)
-		r = fleet_advise(runs, n, &t, a, &ctx->err);
+		r = fleet_advise(runs, n, t, a, &ctx->err);
 	if (r == 0) {
 		if (ctx->json)
 			r = cmd_print_json(ctx, advise_json(a, st->path));
