@@ -570,10 +570,12 @@ static const struct opt_spec cmd_workload_opts[] = {
 		   "output (else wall time)", struct workload_params, metric_regex),
 	{ NULL },
 };
-/* The workload and its argv (cmd), the arms and the baseline, from a. */
+/* The workload and its argv (cmd), the arms and the baseline, from a and the options given (g). */
 static int resolve_config(struct cmd_ctx *ctx, struct probe_config *c, const struct probe_args *a,
-			  bool have_ws, bool have_limit, char **rest, int nrest)
+			  const struct opt_given *g, char **rest, int nrest)
 {
+	bool have_ws = cmd_given(&cmd_probe_entry, g, "working-set");
+	bool have_limit = cmd_given(&cmd_probe_entry, g, "memcg-limit");
 	int rc;
 
 	c->workload = workload_find(a->workload);
@@ -664,8 +666,7 @@ static int parse_args(struct cmd_ctx *ctx, struct probe_cli *cli, int argc, char
 		judge_plan_truncate(&c->plan, a->max_reps);
 	c->reps = c->max_reps = c->plan.looks[c->plan.n_looks - 1];
 	probe_seed_set(c, cmd_given(&cmd_probe_entry, &g, "seed") ? a->seed : probe_seed_random());
-	rc = resolve_config(ctx, c, a, cmd_given(&cmd_probe_entry, &g, "working-set"),
-			    cmd_given(&cmd_probe_entry, &g, "memcg-limit"), argv + first, argc - first);
+	rc = resolve_config(ctx, c, a, &g, argv + first, argc - first);
 	if (rc < 0)
 		return rc;
 	if (c->busy_mode == PROBE_BUSY_PER_CPU && probe_busy_per_cpu_refused(c, why, sizeof(why)))
