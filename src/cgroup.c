@@ -125,7 +125,7 @@ static int lib_create(struct memcg *m, const char *limit_file, struct st_err *e)
 		return err_set(e, -EIO, "cannot create memory cgroup %s: libcgroup refused the memory controller",
 			       m->name);
 	}
-	rc = cgroup_add_value_uint64(c, limit_file, m->limit_bytes);
+	rc = cgroup_add_value_uint64(c, limit_file, m->limit.bytes);
 	if (!rc)
 		rc = cgroup_create_cgroup(cg, 0);
 	if (rc) {
@@ -246,7 +246,7 @@ static int file_create(struct memcg *m, const char *limit_file, struct st_err *e
 	host_path(m->h, m->rel, abs, sizeof(abs));
 	if (mkdir(abs, 0755) < 0)
 		return err_set(e, -errno, "cannot create memory cgroup %s: %s", abs, strerror(errno));
-	snprintf(val, sizeof(val), "%llu", (unsigned long long)m->limit_bytes);
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)m->limit.bytes);
 	r = write_file(m, limit_file, val, e);
 	if (r < 0)
 		rmdir(abs);
@@ -307,7 +307,7 @@ static void file_release(struct memcg *m)
 
 struct memcg_ops {
 	const char *name;
-	/* make m->rel with its limit file set to m->limit_bytes */
+	/* make m->rel with its limit file set to m->limit.bytes */
 	int (*create)(struct memcg *m, const char *limit_file, struct st_err *e);
 	int (*attach)(const struct memcg *m, pid_t pid, struct st_err *e);
 	int (*read_stat)(const struct memcg *m, struct st_kvtab *t, struct st_err *e);
@@ -346,8 +346,7 @@ const char *memcg_backend(const struct host *h)
 }
 
 int memcg_create(struct memcg *m, const struct host *h, const struct change_log *log,
-		 const char *name, uint64_t limit_bytes,
-		 enum memcg_limit_mode mode, struct st_err *e)
+		 const char *name, struct memcg_limit limit, struct st_err *e)
 {
 	char root[PATH_MAX], detail[PATH_MAX + 8];
 	const char *limit_file;
@@ -357,8 +356,7 @@ int memcg_create(struct memcg *m, const struct host *h, const struct change_log 
 	m->h = h;
 	m->ops = ops_for(h);
 	change_log_copy(&m->log, log);
-	m->limit_bytes = limit_bytes;
-	m->mode = mode;
+	m->limit = limit;
 	if (!valid_name(name))
 		return err_set(e, -EINVAL, "memory cgroup name \"%s\" must start with %s and hold no '/'",
 			       name, MEMCG_PREFIX);
@@ -368,13 +366,13 @@ int memcg_create(struct memcg *m, const struct host *h, const struct change_log 
 		return r;
 	if ((size_t)snprintf(m->rel, sizeof(m->rel), "%s/%s", root, name) >= sizeof(m->rel))
 		return err_set(e, -ENAMETOOLONG, "cgroup path too long");
-	if (mode == MEMCG_LIMIT_HIGH && m->version != 2)
+	if (limit.mode == MEMCG_LIMIT_HIGH && m->version != 2)
 		return err_set_exit(e, -EINVAL, ST_EXIT_USAGE,
 				    "memory.high needs cgroup v2; this host has the memory controller on v1 (use --limit-mode max)");
 	if (host_exists(h, m->rel))
 		return err_set(e, -EEXIST, "memory cgroup /%s exists already", m->rel);
 	limit_file = m->version == 1 ? "memory.limit_in_bytes" :
-		     mode == MEMCG_LIMIT_HIGH ? "memory.high" : "memory.max";
+		     limit.mode == MEMCG_LIMIT_HIGH ? "memory.high" : "memory.max";
 
 	snprintf(detail, sizeof(detail), "v%d %s", m->version, m->rel);
 	r = change_log_note(&m->log, MEMCG_JOURNAL_KIND, m->name, detail, e);

@@ -361,7 +361,8 @@ static int trial_start(struct engine *E, const struct probe_arm *a, const struct
 	if ((r = apply_arm(E, a, e)) < 0 || (r = prepare_host(E, a, t, e)) < 0)
 		return r;
 	snprintf(name, sizeof(name), MEMCG_PREFIX "probe-%d-%u", (int)getpid(), t->seq);
-	if ((r = memcg_create(&x->m, E->h, journal_hooks(&E->j), name, c->memcg_limit_bytes, c->limit_mode, e)) < 0)
+	if ((r = memcg_create(&x->m, E->h, journal_hooks(&E->j), name,
+			      (struct memcg_limit){ c->memcg_limit_bytes, c->limit_mode }, e)) < 0)
 		return r;
 	memcg_oom_kills(&x->m, &x->oom0, NULL);
 	if (pipe2(x->resp, O_CLOEXEC) < 0 || pipe2(x->gop, O_CLOEXEC) < 0)

@@ -42,6 +42,12 @@ enum memcg_limit_mode {
 	MEMCG_LIMIT_HIGH,	/* v2 memory.high only */
 };
 
+/* The memory limit a group is made with. */
+struct memcg_limit {
+	uint64_t bytes;
+	enum memcg_limit_mode mode;
+};
+
 struct memcg_ops;
 
 struct memcg {
@@ -50,8 +56,7 @@ struct memcg {
 	int version;			/* 1 or 2 */
 	char name[MEMCG_NAME_MAX];	/* leaf name, starts with MEMCG_PREFIX */
 	char rel[PATH_MAX];		/* sysroot-relative directory of the group */
-	uint64_t limit_bytes;
-	enum memcg_limit_mode mode;
+	struct memcg_limit limit;
 	bool created;
 	const struct memcg_ops *ops;	/* libcgroup (live host) or files (a tree) */
 	void *lib;			/* libcgroup's struct cgroup (live host) */
@@ -70,14 +75,13 @@ int memcg_locate(const struct host *h, int *version, char *root, size_t len,
 		 struct st_err *e);
 
 /*
- * Create leaf name (must start with MEMCG_PREFIX and hold no '/') with the
+ * Create leaf name (must start with MEMCG_PREFIX and hold no '/') with
  * limit. MEMCG_LIMIT_HIGH needs v2 (-EINVAL otherwise). With log (may be
  * NULL; copied), the group is recorded before it is made. -EEXIST if it
  * exists already.
  */
 int memcg_create(struct memcg *m, const struct host *h, const struct change_log *log,
-		 const char *name, uint64_t limit_bytes,
-		 enum memcg_limit_mode mode, struct st_err *e);
+		 const char *name, struct memcg_limit limit, struct st_err *e);
 
 /*
  * Move pid (0 = the calling process) into the group. Meant to be called by

@@ -27,6 +27,11 @@
 #include "swaptune/workload.h"
 
 #define MiB (1024ull * 1024)
+/* the limits test groups are made with */
+#define MAX_64M ((struct memcg_limit){ 64 * MiB, MEMCG_LIMIT_MAX })
+#define HIGH_64M ((struct memcg_limit){ 64 * MiB, MEMCG_LIMIT_HIGH })
+#define MAX_96M ((struct memcg_limit){ 96 * MiB, MEMCG_LIMIT_MAX })
+#define HIGH_96M ((struct memcg_limit){ 96 * MiB, MEMCG_LIMIT_HIGH })
 
 /* ---- arms ---- */
 
@@ -603,13 +608,13 @@ static void test_memcg_v1(void **state)
 	fx_host(&h, dir);
 	/* a captured tree takes the file path (the live host's libcgroup: t0209) */
 	assert_string_equal(memcg_backend(&h), "files");
-	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-unit-1", 64 * MiB, MEMCG_LIMIT_MAX, &e), 0);
+	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-unit-1", MAX_64M, &e), 0);
 	assert_int_equal(m.version, 1);
 	assert_string_equal(m.rel, "sys/fs/cgroup/memory/swaptune-unit-1");
 	assert_string_equal(fx_read(dir, "sys/fs/cgroup/memory/swaptune-unit-1/memory.limit_in_bytes",
 				    buf, sizeof(buf)), "67108864");
 	/* the same name again is refused */
-	assert_int_equal(memcg_create(&m2, &h, NULL, "swaptune-unit-1", 64 * MiB, MEMCG_LIMIT_MAX, &e),
+	assert_int_equal(memcg_create(&m2, &h, NULL, "swaptune-unit-1", MAX_64M, &e),
 			 -EEXIST);
 	/* what the kernel would show, as files in the copy */
 	fx_write(dir, "sys/fs/cgroup/memory/swaptune-unit-1/memory.oom_control",
@@ -646,12 +651,12 @@ static void test_memcg_v1(void **state)
 
 	/* names: only swaptune-*, one level */
 	err_reset(&e);
-	assert_int_equal(memcg_create(&m, &h, NULL, "other", 64 * MiB, MEMCG_LIMIT_MAX, &e), -EINVAL);
-	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-a/b", 64 * MiB, MEMCG_LIMIT_MAX, &e), -EINVAL);
-	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-", 64 * MiB, MEMCG_LIMIT_MAX, &e), -EINVAL);
+	assert_int_equal(memcg_create(&m, &h, NULL, "other", MAX_64M, &e), -EINVAL);
+	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-a/b", MAX_64M, &e), -EINVAL);
+	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-", MAX_64M, &e), -EINVAL);
 	/* memory.high is v2 only */
 	err_reset(&e);
-	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-unit-2", 64 * MiB, MEMCG_LIMIT_HIGH, &e),
+	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-unit-2", HIGH_64M, &e),
 			 -EINVAL);
 	assert_int_equal(err_exit_status(&e), ST_EXIT_USAGE);
 
@@ -692,7 +697,7 @@ static void test_memcg_v2(void **state)
 	(void)state;
 	fx_copy("v2-zswap-on", dir);
 	fx_host(&h, dir);
-	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-unit-3", 96 * MiB, MEMCG_LIMIT_HIGH, &e), 0);
+	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-unit-3", HIGH_96M, &e), 0);
 	assert_int_equal(m.version, 2);
 	assert_string_equal(fx_read(dir, "sys/fs/cgroup/swaptune-unit-3/memory.high", buf, sizeof(buf)),
 			    "100663296");
@@ -713,7 +718,7 @@ static void test_memcg_v2(void **state)
 
 	/* without memory delegated by the root, creation is refused with the fix */
 	fx_write(dir, "sys/fs/cgroup/cgroup.subtree_control", "cpu io\n");
-	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-unit-4", 96 * MiB, MEMCG_LIMIT_MAX, &e),
+	assert_int_equal(memcg_create(&m, &h, NULL, "swaptune-unit-4", MAX_96M, &e),
 			 -EOPNOTSUPP);
 	assert_int_equal(err_exit_status(&e), ST_EXIT_DENIED);
 	assert_non_null(strstr(e.msg, "+memory"));
