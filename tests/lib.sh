@@ -104,7 +104,7 @@ wait_no_probe() {
 unfold_in_place() { unfold "$1" >"$1.unfolded" && mv "$1.unfolded" "$1"; }
 
 # sql_probe_run_pc0: the SQL of a stored probe, run 1 (arms 1 pc3, 2 pc0,
-# 10 rounds), whose pc0 is ~30 % faster: a CHANGE to pc0 (t0335, t0503)
+# 10 rounds), whose pc0 is ~30 % faster: a CHANGE to pc0 (t0335, t0503, t0509)
 sql_probe_run_pc0() {
 	plan='"plan":{"sequential":false,"looks":[10],"alpha":0.025,"min_effect_pct":2,"baseline":"pc3"}'
 	cat <<SQL

@@ -18,22 +18,11 @@ new_store "$db" || fail "creating the store"
 plan='"plan":{"sequential":false,"looks":[10],"alpha":0.025,"min_effect_pct":2,"baseline":"pc3"}'
 # run 1: pc0 +30 %, no verdict stored; run 2: the same, another recipe, a stale stored "keep"
 sqlite3 "$db" <<SQL || fail "inserting the probe runs"
-INSERT INTO runs (id, kind, status, params, summary) VALUES (1, 'probe', 'ok',
- '{"workload":{"name":"anon-zipf"},"baseline":"pc3",$plan}',
- '{"primary_metric":{"key":"throughput_ops","name":"throughput","higher_is_better":true}}'),
- (2, 'probe', 'ok',
+$(sql_probe_run_pc0)
+INSERT INTO runs (id, kind, status, params, summary) VALUES (2, 'probe', 'ok',
  '{"workload":{"name":"anon-zipf","working_set_bytes":134217728},"baseline":"pc3",$plan}',
  '{"primary_metric":{"key":"throughput_ops","name":"throughput","higher_is_better":true},"verdict":{"kind":"keep","arm":"pc3"}}');
-INSERT INTO arms (id, run_id, name, settings) VALUES (1, 1, 'pc3', '{"page-cluster":"3"}'), (2, 1, 'pc0', '{"page-cluster":"0"}'),
- (3, 2, 'pc3', '{"page-cluster":"3"}'), (4, 2, 'pc0', '{"page-cluster":"0"}');
-INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, primary_value) VALUES
- (1, 1, 1, 1, 0, 'ok', 1000), (1, 2, 1, 2, 0, 'ok', 1300), (1, 2, 2, 3, 0, 'ok', 1310),
- (1, 1, 2, 4, 0, 'ok', 1010), (1, 1, 3, 5, 0, 'ok', 990), (1, 2, 3, 6, 0, 'ok', 1290),
- (1, 2, 4, 7, 0, 'ok', 1305), (1, 1, 4, 8, 0, 'ok', 1005), (1, 1, 5, 9, 0, 'ok', 995),
- (1, 2, 5, 10, 0, 'ok', 1295), (1, 2, 6, 11, 0, 'ok', 1302), (1, 1, 6, 12, 0, 'ok', 1002),
- (1, 1, 7, 13, 0, 'ok', 1008), (1, 2, 7, 14, 0, 'ok', 1306), (1, 2, 8, 15, 0, 'ok', 1297),
- (1, 1, 8, 16, 0, 'ok', 997), (1, 1, 9, 17, 0, 'ok', 1003), (1, 2, 9, 18, 0, 'ok', 1301),
- (1, 2, 10, 19, 0, 'ok', 1299), (1, 1, 10, 20, 0, 'ok', 999);
+INSERT INTO arms (id, run_id, name, settings) VALUES (3, 2, 'pc3', '{"page-cluster":"3"}'), (4, 2, 'pc0', '{"page-cluster":"0"}');
 INSERT INTO trials (run_id, arm_id, round, seq, warmup, status, primary_value)
  SELECT 2, arm_id + 2, round, seq, warmup, status, primary_value FROM trials WHERE run_id = 1;
 SQL
