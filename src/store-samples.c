@@ -757,10 +757,20 @@ static int reader_row(struct tick_reader *rd, sqlite3_stmt *s, store_sample_fn f
 }
 
 /* the rows of run_id in table (samples, or the conversion's copy) through fn */
-static int ticks_walk(struct store *st, const char *table, bool every_row, int64_t run_id,
-		      store_sample_fn fn, void *arg, struct st_err *e)
+/*
+ * The rows a walk reads: run_id's in table ("samples", or the conversion's
+ * copy "samples_v8"), every row (the conversion) or the readable ones.
+ */
+struct ticks_of {
+	const char *table;
+	int64_t run_id;
+	bool every_row;
+};
+
+static int ticks_walk(struct store *st, const struct ticks_of *of, store_sample_fn fn, void *arg,
+		      struct st_err *e)
 {
-	struct tick_reader rd = { .st = st, .run_id = run_id, .every_row = every_row, .e = e };
+	struct tick_reader rd = { .st = st, .run_id = of->run_id, .every_row = of->every_row, .e = e };
 	sqlite3_stmt *s = NULL;
 	char sql[160];
 	int r, rc = SQLITE_DONE, n = 0;
@@ -768,10 +778,10 @@ static int ticks_walk(struct store *st, const char *table, bool every_row, int64
 	/* a long recording is read front to back: map the file rather than pread() each page */
 	sqlite3_exec(st->db, "PRAGMA mmap_size = 17179869184", NULL, NULL, NULL);
 	snprintf(sql, sizeof(sql), "SELECT seq, t_ns, data, shape_id, vals FROM %s"
-		 " WHERE run_id = ?1 ORDER BY seq", table);
+		 " WHERE run_id = ?1 ORDER BY seq", of->table);
 	if ((r = reader_load_shapes(&rd, e)) < 0 || (r = store_prepare(st, sql, &s, e)) < 0)
 		goto out;
-	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 1, of->run_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		r = reader_row(&rd, s, fn, arg, e);
 		n++;
@@ -793,7 +803,7 @@ out:
 int store_ticks_walk(struct store *st, int64_t run_id, store_sample_fn fn, void *arg,
 		     struct st_err *e)
 {
-	return ticks_walk(st, "samples", false, run_id, fn, arg, e);
+	return ticks_walk(st, &(struct ticks_of){ .table = "samples", .run_id = run_id }, fn, arg, e);
 }
 
 /* ---- schemas 9 and 10: older rows as numbers ---- */
@@ -863,7 +873,8 @@ static int convert_all(struct store *st, struct st_err *e)
 		}
 		tick_writer_reset(w, run);
 		w->replace = true;
-		r = ticks_walk(st, "samples_v8", true, run, convert_row, w, e);
+		r = ticks_walk(st, &(struct ticks_of){ .table = "samples_v8", .run_id = run,
+						       .every_row = true }, convert_row, w, e);
 		if (r == -EBADMSG) {	/* a shape that is not a tick: its rows stay, read as before */
 			err_reset(e);
 			continue;
