@@ -579,18 +579,29 @@ static int get_tri(const cJSON *o, const char *k, int *t, struct st_err *e)
 }
 
 /* A whole number in [lo, hi], or null (0) when nullable. */
-static int get_uint(const cJSON *o, const char *k, bool nullable, double lo, double hi,
-		    unsigned *out, struct st_err *e)
+/* A whole-number key of the fingerprint and the values it takes. */
+struct uint_key {
+	const char *k;
+	bool nullable;		/* null reads as 0 */
+	double lo, hi;
+};
+
+static const struct uint_key cgroup_version_key = { "memory_cgroup_version", true, 1, 2 };
+static const struct uint_key pmd_kb_key = { "pmd_kb", true, 4, 1u << 30 };
+static const struct uint_key size_kb_key = { "size_kb", false, 4, 1u << 30 };
+
+static int get_uint(const cJSON *o, const struct uint_key *key, unsigned *out, struct st_err *e)
 {
+	const char *k = key->k;
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
 
 	*out = 0;
 	if (!v)
 		return bad(e, k, "is missing");
-	if (cJSON_IsNull(v) && nullable)
+	if (cJSON_IsNull(v) && key->nullable)
 		return 0;
 	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long long)v->valuedouble ||
-	    v->valuedouble < lo || v->valuedouble > hi)
+	    v->valuedouble < key->lo || v->valuedouble > key->hi)
 		return bad(e, k, "is not a whole number in range");
 	*out = (unsigned)v->valuedouble;
 	return 0;
@@ -620,7 +631,7 @@ static int parse_fp(const cJSON *o, struct kernel_fingerprint *fp, struct st_err
 		fp->cgroup = CGROUP_HYBRID;
 	else
 		return bad(e, "cgroup", "is not v1, v2, hybrid, none or null");
-	if ((r = get_uint(o, "memory_cgroup_version", true, 1, 2, &u, e)) < 0)
+	if ((r = get_uint(o, &cgroup_version_key, &u, e)) < 0)
 		return r;
 	fp->memcg_version = (int)u;
 	if ((r = get_str(o, "readahead", true, w, sizeof(w), e)) < 0)
@@ -642,7 +653,7 @@ static int parse_fp(const cJSON *o, struct kernel_fingerprint *fp, struct st_err
 		return r;
 	if (fp->thp_enabled[0] && (!mthp_word(fp->thp_enabled) || !strcmp(fp->thp_enabled, "inherit")))
 		return bad(e, "thp_enabled", "is not always, madvise, never or null");
-	if ((r = get_uint(o, "pmd_kb", true, 4, 1u << 30, &fp->pmd_kb, e)) < 0)
+	if ((r = get_uint(o, &pmd_kb_key, &fp->pmd_kb, e)) < 0)
 		return r;
 	a = cJSON_GetObjectItemCaseSensitive(o, "mthp");
 	if (!cJSON_IsArray(a))
@@ -654,7 +665,7 @@ static int parse_fp(const cJSON *o, struct kernel_fingerprint *fp, struct st_err
 
 		if (!cJSON_IsObject(m))
 			return bad(e, "mthp[]", "is not an object");
-		if ((r = get_uint(m, "size_kb", false, 4, 1u << 30, &t->size_kb, e)) < 0 ||
+		if ((r = get_uint(m, &size_kb_key, &t->size_kb, e)) < 0 ||
 		    (r = get_str(m, "enabled", false, t->enabled, sizeof(t->enabled), e)) < 0)
 			return err_prefix(e, "mthp[%d]", fp->n_mthp);
 		if (!mthp_word(t->enabled))
