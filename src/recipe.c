@@ -216,19 +216,33 @@ static int read_fields(const cJSON *root, struct recipe *r, struct st_err *e)
 }
 
 /* true/false, or absent (dflt); anything else is refused. */
-static int read_bool(const cJSON *o, const char *sec, const char *key, bool dflt, bool *out,
-		     struct recipe *r, struct st_err *e)
+/* A true-or-false item of the recipe: its section, key and the value when absent. */
+struct recipe_flag {
+	const char *sec, *key;
+	bool dflt;
+};
+
+static const struct recipe_flag flag_per_cpu_second = {
+	"method.busy_host", "per_cpu_second", false
+};
+static const struct recipe_flag flag_scaled = { "method.busy_host", "scaled", false };
+static const struct recipe_flag flag_warmup = { "method", "warmup", true };
+static const struct recipe_flag flag_adaptive = { "method", "adaptive", false };
+static const struct recipe_flag flag_drop_host_caches = { "method", "drop_host_caches", false };
+
+static int read_bool(const cJSON *o, const struct recipe_flag *f, bool *out, struct recipe *r,
+		     struct st_err *e)
 {
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, f->key);
 	char v[80];
 
 	if (!x) {
-		*out = dflt;
+		*out = f->dflt;
 		return 0;
 	}
 	if (!cJSON_IsBool(x)) {
 		show(x, v, sizeof(v));
-		return refuse(e, r, "%s.%s %s is not true or false", sec, key, v);
+		return refuse(e, r, "%s.%s %s is not true or false", f->sec, f->key, v);
 	}
 	*out = cJSON_IsTrue(x);
 	return 0;
@@ -426,8 +440,8 @@ static int read_busy(const cJSON *b, struct recipe *r, struct st_err *e)
 	r->c.busy_mode = (enum probe_busy_mode)k;
 	if ((rc = read_busy_look(b, r->c.busy_mode == PROBE_BUSY_PER_CPU, r, e)) < 0)
 		return rc;
-	if ((rc = read_bool(b, "method.busy_host", "per_cpu_second", false, &pb->per_cpu, r, e)) < 0 ||
-	    (rc = read_bool(b, "method.busy_host", "scaled", false, &pb->scaled, r, e)) < 0)
+	if ((rc = read_bool(b, &flag_per_cpu_second, &pb->per_cpu, r, e)) < 0 ||
+	    (rc = read_bool(b, &flag_scaled, &pb->scaled, r, e)) < 0)
 		return rc;
 	if (pb->per_cpu && r->c.busy_mode == PROBE_BUSY_IGNORE)
 		return refuse(e, r, "method.busy_host says per CPU second with --busy-host ignore");
@@ -464,9 +478,9 @@ static int read_method(const cJSON *root, struct recipe *r, struct st_err *e)
 	r->limit_high = mode && !strcmp(mode, "high");
 	r->c.limit_mode = r->limit_high ? MEMCG_LIMIT_HIGH : MEMCG_LIMIT_MAX;
 	m = cJSON_GetObjectItemCaseSensitive(root, "method");
-	if ((rc = read_bool(m, "method", "warmup", true, &r->c.warmup, r, e)) < 0 ||
-	    (rc = read_bool(m, "method", "adaptive", false, &r->c.adaptive, r, e)) < 0 ||
-	    (rc = read_bool(m, "method", "drop_host_caches", false, &r->c.drop_host_caches, r, e)) < 0)
+	if ((rc = read_bool(m, &flag_warmup, &r->c.warmup, r, e)) < 0 ||
+	    (rc = read_bool(m, &flag_adaptive, &r->c.adaptive, r, e)) < 0 ||
+	    (rc = read_bool(m, &flag_drop_host_caches, &r->c.drop_host_caches, r, e)) < 0)
 		return rc;
 	return read_busy(cJSON_GetObjectItemCaseSensitive(m, "busy_host"), r, e);
 }
