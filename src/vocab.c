@@ -15,39 +15,29 @@
 #pragma GCC diagnostic ignored "-Woverride-init"
 
 #define ROW(id, ...) [V_##id] = { __VA_ARGS__ },
-#define TRIAL(pm, row, ...)
-#define TICK(sm, row, ...)
-#define TOTAL(sc, row, ...)
 const struct vocab_row vocab_rows[V_COUNT] = {
 #include "swaptune/vocab-rows.h"
 };
 #undef ROW
-#undef TRIAL
 
-#define ROW(id, ...)
 #define TRIAL(pm, r, ...) [pm] = { .row = &vocab_rows[V_##r], __VA_ARGS__ },
 const struct metric_def metric_defs[PM_COUNT] = {
 #include "swaptune/vocab-rows.h"
 };
 #undef TRIAL
-#undef TICK
 
-#define TRIAL(pm, row, ...)
 #define TICK(sm, r, ...) [sm] = { .id = sm, .row = &vocab_rows[V_##r], .scale = 1, __VA_ARGS__ },
 const struct sample_metric_def sample_metric_defs[SM_COUNT] = {
 #include "swaptune/vocab-rows.h"
 };
 #undef TICK
-#undef TOTAL
 
-#define TICK(sm, row, ...)
 #define TOTAL(sc, r, ...) [sc] = { .id = sc, .row = &vocab_rows[V_##r], .prom_scale = 1, __VA_ARGS__ },
 const struct sample_counter_def sample_counter_defs[SC_COUNT] = {
 #include "swaptune/vocab-rows.h"
 };
 #undef TOTAL
 
-#define TOTAL(sc, row, ...)
 #define WINDOW(sbk, r, nm, ...) [sbk] = { .row = &vocab_rows[V_##r], .name = nm, .host = SC_COUNT, \
 					  .host_plus = SC_COUNT, .cgroup = SC_COUNT, .per = 1, __VA_ARGS__ },
 const struct sbm_kernel_def sbm_kernel_defs[SBK_COUNT] = {
@@ -55,23 +45,15 @@ const struct sbm_kernel_def sbm_kernel_defs[SBK_COUNT] = {
 };
 #undef WINDOW
 
-#define WINDOW(sbk, row, ...)
 #define SECONDARY(sec, p, ...) [sec] = { .pm = p, __VA_ARGS__ },
 const struct verdict_secondary_def verdict_secondary_defs[VERDICT_SEC_COUNT] = {
 #include "swaptune/vocab-rows.h"
 };
 #undef SECONDARY
 
-#define SECONDARY(sec, pm, ...)
 #define SHOWN_TICKS(list, ...) const enum sample_metric shown_##list[SHOWN_N_##list] = { __VA_ARGS__ };
 #define SHOWN_TRIALS(list, ...) const enum probe_metric shown_##list[SHOWN_N_##list] = { __VA_ARGS__ };
 #include "swaptune/vocab-rows.h"
-#undef ROW
-#undef TRIAL
-#undef TICK
-#undef TOTAL
-#undef WINDOW
-#undef SECONDARY
 #undef SHOWN_TICKS
 #undef SHOWN_TRIALS
 

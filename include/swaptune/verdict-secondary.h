@@ -9,21 +9,11 @@
 #define SWAPTUNE_VERDICT_SECONDARY_H
 
 /* All lower is better, one value per completed trial, in the order advice's JSON lists them. */
-#define ROW(id, ...)
-#define TRIAL(pm, row, ...)
-#define TICK(sm, row, ...)
-#define TOTAL(sc, row, ...)
-#define WINDOW(sbk, row, ...)
 #define SECONDARY(sec, pm, ...) sec,
 enum verdict_secondary {
 #include "swaptune/vocab-rows.h"
 	VERDICT_SEC_COUNT
 };
-#undef ROW
-#undef TRIAL
-#undef TICK
-#undef TOTAL
-#undef WINDOW
 #undef SECONDARY
 
 #endif

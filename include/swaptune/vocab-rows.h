@@ -1,8 +1,9 @@
 /*
  * vocab-rows.h - the rows of the counter vocabulary (vocab.h says what each
  * column means). Included only by vocab.h, verdict-secondary.h (for the
- * enums), vocab-window-names.h (--metric names) and src/vocab.c (for the
- * tables), with the views they use defined.
+ * enums), vocab-window-names.h (--metric names), src/vocab.c (for the
+ * tables) and test-vocab, each defining only the views it uses: every
+ * other view is empty here, and undefined again at the end.
  *
  * One ROW per quantity, keyed by where it comes from (a kernel file and the
  * kernel's key in it, or the workload), then the views it has:
@@ -41,6 +42,23 @@
  * names) are never renamed: stores, exports and dashboards hold them.
  */
 
+/* every view not defined by the includer is empty (and undefined again at the end) */
+#ifndef ROW
+#define ROW(id, ...)
+#define VOCAB_ROW_UNSET
+#endif
+#ifndef TRIAL
+#define TRIAL(pm, row, ...)
+#define VOCAB_TRIAL_UNSET
+#endif
+#ifndef TICK
+#define TICK(sm, row, ...)
+#define VOCAB_TICK_UNSET
+#endif
+#ifndef TOTAL
+#define TOTAL(sc, row, ...)
+#define VOCAB_TOTAL_UNSET
+#endif
 #ifndef WINDOW
 #define WINDOW(sbk, row, ...)
 #define VOCAB_WINDOW_UNSET
@@ -715,4 +733,20 @@ SHOWN_TRIALS(report_counters, PM_ZSWPIN, PM_ZSWPOUT, PM_SWAP_RA, PM_SWAP_RA_HIT,
 #ifdef VOCAB_WINDOW_UNSET
 #undef WINDOW
 #undef VOCAB_WINDOW_UNSET
+#endif
+#ifdef VOCAB_TOTAL_UNSET
+#undef TOTAL
+#undef VOCAB_TOTAL_UNSET
+#endif
+#ifdef VOCAB_TICK_UNSET
+#undef TICK
+#undef VOCAB_TICK_UNSET
+#endif
+#ifdef VOCAB_TRIAL_UNSET
+#undef TRIAL
+#undef VOCAB_TRIAL_UNSET
+#endif
+#ifdef VOCAB_ROW_UNSET
+#undef ROW
+#undef VOCAB_ROW_UNSET
 #endif

@@ -10,16 +10,6 @@
  *
  * No include guard: it is text, meant to be included where it is used.
  */
-#define ROW(id, ...)
-#define TRIAL(pm, row, ...)
-#define TICK(sm, row, ...)
-#define TOTAL(sc, row, ...)
 #define WINDOW(sbk, row, name, ...) name ", "
-#define SECONDARY(sec, pm, ...)
 #include "swaptune/vocab-rows.h"
-#undef ROW
-#undef TRIAL
-#undef TICK
-#undef TOTAL
 #undef WINDOW
-#undef SECONDARY

@@ -116,46 +116,33 @@ struct vocab_row {
 /* ---- the ids, from the rows ---- */
 
 #define ROW(id, ...) V_##id,
-#define TRIAL(pm, row, ...)
-#define TICK(sm, row, ...)
-#define TOTAL(sc, row, ...)
 enum vocab_id {
 #include "swaptune/vocab-rows.h"
 	V_COUNT
 };
 #undef ROW
-#undef TRIAL
-#undef TICK
-#undef TOTAL
 
 /* Every per-trial metric (metric_defs[]); the probe's code names them. */
-#define ROW(id, ...)
 #define TRIAL(pm, row, ...) pm,
-#define TICK(sm, row, ...)
-#define TOTAL(sc, row, ...)
 enum probe_metric {
 #include "swaptune/vocab-rows.h"
 	PM_COUNT
 };
 #undef TRIAL
-#undef TICK
 
 /* Every value a tick can produce (sample_metric_defs[]), JSON order within a group. */
-#define TRIAL(pm, row, ...)
 #define TICK(sm, row, ...) sm,
 enum sample_metric {
 #include "swaptune/vocab-rows.h"
 	SM_COUNT
 };
 #undef TICK
-#undef TOTAL
 
 /*
  * The cumulative counters behind the rates, as the kernel (or perf) keeps
  * them: monotonic until a reset (reboot, re-created cgroup, a new sampler
  * for CPU counters).
  */
-#define TICK(sm, row, ...)
 #define TOTAL(sc, row, ...) sc,
 enum sample_counter {
 #include "swaptune/vocab-rows.h"
@@ -164,16 +151,11 @@ enum sample_counter {
 #undef TOTAL
 
 /* Switchback's figures per window (sbm_kernel_defs[]), in stored order. */
-#define TOTAL(sc, row, ...)
 #define WINDOW(sbk, row, ...) sbk,
 enum sbm_kernel {
 #include "swaptune/vocab-rows.h"
 	SBK_COUNT
 };
-#undef ROW
-#undef TRIAL
-#undef TICK
-#undef TOTAL
 #undef WINDOW
 
 /* ---- the views ---- */
@@ -252,10 +234,6 @@ extern const struct sample_counter_def sample_counter_defs[SC_COUNT];
  * What each renderer shows, in its order: shown_tui_live[SHOWN_N_tui_live]
  * and the like (the lists are at the end of vocab-rows.h).
  */
-#define ROW(id, ...)
-#define TRIAL(pm, row, ...)
-#define TICK(sm, row, ...)
-#define TOTAL(sc, row, ...)
 #define SHOWN_TICKS(list, ...)									\
 	enum { SHOWN_N_##list = sizeof((const enum sample_metric[]){ __VA_ARGS__ }) /		\
 				sizeof(enum sample_metric) };						\
@@ -265,10 +243,6 @@ extern const struct sample_counter_def sample_counter_defs[SC_COUNT];
 				sizeof(enum probe_metric) };						\
 	extern const enum probe_metric shown_##list[SHOWN_N_##list];
 #include "swaptune/vocab-rows.h"
-#undef ROW
-#undef TRIAL
-#undef TICK
-#undef TOTAL
 #undef SHOWN_TICKS
 #undef SHOWN_TRIALS
 

@@ -367,19 +367,11 @@ static void test_shown_lists(void **state)
 {
 	(void)state;
 	/* every SHOWN line of vocab-rows.h, a new one too */
-#define ROW(id, ...)
-#define TRIAL(pm, row, ...)
-#define TICK(sm, row, ...)
-#define TOTAL(sc, row, ...)
 #define SHOWN_TICKS(list, ...) LIST_OK(list, SM_COUNT);
 #define SHOWN_TRIALS(list, ...) LIST_OK(list, PM_COUNT);
 #include "swaptune/vocab-rows.h"
-#undef SHOWN_TRIALS
 #undef SHOWN_TICKS
-#undef TOTAL
-#undef TICK
-#undef TRIAL
-#undef ROW
+#undef SHOWN_TRIALS
 	for (int i = 0; i < SHOWN_N_sample_table; i++) {
 		const char *h = sample_metric_defs[shown_sample_table[i]].head;
 
