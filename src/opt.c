@@ -53,15 +53,15 @@ static int bad(const struct opt_spec *o, struct st_err *e, const char *what, con
 	return err_set(e, -EINVAL, "--%s needs %s, not \"%s\"", o->name, what, arg);
 }
 
-/* "a whole number from 1 to 100", "... of at least 1" */
-static const char *range_words(const char *noun, const char *lo, const char *hi, bool has_lo,
-			       bool has_hi, char *buf, size_t len)
+/* "a whole number from 1 to 100", "... of at least 1": lo or hi NULL when there is no such bound */
+static const char *range_words(const char *noun, const char *lo, const char *hi, char *buf,
+			       size_t len)
 {
-	if (has_lo && has_hi)
+	if (lo && hi)
 		snprintf(buf, len, "%s from %s to %s", noun, lo, hi);
-	else if (has_lo)
+	else if (lo)
 		snprintf(buf, len, "%s of at least %s", noun, lo);
-	else if (has_hi)
+	else if (hi)
 		snprintf(buf, len, "%s of at most %s", noun, hi);
 	else
 		snprintf(buf, len, "%s", noun);
@@ -97,8 +97,8 @@ static int whole(const struct opt_spec *o, const char *arg, enum whole_type type
 	if (fmt_parse_i64(arg, o->min, hi, &v) < 0) {
 		snprintf(lo_s, sizeof(lo_s), "%lld", o->min);
 		snprintf(hi_s, sizeof(hi_s), "%lld", hi);
-		range_words("a whole number", lo_s, hi_s, o->min > LLONG_MIN && o->min != 0,
-			    hi < type_max[type], words, sizeof(words));
+		range_words("a whole number", o->min > LLONG_MIN && o->min != 0 ? lo_s : NULL,
+			    hi < type_max[type] ? hi_s : NULL, words, sizeof(words));
 		return bad(o, e, words, arg);
 	}
 	if (type == WHOLE_U64)
@@ -141,8 +141,8 @@ static int duration(const struct opt_spec *o, const char *arg, long long *ns, st
 
 	if (fmt_parse_duration(arg, ns) == 0 && *ns >= o->min && (!o->max || *ns <= o->max))
 		return 0;
-	range_words("a duration", opt_fmt_ns(o->min, lo, sizeof(lo)),
-		    opt_fmt_ns(o->max, hi, sizeof(hi)), o->min > 0, o->max > 0, words, sizeof(words));
+	range_words("a duration", o->min > 0 ? opt_fmt_ns(o->min, lo, sizeof(lo)) : NULL,
+		    o->max > 0 ? opt_fmt_ns(o->max, hi, sizeof(hi)) : NULL, words, sizeof(words));
 	snprintf(words + strlen(words), sizeof(words) - strlen(words), " (like 200ms, 30s, 5m)");
 	return bad(o, e, words, arg);
 }
@@ -178,8 +178,9 @@ int opt_parse_size(const struct opt_spec *o, const char *arg, void *dst, struct 
 		*(uint64_t *)dst = b;
 		return 0;
 	}
-	range_words("a size", opt_fmt_size((unsigned long long)o->min, lo_s, sizeof(lo_s)),
-		    opt_fmt_size(hi, hi_s, sizeof(hi_s)), o->min > 1, o->max > 0, words, sizeof(words));
+	range_words("a size",
+		    o->min > 1 ? opt_fmt_size((unsigned long long)o->min, lo_s, sizeof(lo_s)) : NULL,
+		    o->max > 0 ? opt_fmt_size(hi, hi_s, sizeof(hi_s)) : NULL, words, sizeof(words));
 	return err_set(e, -EINVAL, "--%s: \"%s\" is not %s", o->name, arg, words);
 }
 
@@ -195,7 +196,7 @@ static int real(const struct opt_spec *o, const char *noun, const char *arg, voi
 	}
 	snprintf(lo, sizeof(lo), "%g", o->lo);
 	snprintf(hi, sizeof(hi), "%g", o->hi);
-	return bad(o, e, range_words(noun, lo, hi, true, true, words, sizeof(words)), arg);
+	return bad(o, e, range_words(noun, lo, hi, words, sizeof(words)), arg);
 }
 
 int opt_parse_real(const struct opt_spec *o, const char *arg, void *dst, struct st_err *e)
