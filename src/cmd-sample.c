@@ -520,140 +520,171 @@ static int emit(struct cmd_ctx *ctx, const struct sample_args *a, struct sampler
 	return 0;
 }
 
-static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
-{
+/* one sampling run, from the open sampler to its summary */
+struct sample_run {
 	struct sample_args a;
-	struct sampler *s = NULL;
-	struct sample_recording rec = { 0 };
-	struct stop_catch stop;
-	char *buf, *jbuf, how_buf[48];
-	uint64_t start, next, rows = 0;
-	const char *how = "done";
-	int r, n_json = 0;
+	struct sampler *s;
+	struct sample_recording rec;
+	char *buf, *jbuf;		/* OUT_BUF each: identity and Prometheus text, a JSON line */
+	uint64_t rows;
+	const char *how;		/* how it ended, for the summary */
+	char how_buf[48];
+};
 
-	r = parse_args(ctx, argc, argv, &a);
+/* the sampler open, each line's identity, the recording begun (--record): 0, or an error */
+static int sample_begin(struct cmd_ctx *ctx, struct sample_run *run)
+{
+	struct sample_args *a = &run->a;
+	int r;
+
+	/* the heap, not static buffers: nothing shared should a thread ever sample */
+	run->buf = malloc(2 * OUT_BUF);
+	if (!run->buf)
+		return err_set(&ctx->err, -ENOMEM, "out of memory");
+	run->jbuf = run->buf + OUT_BUF;
+	r = sampler_open(&run->s, &ctx->host, &a->so, &ctx->err);
 	if (r < 0)
 		return r;
-	if (a.replay)
-		return sample_replay(&ctx->store, a.replay, a.mode == OUT_JSON ? REPLAY_JSON :
-				     a.mode == OUT_PROM ? REPLAY_PROM : REPLAY_TABLE, ctx->out, &ctx->err);
-	/* the heap, not static buffers: nothing shared should a thread ever sample */
-	buf = malloc(2 * OUT_BUF);
-	if (!buf)
-		return err_set(&ctx->err, -ENOMEM, "out of memory");
-	jbuf = buf + OUT_BUF;
-	r = sampler_open(&s, &ctx->host, &a.so, &ctx->err);
-	if (r < 0) {
-		free(buf);
-		return r;
-	}
-	if (cmd_identity_members(&ctx->host, buf, OUT_BUF) > 0)
-		sampler_set_json_members(s, buf);	/* every line says whose it is */
+	if (cmd_identity_members(&ctx->host, run->buf, OUT_BUF) > 0)
+		sampler_set_json_members(run->s, run->buf);	/* every line says whose it is */
 	else
-		buf[0] = '\0';
-	if (a.record) {
-		char *params = params_json(&a);
+		run->buf[0] = '\0';
+	if (a->record) {
+		char *params = params_json(a);
 
 		register_host(ctx);
-		r = store_samples_begin(&rec, &ctx->store, params, &ctx->err);
+		r = store_samples_begin(&run->rec, &ctx->store, params, &ctx->err);
 		cJSON_free(params);
-		if (r < 0) {
-			sampler_close(s);
-			free(buf);
+		if (r < 0)
 			return r;
-		}
 		/* a script reads the recording's id from any line, not from the text */
 		if (ctx->json) {
-			size_t n = strlen(buf);
+			size_t n = strlen(run->buf);
 
-			snprintf(buf + n, OUT_BUF - n, "%s\"recorded_run\":%lld", n ? "," : "",
-				 (long long)rec.run_id);
-			sampler_set_json_members(s, buf);
+			snprintf(run->buf + n, OUT_BUF - n, "%s\"recorded_run\":%lld", n ? "," : "",
+				 (long long)run->rec.run_id);
+			sampler_set_json_members(run->s, run->buf);
 		}
 	}
+	return 0;
+}
 
-	stop_catch(&stop, STOP_IGNORE_PIPE);	/* the sleep ends; a closed pipe ends the run */
+/* one tick after the baseline: printed, recorded; 0, or an error (-EPIPE: the reader left) */
+static int sample_one(struct cmd_ctx *ctx, struct sample_run *run, uint64_t now, uint64_t start)
+{
+	uint64_t wall = clock_ns(CLOCK_REALTIME);
+	int n_json = 0, r = sampler_tick(run->s, now, wall, &ctx->err);
 
-	start = clock_ns(CLOCK_MONOTONIC);
-	r = sampler_tick(s, start, clock_ns(CLOCK_REALTIME), &ctx->err);
-	if (r == 0 && a.mode == OUT_TABLE)
-		table_notes(ctx->out, s);
-	next = start + (uint64_t)a.interval_ns;
+	if (r < 0)
+		return r;
+	if (run->a.mode == OUT_JSON) {
+		n_json = sampler_format_json(run->s, run->jbuf, OUT_BUF - 1);
+		if (n_json < 0)
+			return err_set(&ctx->err, n_json, "sample: tick too large to format");
+	}
+	r = emit(ctx, &run->a, run->s, &(struct tick_out){ .wall_ns = wall, .json = run->jbuf,
+		 .n_json = n_json, .prom_buf = run->buf }, &run->rows);
+	if (r < 0 || !run->a.record)
+		return r;
+	{
+		struct sample_tick t;
+
+		sampler_tick_get(run->s, &t);
+		return store_samples_add(&run->rec, now - start, &t, &ctx->err);
+	}
+}
+
+/* the baseline, then a tick every interval until --count, --duration or a signal: 0, or an error */
+static int sample_loop(struct cmd_ctx *ctx, struct sample_run *run)
+{
+	const struct sample_args *a = &run->a;
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), next;
+	int r = sampler_tick(run->s, start, clock_ns(CLOCK_REALTIME), &ctx->err);
+
+	if (r == 0 && a->mode == OUT_TABLE)
+		table_notes(ctx->out, run->s);
+	next = start + (uint64_t)a->interval_ns;
 	while (r == 0 && !stop_signal) {
 		struct timespec ts = { (time_t)(next / 1000000000ULL), (long)(next % 1000000000ULL) };
-		uint64_t now, wall;
+		uint64_t now;
 
 		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0 && stop_signal)
 			break;
 		now = clock_ns(CLOCK_MONOTONIC);
 		if (now < next)
 			continue;	/* woken early by a signal we ignore */
-		wall = clock_ns(CLOCK_REALTIME);
-		r = sampler_tick(s, now, wall, &ctx->err);
+		r = sample_one(ctx, run, now, start);
+		if (r == -EPIPE) {	/* reader went away: end as interrupted */
+			err_reset(&ctx->err);
+			run->how = "output closed";
+			stop_signal = SIGPIPE;
+			return 0;
+		}
 		if (r < 0)
 			break;
-		if (a.mode == OUT_JSON) {
-			n_json = sampler_format_json(s, jbuf, OUT_BUF - 1);
-			if (n_json < 0) {
-				r = err_set(&ctx->err, n_json, "sample: tick too large to format");
-				break;
-			}
-		}
-		r = emit(ctx, &a, s, &(struct tick_out){ .wall_ns = wall, .json = jbuf, .n_json = n_json,
-							  .prom_buf = buf }, &rows);
-		if (r < 0) {
-			if (r == -EPIPE) {	/* reader went away: end as interrupted */
-				err_reset(&ctx->err);
-				r = 0;
-				how = "output closed";
-				stop_signal = SIGPIPE;
-			}
+		if (a->count && sampler_seq(run->s) >= a->count)
 			break;
-		}
-		if (a.record) {
-			struct sample_tick t;
-
-			sampler_tick_get(s, &t);
-			r = store_samples_add(&rec, now - start, &t, &ctx->err);
-			if (r < 0)
-				break;
-		}
-		if (a.count && sampler_seq(s) >= a.count)
+		if (a->duration_ns && now - start + (uint64_t)a->interval_ns / 2 >= (uint64_t)a->duration_ns)
 			break;
-		if (a.duration_ns && now - start + (uint64_t)a.interval_ns / 2 >= (uint64_t)a.duration_ns)
-			break;
-		next += (uint64_t)a.interval_ns;
+		next += (uint64_t)a->interval_ns;
 		if (next <= now)	/* fell behind (stopped, slow disk): skip, do not burst */
-			next = now + (uint64_t)a.interval_ns;
+			next = now + (uint64_t)a->interval_ns;
 	}
+	return r;
+}
+
+/* the summary (unless --prom-file ran quietly), the recording ended: r, or the end's error */
+static int sample_finish(struct cmd_ctx *ctx, struct sample_run *run, int r)
+{
+	const struct sample_args *a = &run->a;
+
 	if (stop_signal && stop_signal != SIGPIPE) {
-		snprintf(how_buf, sizeof(how_buf), "interrupted (%s)", stop_signal_name(stop_signal));
-		how = how_buf;
+		snprintf(run->how_buf, sizeof(run->how_buf), "interrupted (%s)",
+			 stop_signal_name(stop_signal));
+		run->how = run->how_buf;
 	}
-
 	/* with --prom-file it runs from cron or a timer: nothing to say when all went well */
-	if ((r == 0 || stop_signal) && !a.prom_file) {
-		FILE *o = a.mode == OUT_TABLE && stop_signal != SIGPIPE ? ctx->out : stderr;
+	if ((r == 0 || stop_signal) && !a->prom_file) {
+		FILE *o = a->mode == OUT_TABLE && stop_signal != SIGPIPE ? ctx->out : stderr;
 
-		print_summary(o, s, how, o == ctx->out);
+		print_summary(o, run->s, run->how, o == ctx->out);
 		fflush(o);
 	}
-	if (a.record) {
-		char *sum = summary_json(s);
+	if (a->record) {
+		char *sum = summary_json(run->s);
 		struct st_err e2 = { 0 };
-		int r2 = store_samples_end(&rec, r < 0 ? "failed" : stop_signal ? "interrupted" : "ok",
+		int r2 = store_samples_end(&run->rec, r < 0 ? "failed" : stop_signal ? "interrupted" : "ok",
 					   sum, r < 0 ? &e2 : &ctx->err);
 
 		cJSON_free(sum);
 		if (r == 0 && r2 < 0)
 			r = r2;
-		if (r == 0 && a.mode == OUT_TABLE)
+		if (r == 0 && a->mode == OUT_TABLE)
 			fprintf(ctx->out, "sample: recorded run %lld (%" PRIu64 " ticks) in %s\n",
-				(long long)rec.run_id, rec.rows, ctx->db_path);
+				(long long)run->rec.run_id, run->rec.rows, ctx->db_path);
 	}
-	stop_release(&stop);
-	sampler_close(s);
-	free(buf);
+	return r;
+}
+
+static int sample_exec(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct sample_run run = { .how = "done" };
+	struct stop_catch stop;
+	int r = parse_args(ctx, argc, argv, &run.a);
+
+	if (r < 0)
+		return r;
+	if (run.a.replay)
+		return sample_replay(&ctx->store, run.a.replay, run.a.mode == OUT_JSON ? REPLAY_JSON :
+				     run.a.mode == OUT_PROM ? REPLAY_PROM : REPLAY_TABLE, ctx->out, &ctx->err);
+	r = sample_begin(ctx, &run);
+	if (r == 0) {
+		stop_catch(&stop, STOP_IGNORE_PIPE);	/* the sleep ends; a closed pipe ends the run */
+		r = sample_finish(ctx, &run, sample_loop(ctx, &run));
+		stop_release(&stop);
+	}
+	sampler_close(run.s);
+	free(run.buf);
 	return r < 0 ? r : 0;
 }
 
