@@ -55,7 +55,8 @@ int main(int argc, char **argv)
 		return die("host", &e);
 	printf("backend %s\n", memcg_backend(&h));
 	fflush(stdout);
-	if (memcg_create(&m, &h, NULL, argv[1], strtoull(argv[2], NULL, 10), MEMCG_LIMIT_MAX, &e) < 0)
+	if (memcg_create(&m, &h, NULL, argv[1],
+			 (struct memcg_limit){ strtoull(argv[2], NULL, 10), MEMCG_LIMIT_MAX }, &e) < 0)
 		return die("create", &e);
 	printf("created v%d %s\n", m.version, m.rel);
 	fflush(stdout);
