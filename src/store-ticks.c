@@ -99,8 +99,14 @@ static int number_end(struct scan *c)
 	return 0;
 }
 
-static int add_slot(struct scan *c, size_t start, char kind, int depth, uint32_t goff,
-		    uint32_t glen, uint32_t koff, uint32_t klen)
+/* Where a value sits: its containers' depth, its group (a member of the top object), its key. */
+struct slot_place {
+	int depth;
+	uint32_t group_off, group_len;
+	uint32_t key_off, key_len;
+};
+
+static int add_slot(struct scan *c, size_t start, char kind, const struct slot_place *at)
 {
 	struct tick_shape *sh = c->sh;
 	struct tick_slot *t;
@@ -119,20 +125,20 @@ static int add_slot(struct scan *c, size_t start, char kind, int depth, uint32_t
 	t->off = (uint32_t)start;
 	t->len = (uint32_t)(c->pos - start);
 	t->piece = c->piece;
-	t->depth = (uint16_t)depth;
-	t->group_off = goff;
-	t->group_len = glen;
-	t->key_off = koff;
-	t->key_len = klen;
+	t->depth = (uint16_t)at->depth;
+	t->group_off = at->group_off;
+	t->group_len = at->group_len;
+	t->key_off = at->key_off;
+	t->key_len = at->key_len;
 	t->kind = kind;
 	c->piece = (uint32_t)c->pos;
 	return 0;
 }
 
-/* A value at depth `depth` (its containers), member key koff/klen of group goff/glen. */
-static int value(struct scan *c, int depth, uint32_t goff, uint32_t glen, uint32_t koff,
-		 uint32_t klen)
+/* A value at c->pos, sitting where at says. */
+static int value(struct scan *c, const struct slot_place *at)
 {
+	int depth = at->depth;
 	size_t start = c->pos;
 	int r;
 
@@ -170,8 +176,15 @@ static int value(struct scan *c, int depth, uint32_t goff, uint32_t glen, uint32
 				ws(c);
 			}
 			/* the members of the top object name the groups */
-			if ((r = value(c, depth + 1, depth == 0 ? ko : goff, depth == 0 ? kl : glen,
-				       ko, kl)) < 0)
+			struct slot_place in = {
+				.depth = depth + 1,
+				.group_off = depth == 0 ? ko : at->group_off,
+				.group_len = depth == 0 ? kl : at->group_len,
+				.key_off = ko,
+				.key_len = kl,
+			};
+
+			if ((r = value(c, &in)) < 0)
 				return r;
 			ws(c);
 			if (c->pos < c->len && c->s[c->pos] == ',') {
@@ -188,7 +201,7 @@ static int value(struct scan *c, int depth, uint32_t goff, uint32_t glen, uint32
 	case '"':
 		if ((r = string_end(c)) < 0)
 			return r;
-		return add_slot(c, start, 's', depth, goff, glen, koff, klen);
+		return add_slot(c, start, 's', at);
 	case 't':
 	case 'f':
 	case 'n': {
@@ -199,7 +212,7 @@ static int value(struct scan *c, int depth, uint32_t goff, uint32_t glen, uint32
 
 			if (c->len - c->pos >= l && !memcmp(c->s + c->pos, lits[i], l)) {
 				c->pos += l;
-				return add_slot(c, start, 'l', depth, goff, glen, koff, klen);
+				return add_slot(c, start, 'l', at);
 			}
 		}
 		return -EBADMSG;
@@ -207,7 +220,7 @@ static int value(struct scan *c, int depth, uint32_t goff, uint32_t glen, uint32
 	default:
 		if ((r = number_end(c)) < 0)
 			return r;
-		return add_slot(c, start, 'n', depth, goff, glen, koff, klen);
+		return add_slot(c, start, 'n', at);
 	}
 }
 
@@ -225,7 +238,7 @@ static int tick_parse(struct tick_shape *sh, const char *json, size_t len)
 	ws(&c);
 	if (c.pos >= len || (json[c.pos] != '{' && json[c.pos] != '['))
 		return -EBADMSG;
-	if ((r = value(&c, 0, 0, 0, 0, 0)) < 0)
+	if ((r = value(&c, &(struct slot_place){ 0 })) < 0)
 		return r;
 	ws(&c);
 	if (c.pos != len)
