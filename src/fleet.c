@@ -508,10 +508,19 @@ static const struct fleet_arm *run_arm(const struct fleet_run *r, const char *na
  * Pool every candidate arm over the runs selected by sel[]: effects are
  * log(candidate / baseline) signed so that > 0 is better.
  */
-static int pool_arms(const struct fleet_run *runs, const size_t *sel, size_t n_sel,
-		     const char *baseline, struct fleet_arm_pool *arms, size_t *n_arms,
-		     struct st_err *e)
+/* The runs pooled: n of them, picked from runs by index (sel). */
+struct run_pick {
+	const struct fleet_run *runs;
+	const size_t *sel;
+	size_t n;
+};
+
+static int pool_arms(const struct run_pick *pick, const char *baseline,
+		     struct fleet_arm_pool *arms, size_t *n_arms, struct st_err *e)
 {
+	const struct fleet_run *runs = pick->runs;
+	const size_t *sel = pick->sel;
+	size_t n_sel = pick->n;
 	double *y = calloc(n_sel + 1, sizeof(double)), *v = calloc(n_sel + 1, sizeof(double));
 	int rc = 0;
 
@@ -650,7 +659,8 @@ int fleet_group_runs(const struct fleet_run *runs, size_t n, struct fleet_group 
 			if (same_group(&runs[i], &g[j]))
 				sel[k++] = i;
 		g[j].n_hosts = count_hosts(runs, sel, k);
-		rc = pool_arms(runs, sel, k, g[j].baseline, g[j].arms, &g[j].n_arms, e);
+		rc = pool_arms(&(struct run_pick){ runs, sel, k }, g[j].baseline, g[j].arms,
+			       &g[j].n_arms, e);
 	}
 	free(sel);
 	if (rc < 0) {
@@ -703,7 +713,8 @@ int fleet_advise(const struct fleet_run *runs, size_t n, const struct fleet_targ
 	out->n_runs = k;
 	out->n_hosts = count_hosts(runs, sel, k);
 	out->enough = k >= FLEET_MIN_RUNS && out->n_hosts >= FLEET_MIN_HOSTS;
-	rc = pool_arms(runs, sel, k, out->baseline, out->arms, &out->n_arms, e);
+	rc = pool_arms(&(struct run_pick){ runs, sel, k }, out->baseline, out->arms, &out->n_arms,
+		       e);
 	free(sel);
 	if (rc < 0)
 		return rc;
