@@ -134,16 +134,27 @@ DIR *host_file_opendir(const struct host *h, const char *rel)
 }
 
 /*
- * The one way swaptune writes a file whole: base in directory dfd replaced
+ * Where a write goes: the name base in the directory open as dfd, the
+ * directory resolved once so that nothing swapped into the path meanwhile
+ * moves the write elsewhere.
+ */
+struct dir_name {
+	int dfd;
+	const char *base;
+};
+
+/*
+ * The one way swaptune writes a file whole: at->base in at->dfd replaced
  * by a new file holding data, never written through a name someone planted
  * (the temporary name prefix.PID.RANDOM is new, O_EXCL|O_NOFOLLOW, in the
  * directory's fd), made mode whatever the umask, fsynced, then renamed over
  * base, so a reader sees the old file or the new one. 0, or -errno with
  * *step saying what failed: "create", "write" or "rename".
  */
-static int replace_at(int dfd, const char *base, const char *prefix, const void *data, size_t n,
+static int replace_at(const struct dir_name *at, const char *prefix, const void *data, size_t n,
 		      mode_t mode, const char **step)
 {
+	int dfd = at->dfd;
 	char tmp[NAME_MAX + 1];
 	const char *p = data;
 	int fd = host_tmp_create(dfd, prefix, mode, tmp, sizeof(tmp)), saved;
@@ -173,7 +184,7 @@ static int replace_at(int dfd, const char *base, const char *prefix, const void 
 	if (saved < 0)
 		goto fail;
 	*step = "rename";
-	if (renameat(dfd, tmp, dfd, base) < 0)
+	if (renameat(dfd, tmp, dfd, at->base) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -199,7 +210,7 @@ int host_file_replace(const struct host *h, const char *rel, const char *content
 		close(dfd);
 		return err_set(e, -ENAMETOOLONG, "%s/%s: name too long", h->root, rel);
 	}
-	r = replace_at(dfd, base, prefix, content, strlen(content), mode, &step);
+	r = replace_at(&(struct dir_name){ dfd, base }, prefix, content, strlen(content), mode, &step);
 	close(dfd);
 	if (r < 0 && !strcmp(step, "create"))
 		return err_set(e, r, "cannot create %s/%s" HOST_FILE_TMP_SUFFIX ".*: %s", h->root,
@@ -238,7 +249,7 @@ static long long now_ms(void)
  * never a block device (a disk), never anything else the name turned into
  * between the look and the open.
  */
-static int write_special(int dfd, const char *base, const char *path, bool follow, const void *data,
+static int write_special(const struct dir_name *at, const char *path, bool follow, const void *data,
 			 size_t n, struct st_err *e)
 {
 	const char *p = data;
@@ -247,7 +258,8 @@ static int write_special(int dfd, const char *base, const char *path, bool follo
 	int fd;
 
 	for (;;) {
-		fd = openat(dfd, base, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
+		fd = openat(at->dfd, at->base,
+			    O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
 		/* a FIFO without a reader yet: ENXIO until one opens it */
 		if (fd >= 0 || errno != ENXIO || now_ms() >= deadline)
 			break;
@@ -359,7 +371,7 @@ int host_user_file_replace(const char *path, const void *data, size_t n, mode_t 
 			return err_set_exit(e, -EISDIR, ST_EXIT_USAGE, "%s: is a directory", path);
 		}
 		if (S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode)) {
-			r = write_special(dfd, base, path, link, data, n, e);
+			r = write_special(&(struct dir_name){ dfd, base }, path, link, data, n, e);
 			close(dfd);
 			return r;
 		}
@@ -372,7 +384,7 @@ int host_user_file_replace(const char *path, const void *data, size_t n, mode_t 
 		/* written with the narrower of the two modes until keep_attrs() */
 		mode &= sb.st_mode & 0777;
 	}
-	r = replace_at(dfd, base, prefix, data, n, mode, &step);
+	r = replace_at(&(struct dir_name){ dfd, base }, prefix, data, n, mode, &step);
 	/*
 	 * A file that was there keeps its mode, owner and group: replacing
 	 * it must not open it to others (root writing -o over a 0640 file)
