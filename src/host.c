@@ -339,6 +339,14 @@ int host_read_u64(const struct host *h, const char *rel, uint64_t *out,
 	return 0;
 }
 
+/* A file of a captured tree being written: its path there and where it sits. */
+struct tree_file {
+	const struct host *h;
+	const char *rel;	/* its path in the tree, as errors name it */
+	int dfd;		/* its directory, resolved beneath the tree (final_dir_fd) */
+	const char *base;	/* its name there */
+};
+
 /*
  * A file of a captured tree is replaced whole (a new file beside it, then
  * rename), so that a kill in the middle never leaves it empty or half
@@ -354,11 +362,12 @@ int host_read_u64(const struct host *h, const char *rel, uint64_t *out,
  * to its length), so an apply that fails on a full disk can still put the
  * old value back.
  */
-static int write_in_place(const struct host *h, int dfd, const char *base, const char *rel, const char *val,
-			  size_t n, struct st_err *e)
+static int write_in_place(const struct tree_file *f, const char *val, size_t n, struct st_err *e)
 {
+	const struct host *h = f->h;
+	const char *rel = f->rel;
 	struct stat sb;
-	int fd = openat(dfd, base, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), saved;
+	int fd = openat(f->dfd, f->base, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), saved;
 
 	if (fd < 0)
 		return host_open_error(h, rel, errno == ELOOP ? -EXDEV : -errno, true, e);
@@ -461,6 +470,7 @@ static int replace_in_tree(const struct host *h, const char *rel, const char *va
 	mode_t mode = 0644;
 	bool nl = false;
 	int dfd = final_dir_fd(h, rel, base, sizeof(base)), tfd, r;
+	const struct tree_file f = { .h = h, .rel = rel, .dfd = dfd, .base = base };
 
 	if (dfd < 0)
 		return host_open_error(h, rel, dfd, true, e);
@@ -479,7 +489,7 @@ static int replace_in_tree(const struct host *h, const char *rel, const char *va
 	text[n] = '\0';
 	tfd = host_tmp_create(dfd, HOST_TMP_WRITE, mode, tmp, sizeof(tmp));
 	if (tfd < 0) {
-		r = no_space(-tfd) ? write_in_place(h, dfd, base, rel, text, n, e) :
+		r = no_space(-tfd) ? write_in_place(&f, text, n, e) :
 		    err_set(e, tfd, "cannot write \"%s\" to %s/%s: %s", val, h->root, rel, strerror(-tfd));
 		goto out;
 	}
@@ -491,7 +501,7 @@ static int replace_in_tree(const struct host *h, const char *rel, const char *va
 		int saved = errno ? errno : ENOSPC;
 
 		unlinkat(dfd, tmp, 0);
-		r = no_space(saved) ? write_in_place(h, dfd, base, rel, text, n, e) :
+		r = no_space(saved) ? write_in_place(&f, text, n, e) :
 		    err_set(e, -saved, "cannot write \"%s\" to %s/%s: %s", val, h->root, rel, strerror(saved));
 		goto out;
 	}
