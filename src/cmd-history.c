@@ -330,6 +330,7 @@ static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	cJSON *doc = NULL, *jruns = NULL;
 	struct history_args a = { .limit = 20 };
 	struct gone_runs gone = { .n = 0 };
+	struct store_runs_which which = { .kind2 = "rollback" };	/* and apply, unless --all */
 	long limit;
 	bool all;
 	int r, n = 0;
@@ -339,7 +340,9 @@ static int history_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	limit = a.limit;
 	all = a.all;
 	/* history writes nothing: an expired confirm is settled by the next change */
-	if ((r = history_runs(&ctx->store, all ? NULL : "apply", "rollback", limit, &runs, &n, &ctx->err)) < 0)
+	which.kind1 = all ? NULL : "apply";
+	which.limit = limit;
+	if ((r = history_runs(&ctx->store, &which, &runs, &n, &ctx->err)) < 0)
 		return r;
 	if ((r = journal_orphan_runs(&ctx->store, &ctx->host, gone.ids, 256, &gone.n, &ctx->err)) < 0)
 		goto out;

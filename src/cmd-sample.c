@@ -243,7 +243,8 @@ static bool state_last(struct store *st, const char *kind, double *when)
 	bool found;
 	int i, n = 0;
 
-	if (store_runs_list(st, kind, NULL, 20, &rows, &n, &e) < 0)
+	if (store_runs_list(st, &(struct store_runs_which){ .kind1 = kind, .limit = 20 },
+			    &rows, &n, &e) < 0)
 		return false;
 	for (i = 0; i < n && strcmp(rows[i].status, "ok"); i++)
 		;

@@ -191,7 +191,7 @@ static int newest_verdict_run(struct store *st, struct store_run *ri)
 	int n = 0, found = 0;
 
 	memset(ri, 0, sizeof(*ri));
-	if (store_runs_list(st, NULL, NULL, 200, &rows, &n, NULL) < 0)
+	if (store_runs_list(st, &(struct store_runs_which){ .limit = 200 }, &rows, &n, NULL) < 0)
 		return 0;
 	for (int i = 0; i < n && !found; i++) {
 		const char *k = store_run_kind(&rows[i]);

@@ -495,8 +495,11 @@ void cmd_print_completion(FILE *f, int shell)
 /* The newest IDS_MAX probe and switchback runs, newest first. */
 static int list_measured(FILE *f, struct store *st, struct st_err *e)
 {
+	static const struct store_runs_which measured = {
+		.kind1 = "probe", .kind2 = SBRUN_KIND, .limit = IDS_MAX
+	};
 	struct store_run *rows;
-	int n = 0, r = store_runs_list(st, "probe", SBRUN_KIND, IDS_MAX, &rows, &n, e);
+	int n = 0, r = store_runs_list(st, &measured, &rows, &n, e);
 
 	for (int i = 0; r == 0 && i < n; i++)
 		fprintf(f, "%lld\n", (long long)rows[i].id);
@@ -531,9 +534,12 @@ int cmd_list_ids(FILE *f, const char *kind, const char *db_path, struct st_err *
 	} else if (!strcmp(kind, "measured")) {
 		r = list_measured(f, &st, e);
 	} else {
+		struct store_runs_which which = {
+			.kind1 = strcmp(kind, "run") ? kind : NULL, .limit = IDS_MAX
+		};
 		struct store_run *rows;
 
-		r = store_runs_list(&st, strcmp(kind, "run") ? kind : NULL, NULL, IDS_MAX, &rows, &n, e);
+		r = store_runs_list(&st, &which, &rows, &n, e);
 		for (int i = 0; r == 0 && i < n; i++)
 			fprintf(f, "%lld\n", (long long)rows[i].id);
 		store_runs_free(rows, n);

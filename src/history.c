@@ -9,10 +9,10 @@
 
 #include "swaptune/history.h"
 
-int history_runs(struct store *st, const char *kind, const char *kind2, long limit,
+int history_runs(struct store *st, const struct store_runs_which *which,
 		 struct store_run **runs, int *n, struct st_err *e)
 {
-	return store_runs_list(st, kind, kind2, limit, runs, n, e);
+	return store_runs_list(st, which, runs, n, e);
 }
 
 void history_runs_free(struct store_run *runs, int n)

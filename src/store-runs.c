@@ -117,7 +117,7 @@ void store_runs_free(struct store_run *rows, int n)
 	free(rows);
 }
 
-int store_runs_list(struct store *st, const char *kind1, const char *kind2, long limit,
+int store_runs_list(struct store *st, const struct store_runs_which *which,
 		    struct store_run **rows, int *n, struct st_err *e)
 {
 	sqlite3_stmt *stmt;
@@ -127,11 +127,11 @@ int store_runs_list(struct store *st, const char *kind1, const char *kind2, long
 			      " ORDER BY r.id DESC LIMIT ?3", &stmt, e);
 
 	if (r == 0) {
-		if (kind1)
-			sqlite3_bind_text(stmt, 1, kind1, -1, SQLITE_STATIC);
-		if (kind2)
-			sqlite3_bind_text(stmt, 2, kind2, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 3, limit);
+		if (which->kind1)
+			sqlite3_bind_text(stmt, 1, which->kind1, -1, SQLITE_STATIC);
+		if (which->kind2)
+			sqlite3_bind_text(stmt, 2, which->kind2, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 3, which->limit);
 		r = store_rows_read(st, stmt, &run_row, &v, &k, e);
 	}
 	*rows = v;

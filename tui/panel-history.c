@@ -156,6 +156,9 @@ static void hist_order(struct hist_state *s, int64_t sel_id)
 
 static void hist_update(struct tui_ctx *c, void *p)
 {
+	static const struct store_runs_which changes = {
+		.kind1 = "apply", .kind2 = "rollback", .limit = HIST_MAX
+	};
 	struct hist_state *s = p;
 	int64_t sel_id;
 
@@ -166,7 +169,7 @@ static void hist_update(struct tui_ctx *c, void *p)
 	history_runs_free(s->rows, s->n);
 	s->rows = NULL;
 	s->n = 0;
-	s->ok = history_runs(c->st, "apply", "rollback", HIST_MAX, &s->rows, &s->n, &s->err) == 0;
+	s->ok = history_runs(c->st, &changes, &s->rows, &s->n, &s->err) == 0;
 	hist_order(s, sel_id);
 	if (s->ok && s->n_shown)
 		hist_details(c, s);

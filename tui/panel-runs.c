@@ -298,6 +298,10 @@ static void runs_details(struct tui_ctx *c, struct runs_state *r)
 
 static void runs_update(struct tui_ctx *c, void *p)
 {
+	static const struct store_runs_which probes = { .kind1 = "probe", .limit = MAX_RUNS };
+	static const struct store_runs_which switchbacks = {
+		.kind1 = "switchback", .limit = MAX_RUNS
+	};
 	struct runs_state *r = p;
 	struct store_run *rows = NULL, *sbs = NULL;
 	struct store_sample_run *recs = calloc(MAX_RUNS, sizeof(*recs));
@@ -311,8 +315,8 @@ static void runs_update(struct tui_ctx *c, void *p)
 	}
 	sel_id = selected_id(r);
 	err_reset(&r->err);
-	r->ok = history_runs(c->st, "probe", NULL, MAX_RUNS, &rows, &np, &r->err) == 0 &&
-		history_runs(c->st, "switchback", NULL, MAX_RUNS, &sbs, &ns, &r->err) == 0 &&
+	r->ok = history_runs(c->st, &probes, &rows, &np, &r->err) == 0 &&
+		history_runs(c->st, &switchbacks, &sbs, &ns, &r->err) == 0 &&
 		history_recordings(c->st, false, recs, MAX_RUNS, &nr, &r->err) == 0;
 	r->n = 0;
 	if (r->ok) {

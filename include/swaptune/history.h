@@ -15,10 +15,11 @@
 #include "swaptune/store.h"
 
 /*
- * The newest limit runs of kind or kind2 (kind2 NULL: kind only; kind NULL:
- * every kind), newest first, into *runs (free with history_runs_free()).
+ * The runs which asks for (the newest limit of its kind1 or kind2; kind2
+ * NULL: kind1 only; kind1 NULL: every kind), newest first, into *runs (free
+ * with history_runs_free()).
  */
-int history_runs(struct store *st, const char *kind, const char *kind2, long limit,
+int history_runs(struct store *st, const struct store_runs_which *which,
 		 struct store_run **runs, int *n, struct st_err *e);
 void history_runs_free(struct store_run *runs, int n);
 

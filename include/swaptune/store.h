@@ -148,11 +148,18 @@ void store_run_free(struct store_run *r);
 const char *store_run_kind(const struct store_run *r);
 
 /*
- * The newest limit runs, newest first, malloc'd into *rows (NULL when *n is
- * 0; free with store_runs_free()): of kind1 or kind2 (kind2 NULL: kind1
- * only), or of every kind when kind1 is NULL.
+ * Which runs a listing asks for: the newest limit of kind1 or kind2 (kind2
+ * NULL: kind1 only), or of every kind when kind1 is NULL.
  */
-int store_runs_list(struct store *st, const char *kind1, const char *kind2, long limit,
+struct store_runs_which {
+	const char *kind1, *kind2;
+	long limit;
+};
+/*
+ * The runs which asks for, newest first, malloc'd into *rows (NULL when *n
+ * is 0; free with store_runs_free()).
+ */
+int store_runs_list(struct store *st, const struct store_runs_which *which,
 		    struct store_run **rows, int *n, struct st_err *e);
 void store_runs_free(struct store_run *rows, int n);
 

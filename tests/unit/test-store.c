@@ -481,7 +481,8 @@ static void test_change_run_queries(void **state)
 	assert_string_equal(status, "reverted");
 
 	/* history: apply and rollback runs unless all, newest first */
-	assert_int_equal(store_runs_list(&st, "apply", "rollback", 20, &runs, &n, &e), 0);
+	assert_int_equal(store_runs_list(&st, &(struct store_runs_which){ "apply", "rollback", 20 },
+					 &runs, &n, &e), 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(runs[0].id, ap2);
 	assert_int_equal(runs[1].id, rb);
@@ -489,11 +490,11 @@ static void test_change_run_queries(void **state)
 	assert_string_equal(runs[1].params, "{\"to\":1,\"to_run\":2}");
 	assert_true(runs[1].ended_at[0] != '\0');
 	store_runs_free(runs, n);
-	assert_int_equal(store_runs_list(&st, NULL, NULL, 2, &runs, &n, &e), 0);
+	assert_int_equal(store_runs_list(&st, &(struct store_runs_which){ .limit = 2 }, &runs, &n, &e), 0);
 	assert_int_equal(n, 2);
 	store_runs_free(runs, n);
 	add_run(&st, "sample", NULL, NULL);
-	assert_int_equal(store_runs_list(&st, NULL, NULL, 1, &runs, &n, &e), 0);
+	assert_int_equal(store_runs_list(&st, &(struct store_runs_which){ .limit = 1 }, &runs, &n, &e), 0);
 	assert_int_equal(n, 1);
 	assert_null(runs[0].params);		/* none stored */
 	assert_string_equal(runs[0].ended_at, "");
