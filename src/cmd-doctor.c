@@ -113,13 +113,12 @@ static void run_bypass_check(struct cmd_ctx *ctx, struct doctor_bypass *b)
 	struct st_err e = { 0 };
 	int r;
 
-	char lockpath[PATH_MAX];
 	int lockfd = -1;
 
 	memset(b, 0, sizeof(*b));
 	b->ran = true;
 	/* it changes page-cluster and zswap: never alongside a probe */
-	r = host_change_lock(&ctx->host, ctx->db_path, "doctor", &lockfd, lockpath, sizeof(lockpath), &e);
+	r = host_change_lock(&ctx->host, ctx->db_path, "doctor", &lockfd, &e);
 	if (r == 0) {
 		change_repair(&ctx->store, &ctx->host);
 		r = probe_detect_native_bypass(&ctx->host, &ctx->store, &c, &e);

@@ -717,14 +717,13 @@ static int run_probe(struct cmd_ctx *ctx, struct probe_config *c, const struct p
 {
 	struct stop_catch stop;
 	enum cmd_progress progress;
-	char lockpath[PATH_MAX];
 	int lockfd = -1, rc, status = 0;
 
 	if (!a->yes && (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)))
 		return err_set_exit(&ctx->err, -EPERM, ST_EXIT_DENIED,
 				    "probe changes host-wide settings (%s) while it runs: pass --yes to confirm when not on a terminal",
 				    p->ntouch ? p->touch[0].name : "swap");
-	rc = host_change_lock(&ctx->host, ctx->db_path, "probe", &lockfd, lockpath, sizeof(lockpath), &ctx->err);
+	rc = host_change_lock(&ctx->host, ctx->db_path, "probe", &lockfd, &ctx->err);
 	if (rc < 0)
 		return rc;
 	change_repair(&ctx->store, &ctx->host);

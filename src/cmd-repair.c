@@ -36,13 +36,8 @@ static int repair_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		return r;
 	if ((r = change_need_root(&ctx->host, "repair", &ctx->err)) < 0)
 		return r;
-	{
-		char lockpath[PATH_MAX];
-
-		if ((r = host_change_lock(&ctx->host, ctx->db_path, "repair", &lockfd, lockpath,
-					  sizeof(lockpath), &ctx->err)) < 0)
-			return r;
-	}
+	if ((r = host_change_lock(&ctx->host, ctx->db_path, "repair", &lockfd, &ctx->err)) < 0)
+		return r;
 	if (ctx->json) {
 		doc = cJSON_CreateObject();
 		cJSON_AddStringToObject(doc, "schema", REPAIR_SCHEMA);

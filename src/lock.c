@@ -149,10 +149,10 @@ static void lock_path(const struct host *h, const char *db_path, char *path, siz
 }
 
 /* The lock file's part of host_change_lock(): its flock, and the holder's line written. */
-static int lock_file(const struct host *h, const char *db_path, const char *command,
-		     int *fd, char *path, size_t len, struct st_err *e)
+static int lock_file(const struct host *h, const char *db_path, const char *command, int *fd,
+		     struct st_err *e)
 {
-	char buf[LOCK_LINE_MAX], holder[32];
+	char buf[LOCK_LINE_MAX], holder[32], path[PATH_MAX];
 	unsigned owner;
 	int pid, tries = 0;
 	ssize_t n;
@@ -160,7 +160,7 @@ static int lock_file(const struct host *h, const char *db_path, const char *comm
 	if (h->live && mkdir("/run/swaptune", 0755) < 0 && errno != EEXIST)
 		return err_set_exit(e, -errno, ST_EXIT_DENIED, "cannot create /run/swaptune: %s",
 				    strerror(errno));
-	lock_path(h, db_path, path, len);
+	lock_path(h, db_path, path, sizeof(path));
 	/* never through a symlink, and never truncating a file that is not a lock */
 	*fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (*fd < 0)
@@ -211,10 +211,10 @@ static int lock_file(const struct host *h, const char *db_path, const char *comm
 	return 0;
 }
 
-int host_change_lock(const struct host *h, const char *db_path, const char *command,
-		     int *fd, char *path, size_t len, struct st_err *e)
+int host_change_lock(const struct host *h, const char *db_path, const char *command, int *fd,
+		     struct st_err *e)
 {
-	char holder[32];
+	char holder[32], path[PATH_MAX];
 	int treefd = -1, pid, r, tries = 0;
 
 	*fd = -1;
@@ -224,7 +224,7 @@ int host_change_lock(const struct host *h, const char *db_path, const char *comm
 					    strerror(-r));
 		/* a holder through this store names itself in its lock file */
 		if (host_change_holder(h, db_path, &pid, holder, sizeof(holder))) {
-			lock_path(h, db_path, path, len);
+			lock_path(h, db_path, path, sizeof(path));
 			return err_set_exit(e, -EBUSY, ST_EXIT_DENIED,
 					    "another swaptune %s (pid %d) is changing this host (lock %s): wait for it to finish",
 					    holder, pid, path);
@@ -237,7 +237,7 @@ int host_change_lock(const struct host *h, const char *db_path, const char *comm
 		return err_set_exit(e, -EBUSY, ST_EXIT_DENIED,
 				    "another swaptune command is changing this tree (%s)", h->root);
 	}
-	if ((r = lock_file(h, db_path, command, fd, path, len, e)) < 0) {
+	if ((r = lock_file(h, db_path, command, fd, e)) < 0) {
 		if (treefd >= 0)
 			close(treefd);
 		return r;

@@ -328,7 +328,6 @@ static void probe_start(struct probe_state *s)
 {
 	struct tui_ctx *c = s->c;
 	struct st_err e = { 0 };
-	char lockpath[PATH_MAX];
 
 	if (!form_check(s))
 		return;
@@ -344,7 +343,7 @@ static void probe_start(struct probe_state *s)
 		s->form.note_style = TS_WARN;
 		return;
 	}
-	if (host_change_lock(c->h, c->st->path, "tui", &s->lockfd, lockpath, sizeof(lockpath), &e) < 0) {
+	if (host_change_lock(c->h, c->st->path, "tui", &s->lockfd, &e) < 0) {
 		snprintf(s->form.note, sizeof(s->form.note), "not started: %s", e.msg);
 		s->form.note_style = TS_BAD;
 		return;

@@ -21,13 +21,12 @@
  * tree through two stores exclude each other; nothing is written into the
  * tree. When its holder is not one this store's lock file names: -EBUSY
  * "another swaptune command is changing this tree (ROOT)". *fd stays open
- * for the lock's lifetime; host_change_unlock() releases both flocks. path
- * receives the lock file.
+ * for the lock's lifetime; host_change_unlock() releases both flocks.
  * A symlink, a file that is not a lock file, or one another user owns (not
  * root, not the caller) is refused (exit 3), never written.
  */
-int host_change_lock(const struct host *h, const char *db_path, const char *command,
-		     int *fd, char *path, size_t len, struct st_err *e);
+int host_change_lock(const struct host *h, const char *db_path, const char *command, int *fd,
+		     struct st_err *e);
 void host_change_unlock(int fd);
 
 /*
