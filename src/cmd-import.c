@@ -76,7 +76,7 @@ static int import_doc(struct cmd_ctx *ctx, const cJSON *doc, const char *local_m
 {
 	const cJSON *h = cJSON_GetObjectItemCaseSensitive(doc, "host"), *run;
 	struct store_fleet_host sh;
-	int64_t host_id;
+	struct store_fleet_origin from = { .local_machine_id = local_mid };
 	int r;
 
 #define HS(k) (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(h, k)) ? \
@@ -84,14 +84,14 @@ static int import_doc(struct cmd_ctx *ctx, const cJSON *doc, const char *local_m
 	sh = (struct store_fleet_host){ HS("machine_id"), HS("hostname"), HS("kernel"),
 					HS("cpu_model"), HS("boot_id") };
 #undef HS
-	if ((r = store_fleet_import_host(&ctx->store, &sh, &host_id, &ctx->err)) < 0)
+	if ((r = store_fleet_import_host(&ctx->store, &sh, &from.host_id, &ctx->err)) < 0)
 		return r;
+	from.machine_id = sh.machine_id;
 	cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(doc, "runs")) {
 		char hash[17];
 
 		fleet_run_hash(run, hash);
-		r = store_fleet_import_run(&ctx->store, host_id, sh.machine_id, local_mid, run, hash,
-					   &ctx->err);
+		r = store_fleet_import_run(&ctx->store, &from, run, hash, &ctx->err);
 		if (r < 0)
 			return r;
 		if (r)

@@ -449,14 +449,15 @@ static int step_once(struct store *st, sqlite3_stmt *s, struct st_err *e)
 }
 
 /* 0 new, 1 present with the same hash, -EEXIST other content. */
-static int identity_check(struct store *st, const char *mid, const char *local_mid,
+static int identity_check(struct store *st, const struct store_fleet_origin *origin,
 			  int64_t origin_id, const char *started, const char *hash,
 			  struct st_err *e)
 {
+	const char *mid = origin->machine_id;
 	sqlite3_stmt *s;
 	int rc, found = 0;
 
-	if (local_mid && !strcmp(mid, local_mid)) {
+	if (origin->local_machine_id && !strcmp(mid, origin->local_machine_id)) {
 		if (store_prepare(st, "SELECT 1 FROM runs WHERE id = ?1 AND started_at = ?2"
 				  " AND kind != 'imported'", &s, e) < 0)
 			return -EIO;
@@ -706,16 +707,15 @@ int store_fleet_flush(struct store *st, struct st_err *e)
 	return sqlite3_get_autocommit(st->db) ? 0 : store_exec(st, "COMMIT", e);
 }
 
-int store_fleet_import_run(struct store *st, int64_t host_id, const char *machine_id,
-			   const char *local_machine_id, const cJSON *run, const char *hash,
-			   struct st_err *e)
+int store_fleet_import_run(struct store *st, const struct store_fleet_origin *origin,
+			   const cJSON *run, const char *hash, struct st_err *e)
 {
 	const char *started = cJSON_GetObjectItemCaseSensitive(run, "started_at")->valuestring;
 	int64_t origin_id = num(run, "id"), rid;
 	sqlite3_stmt *r, **s = NULL;
 	int rc;
 
-	rc = identity_check(st, machine_id, local_machine_id, origin_id, started, hash, e);
+	rc = identity_check(st, origin, origin_id, started, hash, e);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	if (store_prepare(st,
@@ -725,12 +725,12 @@ int store_fleet_import_run(struct store *st, int64_t host_id, const char *machin
 		" VALUES (?1, 'imported', ?2, ?3, 'imported', ?4, ?5, ?6, ?7, ?2, ?8, ?9, ?10, ?11)",
 		&r, e) < 0)
 		return -EIO;
-	sqlite3_bind_int64(r, 1, host_id);
+	sqlite3_bind_int64(r, 1, origin->host_id);
 	sqlite3_bind_text(r, 2, started, -1, SQLITE_STATIC);
 	bind_str(r, 3, run, "ended_at");
 	bind_json(r, 4, cJSON_GetObjectItemCaseSensitive(run, "params"), NULL);
 	bind_json(r, 5, cJSON_GetObjectItemCaseSensitive(run, "summary"), NULL);
-	sqlite3_bind_text(r, 6, machine_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(r, 6, origin->machine_id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(r, 7, origin_id);
 	bind_str(r, 8, run, "kind");
 	bind_str(r, 9, run, "status");

@@ -719,14 +719,23 @@ void store_fleet_abort(struct store *st);
 int store_fleet_import_host(struct store *st, const struct store_fleet_host *h,
 			    int64_t *host_id, struct st_err *e);
 /*
- * Import one validated run (fleet_doc_parse) of machine_id. Returns 1 when
- * added, 0 when the same run is already there (same identity and hash, or
- * this host's own run when machine_id == local_machine_id), -EEXIST when the
- * identity is there with other content.
+ * Where imported runs come from, as the store sees it: the origin host's
+ * row (store_fleet_import_host()) and machine id, and this host's own
+ * machine id (NULL if unknown), whose runs are here already.
  */
-int store_fleet_import_run(struct store *st, int64_t host_id, const char *machine_id,
-			   const char *local_machine_id, const struct cJSON *run,
-			   const char *hash, struct st_err *e);
+struct store_fleet_origin {
+	int64_t host_id;
+	const char *machine_id;
+	const char *local_machine_id;
+};
+/*
+ * Import one validated run (fleet_doc_parse) of origin. Returns 1 when
+ * added, 0 when the same run is already there (same identity and hash, or
+ * this host's own run when origin's machine is the local one), -EEXIST when
+ * the identity is there with other content.
+ */
+int store_fleet_import_run(struct store *st, const struct store_fleet_origin *origin,
+			   const struct cJSON *run, const char *hash, struct st_err *e);
 
 /* Every probe run (own and imported) as fleet_run records; *runs malloc'd. */
 int store_fleet_load_runs(struct store *st, struct fleet_run **runs, size_t *n,
