@@ -350,10 +350,13 @@ static int mark_nonrotational(struct scratch_swap *s, struct st_err *e)
 	return 0;
 }
 
-/* The start of both creators: s cleared for kind, size rounded down to pages; live hosts only. */
-static int scratch_begin(struct scratch_swap *s, const struct host *h,
-			 const struct change_log *log, enum scratch_swap_kind kind,
-			 uint64_t size_bytes, const char *what, struct st_err *e)
+/*
+ * The start of both creators: s cleared for kind, size rounded down to
+ * pages (each then refuses a host that is not live, with need_live()).
+ */
+static void scratch_begin(struct scratch_swap *s, const struct host *h,
+			  const struct change_log *log, enum scratch_swap_kind kind,
+			  uint64_t size_bytes)
 {
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
 
@@ -363,7 +366,6 @@ static int scratch_begin(struct scratch_swap *s, const struct host *h,
 	s->kind = kind;
 	s->loop_fd = -1;
 	s->size_bytes = size_bytes / ps * ps;
-	return need_live(h, what, e);
 }
 
 int scratch_swap_create_loop(struct scratch_swap *s, const struct host *h,
@@ -376,7 +378,8 @@ int scratch_swap_create_loop(struct scratch_swap *s, const struct host *h,
 	struct stat fst;
 	int fd, r;
 
-	if ((r = scratch_begin(s, h, log, SCRATCH_SWAP_LOOP, size_bytes, "make scratch swap", e)) < 0)
+	scratch_begin(s, h, log, SCRATCH_SWAP_LOOP, size_bytes);
+	if ((r = need_live(h, "make scratch swap", e)) < 0)
 		return r;
 	r = usable_dir(dir, why, sizeof(why));
 	if (r < 0)
@@ -475,7 +478,8 @@ int scratch_swap_create_zram(struct scratch_swap *s, const struct host *h,
 	uint64_t disksize = 0;
 	int fd, r;
 
-	if ((r = scratch_begin(s, h, log, SCRATCH_SWAP_ZRAM, size_bytes, "set up zram", e)) < 0)
+	scratch_begin(s, h, log, SCRATCH_SWAP_ZRAM, size_bytes);
+	if ((r = need_live(h, "set up zram", e)) < 0)
 		return r;
 	snprintf(s->dev, sizeof(s->dev), "/dev/" ZRAM_DEV);
 	zram_rel(s->dev, "disksize", rel, sizeof(rel));
