@@ -278,20 +278,20 @@ int change_repair(struct store *st, const struct host *h)
 	return said.lines;
 }
 
-int change_lock(struct store *st, const struct host *h, const char *what,
-		const char *db_path, bool refuse_pending, int *lockfd, struct st_err *e)
+int change_lock(struct store *st, const struct host *h, const struct change_guard *g,
+		int *lockfd, struct st_err *e)
 {
 	int r;
 
 	*lockfd = -1;
-	if ((r = change_need_root(h, what, e)) < 0)
+	if ((r = change_need_root(h, g->what, e)) < 0)
 		return r;
 	/* a probe's arms come and go: its settings are no "before" to snapshot */
-	if ((r = host_change_lock(h, db_path, what, lockfd, e)) < 0)
+	if ((r = host_change_lock(h, g->db_path, g->what, lockfd, e)) < 0)
 		return r;
 	/* what a swaptune that did not finish left is put back first, under the lock */
 	change_repair(st, h);
-	if (refuse_pending) {
+	if (g->refuse_pending) {
 		struct change_pending pend;
 
 		r = change_pending_confirm(st, h, &pend, e);

@@ -605,8 +605,10 @@ static int apply_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		doc = NULL;
 		goto out;
 	}
-	if ((r = change_lock(&ctx->store, &ctx->host, "apply", ctx->db_path, true, &lockfd,
-			     &ctx->err)) < 0)
+	if ((r = change_lock(&ctx->store, &ctx->host,
+			     &(struct change_guard){ .what = "apply", .db_path = ctx->db_path,
+						     .refuse_pending = true },
+			     &lockfd, &ctx->err)) < 0)
 		goto out;
 	fflush(ctx->out);
 	if ((r = change_ask("apply these changes", o.yes, &ctx->err)) < 0)

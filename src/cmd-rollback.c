@@ -265,8 +265,9 @@ static int rollback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 	 * live host the refusal comes where a change is needed, as before
 	 */
 	if (!print && (!ctx->host.live || geteuid() == 0) &&
-	    (r = change_lock(&ctx->store, &ctx->host, "rollback", ctx->db_path, false, &lockfd,
-			     &ctx->err)) < 0)
+	    (r = change_lock(&ctx->store, &ctx->host,
+			     &(struct change_guard){ .what = "rollback", .db_path = ctx->db_path },
+			     &lockfd, &ctx->err)) < 0)
 		return r;
 	/* --print writes nothing, not even the settling of a confirm */
 	if (!print && (r = change_settle_confirms(&ctx->store, &ctx->err)) < 0)
@@ -308,8 +309,9 @@ static int rollback_exec(struct cmd_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	if (lockfd < 0 &&
-	    (r = change_lock(&ctx->store, &ctx->host, "rollback", ctx->db_path, false, &lockfd,
-			     &ctx->err)) < 0)
+	    (r = change_lock(&ctx->store, &ctx->host,
+			     &(struct change_guard){ .what = "rollback", .db_path = ctx->db_path },
+			     &lockfd, &ctx->err)) < 0)
 		goto out;
 	fflush(ctx->out);
 	if ((r = change_ask("roll back", yes, &ctx->err)) < 0)

@@ -663,8 +663,9 @@ static int verify_exec(struct cmd_ctx *ctx, int argc, char **argv)
 				 "verify re-runs a probe on the live host only; with --sysroot use --dry-run");
 		goto out;
 	}
-	if ((r = change_lock(&ctx->store, &ctx->host, "verify", ctx->db_path, false, &lockfd,
-			     &ctx->err)) < 0)
+	if ((r = change_lock(&ctx->store, &ctx->host,
+			     &(struct change_guard){ .what = "verify", .db_path = ctx->db_path },
+			     &lockfd, &ctx->err)) < 0)
 		goto out;
 	fflush(ctx->out);
 	if ((r = change_ask("re-run the probe (it changes host-wide settings while it runs)", o.yes,

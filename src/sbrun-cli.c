@@ -88,7 +88,10 @@ int sbrun_cli_execute(struct cmd_ctx *ctx, const char *what, struct sbrun_config
 	char q[200], t[32];
 	int lockfd = -1, rc, rc2;
 
-	rc = change_lock(&ctx->store, &ctx->host, what, ctx->db_path, !c->verify_of, &lockfd, &ctx->err);
+	rc = change_lock(&ctx->store, &ctx->host,
+			 &(struct change_guard){ .what = what, .db_path = ctx->db_path,
+						 .refuse_pending = !c->verify_of },
+			 &lockfd, &ctx->err);
 	if (rc < 0)
 		return rc;
 	if (!a->yes && isatty(STDIN_FILENO))

@@ -223,7 +223,10 @@ static void do_apply(struct tui_ctx *c, struct tui_apply *a)
 		outcome(a, TS_TITLE, "Nothing to change: the host already has these settings.", NULL);
 		return;
 	}
-	if ((r = change_lock(c->st, c->h, "apply", c->st->path, true, &lockfd, &e)) < 0)
+	if ((r = change_lock(c->st, c->h,
+			     &(struct change_guard){ .what = "apply", .db_path = c->st->path,
+						     .refuse_pending = true },
+			     &lockfd, &e)) < 0)
 		goto fail;
 	memset(&a->a, 0, sizeof(a->a));
 	a->a.ch = a->ch;

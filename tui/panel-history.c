@@ -313,7 +313,9 @@ static void do_rollback(struct tui_ctx *c, struct hist_state *s)
 			snprintf(c->status, sizeof(c->status), " reverted apply run %lld (%d change%s undone)",
 				 (long long)s->pend.run_id, restored, restored == 1 ? "" : "s");
 	} else {
-		r = change_lock(c->st, c->h, "rollback", c->st->path, false, &lockfd, &e);
+		r = change_lock(c->st, c->h,
+				&(struct change_guard){ .what = "rollback", .db_path = c->st->path },
+				&lockfd, &e);
 		if (r == 0)
 			r = change_rollback_run(c->st, c->h, &s->rb, &run, &before, &e);
 		change_unlock(lockfd);

@@ -346,7 +346,10 @@ static void sb_start(struct sb_state *s)
 		s->view = SV_FORM;
 		return;
 	}
-	if (change_lock(c->st, c->h, "switchback", c->st->path, true, &s->lockfd, &e) < 0) {
+	if (change_lock(c->st, c->h,
+			&(struct change_guard){ .what = "switchback", .db_path = c->st->path,
+						.refuse_pending = true },
+			&s->lockfd, &e) < 0) {
 		change_unlock(s->lockfd);
 		s->lockfd = -1;
 		snprintf(s->form.note, sizeof(s->form.note), "not started: %s", e.msg);

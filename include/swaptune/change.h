@@ -88,16 +88,22 @@ void change_repair_report(journal_report_fn report, void *arg);
 /* Refuse (-EPERM, exit 3) a change to the live host by a non-root user. */
 int change_need_root(const struct host *h, const char *what, struct st_err *e);
 
+/* Who guards a change of the host, and how strictly (change_lock()). */
+struct change_guard {
+	const char *what;	/* the command: "apply", "rollback", "verify" */
+	const char *db_path;	/* its store's path, the lock file beside it under a sysroot */
+	bool refuse_pending;	/* refuse while an apply awaits confirmation */
+};
+
 /*
- * The guard before command what ("apply", "rollback", "verify") changes the
- * host: root (change_need_root), the host's probe lock, then repair of what
- * a swaptune that did not finish left (change_repair), then with
- * refuse_pending no apply awaiting confirmation (-EBUSY, exit 3: the lock is
- * let go). *lockfd is -1 until the lock is held; release it with
- * change_unlock().
+ * The guard before command g->what changes the host: root
+ * (change_need_root), the host's probe lock, then repair of what a swaptune
+ * that did not finish left (change_repair), then with g->refuse_pending no
+ * apply awaiting confirmation (-EBUSY, exit 3: the lock is let go).
+ * *lockfd is -1 until the lock is held; release it with change_unlock().
  */
-int change_lock(struct store *st, const struct host *h, const char *what,
-		const char *db_path, bool refuse_pending, int *lockfd, struct st_err *e);
+int change_lock(struct store *st, const struct host *h, const struct change_guard *g,
+		int *lockfd, struct st_err *e);
 void change_unlock(int lockfd);
 
 /* ---- confirm-within ---- */

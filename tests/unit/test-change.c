@@ -301,11 +301,16 @@ static void test_confirm(void **state)
 	assert_int_equal(p.n_rows, 1);
 	assert_true(p.deadline > utc_now());
 	/* a second apply is refused while this one waits */
-	assert_int_equal(change_lock(&st, &h, "apply", dbpath, true, &lockfd, &e), -EBUSY);
+	assert_int_equal(change_lock(&st, &h,
+					 &(struct change_guard){ .what = "apply", .db_path = dbpath,
+								 .refuse_pending = true },
+					 &lockfd, &e), -EBUSY);
 	assert_int_equal(e.exit, ST_EXIT_DENIED);
 	assert_int_equal(lockfd, -1);
 	err_reset(&e);
-	assert_int_equal(change_lock(&st, &h, "rollback", dbpath, false, &lockfd, &e), 0);
+	assert_int_equal(change_lock(&st, &h,
+					 &(struct change_guard){ .what = "rollback", .db_path = dbpath },
+					 &lockfd, &e), 0);
 	assert_true(lockfd >= 0);
 	change_unlock(lockfd);
 
