@@ -282,19 +282,29 @@ struct store_start {
 	long long changes0;	/* store_changes() once it was open and migrated */
 };
 
+/* The command line as given, and the words left once the common options are taken out. */
+struct command_line {
+	int argc;
+	char **argv;
+	char **args;	/* argv[0], the command, its own words: nargs of them (room for argc + 1) */
+	int nargs;
+};
+
 /*
- * Parse the line into ctx, cm and args (*nargs of them, args[1] the command)
- * and do what needs no host: global actions, help, usage. The command to
- * run, or NULL with *status the exit status to return.
+ * Parse line's argv into ctx, cm and its args and do what needs no host:
+ * global actions, help, usage. The command to run, or NULL with *status
+ * the exit status to return.
  */
-static const struct cmd_entry *parse_command(struct cmd_ctx *ctx, struct cmd_common *cm, int argc,
-					     char **argv, char **args, int *nargs, int *status)
+static const struct cmd_entry *parse_command(struct cmd_ctx *ctx, struct cmd_common *cm,
+					     struct command_line *line, int *status)
 {
+	char **args = line->args;
+	int *nargs = &line->nargs;
 	const struct cmd_entry *c;
 	int r;
 
 	*status = 0;
-	*nargs = split_common_options(ctx, cm, argc, argv, args);
+	*nargs = split_common_options(ctx, cm, line->argc, line->argv, args);
 	if (*nargs < 0)
 		return *status = fail(ctx), NULL;
 	if ((r = global_action(ctx, cm)) >= 0)
@@ -446,17 +456,17 @@ int main(int argc, char **argv)
 	struct cmd_ctx ctx = { .out = stdout };
 	struct cmd_common cm = { .completion = -1 };
 	struct store_start start = { 0 };
+	struct command_line line = { .argc = argc, .argv = argv };
 	const struct cmd_entry *c;
-	char **args = calloc((size_t)argc + 1, sizeof(char *));
-	int nargs = 0, status;
+	int status;
 
-	if (!args)
+	if (!(line.args = calloc((size_t)argc + 1, sizeof(char *))))
 		return ST_EXIT_RUNTIME;
-	c = parse_command(&ctx, &cm, argc, argv, args, &nargs, &status);
+	c = parse_command(&ctx, &cm, &line, &status);
 	if (c && (status = open_context(&ctx, &cm, c, &start)) == 0) {
-		status = run_command(&ctx, c, nargs - 1, args + 1);
+		status = run_command(&ctx, c, line.nargs - 1, line.args + 1);
 		close_context(&ctx, &start);
 	}
-	free(args);
+	free(line.args);
 	return status;
 }
