@@ -183,18 +183,18 @@ static int change_run_begin(struct store *st, const struct host *h, const char *
 }
 
 int change_begin(struct store *st, const struct host *h, const char *kind, cJSON *params,
-		 int64_t *run_id, int64_t *snap_id, struct st_err *e)
+		 struct change_record *rec, struct st_err *e)
 {
 	struct settings_snapshot before;
 	char reason[32];
 	int r;
 
-	if ((r = change_run_begin(st, h, kind, params, run_id, e)) < 0)
+	if ((r = change_run_begin(st, h, kind, params, &rec->run_id, e)) < 0)
 		return r;
 	snprintf(reason, sizeof(reason), "before %s", kind);
 	if ((r = settings_snapshot(h, &before, e)) < 0 ||
-	    (r = store_snapshot_save(st, *run_id, reason, &before, snap_id, e)) < 0)
-		store_run_end(st, *run_id, "failed", NULL, NULL);
+	    (r = store_snapshot_save(st, rec->run_id, reason, &before, &rec->snap_id, e)) < 0)
+		store_run_end(st, rec->run_id, "failed", NULL, NULL);
 	return r;
 }
 
@@ -619,6 +619,7 @@ static int apply_settle(struct store *st, const struct host *h, struct journal *
 int change_apply(struct store *st, const struct host *h, struct change_apply *a,
 		 struct st_err *e)
 {
+	struct change_record rec = { 0 };
 	struct settings_snapshot after;
 	struct journal j;
 	struct st_err e2 = { 0 };
@@ -630,7 +631,9 @@ int change_apply(struct store *st, const struct host *h, struct change_apply *a,
 	a->undo_warning[0] = '\0';
 	a->deadline = a->confirm_within_ns ? utc_now() + (double)a->confirm_within_ns / 1e9 : 0;
 	/* the record first: the run, then the settings as they are */
-	r = change_begin(st, h, "apply", apply_params(a), &a->run_id, &a->snap_id, e);
+	r = change_begin(st, h, "apply", apply_params(a), &rec, e);
+	a->run_id = rec.run_id;
+	a->snap_id = rec.snap_id;
 	if (r < 0)
 		return r;
 
@@ -851,6 +854,7 @@ int change_rollback_run(struct store *st, const struct host *h,
 			const struct change_rollback *rb, int64_t *run_id,
 			int64_t *snap_before, struct st_err *e)
 {
+	struct change_record rec = { 0 };
 	struct settings_snapshot after;
 	struct journal j;
 	cJSON *params = cJSON_CreateObject();
@@ -858,7 +862,10 @@ int change_rollback_run(struct store *st, const struct host *h,
 
 	cJSON_AddNumberToObject(params, "to", (double)rb->target.id);
 	cJSON_AddNumberToObject(params, "to_run", (double)rb->target.run_id);
-	if ((r = change_begin(st, h, "rollback", params, run_id, snap_before, e)) < 0)
+	r = change_begin(st, h, "rollback", params, &rec, e);
+	*run_id = rec.run_id;
+	*snap_before = rec.snap_id;
+	if (r < 0)
 		return r;
 	journal_begin(&j, st, h, *run_id, e);
 	r = change_write(&j, rb->ch, rb->n, rb->plan, NULL, e);

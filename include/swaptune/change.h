@@ -52,14 +52,20 @@ cJSON *change_setting_json(const struct change_setting *c);
 void change_files_json(const struct host *h, const struct persist_plan *p, cJSON *arr);
 cJSON *change_snapshot_json(const struct settings_snapshot *s);
 
+/* The record a change run begins with (change_begin()). */
+struct change_record {
+	int64_t run_id;		/* its runs row */
+	int64_t snap_id;	/* the snapshot of every setting before it */
+};
+
 /*
  * Start a change run of kind "apply" or "rollback": its runs row with
  * params (an object, taken over and freed here; who asked is added), then
- * a snapshot of every setting as it is now ("before KIND"). On failure
- * after the row exists, the run is marked failed.
+ * a snapshot of every setting as it is now ("before KIND"), both in *rec.
+ * On failure after the row exists, the run is marked failed.
  */
 int change_begin(struct store *st, const struct host *h, const char *kind, cJSON *params,
-		 int64_t *run_id, int64_t *snap_id, struct st_err *e);
+		 struct change_record *rec, struct st_err *e);
 
 /*
  * Journal and write, as pending rows of j, every changed setting of

@@ -253,9 +253,11 @@ static int64_t awaiting_apply_of(struct change_setting *ch, pid_t owner, uint64_
 		assert_int_equal(change_diff(&h, want, 1, ch, &e), 0);
 	}
 	{
-		int64_t run, snap;
+		struct change_record rec;
+		int64_t run;
 
-		assert_int_equal(change_begin(&st, &h, "apply", params, &run, &snap, &e), 0);
+		assert_int_equal(change_begin(&st, &h, "apply", params, &rec, &e), 0);
+		run = rec.run_id;
 		journal_begin(&j, &st, &h, run, &e);
 		assert_int_equal(change_write(&j, ch, 1, NULL, NULL, &e), 0);
 		assert_int_equal(store_run_end(&st, run, "awaiting-confirm", NULL, &e), 0);
