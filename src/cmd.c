@@ -180,7 +180,7 @@ int cmd_parse_sets(struct cmd_ctx *ctx, const struct cmd_entry *c, int argc, cha
 
 	for (; n < OPT_TABLES_MAX && c->opts[n]; n++)
 		sets[n] = (struct opt_set){ c->opts[n], args[n] };
-	r = opt_parse(sets, n, argc, argv, given, &unknown, &e);
+	r = opt_parse(&(struct opt_tables){ sets, n }, argc, argv, given, &unknown, &e);
 	if (r < 0 && unknown && unknown[1] == '-') {
 		char word[64];
 

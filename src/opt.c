@@ -408,9 +408,11 @@ static int unknown_option(const struct opt_set *sets, size_t nsets, char **argv,
 	return err_set(e, -EINVAL, "unknown option %s", a);
 }
 
-int opt_parse(const struct opt_set *sets, size_t nsets, int argc, char **argv,
+int opt_parse(const struct opt_tables *tables, int argc, char **argv,
 	      struct opt_given *given, const char **unknown, struct st_err *e)
 {
+	const struct opt_set *sets = tables->sets;
+	size_t nsets = tables->n;
 	struct getopt_arrays a;
 	int c;
 

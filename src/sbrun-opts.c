@@ -472,11 +472,12 @@ int sbrun_config_parse(const struct host *h, int argc, char **argv, struct sbrun
 {
 	struct sbrun_args a;
 	const struct opt_set sets[] = { { sbrun_arm_opts, &a }, { sbrun_design_opts, &a } };
+	const struct opt_tables tables = { sets, sizeof(sets) / sizeof(sets[0]) };
 	const char *unknown;
 	int r;
 
 	sbrun_args_init(c, &a, NULL, argc, argv);
-	if ((r = opt_parse(sets, sizeof(sets) / sizeof(sets[0]), argc, argv, NULL, &unknown, e)) < 0)
+	if ((r = opt_parse(&tables, argc, argv, NULL, &unknown, e)) < 0)
 		return r;
 	if (r < argc)
 		return err_usage(e, NULL, "unexpected argument \"%s\"", argv[r]);

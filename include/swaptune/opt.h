@@ -165,6 +165,12 @@ struct opt_set {
 	void *args;
 };
 
+/* The tables one command parses at once (at most OPT_TABLES_MAX). */
+struct opt_tables {
+	const struct opt_set *sets;
+	size_t n;
+};
+
 /* Which rows were given: bit i of given[t] is row i of table t. */
 struct opt_given {
 	uint64_t given[OPT_TABLES_MAX];
@@ -177,7 +183,7 @@ struct opt_given {
  * or -EINVAL with e set; *unknown then points at the option that is not
  * one (for a suggestion), else is NULL. given may be NULL.
  */
-int opt_parse(const struct opt_set *sets, size_t nsets, int argc, char **argv,
+int opt_parse(const struct opt_tables *tables, int argc, char **argv,
 	      struct opt_given *given, const char **unknown, struct st_err *e);
 
 /* Whether the row called name of table t was given; aborts if there is none (a BUG). */

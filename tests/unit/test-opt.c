@@ -70,7 +70,7 @@ static int parse(struct args *a, struct opt_given *g, const char **unknown, stru
 	argv[n + 1] = NULL;
 	memset(a, 0, sizeof(*a));
 	err_reset(e);
-	return opt_parse(&set, 1, n + 1, argv, g, unknown, e);
+	return opt_parse(&(struct opt_tables){ &set, 1 }, n + 1, argv, g, unknown, e);
 }
 
 static void test_parsers(void **state)
